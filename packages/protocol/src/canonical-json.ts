@@ -1,0 +1,84 @@
+/**
+ * Canonical JSON (seed §6.3): object keys sorted recursively by UTF-16 code unit order,
+ * array order kept, no whitespace. Only the values D9 allows are accepted — strings, booleans,
+ * null, safe integers, arrays and plain objects — so that every language reproduces the bytes.
+ */
+
+export type JsonValue =
+  | string
+  | boolean
+  | null
+  | number
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+export class CanonicalJsonError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`${path || '<root>'}: ${reason}`);
+    this.name = 'CanonicalJsonError';
+  }
+}
+
+function compareKeys(a: string, b: string): number {
+  // Code-unit order, not locale order: the same in every language's default string sort.
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function write(value: unknown, path: string, out: string[]): void {
+  if (value === null) {
+    out.push('null');
+    return;
+  }
+  switch (typeof value) {
+    case 'string':
+      out.push(JSON.stringify(value));
+      return;
+    case 'boolean':
+      out.push(value ? 'true' : 'false');
+      return;
+    case 'number':
+      if (!Number.isSafeInteger(value)) {
+        throw new CanonicalJsonError(path, 'numbers must be safe integers (money is cents, D9)');
+      }
+      out.push(String(value));
+      return;
+    case 'object':
+      break;
+    default:
+      throw new CanonicalJsonError(path, `unsupported type ${typeof value}`);
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    value.forEach((item, i) => {
+      if (i > 0) out.push(',');
+      write(item, `${path}[${i}]`, out);
+    });
+    out.push(']');
+    return;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) {
+    throw new CanonicalJsonError(path, 'only plain objects are allowed');
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort(compareKeys);
+  out.push('{');
+  keys.forEach((key, i) => {
+    if (i > 0) out.push(',');
+    out.push(JSON.stringify(key), ':');
+    write(record[key], path ? `${path}.${key}` : key, out);
+  });
+  out.push('}');
+}
+
+/** Serialise a value canonically. Keys whose value is `undefined` are omitted, as JSON does. */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  write(value, '', out);
+  return out.join('');
+}

@@ -1,0 +1,109 @@
+import { canonicalJson, type JsonValue } from './canonical-json.js';
+import { sha256Hex } from './hash.js';
+
+/** A ledger event as it travels on the wire (seed §2.3). */
+export interface EventRow {
+  readonly seq: number;
+  readonly family: string;
+  readonly kind: string;
+  readonly entity_id: string;
+  readonly actor: string;
+  readonly at: string;
+  readonly payload: JsonValue | null;
+  readonly prev_hash: string;
+  readonly row_hash: string;
+}
+
+export type UnhashedEvent = Omit<EventRow, 'row_hash' | 'prev_hash'>;
+
+/** The exact text that is hashed for a row (seed §6.3): canonical JSON of eight fields. */
+export function rowHashInput(prev: string, row: UnhashedEvent): string {
+  return canonicalJson({
+    prev,
+    seq: row.seq,
+    family: row.family,
+    kind: row.kind,
+    entity_id: row.entity_id,
+    actor: row.actor,
+    at: row.at,
+    payload: row.payload,
+  });
+}
+
+/** Lowercase hex SHA-256 of the row's canonical serialisation. */
+export function rowHash(prev: string, row: UnhashedEvent): string {
+  return sha256Hex(rowHashInput(prev, row));
+}
+
+/** `ledgerId` (seed §2.4): the first 8 hex characters of the event's row hash. */
+export function ledgerId(rowHashHex: string): string {
+  return rowHashHex.slice(0, 8);
+}
+
+export type ChainBreakReason = 'prev_hash' | 'row_hash';
+
+export type ChainVerdict =
+  | { readonly ok: true; readonly rows: number; readonly head: { seq: number; rowHash: string } }
+  | {
+      readonly ok: false;
+      readonly rows: number;
+      readonly seq: number;
+      readonly reason: ChainBreakReason;
+      readonly expected: string;
+      readonly actual: string;
+    };
+
+/**
+ * Incremental verifier so that an auditor can stream pages of `events` without holding the whole
+ * ledger in memory. Feed rows in seq order; the first break is remembered and reported.
+ */
+export class ChainVerifier {
+  private prev: string;
+  private seq: number;
+  private count = 0;
+  private broken: ChainVerdict | null = null;
+
+  /** Start from a known head (seq 0 and '' for the beginning of a ledger). */
+  constructor(from: { seq: number; rowHash: string } = { seq: 0, rowHash: '' }) {
+    this.prev = from.rowHash;
+    this.seq = from.seq;
+  }
+
+  push(row: EventRow): boolean {
+    if (this.broken) return false;
+    this.count += 1;
+    if (row.prev_hash !== this.prev) {
+      this.broken = this.breakAt(row.seq, 'prev_hash', this.prev, row.prev_hash);
+      return false;
+    }
+    const recomputed = rowHash(row.prev_hash, row);
+    if (recomputed !== row.row_hash) {
+      this.broken = this.breakAt(row.seq, 'row_hash', recomputed, row.row_hash);
+      return false;
+    }
+    this.prev = row.row_hash;
+    this.seq = row.seq;
+    return true;
+  }
+
+  verdict(): ChainVerdict {
+    if (this.broken) return this.broken;
+    return { ok: true, rows: this.count, head: { seq: this.seq, rowHash: this.prev } };
+  }
+
+  private breakAt(seq: number, reason: ChainBreakReason, expected: string, actual: string) {
+    return { ok: false as const, rows: this.count, seq, reason, expected, actual };
+  }
+}
+
+/** Walk rows in order and report the first break (seed §6.4), or the head when intact. */
+export function verifyChain(
+  rows: Iterable<EventRow>,
+  from?: { seq: number; rowHash: string },
+): ChainVerdict {
+  const verifier = new ChainVerifier(from);
+  for (const row of rows) {
+    if (!verifier.push(row)) break;
+  }
+  return verifier.verdict();
+}

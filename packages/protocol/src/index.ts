@@ -1,0 +1,10 @@
+export * from './canonical-json.js';
+export * from './chain.js';
+export * from './errors.js';
+export * from './frames.js';
+export * from './hash.js';
+export * from './limits.js';
+export * from './scopes.js';
+export * from './validation.js';
+export * from './methods/index.js';
+export { cents, days, id as idField, text, queryInt, proofFields } from './methods/fields.js';

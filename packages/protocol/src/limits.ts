@@ -1,0 +1,28 @@
+/**
+ * Every limit of the wire contract in one place, units last in names (architecture guide).
+ * Servers enforce them; clients may use them to validate before sending.
+ */
+export const limits = {
+  /** D5: request bodies over this are BAD_REQUEST. */
+  bodyBytesMax: 1024 * 1024,
+  /** Seed §8, D9: `events` page size. */
+  eventsPageRowsMax: 500,
+  eventsPageRowsDefault: 100,
+  /** Reads other than `events`. */
+  pageRowsMax: 200,
+  pageRowsDefault: 50,
+  /** D7: `approval.wait` long-poll ceiling. */
+  approvalWaitMsMax: 30_000,
+  /** D7: default approval expiry (policy may change it). */
+  approvalExpiryMsDefault: 24 * 60 * 60 * 1000,
+  /** D2: idempotency records are kept at least this long. */
+  idempotencyRetentionMs: 24 * 60 * 60 * 1000,
+  /** Bounds for free text and identifiers. */
+  idempotencyKeyCharsMax: 255,
+  nameCharsMax: 200,
+  textCharsMax: 2000,
+  idCharsMax: 64,
+  /** Money: any amount must stay a safe integer when summed; this cap keeps sums exact. */
+  centsMax: 1_000_000_000_000,
+  dueDaysMax: 3650,
+} as const;

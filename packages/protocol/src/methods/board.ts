@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { id, method, text } from './index-fields.js';
+
+export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+
+const task = z.object({
+  id: z.string(),
+  title: z.string(),
+  priority: z.enum(PRIORITIES),
+  col: z.enum(['ready', 'claimed']),
+  claimedBy: z.string().nullable(),
+  ledgerId: z.string(),
+});
+
+export const createTask = method({
+  name: 'board.createTask',
+  scope: 'board.write',
+  kind: 'new-act',
+  summary: 'Put a task on the organisation board, in the `ready` column.',
+  params: z.strictObject({
+    title: text(limits.nameCharsMax),
+    priority: z.enum(PRIORITIES).default('normal'),
+  }),
+  result: task,
+});
+
+export const claim = method({
+  name: 'board.claim',
+  scope: 'board.write',
+  kind: 'write',
+  summary: 'Claim a ready task. Of concurrent claims exactly one wins; the rest get CONFLICT.',
+  params: z.strictObject({ id: id() }),
+  result: task,
+});
+
+export const boardMethods = [createTask, claim] as const;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { id, queryInt, read, text } from './index-fields.js';
+
+/** GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. */
+export const events = read({
+  name: 'events',
+  scope: 'org.read',
+  summary: 'Page the ledger forward from a cursor (the last seq already held).',
+  query: z.strictObject({
+    cursor: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),
+    limit: queryInt(1, limits.eventsPageRowsMax).default(limits.eventsPageRowsDefault),
+  }),
+});
+
+export const snapshot = read({
+  name: 'snapshot',
+  scope: 'org.read',
+  summary: 'The chain head of the organisation.',
+  query: z.strictObject({}),
+});
+
+export const boardReady = read({
+  name: 'board.ready',
+  scope: 'org.read',
+  summary: 'Unclaimed board items, most urgent first, then oldest first.',
+  query: z.strictObject({
+    limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+  }),
+});
+
+export const boardContext = read({
+  name: 'board.context',
+  scope: 'org.read',
+  summary: 'One board item with its history of ledger events.',
+  query: z.strictObject({ id: id() }),
+});
+
+export const whoami = read({
+  name: 'org/whoami',
+  scope: 'org.read',
+  summary: "The caller's own identity; `slug` must be the caller's organisation (D4).",
+  query: z.strictObject({ slug: text(limits.idCharsMax) }),
+});
+
+export const orgSelf = read({
+  name: 'org/self',
+  scope: 'org.read',
+  summary: "The caller's organisation: id, slug, name, creation time.",
+  query: z.strictObject({}),
+});
+
+export const reads = [events, snapshot, boardReady, boardContext, whoami, orgSelf] as const;

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { Scope } from '../scopes.js';
+
+/**
+ * How a method behaves on the write path (architecture guide, "one declaration per method"):
+ * - read: no side effect, no event;
+ * - write: one event; idempotent by state (D3);
+ * - new-act: one event every run (D3);
+ * - signature: a signature act (seed §3, D7).
+ */
+export type MethodKind = 'read' | 'write' | 'new-act' | 'signature';
+
+export interface MethodSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly scope: Scope;
+  readonly kind: MethodKind;
+  readonly summary: string;
+  readonly params: P;
+  readonly result: R;
+}
+
+/** A GET read (seed §4.2): query schema and the scope it needs (D4: org.read for all). */
+export interface ReadSpec<Q extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly scope: Scope;
+  readonly summary: string;
+  readonly query: Q;
+}
+
+export function method<P extends z.ZodType, R extends z.ZodType>(
+  spec: MethodSpec<P, R>,
+): MethodSpec<P, R> {
+  return spec;
+}
+
+export function read<Q extends z.ZodType>(spec: ReadSpec<Q>): ReadSpec<Q> {
+  return spec;
+}

@@ -1,0 +1,38 @@
+import { DEFAULT_DATABASE_URL } from './storage/open.js';
+import type { SqliteSynchronous } from './storage/sqlite.js';
+
+/** Operator configuration from the environment (D10, README "Configuration"). */
+export interface Config {
+  readonly databaseUrl: string;
+  readonly port: number;
+  readonly host: string;
+  readonly ratePerSecond: number;
+  readonly rateBurst: number;
+  readonly redisUrl: string | null;
+  readonly sqliteSynchronous: SqliteSynchronous;
+  readonly logLevel: string;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) {
+    throw new Error(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const sync = (env.SQLITE_SYNCHRONOUS ?? 'FULL').toUpperCase();
+  if (sync !== 'FULL' && sync !== 'NORMAL') throw new Error('SQLITE_SYNCHRONOUS must be FULL or NORMAL');
+  return {
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    port: positiveInt(env, 'PORT', 8080, 0),
+    host: env.HOST || '127.0.0.1',
+    ratePerSecond: positiveInt(env, 'RATE_LIMIT_PER_SECOND', 50),
+    rateBurst: positiveInt(env, 'RATE_LIMIT_BURST', 100),
+    redisUrl: env.REDIS_URL || null,
+    sqliteSynchronous: sync,
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

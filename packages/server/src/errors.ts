@@ -1,0 +1,28 @@
+import type { ErrorCode } from '@finance-desk/protocol';
+
+/**
+ * An expected refusal with its contract code and a public message (architecture guide:
+ * typed domain errors; the HTTP layer maps them). Anything else thrown is a broken invariant
+ * and becomes a logged INTERNAL.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly code: Exclude<ErrorCode, 'IDEMPOTENT_REPLAY' | 'INTERNAL'>,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what: string, id: string) =>
+  new DomainError('NOT_FOUND', `${what} ${id} not found`);
+
+export const conflict = (message: string) => new DomainError('CONFLICT', message);
+
+export const badRequest = (message: string) => new DomainError('BAD_REQUEST', message);
+
+/** A broken invariant: never shown to a client, always logged. */
+export function invariant(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`invariant violated: ${message}`);
+}

@@ -1,0 +1,228 @@
+import {
+  METHOD_NAME,
+  errorFrame,
+  limits,
+  missingScopeMessage,
+  statusOf,
+  validate,
+  type ErrorCode,
+} from '@finance-desk/protocol';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { DomainError } from '../errors.js';
+import { newId } from '../ids.js';
+import { authenticate } from '../org/credentials.js';
+import type { Principal } from '../principal.js';
+import { RawJson } from '../raw-json.js';
+import { declaredMethods, methodRegistry, readRegistry, type MethodBinding, type ReadBinding } from '../registry.js';
+import type { Database } from '../storage/types.js';
+import { runWrite } from '../write-path.js';
+import type { RateLimiter } from './rate-limit.js';
+
+export interface AppOptions {
+  readonly db: Database;
+  readonly rateLimiter: RateLimiter;
+  /** pino options or false; secrets never reach the log (no headers are serialised). */
+  readonly logger?: boolean | { level: string };
+}
+
+interface Gate {
+  principal: Principal;
+  method: MethodBinding | null;
+  read: ReadBinding | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    gate: Gate | null;
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const API_PREFIX = '/api/v1/';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function fail(code: Exclude<ErrorCode, 'IDEMPOTENT_REPLAY' | 'INTERNAL'>, message: string): never {
+  throw new DomainError(code, message);
+}
+
+function send(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type(JSON_TYPE).send(body);
+}
+
+function nameOf(req: FastifyRequest): string {
+  const path = req.url.split('?', 1)[0] ?? '';
+  return decodeURIComponent(path.slice(API_PREFIX.length));
+}
+
+/** D1 order, first half (before the body is read): credential → rate limit → name → exists → scope. */
+async function gate(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  db: Database,
+  limiter: RateLimiter,
+): Promise<void> {
+  const header = req.headers.authorization;
+  const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : null;
+  if (!token) fail('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API key>');
+  const principal = await authenticate(db.reader, token);
+  if (!principal) fail('UNAUTHORIZED', 'invalid or revoked API key');
+
+  const rate = await limiter.take(principal.credentialId);
+  reply.header('RateLimit-Limit', rate.limit);
+  reply.header('RateLimit-Remaining', rate.remaining);
+  reply.header('RateLimit-Reset', rate.resetSeconds);
+  if (!rate.allowed) {
+    reply.header('Retry-After', rate.retryAfterSeconds);
+    fail('RATE_LIMITED', `rate limit exceeded for this key; retry in ${rate.retryAfterSeconds} seconds`);
+  }
+
+  let name: string;
+  try {
+    name = nameOf(req);
+  } catch {
+    fail('BAD_REQUEST', 'malformed path');
+  }
+  if (req.method === 'POST') {
+    if (!METHOD_NAME.test(name)) {
+      fail('BAD_REQUEST', `malformed method name "${name.slice(0, 100)}": expected family.method`);
+    }
+    const method = methodRegistry.get(name);
+    if (!method) {
+      fail('NOT_FOUND', declaredMethods.has(name) ? `method ${name} is not deployed` : `unknown method ${name}`);
+    }
+    if (!principal.scopes.includes(method.spec.scope)) {
+      fail('FORBIDDEN_SCOPE', missingScopeMessage(method.spec.scope, name));
+    }
+    req.gate = { principal, method, read: null };
+    return;
+  }
+  const read = readRegistry.get(name);
+  if (!read) fail('NOT_FOUND', `unknown read ${name}`);
+  if (!principal.scopes.includes(read.spec.scope)) {
+    fail('FORBIDDEN_SCOPE', missingScopeMessage(read.spec.scope, name));
+  }
+  req.gate = { principal, method: null, read };
+}
+
+/** D5: `{"params":{…}}` is the wrapped form, any other object the bare params, empty is `{}`. */
+function paramsOf(body: unknown): unknown {
+  if (body === undefined || (typeof body === 'string' && body.trim() === '')) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(body));
+  } catch (error) {
+    fail('BAD_REQUEST', `body: invalid JSON (${(error as Error).message.slice(0, 120)})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    fail('BAD_REQUEST', 'body: must be a JSON object');
+  }
+  const keys = Object.keys(parsed);
+  if (keys.length === 1 && keys[0] === 'params') {
+    const inner = (parsed as { params: unknown }).params;
+    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
+      fail('BAD_REQUEST', 'params: must be a JSON object');
+    }
+    return inner;
+  }
+  return parsed;
+}
+
+function idempotencyKeyOf(req: FastifyRequest): string | null {
+  const raw = req.headers['x-idempotency-key'];
+  if (raw === undefined) return null;
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw)) {
+    fail('BAD_REQUEST', 'x-idempotency-key: must be 1 to 255 printable ASCII characters');
+  }
+  return raw;
+}
+
+async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, m: MethodBinding) {
+  const params = paramsOf(req.body);
+  const parsed = validate(m.spec.params, params);
+  if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
+  const key = idempotencyKeyOf(req);
+  const outcome = await runWrite(
+    db,
+    {
+      orgId: g.principal.orgId,
+      actor: g.principal.actor,
+      credentialId: g.principal.credentialId,
+      method: m.spec.name,
+      params: parsed.value,
+      idempotencyKey: key,
+    },
+    (uow) => m.write(parsed.value, uow),
+  );
+  if (outcome.replay) {
+    reply.header('idempotent-replayed', 'true');
+    return send(reply, 200, JSON.stringify({ ok: true, code: 'IDEMPOTENT_REPLAY', result: outcome.result }));
+  }
+  return send(reply, 200, JSON.stringify({ ok: true, result: outcome.result }));
+}
+
+async function callRead(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, r: ReadBinding) {
+  const parsed = validate(r.spec.query, req.query ?? {});
+  if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
+  const payload = await r.run(parsed.value, { db, principal: g.principal });
+  return send(reply, 200, payload instanceof RawJson ? payload.text : JSON.stringify(payload));
+}
+
+function errorReply(req: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  if (error instanceof DomainError) {
+    return send(reply, statusOf(error.code), JSON.stringify(errorFrame(error.code, error.message)));
+  }
+  const status = (error as { statusCode?: number }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Fastify's own client errors: body too large (D5), bad content type, malformed request.
+    const tooLarge = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
+    const message = tooLarge
+      ? `body: larger than the limit of ${limits.bodyBytesMax} bytes`
+      : `request: ${(error as Error).message.slice(0, 200)}`;
+    return send(reply, 400, JSON.stringify(errorFrame('BAD_REQUEST', message)));
+  }
+  req.log.error({ err: error, reqId: req.id }, 'internal error');
+  const frame = errorFrame('INTERNAL', `internal error; quote request id ${req.id} to the operator`);
+  return send(reply, 500, JSON.stringify(frame));
+}
+
+/** Build the HTTP app from the method registry (architecture guide: app.ts). */
+export function buildApp(options: AppOptions): FastifyInstance {
+  const { db, rateLimiter } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Per-request lines are off: at thousands of requests a second they cost more than the
+    // request. Errors are logged with their request id (errorReply).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: limits.bodyBytesMax,
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    return503OnClosing: true,
+  });
+  app.decorateRequest('gate', null);
+  app.removeAllContentTypeParsers();
+  // Bodies are read as text and parsed by the pipeline, so that invalid JSON is judged after
+  // the credential, rate-limit, name and scope checks (D1).
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    reply.header('cache-control', 'no-store');
+  });
+  app.setErrorHandler((error, req, reply) => errorReply(req, reply, error));
+  app.setNotFoundHandler((req, reply) =>
+    send(reply, 404, JSON.stringify(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`))),
+  );
+  app.get('/healthz', async (_req, reply) => send(reply, 200, '{"ok":true}'));
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/api/v1/*',
+    onRequest: async (req, reply) => gate(req, reply, db, rateLimiter),
+    handler: async (req, reply) => {
+      const g = req.gate;
+      if (!g) throw new Error('gate did not run');
+      if (g.method) return callMethod(req, reply, db, g, g.method);
+      if (g.read) return callRead(req, reply, db, g, g.read);
+      throw new Error('gate resolved nothing');
+    },
+  });
+  return app;
+}

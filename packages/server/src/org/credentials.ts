@@ -1,0 +1,78 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { TIER_SCOPES, type Tier } from '@finance-desk/protocol';
+import { newId, secret } from '../ids.js';
+import type { Principal } from '../principal.js';
+import type { Queryable, Tx } from '../storage/types.js';
+
+/**
+ * API keys (D4): `fdk_<key id body>_<secret>`. Only SHA-256 of the secret is stored: the secret
+ * has 256 bits of entropy, so a slow hash adds nothing. The key id locates the row; the hashes
+ * are compared in constant time; an unknown id still costs one comparison.
+ */
+const KEY_PATTERN = /^fdk_([0-9a-z]{26})_([A-Za-z0-9_-]{43})$/;
+const DUMMY_HASH = Buffer.alloc(32);
+
+function hashSecret(secretText: string): Buffer {
+  return createHash('sha256').update(secretText, 'utf8').digest();
+}
+
+export interface IssuedKey {
+  readonly keyId: string;
+  readonly key: string;
+  readonly tier: Tier;
+}
+
+export async function issueKey(
+  tx: Tx,
+  orgId: string,
+  tier: Tier,
+  agentId: string | null,
+  now: string,
+): Promise<IssuedKey> {
+  const keyId = newId('key');
+  const secretText = secret(32);
+  await tx.run(
+    'INSERT INTO credentials (id, org_id, tier, agent_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [keyId, orgId, tier, agentId, hashSecret(secretText).toString('hex'), now],
+  );
+  return { keyId, key: `fdk_${keyId.slice(4)}_${secretText}`, tier };
+}
+
+interface CredentialRow {
+  id: string;
+  org_id: string;
+  slug: string;
+  tier: Tier;
+  secret_hash: string;
+  revoked_at: string | null;
+  agent_id: string | null;
+  agent_name: string | null;
+}
+
+/** Resolve a bearer token to its principal, or null for missing, malformed, unknown or revoked. */
+export async function authenticate(q: Queryable, token: string): Promise<Principal | null> {
+  const match = KEY_PATTERN.exec(token);
+  if (!match) return null;
+  const [, idBody = '', secretText = ''] = match;
+  const row = await q.get<CredentialRow>(
+    `SELECT c.id, c.org_id, o.slug, c.tier, c.secret_hash, c.revoked_at, c.agent_id, a.name AS agent_name
+     FROM credentials c JOIN organisations o ON o.id = c.org_id
+     LEFT JOIN agents a ON a.id = c.agent_id
+     WHERE c.id = ?`,
+    [`key_${idBody}`],
+  );
+  const presented = hashSecret(secretText);
+  const stored = row ? Buffer.from(row.secret_hash, 'hex') : DUMMY_HASH;
+  const equal = stored.length === presented.length && timingSafeEqual(stored, presented);
+  if (!row || !equal || row.revoked_at !== null) return null;
+  const agent = row.agent_id && row.agent_name ? { id: row.agent_id, name: row.agent_name } : null;
+  return {
+    orgId: row.org_id,
+    orgSlug: row.slug,
+    credentialId: row.id,
+    tier: row.tier,
+    scopes: TIER_SCOPES[row.tier],
+    actor: agent ? agent.id : row.id,
+    agent,
+  };
+}

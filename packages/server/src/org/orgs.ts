@@ -1,0 +1,171 @@
+import { canonicalJson, isTier, type Tier } from '@finance-desk/protocol';
+import { nowIso } from '../clock.js';
+import { DomainError, notFound } from '../errors.js';
+import { defaultPolicy } from '../governance/policy.js';
+import { generatePassword, hashPassword } from '../human/passwords.js';
+import { newId } from '../ids.js';
+import type { Database, Queryable } from '../storage/types.js';
+import { inUnitOfWork } from '../write-path.js';
+import { issueKey, type IssuedKey } from './credentials.js';
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
+
+export interface CreateOrgInput {
+  readonly name: string;
+  readonly slug?: string;
+  readonly ownerEmail?: string;
+  readonly decisionRights: boolean;
+}
+
+export interface CreatedOrg {
+  readonly orgId: string;
+  readonly slug: string;
+  readonly keys: Readonly<Record<Tier, string>>;
+  readonly keyIds: Readonly<Record<Tier, string>>;
+  readonly owner: { readonly userId: string; readonly email: string; readonly password: string };
+}
+
+export function slugify(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/g, '');
+  return s || 'org';
+}
+
+/**
+ * Create an organisation with its ledger head, policy, owner and one key per tier (D10). One
+ * unit of work, one event: `org` / `org.created` (key ids and owner id, never secrets).
+ */
+export async function createOrg(db: Database, input: CreateOrgInput): Promise<CreatedOrg> {
+  const name = input.name.trim();
+  if (!name || name.length > 200) throw new DomainError('BAD_REQUEST', 'name: must be 1 to 200 characters');
+  const slug = input.slug ?? slugify(name);
+  if (!SLUG.test(slug)) {
+    throw new DomainError('BAD_REQUEST', 'slug: must be lowercase letters, digits and inner hyphens, at most 48');
+  }
+  const orgId = newId('org');
+  const now = nowIso();
+  const userId = newId('usr');
+  const email = input.ownerEmail ?? `owner@${slug}.example`;
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  // The organisation and its head must exist before its first event can be appended.
+  await db.write(async (tx) => {
+    const taken = await tx.get('SELECT id FROM organisations WHERE slug = ?', [slug]);
+    if (taken) throw new DomainError('CONFLICT', `slug ${slug} is already taken`);
+    await tx.run('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [orgId, slug, name, now]);
+    await tx.run("INSERT INTO org_heads (org_id, seq, row_hash) VALUES (?, 0, '')", [orgId]);
+  });
+  let issued: IssuedKey[] = [];
+  await inUnitOfWork(db, orgId, '', async (uow) => {
+    await uow.tx.run(
+      'INSERT INTO users (id, org_id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [userId, orgId, email, 'owner', passwordHash, now],
+    );
+    const policy = defaultPolicy(input.decisionRights ? [userId] : []);
+    await uow.tx.run('INSERT INTO policies (org_id, body, updated_at) VALUES (?, ?, ?)', [
+      orgId,
+      canonicalJson(policy),
+      now,
+    ]);
+    issued = [];
+    for (const tier of ['observer', 'reader', 'agent'] as const) {
+      issued.push(await issueKey(uow.tx, orgId, tier, null, now));
+    }
+    await uow.emit({
+      family: 'org',
+      kind: 'org.created',
+      entityId: orgId,
+      payload: {
+        name,
+        slug,
+        ownerUserId: userId,
+        keyIds: issued.map((k) => k.keyId),
+        decisionRights: input.decisionRights,
+      },
+    });
+    return {};
+  });
+  const byTier = (f: (k: IssuedKey) => string) =>
+    Object.fromEntries(issued.map((k) => [k.tier, f(k)])) as Record<Tier, string>;
+  return {
+    orgId,
+    slug,
+    keys: byTier((k) => k.key),
+    keyIds: byTier((k) => k.keyId),
+    owner: { userId, email, password },
+  };
+}
+
+export async function orgBySlug(q: Queryable, slug: string) {
+  const org = await q.get<{ id: string; slug: string; name: string; created_at: string }>(
+    'SELECT id, slug, name, created_at FROM organisations WHERE slug = ?',
+    [slug],
+  );
+  if (!org) throw notFound('organisation', slug);
+  return org;
+}
+
+/** Issue a key for an existing organisation (CLI `key issue`); event `org` / `key.issued`. */
+export async function issueOrgKey(
+  db: Database,
+  slug: string,
+  tier: string,
+  agentName: string | null,
+): Promise<IssuedKey & { agentId: string | null }> {
+  if (!isTier(tier)) throw new DomainError('BAD_REQUEST', 'tier: must be one of observer, reader, agent');
+  if (agentName !== null && !/^[A-Za-z0-9 ._-]{1,64}$/.test(agentName)) {
+    throw new DomainError('BAD_REQUEST', 'agent: must be 1 to 64 letters, digits, spaces, dots, _ or -');
+  }
+  const org = await orgBySlug(db.reader, slug);
+  let out: (IssuedKey & { agentId: string | null }) | null = null;
+  await inUnitOfWork(db, org.id, '', async (uow) => {
+    let agentId: string | null = null;
+    if (agentName !== null) {
+      const existing = await uow.tx.get<{ id: string }>('SELECT id FROM agents WHERE org_id = ? AND name = ?', [
+        org.id,
+        agentName,
+      ]);
+      agentId = existing?.id ?? newId('agt');
+      if (!existing) {
+        await uow.tx.run('INSERT INTO agents (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', [
+          agentId,
+          org.id,
+          agentName,
+          uow.now,
+        ]);
+      }
+    }
+    const key = await issueKey(uow.tx, org.id, tier, agentId, uow.now);
+    out = { ...key, agentId };
+    await uow.emit({
+      family: 'org',
+      kind: 'key.issued',
+      entityId: key.keyId,
+      payload: { keyId: key.keyId, tier, agentId },
+    });
+    return {};
+  });
+  if (!out) throw new Error('key was not issued');
+  return out;
+}
+
+/** Revoke a key (CLI `key revoke`); event `org` / `key.revoked`. Revoking twice is a no-op. */
+export async function revokeOrgKey(db: Database, slug: string, keyId: string): Promise<{ revoked: boolean }> {
+  const org = await orgBySlug(db.reader, slug);
+  const result = await inUnitOfWork(db, org.id, '', async (uow) => {
+    const row = await uow.tx.get<{ revoked_at: string | null }>(
+      'SELECT revoked_at FROM credentials WHERE id = ? AND org_id = ?',
+      [keyId, org.id],
+    );
+    if (!row) throw notFound('key', keyId);
+    if (row.revoked_at !== null) return { noop: true };
+    await uow.tx.run('UPDATE credentials SET revoked_at = ? WHERE id = ?', [uow.now, keyId]);
+    await uow.emit({ family: 'org', kind: 'key.revoked', entityId: keyId, payload: { keyId } });
+    return {};
+  });
+  return { revoked: !('noop' in result && result.noop === true) };
+}

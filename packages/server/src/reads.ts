@@ -1,0 +1,55 @@
+import { readSpecs, type ReadSpec } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import * as boardDomain from './domain/board/board.js';
+import { notFound } from './errors.js';
+import { eventJson, eventsAfter, headOf } from './ledger/read.js';
+import type { ReadBinding, ReadContext } from './registry.js';
+import { RawJson } from './raw-json.js';
+
+function bindRead<S extends ReadSpec>(
+  spec: S,
+  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<unknown>,
+): ReadBinding {
+  return { spec, run: run as ReadBinding['run'] };
+}
+
+export const readHandlers: readonly ReadBinding[] = [
+  bindRead(readSpecs.events, async (q, { db, principal }) => {
+    const rows = await eventsAfter(db.reader, principal.orgId, q.cursor, q.limit);
+    const last = rows[rows.length - 1];
+    const nextCursor = last ? Number(last.seq) : q.cursor;
+    return new RawJson(`{"events":[${rows.map(eventJson).join(',')}],"nextCursor":${nextCursor}}`);
+  }),
+  bindRead(readSpecs.snapshot, async (_q, { db, principal }) => {
+    const head = (await headOf(db.reader, principal.orgId)) ?? { seq: 0, rowHash: '' };
+    return { orgId: principal.orgId, head };
+  }),
+  bindRead(readSpecs.boardReady, async (q, { db, principal }) =>
+    boardDomain.ready(db.reader, principal.orgId, q.limit),
+  ),
+  bindRead(readSpecs.boardContext, async (q, { db, principal }) =>
+    new RawJson(await boardDomain.context(db.reader, principal.orgId, q.id)),
+  ),
+  bindRead(readSpecs.whoami, async (q, { principal }) => {
+    // D4: another organisation's slug is NOT_FOUND; existence does not leak.
+    if (q.slug !== principal.orgSlug) throw notFound('organisation', q.slug);
+    const base = {
+      keyId: principal.credentialId,
+      tier: principal.tier,
+      scopes: principal.scopes,
+      orgId: principal.orgId,
+      slug: principal.orgSlug,
+    };
+    return principal.agent
+      ? { kind: 'agent', agentId: principal.agent.id, name: principal.agent.name, ...base }
+      : { kind: 'key', ...base };
+  }),
+  bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
+    const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
+      'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',
+      [principal.orgId],
+    );
+    if (!org) throw notFound('organisation', principal.orgSlug);
+    return { orgId: org.id, slug: org.slug, name: org.name, createdAt: org.created_at };
+  }),
+];

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { openDatabase } from './storage/open.js';
+import type { Database } from './storage/types.js';
+import { purgeIdempotency } from './write-path.js';
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly db: Database;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+const IDEMPOTENCY_KEEP_MS = 48 * 60 * 60 * 1000;
+
+export function rateLimiterFor(config: Pick<Config, 'redisUrl' | 'ratePerSecond' | 'rateBurst'>): RateLimiter {
+  const rate = { perSecond: config.ratePerSecond, burst: config.rateBurst };
+  return config.redisUrl ? new RedisRateLimiter(config.redisUrl, rate) : new MemoryRateLimiter(rate);
+}
+
+/** `serve`: migrate, then listen. Also used by tests and benchmarks with their own database. */
+export async function startServer(
+  config: Config,
+  options: { db?: Database; logger?: boolean } = {},
+): Promise<RunningServer> {
+  const db = options.db ?? openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  await db.migrate();
+  const rateLimiter = rateLimiterFor(config);
+  const app = buildApp({
+    db,
+    rateLimiter,
+    logger: options.logger === false ? false : { level: config.logLevel },
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const purge = setInterval(() => {
+    purgeIdempotency(db, IDEMPOTENCY_KEEP_MS).catch((err: unknown) => app.log.error({ err }, 'idempotency purge failed'));
+  }, PURGE_EVERY_MS);
+  purge.unref();
+  return {
+    app,
+    db,
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    async close() {
+      clearInterval(purge);
+      await app.close();
+      await rateLimiter.close();
+      if (!options.db) await db.close();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import pg from 'pg';
+import { migrations } from './migrations.js';
+import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './types.js';
+
+// int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
+// (cents, seq, days), and anything else is a broken invariant, not something to round.
+pg.types.setTypeParser(20, (text: string) => {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new Error(`int8 value ${text} is not a safe integer`);
+  return n;
+});
+
+const placeholderCache = new Map<string, string>();
+
+/** `?` placeholders (the portable form) to PostgreSQL's `$n`. SQL here never quotes a `?`. */
+function toPg(sql: string): string {
+  let out = placeholderCache.get(sql);
+  if (out === undefined) {
+    let n = 0;
+    out = sql.replace(/\?/g, () => `$${++n}`);
+    placeholderCache.set(sql, out);
+  }
+  return out;
+}
+
+class PgQueryable implements Queryable {
+  constructor(private readonly client: pg.Pool | pg.PoolClient) {}
+
+  async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    const res = await this.client.query(toPg(sql), params as unknown[]);
+    return res.rows as T[];
+  }
+
+  async get<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    const rows = await this.all<T>(sql, params);
+    return rows[0];
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
+    const res = await this.client.query(toPg(sql), params as unknown[]);
+    return { changes: res.rowCount ?? 0 };
+  }
+}
+
+export interface PostgresOptions {
+  readonly url: string;
+  /** Schema to use (tests give each file its own); it is created when missing. */
+  readonly schema?: string;
+  readonly poolSize?: number;
+}
+
+const MIGRATION_LOCK = 7_250_001;
+
+/**
+ * PostgreSQL engine: one transaction per unit of work from a pool. Appends are serialised per
+ * organisation by a row lock on its head (see ledger/append.ts), so many processes can share one
+ * database and the chain stays gapless and unforked.
+ */
+export class PostgresDatabase implements Database {
+  readonly caps: Capabilities = { engine: 'postgres', forUpdate: ' FOR UPDATE', groupCommit: false };
+  readonly reader: Queryable;
+  readonly pool: pg.Pool;
+  private readonly schema: string | undefined;
+
+  constructor(options: PostgresOptions) {
+    this.schema = options.schema;
+    if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
+      throw new Error(`invalid schema name ${options.schema}`);
+    }
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    });
+    // An idle client's connection error must not crash the process; the pool drops it.
+    this.pool.on('error', () => undefined);
+    this.reader = new PgQueryable(this.pool);
+  }
+
+  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const value = await fn(new PgQueryable(client));
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
+      // Several processes may start at once: one migrates, the others wait and find it done.
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await client.query('BEGIN');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+      );
+      const done = new Set(
+        (await client.query<{ id: number }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
+      );
+      for (const m of migrations) {
+        if (done.has(m.id)) continue;
+        for (const sql of m.statements) await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
+          m.id,
+          m.name,
+          new Date().toISOString(),
+        ]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

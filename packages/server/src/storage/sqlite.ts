@@ -1,0 +1,168 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { migrations } from './migrations.js';
+import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './types.js';
+
+export type SqliteSynchronous = 'FULL' | 'NORMAL';
+
+export interface SqliteOptions {
+  readonly path: string;
+  /** FULL (default): an acknowledged write survives power loss. NORMAL: survives a crash. */
+  readonly synchronous?: SqliteSynchronous;
+  /** Upper bound on requests sharing one commit. */
+  readonly batchJobsMax?: number;
+}
+
+type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+/** A better-sqlite3 connection behind the async `Queryable` face, with a statement cache. */
+class SqliteConnection implements Queryable {
+  private readonly cache = new Map<string, Statement>();
+  constructor(readonly raw: BetterSqlite3.Database) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.raw.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+
+  allSync<T>(sql: string, params: readonly SqlValue[] = []): T[] {
+    return this.stmt(sql).all(...params) as T[];
+  }
+
+  all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return Promise.resolve(this.allSync<T>(sql, params));
+  }
+
+  get<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    return Promise.resolve(this.stmt(sql).get(...params) as T | undefined);
+  }
+
+  run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
+    return Promise.resolve({ changes: this.stmt(sql).run(...params).changes });
+  }
+}
+
+interface Job {
+  readonly fn: (tx: Tx) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * SQLite engine with group commit (docs/decisions.md, "Group commit"). Every unit of work runs
+ * in its own SAVEPOINT inside one `BEGIN IMMEDIATE` transaction shared by the requests that
+ * arrived in the same event-loop turn; one COMMIT (one fsync) makes the whole batch durable, and
+ * only then is any of them answered. A failing unit rolls back to its savepoint alone.
+ */
+export class SqliteDatabase implements Database {
+  readonly caps: Capabilities = { engine: 'sqlite', forUpdate: '', groupCommit: true };
+  readonly reader: Queryable;
+  private readonly writer: SqliteConnection;
+  private readonly queue: Job[] = [];
+  private scheduled = false;
+  private running = false;
+  private readonly batchJobsMax: number;
+
+  constructor(options: SqliteOptions) {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    const raw = new BetterSqlite3(options.path);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    raw.pragma('busy_timeout = 5000');
+    raw.pragma('foreign_keys = ON');
+    this.writer = new SqliteConnection(raw);
+    // A separate connection for reads: under WAL it sees only committed data, never a batch
+    // that is still open on the writer.
+    const readRaw = new BetterSqlite3(options.path);
+    readRaw.pragma('busy_timeout = 5000');
+    this.reader = new SqliteConnection(readRaw);
+    this.batchJobsMax = options.batchJobsMax ?? 512;
+  }
+
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    // setImmediate runs after the poll phase: every request read in this turn joins the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.running = true;
+    const batch = this.queue.splice(0, this.batchJobsMax);
+    const exec = (sql: string) => this.writer.raw.exec(sql);
+    let outcomes: Outcome[] = [];
+    try {
+      exec('BEGIN IMMEDIATE');
+      for (const job of batch) outcomes.push(await this.runJob(job));
+      exec('COMMIT');
+    } catch (error) {
+      // BEGIN or COMMIT failed: nothing in the batch is durable, so every unit fails.
+      if (this.writer.raw.inTransaction) exec('ROLLBACK');
+      outcomes = batch.map(() => ({ ok: false, error }));
+    }
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) job.resolve(outcome.value);
+      else job.reject(outcome ? outcome.error : new Error('unit of work was not run'));
+    });
+    this.running = false;
+    if (this.queue.length > 0) this.schedule();
+  }
+
+  private async runJob(job: Job): Promise<Outcome> {
+    const exec = (sql: string) => this.writer.raw.exec(sql);
+    exec('SAVEPOINT unit');
+    try {
+      const value = await job.fn(this.writer);
+      exec('RELEASE unit');
+      return { ok: true, value };
+    } catch (error) {
+      exec('ROLLBACK TO unit');
+      exec('RELEASE unit');
+      return { ok: false, error };
+    }
+  }
+
+  async migrate(): Promise<void> {
+    const raw = this.writer.raw;
+    raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    const apply = raw.transaction(() => {
+      const done = new Set(
+        this.writer.allSync<{ id: number }>('SELECT id FROM schema_migrations').map((r) => r.id),
+      );
+      for (const m of migrations) {
+        if (done.has(m.id)) continue;
+        for (const sql of m.statements) raw.exec(sql);
+        raw
+          .prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)')
+          .run(m.id, m.name, new Date().toISOString());
+      }
+    });
+    apply.immediate();
+  }
+
+  async close(): Promise<void> {
+    while (this.running || this.scheduled || this.queue.length > 0) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    this.writer.raw.close();
+    (this.reader as SqliteConnection).raw.close();
+  }
+}

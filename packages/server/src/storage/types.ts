@@ -1,0 +1,42 @@
+/**
+ * The storage seam. Domain code sees only `Tx` (a unit of work inside one transaction) and the
+ * small `Capabilities` object; engine differences live in `sqlite.ts` and `postgres.ts`
+ * (architecture guide, property 4). SQL is written once with `?` placeholders in the portable
+ * subset both engines accept.
+ */
+export type SqlValue = string | number | bigint | null;
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+}
+
+export interface Capabilities {
+  readonly engine: 'sqlite' | 'postgres';
+  /** Suffix that locks selected rows until commit (empty where writes are already serial). */
+  readonly forUpdate: string;
+  /** Writes from several requests may share one commit (group commit). */
+  readonly groupCommit: boolean;
+}
+
+export type Tx = Queryable;
+
+export interface WriteOptions {
+  /** Called after the commit that made this unit of work durable (outbox delivery). */
+  readonly afterCommit?: () => void;
+}
+
+export interface Database {
+  readonly caps: Capabilities;
+  /** Reads outside any write transaction: they see committed data only. */
+  readonly reader: Queryable;
+  /**
+   * Run `fn` as one unit of work. It is atomic: either everything it wrote commits or nothing
+   * does. The returned promise settles only after the commit is durable.
+   */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}

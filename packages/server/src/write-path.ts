@@ -1,0 +1,151 @@
+import { canonicalJson, sha256Hex, type JsonValue } from '@finance-desk/protocol';
+import { DomainError, invariant } from './errors.js';
+import { appendEvent, lockHead, type Appended, type EventInput, type Head } from './ledger/append.js';
+import { nowIso } from './clock.js';
+import type { Capabilities, Database, Tx } from './storage/types.js';
+
+/**
+ * The unit of work a handler receives: the transaction, and `emit` to append the call's one
+ * ledger event. Handlers never open transactions (architecture guide, property 1).
+ */
+export interface Uow {
+  readonly tx: Tx;
+  readonly caps: Capabilities;
+  readonly orgId: string;
+  readonly actor: string;
+  readonly now: string;
+  emit(event: EventInput): Promise<Appended>;
+}
+
+/** What a write handler returns: a result, `noop` when the row was already in its target state. */
+export type WriteResult = Record<string, unknown> & { readonly noop?: boolean };
+
+export interface WriteCall {
+  readonly orgId: string;
+  readonly actor: string;
+  /** Idempotency scope (D2): the key is per (organisation, credential). */
+  readonly credentialId: string;
+  readonly method: string;
+  readonly params: unknown;
+  readonly idempotencyKey: string | null;
+}
+
+export type WriteOutcome =
+  | { readonly replay: false; readonly result: WriteResult }
+  | { readonly replay: true; readonly result: unknown };
+
+interface IdemRow {
+  method: string;
+  request_hash: string;
+  result: string;
+}
+
+/** Requests whose idempotency key is being executed in this process (D2: in flight → CONFLICT). */
+const inFlight = new Set<string>();
+
+function requestHash(method: string, params: unknown): string {
+  return sha256Hex(canonicalJson({ method, params: params as JsonValue }));
+}
+
+/**
+ * Run a unit of work for an organisation with exactly one ledger event (or none for a state
+ * no-op). Locks the organisation's head, runs `fn`, checks the one-event invariant, and
+ * everything commits together.
+ */
+export async function inUnitOfWork<R extends WriteResult>(
+  db: Database,
+  orgId: string,
+  actor: string,
+  fn: (uow: Uow, head: Head) => Promise<R>,
+  beforeFn?: (tx: Tx) => Promise<unknown>,
+): Promise<R | { replayOf: unknown }> {
+  return db.write(async (tx) => {
+    const head = await lockHead(tx, db.caps, orgId);
+    invariant(head, `organisation ${orgId} has a head row`);
+    if (beforeFn) {
+      const early = await beforeFn(tx);
+      if (early !== undefined) return { replayOf: early };
+    }
+    let emitted = 0;
+    const uow: Uow = {
+      tx,
+      caps: db.caps,
+      orgId,
+      actor,
+      now: nowIso(),
+      emit: async (event) => {
+        emitted += 1;
+        invariant(emitted === 1, 'a call appends exactly one event');
+        return appendEvent(tx, orgId, head, actor, event);
+      },
+    };
+    const result = await fn(uow, head);
+    invariant(
+      result.noop === true ? emitted === 0 : emitted === 1,
+      'a side-effecting call appends exactly one event; a state no-op appends none',
+    );
+    return result;
+  });
+}
+
+/**
+ * The one write path for method calls (architecture guide, property 1): idempotency check (D2),
+ * the domain decision, its one event, the stored result — in one transaction.
+ */
+export async function runWrite(
+  db: Database,
+  call: WriteCall,
+  handler: (uow: Uow) => Promise<WriteResult>,
+): Promise<WriteOutcome> {
+  const key = call.idempotencyKey;
+  if (key === null) {
+    const result = (await inUnitOfWork(db, call.orgId, call.actor, handler)) as WriteResult;
+    return { replay: false, result };
+  }
+  const slot = `${call.orgId}\u0000${call.credentialId}\u0000${key}`;
+  if (inFlight.has(slot)) {
+    throw new DomainError('CONFLICT', 'idempotency key is in use by a request still running');
+  }
+  inFlight.add(slot);
+  try {
+    const hash = requestHash(call.method, call.params);
+    const outcome = await inUnitOfWork(
+      db,
+      call.orgId,
+      call.actor,
+      async (uow) => {
+        const result = await handler(uow);
+        await uow.tx.run(
+          `INSERT INTO idempotency (org_id, credential_id, idem_key, method, request_hash, result, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          [call.orgId, call.credentialId, key, call.method, hash, JSON.stringify(result), uow.now],
+        );
+        return result;
+      },
+      async (tx) => {
+        const seen = await tx.get<IdemRow>(
+          'SELECT method, request_hash, result FROM idempotency WHERE org_id = ? AND credential_id = ? AND idem_key = ?',
+          [call.orgId, call.credentialId, key],
+        );
+        if (!seen) return undefined;
+        if (seen.request_hash !== hash) {
+          throw new DomainError(
+            'CONFLICT',
+            `idempotency key was already used for a different request (${seen.method})`,
+          );
+        }
+        return JSON.parse(seen.result) as unknown;
+      },
+    );
+    if ('replayOf' in outcome) return { replay: true, result: outcome.replayOf };
+    return { replay: false, result: outcome };
+  } finally {
+    inFlight.delete(slot);
+  }
+}
+
+/** Drop idempotency records past retention (D2 keeps them at least 24 h; we keep 48 h). */
+export async function purgeIdempotency(db: Database, olderThanMs: number): Promise<number> {
+  const cutoff = new Date(Date.now() - olderThanMs).toISOString();
+  return db.write(async (tx) => (await tx.run('DELETE FROM idempotency WHERE created_at < ?', [cutoff])).changes);
+}
