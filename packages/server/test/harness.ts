@@ -82,6 +82,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     redisUrl: null,
     sqliteSynchronous: 'NORMAL',
     logLevel: 'silent',
+    benchRoute: false,
     ...overrides,
   };
 }
@@ -147,4 +148,32 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
     },
   };
   return ts;
+}
+
+/**
+ * A DATABASE_URL of a brand-new database for tests that run the CLI or other processes:
+ * a temp SQLite file, or a fresh PostgreSQL database (dropped by `drop`).
+ */
+export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'fd-cli-'));
+    return { url: `sqlite:${join(dir, 'fd.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  if (!pgUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = uniqueName('fd').toLowerCase();
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(pgUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
 }
