@@ -5,6 +5,7 @@ export * from './frames.js';
 export * from './hash.js';
 export * from './limits.js';
 export * from './scopes.js';
+export * from './signature.js';
 export * from './validation.js';
 export * from './methods/index.js';
-export { cents, days, id as idField, text, queryInt, proofFields } from './methods/fields.js';
+export { cents, days, id as idField, text, queryInt, proofFields, withProof, hash64, isoDate, email } from './methods/fields.js';

@@ -11,6 +11,12 @@ export interface Config {
   readonly redisUrl: string | null;
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly logLevel: string;
+  /** FD_BENCH_BARE_ROUTE=1 serves the benchmark baseline route (never in production). */
+  readonly benchRoute: boolean;
+  /** Email: SMTP_URL sends through SMTP; otherwise .eml files in EMAIL_OUTBOX_DIR. */
+  readonly smtpUrl: string | null;
+  readonly emailOutboxDir: string;
+  readonly emailFrom: string;
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
@@ -34,5 +40,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || null,
     sqliteSynchronous: sync,
     logLevel: env.LOG_LEVEL || 'info',
+    benchRoute: env.FD_BENCH_BARE_ROUTE === '1',
+    smtpUrl: env.SMTP_URL || null,
+    emailOutboxDir: env.EMAIL_OUTBOX_DIR || './data/outbox',
+    emailFrom: env.EMAIL_FROM || 'Finance Desk <accounts@finance-desk.invalid>',
   };
 }

@@ -2,6 +2,8 @@ import { readSpecs, type ReadSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import * as boardDomain from './domain/board/board.js';
 import { notFound } from './errors.js';
+import { listDecisions, waitForApproval } from './governance/approvals.js';
+import { loadPolicy } from './governance/policy.js';
 import { eventJson, eventsAfter, headOf } from './ledger/read.js';
 import type { ReadBinding, ReadContext } from './registry.js';
 import { RawJson } from './raw-json.js';
@@ -44,6 +46,14 @@ export const readHandlers: readonly ReadBinding[] = [
       ? { kind: 'agent', agentId: principal.agent.id, name: principal.agent.name, ...base }
       : { kind: 'key', ...base };
   }),
+  bindRead(readSpecs.approvalWait, async (q, { db, principal }) =>
+    waitForApproval(db, principal.orgId, q.approvalId, q.timeoutMs),
+  ),
+  bindRead(readSpecs.decisionList, async (q, { db, principal }) => listDecisions(db.reader, principal.orgId, q)),
+  bindRead(readSpecs.policy, async (_q, { db, principal }) => ({
+    orgId: principal.orgId,
+    ...(await loadPolicy(db.reader, principal.orgId)),
+  })),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
       'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',

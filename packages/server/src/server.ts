@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { mailerFor, type Mailer } from './adapters/email.js';
+import { OutboxDispatcher } from './adapters/outbox.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
@@ -9,6 +11,7 @@ import { purgeIdempotency } from './write-path.js';
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly db: Database;
+  readonly outbox: OutboxDispatcher;
   readonly url: string;
   close(): Promise<void>;
 }
@@ -24,7 +27,7 @@ export function rateLimiterFor(config: Pick<Config, 'redisUrl' | 'ratePerSecond'
 /** `serve`: migrate, then listen. Also used by tests and benchmarks with their own database. */
 export async function startServer(
   config: Config,
-  options: { db?: Database; logger?: boolean } = {},
+  options: { db?: Database; logger?: boolean; mailer?: Mailer } = {},
 ): Promise<RunningServer> {
   const db = options.db ?? openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   await db.migrate();
@@ -33,6 +36,7 @@ export async function startServer(
     db,
     rateLimiter,
     logger: options.logger === false ? false : { level: config.logLevel },
+    benchRoute: config.benchRoute,
   });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -41,13 +45,19 @@ export async function startServer(
     purgeIdempotency(db, IDEMPOTENCY_KEEP_MS).catch((err: unknown) => app.log.error({ err }, 'idempotency purge failed'));
   }, PURGE_EVERY_MS);
   purge.unref();
+  const mailer = options.mailer ?? mailerFor(config);
+  const outbox = new OutboxDispatcher(db, mailer, config.emailFrom, (err) => app.log.error({ err }, 'outbox delivery failed'));
+  await outbox.start();
   return {
     app,
     db,
+    outbox,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       clearInterval(purge);
       await app.close();
+      await outbox.stop();
+      await mailer.close();
       await rateLimiter.close();
       if (!options.db) await db.close();
     },

@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex, type JsonValue } from '@finance-desk/protocol';
 import { DomainError, invariant } from './errors.js';
-import { appendEvent, lockHead, type Appended, type EventInput, type Head } from './ledger/append.js';
+import { appendEvent, lockHead, type Appended, type EventInput } from './ledger/append.js';
 import { nowIso } from './clock.js';
 import type { Capabilities, Database, Tx } from './storage/types.js';
 
@@ -18,7 +18,7 @@ export interface Uow {
 }
 
 /** What a write handler returns: a result, `noop` when the row was already in its target state. */
-export type WriteResult = Record<string, unknown> & { readonly noop?: boolean };
+export type WriteResult = object & { readonly noop?: boolean };
 
 export interface WriteCall {
   readonly orgId: string;
@@ -50,22 +50,20 @@ function requestHash(method: string, params: unknown): string {
 /**
  * Run a unit of work for an organisation with exactly one ledger event (or none for a state
  * no-op). Locks the organisation's head, runs `fn`, checks the one-event invariant, and
- * everything commits together.
+ * everything commits together. `before` may answer early (an idempotent replay) with no event.
  */
-export async function inUnitOfWork<R extends WriteResult>(
+async function unitOfWork<R extends WriteResult, E>(
   db: Database,
   orgId: string,
   actor: string,
-  fn: (uow: Uow, head: Head) => Promise<R>,
-  beforeFn?: (tx: Tx) => Promise<unknown>,
-): Promise<R | { replayOf: unknown }> {
+  fn: (uow: Uow) => Promise<R>,
+  before: (tx: Tx) => Promise<E | undefined>,
+): Promise<{ early: E } | { result: R }> {
   return db.write(async (tx) => {
     const head = await lockHead(tx, db.caps, orgId);
     invariant(head, `organisation ${orgId} has a head row`);
-    if (beforeFn) {
-      const early = await beforeFn(tx);
-      if (early !== undefined) return { replayOf: early };
-    }
+    const early = await before(tx);
+    if (early !== undefined) return { early };
     let emitted = 0;
     const uow: Uow = {
       tx,
@@ -79,13 +77,27 @@ export async function inUnitOfWork<R extends WriteResult>(
         return appendEvent(tx, orgId, head, actor, event);
       },
     };
-    const result = await fn(uow, head);
+    const result = await fn(uow);
     invariant(
       result.noop === true ? emitted === 0 : emitted === 1,
       'a side-effecting call appends exactly one event; a state no-op appends none',
     );
-    return result;
+    return { result };
   });
+}
+
+const nothingBefore = async (): Promise<undefined> => undefined;
+
+/** A unit of work outside the method pipeline (CLI, human lane): one event, one transaction. */
+export async function inUnitOfWork<R extends WriteResult>(
+  db: Database,
+  orgId: string,
+  actor: string,
+  fn: (uow: Uow) => Promise<R>,
+): Promise<R> {
+  const out = await unitOfWork(db, orgId, actor, fn, nothingBefore);
+  if ('early' in out) throw new Error('unreachable: no early answer without a before step');
+  return out.result;
 }
 
 /**
@@ -99,8 +111,7 @@ export async function runWrite(
 ): Promise<WriteOutcome> {
   const key = call.idempotencyKey;
   if (key === null) {
-    const result = (await inUnitOfWork(db, call.orgId, call.actor, handler)) as WriteResult;
-    return { replay: false, result };
+    return { replay: false, result: await inUnitOfWork(db, call.orgId, call.actor, handler) };
   }
   const slot = `${call.orgId}\u0000${call.credentialId}\u0000${key}`;
   if (inFlight.has(slot)) {
@@ -109,7 +120,7 @@ export async function runWrite(
   inFlight.add(slot);
   try {
     const hash = requestHash(call.method, call.params);
-    const outcome = await inUnitOfWork(
+    const outcome = await unitOfWork(
       db,
       call.orgId,
       call.actor,
@@ -137,8 +148,8 @@ export async function runWrite(
         return JSON.parse(seen.result) as unknown;
       },
     );
-    if ('replayOf' in outcome) return { replay: true, result: outcome.replayOf };
-    return { replay: false, result: outcome };
+    if ('early' in outcome) return { replay: true, result: outcome.early };
+    return { replay: false, result: outcome.result };
   } finally {
     inFlight.delete(slot);
   }

@@ -83,6 +83,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     sqliteSynchronous: 'NORMAL',
     logLevel: 'silent',
     benchRoute: false,
+    smtpUrl: null,
+    emailOutboxDir: join(tmpdir(), `fd-outbox-${process.pid}`),
+    emailFrom: 'Finance Desk Tests <tests@finance-desk.invalid>',
     ...overrides,
   };
 }

@@ -37,7 +37,36 @@ export const queryInt = (min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, { error: `must be an integer from ${min} to ${max}` });
 
+/** D6: a signature act takes its ordinary params plus, on retry, one of these. */
 export const proofFields = {
   approvalId: id().optional(),
-  signatureToken: z.string().min(1).max(1024).optional(),
+  signatureToken: z.string().min(1).max(2048).optional(),
 };
+
+/** Add the proof fields to a strict params object and refuse both at once. */
+export function withProof<T extends z.ZodRawShape>(shape: T) {
+  return z
+    .strictObject({ ...shape, ...proofFields })
+    .refine((p) => {
+      const proof = p as { approvalId?: unknown; signatureToken?: unknown };
+      return !(proof.approvalId !== undefined && proof.signatureToken !== undefined);
+    }, {
+      error: 'give either approvalId or signatureToken, not both',
+      path: ['signatureToken'],
+    });
+}
+
+export const hash64 = () =>
+  z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hex characters' });
+
+export const isoDate = () =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date YYYY-MM-DD' })
+    .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), {
+      error: 'must be a real calendar date',
+    });
+
+export const email = () => z.email({ error: 'must be an email address' }).max(254);
+
+export const reason = () => text(500);

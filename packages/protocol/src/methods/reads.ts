@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
+import { ACTION_CLASSES, APPROVAL_STATUSES } from '../signature.js';
 import { id, queryInt, read, text } from './index-fields.js';
 
 /** GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. */
@@ -50,4 +51,45 @@ export const orgSelf = read({
   query: z.strictObject({}),
 });
 
-export const reads = [events, snapshot, boardReady, boardContext, whoami, orgSelf] as const;
+export const approvalWait = read({
+  name: 'approval.wait',
+  scope: 'org.read',
+  summary:
+    'Long-poll an approval until a human decides or timeoutMs passes (at most 30 000). Returns the status and, once approved, the signatureToken.',
+  query: z.strictObject({
+    approvalId: id(),
+    timeoutMs: queryInt(0, limits.approvalWaitMsMax).default(0),
+  }),
+});
+
+export const decisionList = read({
+  name: 'decision.list',
+  scope: 'org.read',
+  summary: 'Approvals of the organisation, newest first, with filters; page with cursor.',
+  query: z.strictObject({
+    status: z.enum(APPROVAL_STATUSES).optional(),
+    actionClass: z.enum(ACTION_CLASSES).optional(),
+    subjectId: id().optional(),
+    cursor: id().optional(),
+    limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+  }),
+});
+
+export const policy = read({
+  name: 'policy',
+  scope: 'org.read',
+  summary: 'The organisation’s governance policy: floors, approval expiry, decision rights (D8).',
+  query: z.strictObject({}),
+});
+
+export const reads = [
+  events,
+  snapshot,
+  boardReady,
+  boardContext,
+  whoami,
+  orgSelf,
+  approvalWait,
+  decisionList,
+  policy,
+] as const;

@@ -17,6 +17,8 @@ export interface MethodSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType
   readonly summary: string;
   readonly params: P;
   readonly result: R;
+  /** Signature acts (D7): the action class a human approves. */
+  readonly actionClass?: string;
 }
 
 /** A GET read (seed §4.2): query schema and the scope it needs (D4: org.read for all). */

@@ -1,7 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../errors.js';
+import { decideApproval } from '../governance/approvals.js';
+import { loadPolicy } from '../governance/policy.js';
+import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
+import { addUser, userByEmail } from '../human/users.js';
 import { verifyStoredChain } from '../ledger/verify.js';
+import { formatIssues } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, revokeOrgKey } from '../org/orgs.js';
 import { startServer } from '../server.js';
 import { openDatabase } from '../storage/open.js';
@@ -108,6 +113,93 @@ function program(): Command {
     .action(async (o: { org: string; keyId: string; json?: boolean }) => {
       const r = await withDb((db) => revokeOrgKey(db, o.org, o.keyId));
       print(o.json === true, { keyId: o.keyId, revoked: true, already: !r.revoked }, `key ${o.keyId} revoked`);
+    });
+
+  const user = cli.command('user').description('people on the human lane');
+  user
+    .command('add')
+    .requiredOption('--org <slug>')
+    .requiredOption('--email <email>')
+    .requiredOption('--role <role>', 'owner | approver | bookkeeper')
+    .option('--password <password>', 'at least 12 characters (default: generated and printed once)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; email: string; role: string; password?: string; json?: boolean }) => {
+      const added = await withDb(async (db) =>
+        addUser(db, {
+          orgId: (await orgBySlug(db.reader, o.org)).id,
+          email: o.email,
+          role: o.role,
+          ...(o.password ? { password: o.password } : {}),
+        }),
+      );
+      print(o.json === true, added, `user ${added.email} (${added.role}) ${added.userId}; password: ${added.password}`);
+    });
+
+  const approval = cli.command('approval').description('human decisions on held acts');
+  approval
+    .command('decide')
+    .requiredOption('--org <slug>')
+    .requiredOption('--approval <id>')
+    .option('--approve', 'approve the request')
+    .option('--deny', 'deny the request')
+    .option('--reason <text>', 'why (recorded in the ledger)')
+    .requiredOption('--by <email>', 'the deciding user (needs decision rights for the class)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; approval: string; approve?: boolean; deny?: boolean; reason?: string; by: string; json?: boolean }) => {
+      if (o.approve === o.deny) throw new DomainError('BAD_REQUEST', 'give exactly one of --approve or --deny');
+      const out = await withDb(async (db) => {
+        const org = await orgBySlug(db.reader, o.org);
+        const who = await userByEmail(db.reader, org.id, o.by);
+        if (!who) throw new DomainError('NOT_FOUND', `user ${o.by} not found in ${o.org}`);
+        return decideApproval(db, {
+          orgId: org.id,
+          approvalId: o.approval,
+          user: { id: who.id, role: who.role },
+          approve: o.approve === true,
+          reason: o.reason ?? null,
+        });
+      });
+      const { ledgerId: _l, ...shown } = out;
+      print(o.json === true, shown, `approval ${out.approvalId} ${out.status}${out.signatureToken ? `; signatureToken ${out.signatureToken}` : ''}`);
+    });
+
+  const policy = cli.command('policy').description('governance policy (D8)');
+  policy
+    .command('show')
+    .requiredOption('--org <slug>')
+    .action(async (o: { org: string }) => {
+      const p = await withDb(async (db) => loadPolicy(db.reader, (await orgBySlug(db.reader, o.org)).id));
+      print(true, p, '');
+    });
+  policy
+    .command('set')
+    .requiredOption('--org <slug>')
+    .requiredOption('--by <email>', 'an owner of the organisation')
+    .option('--bill-approval-floor-cents <n>', 'PB-B1 floor', Number)
+    .option('--materiality-floor-cents <n>', 'matchHoldResolve floor', Number)
+    .option('--approval-expiry-ms <n>', 'how long an approval stays valid', Number)
+    .option('--rights <class=who,...>', 'decision rights for a class (user ids or role:NAME); repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; by: string; billApprovalFloorCents?: number; materialityFloorCents?: number; approvalExpiryMs?: number; rights: string[]; json?: boolean }) => {
+      const rights: Record<string, string[]> = {};
+      for (const r of o.rights) {
+        const [cls = '', who = ''] = r.split('=', 2);
+        rights[cls] = who ? who.split(',').map((w) => w.trim()).filter(Boolean) : [];
+      }
+      const parsed = policyPatchSchema.safeParse({
+        billApprovalFloorCents: o.billApprovalFloorCents,
+        materialityFloorCents: o.materialityFloorCents,
+        approvalExpiryMs: o.approvalExpiryMs,
+        ...(o.rights.length ? { decisionRights: rights } : {}),
+      }, { reportInput: true });
+      if (!parsed.success) throw new DomainError('BAD_REQUEST', formatIssues(parsed.error.issues));
+      const after = await withDb(async (db) => {
+        const org = await orgBySlug(db.reader, o.org);
+        const who = await userByEmail(db.reader, org.id, o.by);
+        if (!who) throw new DomainError('NOT_FOUND', `user ${o.by} not found in ${o.org}`);
+        return setPolicy(db, { orgId: org.id, user: { id: who.id, role: who.role }, patch: parsed.data });
+      });
+      print(o.json === true, after, `policy updated (ledger #${after.ledgerId})`);
     });
 
   cli

@@ -1,18 +1,14 @@
-import { limits } from '@finance-desk/protocol';
+import { ACTION_CLASSES, canonicalJson, limits, type ActionClass, type UserRole } from '@finance-desk/protocol';
+import { invariant } from '../errors.js';
+import type { Queryable } from '../storage/types.js';
 
-/** The six signature acts' action classes and PB-B1's (D7). */
-export const ACTION_CLASSES = [
-  'books.payroll_sign',
-  'books.tax_sign_lodge',
-  'books.bill_schedule_run',
-  'books.invoice_chase_step',
-  'books.onboarding_advance',
-  'books.match_hold_resolve',
-  'books.bill_approve',
-] as const;
-export type ActionClass = (typeof ACTION_CLASSES)[number];
+export { ACTION_CLASSES, type ActionClass };
 
-/** Organisation policy (D8). Decision rights list the user ids who may decide each class. */
+/**
+ * Organisation policy (D8). Decision rights list, per action class, who may decide: user ids
+ * (`usr_…`) and roles (`role:approver`). An empty or missing list means no human can approve
+ * that class, so its acts are refused with GOVERNANCE_NOT_READY (D7).
+ */
 export interface Policy {
   readonly billApprovalFloorCents: number;
   readonly materialityFloorCents: number;
@@ -29,4 +25,27 @@ export function defaultPolicy(deciders: readonly string[]): Policy {
     approvalExpiryMs: limits.approvalExpiryMsDefault,
     decisionRights: rights,
   };
+}
+
+export async function loadPolicy(q: Queryable, orgId: string): Promise<Policy> {
+  const row = await q.get<{ body: string }>('SELECT body FROM policies WHERE org_id = ?', [orgId]);
+  invariant(row, `organisation ${orgId} has a policy`);
+  return JSON.parse(row.body) as Policy;
+}
+
+export function serialisePolicy(policy: Policy): string {
+  return canonicalJson(policy);
+}
+
+export function hasDecisionRights(policy: Policy, actionClass: ActionClass): boolean {
+  return (policy.decisionRights[actionClass] ?? []).length > 0;
+}
+
+export function mayDecide(
+  policy: Policy,
+  actionClass: ActionClass,
+  user: { readonly id: string; readonly role: UserRole },
+): boolean {
+  const list = policy.decisionRights[actionClass] ?? [];
+  return list.includes(user.id) || list.includes(`role:${user.role}`);
 }

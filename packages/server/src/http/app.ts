@@ -23,6 +23,8 @@ export interface AppOptions {
   readonly rateLimiter: RateLimiter;
   /** pino options or false; secrets never reach the log (no headers are serialised). */
   readonly logger?: boolean | { level: string };
+  /** Serve `POST /bench/bare` (a JSON echo with no auth, no storage): the benchmark baseline. */
+  readonly benchRoute?: boolean;
 }
 
 interface Gate {
@@ -212,6 +214,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     send(reply, 404, JSON.stringify(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`))),
   );
   app.get('/healthz', async (_req, reply) => send(reply, 200, '{"ok":true}'));
+  if (options.benchRoute) {
+    app.post('/bench/bare', async (req, reply) =>
+      send(reply, 200, JSON.stringify({ ok: true, result: paramsOf(req.body) })),
+    );
+  }
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',

@@ -49,7 +49,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
   const orgId = newId('org');
   const now = nowIso();
   const userId = newId('usr');
-  const email = input.ownerEmail ?? `owner@${slug}.example`;
+  const email = (input.ownerEmail ?? `owner@${slug}.example`).trim().toLowerCase();
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   // The organisation and its head must exist before its first event can be appended.

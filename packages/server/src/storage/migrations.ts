@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
  * INTEGER in SQLite, int8 in PostgreSQL, parsed to a JS number with a safe-integer guard).
@@ -7,6 +9,19 @@ export interface Migration {
   readonly id: number;
   readonly name: string;
   readonly statements: readonly string[];
+}
+
+/**
+ * Rows every installation needs, created once after the schema (idempotent): the signature-token
+ * signing key, random per installation.
+ */
+export function seedStatements(): readonly { sql: string; params: readonly string[] }[] {
+  return [
+    {
+      sql: "INSERT INTO server_secrets (name, value, created_at) VALUES ('token_signing_key', ?, ?) ON CONFLICT (name) DO NOTHING",
+      params: [randomBytes(32).toString('base64url'), new Date().toISOString()],
+    },
+  ];
 }
 
 export const migrations: readonly Migration[] = [
@@ -109,6 +124,104 @@ export const migrations: readonly Migration[] = [
         due_on TEXT,
         ledger_id TEXT NOT NULL,
         PRIMARY KEY (org_id, id)
+      )`,
+    ],
+  },
+  {
+    id: 2,
+    name: 'signature law, approvals, bills, outbox, human lane',
+    statements: [
+      // An unproven signature act: what was asked, bound by payload hash (D7).
+      `CREATE TABLE holds (
+        org_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        action_class TEXT NOT NULL,
+        subject_id TEXT NOT NULL,
+        payload_hash TEXT NOT NULL,
+        method TEXT NOT NULL,
+        params TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        released_at TEXT,
+        PRIMARY KEY (org_id, id)
+      )`,
+      `CREATE INDEX holds_binding ON holds (org_id, action_class, subject_id, payload_hash)`,
+      `CREATE TABLE approvals (
+        org_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        action_class TEXT NOT NULL,
+        subject_id TEXT NOT NULL,
+        payload_hash TEXT NOT NULL,
+        method TEXT NOT NULL,
+        params TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        status TEXT NOT NULL,
+        requested_by TEXT NOT NULL,
+        requested_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        decided_by TEXT,
+        decided_at TEXT,
+        reason TEXT,
+        used_at TEXT,
+        used_ledger_id TEXT,
+        ledger_id TEXT NOT NULL,
+        PRIMARY KEY (org_id, id)
+      )`,
+      `CREATE UNIQUE INDEX approvals_id ON approvals (id)`,
+      `CREATE INDEX approvals_binding ON approvals (org_id, action_class, subject_id, payload_hash)`,
+      `CREATE TABLE bills (
+        org_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        payee_name TEXT NOT NULL,
+        payee_key TEXT NOT NULL,
+        description TEXT NOT NULL,
+        total_cents BIGINT NOT NULL,
+        due_days BIGINT NOT NULL,
+        due_on TEXT NOT NULL,
+        held_reason TEXT,
+        note TEXT,
+        run_id TEXT,
+        created_at TEXT NOT NULL,
+        approved_at TEXT,
+        ledger_id TEXT NOT NULL,
+        PRIMARY KEY (org_id, id)
+      )`,
+      `CREATE INDEX bills_payee ON bills (org_id, payee_key, approved_at)`,
+      `ALTER TABLE invoices ADD COLUMN payee_email TEXT`,
+      `ALTER TABLE invoices ADD COLUMN chase_step BIGINT NOT NULL DEFAULT 0`,
+      `ALTER TABLE invoices ADD COLUMN chase_ledger_id TEXT`,
+      // Effects outside the database, written in the same transaction and delivered after it.
+      `CREATE TABLE outbox (
+        id TEXT PRIMARY KEY,
+        org_id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        attempts BIGINT NOT NULL DEFAULT 0,
+        claimed_until TEXT,
+        delivered_at TEXT,
+        last_error TEXT
+      )`,
+      `CREATE INDEX outbox_pending ON outbox (delivered_at, created_at)`,
+      `CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        org_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE login_attempts (
+        bucket TEXT PRIMARY KEY,
+        failures BIGINT NOT NULL,
+        window_start TEXT NOT NULL,
+        locked_until TEXT
+      )`,
+      `CREATE TABLE server_secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        created_at TEXT NOT NULL
       )`,
     ],
   },

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { migrations } from './migrations.js';
+import { migrations, seedStatements } from './migrations.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
@@ -23,8 +23,11 @@ function toPg(sql: string): string {
   return out;
 }
 
-class PgQueryable implements Queryable {
-  constructor(private readonly client: pg.Pool | pg.PoolClient) {}
+class PgQueryable implements Tx {
+  constructor(
+    private readonly client: pg.Pool | pg.PoolClient,
+    private readonly channelPrefix: string,
+  ) {}
 
   async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
     const res = await this.client.query(toPg(sql), params as unknown[]);
@@ -39,6 +42,11 @@ class PgQueryable implements Queryable {
   async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
     const res = await this.client.query(toPg(sql), params as unknown[]);
     return { changes: res.rowCount ?? 0 };
+  }
+
+  /** NOTIFY is transactional in PostgreSQL: listeners hear it only after COMMIT. */
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.client.query('SELECT pg_notify($1, $2)', [this.channelPrefix + channel, payload]);
   }
 }
 
@@ -61,9 +69,15 @@ export class PostgresDatabase implements Database {
   readonly reader: Queryable;
   readonly pool: pg.Pool;
   private readonly schema: string | undefined;
+  private readonly url: string;
+  private listener: pg.Client | null = null;
+  private listenerReady: Promise<pg.Client> | null = null;
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
 
   constructor(options: PostgresOptions) {
     this.schema = options.schema;
+    this.url = options.url;
     if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
       throw new Error(`invalid schema name ${options.schema}`);
     }
@@ -74,14 +88,14 @@ export class PostgresDatabase implements Database {
     });
     // An idle client's connection error must not crash the process; the pool drops it.
     this.pool.on('error', () => undefined);
-    this.reader = new PgQueryable(this.pool);
+    this.reader = new PgQueryable(this.pool, `${options.schema ?? 'public'}.`);
   }
 
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const value = await fn(new PgQueryable(client));
+      const value = await fn(new PgQueryable(client, `${this.schema ?? 'public'}.`));
       await client.query('COMMIT');
       return value;
     } catch (error) {
@@ -95,9 +109,10 @@ export class PostgresDatabase implements Database {
   async migrate(): Promise<void> {
     const client = await this.pool.connect();
     try {
-      if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
       // Several processes may start at once: one migrates, the others wait and find it done.
+      // The lock comes first: even CREATE SCHEMA IF NOT EXISTS races on the catalog.
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
       await client.query('BEGIN');
       await client.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
@@ -114,6 +129,7 @@ export class PostgresDatabase implements Database {
           new Date().toISOString(),
         ]);
       }
+      for (const seed of seedStatements()) await client.query(toPg(seed.sql), [...seed.params]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -124,7 +140,56 @@ export class PostgresDatabase implements Database {
     }
   }
 
+  /** Channel names are namespaced per schema so that test schemas on one server stay apart. */
+  private channelName(channel: string): string {
+    return `${this.schema ?? 'public'}.${channel}`;
+  }
+
+
+  private async connectListener(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('notification', (msg) => {
+      const local = msg.channel.slice((this.schema ?? 'public').length + 1);
+      for (const h of this.handlers.get(local) ?? []) h(msg.payload ?? '');
+    });
+    client.on('error', () => {
+      // Reconnect and re-LISTEN; waiters also re-check on their own timer.
+      this.listener = null;
+      this.listenerReady = null;
+      if (!this.closed && this.handlers.size > 0) {
+        setTimeout(() => void this.ensureListener().catch(() => undefined), 1000).unref();
+      }
+    });
+    await client.connect();
+    for (const channel of this.handlers.keys()) {
+      await client.query(`LISTEN "${this.channelName(channel)}"`);
+    }
+    this.listener = client;
+    return client;
+  }
+
+  private ensureListener(): Promise<pg.Client> {
+    if (!this.listenerReady) this.listenerReady = this.connectListener();
+    return this.listenerReady;
+  }
+
+  async listen(channel: string, handler: (payload: string) => void): Promise<() => void> {
+    if (!/^[a-z_.]{1,40}$/.test(channel)) throw new Error(`invalid channel ${channel}`);
+    const fresh = !this.handlers.has(channel);
+    const set = this.handlers.get(channel) ?? new Set();
+    set.add(handler);
+    this.handlers.set(channel, set);
+    const hadListener = this.listenerReady !== null;
+    const client = await this.ensureListener();
+    if (fresh && hadListener) await client.query(`LISTEN "${this.channelName(channel)}"`);
+    return () => {
+      set.delete(handler);
+    };
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.listener) await this.listener.end().catch(() => undefined);
     await this.pool.end();
   }
 }

@@ -1,7 +1,8 @@
+import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { migrations } from './migrations.js';
+import { migrations, seedStatements } from './migrations.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './types.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
@@ -53,7 +54,8 @@ interface Job {
   readonly reject: (error: unknown) => void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Notice = readonly [channel: string, payload: string];
+type Outcome = { ok: true; value: unknown; notices: Notice[] } | { ok: false; error: unknown };
 
 /**
  * SQLite engine with group commit (docs/decisions.md, "Group commit"). Every unit of work runs
@@ -69,6 +71,7 @@ export class SqliteDatabase implements Database {
   private scheduled = false;
   private running = false;
   private readonly batchJobsMax: number;
+  private readonly notices = new EventEmitter();
 
   constructor(options: SqliteOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -119,7 +122,10 @@ export class SqliteDatabase implements Database {
     }
     batch.forEach((job, i) => {
       const outcome = outcomes[i];
-      if (outcome?.ok) job.resolve(outcome.value);
+      if (outcome?.ok) {
+        for (const [channel, payload] of outcome.notices) this.notices.emit(channel, payload);
+        job.resolve(outcome.value);
+      }
       else job.reject(outcome ? outcome.error : new Error('unit of work was not run'));
     });
     this.running = false;
@@ -129,10 +135,20 @@ export class SqliteDatabase implements Database {
   private async runJob(job: Job): Promise<Outcome> {
     const exec = (sql: string) => this.writer.raw.exec(sql);
     exec('SAVEPOINT unit');
+    const notices: Notice[] = [];
+    const w = this.writer;
+    const tx: Tx = {
+      all: (sql, params) => w.all(sql, params),
+      get: (sql, params) => w.get(sql, params),
+      run: (sql, params) => w.run(sql, params),
+      notify: async (channel, payload) => {
+        notices.push([channel, payload]);
+      },
+    };
     try {
-      const value = await job.fn(this.writer);
+      const value = await job.fn(tx);
       exec('RELEASE unit');
-      return { ok: true, value };
+      return { ok: true, value, notices };
     } catch (error) {
       exec('ROLLBACK TO unit');
       exec('RELEASE unit');
@@ -154,8 +170,15 @@ export class SqliteDatabase implements Database {
           .prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)')
           .run(m.id, m.name, new Date().toISOString());
       }
+      for (const seed of seedStatements()) raw.prepare(seed.sql).run(...seed.params);
     });
     apply.immediate();
+  }
+
+  /** One SQLite file has one writer process in this design, so notices stay in-process. */
+  async listen(channel: string, handler: (payload: string) => void): Promise<() => void> {
+    this.notices.on(channel, handler);
+    return () => this.notices.off(channel, handler);
   }
 
   async close(): Promise<void> {

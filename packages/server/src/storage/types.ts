@@ -21,7 +21,10 @@ export interface Capabilities {
   readonly groupCommit: boolean;
 }
 
-export type Tx = Queryable;
+/** A unit of work's handle: queries plus notifications delivered only if and after it commits. */
+export interface Tx extends Queryable {
+  notify(channel: string, payload: string): Promise<void>;
+}
 
 export interface WriteOptions {
   /** Called after the commit that made this unit of work durable (outbox delivery). */
@@ -38,5 +41,10 @@ export interface Database {
    */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   migrate(): Promise<void>;
+  /**
+   * Receive notifications sent with `tx.notify` by any process on this database, after their
+   * transaction committed (PostgreSQL LISTEN/NOTIFY; in-process for SQLite). Returns unsubscribe.
+   */
+  listen(channel: string, handler: (payload: string) => void): Promise<() => void>;
   close(): Promise<void>;
 }

@@ -19,11 +19,13 @@ interface InvoiceRow {
   created_at: string;
   issued_on: string | null;
   due_on: string | null;
+  payee_email: string | null;
+  chase_step: number;
   ledger_id: string;
 }
 
 const COLUMNS =
-  'id, status, payee_name, description, total_cents, due_days, created_at, issued_on, due_on, ledger_id';
+  'id, status, payee_name, description, total_cents, due_days, created_at, issued_on, due_on, payee_email, chase_step, ledger_id';
 
 function toInvoice(row: InvoiceRow) {
   return {
@@ -36,6 +38,8 @@ function toInvoice(row: InvoiceRow) {
     createdAt: row.created_at,
     issuedOn: row.issued_on,
     dueOn: row.due_on,
+    payeeEmail: row.payee_email,
+    chaseStep: Number(row.chase_step),
     ledgerId: row.ledger_id,
   };
 }
@@ -72,11 +76,13 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     created_at: uow.now,
     issued_on: null,
     due_on: null,
+    payee_email: params.payeeEmail ?? null,
+    chase_step: 0,
     ledger_id: event.ledgerId,
   };
   await uow.tx.run(
-    `INSERT INTO invoices (org_id, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, id, 'draft', row.payee_name, row.description, row.total_cents, row.due_days, uow.now, null, null, event.ledgerId],
+    `INSERT INTO invoices (org_id, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [uow.orgId, id, 'draft', row.payee_name, row.description, row.total_cents, row.due_days, uow.now, null, null, row.payee_email, 0, event.ledgerId],
   );
   return toInvoice(row);
 }

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { ACTION_CLASSES } from '../signature.js';
+import { hash64, id, method, text } from './index-fields.js';
+
+export const request = method({
+  name: 'approval.request',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'File a request for a human decision on a held act. Must match an open hold (same action class, subject and payload hash); the human sees the server’s summary, never this one.',
+  params: z.strictObject({
+    actionClass: z.enum(ACTION_CLASSES),
+    payloadHash: hash64(),
+    subject: z.strictObject({
+      kind: z.literal('books.signature'),
+      subjectId: id(),
+      summary: text(limits.textCharsMax).optional(),
+    }),
+  }),
+  result: z.object({
+    approvalId: z.string(),
+    status: z.literal('pending'),
+    expiresAt: z.string(),
+    summary: z.string(),
+    ledgerId: z.string(),
+  }),
+});
+
+export const approvalMethods = [request] as const;

@@ -1,0 +1,101 @@
+import { newId } from '../ids.js';
+import type { Database, Tx } from '../storage/types.js';
+import type { EmailMessage, Mailer } from './email.js';
+
+/**
+ * The transactional outbox (architecture guide, property 1): an effect outside the database is
+ * written as a row in the same transaction as the act that caused it, and delivered only after
+ * that transaction commits. A crash between commit and delivery loses nothing: the sweep
+ * delivers it later. Several processes may sweep; a claim with a lease stops double sends.
+ */
+export const OUTBOX_CHANNEL = 'outbox';
+const LEASE_MS = 60_000;
+const SWEEP_MS = 5_000;
+const ATTEMPTS_MAX = 8;
+
+export async function enqueueEmail(tx: Tx, orgId: string, now: string, message: Omit<EmailMessage, 'messageId'>) {
+  const id = newId('msg');
+  await tx.run('INSERT INTO outbox (id, org_id, channel, body, created_at) VALUES (?, ?, ?, ?, ?)', [
+    id,
+    orgId,
+    'email',
+    JSON.stringify({ ...message, messageId: id }),
+    now,
+  ]);
+  await tx.notify(OUTBOX_CHANNEL, id);
+  return id;
+}
+
+export class OutboxDispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly mailer: Mailer,
+    private readonly from: string,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unsubscribe = await this.db.listen(OUTBOX_CHANNEL, () => this.kick());
+    this.timer = setInterval(() => this.kick(), SWEEP_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Deliver what is due; calls are serialised so one process never sends a row twice. */
+  kick(): Promise<void> {
+    if (this.stopped) return this.running;
+    this.running = this.running.then(() => this.sweep()).catch((err: unknown) => this.onError(err));
+    return this.running;
+  }
+
+  private async sweep(): Promise<void> {
+    const now = new Date().toISOString();
+    const due = await this.db.reader.all<{ id: string; body: string; attempts: number }>(
+      `SELECT id, body, attempts FROM outbox WHERE delivered_at IS NULL AND attempts < ?
+       AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY created_at LIMIT 50`,
+      [ATTEMPTS_MAX, now],
+    );
+    for (const row of due) {
+      const lease = new Date(Date.now() + LEASE_MS).toISOString();
+      const claimed = await this.db.write((tx) =>
+        tx.run(
+          `UPDATE outbox SET claimed_until = ?, attempts = attempts + 1
+           WHERE id = ? AND delivered_at IS NULL AND (claimed_until IS NULL OR claimed_until < ?)`,
+          [lease, row.id, now],
+        ),
+      );
+      if (claimed.changes !== 1) continue;
+      await this.deliver(row.id, JSON.parse(row.body) as EmailMessage);
+    }
+  }
+
+  private async deliver(id: string, message: EmailMessage): Promise<void> {
+    try {
+      const r = await this.mailer.send(message, this.from);
+      await this.db.write((tx) =>
+        tx.run('UPDATE outbox SET delivered_at = ?, last_error = ? WHERE id = ?', [
+          new Date().toISOString(),
+          r.delivered ? null : r.detail,
+          id,
+        ]),
+      );
+    } catch (err) {
+      // Leave it claimed until the lease ends, then retry (up to ATTEMPTS_MAX).
+      const detail = err instanceof Error ? err.message.slice(0, 300) : 'delivery failed';
+      await this.db.write((tx) => tx.run('UPDATE outbox SET last_error = ? WHERE id = ?', [detail, id]));
+      this.onError(err);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    await this.running;
+  }
+}

@@ -1,0 +1,98 @@
+import type { books } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { enqueueEmail } from '../../adapters/outbox.js';
+import { conflict, invariant, notFound } from '../../errors.js';
+import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
+import { formatCents } from '../../money.js';
+import type { Uow } from '../../write-path.js';
+
+/**
+ * Dunning (D6): step 1 is the first reminder and runs at once; step 2 and above escalate and are
+ * a signature act. Steps go in order; repeating the last step done is a no-op.
+ */
+interface ChaseRow {
+  id: string;
+  status: string;
+  payee_name: string;
+  payee_email: string | null;
+  total_cents: number;
+  due_on: string | null;
+  chase_step: number;
+  chase_ledger_id: string | null;
+}
+
+type Params = Omit<z.infer<typeof books.invoiceChaseStep.params>, 'approvalId' | 'signatureToken'>;
+
+const TONE = ['', 'Friendly reminder', 'Second notice', 'Final notice'];
+
+function reminder(row: ChaseRow, step: number) {
+  const amount = formatCents(Number(row.total_cents));
+  const tone = TONE[Math.min(step, 3)] ?? 'Final notice';
+  return {
+    to: row.payee_email,
+    subject: `${tone}: invoice ${row.id} for ${amount}`,
+    text: [
+      `Dear ${row.payee_name},`,
+      '',
+      `Our records show invoice ${row.id} for ${amount}, due on ${row.due_on ?? 'receipt'}, is not yet paid.`,
+      step >= 3
+        ? 'This is our final notice before the matter is escalated. Please pay now or contact us today.'
+        : step === 2
+          ? 'Please arrange payment within 7 days or let us know if there is a problem.'
+          : 'If you have already paid, thank you and please disregard this reminder.',
+      '',
+      'Kind regards,',
+      'Accounts receivable',
+    ].join('\n'),
+  };
+}
+
+export const chaseAct: SignatureAct<Params, ChaseRow> = {
+  method: 'books.invoiceChaseStep',
+  actionClass: 'books.invoice_chase_step',
+  async load(params, uow) {
+    const row = await uow.tx.get<ChaseRow>(
+      `SELECT id, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id
+       FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+      [uow.orgId, params.id],
+    );
+    if (!row) throw notFound('invoice', params.id);
+    return row;
+  },
+  subjectId: (row) => row.id,
+  needsProof: (params) => params.step >= 2,
+  summary: (params, row) =>
+    `Send dunning step ${params.step} (${TONE[Math.min(params.step, 3)] ?? 'Final notice'}) for invoice ${row.id} ` +
+    `to ${row.payee_name}${row.payee_email ? ` <${row.payee_email}>` : ''}: ` +
+    `${formatCents(Number(row.total_cents))} due ${row.due_on ?? 'on receipt'}`,
+  state(params, row) {
+    if (row.status !== 'sent') throw conflict(`invoice ${row.id} is ${row.status}; only a sent, unpaid invoice can be chased`);
+    const done = Number(row.chase_step);
+    if (params.step === done) return { id: row.id, step: done, ledgerId: row.chase_ledger_id ?? '', noop: true };
+    if (params.step !== done + 1) {
+      throw conflict(
+        `invoice ${row.id}: step ${params.step} needs step ${params.step - 1} first; last step done is ${done === 0 ? 'none' : done}`,
+      );
+    }
+    return null;
+  },
+  async execute(params, row, uow) {
+    const message = reminder(row, params.step);
+    // Redacted by design (seed §6.5): who, which channel, how many recipients — never the body.
+    const event = await uow.emit({
+      family: 'books',
+      kind: 'books.invoice.chase',
+      entityId: row.id,
+      payload: { step: params.step, channel: 'email', recipients: message.to ? 1 : 0, totalCents: Number(row.total_cents) },
+    });
+    const moved = await uow.tx.run(
+      'UPDATE invoices SET chase_step = ?, chase_ledger_id = ? WHERE org_id = ? AND id = ? AND chase_step = ?',
+      [params.step, event.ledgerId, uow.orgId, row.id, params.step - 1],
+    );
+    invariant(moved.changes === 1, 'a chase step is recorded once');
+    await enqueueEmail(uow.tx, uow.orgId, uow.now, message);
+    return { id: row.id, step: params.step, ledgerId: event.ledgerId };
+  },
+};
+
+export const invoiceChaseStep = signatureHandler<z.infer<typeof books.invoiceChaseStep.params>, ChaseRow>(chaseAct);

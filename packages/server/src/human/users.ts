@@ -1,0 +1,63 @@
+import { USER_ROLES, type UserRole } from '@finance-desk/protocol';
+import { DomainError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Database, Queryable } from '../storage/types.js';
+import { inUnitOfWork } from '../write-path.js';
+import { generatePassword, hashPassword } from './passwords.js';
+
+/** People on the human lane: owner, approver, bookkeeper (issue 3). Passwords are scrypt hashes. */
+export interface UserRow {
+  id: string;
+  org_id: string;
+  email: string;
+  role: UserRole;
+  password_hash: string;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+
+export async function userByEmail(q: Queryable, orgId: string, email: string): Promise<UserRow | undefined> {
+  return q.get<UserRow>('SELECT id, org_id, email, role, password_hash FROM users WHERE org_id = ? AND email = ?', [
+    orgId,
+    email.trim().toLowerCase(),
+  ]);
+}
+
+export async function userById(q: Queryable, orgId: string, id: string): Promise<UserRow> {
+  const row = await q.get<UserRow>('SELECT id, org_id, email, role, password_hash FROM users WHERE org_id = ? AND id = ?', [
+    orgId,
+    id,
+  ]);
+  if (!row) throw notFound('user', id);
+  return row;
+}
+
+/** Add a user (CLI `user add`); event `org` / `user.added` (never the password). */
+export async function addUser(
+  db: Database,
+  input: { orgId: string; email: string; role: string; password?: string },
+): Promise<{ userId: string; email: string; role: UserRole; password: string }> {
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email)) throw new DomainError('BAD_REQUEST', 'email: must be an email address');
+  if (!(USER_ROLES as readonly string[]).includes(input.role)) {
+    throw new DomainError('BAD_REQUEST', `role: must be one of ${USER_ROLES.join(', ')}`);
+  }
+  const password = input.password ?? generatePassword();
+  if (password.length < 12) throw new DomainError('WEAK_SECRET', 'password: must be at least 12 characters');
+  const hash = await hashPassword(password);
+  const userId = newId('usr');
+  await inUnitOfWork(db, input.orgId, '', async (uow) => {
+    if (await userByEmail(uow.tx, uow.orgId, email)) throw new DomainError('CONFLICT', `user ${email} already exists`);
+    await uow.tx.run('INSERT INTO users (id, org_id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      userId,
+      uow.orgId,
+      email,
+      input.role,
+      hash,
+      uow.now,
+    ]);
+    await uow.emit({ family: 'org', kind: 'user.added', entityId: userId, payload: { userId, email, role: input.role } });
+    return {};
+  });
+  return { userId, email, role: input.role as UserRole, password };
+}
