@@ -27,6 +27,14 @@ function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A lone surrogate has no UTF-8 form, so other languages could not reproduce the bytes. */
+function checkedString(value: string, path: string): string {
+  if (LONE_SURROGATE.test(value)) throw new CanonicalJsonError(path, 'strings must be valid Unicode (lone surrogate)');
+  return value;
+}
+
 function write(value: unknown, path: string, out: string[]): void {
   if (value === null) {
     out.push('null');
@@ -34,7 +42,7 @@ function write(value: unknown, path: string, out: string[]): void {
   }
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value));
+      out.push(JSON.stringify(checkedString(value, path)));
       return;
     case 'boolean':
       out.push(value ? 'true' : 'false');
@@ -52,10 +60,11 @@ function write(value: unknown, path: string, out: string[]): void {
   }
   if (Array.isArray(value)) {
     out.push('[');
-    value.forEach((item, i) => {
+    for (let i = 0; i < value.length; i += 1) {
+      if (!(i in value)) throw new CanonicalJsonError(`${path}[${i}]`, 'sparse arrays are not allowed');
       if (i > 0) out.push(',');
-      write(item, `${path}[${i}]`, out);
-    });
+      write(value[i], `${path}[${i}]`, out);
+    }
     out.push(']');
     return;
   }
@@ -70,7 +79,7 @@ function write(value: unknown, path: string, out: string[]): void {
   out.push('{');
   keys.forEach((key, i) => {
     if (i > 0) out.push(',');
-    out.push(JSON.stringify(key), ':');
+    out.push(JSON.stringify(checkedString(key, path)), ':');
     write(record[key], path ? `${path}.${key}` : key, out);
   });
   out.push('}');

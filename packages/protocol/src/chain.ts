@@ -18,15 +18,16 @@ export type UnhashedEvent = Omit<EventRow, 'row_hash' | 'prev_hash'>;
 
 /** The exact text that is hashed for a row (seed §6.3): canonical JSON of eight fields. */
 export function rowHashInput(prev: string, row: UnhashedEvent): string {
+  // Seed §6.3 defaults: an absent actor or entity is "", an absent payload is null.
   return canonicalJson({
     prev,
     seq: row.seq,
     family: row.family,
     kind: row.kind,
-    entity_id: row.entity_id,
-    actor: row.actor,
+    entity_id: row.entity_id ?? '',
+    actor: row.actor ?? '',
     at: row.at,
-    payload: row.payload,
+    payload: row.payload ?? null,
   });
 }
 
@@ -74,6 +75,12 @@ export class ChainVerifier {
     this.count += 1;
     if (row.prev_hash !== this.prev) {
       this.broken = this.breakAt(row.seq, 'prev_hash', this.prev, row.prev_hash);
+      return false;
+    }
+    // D9: seq is gapless. A row that does not follow its predecessor's seq does not link to it,
+    // even when its prev_hash does (a rewritten ledger with renumbered rows).
+    if (row.seq !== this.seq + 1) {
+      this.broken = this.breakAt(row.seq, 'prev_hash', `seq ${this.seq + 1}`, `seq ${row.seq}`);
       return false;
     }
     const recomputed = rowHash(row.prev_hash, row);

@@ -23,12 +23,15 @@ function article(word: string): string {
 const DEFAULT_MESSAGE = /^(Invalid|Too (small|big)|Unrecognized)/;
 
 function describe(issue: Issue): string {
-  const received = (issue as { input?: unknown }).input;
-  if (issue.code === 'invalid_type' && received === undefined) return 'is required';
+  if (issue.code === 'invalid_type') {
+    const withInput = issue as { input?: unknown };
+    const missing = 'input' in withInput ? withInput.input === undefined : /received undefined$/.test(issue.message);
+    if (missing) return 'is required';
+  }
   if (!DEFAULT_MESSAGE.test(issue.message)) return issue.message;
   switch (issue.code) {
     case 'invalid_type':
-      return `must be ${article(issue.expected)}`;
+      return `must be ${article(issue.expected === 'int' ? 'integer' : issue.expected)}`;
     case 'too_small': {
       const min = Number(issue.minimum);
       if (issue.origin === 'string') {
