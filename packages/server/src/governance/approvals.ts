@@ -197,7 +197,12 @@ async function waitView(q: Queryable, orgId: string, row: ApprovalRow, now: stri
 }
 
 /** Safety net if a notification is lost (e.g. a reconnect): re-read this often while waiting. */
-const RECHECK_MS = 2000;
+let RECHECK_MS = 2000;
+
+/** Tests lengthen the safety net to prove that notifications, not re-reads, wake waiters. */
+export function setApprovalRecheckMs(ms: number): void {
+  RECHECK_MS = ms;
+}
 
 /**
  * Long-poll (D7): answer at once unless pending; else wait for a decision notified by any process
