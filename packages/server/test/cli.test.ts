@@ -1,0 +1,106 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../src/server.js';
+import { openDatabase } from '../src/storage/open.js';
+import type { Database } from '../src/storage/types.js';
+import { engines, freshDatabaseUrl, testConfig } from './harness.js';
+
+const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
+
+describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
+  let url: string;
+  let drop: () => Promise<void>;
+
+  function cli(...args: string[]) {
+    const r = spawnSync(process.execPath, [BIN, ...args], {
+      env: { ...process.env, DATABASE_URL: url, SQLITE_SYNCHRONOUS: 'NORMAL' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  }
+
+  beforeAll(async () => {
+    ({ url, drop } = await freshDatabaseUrl(engine));
+  });
+  afterAll(async () => drop());
+
+  it('org create --json prints one JSON object with keys per tier and the owner', () => {
+    const r = cli('org', 'create', '--name', 'Harbour Cafe', '--json');
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const o = JSON.parse(lines[0] ?? '');
+    expect(Object.keys(o).sort()).toEqual(['keys', 'orgId', 'owner', 'slug']);
+    expect(o.slug).toBe('harbour-cafe');
+    for (const tier of ['observer', 'reader', 'agent']) expect(o.keys[tier]).toMatch(/^fdk_[0-9a-z]{26}_[\w-]{43}$/);
+    expect(o.owner).toMatchObject({ userId: expect.stringMatching(/^usr_/), email: 'owner@harbour-cafe.example' });
+    expect(o.owner.password.length).toBeGreaterThanOrEqual(24);
+  });
+
+  it('bad input exits non-zero with a one-line reason', () => {
+    const dup = cli('org', 'create', '--name', 'Harbour Cafe', '--json');
+    expect(dup.code).not.toBe(0);
+    expect(dup.err.trim()).toBe('finance-desk: slug harbour-cafe is already taken');
+    const noName = cli('org', 'create', '--json');
+    expect(noName.code).not.toBe(0);
+    expect(noName.err).toMatch(/--name/);
+    const badTier = cli('key', 'issue', '--org', 'harbour-cafe', '--tier', 'admin', '--json');
+    expect(badTier.code).not.toBe(0);
+    expect(badTier.err.trim()).toBe('finance-desk: tier: must be one of observer, reader, agent');
+    const noOrg = cli('verify', '--org', 'nobody');
+    expect(noOrg.code).not.toBe(0);
+    expect(noOrg.err.trim()).toBe('finance-desk: organisation nobody not found');
+  });
+
+  describe('keys over a running server', () => {
+    let db: Database;
+    let server: RunningServer;
+    beforeAll(async () => {
+      db = openDatabase(url);
+      server = await startServer(testConfig(), { db, logger: false });
+    });
+    afterAll(async () => {
+      await server.close();
+      await db.close();
+    });
+
+    it('key issue gives a working key; key revoke makes it UNAUTHORIZED', async () => {
+      const issued = cli('key', 'issue', '--org', 'harbour-cafe', '--tier', 'agent', '--agent', 'ops-bot', '--json');
+      expect(issued.code).toBe(0);
+      const k = JSON.parse(issued.out);
+      expect(k).toMatchObject({ keyId: expect.stringMatching(/^key_/), tier: 'agent', key: expect.any(String) });
+      const call = () =>
+        fetch(`${server.url}/api/v1/board.createTask`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+          body: '{"title":"from the CLI key"}',
+        });
+      const ok = await call();
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { result: { id: string } }).result.id).toMatch(/^task_/);
+      const revoked = cli('key', 'revoke', '--org', 'harbour-cafe', '--key-id', k.keyId);
+      expect(revoked.code).toBe(0);
+      expect((await call()).status).toBe(401);
+    });
+  });
+
+  it('verify exits 0 on an intact chain and 1 on a break, naming seq and reason', async () => {
+    const ok = cli('verify', '--org', 'harbour-cafe');
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/^chain ok: \d+ events/);
+    const db = openDatabase(url);
+    await db.write(async (tx) =>
+      tx.run(
+        "UPDATE events SET actor = 'mallory' WHERE seq = 2 AND org_id = (SELECT id FROM organisations WHERE slug = 'harbour-cafe')",
+      ),
+    );
+    await db.close();
+    const broken = cli('verify', '--org', 'harbour-cafe', '--json');
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.out)).toMatchObject({ ok: false, seq: 2, reason: 'row_hash' });
+    const human = cli('verify', '--org', 'harbour-cafe');
+    expect(human.out.trim()).toBe('chain broken at seq 2: row_hash mismatch');
+  });
+});

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../src/storage/migrations.js';
+import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
+
+describe.each(engines)('storage (%s)', (engine) => {
+  it('migrations apply once and are idempotent, also when run concurrently', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await Promise.all([db.migrate(), db.migrate()]);
+      await db.migrate();
+      const rows = await db.reader.all<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id');
+      expect(rows.map((r) => Number(r.id))).toEqual(migrations.map((m) => m.id));
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
+  it('a failed unit of work leaves nothing behind while its neighbours commit', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      const insert = (id: string) =>
+        db.write(async (tx) => {
+          await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", [id, id]);
+          if (id === 'org_bad') throw new Error('boom');
+          return id;
+        });
+      const results = await Promise.allSettled([insert('org_a'), insert('org_bad'), insert('org_b')]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const ids = await db.reader.all<{ id: string }>('SELECT id FROM organisations ORDER BY id');
+      expect(ids.map((r) => r.id)).toEqual(['org_a', 'org_b']);
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
+  it('money columns round-trip as exact integers', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      const big = 9_007_199_254_740_991; // Number.MAX_SAFE_INTEGER
+      await db.write(async (tx) =>
+        tx.run(
+          `INSERT INTO invoices (org_id, id, status, payee_name, description, total_cents, due_days, created_at, ledger_id)
+           VALUES ('o', 'i', 'draft', 'p', 'd', ?, 0, 'now', 'x')`,
+          [big],
+        ),
+      );
+      const row = await db.reader.get<{ total_cents: number }>("SELECT total_cents FROM invoices WHERE id = 'i'");
+      expect(row?.total_cents).toBe(big);
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+});
+
+describe.each(engines)('INTERNAL errors (%s)', (engine) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+  });
+  afterAll(async () => t.close());
+
+  it('a storage failure is INTERNAL with a request id and no SQL or stack, and appends nothing', async () => {
+    const org = await t.org();
+    await t.db.write(async (tx) => tx.run('DROP TABLE invoices'));
+    const r = await t.post(org.keys.agent, 'books.invoiceDraft', {
+      payeeName: 'x', description: 'y', totalCents: 1, dueDays: 0,
+    });
+    expect(r.status).toBe(500);
+    expect(r.body.ok).toBe(false);
+    expect(r.body.error.code).toBe('INTERNAL');
+    const requestId = r.headers.get('x-request-id');
+    expect(r.body.error.message).toBe(`internal error; quote request id ${requestId} to the operator`);
+    expect(JSON.stringify(r.body)).not.toMatch(/invoices|INSERT|at \w+ \(/);
+    expect((await t.get(org.keys.observer, 'snapshot')).body.head.seq).toBe(1);
+  });
+});
