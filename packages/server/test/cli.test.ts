@@ -86,6 +86,74 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
     });
   });
 
+  describe('human decisions from the CLI', () => {
+    let db: Database;
+    let server: RunningServer;
+    let agentKey: string;
+    beforeAll(async () => {
+      db = openDatabase(url);
+      server = await startServer(testConfig(), { db, logger: false });
+      const created = JSON.parse(cli('org', 'create', '--name', 'Decide Co', '--owner-email', 'Boss@Decide.example', '--json').out);
+      agentKey = created.keys.agent;
+    });
+    afterAll(async () => {
+      await server.close();
+      await db.close();
+    });
+
+    const post = async (method: string, body: unknown) => {
+      const res = await fetch(`${server.url}/api/v1/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return (await res.json()) as any;
+    };
+
+    it('user add, policy set and approval decide drive the approval loop', async () => {
+      const added = cli('user', 'add', '--org', 'decide-co', '--email', 'ann@decide.example', '--role', 'approver', '--json');
+      expect(added.code).toBe(0);
+      const ann = JSON.parse(added.out);
+      expect(ann).toMatchObject({ userId: expect.stringMatching(/^usr_/), email: 'ann@decide.example', role: 'approver' });
+      const weak = cli('user', 'add', '--org', 'decide-co', '--email', 'x@decide.example', '--role', 'approver', '--password', 'short');
+      expect(weak.code).not.toBe(0);
+      expect(weak.err.trim()).toBe('finance-desk: password: must be at least 12 characters');
+
+      const inv = await post('books.invoiceDraft', { payeeName: 'Ann Customer', description: 'd', totalCents: 5_000, dueDays: 0 });
+      await post('books.invoiceSend', { id: inv.result.id });
+      await post('books.invoiceChaseStep', { id: inv.result.id, step: 1 });
+      const hold = (await post('books.invoiceChaseStep', { id: inv.result.id, step: 2 })).result.approval;
+      const req = await post('approval.request', {
+        actionClass: hold.actionClass,
+        payloadHash: hold.payloadHash,
+        subject: { kind: 'books.signature', subjectId: hold.subject.subjectId },
+      });
+      const approvalId = req.result.approvalId;
+
+      // The approver has no rights until the owner grants them by role.
+      const refused = cli('approval', 'decide', '--org', 'decide-co', '--approval', approvalId, '--approve', '--by', 'ann@decide.example', '--json');
+      expect(refused.code).not.toBe(0);
+      expect(refused.err).toMatch(/has no decision rights for books.invoice_chase_step/);
+      const notOwner = cli('policy', 'set', '--org', 'decide-co', '--by', 'ann@decide.example', '--rights', 'books.invoice_chase_step=role:approver');
+      expect(notOwner.code).not.toBe(0);
+      const granted = cli('policy', 'set', '--org', 'decide-co', '--by', 'boss@decide.example', '--rights', 'books.invoice_chase_step=role:approver', '--json');
+      expect(granted.code).toBe(0);
+      expect(JSON.parse(granted.out).decisionRights['books.invoice_chase_step']).toEqual(['role:approver']);
+      const badPolicy = cli('policy', 'set', '--org', 'decide-co', '--by', 'boss@decide.example', '--approval-expiry-ms', '5');
+      expect(badPolicy.err.trim()).toBe('finance-desk: approvalExpiryMs: must be at least 60000 (one minute)');
+
+      const both = cli('approval', 'decide', '--org', 'decide-co', '--approval', approvalId, '--approve', '--deny', '--by', 'ann@decide.example');
+      expect(both.code).not.toBe(0);
+      const ok = cli('approval', 'decide', '--org', 'decide-co', '--approval', approvalId, '--approve', '--by', 'ann@decide.example', '--json');
+      expect(ok.code).toBe(0);
+      const decided = JSON.parse(ok.out);
+      expect(decided).toMatchObject({ approvalId, status: 'approved', signatureToken: expect.stringMatching(/^fdt_/) });
+      const done = await post('books.invoiceChaseStep', { id: inv.result.id, step: 2, signatureToken: decided.signatureToken });
+      expect(done).toMatchObject({ ok: true, result: { step: 2 } });
+      expect(cli('verify', '--org', 'decide-co').code).toBe(0);
+    });
+  });
+
   it('verify exits 0 on an intact chain and 1 on a break, naming seq and reason', async () => {
     const ok = cli('verify', '--org', 'harbour-cafe');
     expect(ok.code).toBe(0);
