@@ -1,19 +1,11 @@
-import { readSpecs, type ReadSpec } from '@finance-desk/protocol';
-import type { z } from 'zod';
+import { readSpecs } from '@finance-desk/protocol';
+import { bindRead, type ReadBinding } from './binding.js';
 import * as boardDomain from './domain/board/board.js';
 import { notFound } from './errors.js';
 import { listDecisions, waitForApproval } from './governance/approvals.js';
 import { loadPolicy } from './governance/policy.js';
 import { eventJson, eventsAfter, headOf } from './ledger/read.js';
-import type { ReadBinding, ReadContext } from './registry.js';
 import { RawJson } from './raw-json.js';
-
-function bindRead<S extends ReadSpec>(
-  spec: S,
-  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<unknown>,
-): ReadBinding {
-  return { spec, run: run as ReadBinding['run'] };
-}
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {

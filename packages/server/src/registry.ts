@@ -1,34 +1,25 @@
-import { approval, board, books, methods, readSpecs, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
-import type { z } from 'zod';
+import { approval, board, books, methods, readSpecs } from '@finance-desk/protocol';
 import * as boardDomain from './domain/board/board.js';
 import * as bills from './domain/payables/bills.js';
 import { invoiceChaseStep } from './domain/receivables/chase.js';
 import * as invoices from './domain/receivables/invoices.js';
 import { requestApproval, type HoldFinder } from './governance/approvals.js';
 import { openHold } from './governance/signature.js';
-import type { Principal } from './principal.js';
-import type { Database } from './storage/types.js';
-import type { Uow, WriteResult } from './write-path.js';
+import { bind, type MethodBinding, type ReadBinding } from './binding.js';
 import { readHandlers } from './reads.js';
+import { receivablesBindings } from './domain/receivables/bindings.js';
+import { payablesBindings } from './domain/payables/bindings.js';
+import { reconciliationBindings } from './domain/reconciliation/bindings.js';
+import { booksReadBindings } from './domain/reports/bindings.js';
 
-/** Binds each declared method (protocol/methods) to its domain handler, once. */
-export type WriteHandler<S extends MethodSpec> = (params: z.infer<S['params']>, uow: Uow) => Promise<WriteResult>;
-
-export interface MethodBinding {
-  readonly spec: MethodSpec;
-  readonly write: (params: unknown, uow: Uow) => Promise<WriteResult>;
-}
-
-function bind<S extends MethodSpec>(spec: S, handler: WriteHandler<S>): MethodBinding {
-  return { spec, write: handler as (params: unknown, uow: Uow) => Promise<WriteResult> };
-}
+export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
 /** An open hold, or for PB-B1 a held bill (D7). */
 const findHold: HoldFinder = async (uow, actionClass, subjectId, payloadHash) =>
   (await openHold(uow, actionClass, subjectId, payloadHash)) ??
   (actionClass === 'books.bill_approve' ? bills.pbB1Hold(uow, subjectId, payloadHash) : null);
 
-const bindings: readonly MethodBinding[] = [
+const coreBindings: readonly MethodBinding[] = [
   bind(books.invoiceDraft, invoices.invoiceDraft),
   bind(books.invoiceSend, invoices.invoiceSend),
   bind(books.invoiceChaseStep, invoiceChaseStep),
@@ -41,25 +32,24 @@ const bindings: readonly MethodBinding[] = [
   bind(board.claim, boardDomain.claim),
 ];
 
+/** Each area lists its own bindings (domain/<area>/bindings.ts); one name, one binding. */
+const bindings: readonly MethodBinding[] = [
+  ...coreBindings,
+  ...receivablesBindings,
+  ...payablesBindings,
+  ...reconciliationBindings,
+  ...booksReadBindings,
+];
+
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));
+if (methodRegistry.size !== bindings.length) throw new Error('a method is bound twice');
 
 /** Declared but without a handler here: NOT_FOUND "not deployed" (seed §7). */
 export const declaredMethods: ReadonlySet<string> = new Set(methods.map((m) => m.name));
 
 export { RawJson } from './raw-json.js';
 
-export interface ReadContext {
-  readonly db: Database;
-  readonly principal: Principal;
-}
-
-export interface ReadBinding {
-  readonly spec: ReadSpec;
-  readonly run: (query: unknown, ctx: ReadContext) => Promise<unknown>;
-}
-
 export const readRegistry: ReadonlyMap<string, ReadBinding> = new Map(
   readHandlers.map((b) => [b.spec.name, b]),
 );
 
-export { readSpecs };

@@ -1,18 +1,34 @@
 import { boardMethods } from './board.js';
 import { approvalMethods } from './approval.js';
 import { booksMethods } from './books.js';
+import { booksReadMethods } from './books-reads.js';
+import { payablesMethods } from './payables.js';
+import { receivablesMethods } from './receivables.js';
+import { reconciliationMethods } from './reconciliation.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
 export * as board from './board.js';
 export * as approval from './approval.js';
+export * as receivables from './receivables.js';
+export * as payables from './payables.js';
+export * as reconciliation from './reconciliation.js';
+export * as booksReads from './books-reads.js';
 export * as readSpecs from './reads.js';
 export { reads } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
 export { PRIORITIES } from './board.js';
 
 /** Every POST method of the contract, declared once (architecture guide). */
-export const methods: readonly MethodSpec[] = [...booksMethods, ...boardMethods, ...approvalMethods];
+export const methods: readonly MethodSpec[] = [
+  ...booksMethods,
+  ...receivablesMethods,
+  ...payablesMethods,
+  ...reconciliationMethods,
+  ...booksReadMethods,
+  ...boardMethods,
+  ...approvalMethods,
+];
 
 /** `family.method`, both parts identifiers (D1: anything else is a malformed name). */
 export const METHOD_NAME = /^[a-z][a-zA-Z0-9]{0,39}\.[a-z][a-zA-Z0-9]{0,59}$/;

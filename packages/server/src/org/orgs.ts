@@ -1,6 +1,7 @@
 import { canonicalJson, isTier, type Tier } from '@finance-desk/protocol';
 import { nowIso } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
+import { seedChart } from '../domain/gl/chart.js';
 import { defaultPolicy } from '../governance/policy.js';
 import { generatePassword, hashPassword } from '../human/passwords.js';
 import { newId } from '../ids.js';
@@ -71,6 +72,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
       canonicalJson(policy),
       now,
     ]);
+    await seedChart(uow.tx, orgId, now);
     issued = [];
     for (const tier of ['observer', 'reader', 'agent'] as const) {
       issued.push(await issueKey(uow.tx, orgId, tier, null, now));

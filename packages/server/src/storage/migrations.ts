@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { chartBackfillStatements } from '../domain/gl/chart.js';
+import { migration as payables } from '../domain/payables/migration.js';
+import { migration as receivables } from '../domain/receivables/migration.js';
+import { migration as reconciliation } from '../domain/reconciliation/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -225,4 +229,51 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    id: 3,
+    name: 'general ledger',
+    statements: [
+      `CREATE TABLE accounts (
+        org_id TEXT NOT NULL,
+        code TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        system_key TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (org_id, code)
+      )`,
+      `CREATE TABLE journals (
+        org_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        date TEXT NOT NULL,
+        memo TEXT NOT NULL,
+        source_kind TEXT NOT NULL,
+        source_id TEXT NOT NULL,
+        ledger_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (org_id, id)
+      )`,
+      `CREATE INDEX journals_date ON journals (org_id, date, id)`,
+      `CREATE INDEX journals_source ON journals (org_id, source_id)`,
+      // One row per posting. tax_base_cents / gst_cents tag the line that carries a supply
+      // (GST-inclusive amount and its GST) for the BAS; other lines carry zero.
+      `CREATE TABLE journal_lines (
+        org_id TEXT NOT NULL,
+        journal_id TEXT NOT NULL,
+        line_no BIGINT NOT NULL,
+        account_code TEXT NOT NULL,
+        debit_cents BIGINT NOT NULL,
+        credit_cents BIGINT NOT NULL,
+        tax_code TEXT,
+        tax_base_cents BIGINT NOT NULL,
+        gst_cents BIGINT NOT NULL,
+        description TEXT NOT NULL,
+        PRIMARY KEY (org_id, journal_id, line_no)
+      )`,
+      `CREATE INDEX journal_lines_account ON journal_lines (org_id, account_code)`,
+      ...chartBackfillStatements(),
+    ],
+  },
+  // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
+  ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
 ];

@@ -1,0 +1,69 @@
+import type { Tx } from '../../storage/types.js';
+
+/**
+ * The chart of accounts every organisation starts with: an Australian small business's usual
+ * accounts. `key` names the accounts that domain code posts to by role; people and agents refer to
+ * accounts by `code`. Types decide the normal side: assets and expenses are debit-normal;
+ * liabilities, equity and revenue credit-normal (accumulated depreciation is a contra-asset).
+ */
+export type AccountType = 'asset' | 'liability' | 'equity' | 'revenue' | 'expense';
+
+export interface AccountDef {
+  readonly code: string;
+  readonly name: string;
+  readonly type: AccountType;
+  readonly key: string | null;
+}
+
+export const CHART: readonly AccountDef[] = [
+  { code: '1000', name: 'Business bank account', type: 'asset', key: 'bank' },
+  { code: '1100', name: 'Accounts receivable', type: 'asset', key: 'receivables' },
+  { code: '1200', name: 'GST paid (input tax credits)', type: 'asset', key: 'gst_paid' },
+  { code: '1300', name: 'Bank clearing (unreconciled)', type: 'asset', key: 'clearing' },
+  { code: '1500', name: 'Plant and equipment', type: 'asset', key: 'fixed_assets' },
+  { code: '1510', name: 'Accumulated depreciation', type: 'asset', key: 'accumulated_depreciation' },
+  { code: '2000', name: 'Accounts payable', type: 'liability', key: 'payables' },
+  { code: '2100', name: 'GST collected', type: 'liability', key: 'gst_collected' },
+  { code: '2200', name: 'PAYG withholding payable', type: 'liability', key: 'payg_withholding' },
+  { code: '2300', name: 'Superannuation payable', type: 'liability', key: 'super_payable' },
+  { code: '2400', name: 'Wages payable', type: 'liability', key: 'wages_payable' },
+  { code: '2500', name: 'Expense claims payable', type: 'liability', key: 'claims_payable' },
+  { code: '3000', name: "Owner's equity", type: 'equity', key: 'equity' },
+  { code: '3100', name: 'Retained earnings', type: 'equity', key: 'retained_earnings' },
+  { code: '4000', name: 'Sales', type: 'revenue', key: 'sales' },
+  { code: '4100', name: 'Interest income', type: 'revenue', key: 'interest_income' },
+  { code: '4200', name: 'Other income', type: 'revenue', key: 'other_income' },
+  { code: '5000', name: 'Cost of goods sold', type: 'expense', key: 'cost_of_sales' },
+  { code: '6000', name: 'General expenses', type: 'expense', key: 'general_expenses' },
+  { code: '6100', name: 'Wages and salaries', type: 'expense', key: 'wages' },
+  { code: '6200', name: 'Superannuation', type: 'expense', key: 'super_expense' },
+  { code: '6300', name: 'Bank fees', type: 'expense', key: 'bank_fees' },
+  { code: '6400', name: 'Depreciation', type: 'expense', key: 'depreciation' },
+  { code: '6500', name: 'Rent', type: 'expense', key: null },
+  { code: '6600', name: 'Office supplies', type: 'expense', key: null },
+  { code: '6700', name: 'Travel', type: 'expense', key: null },
+  { code: '6800', name: 'Telephone and internet', type: 'expense', key: null },
+  { code: '6900', name: 'Insurance', type: 'expense', key: null },
+  { code: '7000', name: 'Bad debts', type: 'expense', key: 'bad_debts' },
+];
+
+export const DEBIT_NORMAL: ReadonlySet<AccountType> = new Set(['asset', 'expense']);
+
+export async function seedChart(tx: Tx, orgId: string, now: string): Promise<void> {
+  for (const a of CHART) {
+    await tx.run(
+      'INSERT INTO accounts (org_id, code, name, type, system_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [orgId, a.code, a.name, a.type, a.key, now],
+    );
+  }
+}
+
+/** Migration statements that give organisations created before the ledger their chart. */
+export function chartBackfillStatements(): readonly string[] {
+  const q = (s: string | null) => (s === null ? 'NULL' : `'${s.replace(/'/g, "''")}'`);
+  return CHART.map(
+    (a) =>
+      `INSERT INTO accounts (org_id, code, name, type, system_key, created_at)
+       SELECT id, ${q(a.code)}, ${q(a.name)}, ${q(a.type)}, ${q(a.key)}, created_at FROM organisations`,
+  );
+}

@@ -1,0 +1,113 @@
+import type { TaxCode } from '@finance-desk/protocol';
+import { invariant } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Queryable } from '../../storage/types.js';
+import type { Uow } from '../../write-path.js';
+import { CHART } from './chart.js';
+
+/**
+ * Posting to the general ledger. Every act that moves money calls `postJournal` inside its unit
+ * of work, after its event (so the journal records the event's ledgerId and the event payload
+ * names the journal). Debits equal credits or the whole transaction fails: an unbalanced posting
+ * is a broken invariant (architecture guide), never silently fixed.
+ */
+export interface PostingLine {
+  /** An account code (`6000`) or a chart role (`{ key: 'receivables' }`). */
+  readonly account: string | { readonly key: string };
+  readonly debitCents?: number;
+  readonly creditCents?: number;
+  readonly taxCode?: TaxCode | null;
+  /** GST-inclusive amount of the supply this line carries (BAS G-labels), signed. */
+  readonly taxBaseCents?: number;
+  readonly gstCents?: number;
+  readonly description?: string;
+}
+
+export interface JournalInput {
+  readonly id?: string;
+  readonly date: string;
+  readonly memo: string;
+  readonly source: { readonly kind: string; readonly id: string };
+  readonly ledgerId: string;
+  readonly lines: readonly PostingLine[];
+}
+
+const BY_KEY = new Map(CHART.filter((a) => a.key).map((a) => [a.key, a.code]));
+
+export function accountOf(account: PostingLine['account']): string {
+  if (typeof account === 'string') return account;
+  const code = BY_KEY.get(account.key);
+  invariant(code, `chart has an account for role ${account.key}`);
+  return code;
+}
+
+/** Reserve a journal id before the event, so the event payload can name it. */
+export function newJournalId(): string {
+  return newId('jnl');
+}
+
+export function isBalanced(lines: readonly PostingLine[]): boolean {
+  let dr = 0;
+  let cr = 0;
+  for (const l of lines) {
+    dr += l.debitCents ?? 0;
+    cr += l.creditCents ?? 0;
+  }
+  return dr === cr && dr > 0;
+}
+
+export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: string; totalCents: number }> {
+  const id = input.id ?? newJournalId();
+  const lines = input.lines.filter((l) => (l.debitCents ?? 0) !== 0 || (l.creditCents ?? 0) !== 0);
+  let total = 0;
+  for (const l of lines) {
+    const dr = l.debitCents ?? 0;
+    const cr = l.creditCents ?? 0;
+    invariant(Number.isSafeInteger(dr) && Number.isSafeInteger(cr), 'amounts are safe integers');
+    invariant(dr >= 0 && cr >= 0 && (dr === 0) !== (cr === 0), 'a line is a debit or a credit, positive');
+    total += dr;
+  }
+  invariant(isBalanced(lines), `journal ${id} balances (debits equal credits)`);
+  await uow.tx.run(
+    `INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [uow.orgId, id, input.date, input.memo, input.source.kind, input.source.id, input.ledgerId, uow.now],
+  );
+  let lineNo = 0;
+  for (const l of lines) {
+    lineNo += 1;
+    await uow.tx.run(
+      `INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents,
+         tax_code, tax_base_cents, gst_cents, description)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        uow.orgId,
+        id,
+        lineNo,
+        accountOf(l.account),
+        l.debitCents ?? 0,
+        l.creditCents ?? 0,
+        l.taxCode ?? null,
+        l.taxBaseCents ?? 0,
+        l.gstCents ?? 0,
+        l.description ?? input.memo,
+      ],
+    );
+  }
+  return { id, totalCents: total };
+}
+
+/** Balance of one account (debit-positive) over all journals dated on or before `asOf`. */
+export async function accountBalanceCents(q: Queryable, orgId: string, code: string, asOf = '9999-12-31'): Promise<number> {
+  const row = await q.get<{ dr: number | null; cr: number | null }>(
+    `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr FROM journal_lines l
+     JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
+     WHERE l.org_id = ? AND l.account_code = ? AND j.date <= ?`,
+    [orgId, code, asOf],
+  );
+  return Number(row?.dr ?? 0) - Number(row?.cr ?? 0);
+}
+
+export async function accountExists(q: Queryable, orgId: string, code: string): Promise<boolean> {
+  return (await q.get('SELECT code FROM accounts WHERE org_id = ? AND code = ?', [orgId, code])) !== undefined;
+}

@@ -1,0 +1,4 @@
+import type { MethodBinding } from '../../binding.js';
+
+/** Methods of this area, bound once (see registry.ts). */
+export const booksReadBindings: readonly MethodBinding[] = [];
