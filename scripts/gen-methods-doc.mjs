@@ -2,7 +2,7 @@
 // Generates docs/methods.md from the method declarations (packages/protocol) and a scripted
 // session against a real server on a temporary SQLite database, so every example request and
 // result in the document is one the service actually answered. Run: `npm run docs`.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -45,33 +45,15 @@ async function get(name, query, note) {
   return body;
 }
 
-// The scripted session: one of everything, in an order a desk would do it.
-const inv = await post('books.invoiceDraft', { payeeName: 'Bob Smith', payeeEmail: 'bob@example.com', description: 'October catering', totalCents: 110000, dueDays: 14 }, 'Draft an invoice');
-await post('books.invoiceSend', { id: inv.result.id }, 'Send it');
-await post('books.invoiceChaseStep', { id: inv.result.id, step: 1 }, 'Step 1 runs at once');
-const hold = await post('books.invoiceChaseStep', { id: inv.result.id, step: 2 }, 'Step 2 without proof: the hold frame');
-const a = hold.result.approval;
-const req = await post('approval.request', { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } }, 'File the held act for a human decision');
-await get('approval.wait', { approvalId: req.result.approvalId, timeoutMs: '0' }, 'Still pending');
-await decideApproval(server.db, { orgId: org.orgId, approvalId: req.result.approvalId, user: { id: org.owner.userId, role: 'owner' }, approve: true });
-await get('approval.wait', { approvalId: req.result.approvalId, timeoutMs: '30000' }, 'After a human approved');
-await post('books.invoiceChaseStep', { id: inv.result.id, step: 2, approvalId: req.result.approvalId }, 'Retry with the proof');
-const bill = await post('books.billCapture', { payeeName: 'Paper Co', description: 'Till rolls', totalCents: 12650, dueDays: 30 }, 'A first bill from a new payee is held (PB-B1)');
-await post('books.billApprove', { id: bill.result.id }, 'Held under PB-B1: a human must approve');
-await post('books.billHold', { id: bill.result.id, reason: 'Quantity disputed' }, 'Park a bill');
-await post('books.billReturn', { id: bill.result.id, reason: 'Billed to the wrong entity' }, 'Return a bill');
-await post('books.billCapture', { payeeName: 'Paper Co', description: 'Bad', totalCents: -5, dueDays: 30, currency: 'AUD' }, 'Bad input names every field');
-const task = await post('board.createTask', { title: 'Reconcile October', priority: 'high' }, 'Put a task on the board');
-await post('board.claim', { id: task.result.id }, 'Claim it');
-await post('board.claim', { id: task.result.id }, 'A second claim loses');
-await get('board.ready', {}, 'Unclaimed tasks');
-await get('board.context', { id: task.result.id }, 'One task and its history');
-await get('decision.list', { limit: '5' }, 'Decisions, newest first');
-await get('policy', {}, 'Governance policy');
-await get('snapshot', {}, 'Chain head');
-await get('events', { cursor: '0', limit: '2' }, 'The first page of the ledger');
-await get('org/whoami', { slug: 'harbour-cafe' }, 'Who am I');
-await get('org/self', {}, 'My organisation');
+// The scripted session: the core scenario, then each area's (scripts/doc-scenarios/*.mjs, in
+// name order). A scenario gets { post, get, org, db, decide } and calls methods as an agent would.
+const decide = (approvalId, approve = true) =>
+  decideApproval(server.db, { orgId: org.orgId, approvalId, user: { id: org.owner.userId, role: 'owner' }, approve });
+const scenarioDir = new URL('./doc-scenarios/', import.meta.url);
+for (const file of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs')).sort()) {
+  const { run } = await import(new URL(file, scenarioDir).href);
+  await run({ post, get, org, db: server.db, decide });
+}
 await server.close();
 rmSync(dir, { recursive: true, force: true });
 
