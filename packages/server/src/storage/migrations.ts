@@ -268,9 +268,11 @@ export const migrations: readonly Migration[] = [
         tax_base_cents BIGINT NOT NULL,
         gst_cents BIGINT NOT NULL,
         description TEXT NOT NULL,
+        doc_id TEXT,
         PRIMARY KEY (org_id, journal_id, line_no)
       )`,
       `CREATE INDEX journal_lines_account ON journal_lines (org_id, account_code)`,
+      `CREATE INDEX journal_lines_doc ON journal_lines (org_id, doc_id)`,
       ...chartBackfillStatements(),
     ],
   },

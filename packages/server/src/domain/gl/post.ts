@@ -21,6 +21,12 @@ export interface PostingLine {
   readonly taxBaseCents?: number;
   readonly gstCents?: number;
   readonly description?: string;
+  /**
+   * The document a control-account line belongs to (invoice, bill or claim id). Receivables,
+   * payables and claims balances per document — and so aged reports as at any date — are sums
+   * of their control account's lines grouped by doc_id.
+   */
+  readonly docId?: string | null;
 }
 
 export interface JournalInput {
@@ -78,8 +84,8 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
     lineNo += 1;
     await uow.tx.run(
       `INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents,
-         tax_code, tax_base_cents, gst_cents, description)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         tax_code, tax_base_cents, gst_cents, description, doc_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         uow.orgId,
         id,
@@ -91,6 +97,7 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
         l.taxBaseCents ?? 0,
         l.gstCents ?? 0,
         l.description ?? input.memo,
+        l.docId ?? null,
       ],
     );
   }
@@ -110,4 +117,26 @@ export async function accountBalanceCents(q: Queryable, orgId: string, code: str
 
 export async function accountExists(q: Queryable, orgId: string, code: string): Promise<boolean> {
   return (await q.get('SELECT code FROM accounts WHERE org_id = ? AND code = ?', [orgId, code])) !== undefined;
+}
+
+/** Balance per document of a control account as at a date (debit-positive), non-zero only. */
+export async function documentBalances(
+  q: Queryable,
+  orgId: string,
+  accountCode: string,
+  asOf: string,
+): Promise<ReadonlyMap<string, number>> {
+  const rows = await q.all<{ doc_id: string; dr: number; cr: number }>(
+    `SELECT l.doc_id AS doc_id, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr FROM journal_lines l
+     JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
+     WHERE l.org_id = ? AND l.account_code = ? AND j.date <= ? AND l.doc_id IS NOT NULL
+     GROUP BY l.doc_id`,
+    [orgId, accountCode, asOf],
+  );
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const balance = Number(r.dr) - Number(r.cr);
+    if (balance !== 0) out.set(r.doc_id, balance);
+  }
+  return out;
 }

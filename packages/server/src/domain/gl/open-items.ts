@@ -1,0 +1,16 @@
+/**
+ * An open receivable, payable or claim as at a date: the contract between the areas that own
+ * documents (receivables, payables, expenses) and those that read them (reconciliation
+ * suggestions, aged reports, the property test). `outstandingCents` is always positive: what is
+ * still owed to us (invoices) or by us (bills, claims), from the control account's lines.
+ */
+export interface OpenItem {
+  readonly id: string;
+  readonly kind: 'invoice' | 'bill' | 'claim';
+  readonly party: string;
+  readonly reference: string;
+  readonly issuedOn: string;
+  readonly dueOn: string;
+  readonly totalCents: number;
+  readonly outstandingCents: number;
+}
