@@ -17,6 +17,8 @@ export interface Config {
   readonly smtpUrl: string | null;
   readonly emailOutboxDir: string;
   readonly emailFrom: string;
+  /** COOKIE_SECURE=1 marks the console's session cookie Secure (set it when served over HTTPS). */
+  readonly cookieSecure: boolean;
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
@@ -44,5 +46,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || null,
     emailOutboxDir: env.EMAIL_OUTBOX_DIR || './data/outbox',
     emailFrom: env.EMAIL_FROM || 'Finance Desk <accounts@finance-desk.invalid>',
+    cookieSecure: env.COOKIE_SECURE === '1',
   };
 }

@@ -37,6 +37,7 @@ export async function startServer(
     rateLimiter,
     logger: options.logger === false ? false : { level: config.logLevel },
     benchRoute: config.benchRoute,
+    cookieSecure: config.cookieSecure,
   });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

@@ -86,6 +86,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     smtpUrl: null,
     emailOutboxDir: join(tmpdir(), `fd-outbox-${process.pid}`),
     emailFrom: 'Finance Desk Tests <tests@finance-desk.invalid>',
+    cookieSecure: false,
     ...overrides,
   };
 }

@@ -9,6 +9,7 @@ import {
 } from '@finance-desk/protocol';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
+import { consolePlugin } from '../human/console.js';
 import { newId } from '../ids.js';
 import { authenticate } from '../org/credentials.js';
 import type { Principal } from '../principal.js';
@@ -25,6 +26,8 @@ export interface AppOptions {
   readonly logger?: boolean | { level: string };
   /** Serve `POST /bench/bare` (a JSON echo with no auth, no storage): the benchmark baseline. */
   readonly benchRoute?: boolean;
+  /** Mark the console's session cookie Secure (COOKIE_SECURE=1). */
+  readonly cookieSecure?: boolean;
 }
 
 interface Gate {
@@ -143,6 +146,12 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
   const parsed = validate(m.spec.params, params);
   if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
   const key = idempotencyKeyOf(req);
+  if (m.read) {
+    // Read-kind methods (books reads): committed data, no event, nothing to make idempotent.
+    const result = await m.read(parsed.value, { db, principal: g.principal });
+    return send(reply, 200, JSON.stringify({ ok: true, result }));
+  }
+  const write = m.write;
   const outcome = await runWrite(
     db,
     {
@@ -153,7 +162,7 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
       params: parsed.value,
       idempotencyKey: key,
     },
-    (uow) => m.write(parsed.value, uow),
+    (uow) => write(parsed.value, uow),
   );
   if (outcome.replay) {
     reply.header('idempotent-replayed', 'true');
@@ -219,6 +228,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       send(reply, 200, JSON.stringify({ ok: true, result: paramsOf(req.body) })),
     );
   }
+  app.register(consolePlugin, { db, cookieSecure: options.cookieSecure ?? false });
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',

@@ -1,0 +1,148 @@
+import type { ApprovalStatus } from '@finance-desk/protocol';
+import {
+  APPROVAL_COLUMNS,
+  listDecisions,
+  toApproval,
+  type ApprovalRow,
+} from '../governance/approvals.js';
+import { loadPolicy, mayDecide, type Policy } from '../governance/policy.js';
+import { headOf } from '../ledger/read.js';
+import { verifyStoredChain } from '../ledger/verify.js';
+import type { Queryable } from '../storage/types.js';
+import type { HumanSession } from './sessions.js';
+
+/** What the console reads: approvals with names a person recognises, the policy, the chain. */
+export type Approval = ReturnType<typeof toApproval>;
+
+export interface ConsoleApproval extends Approval {
+  /** "agent Ledger Bot", "API key key_… (agent tier)", "owner@acme.example". */
+  readonly requestedByName: string;
+  readonly decidedByName: string | null;
+  /** Whether the signed-in user holds decision rights for this approval's class. */
+  readonly mayDecide: boolean;
+}
+
+export interface ChainStatus {
+  readonly head: { readonly seq: number; readonly rowHash: string };
+  readonly verified: boolean;
+  readonly brokenAt: { readonly seq: number; readonly reason: string } | null;
+}
+
+/** Who an actor id is, in words. Unknown or system actors fall back to the id itself. */
+async function actorName(q: Queryable, orgId: string, id: string): Promise<string> {
+  if (id === '') return 'the system';
+  if (id.startsWith('usr_')) {
+    const u = await q.get<{ email: string }>(
+      'SELECT email FROM users WHERE org_id = ? AND id = ?',
+      [orgId, id],
+    );
+    return u ? u.email : id;
+  }
+  if (id.startsWith('agt_')) {
+    const a = await q.get<{ name: string }>('SELECT name FROM agents WHERE org_id = ? AND id = ?', [
+      orgId,
+      id,
+    ]);
+    return a ? `agent ${a.name}` : id;
+  }
+  if (id.startsWith('key_')) {
+    const k = await q.get<{ tier: string }>(
+      'SELECT tier FROM credentials WHERE org_id = ? AND id = ?',
+      [orgId, id],
+    );
+    return k ? `API key ${id} (${k.tier} tier)` : id;
+  }
+  return id;
+}
+
+async function namesOf(
+  q: Queryable,
+  orgId: string,
+  ids: Iterable<string>,
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const id of ids) {
+    if (!names.has(id)) names.set(id, await actorName(q, orgId, id));
+  }
+  return names;
+}
+
+async function withNames(
+  q: Queryable,
+  session: HumanSession,
+  approvals: readonly Approval[],
+): Promise<ConsoleApproval[]> {
+  const policy = await loadPolicy(q, session.orgId);
+  const ids = approvals.flatMap((a) =>
+    a.decidedBy ? [a.requestedBy, a.decidedBy] : [a.requestedBy],
+  );
+  const names = await namesOf(q, session.orgId, ids);
+  return approvals.map((a) => ({
+    ...a,
+    requestedByName: names.get(a.requestedBy) ?? a.requestedBy,
+    decidedByName: a.decidedBy ? (names.get(a.decidedBy) ?? a.decidedBy) : null,
+    mayDecide: mayDecide(policy, a.actionClass, { id: session.userId, role: session.role }),
+  }));
+}
+
+export interface ApprovalQuery {
+  readonly status?: ApprovalStatus;
+  readonly cursor?: string;
+  readonly limit: number;
+}
+
+/** Approvals newest first (ids are time-ordered), optionally of one status. */
+export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery) {
+  const page = await listDecisions(q, session.orgId, f);
+  return { approvals: await withNames(q, session, page.decisions), nextCursor: page.nextCursor };
+}
+
+/**
+ * Decision history: everything no longer pending (approved, denied, or expired undecided),
+ * most recently settled first.
+ */
+export async function decisionHistory(q: Queryable, session: HumanSession, limit: number) {
+  const now = new Date().toISOString();
+  const rows = await q.all<ApprovalRow>(
+    `SELECT ${APPROVAL_COLUMNS} FROM approvals
+     WHERE org_id = ? AND (status <> 'pending' OR expires_at < ?)
+     ORDER BY COALESCE(decided_at, expires_at) DESC, id DESC LIMIT ?`,
+    [session.orgId, now, limit],
+  );
+  return {
+    decisions: await withNames(
+      q,
+      session,
+      rows.map((r) => toApproval(r, now)),
+    ),
+  };
+}
+
+/**
+ * The chain head and a full recomputation of the chain. This walks every event of the
+ * organisation on each call: fine for a person's page view, not for a hot path.
+ */
+export async function chainStatus(q: Queryable, orgId: string): Promise<ChainStatus> {
+  const head = (await headOf(q, orgId)) ?? { seq: 0, rowHash: '' };
+  const verdict = await verifyStoredChain(q, orgId);
+  return {
+    head,
+    verified: verdict.ok,
+    brokenAt: verdict.ok ? null : { seq: verdict.seq, reason: verdict.reason },
+  };
+}
+
+export interface PolicyView {
+  readonly policy: Policy;
+  readonly users: readonly { readonly id: string; readonly email: string; readonly role: string }[];
+}
+
+/** The policy with the organisation's users, so decision rights can be shown as names. */
+export async function policyView(q: Queryable, orgId: string): Promise<PolicyView> {
+  const policy = await loadPolicy(q, orgId);
+  const users = await q.all<{ id: string; email: string; role: string }>(
+    'SELECT id, email, role FROM users WHERE org_id = ? ORDER BY email',
+    [orgId],
+  );
+  return { policy, users };
+}

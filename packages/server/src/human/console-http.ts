@@ -1,0 +1,114 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../errors.js';
+import type { Database } from '../storage/types.js';
+import { csrfMatches, sessionOf, tokenFromCookies, type HumanSession } from './sessions.js';
+
+/** Request plumbing shared by the console's pages and its JSON API. */
+
+export interface ConsoleOptions {
+  readonly db: Database;
+  /** Mark the session cookie Secure (COOKIE_SECURE=1 when served over HTTPS). */
+  readonly cookieSecure: boolean;
+}
+
+/** No inline script or style anywhere, nothing from other origins, no framing. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const HTML_TYPE = 'text/html; charset=utf-8';
+
+export function sendJson(reply: FastifyReply, status: number, value: unknown): FastifyReply {
+  return reply.code(status).type(JSON_TYPE).send(JSON.stringify(value));
+}
+
+export function sendHtml(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply.code(status).type(HTML_TYPE).send(text);
+}
+
+/** Post/redirect/get: a 303 so that reloading the next page never re-submits a form. */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('location', location).type(HTML_TYPE).send('');
+}
+
+/** The app reads every body as text (http/app.ts); an empty body may arrive as undefined. */
+function bodyText(req: FastifyRequest): string {
+  return typeof req.body === 'string' ? req.body : '';
+}
+
+export function formOf(req: FastifyRequest): URLSearchParams {
+  return new URLSearchParams(bodyText(req));
+}
+
+/** A JSON object body (empty is `{}`), else BAD_REQUEST. */
+export function jsonOf(req: FastifyRequest): Record<string, unknown> {
+  const text = bodyText(req);
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DomainError('BAD_REQUEST', 'body: invalid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new DomainError('BAD_REQUEST', 'body: must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function cookieToken(req: FastifyRequest): string | null {
+  return tokenFromCookies(req.headers.cookie);
+}
+
+export async function currentSession(
+  db: Database,
+  req: FastifyRequest,
+): Promise<HumanSession | null> {
+  return sessionOf(db.reader, cookieToken(req));
+}
+
+export async function requireSession(db: Database, req: FastifyRequest): Promise<HumanSession> {
+  const session = await currentSession(db, req);
+  if (!session)
+    throw new DomainError('UNAUTHORIZED', 'no console session: sign in at /console/login');
+  return session;
+}
+
+export function requireCsrf(session: HumanSession, presented: string | null | undefined): void {
+  if (!csrfMatches(session, presented)) {
+    throw new DomainError('FORBIDDEN_SCOPE', 'missing or wrong CSRF token for this session');
+  }
+}
+
+/**
+ * Guards for every console request. An API key is refused outright, even beside a valid
+ * session: the human lane is for people only (D7: an API key can never decide). A browser that
+ * says a state-changing request comes from another site is refused before anything runs; this
+ * also covers the login form, which has no session yet to carry a CSRF token.
+ */
+export async function consoleGuard(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+  reply.header('x-frame-options', 'DENY');
+  if (/^bearer\s/i.test(req.headers.authorization ?? '')) {
+    throw new DomainError(
+      'UNAUTHORIZED',
+      'the console does not accept API keys: only a signed-in person can decide; ' +
+        'sign in at /console/login',
+    );
+  }
+  const site = req.headers['sec-fetch-site'];
+  const unsafe = req.method !== 'GET' && req.method !== 'HEAD';
+  if (unsafe && (site === 'cross-site' || site === 'same-site')) {
+    throw new DomainError('FORBIDDEN_SCOPE', 'cross-site request refused');
+  }
+}

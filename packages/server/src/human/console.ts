@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { registerConsoleApi } from './console-api.js';
+import { consoleGuard, type ConsoleOptions } from './console-http.js';
+import { registerConsolePages } from './console-pages.js';
+
+export type { ConsoleOptions } from './console-http.js';
+
+/**
+ * The human lane (issue 3): the approval console at /console and its JSON API at /console/api.
+ * Registered as an encapsulated plugin, so its guard (no API keys, no cross-site writes,
+ * security headers) applies to its routes only. Bodies arrive as text from the app's one
+ * content-type parser; forms are read with URLSearchParams, JSON with JSON.parse.
+ */
+export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
+  app.addHook('onRequest', consoleGuard);
+  registerConsolePages(app, options);
+  registerConsoleApi(app, options);
+}

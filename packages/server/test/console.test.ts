@@ -1,0 +1,795 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPolicy } from '../src/governance/policy-admin.js';
+import { addUser } from '../src/human/users.js';
+import type { CreatedOrg } from '../src/org/orgs.js';
+import { engines, startTestServer, type TestServer } from './harness.js';
+
+/**
+ * The human lane through HTTP (issue 3): sign-in, sessions, CSRF, throttling, the console's
+ * JSON API and its HTML pages, on every engine.
+ */
+
+interface Signed {
+  readonly cookie: string;
+  readonly csrf: string;
+}
+
+interface Res {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly body: any;
+}
+
+async function toRes(r: Response): Promise<Res> {
+  const text = await r.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // an HTML page or an empty redirect
+  }
+  return { status: r.status, headers: r.headers, text, body };
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+async function loginRaw(
+  t: TestServer,
+  slug: string,
+  email: string,
+  password: string,
+): Promise<Res> {
+  const r = await fetch(`${t.url}/console/login`, {
+    method: 'POST',
+    headers: FORM,
+    body: form({ org: slug, email, password }),
+    redirect: 'manual',
+  });
+  return toRes(r);
+}
+
+async function signIn(
+  t: TestServer,
+  slug: string,
+  email: string,
+  password: string,
+): Promise<Signed> {
+  const r = await loginRaw(t, slug, email, password);
+  expect(r.status).toBe(303);
+  const cookie = (r.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const session = await consoleGet(t, { cookie, csrf: '' }, '/console/api/session');
+  expect(session.status).toBe(200);
+  return { cookie, csrf: session.body.csrfToken as string };
+}
+
+const owner = (t: TestServer, org: CreatedOrg) =>
+  signIn(t, org.slug, org.owner.email, org.owner.password);
+
+async function consoleGet(t: TestServer, s: Signed | null, path: string): Promise<Res> {
+  const headers: Record<string, string> = s ? { cookie: s.cookie } : {};
+  return toRes(await fetch(`${t.url}${path}`, { headers, redirect: 'manual' }));
+}
+
+async function consoleSend(
+  t: TestServer,
+  s: Signed | null,
+  method: 'POST' | 'PUT',
+  path: string,
+  body: unknown = {},
+  csrf: string | null = s?.csrf ?? null,
+): Promise<Res> {
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (s) headers.cookie = s.cookie;
+  if (csrf !== null) headers['x-csrf-token'] = csrf;
+  return toRes(
+    await fetch(`${t.url}${path}`, {
+      method,
+      headers,
+      body: JSON.stringify(body),
+      redirect: 'manual',
+    }),
+  );
+}
+
+async function formPost(
+  t: TestServer,
+  s: Signed,
+  path: string,
+  fields: Record<string, string>,
+): Promise<Res> {
+  const headers = { ...FORM, cookie: s.cookie };
+  return toRes(
+    await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers,
+      body: form(fields),
+      redirect: 'manual',
+    }),
+  );
+}
+
+/** The agent's side: a sent invoice, reminder 1, step 2 held, approval.request filed. */
+async function heldChase(t: TestServer, org: CreatedOrg, payeeName = 'Harbour Cafe') {
+  const agent = org.keys.agent;
+  const draft = await t.post(agent, 'books.invoiceDraft', {
+    payeeName,
+    payeeEmail: 'accounts@harbour-cafe.example',
+    description: 'October catering',
+    totalCents: 110_000,
+    dueDays: 14,
+  });
+  const id = draft.body.result.id as string;
+  expect((await t.post(agent, 'books.invoiceSend', { id })).body.ok).toBe(true);
+  expect((await t.post(agent, 'books.invoiceChaseStep', { id, step: 1 })).body.ok).toBe(true);
+  const held = await t.post(agent, 'books.invoiceChaseStep', { id, step: 2 });
+  expect(held.body.result.status).toBe('approval_required');
+  const a = held.body.result.approval;
+  const req = await t.post(agent, 'approval.request', {
+    actionClass: a.actionClass,
+    payloadHash: a.payloadHash,
+    subject: { kind: 'books.signature', subjectId: a.subject.subjectId },
+  });
+  expect(req.body.ok).toBe(true);
+  return {
+    invoiceId: id,
+    approvalId: req.body.result.approvalId as string,
+    summary: a.subject.summary as string,
+  };
+}
+
+async function events(t: TestServer, org: CreatedOrg): Promise<any[]> {
+  return (await t.get(org.keys.observer, 'events?limit=500')).body.events;
+}
+
+let keyCounter = 0;
+const freshKey = () => `console-${process.pid}-${Date.now()}-${(keyCounter += 1)}`;
+
+describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    org = await t.org();
+  });
+  afterAll(async () => t.close());
+
+  it('signs in with a 303 to the inbox and an HttpOnly, SameSite=Strict cookie on Path=/console', async () => {
+    const r = await loginRaw(t, org.slug, org.owner.email, org.owner.password);
+    expect(r.status).toBe(303);
+    expect(r.headers.get('location')).toBe('/console');
+    const cookie = r.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^fd_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    expect(cookie).toContain('Path=/console');
+    expect(cookie).toContain('Max-Age=43200');
+    expect(cookie).not.toContain('Secure');
+  });
+
+  it('stores only a hash of the session token', async () => {
+    const r = await loginRaw(t, org.slug, org.owner.email, org.owner.password);
+    const token = /^fd_session=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1] ?? '';
+    const rows = await t.db.reader.all<{ id_hash: string }>(
+      'SELECT id_hash FROM sessions WHERE user_id = ?',
+      [org.owner.userId],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((row) => row.id_hash === token)).toBe(false);
+    expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.id_hash))).toBe(true);
+  });
+
+  it('the session says who is signed in and carries a CSRF token', async () => {
+    const s = await owner(t, org);
+    const r = await consoleGet(t, s, '/console/api/session');
+    expect(r.body).toMatchObject({
+      user: { id: org.owner.userId, email: org.owner.email, role: 'owner' },
+      org: { id: org.orgId, slug: org.slug },
+    });
+    expect(r.body.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('unknown user and wrong password get the same generic 401 message', async () => {
+    const wrong = await loginRaw(t, org.slug, org.owner.email, 'not-the-password');
+    const unknown = await loginRaw(t, org.slug, 'nobody@example.com', 'not-the-password');
+    const noOrg = await loginRaw(t, 'no-such-org', org.owner.email, org.owner.password);
+    for (const r of [wrong, unknown, noOrg]) {
+      expect(r.status).toBe(401);
+      expect(r.headers.get('set-cookie')).toBeNull();
+      expect(r.text).toContain('sign-in failed: check the organisation, email and password');
+    }
+  });
+
+  it('without a session the API is 401 and the pages redirect to the sign-in form', async () => {
+    const api = await consoleGet(t, null, '/console/api/approvals?status=pending');
+    expect(api.status).toBe(401);
+    expect(api.body).toEqual({
+      ok: false,
+      error: { code: 'UNAUTHORIZED', message: expect.any(String) },
+    });
+    for (const path of ['/console', '/console/history', '/console/policy']) {
+      const page = await consoleGet(t, null, path);
+      expect(page.status).toBe(303);
+      expect(page.headers.get('location')).toBe('/console/login');
+    }
+  });
+
+  it('an API key is refused with 401, on reads and on decisions', async () => {
+    const { approvalId } = await heldChase(t, org);
+    const bearer = {
+      authorization: `Bearer ${org.keys.agent}`,
+      'content-type': 'application/json',
+    };
+    const read = await toRes(await fetch(`${t.url}/console/api/approvals`, { headers: bearer }));
+    expect(read.status).toBe(401);
+    expect(read.body.error.code).toBe('UNAUTHORIZED');
+    const url = `${t.url}/console/api/approvals/${approvalId}/approve`;
+    const decide = await toRes(await fetch(url, { method: 'POST', headers: bearer, body: '{}' }));
+    expect(decide.status).toBe(401);
+    // Even beside a valid session and CSRF token, a bearer key is refused.
+    const s = await owner(t, org);
+    const both = await toRes(
+      await fetch(url, {
+        method: 'POST',
+        headers: { ...bearer, cookie: s.cookie, 'x-csrf-token': s.csrf },
+        body: '{}',
+      }),
+    );
+    expect(both.status).toBe(401);
+    const wait = await t.get(org.keys.observer, `approval.wait?approvalId=${approvalId}`);
+    expect(wait.body.status).toBe('pending');
+  });
+
+  it('a write without the CSRF token, or with a wrong one, is 403 and changes nothing', async () => {
+    const { approvalId } = await heldChase(t, org);
+    const s = await owner(t, org);
+    const before = (await events(t, org)).length;
+    const none = await consoleSend(
+      t,
+      s,
+      'POST',
+      `/console/api/approvals/${approvalId}/approve`,
+      {},
+      null,
+    );
+    expect(none.status).toBe(403);
+    expect(none.body.error.code).toBe('FORBIDDEN_SCOPE');
+    const wrong = await consoleSend(
+      t,
+      s,
+      'POST',
+      `/console/api/approvals/${approvalId}/approve`,
+      {},
+      'x'.repeat(43),
+    );
+    expect(wrong.status).toBe(403);
+    const page = await formPost(t, s, `/console/approvals/${approvalId}/approve`, {
+      _csrf: 'nope',
+    });
+    expect(page.status).toBe(403);
+    expect(page.text).toContain('CSRF');
+    // Another session's token is wrong for this one.
+    const other = await owner(t, org);
+    const crossed = await consoleSend(
+      t,
+      s,
+      'POST',
+      `/console/api/approvals/${approvalId}/approve`,
+      {},
+      other.csrf,
+    );
+    expect(crossed.status).toBe(403);
+    expect((await events(t, org)).length).toBe(before);
+  });
+
+  it('a request a browser marks cross-site is refused before anything runs', async () => {
+    const r = await toRes(
+      await fetch(`${t.url}/console/login`, {
+        method: 'POST',
+        headers: { ...FORM, 'sec-fetch-site': 'cross-site' },
+        body: form({ org: org.slug, email: org.owner.email, password: org.owner.password }),
+        redirect: 'manual',
+      }),
+    );
+    expect(r.status).toBe(403);
+    expect(r.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('logout deletes the session and clears the cookie', async () => {
+    const s = await owner(t, org);
+    const r = await formPost(t, s, '/console/logout', { _csrf: s.csrf });
+    expect(r.status).toBe(303);
+    expect(r.headers.get('location')).toBe('/console/login');
+    expect(r.headers.get('set-cookie')).toMatch(
+      /^fd_session=; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=0/,
+    );
+    expect((await consoleGet(t, s, '/console/api/session')).status).toBe(401);
+    const api = await owner(t, org);
+    expect((await consoleSend(t, api, 'POST', '/console/api/logout')).status).toBe(200);
+    expect((await consoleGet(t, api, '/console/api/session')).status).toBe(401);
+  });
+
+  it('an expired session is refused', async () => {
+    const s = await owner(t, org);
+    await t.db.write(async (tx) =>
+      tx.run("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'"),
+    );
+    expect((await consoleGet(t, s, '/console/api/session')).status).toBe(401);
+  });
+});
+
+describe.each(engines)('console login throttling (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    org = await t.org();
+  });
+  afterAll(async () => t.close());
+
+  const clearIpBuckets = () =>
+    t.db.write(async (tx) => tx.run("DELETE FROM login_attempts WHERE bucket LIKE 'ip:%'"));
+
+  it('five failures lock the account for 15 minutes, even for the right password; others are unaffected', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      expect((await loginRaw(t, org.slug, org.owner.email, `wrong-${i}`)).status).toBe(401);
+    }
+    const locked = await loginRaw(t, org.slug, org.owner.email, org.owner.password);
+    expect(locked.status).toBe(429);
+    expect(locked.text).toContain('too many failed sign-ins; try again in 15 minutes');
+    expect(locked.headers.get('set-cookie')).toBeNull();
+    // The same five failures locked this client's IP too: nobody signs in from it.
+    const second = await addUser(t.db, {
+      orgId: org.orgId,
+      email: 'approver@throttle.example',
+      role: 'approver',
+    });
+    expect((await loginRaw(t, org.slug, second.email, second.password)).status).toBe(429);
+    // With the IP bucket gone, the account stays locked and the other account signs in.
+    await clearIpBuckets();
+    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
+    expect((await loginRaw(t, org.slug, second.email, second.password)).status).toBe(303);
+  });
+
+  it('after the lock lapses the right password works again', async () => {
+    await t.db.write(async (tx) =>
+      tx.run("UPDATE login_attempts SET locked_until = '2000-01-01T00:00:00.000Z'"),
+    );
+    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+  });
+
+  it('five failures from one IP across different accounts lock the IP', async () => {
+    await clearIpBuckets();
+    for (let i = 0; i < 5; i += 1) {
+      expect(
+        (await loginRaw(t, org.slug, `guess-${i}@example.com`, 'whatever-password')).status,
+      ).toBe(401);
+    }
+    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
+    await clearIpBuckets();
+    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+  });
+
+  it('failures older than the 15-minute window do not count', async () => {
+    for (let i = 0; i < 4; i += 1) await loginRaw(t, org.slug, org.owner.email, `wrong-${i}`);
+    await t.db.write(async (tx) =>
+      tx.run("UPDATE login_attempts SET window_start = '2000-01-01T00:00:00.000Z'"),
+    );
+    expect((await loginRaw(t, org.slug, org.owner.email, 'wrong-again')).status).toBe(401);
+    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+  });
+
+  it('parallel guesses are counted before the password check: at most five get an answer', async () => {
+    await t.db.write(async (tx) => tx.run('DELETE FROM login_attempts'));
+    const tries = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => loginRaw(t, org.slug, org.owner.email, `parallel-${i}`)),
+    );
+    const statuses = tries.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401).length).toBe(5);
+    expect(statuses.filter((s) => s === 429).length).toBe(7);
+    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
+  });
+});
+
+describe('console cookie with COOKIE_SECURE', () => {
+  it('marks the session cookie Secure', async () => {
+    const t = await startTestServer('sqlite', { cookieSecure: true });
+    try {
+      const org = await t.org();
+      const r = await loginRaw(t, org.slug, org.owner.email, org.owner.password);
+      expect(r.headers.get('set-cookie')).toMatch(/; Secure$/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe.each(engines)('console decisions and policy (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+  let s: Signed;
+
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    org = await t.org();
+    s = await owner(t, org);
+  });
+  afterAll(async () => t.close());
+
+  it('lists pending approvals newest first with the server summary and the exact payload', async () => {
+    const first = await heldChase(t, org);
+    const second = await heldChase(t, org, 'Second Street Bakery');
+    const r = await consoleGet(t, s, '/console/api/approvals?status=pending');
+    expect(r.status).toBe(200);
+    const ids = r.body.approvals.map((a: { approvalId: string }) => a.approvalId);
+    expect(ids.indexOf(second.approvalId)).toBeLessThan(ids.indexOf(first.approvalId));
+    const shown = r.body.approvals.find(
+      (a: { approvalId: string }) => a.approvalId === first.approvalId,
+    );
+    expect(shown).toMatchObject({
+      actionClass: 'books.invoice_chase_step',
+      status: 'pending',
+      summary: first.summary,
+      payload: { method: 'books.invoiceChaseStep', params: { id: first.invoiceId, step: 2 } },
+      requestedBy: org.keyIds.agent,
+      requestedByName: `API key ${org.keyIds.agent} (agent tier)`,
+      mayDecide: true,
+    });
+    expect(shown.summary).toContain('Harbour Cafe');
+    expect(shown.summary).toContain('$1,100.00');
+    expect(Date.parse(shown.expiresAt)).toBeGreaterThan(Date.parse(shown.requestedAt));
+    const bad = await consoleGet(t, s, '/console/api/approvals?status=maybe');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^status: /);
+  });
+
+  it('approve on the console lets the agent retry complete with books.invoice.chase', async () => {
+    const { invoiceId, approvalId } = await heldChase(t, org);
+    const r = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ ok: true, result: { approvalId, status: 'approved' } });
+    expect(r.body.result.signatureToken).toBeUndefined();
+    const decided = (await events(t, org)).at(-1);
+    expect(decided).toMatchObject({
+      kind: 'approval.approved',
+      entity_id: approvalId,
+      actor: org.owner.userId,
+    });
+    const wait = await t.get(
+      org.keys.agent,
+      `approval.wait?approvalId=${approvalId}&timeoutMs=1000`,
+    );
+    expect(wait.body).toMatchObject({ status: 'approved', decidedBy: org.owner.userId });
+    const retry = await t.post(
+      org.keys.agent,
+      'books.invoiceChaseStep',
+      { id: invoiceId, step: 2, approvalId },
+      {
+        'x-idempotency-key': freshKey(),
+      },
+    );
+    expect(retry.body).toMatchObject({ ok: true, result: { id: invoiceId, step: 2 } });
+    const chase = (await events(t, org)).at(-1);
+    expect(chase).toMatchObject({
+      kind: 'books.invoice.chase',
+      entity_id: invoiceId,
+      payload: { step: 2, approvalId },
+    });
+    // It left the inbox and shows in the history.
+    const pending = await consoleGet(t, s, '/console/api/approvals?status=pending');
+    expect(pending.body.approvals.map((a: { approvalId: string }) => a.approvalId)).not.toContain(
+      approvalId,
+    );
+    const history = await consoleGet(t, s, '/console/api/decisions');
+    const entry = history.body.decisions.find(
+      (a: { approvalId: string }) => a.approvalId === approvalId,
+    );
+    expect(entry).toMatchObject({
+      status: 'approved',
+      decidedBy: org.owner.userId,
+      decidedByName: org.owner.email,
+    });
+  });
+
+  it('deny records the reason, and the agent retry is refused', async () => {
+    const { invoiceId, approvalId } = await heldChase(t, org);
+    const missing = await consoleSend(
+      t,
+      s,
+      'POST',
+      `/console/api/approvals/${approvalId}/deny`,
+      {},
+    );
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toBe('reason: is required');
+    const r = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/deny`, {
+      reason: 'Customer paid by phone',
+    });
+    expect(r.body).toMatchObject({ ok: true, result: { approvalId, status: 'denied' } });
+    expect((await events(t, org)).at(-1)).toMatchObject({
+      kind: 'approval.denied',
+      actor: org.owner.userId,
+      payload: { reason: 'Customer paid by phone' },
+    });
+    const retry = await t.post(org.keys.agent, 'books.invoiceChaseStep', {
+      id: invoiceId,
+      step: 2,
+      approvalId,
+    });
+    expect(retry.status).toBe(423);
+    const history = await consoleGet(t, s, '/console/api/decisions');
+    expect(history.body.decisions[0]).toMatchObject({
+      approvalId,
+      status: 'denied',
+      reason: 'Customer paid by phone',
+    });
+  });
+
+  it('a decided approval cannot be decided again: 409', async () => {
+    const { approvalId } = await heldChase(t, org);
+    expect(
+      (await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`)).status,
+    ).toBe(200);
+    const again = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/deny`, {
+      reason: 'late',
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toEqual({
+      code: 'CONFLICT',
+      message: `approval ${approvalId} is approved; only a pending approval can be decided`,
+    });
+  });
+
+  it("another organisation's approval, or an unknown one, is 404", async () => {
+    const other = await t.org();
+    const { approvalId } = await heldChase(t, other);
+    const r = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`);
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('NOT_FOUND');
+    expect(
+      (await consoleSend(t, s, 'POST', '/console/api/approvals/apr_nope/approve')).status,
+    ).toBe(404);
+    const wait = await t.get(other.keys.observer, `approval.wait?approvalId=${approvalId}`);
+    expect(wait.body.status).toBe('pending');
+  });
+
+  it('a user without decision rights gets 403 and nothing changes', async () => {
+    const { approvalId } = await heldChase(t, org);
+    const clerk = await addUser(t.db, {
+      orgId: org.orgId,
+      email: `clerk-${engine}@example.com`,
+      role: 'bookkeeper',
+    });
+    const cs = await signIn(t, org.slug, clerk.email, clerk.password);
+    const listed = await consoleGet(t, cs, '/console/api/approvals?status=pending');
+    expect(
+      listed.body.approvals.find((a: { approvalId: string }) => a.approvalId === approvalId)
+        .mayDecide,
+    ).toBe(false);
+    const before = (await events(t, org)).length;
+    const r = await consoleSend(t, cs, 'POST', `/console/api/approvals/${approvalId}/approve`);
+    expect(r.status).toBe(403);
+    expect(r.body.error.message).toBe(
+      `user ${clerk.userId} has no decision rights for books.invoice_chase_step`,
+    );
+    const page = await formPost(t, cs, `/console/approvals/${approvalId}/approve`, {
+      _csrf: cs.csrf,
+    });
+    expect(page.status).toBe(403);
+    expect(page.text).toContain('has no decision rights');
+    expect((await events(t, org)).length).toBe(before);
+    expect(
+      (await t.get(org.keys.observer, `approval.wait?approvalId=${approvalId}`)).body.status,
+    ).toBe('pending');
+  });
+
+  it('policy edit by the owner appends policy.changed; an approver gets 403; a role grant lets them decide', async () => {
+    const approver = await addUser(t.db, {
+      orgId: org.orgId,
+      email: `approver-${engine}@example.com`,
+      role: 'approver',
+    });
+    const as = await signIn(t, org.slug, approver.email, approver.password);
+    const before = (await events(t, org)).length;
+    const refused = await consoleSend(t, as, 'PUT', '/console/api/policy', {
+      materialityFloorCents: 1,
+    });
+    expect(refused.status).toBe(403);
+    expect((await events(t, org)).length).toBe(before);
+    const bad = await consoleSend(t, s, 'PUT', '/console/api/policy', { approvalExpiryMs: 5 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^approvalExpiryMs: /);
+    const rights = { 'books.invoice_chase_step': [org.owner.userId, 'role:approver'] };
+    const r = await consoleSend(t, s, 'PUT', '/console/api/policy', {
+      materialityFloorCents: 250_000,
+      decisionRights: rights,
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.result).toMatchObject({ materialityFloorCents: 250_000 });
+    expect((await events(t, org)).at(-1)).toMatchObject({
+      family: 'policy',
+      kind: 'policy.changed',
+      actor: org.owner.userId,
+      payload: { after: { materialityFloorCents: 250_000 } },
+    });
+    expect(
+      (await consoleGet(t, as, '/console/api/policy')).body.decisionRights[
+        'books.invoice_chase_step'
+      ],
+    ).toEqual(rights['books.invoice_chase_step']);
+    const { approvalId } = await heldChase(t, org);
+    const decided = await consoleSend(
+      t,
+      as,
+      'POST',
+      `/console/api/approvals/${approvalId}/approve`,
+    );
+    expect(decided.body.result.status).toBe('approved');
+  });
+
+  it('the policy form (dollars and minutes) saves through setPolicy', async () => {
+    const fields = new URLSearchParams({
+      _csrf: s.csrf,
+      billApprovalFloor: '7,500.50',
+      materialityFloor: '1000',
+      approvalExpiryMinutes: '120',
+    });
+    fields.append('rights:books.invoice_chase_step', org.owner.userId);
+    fields.append('rights:books.bill_approve', 'role:owner');
+    const r = await toRes(
+      await fetch(`${t.url}/console/policy`, {
+        method: 'POST',
+        headers: { ...FORM, cookie: s.cookie },
+        body: fields.toString(),
+        redirect: 'manual',
+      }),
+    );
+    expect(r.status).toBe(303);
+    const p = (await consoleGet(t, s, '/console/api/policy')).body;
+    expect(p).toMatchObject({
+      billApprovalFloorCents: 750_050,
+      materialityFloorCents: 100_000,
+      approvalExpiryMs: 7_200_000,
+    });
+    expect(p.decisionRights['books.invoice_chase_step']).toEqual([org.owner.userId]);
+    expect(p.decisionRights['books.payroll_sign']).toEqual([]);
+    const bad = await formPost(t, s, '/console/policy', {
+      _csrf: s.csrf,
+      billApprovalFloor: 'lots',
+      materialityFloor: '1',
+      approvalExpiryMinutes: '60',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('billApprovalFloor: must be an amount in dollars');
+    await setPolicy(t.db, {
+      orgId: org.orgId,
+      user: { id: org.owner.userId, role: 'owner' },
+      patch: { decisionRights: { 'books.invoice_chase_step': [org.owner.userId] } },
+    });
+  });
+
+  it('the chain endpoint reports the head and a verified chain', async () => {
+    const r = await consoleGet(t, s, '/console/api/chain');
+    const snap = await t.get(org.keys.observer, 'snapshot');
+    expect(r.body).toEqual({
+      orgId: org.orgId,
+      head: snap.body.head,
+      verified: true,
+      brokenAt: null,
+    });
+  });
+});
+
+describe.each(engines)('console pages (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+  let s: Signed;
+
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    org = await t.org();
+    s = await owner(t, org);
+  });
+  afterAll(async () => t.close());
+
+  it('the sign-in page is accessible HTML with a strict CSP', async () => {
+    const r = await consoleGet(t, null, '/console/login');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(r.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(r.text).toContain('<html lang="en">');
+    expect(r.text).toContain('name="viewport"');
+    for (const id of ['org', 'email', 'password']) expect(r.text).toContain(`<label for="${id}">`);
+    expect(r.text).not.toMatch(/\son[a-z]+=/i);
+    expect(r.text).not.toMatch(/<script>|style="/);
+  });
+
+  it('the inbox shows the summary in plain words and escapes what an agent typed', async () => {
+    const { approvalId } = await heldChase(t, org, '<script>alert(1)</script> Cafe');
+    const r = await consoleGet(t, s, '/console');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('Escalate dunning on an unpaid invoice');
+    expect(r.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Cafe');
+    expect(r.text).not.toContain('<script>alert(1)');
+    expect(r.text).toContain('$1,100.00');
+    expect(r.text).toContain(approvalId);
+    expect(r.text).toContain(`<label for="${approvalId}-reason">Reason for denying</label>`);
+    expect(r.text).toContain(`name="_csrf" value="${s.csrf}"`);
+    expect(r.text).toContain('<span class="badge ok">verified</span>');
+    expect(r.text).toContain(org.slug);
+  });
+
+  it('approve and deny forms redirect back to the inbox with a notice', async () => {
+    const a = await heldChase(t, org);
+    const ok = await formPost(t, s, `/console/approvals/${a.approvalId}/approve`, {
+      _csrf: s.csrf,
+    });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe('/console?done=approved');
+    const b = await heldChase(t, org);
+    const no = await formPost(t, s, `/console/approvals/${b.approvalId}/deny`, {
+      _csrf: s.csrf,
+      reason: 'Not yet',
+    });
+    expect(no.headers.get('location')).toBe('/console?done=denied');
+    const inbox = await consoleGet(t, s, '/console?done=denied');
+    expect(inbox.text).toContain('Denied. The act can never complete with this approval.');
+    expect(inbox.text).not.toContain(b.approvalId);
+    const again = await formPost(t, s, `/console/approvals/${b.approvalId}/approve`, {
+      _csrf: s.csrf,
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it('history and policy pages render; the header names the chain head', async () => {
+    const history = await consoleGet(t, s, '/console/history');
+    expect(history.status).toBe(200);
+    expect(history.text).toContain('<h1>Decision history</h1>');
+    expect(history.text).toContain('Not yet');
+    const snap = await t.get(org.keys.observer, 'snapshot');
+    expect(history.text).toContain(
+      `seq ${snap.body.head.seq} · #${snap.body.head.rowHash.slice(0, 8)}`,
+    );
+    const policy = await consoleGet(t, s, '/console/policy');
+    expect(policy.status).toBe(200);
+    expect(policy.text).toContain('<label for="billFloor">Bill approval floor (dollars)</label>');
+    expect(policy.text).toContain('value="5,000.00"');
+  });
+
+  it('a broken chain shows BROKEN at its seq', async () => {
+    const broken = await t.org();
+    const bs = await owner(t, broken);
+    const original = await t.db.reader.get<{ payload: string }>(
+      'SELECT payload FROM events WHERE org_id = ? AND seq = 1',
+      [broken.orgId],
+    );
+    const setPayload = (payload: string) =>
+      t.db.write(async (tx) =>
+        tx.run('UPDATE events SET payload = ? WHERE org_id = ? AND seq = 1', [
+          payload,
+          broken.orgId,
+        ]),
+      );
+    await setPayload('{"tampered":true}');
+    const page = await consoleGet(t, bs, '/console');
+    expect(page.text).toContain('<span class="badge broken">BROKEN at seq 1</span>');
+    expect((await consoleGet(t, bs, '/console/api/chain')).body).toMatchObject({
+      verified: false,
+      brokenAt: { seq: 1, reason: 'row_hash' },
+    });
+    // Put it back so that the harness's closing verification passes.
+    await setPayload(original?.payload ?? 'null');
+  });
+
+  it('assets are served for the CSP to allow', async () => {
+    const css = await consoleGet(t, null, '/console/assets/console.css');
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const js = await consoleGet(t, null, '/console/assets/console.js');
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+});
