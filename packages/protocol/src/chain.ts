@@ -18,17 +18,29 @@ export type UnhashedEvent = Omit<EventRow, 'row_hash' | 'prev_hash'>;
 
 /** The exact text that is hashed for a row (seed §6.3): canonical JSON of eight fields. */
 export function rowHashInput(prev: string, row: UnhashedEvent): string {
-  // Seed §6.3 defaults: an absent actor or entity is "", an absent payload is null.
-  return canonicalJson({
-    prev,
-    seq: row.seq,
-    family: row.family,
-    kind: row.kind,
-    entity_id: row.entity_id ?? '',
+  return rowHashInputWithPayload(prev, row, canonicalJson(row.payload ?? null));
+}
+
+/**
+ * The same text when the payload's canonical JSON is already at hand (the server stores exactly
+ * that text, D9), so it is serialised once. The eight keys are written in their sorted order:
+ * actor, at, entity_id, family, kind, payload, prev, seq. Seed §6.3 defaults: an absent actor or
+ * entity is "", an absent payload is null.
+ */
+export function rowHashInputWithPayload(
+  prev: string,
+  row: Omit<UnhashedEvent, 'payload'>,
+  payloadCanonical: string,
+): string {
+  const head = canonicalJson({
     actor: row.actor ?? '',
     at: row.at,
-    payload: row.payload ?? null,
+    entity_id: row.entity_id ?? '',
+    family: row.family,
+    kind: row.kind,
   });
+  const tail = canonicalJson({ prev, seq: row.seq });
+  return `${head.slice(0, -1)},"payload":${payloadCanonical},${tail.slice(1)}`;
 }
 
 /** Lowercase hex SHA-256 of the row's canonical serialisation. */

@@ -10,7 +10,7 @@ import {
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import { consolePlugin } from '../human/console.js';
-import { newId } from '../ids.js';
+import { newRequestId } from '../ids.js';
 import { authenticate } from '../org/credentials.js';
 import type { Principal } from '../principal.js';
 import { RawJson } from '../raw-json.js';
@@ -205,7 +205,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // request. Errors are logged with their request id (errorReply).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: limits.bodyBytesMax,
-    genReqId: () => newId('req'),
+    genReqId: newRequestId,
     requestIdHeader: false,
     return503OnClosing: true,
   });

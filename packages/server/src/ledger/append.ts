@@ -1,4 +1,4 @@
-import { canonicalJson, ledgerId, rowHash, type JsonValue } from '@finance-desk/protocol';
+import { canonicalJson, ledgerId, rowHashInputWithPayload, sha256Hex, type JsonValue } from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
 import type { Capabilities, Tx } from '../storage/types.js';
 
@@ -45,21 +45,14 @@ export async function appendEvent(
   const seq = head.seq + 1;
   invariant(Number.isSafeInteger(seq), 'seq is a safe integer');
   const at = new Date().toISOString();
-  const payload = input.payload ?? null;
-  const row = {
-    seq,
-    family: input.family,
-    kind: input.kind,
-    entity_id: input.entityId ?? '',
-    actor,
-    at,
-    payload,
-  };
-  const hash = rowHash(head.rowHash, row);
+  const payloadText = canonicalJson(input.payload ?? null);
+  const row = { seq, family: input.family, kind: input.kind, entity_id: input.entityId ?? '', actor, at };
+  // The payload is serialised once: the stored text is the hashed text (D9).
+  const hash = sha256Hex(rowHashInputWithPayload(head.rowHash, row, payloadText));
   await tx.run(
     `INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [orgId, seq, row.family, row.kind, row.entity_id, actor, at, canonicalJson(payload), head.rowHash, hash],
+    [orgId, seq, row.family, row.kind, row.entity_id, actor, at, payloadText, head.rowHash, hash],
   );
   const moved = await tx.run('UPDATE org_heads SET seq = ?, row_hash = ? WHERE org_id = ? AND seq = ?', [
     seq,
