@@ -26,4 +26,6 @@ export async function run({ post, get, decide }) {
   await get('events', { cursor: '0', limit: '2' }, 'The first page of the ledger');
   await get('org/whoami', { slug: 'harbour-cafe' }, 'Who am I');
   await get('org/self', {}, 'My organisation');
+  await get('directory', {}, 'People, agents and keys (no secrets)');
+  await get('ops', {}, 'Operational state');
 }

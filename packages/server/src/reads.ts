@@ -46,6 +46,46 @@ export const readHandlers: readonly ReadBinding[] = [
     orgId: principal.orgId,
     ...(await loadPolicy(db.reader, principal.orgId)),
   })),
+  bindRead(readSpecs.directory, async (_q, { db, principal }) => {
+    const org = principal.orgId;
+    const [people, agents, keys] = await Promise.all([
+      db.reader.all<{ id: string; email: string; role: string; created_at: string }>(
+        'SELECT id, email, role, created_at FROM users WHERE org_id = ? ORDER BY created_at, id',
+        [org],
+      ),
+      db.reader.all<{ id: string; name: string; created_at: string }>(
+        'SELECT id, name, created_at FROM agents WHERE org_id = ? ORDER BY created_at, id',
+        [org],
+      ),
+      db.reader.all<{ id: string; tier: string; agent_id: string | null; created_at: string; revoked_at: string | null }>(
+        'SELECT id, tier, agent_id, created_at, revoked_at FROM credentials WHERE org_id = ? ORDER BY created_at, id',
+        [org],
+      ),
+    ]);
+    return {
+      orgId: org,
+      people: people.map((p) => ({ userId: p.id, email: p.email, role: p.role, createdAt: p.created_at })),
+      agents: agents.map((a) => ({ agentId: a.id, name: a.name, createdAt: a.created_at })),
+      keys: keys.map((k) => ({ keyId: k.id, tier: k.tier, agentId: k.agent_id, createdAt: k.created_at, revokedAt: k.revoked_at })),
+    };
+  }),
+  bindRead(readSpecs.ops, async (_q, { db, principal }) => {
+    const org = principal.orgId;
+    const now = new Date().toISOString();
+    const count = async (sql: string, args: (string | number)[]) =>
+      Number((await db.reader.get<{ n: number }>(sql, args))?.n ?? 0);
+    const head = (await headOf(db.reader, org)) ?? { seq: 0, rowHash: '' };
+    return {
+      orgId: org,
+      head,
+      pendingApprovals: await count("SELECT COUNT(*) AS n FROM approvals WHERE org_id = ? AND status = 'pending' AND expires_at >= ?", [org, now]),
+      openHolds: await count('SELECT COUNT(*) AS n FROM holds WHERE org_id = ? AND released_at IS NULL', [org]),
+      outbox: {
+        queued: await count('SELECT COUNT(*) AS n FROM outbox WHERE org_id = ? AND delivered_at IS NULL', [org]),
+        undeliverable: await count('SELECT COUNT(*) AS n FROM outbox WHERE org_id = ? AND delivered_at IS NOT NULL AND last_error IS NOT NULL', [org]),
+      },
+    };
+  }),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
       'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',

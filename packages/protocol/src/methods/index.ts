@@ -15,7 +15,7 @@ export * as payables from './payables.js';
 export * as reconciliation from './reconciliation.js';
 export * as booksReads from './books-reads.js';
 export * as readSpecs from './reads.js';
-export { reads } from './reads.js';
+export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
 export { PRIORITIES } from './board.js';
 

@@ -82,7 +82,29 @@ export const policy = read({
   query: z.strictObject({}),
 });
 
+export const directory = read({
+  name: 'directory',
+  scope: 'org.read',
+  summary: 'Who acts in the organisation: people (id, email, role), agents, and API keys (id, tier, agent, revoked) — never secrets.',
+  query: z.strictObject({}),
+});
+
+export const ops = read({
+  name: 'ops',
+  scope: 'org.read',
+  summary: 'Operational state of the organisation: chain head, pending approvals, open holds, and the outbox (queued, failed).',
+  query: z.strictObject({}),
+});
+
+/**
+ * Reads the seed names whose payloads belong to later parts of the road (organisation hierarchy,
+ * AI gateway costs, contacts, meetings). They answer NOT_FOUND "not deployed" (seed §7) until then.
+ */
+export const NOT_DEPLOYED_READS = ['hierarchy', 'cost.rollup', 'contacts.list', 'meetings.list'] as const;
+
 export const reads = [
+  directory,
+  ops,
   events,
   snapshot,
   boardReady,

@@ -1,5 +1,6 @@
 import {
   METHOD_NAME,
+  NOT_DEPLOYED_READS,
   errorFrame,
   limits,
   missingScopeMessage,
@@ -102,7 +103,9 @@ async function gate(
     return;
   }
   const read = readRegistry.get(name);
-  if (!read) fail('NOT_FOUND', `unknown read ${name}`);
+  if (!read) {
+    fail('NOT_FOUND', (NOT_DEPLOYED_READS as readonly string[]).includes(name) ? `read ${name} is not deployed` : `unknown read ${name}`);
+  }
   if (!principal.scopes.includes(read.spec.scope)) {
     fail('FORBIDDEN_SCOPE', missingScopeMessage(read.spec.scope, name));
   }

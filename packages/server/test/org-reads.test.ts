@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueOrgKey, revokeOrgKey, type CreatedOrg } from '../src/org/orgs.js';
+import { engines, startTestServer, type TestServer } from './harness.js';
+import { heldAndRequested, sentInvoice } from './signature-helpers.js';
+
+describe.each(engines)('organisation reads: directory, ops, not-deployed reads (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    org = await t.org();
+  });
+  afterAll(async () => t.close());
+
+  it('directory lists people, agents and keys without secrets', async () => {
+    const bot = await issueOrgKey(t.db, org.slug, 'agent', 'ops-bot');
+    await revokeOrgKey(t.db, org.slug, org.keyIds.observer);
+    const r = await t.get(org.keys.reader, 'directory');
+    expect(r.status).toBe(200);
+    expect(r.body.people).toEqual([expect.objectContaining({ userId: org.owner.userId, role: 'owner' })]);
+    expect(r.body.agents).toEqual([expect.objectContaining({ agentId: bot.agentId, name: 'ops-bot' })]);
+    expect(r.body.keys).toHaveLength(4);
+    expect(r.body.keys.find((k: any) => k.keyId === org.keyIds.observer).revokedAt).not.toBeNull();
+    const text = JSON.stringify(r.body);
+    for (const key of [org.keys.agent, bot.key]) expect(text).not.toContain(key.split('_').at(-1));
+    expect(text).not.toMatch(/scrypt|password/);
+  });
+
+  it('ops shows the head, pending approvals, holds and the outbox', async () => {
+    const o = await t.org();
+    const id = await sentInvoice(t, o);
+    await heldAndRequested(t, o, 'books.invoiceChaseStep', { id, step: 2 });
+    const r = await t.get(o.keys.observer, 'ops');
+    expect(r.body).toMatchObject({ orgId: o.orgId, pendingApprovals: 1, openHolds: 1 });
+    expect(r.body.head.seq).toBeGreaterThan(1);
+    expect(r.body.outbox.queued + r.body.outbox.undeliverable).toBeGreaterThanOrEqual(0);
+  });
+
+  it.each(['hierarchy', 'cost.rollup', 'contacts.list', 'meetings.list'])('%s is NOT_FOUND, not deployed', async (name) => {
+    const r = await t.get(org.keys.reader, name);
+    expect(r.status).toBe(404);
+    expect(r.body.error).toEqual({ code: 'NOT_FOUND', message: `read ${name} is not deployed` });
+  });
+});
