@@ -1,6 +1,8 @@
 import { DEFAULT_DATABASE_URL } from './storage/open.js';
 import type { SqliteSynchronous } from './storage/sqlite.js';
 
+export const DEFAULT_PAYMENTS_OUTBOX_DIR = './data/payments';
+
 /** Operator configuration from the environment (D10, README "Configuration"). */
 export interface Config {
   readonly databaseUrl: string;
@@ -17,6 +19,8 @@ export interface Config {
   readonly smtpUrl: string | null;
   readonly emailOutboxDir: string;
   readonly emailFrom: string;
+  /** Payment runs' ABA files (`<runId>.aba`) are written here after commit. */
+  readonly paymentsOutboxDir: string;
   /** COOKIE_SECURE=1 marks the console's session cookie Secure (set it when served over HTTPS). */
   readonly cookieSecure: boolean;
 }
@@ -46,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || null,
     emailOutboxDir: env.EMAIL_OUTBOX_DIR || './data/outbox',
     emailFrom: env.EMAIL_FROM || 'Finance Desk <accounts@finance-desk.invalid>',
+    paymentsOutboxDir: env.PAYMENTS_OUTBOX_DIR || DEFAULT_PAYMENTS_OUTBOX_DIR,
     cookieSecure: env.COOKIE_SECURE === '1',
   };
 }

@@ -1,8 +1,6 @@
-import { approval, board, books, methods, readSpecs } from '@finance-desk/protocol';
+import { approval, board, methods, readSpecs } from '@finance-desk/protocol';
 import * as boardDomain from './domain/board/board.js';
 import * as bills from './domain/payables/bills.js';
-import { invoiceChaseStep } from './domain/receivables/chase.js';
-import * as invoices from './domain/receivables/invoices.js';
 import { requestApproval, type HoldFinder } from './governance/approvals.js';
 import { openHold } from './governance/signature.js';
 import { bind, type MethodBinding, type ReadBinding } from './binding.js';
@@ -20,13 +18,6 @@ const findHold: HoldFinder = async (uow, actionClass, subjectId, payloadHash) =>
   (actionClass === 'books.bill_approve' ? bills.pbB1Hold(uow, subjectId, payloadHash) : null);
 
 const coreBindings: readonly MethodBinding[] = [
-  bind(books.invoiceDraft, invoices.invoiceDraft),
-  bind(books.invoiceSend, invoices.invoiceSend),
-  bind(books.invoiceChaseStep, invoiceChaseStep),
-  bind(books.billCapture, bills.billCapture),
-  bind(books.billApprove, bills.billApprove),
-  bind(books.billHold, bills.billHold),
-  bind(books.billReturn, bills.billReturn),
   bind(approval.request, (params, uow) => requestApproval(params, uow, findHold)),
   bind(board.createTask, boardDomain.createTask),
   bind(board.claim, boardDomain.claim),

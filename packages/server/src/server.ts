@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { mailerFor, type Mailer } from './adapters/email.js';
 import { OutboxDispatcher } from './adapters/outbox.js';
-import type { Config } from './config.js';
+import { FilePaymentSink, type PaymentSink } from './adapters/payments.js';
+import { DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { openDatabase } from './storage/open.js';
@@ -27,7 +28,7 @@ export function rateLimiterFor(config: Pick<Config, 'redisUrl' | 'ratePerSecond'
 /** `serve`: migrate, then listen. Also used by tests and benchmarks with their own database. */
 export async function startServer(
   config: Config,
-  options: { db?: Database; logger?: boolean; mailer?: Mailer } = {},
+  options: { db?: Database; logger?: boolean; mailer?: Mailer; payments?: PaymentSink } = {},
 ): Promise<RunningServer> {
   const db = options.db ?? openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   await db.migrate();
@@ -47,7 +48,15 @@ export async function startServer(
   }, PURGE_EVERY_MS);
   purge.unref();
   const mailer = options.mailer ?? mailerFor(config);
-  const outbox = new OutboxDispatcher(db, mailer, config.emailFrom, (err) => app.log.error({ err }, 'outbox delivery failed'));
+  // A config object built by hand (scripts) may predate PAYMENTS_OUTBOX_DIR; fall back to the default.
+  const payments = options.payments ?? new FilePaymentSink(config.paymentsOutboxDir || DEFAULT_PAYMENTS_OUTBOX_DIR);
+  const outbox = new OutboxDispatcher(
+    db,
+    mailer,
+    config.emailFrom,
+    (err) => app.log.error({ err }, 'outbox delivery failed'),
+    payments,
+  );
   await outbox.start();
   return {
     app,

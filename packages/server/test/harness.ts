@@ -86,6 +86,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     smtpUrl: null,
     emailOutboxDir: join(tmpdir(), `fd-outbox-${process.pid}`),
     emailFrom: 'Finance Desk Tests <tests@finance-desk.invalid>',
+    paymentsOutboxDir: join(tmpdir(), `fd-payments-${process.pid}`),
     cookieSecure: false,
     ...overrides,
   };

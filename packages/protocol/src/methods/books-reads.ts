@@ -1,4 +1,246 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { accountCode } from './aba-fields.js';
+import { id, isoDate, method } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
+/**
+ * The ledger reads: the chart with balances, journals, and the reports (trial balance, profit
+ * and loss, balance sheet, aged receivables and payables, GST summary for the BAS). All are
+ * computed from the general ledger (accounts, journals, journal_lines); every amount is integer
+ * cents except the BAS figures, which are whole dollars as the ATO form takes them. Worked
+ * examples: docs/examples/reports.md.
+ */
+
+export const ACCOUNT_TYPES = ['asset', 'liability', 'equity', 'revenue', 'expense'] as const;
+const accountType = () => z.enum(ACCOUNT_TYPES, { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` });
+
+const pageLimit = () =>
+  z
+    .number({ error: `must be an integer from 1 to ${limits.pageRowsMax}` })
+    .int({ error: `must be an integer from 1 to ${limits.pageRowsMax}` })
+    .min(1, { error: `must be an integer from 1 to ${limits.pageRowsMax}` })
+    .max(limits.pageRowsMax, { error: `must be an integer from 1 to ${limits.pageRowsMax}` });
+
+const int = () => z.number().int();
+
+export const accountBalance = z.object({
+  code: z.string(),
+  name: z.string(),
+  type: z.enum(ACCOUNT_TYPES),
+  debitCents: int(),
+  creditCents: int(),
+  /** In the account's normal direction: debit − credit for assets and expenses, else credit − debit. */
+  balanceCents: int(),
+});
+
+export const accounts = method({
+  name: 'books.accounts',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    "The chart of accounts, ordered by code, each with its debits, credits and balance over every journal dated on or before asOf (default today). balanceCents is in the account's normal direction: debit − credit for asset and expense accounts, credit − debit for liability, equity and revenue accounts (so a contra-asset such as 1510 Accumulated depreciation is negative). Filter by type.",
+  params: z.strictObject({ asOf: isoDate().optional(), type: accountType().optional() }),
+  result: z.object({ asOf: z.string(), accounts: z.array(accountBalance) }),
+});
+
+export const journalLine = z.object({
+  lineNo: int(),
+  accountCode: z.string(),
+  debitCents: int(),
+  creditCents: int(),
+  /** The supply's tax code on the line that carries it (BAS), else null. */
+  taxCode: z.string().nullable(),
+  /** GST-inclusive amount of that supply, signed (negative for a credit note or reversal). */
+  taxBaseCents: int(),
+  gstCents: int(),
+  /** The invoice, bill or claim a control-account line belongs to. */
+  docId: z.string().nullable(),
+  description: z.string(),
+});
+
+export const journal = z.object({
+  id: z.string(),
+  date: z.string(),
+  memo: z.string(),
+  source: z.object({ kind: z.string(), id: z.string() }),
+  /** The ledger event that made this posting. */
+  ledgerId: z.string(),
+  lines: z.array(journalLine),
+});
+
+/** `to` must not be before `from` (shared by journals and the period reports). */
+function checkPeriod(p: { from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (p.from !== undefined && p.to !== undefined && p.to < p.from) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: `must be on or after from (${p.from})` });
+  }
+}
+
+export const journals = method({
+  name: 'books.journals',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    'Journals (postings) ordered by date then id, each whole with its lines. Filters: from and to (dates, inclusive), accountCode (journals with a line on that account), sourceId (journals of one invoice, bill, claim or other source). Page with cursor (the nextCursor of the previous page: a journal id) and limit (1–200, default 50).',
+  params: z
+    .strictObject({
+      from: isoDate().optional(),
+      to: isoDate().optional(),
+      accountCode: accountCode().optional(),
+      sourceId: id().optional(),
+      cursor: id().optional(),
+      limit: pageLimit().optional(),
+    })
+    .superRefine(checkPeriod),
+  result: z.object({ journals: z.array(journal), nextCursor: z.string().nullable() }),
+});
+
+export const REPORT_TYPES = [
+  'trial_balance',
+  'profit_and_loss',
+  'balance_sheet',
+  'aged_receivables',
+  'aged_payables',
+  'gst_summary',
+] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+
+/** Reports as at one date; the others cover a period from..to. */
+export const AS_OF_REPORTS: readonly ReportType[] = ['trial_balance', 'balance_sheet', 'aged_receivables', 'aged_payables'];
+
+/** Where 1A and 1B on the front of the BAS come from (ATO: accounts method or calculation worksheet). */
+export const GST_METHODS = ['accounts', 'worksheet'] as const;
+
+const reportParams = z
+  .strictObject({
+    type: z.enum(REPORT_TYPES, {
+      error: (issue) => (issue.input === undefined ? 'is required' : `must be one of ${REPORT_TYPES.join(', ')}`),
+    }),
+    asOf: isoDate().optional(),
+    from: isoDate().optional(),
+    to: isoDate().optional(),
+    gstMethod: z.enum(GST_METHODS, { error: `must be one of ${GST_METHODS.join(', ')}` }).optional(),
+  })
+  .superRefine((p, ctx) => {
+    const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+    if (AS_OF_REPORTS.includes(p.type)) {
+      if (p.from !== undefined) issue('from', `is not used by ${p.type}, which is as at a date (give asOf)`);
+      if (p.to !== undefined) issue('to', `is not used by ${p.type}, which is as at a date (give asOf)`);
+    } else {
+      if (p.asOf !== undefined) issue('asOf', `is not used by ${p.type}, which covers a period (give from and to)`);
+      if (p.from === undefined) issue('from', `is required for ${p.type}`);
+      if (p.to === undefined) issue('to', `is required for ${p.type}`);
+      checkPeriod(p, ctx);
+    }
+    if (p.gstMethod !== undefined && p.type !== 'gst_summary') issue('gstMethod', 'is only used by gst_summary');
+  });
+
+const statementLine = z.object({ code: z.string().nullable(), name: z.string(), amountCents: int() });
+const section = z.object({ accounts: z.array(statementLine), totalCents: int() });
+
+export const trialBalance = z.object({
+  type: z.literal('trial_balance'),
+  asOf: z.string(),
+  /** Accounts with any posting to date; the balance sits in the debit or the credit column. */
+  rows: z.array(z.object({ code: z.string(), name: z.string(), type: z.enum(ACCOUNT_TYPES), debitCents: int(), creditCents: int() })),
+  totals: z.object({ debitCents: int(), creditCents: int() }),
+  balanced: z.literal(true),
+});
+
+export const profitAndLoss = z.object({
+  type: z.literal('profit_and_loss'),
+  from: z.string(),
+  to: z.string(),
+  revenue: section,
+  expenses: section,
+  netProfitCents: int(),
+});
+
+export const balanceSheet = z.object({
+  type: z.literal('balance_sheet'),
+  asOf: z.string(),
+  /** 1 July on or before asOf: the start of the Australian financial year. */
+  financialYearStart: z.string(),
+  assets: section,
+  liabilities: section,
+  /** Equity accounts plus earnings not yet closed: current year (from financialYearStart) and earlier years. */
+  equity: section,
+  currentYearEarningsCents: int(),
+  priorYearsEarningsCents: int(),
+  balanced: z.boolean(),
+});
+
+const agedAmounts = {
+  currentCents: int(),
+  days1to30Cents: int(),
+  days31to60Cents: int(),
+  days61to90Cents: int(),
+  over90Cents: int(),
+  totalCents: int(),
+};
+
+export const AGE_BUCKETS = ['current', '1-30', '31-60', '61-90', '90+'] as const;
+
+export const agedReport = z.object({
+  type: z.enum(['aged_receivables', 'aged_payables']),
+  asOf: z.string(),
+  /** The control account the documents are owed on (1100 or 2000) and its balance, equal to totals.totalCents. */
+  controlAccount: z.object({ code: z.string(), name: z.string(), balanceCents: int() }),
+  parties: z.array(
+    z.object({
+      party: z.string(),
+      ...agedAmounts,
+      items: z.array(
+        z.object({
+          id: z.string(),
+          reference: z.string(),
+          issuedOn: z.string(),
+          dueOn: z.string(),
+          /** Days past dueOn as at asOf; 0 or less is not yet overdue. */
+          daysOverdue: int(),
+          bucket: z.enum(AGE_BUCKETS),
+          totalCents: int(),
+          outstandingCents: int(),
+        }),
+      ),
+    }),
+  ),
+  totals: z.object(agedAmounts),
+});
+
+const dollars = z.record(z.string(), int());
+
+export const gstSummary = z.object({
+  type: z.literal('gst_summary'),
+  from: z.string(),
+  to: z.string(),
+  /** Accruals: invoices count when issued, bills when approved (the ledger posts them then). */
+  basis: z.literal('accruals'),
+  gstMethod: z.enum(GST_METHODS),
+  /** Label totals in exact cents: G1–G4, G10, G11, G13–G15, W1, W2, and 1A/1B by the accounts method. */
+  exactCents: dollars,
+  /** The BAS front in whole dollars (cents dropped, never negative): G1, G2, G3, G10, G11, 1A, 1B, W1, W2. */
+  front: dollars,
+  /** The GST calculation worksheet in whole dollars: G1–G20 (G9 = G8 ÷ 11, G20 = G19 ÷ 11, truncated). */
+  worksheet: dollars,
+  /** The same worksheet in exact cents; G9 and G20 are 1/11 rounded half up. */
+  worksheetCents: dollars,
+  /** 1A and 1B as the sum of the GST recorded on each document (cents and whole dollars). */
+  accountsMethod: z.object({ gstOnSalesCents: int(), gstOnPurchasesCents: int(), '1A': int(), '1B': int() }),
+  /** 4 = W2; 8A = 1A + 4; 8B = 1B; 9 = |8A − 8B|, payable to or refundable by the ATO. */
+  summary: z.object({ '4': int(), '8A': int(), '8B': int(), '9': int(), position: z.enum(['payable', 'refundable', 'nil']) }),
+  byTaxCode: z.array(z.object({ taxCode: z.string(), lines: int(), baseCents: int(), gstCents: int(), labels: z.array(z.string()) })),
+});
+
+export const reports = method({
+  name: 'books.reports',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    'A report from the general ledger. As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit) and gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)).',
+  params: reportParams,
+  result: z.union([trialBalance, profitAndLoss, balanceSheet, agedReport, gstSummary]),
+});
+
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const booksReadMethods: readonly MethodSpec[] = [];
+export const booksReadMethods: readonly MethodSpec[] = [accounts, journals, reports];

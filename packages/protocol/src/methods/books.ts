@@ -2,19 +2,33 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { HELD_REASONS } from '../signature.js';
 import { cents, days, email, id, method, reason, text, withProof } from './index-fields.js';
+import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference, purchaseTaxCode } from './aba-fields.js';
+import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './sale-fields.js';
 
-export const invoiceStatus = z.enum(['draft', 'sent', 'paid', 'void']);
+/** Invoice states (docs/examples/receivables.md): draft → sent → part_paid → paid; → credited; → void. */
+export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void']);
 
-const invoice = z.object({
+export const invoice = z.object({
   id: z.string(),
   status: invoiceStatus,
   payeeName: z.string(),
   description: z.string(),
   totalCents: z.number().int(),
+  /** GST inside totalCents: 1/11 of the GST-coded lines' sum, once per invoice, half up. */
+  gstCents: z.number().int(),
+  lines: z.array(invoiceLine),
   dueDays: z.number().int(),
   createdAt: z.string(),
-  sentAt: z.string().nullable(),
+  issuedOn: z.string().nullable(),
+  dueOn: z.string().nullable(),
+  payeeEmail: z.string().nullable(),
+  chaseStep: z.number().int(),
+  /** The issue posting (Dr 1100 / Cr revenue / Cr 2100), made when sent. */
+  journalId: z.string().nullable(),
+  /** The event that moved the invoice into its current status. */
   ledgerId: z.string(),
+  /** What the customer still owes, from the ledger (0 for a draft or void invoice). */
+  outstandingCents: z.number().int(),
   noop: z.boolean().optional(),
 });
 
@@ -34,14 +48,25 @@ export const invoiceDraft = method({
   name: 'books.invoiceDraft',
   scope: 'books.write',
   kind: 'write',
-  summary: 'Draft a customer invoice. Nothing is posted until it is sent.',
-  params: z.strictObject({
-    payeeName: text(),
-    description: text(limits.textCharsMax),
-    totalCents: cents(),
-    dueDays: days(),
-    payeeEmail: email().optional(),
-  }),
+  summary:
+    'Draft a customer invoice (amounts GST-inclusive). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent.',
+  params: z
+    .strictObject({
+      payeeName: text(),
+      description: text(limits.textCharsMax),
+      totalCents: cents(),
+      dueDays: days(),
+      payeeEmail: email().optional(),
+      taxCode: saleTaxCode().optional(),
+      lines: z.array(invoiceLineInput).min(1, { error: 'must have at least 1 line' }).max(invoiceLinesMax).optional(),
+    })
+    .superRefine((p, ctx) => {
+      if (p.lines === undefined) return;
+      const sum = p.lines.reduce((acc, l) => acc + l.amountCents, 0);
+      if (p.totalCents !== sum) {
+        ctx.addIssue({ code: 'custom', path: ['totalCents'], message: `must equal the sum of lines (${sum})` });
+      }
+    }),
   result: invoice,
 });
 
@@ -49,7 +74,8 @@ export const invoiceSend = method({
   name: 'books.invoiceSend',
   scope: 'books.write',
   kind: 'write',
-  summary: 'Send a drafted invoice to the customer. Sending a sent invoice again is a no-op (D3).',
+  summary:
+    'Issue a drafted invoice, dated today and due dueDays later: posts Dr 1100 Accounts receivable (total) / Cr each line\'s revenue account (net of its GST share, tagged with tax code, GST-inclusive base and GST) / Cr 2100 GST collected, and emails it to payeeEmail when set (after commit). Sending a sent invoice again is a no-op (D3).',
   params: z.strictObject({ id: id() }),
   result: invoice,
 });
@@ -67,33 +93,85 @@ export const invoiceChaseStep = method({
 
 export const billStatus = z.enum(['captured', 'held', 'on_hold', 'approved', 'returned', 'scheduled', 'paid']);
 
-const bill = z.object({
+const billLine = z.object({
+  description: z.string(),
+  amountCents: z.number().int(),
+  taxCode: z.string(),
+  accountCode: z.string(),
+  gstCents: z.number().int(),
+});
+
+export const bill = z.object({
   id: z.string(),
   status: billStatus,
   payeeName: z.string(),
   description: z.string(),
   totalCents: z.number().int(),
+  /** GST inside totalCents (1/11 of the taxable lines, once per bill, half up). */
+  gstCents: z.number().int(),
+  lines: z.array(billLine),
   dueDays: z.number().int(),
   dueOn: z.string(),
   heldReason: z.enum(HELD_REASONS).nullable(),
   note: z.string().nullable(),
   runId: z.string().nullable(),
+  payeeBsb: z.string().nullable(),
+  payeeAccountNumber: z.string().nullable(),
+  payeeAccountName: z.string().nullable(),
+  payeeReference: z.string().nullable(),
+  /** The accrual posting made on approval (Dr expense/asset + GST paid / Cr 2000). */
+  journalId: z.string().nullable(),
   ledgerId: z.string(),
+  /** Reads only: what is still to pay (see books.bills). */
+  outstandingCents: z.number().int().optional(),
   noop: z.boolean().optional(),
 });
+
+const billLineInput = z.strictObject({
+  description: text(),
+  amountCents: cents(),
+  taxCode: purchaseTaxCode().optional(),
+  accountCode: accountCode().optional(),
+});
+
+const BANK_FIELDS = ['payeeBsb', 'payeeAccountNumber', 'payeeAccountName'] as const;
 
 export const billCapture = method({
   name: 'books.billCapture',
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Capture a supplier bill. PB-B1 (D8) holds it for a human when above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE).',
-  params: z.strictObject({
-    payeeName: text(),
-    description: text(limits.textCharsMax),
-    totalCents: cents(),
-    dueDays: days(),
-  }),
+    'Capture a supplier bill (amounts GST-inclusive). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500. Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE). Nothing is posted until it is approved.',
+  params: z
+    .strictObject({
+      payeeName: text(),
+      description: text(limits.textCharsMax),
+      totalCents: cents().optional(),
+      dueDays: days(),
+      taxCode: purchaseTaxCode().optional(),
+      lines: z.array(billLineInput).min(1, { error: 'must have at least 1 line' }).max(100).optional(),
+      payeeBsb: bsb().optional(),
+      payeeAccountNumber: bankAccountNumber().optional(),
+      payeeAccountName: abaText(32).optional(),
+      payeeReference: lodgementReference().optional(),
+    })
+    .superRefine((p, ctx) => {
+      if (p.lines === undefined) {
+        if (p.totalCents === undefined) ctx.addIssue({ code: 'custom', path: ['totalCents'], message: 'is required (or give lines)' });
+      } else {
+        const sum = p.lines.reduce((acc, l) => acc + l.amountCents, 0);
+        if (sum > limits.centsMax) ctx.addIssue({ code: 'custom', path: ['lines'], message: `must sum to at most ${limits.centsMax} cents` });
+        if (p.totalCents !== undefined && p.totalCents !== sum) {
+          ctx.addIssue({ code: 'custom', path: ['totalCents'], message: `must equal the sum of lines (${sum})` });
+        }
+      }
+      const given = BANK_FIELDS.filter((f) => p[f] !== undefined);
+      if (given.length > 0) {
+        for (const f of BANK_FIELDS) {
+          if (p[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: `is required with ${given.join(', ')}` });
+        }
+      }
+    }),
   result: bill,
 });
 

@@ -1,4 +1,156 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { abaText, accountCode, bankAccountNumber, bsb, purchaseTaxCode } from './aba-fields.js';
+import { bill, billStatus } from './books.js';
+import { cents, id, isoDate, method, reason, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
+/**
+ * Payables beyond capture and approval (books.ts): the payment run, the bills read, and expense
+ * claims. Bills post on approval (accrual); a payment run pays approved bills by an ABA file.
+ */
+
+const holdFrame = z.object({
+  status: z.literal('approval_required'),
+  approval: z.object({
+    actionClass: z.string(),
+    payloadHash: z.string(),
+    subject: z.object({ kind: z.literal('books.signature'), subjectId: z.string(), summary: z.string() }),
+    expiresInMs: z.number().int(),
+  }),
+  subjectId: z.string(),
+  message: z.string(),
+});
+
+/** The account the run is paid from, and the Direct Entry identity the bank knows the user by. */
+const funding = z.strictObject({
+  bsb: bsb(),
+  accountNumber: bankAccountNumber(),
+  bankCode: z.string().regex(/^[A-Z]{3}$/, { error: 'must be the 3-letter APCA abbreviation of the bank, e.g. WBC' }),
+  userName: abaText(26),
+  apcaUserId: z.string().regex(/^\d{6}$/, { error: 'must be the 6-digit Direct Entry user id' }),
+  remitterName: abaText(16),
+  /** Title of the funding account, for the self-balancing record (default: userName). */
+  accountName: abaText(32).optional(),
+});
+
+const runResult = z.object({
+  runId: z.string(),
+  status: z.literal('executed'),
+  paymentDate: z.string(),
+  billIds: z.array(z.string()),
+  payments: z.array(z.object({ billId: z.string(), payee: z.string(), amountCents: z.number().int() })),
+  billCount: z.number().int(),
+  totalCents: z.number().int(),
+  journalId: z.string(),
+  fileName: z.string(),
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const billScheduleRun = method({
+  name: 'books.billScheduleRun',
+  scope: 'books.write',
+  kind: 'signature',
+  actionClass: 'books.bill_schedule_run',
+  summary:
+    'Pay approved bills by a Direct Entry (ABA) file: give billIds (1–200) or dueOnOrBefore (every approved bill due by then), the paymentDate (today or later) and the funding account. A signature act: always held for a human, whose summary names the bills, payees, total, date and account. With the proof it creates the run, marks the bills paid, posts Dr 2000 per bill / Cr 1000 (dated paymentDate) and writes <runId>.aba after commit. Each bill needs payee bank details. The run id derives from the bills and params, so a proof covers exactly the bills the human saw.',
+  params: withProof({
+    billIds: z.array(id()).min(1, { error: 'must have at least 1 bill' }).max(200).optional(),
+    dueOnOrBefore: isoDate().optional(),
+    paymentDate: isoDate(),
+    funding,
+    /** The header's description of entries (default CREDITORS). */
+    entriesDescription: abaText(12).optional(),
+    /** Add a code-13 debit to the funding account so the file balances (some banks require it). */
+    selfBalancing: z.boolean({ error: 'must be true or false' }).optional(),
+  }).superRefine((p, ctx) => {
+    if ((p.billIds === undefined) === (p.dueOnOrBefore === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['billIds'], message: 'give exactly one of billIds and dueOnOrBefore' });
+    }
+    if (p.billIds !== undefined && new Set(p.billIds).size !== p.billIds.length) {
+      ctx.addIssue({ code: 'custom', path: ['billIds'], message: 'must not name a bill twice' });
+    }
+  }),
+  result: z.union([runResult, holdFrame]),
+});
+
+export const bills = method({
+  name: 'books.bills',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    'List bills, oldest first, with outstandingCents (what is still to pay: from the ledger once posted, the total before approval, 0 when returned). Filters: status, payeeName (case-insensitive substring), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
+  params: z.strictObject({
+    status: billStatus.optional(),
+    payeeName: text().optional(),
+    dueBefore: isoDate().optional(),
+    cursor: id().optional(),
+    limit: z
+      .number({ error: 'must be an integer from 1 to 200' })
+      .int({ error: 'must be an integer from 1 to 200' })
+      .min(1, { error: 'must be an integer from 1 to 200' })
+      .max(limits.pageRowsMax, { error: 'must be an integer from 1 to 200' })
+      .optional(),
+  }),
+  result: z.object({ bills: z.array(bill), nextCursor: z.string().nullable() }),
+});
+
+export const claimStatus = z.enum(['submitted', 'approved', 'rejected', 'paid']);
+
+const claim = z.object({
+  id: z.string(),
+  status: claimStatus,
+  claimant: z.string(),
+  description: z.string(),
+  amountCents: z.number().int(),
+  gstCents: z.number().int(),
+  taxCode: z.string(),
+  accountCode: z.string(),
+  spentOn: z.string(),
+  receiptRef: z.string(),
+  note: z.string().nullable(),
+  journalId: z.string().nullable(),
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const expenseClaim = method({
+  name: 'books.expenseClaim',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account; spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved.',
+  params: z.strictObject({
+    claimant: text(),
+    description: text(limits.textCharsMax),
+    amountCents: cents(),
+    taxCode: purchaseTaxCode().optional(),
+    accountCode: accountCode().optional(),
+    spentOn: isoDate(),
+    receiptRef: text(100),
+  }),
+  result: claim,
+});
+
+export const expenseApprove = method({
+  name: 'books.expenseApprove',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Approve a submitted claim: posts Dr expense (net of GST, tax-tagged) + Dr 1200 GST paid / Cr 2500 Expense claims payable. Approving an approved claim is a no-op (D3); a rejected or paid claim is CONFLICT.',
+  params: z.strictObject({ id: id() }),
+  result: claim,
+});
+
+export const expenseReject = method({
+  name: 'books.expenseReject',
+  scope: 'books.write',
+  kind: 'write',
+  summary: 'Reject a submitted claim with a reason (final; nothing is posted). Rejecting a rejected claim is a no-op.',
+  params: z.strictObject({ id: id(), reason: reason() }),
+  result: claim,
+});
+
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const payablesMethods: readonly MethodSpec[] = [];
+export const payablesMethods: readonly MethodSpec[] = [billScheduleRun, bills, expenseClaim, expenseApprove, expenseReject];

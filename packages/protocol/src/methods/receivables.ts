@@ -1,4 +1,161 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { invoice, invoiceStatus } from './books.js';
+import { cents, id, isoDate, method, reason, text } from './index-fields.js';
+import { saleTaxCode } from './sale-fields.js';
 import type { MethodSpec } from './types.js';
 
+/**
+ * Receivables beyond draft, send and chase (books.ts): payments, credit notes, void, promises to
+ * pay, statements and the invoices read. The state machine and worked postings are in
+ * docs/examples/receivables.md.
+ */
+
+const reference = () => z.string().max(limits.nameCharsMax);
+
+export const invoiceRecordPayment = method({
+  name: 'books.invoiceRecordPayment',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Record money received against a sent or part_paid invoice, in full or in part: posts Dr 1000 bank / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents. The same non-empty reference again on the same invoice with the same amount and date is a no-op (D3); with another amount or date it is CONFLICT.',
+  params: z.strictObject({
+    id: id(),
+    amountCents: cents(),
+    date: isoDate().optional(),
+    reference: reference().optional(),
+  }),
+  result: z.object({
+    id: z.string(),
+    paymentId: z.string(),
+    amountCents: z.number().int(),
+    date: z.string(),
+    reference: z.string(),
+    status: invoiceStatus,
+    outstandingCents: z.number().int(),
+    journalId: z.string(),
+    ledgerId: z.string(),
+    noop: z.boolean().optional(),
+  }),
+});
+
+export const invoiceCreditNote = method({
+  name: 'books.invoiceCreditNote',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Credit part or all of a sent or part_paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is outstanding and what is left to credit of that tax code on the invoice. taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op (D3).",
+  params: z.strictObject({
+    id: id(),
+    amountCents: cents(),
+    reason: reason(),
+    taxCode: saleTaxCode().optional(),
+  }),
+  result: z.object({
+    id: z.string(),
+    creditNoteId: z.string(),
+    amountCents: z.number().int(),
+    gstCents: z.number().int(),
+    taxCode: z.string(),
+    accountCode: z.string(),
+    reason: z.string(),
+    issuedOn: z.string(),
+    status: invoiceStatus,
+    outstandingCents: z.number().int(),
+    journalId: z.string(),
+    ledgerId: z.string(),
+    noop: z.boolean().optional(),
+  }),
+});
+
+export const invoiceVoid = method({
+  name: 'books.invoiceVoid',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Void an invoice. A draft is voided with no posting; a sent invoice with no payments or credit notes is voided with a journal dated today that reverses its issue posting. Anything else is CONFLICT naming why (credit it instead). Voiding a void invoice is a no-op (D3).',
+  params: z.strictObject({ id: id(), reason: reason() }),
+  result: invoice.extend({ voidReason: z.string().nullable(), voidJournalId: z.string().nullable() }),
+});
+
+export const invoicePromise = method({
+  name: 'books.invoicePromise',
+  scope: 'books.write',
+  kind: 'new-act',
+  summary:
+    "Record a customer's promise to pay a sent or part_paid invoice by promisedOn (today or later); amountCents defaults to what is outstanding and may not exceed it. Each call is a new promise (D3).",
+  params: z.strictObject({
+    id: id(),
+    promisedOn: isoDate(),
+    amountCents: cents().optional(),
+    note: text(limits.textCharsMax).optional(),
+  }),
+  result: z.object({
+    id: z.string(),
+    promiseId: z.string(),
+    promisedOn: z.string(),
+    amountCents: z.number().int(),
+    outstandingCents: z.number().int(),
+    note: z.string().nullable(),
+    ledgerId: z.string(),
+  }),
+});
+
+const statementInvoice = z.object({
+  id: z.string(),
+  issuedOn: z.string(),
+  dueOn: z.string(),
+  totalCents: z.number().int(),
+  outstandingCents: z.number().int(),
+});
+
+export const statementRun = method({
+  name: 'books.statementRun',
+  scope: 'books.write',
+  kind: 'new-act',
+  summary:
+    'Build a statement for each customer with invoices open as at asOf (default today; not in the future), or for one customer (payeeName, case-insensitive): open invoices with total and outstanding, and openCents. Each customer with a payeeEmail on any of their invoices is emailed the statement (after commit). Each run is a new act (D3).',
+  params: z.strictObject({
+    asOf: isoDate().optional(),
+    payeeName: text().optional(),
+  }),
+  result: z.object({
+    runId: z.string(),
+    asOf: z.string(),
+    statements: z.array(
+      z.object({ payeeName: z.string(), openCents: z.number().int(), invoices: z.array(statementInvoice), emailed: z.boolean() }),
+    ),
+    ledgerId: z.string(),
+  }),
+});
+
+export const invoices = method({
+  name: 'books.invoices',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    'List invoices, oldest first, with lines and outstandingCents (from the ledger once sent; 0 for a draft or void invoice). Filters: status, payeeName (case-insensitive substring), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
+  params: z.strictObject({
+    status: invoiceStatus.optional(),
+    payeeName: text().optional(),
+    dueBefore: isoDate().optional(),
+    cursor: id().optional(),
+    limit: z
+      .number({ error: 'must be an integer from 1 to 200' })
+      .int({ error: 'must be an integer from 1 to 200' })
+      .min(1, { error: 'must be an integer from 1 to 200' })
+      .max(limits.pageRowsMax, { error: 'must be an integer from 1 to 200' })
+      .optional(),
+  }),
+  result: z.object({ invoices: z.array(invoice), nextCursor: z.string().nullable() }),
+});
+
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const receivablesMethods: readonly MethodSpec[] = [];
+export const receivablesMethods: readonly MethodSpec[] = [
+  invoiceRecordPayment,
+  invoiceCreditNote,
+  invoiceVoid,
+  invoicePromise,
+  statementRun,
+  invoices,
+];

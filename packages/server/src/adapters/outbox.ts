@@ -1,6 +1,7 @@
 import { newId } from '../ids.js';
 import type { Database, Tx } from '../storage/types.js';
 import type { EmailMessage, Mailer } from './email.js';
+import type { PaymentFile, PaymentSink } from './payments.js';
 
 /**
  * The transactional outbox (architecture guide, property 1): an effect outside the database is
@@ -37,6 +38,8 @@ export class OutboxDispatcher {
     private readonly mailer: Mailer,
     private readonly from: string,
     private readonly onError: (err: unknown) => void = () => undefined,
+    /** Channel `payment_file` (payment runs' ABA files); without it their delivery fails and is retried. */
+    private readonly payments: PaymentSink | null = null,
   ) {}
 
   async start(): Promise<void> {
@@ -55,8 +58,8 @@ export class OutboxDispatcher {
 
   private async sweep(): Promise<void> {
     const now = new Date().toISOString();
-    const due = await this.db.reader.all<{ id: string; body: string; attempts: number }>(
-      `SELECT id, body, attempts FROM outbox WHERE delivered_at IS NULL AND attempts < ?
+    const due = await this.db.reader.all<{ id: string; channel: string; body: string; attempts: number }>(
+      `SELECT id, channel, body, attempts FROM outbox WHERE delivered_at IS NULL AND attempts < ?
        AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY created_at LIMIT 50`,
       [ATTEMPTS_MAX, now],
     );
@@ -70,13 +73,20 @@ export class OutboxDispatcher {
         ),
       );
       if (claimed.changes !== 1) continue;
-      await this.deliver(row.id, JSON.parse(row.body) as EmailMessage);
+      await this.deliver(row.id, row.channel, row.body);
     }
   }
 
-  private async deliver(id: string, message: EmailMessage): Promise<void> {
+  /** Route by channel: `payment_file` to the payments adapter, anything else is email. */
+  private async send(channel: string, body: string): Promise<{ delivered: boolean; detail: string }> {
+    if (channel !== 'payment_file') return this.mailer.send(JSON.parse(body) as EmailMessage, this.from);
+    if (!this.payments) throw new Error('no payments adapter is configured; the payment file waits in the outbox');
+    return this.payments.deliver(JSON.parse(body) as PaymentFile);
+  }
+
+  private async deliver(id: string, channel: string, body: string): Promise<void> {
     try {
-      const r = await this.mailer.send(message, this.from);
+      const r = await this.send(channel, body);
       await this.db.write((tx) =>
         tx.run('UPDATE outbox SET delivered_at = ?, last_error = ? WHERE id = ?', [
           new Date().toISOString(),

@@ -1,4 +1,4 @@
-import type { books, HeldReason } from '@finance-desk/protocol';
+import type { books, HeldReason, TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { addDays, isoDate } from '../../clock.js';
 import { conflict, invariant, notFound } from '../../errors.js';
@@ -9,53 +9,84 @@ import { signatureHandler, type SignatureAct } from '../../governance/signature.
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
 import type { Uow } from '../../write-path.js';
+import { newJournalId, postJournal } from '../gl/post.js';
+import { insertBillLines, loadBillLines, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
+import { PAYABLES_ACCOUNT } from './ledger-api.js';
+import { owedOnDocument } from './settle.js';
 
 /**
  * Bills (payables). States: captured → approved; held (PB-B1, D8) → approved only with a human
- * proof; on_hold (parked by billHold) → approved; any open state → returned (final).
- * Scheduling and payment come with the payment run.
+ * proof; on_hold (parked by billHold) → approved; any open or approved state → returned (final);
+ * approved → paid (a payment run, or payments applied by reconciliation until nothing is owed).
+ * Accrual: approval posts the bill (Dr expense/asset + GST paid / Cr 2000, docId = bill id) once;
+ * returning a posted bill posts the reversal.
  */
 type BillStatus = z.infer<typeof books.billStatus>;
 
-interface BillRow {
+export interface BillRow {
   id: string;
   status: BillStatus;
   payee_name: string;
   payee_key: string;
   description: string;
   total_cents: number;
+  gst_cents: number;
   due_days: number;
   due_on: string;
   held_reason: HeldReason | null;
   note: string | null;
   run_id: string | null;
+  payee_bsb: string | null;
+  payee_account_number: string | null;
+  payee_account_name: string | null;
+  payee_reference: string | null;
+  journal_id: string | null;
+  created_at: string;
   ledger_id: string;
 }
 
-const COLUMNS = 'id, status, payee_name, payee_key, description, total_cents, due_days, due_on, held_reason, note, run_id, ledger_id';
+/** A bill with its lines, as the acts see it. */
+export type LoadedBill = BillRow & { readonly lines: readonly PurchaseLine[] };
+
+export const BILL_COLUMNS =
+  'id, status, payee_name, payee_key, description, total_cents, gst_cents, due_days, due_on, held_reason, note, run_id, ' +
+  'payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
 
 /** Payee identity for NEW_PAYEE: case and spacing do not make a new supplier. */
 export function payeeKey(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
-function toBill(row: BillRow) {
+export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
   return {
     id: row.id,
     status: row.status,
     payeeName: row.payee_name,
     description: row.description,
     totalCents: Number(row.total_cents),
+    gstCents: Number(row.gst_cents),
+    lines: lines.map((l) => ({ ...l })),
     dueDays: Number(row.due_days),
     dueOn: row.due_on,
     heldReason: row.held_reason,
     note: row.note,
     runId: row.run_id,
+    payeeBsb: row.payee_bsb,
+    payeeAccountNumber: row.payee_account_number,
+    payeeAccountName: row.payee_account_name,
+    payeeReference: row.payee_reference,
+    journalId: row.journal_id,
     ledgerId: row.ledger_id,
   };
 }
 
-function eventPayload(row: BillRow, extra: Record<string, string | null> = {}) {
+/** Bank details in events only masked (seed §6.5 spirit: payloads are redaction-safe). */
+export function maskedAccount(bsb: string | null, account: string | null): string | null {
+  return bsb && account ? `${bsb} ...${account.slice(-3)}` : null;
+}
+
+/** D8: every bill event carries payee, totalCents, heldReason and runId. */
+export function billEventPayload(row: BillRow, extra: Record<string, string | number | null> = {}) {
   return {
     payee: row.payee_name,
     totalCents: Number(row.total_cents),
@@ -65,32 +96,43 @@ function eventPayload(row: BillRow, extra: Record<string, string | null> = {}) {
   };
 }
 
-async function load(uow: Uow, id: string): Promise<BillRow> {
-  const row = await uow.tx.get<BillRow>(`SELECT ${COLUMNS} FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+async function load(uow: Uow, id: string): Promise<LoadedBill> {
+  const row = await uow.tx.get<BillRow>(`SELECT ${BILL_COLUMNS} FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
     uow.orgId,
     id,
   ]);
   if (!row) throw notFound('bill', id);
-  return row;
+  return { ...row, lines: await loadBillLines(uow.tx, uow.orgId, id) };
 }
 
-async function transition(uow: Uow, row: BillRow, to: BillStatus, verb: string, note: string | null) {
-  const next: BillRow = { ...row, status: to, note: note ?? row.note };
+interface Move {
+  readonly to: BillStatus;
+  readonly verb: string;
+  readonly note: string | null;
+  /** Extra event payload (e.g. the journal the move posts). */
+  readonly payload?: Record<string, string | number | null>;
+  /** Runs after the event: post a journal and name the columns it sets. */
+  readonly effect?: (ledgerId: string) => Promise<{ journal_id?: string }>;
+}
+
+async function transition(uow: Uow, bill: LoadedBill, move: Move) {
+  const next: BillRow = { ...bill, status: move.to, note: move.note ?? bill.note };
   const event = await uow.emit({
     family: 'books',
-    kind: `books.bill.${verb}`,
-    entityId: row.id,
-    payload: eventPayload(next, note !== null ? { reason: note } : {}),
+    kind: `books.bill.${move.verb}`,
+    entityId: bill.id,
+    payload: billEventPayload(next, { ...(move.note !== null ? { reason: move.note } : {}), ...move.payload }),
   });
+  const set = move.effect ? await move.effect(event.ledgerId) : {};
+  const journalId = set.journal_id ?? bill.journal_id;
+  const approved = move.to === 'approved';
   const moved = await uow.tx.run(
-    `UPDATE bills SET status = ?, note = ?, ledger_id = ?${to === 'approved' ? ', approved_at = ?' : ''}
+    `UPDATE bills SET status = ?, note = ?, ledger_id = ?, journal_id = ?${approved ? ', approved_at = ?' : ''}
      WHERE org_id = ? AND id = ? AND status = ?`,
-    to === 'approved'
-      ? [to, next.note, event.ledgerId, uow.now, uow.orgId, row.id, row.status]
-      : [to, next.note, event.ledgerId, uow.orgId, row.id, row.status],
+    [move.to, next.note, event.ledgerId, journalId, ...(approved ? [uow.now] : []), uow.orgId, bill.id, bill.status],
   );
-  invariant(moved.changes === 1, `bill ${row.id} moves from ${row.status} exactly once`);
-  return toBill({ ...next, ledger_id: event.ledgerId });
+  invariant(moved.changes === 1, `bill ${bill.id} moves from ${bill.status} exactly once`);
+  return toBill({ ...next, journal_id: journalId, ledger_id: event.ledgerId }, bill.lines);
 }
 
 /** PB-B1 (D8): ABOVE_FLOOR beats NEW_PAYEE; neither → null. */
@@ -104,34 +146,63 @@ async function heldReasonFor(uow: Uow, key: string, totalCents: number): Promise
   return known ? null : 'NEW_PAYEE';
 }
 
-export async function billCapture(params: z.infer<typeof books.billCapture.params>, uow: Uow) {
+type CaptureParams = z.infer<typeof books.billCapture.params>;
+
+/** The bill's lines: as given, or one line of the whole bill; accounts checked (BAD_REQUEST). */
+async function captureLines(uow: Uow, params: CaptureParams): Promise<PurchaseLine[]> {
+  const defaultTax: TaxCode = params.taxCode ?? 'GST_ON_EXPENSES';
+  if (params.lines) return resolveLines(uow, params.lines, defaultTax, (i) => `lines[${i}].accountCode`);
+  invariant(params.totalCents !== undefined, 'the schema requires totalCents without lines');
+  return resolveLines(uow, [{ description: params.description, amountCents: params.totalCents }], defaultTax, () => 'taxCode');
+}
+
+export async function billCapture(params: CaptureParams, uow: Uow) {
+  const lines = await captureLines(uow, params);
+  const total = lines.reduce((s, l) => s + l.amountCents, 0);
   const key = payeeKey(params.payeeName);
-  const heldReason = await heldReasonFor(uow, key, params.totalCents);
+  const heldReason = await heldReasonFor(uow, key, total);
   const row: BillRow = {
     id: newId('bill'),
     status: heldReason ? 'held' : 'captured',
     payee_name: params.payeeName,
     payee_key: key,
     description: params.description,
-    total_cents: params.totalCents,
+    total_cents: total,
+    gst_cents: lines.reduce((s, l) => s + l.gstCents, 0),
     due_days: params.dueDays,
     due_on: addDays(isoDate(uow.now), params.dueDays),
     held_reason: heldReason,
     note: null,
     run_id: null,
+    payee_bsb: params.payeeBsb ?? null,
+    payee_account_number: params.payeeAccountNumber ?? null,
+    // BECS titles are upper case (the safe choice, ../shared/data/aba/FORMAT.md).
+    payee_account_name: params.payeeAccountName?.toUpperCase() ?? null,
+    payee_reference: params.payeeReference?.toUpperCase() ?? null,
+    journal_id: null,
+    created_at: uow.now,
     ledger_id: '',
   };
   const event = await uow.emit({
     family: 'books',
     kind: 'books.bill.capture',
     entityId: row.id,
-    payload: eventPayload(row, { description: row.description, dueOn: row.due_on }),
+    payload: billEventPayload(row, {
+      description: row.description,
+      dueOn: row.due_on,
+      gstCents: row.gst_cents,
+      lineCount: lines.length,
+      payeeAccount: maskedAccount(row.payee_bsb, row.payee_account_number),
+    }),
   });
   await uow.tx.run(
-    `INSERT INTO bills (org_id, ${COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, row.id, row.status, row.payee_name, key, row.description, row.total_cents, row.due_days, row.due_on, heldReason, null, null, event.ledgerId, uow.now],
+    `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`,
+    [uow.orgId, row.id, row.status, row.payee_name, key, row.description, row.total_cents, row.gst_cents, row.due_days,
+      row.due_on, heldReason, null, null, row.payee_bsb, row.payee_account_number, row.payee_account_name,
+      row.payee_reference, null, row.created_at, event.ledgerId],
   );
-  return toBill({ ...row, ledger_id: event.ledgerId });
+  await insertBillLines(uow, row.id, lines);
+  return toBill({ ...row, ledger_id: event.ledgerId }, lines);
 }
 
 const OPEN: readonly BillStatus[] = ['captured', 'held', 'on_hold'];
@@ -141,7 +212,30 @@ function billSummary(row: BillRow): string {
   return `Approve bill ${row.id} from ${row.payee_name} for ${formatCents(Number(row.total_cents))}${held}, due ${row.due_on}`;
 }
 
-export const billApproveAct: SignatureAct<{ id: string }, BillRow> = {
+/** Approval posts the bill, once: a bill re-approved after billHold was posted the first time. */
+function approve(uow: Uow, bill: LoadedBill) {
+  const journalId = bill.journal_id === null ? newJournalId() : null;
+  return transition(uow, bill, {
+    to: 'approved',
+    verb: 'approve',
+    note: null,
+    payload: { journalId: journalId ?? bill.journal_id, gstCents: Number(bill.gst_cents) },
+    effect: async (ledgerId) => {
+      if (journalId === null) return {};
+      await postJournal(uow, {
+        id: journalId,
+        date: isoDate(uow.now),
+        memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
+        source: { kind: 'bill', id: bill.id },
+        ledgerId,
+        lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
+      });
+      return { journal_id: journalId };
+    },
+  });
+}
+
+export const billApproveAct: SignatureAct<{ id: string }, LoadedBill> = {
   method: 'books.billApprove',
   actionClass: 'books.bill_approve',
   refuseWithoutProof: true,
@@ -150,36 +244,68 @@ export const billApproveAct: SignatureAct<{ id: string }, BillRow> = {
   needsProof: (_params, row) => row.held_reason !== null,
   summary: (_params, row) => billSummary(row),
   state(_params, row) {
-    if (row.status === 'approved') return { ...toBill(row), noop: true };
+    if (row.status === 'approved') return { ...toBill(row, row.lines), noop: true };
     if (!OPEN.includes(row.status)) throw conflict(`bill ${row.id} is ${row.status}; only a captured, held or on-hold bill can be approved`);
     return null;
   },
-  execute: (_params, row, uow) => transition(uow, row, 'approved', 'approve', null),
+  execute: (_params, row, uow) => approve(uow, row),
 };
 
-export const billApprove = signatureHandler<z.infer<typeof books.billApprove.params>, BillRow>(billApproveAct);
+export const billApprove = signatureHandler<z.infer<typeof books.billApprove.params>, LoadedBill>(billApproveAct);
 
 export async function billHold(params: z.infer<typeof books.billHold.params>, uow: Uow) {
   const row = await load(uow, params.id);
-  if (row.status === 'on_hold') return { ...toBill(row), noop: true };
+  if (row.status === 'on_hold') return { ...toBill(row, row.lines), noop: true };
   if (!['captured', 'held', 'approved'].includes(row.status)) {
     throw conflict(`bill ${row.id} is ${row.status}; only a captured, held or approved bill can be put on hold`);
   }
-  return transition(uow, row, 'on_hold', 'hold', params.reason);
+  return transition(uow, row, { to: 'on_hold', verb: 'hold', note: params.reason });
 }
 
+/** Returning a posted bill reverses its posting (dated today); a partly paid bill cannot be returned. */
 export async function billReturn(params: z.infer<typeof books.billReturn.params>, uow: Uow) {
   const row = await load(uow, params.id);
-  if (row.status === 'returned') return { ...toBill(row), noop: true };
+  if (row.status === 'returned') return { ...toBill(row, row.lines), noop: true };
   if (!['captured', 'held', 'on_hold', 'approved'].includes(row.status)) {
     throw conflict(`bill ${row.id} is ${row.status}; it can no longer be returned`);
   }
-  return transition(uow, row, 'returned', 'return', params.reason);
+  const posted = row.journal_id !== null;
+  if (posted) {
+    const owed = await owedOnDocument(uow.tx, uow.orgId, PAYABLES_ACCOUNT, row.id);
+    if (owed !== Number(row.total_cents)) {
+      const paid = formatCents(Number(row.total_cents) - owed);
+      throw conflict(`bill ${row.id} has ${paid} paid against it; a paid bill cannot be returned`);
+    }
+  }
+  const reversalId = posted ? newJournalId() : null;
+  return transition(uow, row, {
+    to: 'returned',
+    verb: 'return',
+    note: params.reason,
+    payload: reversalId ? { reversalJournalId: reversalId } : {},
+    effect: async (ledgerId) => {
+      if (reversalId === null) return {};
+      await postJournal(uow, {
+        id: reversalId,
+        date: isoDate(uow.now),
+        memo: `Bill ${row.id} from ${row.payee_name} returned: ${params.reason}`,
+        source: { kind: 'bill_return', id: row.id },
+        ledgerId,
+        lines: purchasePosting({ id: row.id, control: { key: 'payables' } }, row.lines, -1),
+      });
+      await uow.tx.run('UPDATE bills SET reversal_journal_id = ? WHERE org_id = ? AND id = ?', [
+        reversalId,
+        uow.orgId,
+        row.id,
+      ]);
+      return {};
+    },
+  });
 }
 
 /** approval.request for books.bill_approve matches a bill still held under PB-B1 (D7). */
 export async function pbB1Hold(uow: Uow, subjectId: string, payloadHash: string): Promise<OpenHold | null> {
-  const row = await uow.tx.get<BillRow>(`SELECT ${COLUMNS} FROM bills WHERE org_id = ? AND id = ?`, [uow.orgId, subjectId]);
+  const row = await uow.tx.get<BillRow>(`SELECT ${BILL_COLUMNS} FROM bills WHERE org_id = ? AND id = ?`, [uow.orgId, subjectId]);
   if (!row || row.held_reason === null || !OPEN.includes(row.status)) return null;
   const params = { id: row.id };
   if (payloadHashOf('books.bill_approve', row.id, params) !== payloadHash) return null;

@@ -1,4 +1,19 @@
-import type { MethodBinding } from '../../binding.js';
+import { books, payables } from '@finance-desk/protocol';
+import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import * as claims from '../expenses/claims.js';
+import * as bills from './bills.js';
+import { listBills } from './bills-read.js';
+import { billScheduleRun } from './run.js';
 
-/** Methods of this area, bound once (see registry.ts). */
-export const payablesBindings: readonly MethodBinding[] = [];
+/** Methods of this area (payables and expenses), bound once (see registry.ts). */
+export const payablesBindings: readonly MethodBinding[] = [
+  bind(books.billCapture, bills.billCapture),
+  bind(books.billApprove, bills.billApprove),
+  bind(books.billHold, bills.billHold),
+  bind(books.billReturn, bills.billReturn),
+  bind(payables.billScheduleRun, billScheduleRun),
+  bindQuery(payables.bills, listBills),
+  bind(payables.expenseClaim, claims.expenseClaim),
+  bind(payables.expenseApprove, claims.expenseApprove),
+  bind(payables.expenseReject, claims.expenseReject),
+];

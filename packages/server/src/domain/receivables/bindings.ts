@@ -1,4 +1,23 @@
-import type { MethodBinding } from '../../binding.js';
+import { books, receivables } from '@finance-desk/protocol';
+import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { invoiceChaseStep } from './chase.js';
+import { invoiceCreditNote } from './credit-notes.js';
+import { invoiceDraft, invoiceSend } from './invoices.js';
+import { listInvoices } from './invoices-read.js';
+import { invoiceRecordPayment } from './payments.js';
+import { invoicePromise } from './promises.js';
+import { statementRun } from './statements.js';
+import { invoiceVoid } from './void.js';
 
 /** Methods of this area, bound once (see registry.ts). */
-export const receivablesBindings: readonly MethodBinding[] = [];
+export const receivablesBindings: readonly MethodBinding[] = [
+  bind(books.invoiceDraft, invoiceDraft),
+  bind(books.invoiceSend, invoiceSend),
+  bind(books.invoiceChaseStep, invoiceChaseStep),
+  bind(receivables.invoiceRecordPayment, invoiceRecordPayment),
+  bind(receivables.invoiceCreditNote, invoiceCreditNote),
+  bind(receivables.invoiceVoid, invoiceVoid),
+  bind(receivables.invoicePromise, invoicePromise),
+  bind(receivables.statementRun, statementRun),
+  bindQuery(receivables.invoices, listInvoices),
+];

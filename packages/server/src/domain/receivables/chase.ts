@@ -5,10 +5,12 @@ import { conflict, invariant, notFound } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
 import type { Uow } from '../../write-path.js';
+import { OPEN_STATUSES, outstandingOn } from './ledger-api.js';
 
 /**
  * Dunning (D6): step 1 is the first reminder and runs at once; step 2 and above escalate and are
- * a signature act. Steps go in order; repeating the last step done is a no-op.
+ * a signature act. Steps go in order; repeating the last step done is a no-op. A sent invoice not
+ * fully paid (sent or part_paid) can be chased, for what is still outstanding.
  */
 interface ChaseRow {
   id: string;
@@ -19,6 +21,9 @@ interface ChaseRow {
   due_on: string | null;
   chase_step: number;
   chase_ledger_id: string | null;
+  journal_id: string | null;
+  /** What is still owed (the ledger's 1100 balance once posted): what a reminder asks for. */
+  outstanding_cents: number;
 }
 
 type Params = Omit<z.infer<typeof books.invoiceChaseStep.params>, 'approvalId' | 'signatureToken'>;
@@ -26,7 +31,7 @@ type Params = Omit<z.infer<typeof books.invoiceChaseStep.params>, 'approvalId' |
 const TONE = ['', 'Friendly reminder', 'Second notice', 'Final notice'];
 
 function reminder(row: ChaseRow, step: number) {
-  const amount = formatCents(Number(row.total_cents));
+  const amount = formatCents(row.outstanding_cents);
   const tone = TONE[Math.min(step, 3)] ?? 'Final notice';
   return {
     to: row.payee_email,
@@ -34,7 +39,7 @@ function reminder(row: ChaseRow, step: number) {
     text: [
       `Dear ${row.payee_name},`,
       '',
-      `Our records show invoice ${row.id} for ${amount}, due on ${row.due_on ?? 'receipt'}, is not yet paid.`,
+      `Our records show ${amount} of invoice ${row.id} (total ${formatCents(Number(row.total_cents))}), due on ${row.due_on ?? 'receipt'}, is not yet paid.`,
       step >= 3
         ? 'This is our final notice before the matter is escalated. Please pay now or contact us today.'
         : step === 2
@@ -51,22 +56,26 @@ export const chaseAct: SignatureAct<Params, ChaseRow> = {
   method: 'books.invoiceChaseStep',
   actionClass: 'books.invoice_chase_step',
   async load(params, uow) {
-    const row = await uow.tx.get<ChaseRow>(
-      `SELECT id, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id
+    const row = await uow.tx.get<Omit<ChaseRow, 'outstanding_cents'>>(
+      `SELECT id, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id, journal_id
        FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
       [uow.orgId, params.id],
     );
     if (!row) throw notFound('invoice', params.id);
-    return row;
+    // An invoice sent before invoices were posted has no ledger balance: all of it is owed.
+    const owed = row.journal_id === null ? Number(row.total_cents) : await outstandingOn(uow.tx, uow.orgId, row.id);
+    return { ...row, outstanding_cents: owed };
   },
   subjectId: (row) => row.id,
   needsProof: (params) => params.step >= 2,
   summary: (params, row) =>
     `Send dunning step ${params.step} (${TONE[Math.min(params.step, 3)] ?? 'Final notice'}) for invoice ${row.id} ` +
     `to ${row.payee_name}${row.payee_email ? ` <${row.payee_email}>` : ''}: ` +
-    `${formatCents(Number(row.total_cents))} due ${row.due_on ?? 'on receipt'}`,
+    `${formatCents(row.outstanding_cents)} outstanding of ${formatCents(Number(row.total_cents))} due ${row.due_on ?? 'on receipt'}`,
   state(params, row) {
-    if (row.status !== 'sent') throw conflict(`invoice ${row.id} is ${row.status}; only a sent, unpaid invoice can be chased`);
+    if (!OPEN_STATUSES.includes(row.status)) {
+      throw conflict(`invoice ${row.id} is ${row.status}; only a sent, unpaid invoice can be chased`);
+    }
     const done = Number(row.chase_step);
     if (params.step === done) return { id: row.id, step: done, ledgerId: row.chase_ledger_id ?? '', noop: true };
     if (params.step !== done + 1) {
@@ -83,7 +92,13 @@ export const chaseAct: SignatureAct<Params, ChaseRow> = {
       family: 'books',
       kind: 'books.invoice.chase',
       entityId: row.id,
-      payload: { step: params.step, channel: 'email', recipients: message.to ? 1 : 0, totalCents: Number(row.total_cents) },
+      payload: {
+        step: params.step,
+        channel: 'email',
+        recipients: message.to ? 1 : 0,
+        totalCents: Number(row.total_cents),
+        outstandingCents: row.outstanding_cents,
+      },
     });
     const moved = await uow.tx.run(
       'UPDATE invoices SET chase_step = ?, chase_ledger_id = ? WHERE org_id = ? AND id = ? AND chase_step = ?',

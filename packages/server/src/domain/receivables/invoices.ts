@@ -1,52 +1,88 @@
-import type { books } from '@finance-desk/protocol';
+import { TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
+import { enqueueEmail } from '../../adapters/outbox.js';
 import { addDays, isoDate } from '../../clock.js';
 import { conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { formatCents } from '../../money.js';
+import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
+import { newJournalId, postJournal } from '../gl/post.js';
+import { insertSaleLines, loadSaleLines, resolveSaleLines, salePosting, type SaleLine } from './invoice-lines.js';
+import { outstandingOn } from './ledger-api.js';
 
 /**
- * Invoice state machine (docs/methods.md): draft → sent. Later issues add payment, credit and
- * void; every illegal move is a CONFLICT naming the current state.
+ * Invoice state machine (docs/examples/receivables.md): draft → sent (posted) → part_paid → paid;
+ * sent/part_paid → credited (credit notes clear it) or paid (they clear it after a payment);
+ * draft or an untouched sent invoice → void. Every illegal move is a CONFLICT naming the state.
+ * `ledger_id` is the event that moved the invoice into its current status (D3 no-ops return it).
  */
-interface InvoiceRow {
+export type InvoiceStatus = 'draft' | 'sent' | 'part_paid' | 'paid' | 'credited' | 'void';
+
+export interface InvoiceRow {
   id: string;
-  status: 'draft' | 'sent' | 'paid' | 'void';
+  status: InvoiceStatus;
   payee_name: string;
   description: string;
   total_cents: number;
+  gst_cents: number;
   due_days: number;
   created_at: string;
   issued_on: string | null;
   due_on: string | null;
   payee_email: string | null;
   chase_step: number;
+  journal_id: string | null;
+  void_journal_id: string | null;
+  void_reason: string | null;
   ledger_id: string;
 }
 
-const COLUMNS =
-  'id, status, payee_name, description, total_cents, due_days, created_at, issued_on, due_on, payee_email, chase_step, ledger_id';
+export const INVOICE_COLUMNS =
+  'id, status, payee_name, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
+  'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id';
 
-function toInvoice(row: InvoiceRow) {
+/**
+ * What the customer still owes: the ledger's balance on 1100 for a posted invoice; nothing for
+ * a draft or a void one; the total for one sent before invoices were posted (no journal).
+ */
+export async function outstandingOf(q: Queryable, orgId: string, row: InvoiceRow): Promise<number> {
+  if (row.status === 'draft' || row.status === 'void') return 0;
+  if (row.journal_id === null) return Number(row.total_cents);
+  return outstandingOn(q, orgId, row.id);
+}
+
+export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number) {
   return {
     id: row.id,
     status: row.status,
     payeeName: row.payee_name,
     description: row.description,
     totalCents: Number(row.total_cents),
+    gstCents: Number(row.gst_cents),
+    lines: lines.map((l) => ({ ...l })),
     dueDays: Number(row.due_days),
     createdAt: row.created_at,
     issuedOn: row.issued_on,
     dueOn: row.due_on,
     payeeEmail: row.payee_email,
     chaseStep: Number(row.chase_step),
+    journalId: row.journal_id,
     ledgerId: row.ledger_id,
+    outstandingCents,
   };
 }
 
-async function load(uow: Uow, id: string): Promise<InvoiceRow> {
+/** The invoice as the API shows it, read inside the unit of work (after its own writes). */
+export async function invoiceView(uow: Uow, row: InvoiceRow) {
+  const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
+  return toInvoice(row, lines, await outstandingOf(uow.tx, uow.orgId, row));
+}
+
+/** The invoice row, locked for this unit of work; NOT_FOUND when not this organisation's. */
+export async function loadInvoice(uow: Uow, id: string): Promise<InvoiceRow> {
   const row = await uow.tx.get<InvoiceRow>(
-    `SELECT ${COLUMNS} FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, id],
   );
   if (!row) throw notFound('invoice', id);
@@ -55,10 +91,15 @@ async function load(uow: Uow, id: string): Promise<InvoiceRow> {
 
 export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow) {
   const id = newId('inv');
+  const defaultTax: TaxCode = params.taxCode ?? 'GST';
+  const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents }];
+  const lines = await resolveSaleLines(uow, inputs, defaultTax, (i) => (params.lines ? `lines[${i}].accountCode` : 'lines'));
+  const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
   const event = await uow.emit({
     family: 'books',
     kind: 'books.invoice.draft',
     entityId: id,
+    // The D6 shape, kept as it was: lines and GST are in the row, the result and books.invoices.
     payload: {
       payee: params.payeeName,
       description: params.description,
@@ -72,41 +113,117 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     payee_name: params.payeeName,
     description: params.description,
     total_cents: params.totalCents,
+    gst_cents: gstCents,
     due_days: params.dueDays,
     created_at: uow.now,
     issued_on: null,
     due_on: null,
     payee_email: params.payeeEmail ?? null,
     chase_step: 0,
+    journal_id: null,
+    void_journal_id: null,
+    void_reason: null,
     ledger_id: event.ledgerId,
   };
   await uow.tx.run(
-    `INSERT INTO invoices (org_id, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, id, 'draft', row.payee_name, row.description, row.total_cents, row.due_days, uow.now, null, null, row.payee_email, 0, event.ledgerId],
+    `INSERT INTO invoices (org_id, id, status, payee_name, description, total_cents, gst_cents, due_days, created_at,
+       payee_email, chase_step, ledger_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      uow.orgId,
+      id,
+      'draft',
+      row.payee_name,
+      row.description,
+      row.total_cents,
+      gstCents,
+      row.due_days,
+      uow.now,
+      row.payee_email,
+      0,
+      event.ledgerId,
+    ],
   );
-  return toInvoice(row);
+  await insertSaleLines(uow, id, lines);
+  return toInvoice(row, lines, 0);
 }
 
-/** Send a draft: it is issued today and falls due `dueDays` later. Sent again → no-op (D3). */
+/** The invoice as emailed: a tax invoice when it carries GST (GST Act s 29-70). */
+function invoiceMessage(row: InvoiceRow, lines: readonly SaleLine[], issuedOn: string, dueOn: string) {
+  const taxable = lines.some((l) => TAX_CODES[l.taxCode].gst);
+  const title = taxable ? 'Tax invoice' : 'Invoice';
+  return {
+    to: row.payee_email,
+    subject: `${title} ${row.id}: ${formatCents(Number(row.total_cents))} due ${dueOn}`,
+    text: [
+      `Dear ${row.payee_name},`,
+      '',
+      `${title} ${row.id}, issued ${issuedOn}, due ${dueOn}: ${row.description}`,
+      '',
+      ...lines.map((l) => `  ${l.description}  ${formatCents(l.amountCents)}  (${l.taxCode})`),
+      '',
+      `Total ${formatCents(Number(row.total_cents))}, which includes GST of ${formatCents(Number(row.gst_cents))}.`,
+      '',
+      'Kind regards,',
+      'Accounts receivable',
+    ].join('\n'),
+  };
+}
+
+/**
+ * Send a draft: it is issued today, falls due `dueDays` later, is posted (salePosting, dated the
+ * issue date) and emailed when it has a payeeEmail. Sent again → no-op (D3).
+ */
 export async function invoiceSend(params: z.infer<typeof books.invoiceSend.params>, uow: Uow) {
-  const row = await load(uow, params.id);
-  if (row.status === 'sent') return { ...toInvoice(row), noop: true };
+  const row = await loadInvoice(uow, params.id);
+  if (row.status === 'sent') return { ...(await invoiceView(uow, row)), noop: true };
   if (row.status !== 'draft') {
     throw conflict(`invoice ${row.id} is ${row.status}; only a draft invoice can be sent`);
   }
+  const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
+  invariant(lines.reduce((s, l) => s + l.amountCents, 0) === Number(row.total_cents), 'invoice lines sum to its total');
   const issuedOn = isoDate(uow.now);
   const dueOn = addDays(issuedOn, Number(row.due_days));
+  const message = row.payee_email ? invoiceMessage(row, lines, issuedOn, dueOn) : null;
+  const journalId = newJournalId();
+  // Redacted by design (seed §6.5): the channel and how many recipients, never the body.
   const event = await uow.emit({
     family: 'books',
     kind: 'books.invoice.send',
     entityId: row.id,
-    payload: { payee: row.payee_name, totalCents: Number(row.total_cents), issuedOn, dueOn },
+    payload: {
+      payee: row.payee_name,
+      totalCents: Number(row.total_cents),
+      gstCents: Number(row.gst_cents),
+      issuedOn,
+      dueOn,
+      journalId,
+      channel: message ? 'email' : null,
+      recipients: message ? 1 : 0,
+    },
+  });
+  await postJournal(uow, {
+    id: journalId,
+    date: issuedOn,
+    memo: `Invoice ${row.id} to ${row.payee_name}`,
+    source: { kind: 'invoice', id: row.id },
+    ledgerId: event.ledgerId,
+    lines: salePosting(row.id, lines),
   });
   const moved = await uow.tx.run(
-    `UPDATE invoices SET status = 'sent', issued_on = ?, due_on = ?, ledger_id = ?
+    `UPDATE invoices SET status = 'sent', issued_on = ?, due_on = ?, journal_id = ?, ledger_id = ?
      WHERE org_id = ? AND id = ? AND status = 'draft'`,
-    [issuedOn, dueOn, event.ledgerId, uow.orgId, row.id],
+    [issuedOn, dueOn, journalId, event.ledgerId, uow.orgId, row.id],
   );
   invariant(moved.changes === 1, 'a draft invoice is sent exactly once');
-  return toInvoice({ ...row, status: 'sent', issued_on: issuedOn, due_on: dueOn, ledger_id: event.ledgerId });
+  if (message) await enqueueEmail(uow.tx, uow.orgId, uow.now, message);
+  const sent: InvoiceRow = {
+    ...row,
+    status: 'sent',
+    issued_on: issuedOn,
+    due_on: dueOn,
+    journal_id: journalId,
+    ledger_id: event.ledgerId,
+  };
+  return toInvoice(sent, lines, Number(row.total_cents));
 }

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { accountCode } from './aba-fields.js';
+import { cents, text } from './fields.js';
+
+/** Sale tax codes an invoice line or a credit note may carry (seed data/gst; BAS G1–G4). */
+export const SALE_CODES = ['GST', 'EXPORT', 'GST_FREE', 'INPUT_TAXED', 'BAS_EXCLUDED'] as const;
+export type SaleTaxCode = (typeof SALE_CODES)[number];
+
+export const saleTaxCode = () => z.enum(SALE_CODES, { error: `must be one of ${SALE_CODES.join(', ')}` });
+
+export const invoiceLinesMax = 100;
+
+/** One line of an invoice as drafted: GST-inclusive amount, sale tax code, revenue account. */
+export const invoiceLineInput = z.strictObject({
+  description: text(limits.textCharsMax),
+  amountCents: cents(),
+  taxCode: saleTaxCode().optional(),
+  /** A revenue account of the chart (default 4000 Sales); checked by the server. */
+  accountCode: accountCode().optional(),
+});
+
+export const invoiceLine = z.object({
+  description: z.string(),
+  amountCents: z.number().int(),
+  taxCode: z.string(),
+  accountCode: z.string(),
+  /** This line's share of the invoice's GST; the shares sum to gstCents. */
+  gstCents: z.number().int(),
+});

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newId } from '../ids.js';
+import type { Tx } from '../storage/types.js';
+import { OUTBOX_CHANNEL } from './outbox.js';
+
+/**
+ * The payments adapter (architecture guide: adapters/payments): a payment run's ABA file is
+ * written to the outbox in the run's own transaction (channel `payment_file`) and handed to the
+ * bank channel only after commit. The default sink writes `<runId>.aba` into a directory
+ * (PAYMENTS_OUTBOX_DIR) for upload to the bank's portal; a host-to-host sink would implement the
+ * same interface.
+ */
+export const PAYMENT_FILE_CHANNEL = 'payment_file';
+
+export interface PaymentFile {
+  readonly runId: string;
+  readonly orgId: string;
+  readonly fileName: string;
+  /** The file's bytes as ASCII text (ABA is plain ASCII, CR LF). */
+  readonly content: string;
+}
+
+export interface PaymentSink {
+  readonly kind: string;
+  deliver(file: PaymentFile): Promise<{ delivered: boolean; detail: string }>;
+}
+
+/** Files in a directory, written atomically (temp + rename), owner-readable only: they carry account numbers. */
+export class FilePaymentSink implements PaymentSink {
+  readonly kind = 'file';
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  async deliver(file: PaymentFile) {
+    if (!/^[A-Za-z0-9_-]+\.aba$/.test(file.fileName)) throw new Error(`unsafe payment file name ${file.fileName}`);
+    const tmp = join(this.dir, `.${file.fileName}.${randomBytes(4).toString('hex')}`);
+    writeFileSync(tmp, file.content, { encoding: 'latin1', mode: 0o600 });
+    renameSync(tmp, join(this.dir, file.fileName));
+    return { delivered: true, detail: file.fileName };
+  }
+}
+
+/** Queue a payment file in the caller's transaction; it is delivered after commit. */
+export async function enqueuePaymentFile(tx: Tx, orgId: string, now: string, file: Omit<PaymentFile, 'orgId'>): Promise<string> {
+  const id = newId('pay');
+  const body: PaymentFile = { ...file, orgId };
+  await tx.run('INSERT INTO outbox (id, org_id, channel, body, created_at) VALUES (?, ?, ?, ?, ?)', [
+    id,
+    orgId,
+    PAYMENT_FILE_CHANNEL,
+    JSON.stringify(body),
+    now,
+  ]);
+  await tx.notify(OUTBOX_CHANNEL, id);
+  return id;
+}

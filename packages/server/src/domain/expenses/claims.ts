@@ -1,0 +1,160 @@
+import type { payables, TaxCode } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { isoDate } from '../../clock.js';
+import { badRequest, conflict, invariant, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Uow } from '../../write-path.js';
+import { newJournalId, postJournal } from '../gl/post.js';
+import { resolveLines, purchasePosting, type PurchaseLine } from '../payables/bill-lines.js';
+
+/**
+ * Staff expense claims. States: submitted → approved (posts: Dr expense net + Dr 1200 GST paid /
+ * Cr 2500 Expense claims payable, docId = claim id) → paid (reimbursed through the expenses
+ * ledger API); submitted → rejected (final, nothing posted).
+ */
+type ClaimStatus = z.infer<typeof payables.claimStatus>;
+
+interface ClaimRow {
+  id: string;
+  status: ClaimStatus;
+  claimant: string;
+  description: string;
+  amount_cents: number;
+  gst_cents: number;
+  tax_code: TaxCode;
+  account_code: string;
+  spent_on: string;
+  receipt_ref: string;
+  note: string | null;
+  journal_id: string | null;
+  ledger_id: string;
+}
+
+const COLUMNS =
+  'id, status, claimant, description, amount_cents, gst_cents, tax_code, account_code, spent_on, receipt_ref, note, journal_id, ledger_id';
+
+function toClaim(row: ClaimRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    claimant: row.claimant,
+    description: row.description,
+    amountCents: Number(row.amount_cents),
+    gstCents: Number(row.gst_cents),
+    taxCode: row.tax_code,
+    accountCode: row.account_code,
+    spentOn: row.spent_on,
+    receiptRef: row.receipt_ref,
+    note: row.note,
+    journalId: row.journal_id,
+    ledgerId: row.ledger_id,
+  };
+}
+
+function eventPayload(row: ClaimRow, extra: Record<string, string | number | null> = {}) {
+  return { claimant: row.claimant, amountCents: Number(row.amount_cents), gstCents: Number(row.gst_cents), ...extra };
+}
+
+function lineOf(row: ClaimRow): PurchaseLine {
+  return {
+    description: row.description,
+    amountCents: Number(row.amount_cents),
+    taxCode: row.tax_code,
+    accountCode: row.account_code,
+    gstCents: Number(row.gst_cents),
+  };
+}
+
+async function load(uow: Uow, id: string): Promise<ClaimRow> {
+  const row = await uow.tx.get<ClaimRow>(`SELECT ${COLUMNS} FROM expense_claims WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    id,
+  ]);
+  if (!row) throw notFound('expense claim', id);
+  return row;
+}
+
+export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.params>, uow: Uow) {
+  const today = isoDate(uow.now);
+  if (params.spentOn > today) throw badRequest(`spentOn: must not be after today (${today})`);
+  const taxCode: TaxCode = params.taxCode ?? 'GST_ON_EXPENSES';
+  const [line] = await resolveLines(
+    uow,
+    [{ description: params.description, amountCents: params.amountCents, taxCode, accountCode: params.accountCode }],
+    taxCode,
+    () => (params.accountCode === undefined ? 'taxCode' : 'accountCode'),
+  );
+  invariant(line, 'a claim has one line');
+  const row: ClaimRow = {
+    id: newId('clm'),
+    status: 'submitted',
+    claimant: params.claimant,
+    description: params.description,
+    amount_cents: line.amountCents,
+    gst_cents: line.gstCents,
+    tax_code: line.taxCode,
+    account_code: line.accountCode,
+    spent_on: params.spentOn,
+    receipt_ref: params.receiptRef,
+    note: null,
+    journal_id: null,
+    ledger_id: '',
+  };
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.expense.claim',
+    entityId: row.id,
+    payload: eventPayload(row, { description: row.description, taxCode: row.tax_code, spentOn: row.spent_on, receiptRef: row.receipt_ref }),
+  });
+  await uow.tx.run(
+    `INSERT INTO expense_claims (org_id, ${COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [uow.orgId, row.id, row.status, row.claimant, row.description, row.amount_cents, row.gst_cents, row.tax_code,
+      row.account_code, row.spent_on, row.receipt_ref, null, null, event.ledgerId, uow.now],
+  );
+  return toClaim({ ...row, ledger_id: event.ledgerId });
+}
+
+export async function expenseApprove(params: z.infer<typeof payables.expenseApprove.params>, uow: Uow) {
+  const row = await load(uow, params.id);
+  if (row.status === 'approved') return { ...toClaim(row), noop: true };
+  if (row.status !== 'submitted') throw conflict(`expense claim ${row.id} is ${row.status}; only a submitted claim can be approved`);
+  const journalId = newJournalId();
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.expense.approve',
+    entityId: row.id,
+    payload: eventPayload(row, { journalId }),
+  });
+  await postJournal(uow, {
+    id: journalId,
+    date: isoDate(uow.now),
+    memo: `Expense claim ${row.id} by ${row.claimant}: ${row.description}`,
+    source: { kind: 'expense_claim', id: row.id },
+    ledgerId: event.ledgerId,
+    lines: purchasePosting({ id: row.id, control: { key: 'claims_payable' } }, [lineOf(row)]),
+  });
+  const moved = await uow.tx.run(
+    `UPDATE expense_claims SET status = ?, journal_id = ?, approved_at = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = ?`,
+    ['approved', journalId, uow.now, event.ledgerId, uow.orgId, row.id, 'submitted'],
+  );
+  invariant(moved.changes === 1, `claim ${row.id} moves from submitted exactly once`);
+  return toClaim({ ...row, status: 'approved', journal_id: journalId, ledger_id: event.ledgerId });
+}
+
+export async function expenseReject(params: z.infer<typeof payables.expenseReject.params>, uow: Uow) {
+  const row = await load(uow, params.id);
+  if (row.status === 'rejected') return { ...toClaim(row), noop: true };
+  if (row.status !== 'submitted') throw conflict(`expense claim ${row.id} is ${row.status}; only a submitted claim can be rejected`);
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.expense.reject',
+    entityId: row.id,
+    payload: eventPayload(row, { reason: params.reason }),
+  });
+  const moved = await uow.tx.run(
+    'UPDATE expense_claims SET status = ?, note = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = ?',
+    ['rejected', params.reason, event.ledgerId, uow.orgId, row.id, 'submitted'],
+  );
+  invariant(moved.changes === 1, `claim ${row.id} moves from submitted exactly once`);
+  return toClaim({ ...row, status: 'rejected', note: params.reason, ledger_id: event.ledgerId });
+}

@@ -1,0 +1,88 @@
+import { conflict, notFound } from '../../errors.js';
+import type { Queryable } from '../../storage/types.js';
+import type { Uow } from '../../write-path.js';
+import { documentBalances } from '../gl/post.js';
+import type { OpenItem } from '../gl/open-items.js';
+import { postDocumentPayment } from '../payables/settle.js';
+
+/**
+ * What other areas use of expense claims. Like the payables API, these never emit an event: the
+ * caller emits its one event and passes its ledgerId and a reserved journal id.
+ */
+export const CLAIMS_ACCOUNT = '2500';
+
+interface OpenClaimRow {
+  id: string;
+  claimant: string;
+  receipt_ref: string;
+  spent_on: string;
+  approved_at: string;
+  amount_cents: number;
+}
+
+/**
+ * Claims owed to staff as at `asOf`: every approved (posted) claim whose lines on 2500 Expense
+ * claims payable dated on or before `asOf` leave something owed. A claim is due when approved.
+ */
+export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
+  const balances = await documentBalances(q, orgId, CLAIMS_ACCOUNT, asOf);
+  if (balances.size === 0) return [];
+  const rows = await q.all<OpenClaimRow>(
+    `SELECT id, claimant, receipt_ref, spent_on, approved_at, amount_cents FROM expense_claims
+     WHERE org_id = ? AND journal_id IS NOT NULL ORDER BY approved_at, id`,
+    [orgId],
+  );
+  const out: OpenItem[] = [];
+  for (const r of rows) {
+    const owed = -(balances.get(r.id) ?? 0);
+    if (owed <= 0) continue;
+    out.push({
+      id: r.id,
+      kind: 'claim',
+      party: r.claimant,
+      reference: r.receipt_ref,
+      issuedOn: r.spent_on,
+      dueOn: r.approved_at.slice(0, 10),
+      totalCents: Number(r.amount_cents),
+      outstandingCents: owed,
+    });
+  }
+  return out;
+}
+
+/**
+ * Reimburse a claim (in full or in part): Dr 2500 Expense claims payable (docId = claim id) /
+ * Cr bank (1000 unless `bankAccount`). The claim becomes `paid` when nothing is left owing.
+ */
+export async function applyClaimPayment(
+  uow: Uow,
+  p: {
+    claimId: string;
+    amountCents: number;
+    date: string;
+    reference: string;
+    ledgerId: string;
+    journalId: string;
+    bankAccount?: string;
+  },
+): Promise<{ status: string; outstandingCents: number }> {
+  const claim = await uow.tx.get<{ id: string; status: string; claimant: string }>(
+    `SELECT id, status, claimant FROM expense_claims WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    [uow.orgId, p.claimId],
+  );
+  if (!claim) throw notFound('expense claim', p.claimId);
+  if (claim.status !== 'approved') {
+    throw conflict(`expense claim ${claim.id} is ${claim.status}; only an approved claim can be paid`);
+  }
+  const left = await postDocumentPayment(
+    uow,
+    { kind: 'expense claim', id: claim.id, party: claim.claimant, accountCode: CLAIMS_ACCOUNT },
+    p,
+  );
+  if (left > 0) return { status: claim.status, outstandingCents: left };
+  await uow.tx.run(
+    'UPDATE expense_claims SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
+    ['paid', uow.now, p.ledgerId, uow.orgId, claim.id],
+  );
+  return { status: 'paid', outstandingCents: 0 };
+}

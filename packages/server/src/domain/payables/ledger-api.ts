@@ -1,0 +1,99 @@
+import { conflict, notFound } from '../../errors.js';
+import type { Queryable } from '../../storage/types.js';
+import type { Uow } from '../../write-path.js';
+import { documentBalances } from '../gl/post.js';
+import type { OpenItem } from '../gl/open-items.js';
+import { postDocumentPayment } from './settle.js';
+
+/**
+ * What other areas (reconciliation, reports) use of payables. These functions never emit an
+ * event: the caller's act emits its one event (write path) and passes its ledgerId and a
+ * reserved journal id, so the payment journal points at the caller's event.
+ */
+export const PAYABLES_ACCOUNT = '2000';
+
+interface OpenBillRow {
+  id: string;
+  payee_name: string;
+  payee_reference: string | null;
+  description: string;
+  created_at: string;
+  due_on: string;
+  total_cents: number;
+}
+
+/**
+ * Bills owed as at `asOf` (aged payables, match suggestions): every posted bill whose lines on
+ * 2000 Accounts payable dated on or before `asOf` leave something owed, oldest due first. The
+ * ledger decides, not the bill's status, so a bill paid after `asOf` is still open as at `asOf`.
+ */
+export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
+  const balances = await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf);
+  if (balances.size === 0) return [];
+  const rows = await q.all<OpenBillRow>(
+    `SELECT id, payee_name, payee_reference, description, created_at, due_on, total_cents FROM bills
+     WHERE org_id = ? AND journal_id IS NOT NULL ORDER BY due_on, id`,
+    [orgId],
+  );
+  const out: OpenItem[] = [];
+  for (const r of rows) {
+    const owed = -(balances.get(r.id) ?? 0);
+    if (owed <= 0) continue;
+    out.push({
+      id: r.id,
+      kind: 'bill',
+      party: r.payee_name,
+      reference: r.payee_reference ?? r.description,
+      issuedOn: r.created_at.slice(0, 10),
+      dueOn: r.due_on,
+      totalCents: Number(r.total_cents),
+      outstandingCents: owed,
+    });
+  }
+  return out;
+}
+
+/** Statuses a payment may be applied to: approved (posted, unpaid or partly paid). */
+const PAYABLE = ['approved', 'scheduled'];
+
+/**
+ * Pay a bill (in full or in part) from the bank: Dr 2000 Accounts payable (docId = bill id) /
+ * Cr bank (1000 unless `bankAccount`). The bill becomes `paid` when nothing is left owing; its
+ * ledgerId is then the caller's event. CONFLICT when the bill is not approved or the amount
+ * would overpay it; NOT_FOUND when it is not this organisation's.
+ */
+export async function applyBillPayment(
+  uow: Uow,
+  p: {
+    billId: string;
+    amountCents: number;
+    date: string;
+    reference: string;
+    ledgerId: string;
+    journalId: string;
+    bankAccount?: string;
+  },
+): Promise<{ status: string; outstandingCents: number }> {
+  const bill = await uow.tx.get<{ id: string; status: string; payee_name: string; journal_id: string | null }>(
+    `SELECT id, status, payee_name, journal_id FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    [uow.orgId, p.billId],
+  );
+  if (!bill) throw notFound('bill', p.billId);
+  if (!PAYABLE.includes(bill.status)) {
+    throw conflict(`bill ${bill.id} is ${bill.status}; only an approved bill can be paid`);
+  }
+  if (bill.journal_id === null) {
+    throw conflict(`bill ${bill.id} was approved before bills were posted to the ledger; it has nothing owing to pay`);
+  }
+  const left = await postDocumentPayment(
+    uow,
+    { kind: 'bill', id: bill.id, party: bill.payee_name, accountCode: PAYABLES_ACCOUNT },
+    p,
+  );
+  if (left > 0) return { status: bill.status, outstandingCents: left };
+  await uow.tx.run(
+    'UPDATE bills SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
+    ['paid', uow.now, p.ledgerId, uow.orgId, bill.id],
+  );
+  return { status: 'paid', outstandingCents: 0 };
+}

@@ -1,0 +1,83 @@
+import { badRequest, conflict, invariant } from '../../errors.js';
+import { accountExists, postJournal } from '../gl/post.js';
+import type { Queryable } from '../../storage/types.js';
+import type { Uow } from '../../write-path.js';
+
+/**
+ * Paying a document we owe (a bill on 2000 Accounts payable, an expense claim on 2500 Expense
+ * claims payable): Dr the control account with the document's id / Cr the bank. Shared by the
+ * payables and expenses ledger APIs, which check the document's own state first.
+ */
+export interface DocumentPayment {
+  readonly amountCents: number;
+  readonly date: string;
+  readonly reference: string;
+  readonly ledgerId: string;
+  readonly journalId: string;
+  readonly bankAccount?: string | undefined;
+}
+
+/** What is still owed on a document we owe (credit-positive), over every posting to date. */
+export async function owedOnDocument(q: Queryable, orgId: string, accountCode: string, docId: string): Promise<number> {
+  const row = await q.get<{ dr: number | null; cr: number | null }>(
+    `SELECT SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
+     WHERE org_id = ? AND account_code = ? AND doc_id = ?`,
+    [orgId, accountCode, docId],
+  );
+  return Number(row?.cr ?? 0) - Number(row?.dr ?? 0);
+}
+
+/** Owed per document, for many documents at once (reads). */
+export async function owedOnDocuments(
+  q: Queryable,
+  orgId: string,
+  accountCode: string,
+  docIds: readonly string[],
+): Promise<ReadonlyMap<string, number>> {
+  const out = new Map<string, number>();
+  if (docIds.length === 0) return out;
+  const rows = await q.all<{ doc_id: string; dr: number | null; cr: number | null }>(
+    `SELECT doc_id, SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
+     WHERE org_id = ? AND account_code = ? AND doc_id IN (${docIds.map(() => '?').join(', ')})
+     GROUP BY doc_id`,
+    [orgId, accountCode, ...docIds],
+  );
+  for (const r of rows) out.set(r.doc_id, Number(r.cr ?? 0) - Number(r.dr ?? 0));
+  return out;
+}
+
+/**
+ * Check the amount against what is owed and post the payment. Returns what is still owed after
+ * it. The caller has emitted its event (p.ledgerId) and reserved p.journalId.
+ */
+export async function postDocumentPayment(
+  uow: Uow,
+  doc: { readonly kind: string; readonly id: string; readonly party: string; readonly accountCode: string },
+  p: DocumentPayment,
+): Promise<number> {
+  if (!Number.isSafeInteger(p.amountCents) || p.amountCents <= 0) {
+    throw badRequest('amountCents: must be an integer greater than 0');
+  }
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(p.date)) throw badRequest('date: must be a date YYYY-MM-DD');
+  const bank = p.bankAccount ?? '1000';
+  if (!(await accountExists(uow.tx, uow.orgId, bank))) throw badRequest(`bankAccount: account ${bank} does not exist`);
+  const owed = await owedOnDocument(uow.tx, uow.orgId, doc.accountCode, doc.id);
+  if (p.amountCents > owed) {
+    throw conflict(`${doc.kind} ${doc.id} has ${owed} cents outstanding; a payment of ${p.amountCents} cents would overpay it`);
+  }
+  const memo = `Payment of ${doc.kind} ${doc.id} to ${doc.party}${p.reference ? ` (${p.reference})` : ''}`;
+  await postJournal(uow, {
+    id: p.journalId,
+    date: p.date,
+    memo,
+    source: { kind: `${doc.kind.replace(/ /g, '_')}_payment`, id: doc.id },
+    ledgerId: p.ledgerId,
+    lines: [
+      { account: doc.accountCode, debitCents: p.amountCents, docId: doc.id, description: memo },
+      { account: bank, creditCents: p.amountCents, description: memo },
+    ],
+  });
+  const left = owed - p.amountCents;
+  invariant(left >= 0, `${doc.kind} ${doc.id} is not overpaid`);
+  return left;
+}

@@ -1,0 +1,145 @@
+import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
+import { badRequest, invariant } from '../../errors.js';
+import type { Queryable } from '../../storage/types.js';
+import type { Uow } from '../../write-path.js';
+import type { PostingLine } from '../gl/post.js';
+
+/**
+ * Lines of a sale document (an invoice): GST-inclusive amounts with a sale tax code and the
+ * revenue account they are earned in, and how they post.
+ */
+export interface SaleLine {
+  readonly description: string;
+  readonly amountCents: number;
+  readonly taxCode: TaxCode;
+  readonly accountCode: string;
+  /** This line's share of the document's GST (the shares sum to the document's GST). */
+  readonly gstCents: number;
+}
+
+export const DEFAULT_REVENUE_ACCOUNT = '4000';
+
+/**
+ * GST of a document is 1/11 of its GST-coded lines' sum, rounded half up once (GST Act s 9-90).
+ * Each GST line gets its own rounded 1/11 and the largest GST line (the first of equals) takes
+ * the rounding difference, so the line tags sum to the document's GST exactly and a one-line
+ * invoice's tag is simply its GST. Only with many cent-sized lines could that push the largest
+ * line's share below 0 or above its amount; the next largest then takes what it cannot.
+ */
+export function allocateSaleGst(lines: readonly { amountCents: number; taxCode: TaxCode }[]): number[] {
+  const shares = lines.map((l) => (TAX_CODES[l.taxCode].gst ? gstOfInclusive(l.amountCents) : 0));
+  const taxable = lines.flatMap((l, i) => (TAX_CODES[l.taxCode].gst ? [{ i, a: l.amountCents }] : []));
+  let diff = gstOfInclusive(taxable.reduce((s, x) => s + x.a, 0)) - shares.reduce((s, g) => s + g, 0);
+  const order = [...taxable].sort((p, q) => q.a - p.a || p.i - q.i);
+  for (const x of order) {
+    if (diff === 0) break;
+    const share = shares[x.i] ?? 0;
+    const take = Math.max(-share, Math.min(x.a - share, diff));
+    shares[x.i] = share + take;
+    diff -= take;
+  }
+  invariant(diff === 0, 'the GST shares sum to the document GST');
+  return shares;
+}
+
+/** BAD_REQUEST naming `field` unless `code` is a revenue account of the organisation's chart. */
+export async function checkRevenueAccount(q: Queryable, orgId: string, code: string, field: string): Promise<void> {
+  const row = await q.get<{ type: string }>('SELECT type FROM accounts WHERE org_id = ? AND code = ?', [orgId, code]);
+  if (!row) throw badRequest(`${field}: account ${code} does not exist`);
+  if (row.type !== 'revenue') {
+    const article = /^[aeiou]/.test(row.type) ? 'an' : 'a';
+    throw badRequest(`${field}: account ${code} is ${article} ${row.type} account, not a revenue account`);
+  }
+}
+
+export interface SaleLineInput {
+  readonly description: string;
+  readonly amountCents: number;
+  readonly taxCode?: TaxCode | undefined;
+  readonly accountCode?: string | undefined;
+}
+
+/** Apply defaults, check every account (errors name `lines[i].accountCode`), share the GST. */
+export async function resolveSaleLines(
+  uow: Uow,
+  inputs: readonly SaleLineInput[],
+  defaultTax: TaxCode,
+  field: (i: number) => string,
+): Promise<SaleLine[]> {
+  const withCodes = inputs.map((l) => ({
+    description: l.description,
+    amountCents: l.amountCents,
+    taxCode: l.taxCode ?? defaultTax,
+    accountCode: l.accountCode ?? DEFAULT_REVENUE_ACCOUNT,
+  }));
+  for (const [i, l] of withCodes.entries()) await checkRevenueAccount(uow.tx, uow.orgId, l.accountCode, field(i));
+  const gst = allocateSaleGst(withCodes);
+  return withCodes.map((l, i) => ({ ...l, gstCents: gst[i] ?? 0 }));
+}
+
+/**
+ * The issue posting of an invoice: Dr 1100 Accounts receivable with the total (docId = the
+ * invoice), Cr each line's revenue account with its net amount (tagged with tax code,
+ * GST-inclusive base and GST share for the BAS), Cr 2100 GST collected with the invoice's GST.
+ * `sign` -1 gives the reversal (sides swapped, tags negated), for a void.
+ */
+export function salePosting(docId: string, lines: readonly SaleLine[], sign: 1 | -1 = 1): PostingLine[] {
+  const side = (cents: number, credit: boolean) =>
+    (credit ? sign === 1 : sign === -1) ? { creditCents: cents } : { debitCents: cents };
+  const total = lines.reduce((s, l) => s + l.amountCents, 0);
+  const gst = lines.reduce((s, l) => s + l.gstCents, 0);
+  return [
+    { account: { key: 'receivables' }, ...side(total, false), docId, description: `Invoice ${docId}` },
+    ...lines.map((l) => ({
+      account: l.accountCode,
+      ...side(l.amountCents - l.gstCents, true),
+      taxCode: l.taxCode,
+      taxBaseCents: sign * l.amountCents,
+      gstCents: sign * l.gstCents,
+      description: l.description,
+    })),
+    { account: { key: 'gst_collected' }, ...side(gst, true), description: `GST on ${docId}` },
+  ];
+}
+
+export async function insertSaleLines(uow: Uow, invoiceId: string, lines: readonly SaleLine[]): Promise<void> {
+  for (const [i, l] of lines.entries()) {
+    await uow.tx.run(
+      `INSERT INTO invoice_lines (org_id, invoice_id, line_no, description, amount_cents, tax_code, account_code, gst_cents)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [uow.orgId, invoiceId, i + 1, l.description, l.amountCents, l.taxCode, l.accountCode, l.gstCents],
+    );
+  }
+}
+
+interface LineRow {
+  invoice_id: string;
+  description: string;
+  amount_cents: number;
+  tax_code: TaxCode;
+  account_code: string;
+  gst_cents: number;
+}
+
+/** Lines of many invoices at once, in line order (reads and views). */
+export async function loadSaleLines(q: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, SaleLine[]>> {
+  const out = new Map<string, SaleLine[]>();
+  if (ids.length === 0) return out;
+  const rows = await q.all<LineRow>(
+    `SELECT invoice_id, description, amount_cents, tax_code, account_code, gst_cents FROM invoice_lines
+     WHERE org_id = ? AND invoice_id IN (${ids.map(() => '?').join(', ')}) ORDER BY invoice_id, line_no`,
+    [orgId, ...ids],
+  );
+  for (const r of rows) {
+    const list = out.get(r.invoice_id) ?? [];
+    list.push({
+      description: r.description,
+      amountCents: Number(r.amount_cents),
+      taxCode: r.tax_code,
+      accountCode: r.account_code,
+      gstCents: Number(r.gst_cents),
+    });
+    out.set(r.invoice_id, list);
+  }
+  return out;
+}

@@ -1,0 +1,162 @@
+import { isoDate } from '../../clock.js';
+import { badRequest, conflict, invariant, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Queryable } from '../../storage/types.js';
+import type { Uow } from '../../write-path.js';
+import { accountExists, documentBalances, postJournal } from '../gl/post.js';
+import type { OpenItem } from '../gl/open-items.js';
+
+/**
+ * What other areas (reconciliation, reports) use of receivables. These functions never emit an
+ * event: the caller's act emits its one event (write path) and passes its ledgerId and a reserved
+ * journal id, so the payment journal points at the caller's event.
+ */
+export const RECEIVABLES_ACCOUNT = '1100';
+
+/** Statuses that can take a payment or a credit note: posted and not yet settled. */
+export const OPEN_STATUSES: readonly string[] = ['sent', 'part_paid'];
+
+/** What is still owed to us on one invoice (debit-positive), over every posting to date. */
+export async function outstandingOn(q: Queryable, orgId: string, invoiceId: string): Promise<number> {
+  const row = await q.get<{ dr: number | null; cr: number | null }>(
+    `SELECT SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
+     WHERE org_id = ? AND account_code = ? AND doc_id = ?`,
+    [orgId, RECEIVABLES_ACCOUNT, invoiceId],
+  );
+  return Number(row?.dr ?? 0) - Number(row?.cr ?? 0);
+}
+
+interface OpenInvoiceRow {
+  id: string;
+  payee_name: string;
+  issued_on: string;
+  due_on: string;
+  total_cents: number;
+}
+
+/**
+ * Invoices owed to us as at `asOf` (aged receivables, match suggestions, statements): every
+ * posted invoice whose lines on 1100 Accounts receivable dated on or before `asOf` leave
+ * something owed, oldest due first. The ledger decides, not the status, so an invoice paid after
+ * `asOf` is still open as at `asOf`.
+ */
+export async function openInvoicesAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
+  const balances = await documentBalances(q, orgId, RECEIVABLES_ACCOUNT, asOf);
+  if (balances.size === 0) return [];
+  const rows = await q.all<OpenInvoiceRow>(
+    `SELECT id, payee_name, issued_on, due_on, total_cents FROM invoices
+     WHERE org_id = ? AND journal_id IS NOT NULL ORDER BY due_on, id`,
+    [orgId],
+  );
+  const out: OpenItem[] = [];
+  for (const r of rows) {
+    const owed = balances.get(r.id) ?? 0;
+    if (owed <= 0) continue;
+    out.push({
+      id: r.id,
+      kind: 'invoice',
+      party: r.payee_name,
+      reference: r.id,
+      issuedOn: r.issued_on,
+      dueOn: r.due_on,
+      totalCents: Number(r.total_cents),
+      outstandingCents: owed,
+    });
+  }
+  return out;
+}
+
+export interface InvoicePayment {
+  readonly invoiceId: string;
+  readonly amountCents: number;
+  readonly date: string;
+  readonly reference: string;
+  readonly ledgerId: string;
+  readonly journalId: string;
+  /** The bank account the money arrived in; default 1000. */
+  readonly bankAccount?: string;
+}
+
+interface PayableInvoiceRow {
+  id: string;
+  status: string;
+  payee_name: string;
+  issued_on: string | null;
+  journal_id: string | null;
+}
+
+/** State and date checks shared by payments; throws the refusal a caller shows as is. */
+async function loadForPayment(uow: Uow, p: InvoicePayment): Promise<PayableInvoiceRow & { issued_on: string }> {
+  const row = await uow.tx.get<PayableInvoiceRow>(
+    `SELECT id, status, payee_name, issued_on, journal_id FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    [uow.orgId, p.invoiceId],
+  );
+  if (!row) throw notFound('invoice', p.invoiceId);
+  if (!OPEN_STATUSES.includes(row.status)) {
+    throw conflict(`invoice ${row.id} is ${row.status}; only a sent or part_paid invoice can take a payment`);
+  }
+  if (row.journal_id === null || row.issued_on === null) {
+    throw conflict(`invoice ${row.id} was sent before invoices were posted to the ledger; it has nothing receivable to pay`);
+  }
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(p.date)) throw badRequest('date: must be a date YYYY-MM-DD');
+  if (p.date < row.issued_on) throw badRequest(`date: ${p.date} is before invoice ${row.id} was issued (${row.issued_on})`);
+  if (p.date > isoDate(uow.now)) throw badRequest(`date: ${p.date} is in the future; record a payment once it is received`);
+  return { ...row, issued_on: row.issued_on };
+}
+
+/**
+ * Apply money received against an invoice, in full or in part: Dr bank (1000 unless
+ * `bankAccount`) / Cr 1100 Accounts receivable (docId = invoice id), dated `date`. The invoice
+ * becomes part_paid, or paid when nothing is left owing; when its status moves, its ledgerId
+ * becomes the caller's event.
+ * BAD_REQUEST naming amountCents when it would overpay (with what is outstanding), CONFLICT when
+ * the invoice is not sent/part_paid (naming its state), NOT_FOUND when not this organisation's.
+ */
+export async function applyInvoicePayment(
+  uow: Uow,
+  p: InvoicePayment,
+): Promise<{ paymentId: string; status: string; outstandingCents: number }> {
+  if (!Number.isSafeInteger(p.amountCents) || p.amountCents <= 0) {
+    throw badRequest('amountCents: must be an integer greater than 0');
+  }
+  const invoice = await loadForPayment(uow, p);
+  const bank = p.bankAccount ?? '1000';
+  if (!(await accountExists(uow.tx, uow.orgId, bank))) throw badRequest(`bankAccount: account ${bank} does not exist`);
+  const owed = await outstandingOn(uow.tx, uow.orgId, invoice.id);
+  if (p.amountCents > owed) {
+    throw badRequest(
+      `amountCents: ${p.amountCents} is more than the ${owed} cents outstanding on invoice ${invoice.id}`,
+    );
+  }
+  const paymentId = newId('pay');
+  const memo = `Payment ${paymentId} of invoice ${invoice.id} from ${invoice.payee_name}${p.reference ? ` (${p.reference})` : ''}`;
+  await postJournal(uow, {
+    id: p.journalId,
+    date: p.date,
+    memo,
+    source: { kind: 'invoice_payment', id: invoice.id },
+    ledgerId: p.ledgerId,
+    lines: [
+      { account: bank, debitCents: p.amountCents, description: memo },
+      { account: RECEIVABLES_ACCOUNT, creditCents: p.amountCents, docId: invoice.id, description: memo },
+    ],
+  });
+  await uow.tx.run(
+    `INSERT INTO invoice_payments (org_id, id, invoice_id, amount_cents, paid_on, reference, journal_id, created_at, ledger_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [uow.orgId, paymentId, invoice.id, p.amountCents, p.date, p.reference, p.journalId, uow.now, p.ledgerId],
+  );
+  const left = owed - p.amountCents;
+  invariant(left >= 0, `invoice ${invoice.id} is not overpaid`);
+  const status = left === 0 ? 'paid' : 'part_paid';
+  // ledger_id is the event that moved the invoice into its status (D3), so only a move sets it.
+  if (status !== invoice.status) {
+    await uow.tx.run('UPDATE invoices SET status = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
+      status,
+      p.ledgerId,
+      uow.orgId,
+      invoice.id,
+    ]);
+  }
+  return { paymentId, status, outstandingCents: left };
+}

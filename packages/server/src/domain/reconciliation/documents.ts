@@ -1,0 +1,232 @@
+import { badRequest, notFound } from '../../errors.js';
+import type { Queryable } from '../../storage/types.js';
+import { CLAIMS_ACCOUNT } from '../expenses/ledger-api.js';
+import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
+import { owedOnDocument } from '../payables/settle.js';
+import { outstandingOn } from '../receivables/ledger-api.js';
+import type { TargetKind } from './feed-lines.js';
+
+/**
+ * What a bank line can be matched to, as reconciliation sees it: an invoice (money in), a bill
+ * or an expense claim (money out), or a bank posting already in the ledger (a journal: a payment
+ * recorded directly, a payment run) that no line accounts for yet. Documents belong to their
+ * areas; this reads only what matching needs and their ledger balances.
+ */
+export interface Target {
+  readonly kind: TargetKind;
+  readonly id: string;
+  readonly party: string;
+  readonly reference: string;
+  readonly status: string;
+  /** Unsigned: what is still owed on the document, or the journal's bank amount not yet matched. */
+  readonly outstandingCents: number;
+  readonly issuedOn: string | null;
+  readonly dueOn: string | null;
+  /** The direction of money that settles it: an invoice is paid in, a bill paid out. */
+  readonly direction: 'in' | 'out';
+  /** Statuses its own area lets take a payment (the apply* functions refuse the others). */
+  readonly payableStatuses: readonly string[];
+}
+
+/** As receivables', payables' and expenses' ledger APIs decide; checked before a match is held. */
+const PAYABLE: Readonly<Record<TargetKind, readonly string[]>> = {
+  invoice: ['sent', 'part_paid'],
+  bill: ['approved', 'scheduled'],
+  claim: ['approved'],
+  journal: ['unreconciled'],
+};
+
+/** Bank postings made by recoding lines: they are reconciled by construction. */
+export const RECODE_SOURCES = ['feed_recode', 'feed_recode_reversal'] as const;
+
+async function invoiceTarget(q: Queryable, orgId: string, id: string): Promise<Target> {
+  const r = await q.get<{
+    status: string;
+    payee_name: string;
+    issued_on: string | null;
+    due_on: string | null;
+    journal_id: string | null;
+  }>(
+    'SELECT status, payee_name, issued_on, due_on, journal_id FROM invoices WHERE org_id = ? AND id = ?',
+    [orgId, id],
+  );
+  if (!r) throw notFound('invoice', id);
+  const owed = r.journal_id === null ? 0 : await outstandingOn(q, orgId, id);
+  return {
+    kind: 'invoice',
+    id,
+    party: r.payee_name,
+    reference: id,
+    status: r.status,
+    outstandingCents: owed,
+    issuedOn: r.issued_on,
+    dueOn: r.due_on,
+    direction: 'in',
+    payableStatuses: PAYABLE.invoice,
+  };
+}
+
+async function billTarget(q: Queryable, orgId: string, id: string): Promise<Target> {
+  const r = await q.get<{
+    status: string;
+    payee_name: string;
+    payee_reference: string | null;
+    created_at: string;
+    due_on: string;
+    journal_id: string | null;
+  }>(
+    'SELECT status, payee_name, payee_reference, created_at, due_on, journal_id FROM bills WHERE org_id = ? AND id = ?',
+    [orgId, id],
+  );
+  if (!r) throw notFound('bill', id);
+  const owed = r.journal_id === null ? 0 : await owedOnDocument(q, orgId, PAYABLES_ACCOUNT, id);
+  return {
+    kind: 'bill',
+    id,
+    party: r.payee_name,
+    reference: r.payee_reference ?? id,
+    status: r.status,
+    outstandingCents: owed,
+    issuedOn: r.created_at.slice(0, 10),
+    dueOn: r.due_on,
+    direction: 'out',
+    payableStatuses: PAYABLE.bill,
+  };
+}
+
+async function claimTarget(q: Queryable, orgId: string, id: string): Promise<Target> {
+  const r = await q.get<{
+    status: string;
+    claimant: string;
+    receipt_ref: string;
+    spent_on: string;
+    approved_at: string | null;
+    journal_id: string | null;
+  }>(
+    'SELECT status, claimant, receipt_ref, spent_on, approved_at, journal_id FROM expense_claims WHERE org_id = ? AND id = ?',
+    [orgId, id],
+  );
+  if (!r) throw notFound('expense claim', id);
+  const owed = r.journal_id === null ? 0 : await owedOnDocument(q, orgId, CLAIMS_ACCOUNT, id);
+  return {
+    kind: 'claim',
+    id,
+    party: r.claimant,
+    reference: r.receipt_ref,
+    status: r.status,
+    outstandingCents: owed,
+    issuedOn: r.spent_on,
+    dueOn: r.approved_at?.slice(0, 10) ?? null,
+    direction: 'out',
+    payableStatuses: PAYABLE.claim,
+  };
+}
+
+/** What of a journal's bank postings bank lines already account for, per journal. */
+async function matchedOnJournals(
+  q: Queryable,
+  orgId: string,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const rows = await q.all<{ journal_id: string; matched: number }>(
+    `SELECT journal_id, SUM(amount_cents) AS matched FROM bank_feed_matches
+     WHERE org_id = ? AND journal_id IN (${ids.map(() => '?').join(', ')}) GROUP BY journal_id`,
+    [orgId, ...ids],
+  );
+  for (const r of rows) out.set(r.journal_id, Number(r.matched));
+  return out;
+}
+
+interface JournalRow {
+  id: string;
+  date: string;
+  memo: string;
+  source_kind: string;
+  net: number;
+}
+
+function journalTarget(r: JournalRow, matched: number): Target {
+  const net = Number(r.net);
+  const left = Math.abs(net) - matched;
+  return {
+    kind: 'journal',
+    id: r.id,
+    party: r.memo,
+    reference: r.id,
+    status: left === 0 ? 'reconciled' : 'unreconciled',
+    outstandingCents: left,
+    issuedOn: r.date,
+    dueOn: r.date,
+    direction: net > 0 ? 'in' : 'out',
+    payableStatuses: PAYABLE.journal,
+  };
+}
+
+const JOURNAL_NET = `SELECT j.id AS id, j.date AS date, j.memo AS memo, j.source_kind AS source_kind,
+  SUM(l.debit_cents) - SUM(l.credit_cents) AS net
+  FROM journals j JOIN journal_lines l ON l.org_id = j.org_id AND l.journal_id = j.id
+  WHERE j.org_id = ? AND l.account_code = ?`;
+
+async function journalOnBank(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  bankAccount: string,
+): Promise<Target> {
+  const exists = await q.get('SELECT id FROM journals WHERE org_id = ? AND id = ?', [orgId, id]);
+  if (!exists) throw notFound('journal', id);
+  const r = await q.get<JournalRow>(
+    `${JOURNAL_NET} AND j.id = ? GROUP BY j.id, j.date, j.memo, j.source_kind`,
+    [orgId, bankAccount, id],
+  );
+  if (!r || Number(r.net) === 0)
+    throw badRequest(`target.id: journal ${id} posts nothing to bank account ${bankAccount}`);
+  if ((RECODE_SOURCES as readonly string[]).includes(r.source_kind)) {
+    throw badRequest(`target.id: journal ${id} recodes a bank line; it is that line's own posting`);
+  }
+  return journalTarget(r, (await matchedOnJournals(q, orgId, [id])).get(id) ?? 0);
+}
+
+/** The target of a match, with what it still owes; NOT_FOUND when not this organisation's. */
+export async function loadTarget(
+  q: Queryable,
+  orgId: string,
+  kind: TargetKind,
+  id: string,
+  bankAccount: string,
+): Promise<Target> {
+  if (kind === 'invoice') return invoiceTarget(q, orgId, id);
+  if (kind === 'bill') return billTarget(q, orgId, id);
+  if (kind === 'claim') return claimTarget(q, orgId, id);
+  return journalOnBank(q, orgId, id, bankAccount);
+}
+
+/**
+ * Bank postings between two dates that bank lines do not yet account for in full: payments
+ * recorded directly against invoices, payment runs, manual journals. Recode journals are
+ * excluded (their line is their match).
+ */
+export async function unreconciledJournals(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  from: string,
+  to: string,
+): Promise<Target[]> {
+  const rows = await q.all<JournalRow>(
+    `${JOURNAL_NET} AND j.date >= ? AND j.date <= ? AND j.source_kind NOT IN (?, ?)
+     GROUP BY j.id, j.date, j.memo, j.source_kind ORDER BY j.date, j.id`,
+    [orgId, bankAccount, from, to, ...RECODE_SOURCES],
+  );
+  const live = rows.filter((r) => Number(r.net) !== 0);
+  const matched = await matchedOnJournals(
+    q,
+    orgId,
+    live.map((r) => r.id),
+  );
+  return live
+    .map((r) => journalTarget(r, matched.get(r.id) ?? 0))
+    .filter((t) => t.outstandingCents > 0);
+}

@@ -1,0 +1,75 @@
+import type { reconciliation } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { isoDate } from '../../clock.js';
+import { badRequest } from '../../errors.js';
+import type { Uow } from '../../write-path.js';
+import { accountOf, newJournalId, postJournal } from '../gl/post.js';
+import { directPostingProblem, taxedPosting } from './tax-lines.js';
+
+/**
+ * books.journalPost: a manual journal (opening balances, accruals, corrections, a loan drawn).
+ * Balanced by the schema (`lines: debits (N) must equal credits (M)`); every account is checked
+ * here and every problem named (`lines[i].accountCode: …`). Each call is a new journal: there is
+ * no state to be idempotent by, so a safe retry needs an x-idempotency-key (D2).
+ */
+type Params = z.infer<typeof reconciliation.journalPost.params>;
+
+export async function journalPost(p: Params, uow: Uow) {
+  const today = isoDate(uow.now);
+  const problems: string[] = [];
+  if (p.date > today)
+    problems.push(`date: ${p.date} is in the future; post it on or after that day`);
+  for (const [i, l] of p.lines.entries()) {
+    const problem = await directPostingProblem(
+      uow.tx,
+      uow.orgId,
+      l.accountCode,
+      l.taxCode,
+      `lines[${i}].accountCode`,
+    );
+    if (problem) problems.push(problem);
+  }
+  if (problems.length > 0) throw badRequest(problems.join('; '));
+  // A GST line can round to nothing (under 6 cents of GST-inclusive amount): leave it out.
+  const lines = taxedPosting(p.lines, p.memo).filter(
+    (l) => (l.debitCents ?? 0) + (l.creditCents ?? 0) > 0,
+  );
+  const journalId = newJournalId();
+  const totalCents = lines.reduce((s, l) => s + (l.debitCents ?? 0), 0);
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.journal.post',
+    entityId: journalId,
+    payload: {
+      journalId,
+      date: p.date,
+      totalCents,
+      lineCount: lines.length,
+      accounts: [...new Set(lines.map((l) => accountOf(l.account)))].sort(),
+    },
+  });
+  await postJournal(uow, {
+    id: journalId,
+    date: p.date,
+    memo: p.memo,
+    source: { kind: 'manual', id: journalId },
+    ledgerId: event.ledgerId,
+    lines,
+  });
+  return {
+    journalId,
+    date: p.date,
+    memo: p.memo,
+    totalCents,
+    lines: lines.map((l) => ({
+      accountCode: accountOf(l.account),
+      debitCents: l.debitCents ?? 0,
+      creditCents: l.creditCents ?? 0,
+      taxCode: l.taxCode ?? null,
+      taxBaseCents: l.taxBaseCents ?? 0,
+      gstCents: l.gstCents ?? 0,
+      description: l.description ?? p.memo,
+    })),
+    ledgerId: event.ledgerId,
+  };
+}

@@ -1,0 +1,328 @@
+import type { reconciliation } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { badRequest, conflict, invariant } from '../../errors.js';
+import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
+import { loadPolicy } from '../../governance/policy.js';
+import { newId } from '../../ids.js';
+import { formatCents } from '../../money.js';
+import type { Uow, WriteResult } from '../../write-path.js';
+import { applyClaimPayment } from '../expenses/ledger-api.js';
+import { newJournalId } from '../gl/post.js';
+import { applyBillPayment } from '../payables/ledger-api.js';
+import { applyInvoicePayment } from '../receivables/ledger-api.js';
+import { loadTarget, type Target } from './documents.js';
+import {
+  lineNow,
+  lockLine,
+  matchesOf,
+  remainingOf,
+  toLine,
+  toMatch,
+  type LineRow,
+  type MatchRow,
+} from './feed-lines.js';
+
+/**
+ * books.matchAccept and books.matchHoldResolve: apply a bank line to a document. A line is
+ * applied to each document at most once, in part or in full; it is matched when nothing is left.
+ * The materiality floor (D8) is about the line: a line whose absolute amount is above
+ * `materialityFloorCents` is never matched by an agent alone. matchAccept parks it (status
+ * held, with the proposed match); matchHoldResolve is the signature act that completes it with a
+ * human's proof. At or below the floor both simply match.
+ */
+type Params = z.infer<typeof reconciliation.matchAccept.params>;
+
+export interface MatchContext {
+  readonly line: LineRow;
+  readonly matches: readonly MatchRow[];
+  readonly target: Target;
+}
+
+type Mode = 'accept' | 'resolve';
+
+async function load(uow: Uow, p: Params): Promise<MatchContext> {
+  const line = await lockLine(uow, p.lineId);
+  const target = await loadTarget(uow.tx, uow.orgId, p.target.kind, p.target.id, line.account_code);
+  const matches = (await matchesOf(uow.tx, uow.orgId, [line.id])).get(line.id) ?? [];
+  return { line, matches, target };
+}
+
+const documentOf = (t: Target) => ({
+  kind: t.kind,
+  id: t.id,
+  status: t.status,
+  outstandingCents: t.outstandingCents,
+});
+
+const heldMessage = (c: MatchContext, floor: string) =>
+  `bank line ${c.line.id} (${formatCents(Math.abs(Number(c.line.amount_cents)))}) is above the materiality floor (${floor}): ` +
+  `it is matched only with a human's approval; call books.matchHoldResolve with the same lineId, target and amountCents`;
+
+function result(
+  c: MatchContext,
+  extra: { match?: MatchRow | null; message?: string | null; noop?: boolean } = {},
+) {
+  return {
+    lineId: c.line.id,
+    status: c.line.status,
+    line: toLine(c.line, c.matches),
+    match: extra.match ? toMatch(extra.match) : null,
+    document: documentOf(c.target),
+    message: extra.message ?? null,
+    ledgerId: extra.match?.ledger_id ?? c.line.ledger_id,
+    ...(extra.noop ? { noop: true } : {}),
+  };
+}
+
+const describeMatch = (m: MatchRow) =>
+  `${Number(m.amount_cents)} cents to ${m.target_kind} ${m.target_id}`;
+
+/**
+ * D6's state step: CONFLICT naming the line's state, the D3 no-op (the same line and target
+ * again), or null to go on. The held state lets matchHoldResolve through, not matchAccept.
+ */
+export function matchState(p: Params, c: MatchContext, mode: Mode): WriteResult | null {
+  const { line } = c;
+  const same = c.matches.find(
+    (m) => m.target_kind === p.target.kind && m.target_id === p.target.id,
+  );
+  if (same) {
+    if (p.amountCents === undefined || p.amountCents === Number(same.amount_cents))
+      return result(c, { match: same, noop: true });
+    throw conflict(
+      `bank line ${line.id} already applies ${describeMatch(same)}; a line is applied to a document once`,
+    );
+  }
+  if (line.status === 'recoded') {
+    throw conflict(
+      `bank line ${line.id} is recoded to account ${line.recode_account ?? ''}; only an unmatched or part_matched line can be matched`,
+    );
+  }
+  if (line.status === 'matched') {
+    throw conflict(
+      `bank line ${line.id} is matched (${c.matches.map(describeMatch).join(', ')}); nothing is left to match`,
+    );
+  }
+  if (line.status === 'held' && mode === 'accept') {
+    const sameHeld = line.held_kind === p.target.kind && line.held_target_id === p.target.id;
+    const amount = Number(line.held_amount_cents);
+    if (sameHeld && (p.amountCents === undefined || p.amountCents === amount)) {
+      return result(c, {
+        message: `bank line ${line.id} is held for a human decision; call books.matchHoldResolve`,
+        noop: true,
+      });
+    }
+    throw conflict(
+      `bank line ${line.id} is held for a human decision (${amount} cents to ${line.held_kind ?? ''} ${line.held_target_id ?? ''}); ` +
+        'complete or change the match with books.matchHoldResolve',
+    );
+  }
+  return null;
+}
+
+/** The amount to apply: what the caller gave or what is left of the line; BAD_REQUEST when it cannot be. */
+export function matchAmount(p: Params, c: MatchContext): number {
+  const { line, target } = c;
+  const amount = Number(line.amount_cents);
+  if ((amount > 0 ? 'in' : 'out') !== target.direction) {
+    const fits =
+      amount > 0
+        ? 'an invoice, or a journal that received money'
+        : 'a bill, a claim, or a journal that paid money';
+    throw badRequest(
+      `target.kind: bank line ${line.id} is money ${amount > 0 ? 'in' : 'out'}; match it to ${fits}`,
+    );
+  }
+  if (target.outstandingCents <= 0) {
+    throw conflict(
+      `${target.kind} ${target.id} is ${target.status} with nothing outstanding; there is nothing to match`,
+    );
+  }
+  if (!target.payableStatuses.includes(target.status)) {
+    const states = target.payableStatuses.join(' or ');
+    const a = /^[aeiou]/.test(states) ? 'an' : 'a';
+    throw conflict(
+      `${target.kind} ${target.id} is ${target.status}; only ${a} ${states} ${target.kind} can take a payment`,
+    );
+  }
+  if (target.kind === 'invoice' && target.issuedOn !== null && line.date < target.issuedOn) {
+    throw badRequest(
+      `lineId: bank line ${line.id} of ${line.date} is dated before invoice ${target.id} was issued (${target.issuedOn})`,
+    );
+  }
+  const remaining = remainingOf(line);
+  const apply = p.amountCents ?? remaining;
+  if (apply > remaining)
+    throw badRequest(
+      `amountCents: ${apply} is more than the ${remaining} cents left to match on bank line ${line.id}`,
+    );
+  if (apply > target.outstandingCents) {
+    const hint = p.amountCents === undefined ? '; give amountCents to apply part of the line' : '';
+    throw badRequest(
+      `amountCents: ${apply} is more than the ${target.outstandingCents} cents outstanding on ${target.kind} ${target.id}${hint}`,
+    );
+  }
+  return apply;
+}
+
+async function post(
+  uow: Uow,
+  c: MatchContext,
+  amount: number,
+  ledgerId: string,
+  journalId: string,
+) {
+  const base = {
+    amountCents: amount,
+    date: c.line.date,
+    reference: `bank line ${c.line.id}`,
+    ledgerId,
+    journalId,
+    bankAccount: c.line.account_code,
+  };
+  const { kind, id } = c.target;
+  if (kind === 'invoice')
+    return (await applyInvoicePayment(uow, { invoiceId: id, ...base })).status;
+  if (kind === 'bill') return (await applyBillPayment(uow, { billId: id, ...base })).status;
+  if (kind === 'claim') return (await applyClaimPayment(uow, { claimId: id, ...base })).status;
+  // An existing bank posting: the line accounts for it; nothing new is posted.
+  return amount === c.target.outstandingCents ? 'reconciled' : 'unreconciled';
+}
+
+/** Execute a match: its one event first (naming the journal), then the posting, then the line. */
+async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
+  const journalId = c.target.kind === 'journal' ? c.target.id : newJournalId();
+  const matchId = newId('mat');
+  const left = c.target.outstandingCents - amount;
+  const event = await uow.emit({
+    family: 'books',
+    kind: mode === 'accept' ? 'books.match.accept' : 'books.match.resolve',
+    entityId: c.line.id,
+    payload: {
+      matchId,
+      lineId: c.line.id,
+      lineAmountCents: Number(c.line.amount_cents),
+      date: c.line.date,
+      targetKind: c.target.kind,
+      targetId: c.target.id,
+      party: c.target.party,
+      amountCents: amount,
+      outstandingCents: left,
+      journalId,
+    },
+  });
+  const status = await post(uow, c, amount, event.ledgerId, journalId);
+  const matched = Number(c.line.matched_cents) + amount;
+  const lineStatus = matched === Math.abs(Number(c.line.amount_cents)) ? 'matched' : 'part_matched';
+  await uow.tx.run(
+    `INSERT INTO bank_feed_matches (org_id, id, line_id, target_kind, target_id, amount_cents, journal_id, created_at, ledger_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      uow.orgId,
+      matchId,
+      c.line.id,
+      c.target.kind,
+      c.target.id,
+      amount,
+      journalId,
+      uow.now,
+      event.ledgerId,
+    ],
+  );
+  const moved = await uow.tx.run(
+    `UPDATE bank_feed_lines SET status = ?, matched_cents = ?, held_kind = NULL, held_target_id = NULL, held_amount_cents = NULL,
+       ledger_id = ? WHERE org_id = ? AND id = ? AND matched_cents = ?`,
+    [lineStatus, matched, event.ledgerId, uow.orgId, c.line.id, Number(c.line.matched_cents)],
+  );
+  invariant(moved.changes === 1, 'a match is applied to the line once');
+  const line = await lineNow(uow.tx, uow.orgId, c.line.id);
+  const match = line.matches.find((m) => m.id === matchId) ?? null;
+  return {
+    lineId: line.id,
+    status: line.status,
+    line,
+    match,
+    document: { kind: c.target.kind, id: c.target.id, status, outstandingCents: left },
+    message: null,
+    ledgerId: event.ledgerId,
+  };
+}
+
+/** Above the floor: park the proposed match on the line for a human (one event, no posting). */
+async function hold(uow: Uow, c: MatchContext, amount: number, floorCents: number) {
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.match.hold',
+    entityId: c.line.id,
+    payload: {
+      lineId: c.line.id,
+      lineAmountCents: Number(c.line.amount_cents),
+      targetKind: c.target.kind,
+      targetId: c.target.id,
+      amountCents: amount,
+      materialityFloorCents: floorCents,
+    },
+  });
+  await uow.tx.run(
+    `UPDATE bank_feed_lines SET status = 'held', held_kind = ?, held_target_id = ?, held_amount_cents = ?, ledger_id = ?
+     WHERE org_id = ? AND id = ?`,
+    [c.target.kind, c.target.id, amount, event.ledgerId, uow.orgId, c.line.id],
+  );
+  const line = await lineNow(uow.tx, uow.orgId, c.line.id);
+  return {
+    lineId: line.id,
+    status: line.status,
+    line,
+    match: null,
+    document: documentOf(c.target),
+    message: heldMessage(c, formatCents(floorCents)),
+    ledgerId: event.ledgerId,
+  };
+}
+
+const aboveFloor = (line: LineRow, floorCents: number) =>
+  Math.abs(Number(line.amount_cents)) > floorCents;
+
+export async function matchAccept(p: Params, uow: Uow): Promise<WriteResult> {
+  const c = await load(uow, p);
+  const noop = matchState(p, c, 'accept');
+  if (noop) return noop;
+  const amount = matchAmount(p, c);
+  const policy = await loadPolicy(uow.tx, uow.orgId);
+  if (aboveFloor(c.line, policy.materialityFloorCents))
+    return hold(uow, c, amount, policy.materialityFloorCents);
+  return execute(uow, c, amount, 'accept');
+}
+
+function summary(p: Params, c: MatchContext): string {
+  const amount = Number(c.line.amount_cents);
+  const text =
+    c.line.description.length > 60 ? `${c.line.description.slice(0, 57)}...` : c.line.description;
+  const apply = p.amountCents ?? remainingOf(c.line);
+  return (
+    `Match bank line ${c.line.id} (${c.line.date}, money ${amount > 0 ? 'in' : 'out'} ${formatCents(Math.abs(amount))}, "${text}") ` +
+    `to ${c.target.kind} ${c.target.id} (${c.target.party}): apply ${formatCents(apply)} of ` +
+    `${formatCents(c.target.outstandingCents)} outstanding`
+  );
+}
+
+export const resolveAct: SignatureAct<Params, MatchContext> = {
+  method: 'books.matchHoldResolve',
+  actionClass: 'books.match_hold_resolve',
+  load: (p, uow) => load(uow, p),
+  subjectId: (c) => c.line.id,
+  needsProof: (_p, c, policy) => aboveFloor(c.line, policy.materialityFloorCents),
+  summary,
+  state(p, c) {
+    const noop = matchState(p, c, 'resolve');
+    if (noop) return noop;
+    matchAmount(p, c); // an impossible match is refused before it is held or run
+    return null;
+  },
+  execute: (p, c, uow) => execute(uow, c, matchAmount(p, c), 'resolve'),
+};
+
+export const matchHoldResolve = signatureHandler<
+  z.infer<typeof reconciliation.matchHoldResolve.params>,
+  MatchContext
+>(resolveAct);

@@ -1,0 +1,152 @@
+import type { reconciliation, TaxCode } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { badRequest, conflict, invariant } from '../../errors.js';
+import type { Uow } from '../../write-path.js';
+import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
+import { lineNow, lockLine, type LineRow } from './feed-lines.js';
+import { checkDirectPosting, taxedPosting } from './tax-lines.js';
+
+/**
+ * books.lineRecode: code a bank line straight to an account (bank fees, interest, drawings, a
+ * card purchase with no bill). A new act every call (D3): recoding again reverses the line's
+ * previous recode journal and posts the new one, both dated the line's date, so the bank
+ * account's balance on every date is unchanged and only the coding moves.
+ */
+type Params = z.infer<typeof reconciliation.lineRecode.params>;
+
+/** Lines that can be recoded: nothing of them is applied to a document. */
+const recodable = (line: LineRow) =>
+  ['unmatched', 'held', 'recoded'].includes(line.status) && Number(line.matched_cents) === 0;
+
+/**
+ * With no taxCode: bank fees and interest are financial supplies (input taxed, BAS G11/G14 and
+ * G1/G4 in the worked quarter of ../shared/data/gst); anything else claims and reports nothing
+ * until someone says what it was (no GST credit without a tax invoice).
+ */
+export function defaultTaxCode(accountCode: string): TaxCode {
+  if (accountCode === '6300') return 'INPUT_TAXED_EXPENSE';
+  if (accountCode === '4100') return 'INPUT_TAXED';
+  return 'BAS_EXCLUDED';
+}
+
+interface JournalLineRow {
+  account_code: string;
+  debit_cents: number;
+  credit_cents: number;
+  tax_code: TaxCode | null;
+  tax_base_cents: number;
+  gst_cents: number;
+  description: string;
+}
+
+/** The previous recode journal, sides swapped and tags negated, so the BAS nets it out. */
+async function reversalOf(uow: Uow, journalId: string): Promise<PostingLine[]> {
+  const rows = await uow.tx.all<JournalLineRow>(
+    `SELECT account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, description FROM journal_lines
+     WHERE org_id = ? AND journal_id = ? ORDER BY line_no`,
+    [uow.orgId, journalId],
+  );
+  invariant(rows.length >= 2, `recode journal ${journalId} has its lines`);
+  return rows.map((r) => ({
+    account: r.account_code,
+    ...(Number(r.debit_cents) > 0
+      ? { creditCents: Number(r.debit_cents) }
+      : { debitCents: Number(r.credit_cents) }),
+    taxCode: r.tax_code,
+    taxBaseCents: -Number(r.tax_base_cents),
+    gstCents: -Number(r.gst_cents),
+    description: `Reversal: ${r.description}`,
+  }));
+}
+
+function recodePosting(
+  line: LineRow,
+  accountCode: string,
+  taxCode: TaxCode,
+  memo: string,
+): PostingLine[] {
+  const amount = Number(line.amount_cents);
+  const abs = Math.abs(amount);
+  const [coded, ...gst] = taxedPosting(
+    [{ accountCode, taxCode, ...(amount < 0 ? { debitCents: abs } : { creditCents: abs }) }],
+    memo,
+  );
+  invariant(coded, 'a recode has its coded line');
+  const bank: PostingLine = {
+    account: line.account_code,
+    ...(amount < 0 ? { creditCents: abs } : { debitCents: abs }),
+    description: memo,
+  };
+  return amount < 0 ? [coded, ...gst, bank] : [bank, coded, ...gst];
+}
+
+export async function lineRecode(p: Params, uow: Uow) {
+  const line = await lockLine(uow, p.lineId);
+  if (!recodable(line)) {
+    throw conflict(
+      `bank line ${line.id} is ${line.status} with ${Number(line.matched_cents)} cents applied to documents; ` +
+        'only a line with nothing applied (unmatched, held or recoded) can be recoded',
+    );
+  }
+  if (p.accountCode === line.account_code)
+    throw badRequest(`accountCode: ${p.accountCode} is the bank account the line is on`);
+  const taxCode = p.taxCode ?? defaultTaxCode(p.accountCode);
+  await checkDirectPosting(uow.tx, uow.orgId, p.accountCode, taxCode, 'accountCode');
+  const memo = (p.description ?? `Bank line ${line.date}: ${line.description}`).slice(0, 500);
+  const lines = recodePosting(line, p.accountCode, taxCode, memo);
+  const gstCents = Math.abs(lines.reduce((s, l) => s + (l.gstCents ?? 0), 0));
+  const journalId = newJournalId();
+  const previous = line.recode_journal_id;
+  const reversalId = previous === null ? null : newJournalId();
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.line.recode',
+    entityId: line.id,
+    payload: {
+      lineId: line.id,
+      lineAmountCents: Number(line.amount_cents),
+      date: line.date,
+      accountCode: p.accountCode,
+      taxCode,
+      gstCents,
+      journalId,
+      reversedJournalId: previous,
+      reversalJournalId: reversalId,
+    },
+  });
+  if (previous !== null && reversalId !== null) {
+    await postJournal(uow, {
+      id: reversalId,
+      date: line.date,
+      memo: `Reversal of recode ${previous} of bank line ${line.id}`,
+      source: { kind: 'feed_recode_reversal', id: line.id },
+      ledgerId: event.ledgerId,
+      lines: await reversalOf(uow, previous),
+    });
+  }
+  await postJournal(uow, {
+    id: journalId,
+    date: line.date,
+    memo,
+    source: { kind: 'feed_recode', id: line.id },
+    ledgerId: event.ledgerId,
+    lines,
+  });
+  await uow.tx.run(
+    `UPDATE bank_feed_lines SET status = 'recoded', recode_account = ?, recode_tax_code = ?, recode_gst_cents = ?, recode_journal_id = ?,
+       held_kind = NULL, held_target_id = NULL, held_amount_cents = NULL, ledger_id = ? WHERE org_id = ? AND id = ?`,
+    [p.accountCode, taxCode, gstCents, journalId, event.ledgerId, uow.orgId, line.id],
+  );
+  return {
+    lineId: line.id,
+    status: 'recoded' as const,
+    line: await lineNow(uow.tx, uow.orgId, line.id),
+    accountCode: p.accountCode,
+    taxCode,
+    gstCents,
+    journalId,
+    reversedJournalId: previous,
+    reversalJournalId: reversalId,
+    ledgerId: event.ledgerId,
+  };
+}

@@ -1,0 +1,162 @@
+import { reconciliation as spec } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { addDays } from '../../clock.js';
+import type { Queryable } from '../../storage/types.js';
+import { openClaimsAsOf } from '../expenses/ledger-api.js';
+import type { OpenItem } from '../gl/open-items.js';
+import { openBillsAsOf } from '../payables/ledger-api.js';
+import { openInvoicesAsOf } from '../receivables/ledger-api.js';
+import { unreconciledJournals, type Target } from './documents.js';
+
+/**
+ * Ranked match suggestions for a bank line. A score out of 100, so an agent can set its own bar:
+ * - amount: what is left of the line equals what the document owes: 60; the line is a part of
+ *   what is owed (a part payment): 20; the document is a part of the line (one payment of several
+ *   invoices): 10;
+ * - reference: the document's id or reference appears in the description: 25;
+ * - payee: the share of the payee's name words (3+ letters, not Pty/Ltd/…) in the description: up
+ *   to 15.
+ * Only candidates with an exact amount, a reference or a payee word are suggested; nearer dates
+ * (line date to due date) break ties. Invoices issued after the line's date cannot be what it
+ * pays and are left out.
+ */
+export type Suggestion = z.infer<typeof spec.suggestion>;
+
+export interface SuggestLine {
+  readonly date: string;
+  readonly amountCents: number;
+  /** Unsigned, what is still to match. */
+  readonly remainingCents: number;
+  readonly description: string;
+}
+
+// Words of company names and of journal memos ("Payment of bill … to …") that say nothing about who.
+const STOP = new Set([
+  'PTY',
+  'LTD',
+  'LIMITED',
+  'THE',
+  'AND',
+  'INC',
+  'TRUST',
+  'TRUSTEE',
+  'FOR',
+  'PAYMENT',
+  'BILL',
+  'INVOICE',
+  'FROM',
+  'RUN',
+  'ABA',
+  'EXPENSE',
+  'CLAIM',
+  'PAY',
+  'INV',
+]);
+
+/** Upper case, anything but letters and digits a space, single spaces, padded for whole-word search. */
+const words = (s: string) =>
+  ` ${s
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, ' ')
+    .trim()} `;
+
+function daysBetween(a: string, b: string): number {
+  return Math.round(
+    Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / 86_400_000,
+  );
+}
+
+function amountScore(
+  remaining: number,
+  owed: number,
+): { points: number; reason: Suggestion['reasons'][number] | null } {
+  if (remaining === owed) return { points: 60, reason: 'amount' };
+  return { points: remaining < owed ? 20 : 10, reason: 'partial_amount' };
+}
+
+function referenceHit(desc: string, t: Target): boolean {
+  const refs = [t.id, t.reference].map(words).filter((r) => r.trim().length >= 3);
+  return refs.some((r) => desc.includes(r));
+}
+
+function payeePoints(desc: string, party: string): number {
+  // Names are words; tokens with digits are ids and numbers (a journal memo names inv_…, pay_…).
+  const tokens = [...new Set(words(party).trim().split(' '))].filter(
+    (w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w),
+  );
+  if (tokens.length === 0) return 0;
+  const found = tokens.filter((w) => desc.includes(` ${w} `)).length;
+  return Math.floor((15 * found) / tokens.length);
+}
+
+export function score(line: SuggestLine, t: Target): Suggestion | null {
+  if ((line.amountCents > 0 ? 'in' : 'out') !== t.direction || t.outstandingCents <= 0) return null;
+  if (t.kind === 'invoice' && t.issuedOn !== null && t.issuedOn > line.date) return null;
+  const desc = words(line.description);
+  const amount = amountScore(line.remainingCents, t.outstandingCents);
+  const reference = referenceHit(desc, t);
+  const payee = payeePoints(desc, t.party);
+  if (amount.reason !== 'amount' && !reference && payee === 0) return null;
+  const reasons: Suggestion['reasons'] = [];
+  if (amount.reason) reasons.push(amount.reason);
+  if (reference) reasons.push('reference');
+  if (payee > 0) reasons.push('payee');
+  return {
+    kind: t.kind,
+    id: t.id,
+    party: t.party,
+    reference: t.reference,
+    outstandingCents: t.outstandingCents,
+    dueOn: t.dueOn,
+    score: amount.points + (reference ? 25 : 0) + payee,
+    reasons,
+    daysApart: daysBetween(line.date, t.dueOn ?? t.issuedOn ?? line.date),
+  };
+}
+
+/** The best few candidates for a line, leaving out documents the line is already applied to. */
+export function rank(
+  line: SuggestLine,
+  targets: readonly Target[],
+  exclude: ReadonlySet<string> = new Set(),
+): Suggestion[] {
+  return targets
+    .filter((t) => !exclude.has(`${t.kind}:${t.id}`))
+    .flatMap((t) => score(line, t) ?? [])
+    .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))
+    .slice(0, spec.feedLimits.suggestionsPerLineMax);
+}
+
+const fromOpenItem = (o: OpenItem): Target => ({
+  kind: o.kind,
+  id: o.id,
+  party: o.party,
+  reference: o.reference,
+  status: 'open',
+  outstandingCents: o.outstandingCents,
+  issuedOn: o.issuedOn,
+  dueOn: o.dueOn,
+  direction: o.kind === 'invoice' ? 'in' : 'out',
+  payableStatuses: ['open'],
+});
+
+/**
+ * Everything lines dated between `from` and `to` could match: documents open today and bank
+ * postings within 60 days of those dates that no line accounts for yet.
+ */
+export async function candidates(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  today: string,
+  from: string,
+  to: string,
+): Promise<Target[]> {
+  const [invoices, bills, claims, journals] = await Promise.all([
+    openInvoicesAsOf(q, orgId, today),
+    openBillsAsOf(q, orgId, today),
+    openClaimsAsOf(q, orgId, today),
+    unreconciledJournals(q, orgId, bankAccount, addDays(from, -60), addDays(to, 60)),
+  ]);
+  return [...invoices, ...bills, ...claims].map(fromOpenItem).concat(journals);
+}

@@ -1,0 +1,32 @@
+import type { booksReads } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import type { ReadContext } from '../../binding.js';
+import { isoDate, nowIso } from '../../clock.js';
+import { accountTotals, assertKnownAccounts, loadChart, normalBalance } from './ledger-totals.js';
+
+type Params = z.infer<typeof booksReads.accounts.params>;
+
+/** books.accounts: the chart, each account with its totals and normal balance as at a date. */
+export async function listAccounts(p: Params, ctx: ReadContext) {
+  const orgId = ctx.principal.orgId;
+  const asOf = p.asOf ?? isoDate(nowIso());
+  const [chart, totals] = await Promise.all([
+    loadChart(ctx.db.reader, orgId),
+    accountTotals(ctx.db.reader, orgId, { to: asOf }),
+  ]);
+  assertKnownAccounts(chart, totals);
+  const accounts = chart
+    .filter((a) => p.type === undefined || a.type === p.type)
+    .map((a) => {
+      const t = totals.get(a.code) ?? { debitCents: 0, creditCents: 0 };
+      return {
+        code: a.code,
+        name: a.name,
+        type: a.type,
+        debitCents: t.debitCents,
+        creditCents: t.creditCents,
+        balanceCents: normalBalance(a.type, t),
+      };
+    });
+  return { asOf, accounts };
+}

@@ -1,0 +1,138 @@
+import { invariant } from '../../errors.js';
+import type { Queryable } from '../../storage/types.js';
+import type { OpenItem } from '../gl/open-items.js';
+import { accountBalanceCents } from '../gl/post.js';
+import { openBillsAsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
+import { openInvoicesAsOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
+import { readConsistently } from './ledger-totals.js';
+
+/**
+ * Aged receivables and payables as at a date: every open invoice (or bill) in the bucket of its
+ * days overdue, grouped per party. The documents come from the ledger's control-account lines
+ * (openInvoicesAsOf / openBillsAsOf), and their sum must equal the control account's balance:
+ * a difference means a posting to 1100 or 2000 that belongs to no document (or a document owed
+ * the other way), a broken invariant to be investigated, never papered over.
+ */
+type Kind = 'aged_receivables' | 'aged_payables';
+
+interface Source {
+  readonly code: string;
+  readonly open: (q: Queryable, orgId: string, asOf: string) => Promise<OpenItem[]>;
+  readonly sign: 1 | -1;
+}
+
+const SOURCES: Record<Kind, Source> = {
+  aged_receivables: { code: RECEIVABLES_ACCOUNT, open: openInvoicesAsOf, sign: 1 },
+  // 2000 is credit-normal: what we owe is credit − debit.
+  aged_payables: { code: PAYABLES_ACCOUNT, open: openBillsAsOf, sign: -1 },
+};
+
+export type Bucket = 'current' | '1-30' | '31-60' | '61-90' | '90+';
+
+export interface Amounts {
+  currentCents: number;
+  days1to30Cents: number;
+  days31to60Cents: number;
+  days61to90Cents: number;
+  over90Cents: number;
+  totalCents: number;
+}
+
+export interface AgedItem {
+  readonly id: string;
+  readonly reference: string;
+  readonly issuedOn: string;
+  readonly dueOn: string;
+  readonly daysOverdue: number;
+  readonly bucket: Bucket;
+  readonly totalCents: number;
+  readonly outstandingCents: number;
+}
+
+const FIELD: Record<Bucket, keyof Amounts> = {
+  current: 'currentCents',
+  '1-30': 'days1to30Cents',
+  '31-60': 'days31to60Cents',
+  '61-90': 'days61to90Cents',
+  '90+': 'over90Cents',
+};
+
+const DAY_MS = 86_400_000;
+
+/** Whole days from `from` to `to` (dates YYYY-MM-DD, UTC), negative when `to` is earlier. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
+/** Due today or later is current (not yet overdue); then 1–30, 31–60, 61–90, more than 90 days. */
+export function bucketOf(daysOverdue: number): Bucket {
+  if (daysOverdue <= 0) return 'current';
+  if (daysOverdue <= 30) return '1-30';
+  if (daysOverdue <= 60) return '31-60';
+  if (daysOverdue <= 90) return '61-90';
+  return '90+';
+}
+
+const zero = (): Amounts => ({
+  currentCents: 0,
+  days1to30Cents: 0,
+  days31to60Cents: 0,
+  days61to90Cents: 0,
+  over90Cents: 0,
+  totalCents: 0,
+});
+
+function addTo(a: Amounts, bucket: Bucket, cents: number): void {
+  a[FIELD[bucket]] += cents;
+  a.totalCents += cents;
+}
+
+/** One party's key: names that differ only in case or spacing are the same party. */
+const partyKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
+
+export async function agedReport(q: Queryable, orgId: string, type: Kind, asOf: string) {
+  const source = SOURCES[type];
+  const { items, control, name } = await readConsistently(q, orgId, async () => {
+    const [open, balance, account] = await Promise.all([
+      source.open(q, orgId, asOf),
+      accountBalanceCents(q, orgId, source.code, asOf),
+      q.get<{ name: string }>('SELECT name FROM accounts WHERE org_id = ? AND code = ?', [orgId, source.code]),
+    ]);
+    return { items: open, control: source.sign * balance, name: account?.name ?? source.code };
+  });
+  const totals = zero();
+  const parties = new Map<string, { party: string; amounts: Amounts; items: AgedItem[] }>();
+  for (const item of items) {
+    const daysOverdue = daysBetween(item.dueOn, asOf);
+    const bucket = bucketOf(daysOverdue);
+    const key = partyKey(item.party);
+    const party = parties.get(key) ?? { party: item.party, amounts: zero(), items: [] };
+    parties.set(key, party);
+    addTo(party.amounts, bucket, item.outstandingCents);
+    addTo(totals, bucket, item.outstandingCents);
+    party.items.push({
+      id: item.id,
+      reference: item.reference,
+      issuedOn: item.issuedOn,
+      dueOn: item.dueOn,
+      daysOverdue,
+      bucket,
+      totalCents: item.totalCents,
+      outstandingCents: item.outstandingCents,
+    });
+  }
+  invariant(
+    totals.totalCents === control,
+    `${type} as at ${asOf}: open documents total ${totals.totalCents} but control account ${source.code} is ${control}`,
+  );
+  const rows = [...parties.values()]
+    .sort((a, b) => (partyKey(a.party) < partyKey(b.party) ? -1 : partyKey(a.party) > partyKey(b.party) ? 1 : 0))
+    .map((p) => ({ party: p.party, ...p.amounts, items: p.items }));
+  return {
+    type,
+    asOf,
+    controlAccount: { code: source.code, name, balanceCents: control },
+    parties: rows,
+    totals,
+  };
+}

@@ -1,0 +1,96 @@
+import { DomainError, invariant } from '../../errors.js';
+import { headOf } from '../../ledger/read.js';
+import type { Queryable } from '../../storage/types.js';
+import { DEBIT_NORMAL, type AccountType } from '../gl/chart.js';
+
+/**
+ * What every ledger read is built from: the organisation's chart and the sums of its journal
+ * lines per account over a date range. Sums are converted with Number() because PostgreSQL
+ * returns SUM(BIGINT) as a numeric string; amounts stay safe integers (limits.centsMax).
+ */
+export interface ChartAccount {
+  readonly code: string;
+  readonly name: string;
+  readonly type: AccountType;
+}
+
+export interface AccountTotal {
+  readonly debitCents: number;
+  readonly creditCents: number;
+  readonly lines: number;
+}
+
+const TYPES: ReadonlySet<string> = new Set(['asset', 'liability', 'equity', 'revenue', 'expense']);
+
+export async function loadChart(q: Queryable, orgId: string): Promise<ChartAccount[]> {
+  const rows = await q.all<{ code: string; name: string; type: string }>(
+    'SELECT code, name, type FROM accounts WHERE org_id = ? ORDER BY code',
+    [orgId],
+  );
+  return rows.map((r) => {
+    invariant(TYPES.has(r.type), `account ${r.code} has a known type (${r.type})`);
+    return { code: r.code, name: r.name, type: r.type as AccountType };
+  });
+}
+
+function safeSum(value: unknown): number {
+  const n = Number(value ?? 0);
+  invariant(Number.isSafeInteger(n), 'ledger sums are safe integers');
+  return n;
+}
+
+/**
+ * Debits, credits and line count per account over journals dated in [from, to] (from omitted:
+ * since the beginning). One statement, so the sums come from one consistent view of the ledger.
+ */
+export async function accountTotals(
+  q: Queryable,
+  orgId: string,
+  range: { readonly from?: string; readonly to: string },
+): Promise<Map<string, AccountTotal>> {
+  const rows = await q.all<{ code: string; dr: unknown; cr: unknown; n: unknown }>(
+    `SELECT l.account_code AS code, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr, COUNT(*) AS n
+     FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
+     WHERE l.org_id = ? AND j.date >= ? AND j.date <= ?
+     GROUP BY l.account_code`,
+    [orgId, range.from ?? '0000-01-01', range.to],
+  );
+  const out = new Map<string, AccountTotal>();
+  for (const r of rows) {
+    out.set(r.code, { debitCents: safeSum(r.dr), creditCents: safeSum(r.cr), lines: safeSum(r.n) });
+  }
+  return out;
+}
+
+/** Balance in the account's normal direction (chart.ts: assets and expenses are debit-normal). */
+export function normalBalance(type: AccountType, t: Pick<AccountTotal, 'debitCents' | 'creditCents'>): number {
+  return DEBIT_NORMAL.has(type) ? t.debitCents - t.creditCents : t.creditCents - t.debitCents;
+}
+
+/**
+ * Every posted line's account must be in the chart: a line on an unknown account would drop
+ * out of every report silently, so it is a broken invariant instead.
+ */
+export function assertKnownAccounts(chart: readonly ChartAccount[], totals: ReadonlyMap<string, AccountTotal>): void {
+  const known = new Set(chart.map((a) => a.code));
+  for (const code of totals.keys()) invariant(known.has(code), `posted account ${code} is in the chart`);
+}
+
+const CONSISTENT_READ_ATTEMPTS = 5;
+
+/**
+ * Run several reads that must agree with each other (e.g. open documents against their control
+ * account) on one state of the organisation's books. Reads outside a transaction may each see a
+ * later commit; every posting appends an event in the same commit, so an unchanged head seq
+ * before and after proves no commit of this organisation fell in between. When writes keep
+ * landing, the caller lost a race: CONFLICT, safe to retry.
+ */
+export async function readConsistently<T>(q: Queryable, orgId: string, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt += 1) {
+    const before = (await headOf(q, orgId))?.seq ?? 0;
+    const result = await fn();
+    const after = (await headOf(q, orgId))?.seq ?? 0;
+    if (before === after) return result;
+  }
+  throw new DomainError('CONFLICT', 'the books kept changing while the report was read; retry');
+}

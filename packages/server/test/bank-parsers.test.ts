@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { csvRecords, detectCsvLayout } from '../src/domain/reconciliation/bank-csv.js';
+import { ParseError, parseBankFile, type BankFile } from '../src/domain/reconciliation/bank-parse.js';
+import { parseMoney } from '../src/domain/reconciliation/bank-text.js';
+import { fingerprint, planImport } from '../src/domain/reconciliation/dedupe.js';
+
+/** The bank exports of ../shared/data/bank (copied to fixtures/bank) and what they must parse to. */
+const dir = new URL('./fixtures/bank/', import.meta.url);
+const read = (name: string) => readFileSync(new URL(name, dir), 'utf8');
+const EXPECTED = JSON.parse(read('EXPECTED.json')) as Record<string, { lines: unknown[]; annotations: { index: number; kinds: string[] }[] }>;
+
+const FILES: readonly [string, BankFile['format'], BankFile['bank']][] = [
+  ['cba_netbank.csv', 'csv', 'cba'],
+  ['westpac_live.csv', 'csv', 'westpac'],
+  ['nab_internet_banking.csv', 'csv', 'nab'],
+  ['anz_internet_banking.csv', 'csv', 'anz'],
+  ['westpac_corporate_online.csv', 'csv', 'westpac_col'],
+  ['statement_ofx102.ofx', 'ofx', undefined],
+  ['statement_ofx220.ofx', 'ofx', undefined],
+  ['statement_ddmmyy.qif', 'qif', undefined],
+];
+
+function parseError(f: () => unknown): ParseError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ParseError) return e;
+    throw e;
+  }
+  throw new Error('expected a ParseError');
+}
+
+describe('bank statement parsers', () => {
+  it('every fixture file is covered', () => {
+    expect(FILES.map(([f]) => f).sort()).toEqual(Object.keys(EXPECTED).filter((k) => !k.startsWith('_')).sort());
+  });
+
+  it.each(FILES)('%s parses to exactly EXPECTED.json (layout given)', (name, format, bank) => {
+    const parsed = parseBankFile({ format, bank, content: read(name) });
+    expect(parsed.lines).toEqual(EXPECTED[name]?.lines);
+    expect(parsed.sourceLines).toHaveLength(parsed.lines.length);
+  });
+
+  it.each(FILES.filter(([, format]) => format === 'csv'))('%s: the CSV layout is detected when file.bank is omitted', (name, _f, bank) => {
+    expect(detectCsvLayout(csvRecords(read(name)))).toBe(bank);
+    expect(parseBankFile({ format: 'csv', content: read(name) }).lines).toEqual(EXPECTED[name]?.lines);
+  });
+
+  it('OFX 2 dates are the calendar date as written, never converted to UTC', () => {
+    const [first] = parseBankFile({ format: 'ofx', content: read('statement_ofx220.ofx') }).lines;
+    expect(first?.date).toBe('2026-11-01'); // posted 20261101003000[+11:AEDT]; UTC would be 10-31
+  });
+
+  it('CommBank: the posting date is column 1, not the "Value Date" in the description', () => {
+    const line = parseBankFile({ format: 'csv', bank: 'cba', content: read('cba_netbank.csv') }).lines[3];
+    expect(line).toMatchObject({ date: '2026-09-28', description: expect.stringContaining('Value Date: 26/09/2026') });
+  });
+
+  it('money is read from text to integer cents without floats', () => {
+    expect(parseMoney('+18727.94', 1)).toBe(1_872_794);
+    expect(parseMoney('"25,000.00"'.replace(/"/g, ''), 1)).toBe(2_500_000);
+    expect(parseMoney('-5,292.00', 1)).toBe(-529_200);
+    expect(parseMoney('0.29', 1)).toBe(29);
+    expect(parseMoney('1.5', 1)).toBe(150);
+    expect(parseMoney('-0.00', 1)).toBe(0);
+    for (const bad of ['1,23.00', '12.345', '1e3', '', '--1', '$5.00', '1 000']) {
+      expect(() => parseMoney(bad, 7)).toThrow(ParseError);
+    }
+  });
+
+  it('a headerless CSV that is neither CommBank nor ANZ is not guessed', () => {
+    const content = '01/07/2026,-10.00,FEE,x,y\r\n';
+    expect(detectCsvLayout(csvRecords(content))).toBeNull();
+    expect(parseError(() => parseBankFile({ format: 'csv', content })).message).toContain('give file.bank');
+  });
+
+  it('refusals name the physical line and the problem', () => {
+    const cba = read('cba_netbank.csv').split('\r\n');
+    cba[4] = '25/13/2026,"+5000.00","Transfer","+1.00"';
+    let e = parseError(() => parseBankFile({ format: 'csv', bank: 'cba', content: cba.join('\r\n') }));
+    expect([e.line, e.message]).toEqual([5, 'date "25/13/2026" is not a real calendar date']);
+    cba[4] = '25/09/2026,"+5,00.00","Transfer","+1.00"';
+    e = parseError(() => parseBankFile({ format: 'csv', bank: 'cba', content: cba.join('\r\n') }));
+    expect([e.line, e.message]).toEqual([5, 'amount "+5,00.00" is not an amount of money']);
+    e = parseError(() => parseBankFile({ format: 'csv', bank: 'anz', content: read('cba_netbank.csv') }));
+    expect(e.message).toBe('expected 3 fields (date, amount, description), found 4');
+    e = parseError(() => parseBankFile({ format: 'ofx', content: read('statement_ddmmyy.qif') }));
+    expect(e.message).toContain('not an OFX file');
+    e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Bank\nD01/06/26\nT1.00\nPX\n' }));
+    expect(e.message).toBe('the last record is not ended by ^');
+    e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Invst\n' }));
+    expect(e.message).toContain('expected !Type:Bank');
+    e = parseError(() => parseBankFile({ format: 'csv', bank: 'westpac', content: 'Date,Amount\r\n' }));
+    expect(e.message).toBe('the header has no "Narrative" column');
+  });
+
+  it('quoted fields keep commas, doubled quotes and newlines', () => {
+    const recs = csvRecords('a,"b, c","say ""hi""","two\nlines"\r\nx,y,z,w\n');
+    expect(recs).toEqual([
+      { fields: ['a', 'b, c', 'say "hi"', 'two\nlines'], line: 1 },
+      { fields: ['x', 'y', 'z', 'w'], line: 3 },
+    ]);
+  });
+});
+
+describe('de-duplication of an import', () => {
+  const exportDuplicates = (name: string) =>
+    (EXPECTED[name]?.annotations ?? []).flatMap((a) => {
+      const dup = a.kinds.find((k) => k.startsWith('exportDuplicateOf:'));
+      return dup ? [{ index: a.index, duplicateOf: Number(dup.split(':')[1]) }] : [];
+    });
+
+  it.each(FILES)('%s: export duplicates found where the file gives evidence', (name, format, bank) => {
+    const parsed = parseBankFile({ format, bank, content: read(name) });
+    const plan = planImport(parsed.lines, parsed.closingBalanceByDate);
+    const expected = exportDuplicates(name);
+    expect(expected).toHaveLength(1);
+    const evidence = name.startsWith('anz') || name.endsWith('.qif') ? 'none' : 'balance, reference or closing balance';
+    if (evidence === 'none') {
+      // ANZ and QIF carry no balance and no reference: the repeat is kept and reported.
+      expect(plan.skipped).toEqual([]);
+      expect(plan.possibleDuplicates).toEqual(expected.map((d) => ({ index: d.index, sameAs: d.duplicateOf })));
+      expect(plan.keep).toHaveLength(parsed.lines.length);
+    } else {
+      expect(plan.skipped).toEqual(expected.map((d) => ({ ...d, reason: 'export_duplicate' })));
+      expect(plan.possibleDuplicates).toEqual([]);
+      expect(plan.keep).toHaveLength(parsed.lines.length - 1);
+    }
+  });
+
+  it('genuine repeats (different running balance) are both kept with occurrences 0 and 1', () => {
+    const coffee = { date: '2026-11-02', amountCents: -550, description: 'CAFE' };
+    const plan = planImport([
+      { ...coffee, balanceCents: 10_000 },
+      { ...coffee, balanceCents: 9_450 },
+    ]);
+    expect(plan.skipped).toEqual([]);
+    expect(plan.keep.map((k) => k.occurrence)).toEqual([0, 1]);
+    expect(plan.possibleDuplicates).toEqual([]);
+    const [a, b] = plan.keep.map((k) => fingerprint('1000', k.line, k.occurrence));
+    expect(a).not.toBe(b);
+  });
+
+  it('the fingerprint ignores case and spacing of the description, and the balance', () => {
+    const l = { date: '2026-11-02', amountCents: -550, description: ' Cafe  Brookvale ' };
+    expect(fingerprint('1000', l, 0)).toBe(fingerprint('1000', { ...l, description: 'CAFE BROOKVALE', balanceCents: 5 }, 0));
+    expect(fingerprint('1000', l, 0)).not.toBe(fingerprint('1010', l, 0));
+    expect(fingerprint('1000', l, 0)).not.toBe(fingerprint('1000', { ...l, reference: 'X' }, 0));
+  });
+
+  it('zero-amount rows are skipped and listed', () => {
+    const plan = planImport([{ date: '2026-11-02', amountCents: 0, description: 'INFO' }]);
+    expect(plan.skipped).toEqual([{ index: 0, reason: 'zero_amount', duplicateOf: null }]);
+  });
+});

@@ -1,0 +1,35 @@
+// Reports scenario for docs/methods.md: the chart with balances, journals and every report, over
+// the postings the earlier scenarios made today (invoices sent, paid and credited; bills approved
+// and paid). The hand-checked figures, and the worked quarter's BAS, are in
+// docs/examples/reports.md.
+const today = () => new Date().toISOString().slice(0, 10);
+const inDays = (n) => {
+  const d = new Date(`${today()}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+};
+/** First day of the BAS quarter (Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun) and of the financial year. */
+const quarterStart = () => {
+  const [y, m] = today().split('-').map(Number);
+  return `${y}-${String(Math.floor((m - 1) / 3) * 3 + 1).padStart(2, '0')}-01`;
+};
+const yearStart = () => {
+  const [y, m] = today().split('-').map(Number);
+  return `${m >= 7 ? y : y - 1}-07-01`;
+};
+
+export async function run({ post }) {
+  await post('books.accounts', { type: 'asset' }, 'Asset accounts with their debits, credits and balance as at today');
+  const page = await post('books.journals', { limit: 2 }, 'The first two journals (by date, then id), each with its lines');
+  await post('books.journals', { limit: 2, cursor: page.result.nextCursor }, 'The next page');
+  await post('books.journals', { accountCode: '1100', limit: 3 }, 'Journals touching 1100 Accounts receivable');
+  await post('books.journals', { accountCode: '9999' }, 'An account that is not in the chart: BAD_REQUEST naming accountCode');
+  await post('books.reports', { type: 'trial_balance' }, 'Trial balance as at today');
+  await post('books.reports', { type: 'profit_and_loss', from: yearStart(), to: today() }, 'Profit and loss, financial year to date');
+  await post('books.reports', { type: 'balance_sheet' }, 'Balance sheet: this year\'s earnings sit in equity');
+  await post('books.reports', { type: 'aged_receivables', asOf: inDays(20) }, 'Aged receivables as at 20 days from now');
+  await post('books.reports', { type: 'aged_payables', asOf: inDays(20) }, 'Aged payables as at 20 days from now');
+  await post('books.reports', { type: 'gst_summary', from: quarterStart(), to: inDays(0) }, 'GST summary (BAS labels) for the quarter so far');
+  await post('books.reports', { type: 'profit_and_loss', from: today() }, 'A period report without to: BAD_REQUEST naming the field');
+  await post('books.reports', { type: 'cash_flow' }, 'An unknown report type');
+}
