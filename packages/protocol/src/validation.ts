@@ -77,5 +77,6 @@ export function formatIssues(issues: readonly Issue[]): string {
     const field = pathOf(issue.path) || 'params';
     parts.push(`${field}: ${describe(issue)}`);
   }
-  return parts.join('; ');
+  // Two checks that say the same thing of one field are one problem, named once.
+  return [...new Set(parts)].join('; ');
 }

@@ -13,7 +13,10 @@ import {
   ChainVerifier,
   ERROR_CODES,
   canonicalJson,
+  cents,
+  days,
   formatIssues,
+  isoDate,
   ledgerId,
   missingScopeMessage,
   rowHash,
@@ -341,6 +344,47 @@ describe('validation messages (D5)', () => {
     const result = validate(schema, { title: 'x', count: secret });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).not.toContain(secret);
+  });
+});
+
+describe('one message per field for the shared field builders', () => {
+  const schema = z
+    .strictObject({ from: isoDate(), to: isoDate().optional(), amountCents: cents().optional(), dueDays: days().optional() })
+    .superRefine((p, ctx) => {
+      if (p.to !== undefined && p.to < p.from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be on or after from' });
+    });
+
+  it.each([
+    ['2026-1-5', 'from: must be a date YYYY-MM-DD'],
+    ['05/01/2026', 'from: must be a date YYYY-MM-DD'],
+    ['2026-02-30', 'from: must be a real calendar date'],
+    ['2026-13-01', 'from: must be a real calendar date'],
+  ])('isoDate %s → %s, and nothing else about that field', (from, message) => {
+    expect(validate(schema, { from })).toEqual({ ok: false, message });
+  });
+
+  it('isoDate accepts real dates, leap days included', () => {
+    expect(validate(schema, { from: '2028-02-29' })).toEqual({ ok: true, value: { from: '2028-02-29' } });
+    expect(validate(schema, { from: '2026-02-29' })).toEqual({ ok: false, message: 'from: must be a real calendar date' });
+  });
+
+  it('other fields are still all reported next to a bad date (D5)', () => {
+    expect(validate(schema, { from: '2026-1-5', amountCents: 0, bogus: 1 })).toEqual({
+      ok: false,
+      message: 'from: must be a date YYYY-MM-DD; amountCents: must be an integer greater than 0; bogus: unknown field',
+    });
+  });
+
+  it('a bound is named as the bound, not as the type', () => {
+    expect(validate(schema, { from: '2026-01-05', amountCents: 1_000_000_000_001, dueDays: 3_651 })).toEqual({
+      ok: false,
+      message: 'amountCents: must be at most 1000000000000; dueDays: must be an integer of at most 3650',
+    });
+  });
+
+  it('the same problem of one field is named once', () => {
+    const twice = z.strictObject({ n: z.number().refine(() => false, { error: 'bad' }).refine(() => false, { error: 'bad' }) });
+    expect(validate(twice, { n: 1 })).toEqual({ ok: false, message: 'n: bad' });
   });
 });
 

@@ -1,4 +1,4 @@
-import { approval, board, methods, readSpecs } from '@finance-desk/protocol';
+import { approval, board, methods } from '@finance-desk/protocol';
 import * as boardDomain from './domain/board/board.js';
 import * as bills from './domain/payables/bills.js';
 import { requestApproval, type HoldFinder } from './governance/approvals.js';

@@ -127,6 +127,43 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     expect((await t.post(org.keys.reader, 'books.expenseClaim', {})).status).toBe(403);
   });
 
+  it('expenseApprove and expenseReject: bad input names the field, illegal states name the state; nothing changes', async () => {
+    const o = await t.org();
+    const submitted = (await claim(o)).body.result;
+    const rejected = (await claim(o)).body.result;
+    expect((await t.post(o.keys.agent, 'books.expenseReject', { id: rejected.id, reason: 'personal' })).status).toBe(200);
+    const approved = (await claim(o)).body.result;
+    expect((await t.post(o.keys.agent, 'books.expenseApprove', { id: approved.id })).status).toBe(200);
+    const paid = (await claim(o, { amountCents: 1_000 })).body.result;
+    expect((await t.post(o.keys.agent, 'books.expenseApprove', { id: paid.id })).status).toBe(200);
+    await pay(o, paid.id, 1_000);
+    const statusOf = async (id: string) =>
+      (await t.db.reader.get<{ status: string }>('SELECT status FROM expense_claims WHERE org_id = ? AND id = ?', [o.orgId, id]))?.status;
+    const before = (await eventsOf(t, o)).length;
+    const cases: [string, Record<string, unknown>, number, string][] = [
+      ['books.expenseApprove', {}, 400, 'id: is required'],
+      ['books.expenseApprove', { id: 'clm 1' }, 400, 'id: must be an id (letters, digits, _ and -)'],
+      ['books.expenseApprove', { id: submitted.id, reason: 'x' }, 400, 'reason: unknown field'],
+      ['books.expenseReject', { id: submitted.id, reason: '' }, 400, 'reason: must not be empty'],
+      ['books.expenseReject', { id: submitted.id, reason: 'x'.repeat(501) }, 400, 'reason: must be at most 500 characters'],
+      ['books.expenseApprove', { id: rejected.id }, 409, `expense claim ${rejected.id} is rejected; only a submitted claim can be approved`],
+      ['books.expenseApprove', { id: paid.id }, 409, `expense claim ${paid.id} is paid; only a submitted claim can be approved`],
+      ['books.expenseReject', { id: approved.id, reason: 'x' }, 409, `expense claim ${approved.id} is approved; only a submitted claim can be rejected`],
+      ['books.expenseReject', { id: paid.id, reason: 'x' }, 409, `expense claim ${paid.id} is paid; only a submitted claim can be rejected`],
+      ['books.expenseApprove', { id: 'clm_nope' }, 404, 'expense claim clm_nope not found'],
+      ['books.expenseReject', { id: 'clm_nope', reason: 'x' }, 404, 'expense claim clm_nope not found'],
+    ];
+    const code = { 400: 'BAD_REQUEST', 404: 'NOT_FOUND', 409: 'CONFLICT' } as Record<number, string>;
+    for (const [method, params, status, message] of cases) {
+      const r = await t.post(o.keys.agent, method, params);
+      expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(status);
+      expect(r.body, method).toEqual({ ok: false, error: { code: code[status], message } });
+    }
+    expect((await eventsOf(t, o)).length).toBe(before);
+    expect(await Promise.all([submitted.id, rejected.id, approved.id, paid.id].map(statusOf))).toEqual(['submitted', 'rejected', 'approved', 'paid']);
+    expect(await journalsOf(t, o.orgId, submitted.id)).toEqual([]);
+  });
+
   it('ledger API: open claims as at a date; reimbursed in part, then in full; then paid', async () => {
     const o = await t.org();
     const a = (await claim(o, { amountCents: 11_000 })).body.result;
@@ -134,11 +171,15 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     await t.post(o.keys.agent, 'books.expenseApprove', { id: a.id });
     expect(await openClaimsAsOf(t.db.reader, o.orgId, inDays(-1))).toEqual([]);
     expect(await openClaimsAsOf(t.db.reader, o.orgId, today())).toEqual([
-      { id: a.id, kind: 'claim', party: 'Mia Chen', reference: 'rcpt_demo', issuedOn: today(), dueOn: today(), totalCents: 11_000, outstandingCents: 11_000 },
+      { id: a.id, kind: 'claim', party: 'Mia Chen', reference: 'rcpt_demo', issuedOn: today(), postedOn: today(), dueOn: today(), totalCents: 11_000, outstandingCents: 11_000 },
     ]);
     await expect(pay(o, submitted.id, 1)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/is submitted; only an approved claim/) });
     expect(await pay(o, a.id, 1_000)).toEqual({ status: 'approved', outstandingCents: 10_000 });
-    await expect(pay(o, a.id, 10_001)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/would overpay/) });
+    await expect(pay(o, a.id, 10_001)).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `amountCents: 10001 is more than the 10000 cents outstanding on expense claim ${a.id}`,
+    });
+    expect((await openClaimsAsOf(t.db.reader, o.orgId, today()))[0]?.outstandingCents).toBe(10_000);
     expect(await pay(o, a.id, 10_000)).toEqual({ status: 'paid', outstandingCents: 0 });
     expect(await openClaimsAsOf(t.db.reader, o.orgId, today())).toEqual([]);
     const approvePaid = await t.post(o.keys.agent, 'books.expenseApprove', { id: a.id });

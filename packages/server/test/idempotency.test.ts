@@ -1,8 +1,13 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { runWrite } from '../src/write-path.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
+import { approvedBill, bank, FUNDING, today } from './payables-helpers.js';
+import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 const draft = { payeeName: 'Idem Pty Ltd', description: 'Once only', totalCents: 5_000, dueDays: 7 };
 
@@ -131,5 +136,135 @@ describe.each(engines)('idempotency keys, D2 (%s)', (engine) => {
     await client.query('COMMIT');
     await client.end();
     expect((await first).status).toBe(200);
+  });
+});
+
+/**
+ * D2 for every books write, not only invoiceDraft: the first call with a key executes (one
+ * event); the same key and params again answer exactly that result with code IDEMPOTENT_REPLAY
+ * and the replay header, execute nothing and append nothing, even where the state has moved on
+ * or the first call spent a proof. (Other params under a used key: the CONFLICT tests above.)
+ */
+describe.each(engines)('every books write replays with the same key and params, D2 (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+
+  beforeAll(async () => {
+    t = await startTestServer(engine, { paymentsOutboxDir: mkdtempSync(join(tmpdir(), 'fd-idem-pay-')) });
+    org = await t.org();
+  });
+  afterAll(async () => t.close());
+
+  const seq = async () => (await t.get(org.keys.observer, 'snapshot')).body.head.seq as number;
+  const agent = (method: string, params: unknown, headers: Record<string, string> = {}) => t.post(org.keys.agent, method, params, headers);
+  const ok = async (method: string, params: unknown) => {
+    const r = await agent(method, params);
+    expect(r.status, `${method} ${JSON.stringify(r.body)}`).toBe(200);
+    return r.body.result;
+  };
+
+  let n = 0;
+  const unique = (prefix: string) => `${prefix} ${engine} ${(n += 1)}`;
+  const draftId = async () => (await ok('books.invoiceDraft', { payeeName: unique('Customer'), description: 'Work', totalCents: 110_000, dueDays: 14 })).id as string;
+  const sentId = async (totalCents = 110_000) => {
+    const id = (await ok('books.invoiceDraft', { payeeName: unique('Customer'), description: 'Work', totalCents, dueDays: 14 })).id as string;
+    await ok('books.invoiceSend', { id });
+    return id;
+  };
+  /** A captured bill an agent may approve: its payee already has an approved bill (no PB-B1 hold). */
+  const knownPayeeBill = async () => {
+    const payeeName = unique('Supplier');
+    await approvedBill(t, org, { payeeName, description: 'First bill', totalCents: 1_100 });
+    const bill = await ok('books.billCapture', { payeeName, description: 'Second bill', totalCents: 2_200, dueDays: 30 });
+    expect(bill.heldReason).toBeNull();
+    return bill.id as string;
+  };
+  const submittedClaim = async () =>
+    (await ok('books.expenseClaim', { claimant: 'Mia Chen', description: 'Stationery', amountCents: 8_745, spentOn: today(), receiptRef: unique('rcpt') })).id as string;
+  const lineOf = async (amountCents: number) =>
+    (await ok('books.feedLines', { lines: [{ date: today(), amountCents, description: unique('BANK LINE') }] })).lineIds[0] as string;
+
+  const cases: readonly [string, string, () => Promise<Record<string, unknown>>][] = [
+    ['invoiceDraft', 'books.invoiceDraft', async () => ({ payeeName: 'Replay Cafe', description: 'Catering', totalCents: 5_500, dueDays: 7 })],
+    ['invoiceSend', 'books.invoiceSend', async () => ({ id: await draftId() })],
+    ['invoiceChaseStep, step 1', 'books.invoiceChaseStep', async () => ({ id: await sentId(), step: 1 })],
+    ['invoiceChaseStep, step 2 completed with a proof', 'books.invoiceChaseStep', async () => {
+      const id = await sentId();
+      await ok('books.invoiceChaseStep', { id, step: 1 });
+      const { approvalId } = await heldAndRequested(t, org, 'books.invoiceChaseStep', { id, step: 2 });
+      await decide(t, org, approvalId, true);
+      return { id, step: 2, approvalId };
+    }],
+    ['invoiceRecordPayment', 'books.invoiceRecordPayment', async () => ({ id: await sentId(), amountCents: 40_000, reference: 'EFT 1' })],
+    ['invoiceCreditNote', 'books.invoiceCreditNote', async () => ({ id: await sentId(), amountCents: 1_100, reason: 'damaged' })],
+    ['invoiceVoid', 'books.invoiceVoid', async () => ({ id: await draftId(), reason: 'raised twice' })],
+    ['invoicePromise (a new act each call)', 'books.invoicePromise', async () => ({ id: await sentId(), promisedOn: today() })],
+    ['statementRun (a new act each call)', 'books.statementRun', async () => {
+      await sentId();
+      return {};
+    }],
+    ['billCapture', 'books.billCapture', async () => ({ payeeName: unique('Supplier'), description: 'Timber', totalCents: 3_300, dueDays: 30 })],
+    ['billApprove', 'books.billApprove', async () => ({ id: await knownPayeeBill() })],
+    ['billHold', 'books.billHold', async () => ({ id: await knownPayeeBill(), reason: 'disputed' })],
+    ['billReturn', 'books.billReturn', async () => ({ id: await knownPayeeBill(), reason: 'not ours' })],
+    ['billScheduleRun, the hold frame', 'books.billScheduleRun', async () => {
+      const bill = await approvedBill(t, org, { payeeName: unique('Payee'), description: 'x', totalCents: 1_000, ...bank('062-703', '11223344', 'Payee Pty Ltd') });
+      return { billIds: [bill.id], paymentDate: today(), funding: FUNDING };
+    }],
+    ['billScheduleRun, completed with a proof', 'books.billScheduleRun', async () => {
+      const bill = await approvedBill(t, org, { payeeName: unique('Payee'), description: 'x', totalCents: 1_000, ...bank('062-703', '11223344', 'Payee Pty Ltd') });
+      const params = { billIds: [bill.id], paymentDate: today(), funding: FUNDING };
+      const { approvalId } = await heldAndRequested(t, org, 'books.billScheduleRun', params);
+      await decide(t, org, approvalId, true);
+      return { ...params, approvalId };
+    }],
+    ['expenseClaim', 'books.expenseClaim', async () => ({ claimant: 'Sam Lee', description: 'Taxi', amountCents: 4_400, spentOn: today(), receiptRef: unique('rcpt') })],
+    ['expenseApprove', 'books.expenseApprove', async () => ({ id: await submittedClaim() })],
+    ['expenseReject', 'books.expenseReject', async () => ({ id: await submittedClaim(), reason: 'personal purchase' })],
+    ['feedLines', 'books.feedLines', async () => ({ lines: [{ date: today(), amountCents: 12_345, description: unique('DEPOSIT') }] })],
+    ['matchAccept', 'books.matchAccept', async () => {
+      const id = await sentId(50_000);
+      return { lineId: await lineOf(50_000), target: { kind: 'invoice', id } };
+    }],
+    ['matchHoldResolve, completed with a proof', 'books.matchHoldResolve', async () => {
+      const id = await sentId(150_000);
+      const params = { lineId: await lineOf(150_000), target: { kind: 'invoice', id } };
+      const { approvalId } = await heldAndRequested(t, org, 'books.matchHoldResolve', params);
+      await decide(t, org, approvalId, true);
+      return { ...params, approvalId };
+    }],
+    ['receiptsRegister', 'books.receiptsRegister', async () => ({
+      contentBase64: Buffer.from(unique('receipt bytes')).toString('base64'),
+      filename: 'receipt.pdf',
+      mimeType: 'application/pdf',
+    })],
+    ['lineRecode (a new act each call)', 'books.lineRecode', async () => ({ lineId: await lineOf(-1_000), accountCode: '6300' })],
+    ['journalPost (a new act each call)', 'books.journalPost', async () => ({
+      date: today(),
+      memo: 'Owner loan',
+      lines: [{ accountCode: '1000', debitCents: 10_000 }, { accountCode: '3000', creditCents: 10_000 }],
+    })],
+  ];
+
+  it('covers every books write that is deployed', async () => {
+    const { methodRegistry } = await import('../src/registry.js');
+    const writes = [...methodRegistry.values()].filter((m) => m.spec.name.startsWith('books.') && m.spec.scope === 'books.write').map((m) => m.spec.name);
+    expect([...new Set(cases.map((c) => c[1]))].sort()).toEqual(writes.sort());
+  });
+
+  it.each(cases)('%s', async (_label, method, setup) => {
+    const params = await setup();
+    const key = freshKey();
+    const before = await seq();
+    const first = await agent(method, params, { 'x-idempotency-key': key });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.code).toBeUndefined();
+    expect(first.body.result.noop).toBeUndefined(); // it executed: not a D3 no-op
+    expect(await seq()).toBe(before + 1); // exactly one event
+    const replay = await agent(method, { params }, { 'x-idempotency-key': key }); // the wrapped form is the same params
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual({ ok: true, code: 'IDEMPOTENT_REPLAY', result: first.body.result });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await seq()).toBe(before + 1);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyBillPayment, openBillsAsOf } from '../src/domain/payables/ledger-api.js';
-import { newJournalId } from '../src/domain/gl/post.js';
+import { accountBalanceCents, newJournalId } from '../src/domain/gl/post.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { inUnitOfWork } from '../src/write-path.js';
 import { parseAba } from './aba-parse.js';
@@ -148,6 +148,73 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     expect((await eventsOf(t, org)).length).toBe(before);
   });
 
+  it('a bad bank field is named once, with one message, and the other problems still follow', async () => {
+    const before = (await eventsOf(t, org)).length;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ totalCents: 100, ...bank('062-703', '0x', 'A') }, 'payeeAccountNumber: must be 1 to 9 digits'],
+      [{ totalCents: 100, ...bank('062-703', '1', '   ') }, 'payeeAccountName: must not be blank'],
+      [{ totalCents: 100, ...bank('062-703', '1', 'A', ' ') }, 'payeeReference: must not be blank'],
+      [
+        { totalCents: 100, payeeAccountNumber: '000' },
+        'payeeAccountNumber: must not be all zeros; payeeBsb: is required with payeeAccountNumber; payeeAccountName: is required with payeeAccountNumber',
+      ],
+    ];
+    for (const [params, message] of cases) {
+      const r = await capture(org, params);
+      expect(r.body, message).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+    }
+    expect((await eventsOf(t, org)).length).toBe(before);
+  });
+
+  it('billApprove, billHold, billReturn: bad input names the field, illegal states name the state; nothing changes', async () => {
+    const o = await t.org();
+    const open = (await capture(o, { payeeName: 'Open Co', totalCents: 1_000 })).body.result;
+    const returned = (await capture(o, { payeeName: 'Returned Co', totalCents: 1_000 })).body.result;
+    expect((await t.post(o.keys.agent, 'books.billReturn', { id: returned.id, reason: 'wrong entity' })).status).toBe(200);
+    const paid = await approvedBill(t, o, { payeeName: 'Paid Co', description: 'x', totalCents: 2_000 });
+    await pay(o, paid.id, 2_000);
+    const statuses = async () => {
+      const bills = (await t.post(o.keys.reader, 'books.bills', {})).body.result.bills as any[];
+      return bills.map((b) => [b.id, b.status, b.outstandingCents]);
+    };
+    const was = await statuses();
+    expect(was).toEqual([[open.id, 'held', 1_000], [returned.id, 'returned', 0], [paid.id, 'paid', 0]]);
+    const payable = await accountBalanceCents(t.db.reader, o.orgId, '2000');
+    const before = (await eventsOf(t, o)).length;
+    const cases: [string, Record<string, unknown>, number, string][] = [
+      ['books.billApprove', {}, 400, 'id: is required'],
+      ['books.billApprove', { id: 'bill 1' }, 400, 'id: must be an id (letters, digits, _ and -)'],
+      ['books.billApprove', { id: open.id, approvalId: 'apr_x', signatureToken: 't' }, 400, 'signatureToken: give either approvalId or signatureToken, not both'],
+      ['books.billApprove', { id: open.id, reason: 'x' }, 400, 'reason: unknown field'],
+      ['books.billHold', { id: open.id, reason: '' }, 400, 'reason: must not be empty'],
+      ['books.billHold', { id: open.id, reason: 'x'.repeat(501) }, 400, 'reason: must be at most 500 characters'],
+      ['books.billReturn', { id: open.id }, 400, 'reason: is required'],
+      ['books.billReturn', {}, 400, 'id: is required; reason: is required'],
+      ['books.billApprove', { id: returned.id }, 409, `bill ${returned.id} is returned; only a captured, held or on-hold bill can be approved`],
+      ['books.billApprove', { id: paid.id }, 409, `bill ${paid.id} is paid; only a captured, held or on-hold bill can be approved`],
+      ['books.billHold', { id: returned.id, reason: 'x' }, 409, `bill ${returned.id} is returned; only a captured, held or approved bill can be put on hold`],
+      ['books.billHold', { id: paid.id, reason: 'x' }, 409, `bill ${paid.id} is paid; only a captured, held or approved bill can be put on hold`],
+      ['books.billReturn', { id: paid.id, reason: 'x' }, 409, `bill ${paid.id} is paid; it can no longer be returned`],
+      ['books.billApprove', { id: 'bill_nope' }, 404, 'bill bill_nope not found'],
+      ['books.billHold', { id: 'bill_nope', reason: 'x' }, 404, 'bill bill_nope not found'],
+      ['books.billReturn', { id: 'bill_nope', reason: 'x' }, 404, 'bill bill_nope not found'],
+    ];
+    const code = { 400: 'BAD_REQUEST', 404: 'NOT_FOUND', 409: 'CONFLICT' } as Record<number, string>;
+    for (const [method, params, status, message] of cases) {
+      const r = await t.post(o.keys.agent, method, params);
+      expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(status);
+      expect(r.body, method).toEqual({ ok: false, error: { code: code[status], message } });
+    }
+    // Another organisation's bill does not exist there, whatever the method.
+    for (const [method, params] of [['books.billApprove', { id: open.id }], ['books.billHold', { id: open.id, reason: 'x' }], ['books.billReturn', { id: open.id, reason: 'x' }]] as const) {
+      const r = await t.post(org.keys.agent, method, params);
+      expect(r.body.error, method).toEqual({ code: 'NOT_FOUND', message: `bill ${open.id} not found` });
+    }
+    expect((await eventsOf(t, o)).length).toBe(before);
+    expect(await statuses()).toEqual(was);
+    expect(await accountBalanceCents(t.db.reader, o.orgId, '2000')).toBe(payable);
+  });
+
   it('hold then re-approve posts once; returning a posted bill reverses it (tags negated)', async () => {
     await approvedBill(t, org, { payeeName: 'Return Co', description: 'First (a human approves a new payee)', totalCents: 100 });
     const bill = await approvedBill(t, org, { payeeName: 'Return Co', description: 'Wrong goods', totalCents: 11_000 });
@@ -180,11 +247,16 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     expect(await openBillsAsOf(t.db.reader, o.orgId, inDays(-1))).toEqual([]); // posted today
     const open = await openBillsAsOf(t.db.reader, o.orgId, today());
     expect(open).toEqual([
-      { id: b.id, kind: 'bill', party: 'Beta', reference: 'b', issuedOn: today(), dueOn: inDays(5), totalCents: 20_000, outstandingCents: 20_000 },
-      { id: a.id, kind: 'bill', party: 'Alpha', reference: 'a', issuedOn: today(), dueOn: inDays(10), totalCents: 50_000, outstandingCents: 50_000 },
+      { id: b.id, kind: 'bill', party: 'Beta', reference: 'b', issuedOn: today(), postedOn: today(), dueOn: inDays(5), totalCents: 20_000, outstandingCents: 20_000 },
+      { id: a.id, kind: 'bill', party: 'Alpha', reference: 'a', issuedOn: today(), postedOn: today(), dueOn: inDays(10), totalCents: 50_000, outstandingCents: 50_000 },
     ]);
     expect(await pay(o, a.id, 30_000)).toEqual({ status: 'approved', outstandingCents: 20_000 });
-    await expect(pay(o, a.id, 20_001)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/would overpay/) });
+    // An overpayment is BAD_REQUEST naming amountCents and what is outstanding, as on invoices.
+    await expect(pay(o, a.id, 20_001)).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `amountCents: 20001 is more than the 20000 cents outstanding on bill ${a.id}`,
+    });
+    expect((await openBillsAsOf(t.db.reader, o.orgId, today())).find((x) => x.id === a.id)?.outstandingCents).toBe(20_000);
     expect(await pay(o, a.id, 20_000)).toEqual({ status: 'paid', outstandingCents: 0 });
     await expect(pay(o, a.id, 1)).rejects.toMatchObject({ code: 'CONFLICT', message: `bill ${a.id} is paid; only an approved bill can be paid` });
     await expect(pay(o, captured.id, 1)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/is captured/) });

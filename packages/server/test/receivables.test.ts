@@ -311,8 +311,8 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect((await events(o)).filter((e) => e.kind === 'books.test.match')).toHaveLength(1);
       const open = await openInvoicesAsOf(t.db.reader, o.orgId, today());
       expect(open).toEqual([
-        { id: a.id, kind: 'invoice', party: 'Apex Gym', reference: a.id, issuedOn: today(), dueOn: a.dueOn, totalCents: 110_000, outstandingCents: 100_000 },
-        { id: b.id, kind: 'invoice', party: 'Bay Books', reference: b.id, issuedOn: today(), dueOn: b.dueOn, totalCents: 5_000, outstandingCents: 5_000 },
+        { id: a.id, kind: 'invoice', party: 'Apex Gym', reference: a.id, issuedOn: today(), postedOn: today(), dueOn: a.dueOn, totalCents: 110_000, outstandingCents: 100_000 },
+        { id: b.id, kind: 'invoice', party: 'Bay Books', reference: b.id, issuedOn: today(), postedOn: today(), dueOn: b.dueOn, totalCents: 5_000, outstandingCents: 5_000 },
       ]);
       expect(await openInvoicesAsOf(t.db.reader, o.orgId, addDays(today(), -1))).toEqual([]);
       const over = inUnitOfWork(t.db, o.orgId, '', async (uow) => {
@@ -486,7 +486,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const over = await post('books.invoicePromise', { id: inv.id, promisedOn: today(), amountCents: 110_001 });
       expect(over.body.error.message).toBe(`amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}`);
       const bad = await post('books.invoicePromise', { id: inv.id, promisedOn: 'soon' });
-      expect(bad.body.error.message).toMatch(/^promisedOn: must be a date YYYY-MM-DD/);
+      expect(bad.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'promisedOn: must be a date YYYY-MM-DD' } });
       const d = (await post('books.invoiceDraft', SIMPLE)).body.result;
       const draft = await post('books.invoicePromise', { id: d.id, promisedOn: today() });
       expect(draft.status).toBe(409);
@@ -615,6 +615,102 @@ describe.each(engines)('receivables (%s)', (engine) => {
     });
   });
 
+  describe('every receivables write refuses bad input and illegal states without changing anything', () => {
+    const statusOf = async (id: string) =>
+      (await t.db.reader.get<{ status: string }>('SELECT status FROM invoices WHERE org_id = ? AND id = ?', [org.orgId, id]))?.status;
+
+    it('bad input is BAD_REQUEST naming the field, exactly; no event, no change', async () => {
+      const inv = await sent();
+      const d = (await post('books.invoiceDraft', SIMPLE)).body.result;
+      const receivable = await accountBalanceCents(t.db.reader, org.orgId, '1100');
+      const before = await headSeq();
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['books.invoiceDraft', { ...SIMPLE, dueDays: -1 }, 'dueDays: must be an integer of at least 0'],
+        ['books.invoiceDraft', { ...SIMPLE, totalCents: 10.5 }, 'totalCents: must be an integer number of cents'],
+        ['books.invoiceDraft', { ...SIMPLE, payeeEmail: 'not-an-address' }, 'payeeEmail: must be an email address'],
+        ['books.invoiceSend', {}, 'id: is required'],
+        ['books.invoiceSend', { id: 'inv 1' }, 'id: must be an id (letters, digits, _ and -)'],
+        ['books.invoiceSend', { id: d.id, dueDays: 3 }, 'dueDays: unknown field'],
+        ['books.invoiceChaseStep', { id: inv.id }, 'step: is required'],
+        ['books.invoiceChaseStep', { id: inv.id, step: 1.5 }, 'step: must be an integer'],
+        // A bound names the bound, not the type: 11 and 10^15 are integers, only too large.
+        ['books.invoiceChaseStep', { id: inv.id, step: 11 }, 'step: must be an integer of at most 10'],
+        ['books.invoiceDraft', { ...SIMPLE, totalCents: 1_000_000_000_001, dueDays: 3_651 }, 'totalCents: must be at most 1000000000000; dueDays: must be an integer of at most 3650'],
+        ['books.invoiceRecordPayment', { id: inv.id }, 'amountCents: is required'],
+        ['books.invoiceRecordPayment', { id: inv.id, amountCents: 100, date: '2026-1-5' }, 'date: must be a date YYYY-MM-DD'],
+        ['books.invoiceCreditNote', { id: inv.id, amountCents: -5, reason: 'x' }, 'amountCents: must be an integer greater than 0'],
+        ['books.invoiceCreditNote', { id: inv.id, amountCents: 110_001, reason: 'x' }, `amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}`],
+        ['books.invoiceVoid', { id: d.id }, 'reason: is required'],
+        ['books.invoiceVoid', { id: d.id, reason: '' }, 'reason: must not be empty'],
+        ['books.invoicePromise', { id: inv.id }, 'promisedOn: is required'],
+        ['books.invoicePromise', { id: inv.id, promisedOn: today(), amountCents: 0 }, 'amountCents: must be an integer greater than 0'],
+        ['books.statementRun', { asOf: '2026-02-30' }, 'asOf: must be a real calendar date'],
+        ['books.statementRun', { payeeName: '' }, 'payeeName: must not be empty'],
+      ];
+      for (const [method, params, message] of cases) {
+        const r = await post(method, params);
+        expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(400);
+        expect(r.body, method).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+      }
+      expect(await headSeq()).toBe(before);
+      expect([await statusOf(inv.id), await statusOf(d.id)]).toEqual(['sent', 'draft']);
+      expect(await accountBalanceCents(t.db.reader, org.orgId, '1100')).toBe(receivable);
+    });
+
+    it('illegal states are CONFLICT naming the state; no event, no change', async () => {
+      const d = (await post('books.invoiceDraft', SIMPLE)).body.result;
+      const v = (await post('books.invoiceDraft', SIMPLE)).body.result;
+      await post('books.invoiceVoid', { id: v.id, reason: 'raised twice' });
+      const paid = await sent();
+      await post('books.invoiceRecordPayment', { id: paid.id, amountCents: 110_000 });
+      const part = await sent();
+      await post('books.invoiceRecordPayment', { id: part.id, amountCents: 10_000 });
+      const receivable = await accountBalanceCents(t.db.reader, org.orgId, '1100');
+      const before = await headSeq();
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['books.invoiceSend', { id: v.id }, `invoice ${v.id} is void; only a draft invoice can be sent`],
+        ['books.invoiceSend', { id: paid.id }, `invoice ${paid.id} is paid; only a draft invoice can be sent`],
+        ['books.invoiceRecordPayment', { id: d.id, amountCents: 100 }, `invoice ${d.id} is draft; only a sent or part_paid invoice can take a payment`],
+        ['books.invoiceRecordPayment', { id: v.id, amountCents: 100 }, `invoice ${v.id} is void; only a sent or part_paid invoice can take a payment`],
+        ['books.invoiceCreditNote', { id: paid.id, amountCents: 1, reason: 'x' }, `invoice ${paid.id} is paid; only a sent or part_paid invoice can be credited`],
+        ['books.invoiceVoid', { id: part.id, reason: 'x' }, `invoice ${part.id} is part_paid; only a draft or a sent invoice with no payments or credit notes can be voided`],
+        ['books.invoicePromise', { id: v.id, promisedOn: today() }, `invoice ${v.id} is void; only a sent or part_paid invoice can take a promise to pay`],
+        ['books.invoiceChaseStep', { id: paid.id, step: 1 }, `invoice ${paid.id} is paid; only a sent or part_paid invoice can be chased`],
+        ['books.invoiceChaseStep', { id: part.id, step: 2 }, `invoice ${part.id}: step 2 needs step 1 first; last step done is none`],
+      ];
+      for (const [method, params, message] of cases) {
+        const r = await post(method, params);
+        expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(409);
+        expect(r.body, method).toEqual({ ok: false, error: { code: 'CONFLICT', message } });
+      }
+      expect(await headSeq()).toBe(before);
+      expect(await Promise.all([d.id, v.id, paid.id, part.id].map(statusOf))).toEqual(['draft', 'void', 'paid', 'part_paid']);
+      expect(await accountBalanceCents(t.db.reader, org.orgId, '1100')).toBe(receivable);
+    });
+
+    it('another organisation’s invoice is NOT_FOUND for every write, and is untouched', async () => {
+      const inv = await sent();
+      const other = await t.org();
+      const before = await headSeq();
+      const otherBefore = await headSeq(other);
+      const cases: [string, Record<string, unknown>][] = [
+        ['books.invoiceSend', { id: inv.id }],
+        ['books.invoiceChaseStep', { id: inv.id, step: 1 }],
+        ['books.invoiceRecordPayment', { id: inv.id, amountCents: 100 }],
+        ['books.invoiceCreditNote', { id: inv.id, amountCents: 100, reason: 'x' }],
+        ['books.invoiceVoid', { id: inv.id, reason: 'x' }],
+        ['books.invoicePromise', { id: inv.id, promisedOn: today() }],
+      ];
+      for (const [method, params] of cases) {
+        const r = await post(method, params, other);
+        expect(r.status, method).toBe(404);
+        expect(r.body).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: `invoice ${inv.id} not found` } });
+      }
+      expect([await headSeq(), await headSeq(other)]).toEqual([before, otherBefore]);
+      expect(await statusOf(inv.id)).toBe('sent');
+    });
+  });
+
   describe('chase and the ledger together', () => {
     it('a part_paid invoice can be chased for what is outstanding', async () => {
       const inv = await sent({ ...SIMPLE, payeeEmail: 'a@b.example' });
@@ -623,7 +719,38 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(r.body.result).toMatchObject({ id: inv.id, step: 1 });
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
       expect(mail.subject).toBe(`Friendly reminder: invoice ${inv.id} for $500.00`);
+      // The reminder says what is still outstanding of a part-paid invoice, not that it is unpaid.
+      expect(mail.text).toContain(`Our records show $500.00 of invoice ${inv.id} (total $1,100.00), due on ${inv.dueOn}, is still outstanding.`);
+      expect(mail.text).not.toContain('not yet paid');
       expect((await events()).at(-1).payload).toMatchObject({ outstandingCents: 50_000, totalCents: 110_000 });
+      // The escalation a human approves names the real state and what is left, never "unpaid".
+      const held = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });
+      expect(held.body.result.status).toBe('approval_required');
+      expect(held.body.result.approval.subject.summary).toBe(
+        `Send dunning step 2 (Second notice) for invoice ${inv.id} to Second Street Bakery <a@b.example> ` +
+          `(part_paid: $500.00 outstanding of $1,100.00, due ${inv.dueOn})`,
+      );
+    });
+
+    it('a sent invoice with nothing paid is chased as unpaid; a paid one is CONFLICT naming its state', async () => {
+      const inv = await sent({ ...SIMPLE, payeeEmail: 'a@b.example' });
+      expect((await post('books.invoiceChaseStep', { id: inv.id, step: 1 })).body.result).toMatchObject({ id: inv.id, step: 1 });
+      const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
+      expect(mail.text).toContain(`Our records show $1,100.00 of invoice ${inv.id} (total $1,100.00), due on ${inv.dueOn}, is not yet paid.`);
+      const held = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });
+      expect(held.body.result.approval.subject.summary).toBe(
+        `Send dunning step 2 (Second notice) for invoice ${inv.id} to Second Street Bakery <a@b.example> ` +
+          `(sent, unpaid: $1,100.00 outstanding, due ${inv.dueOn})`,
+      );
+      await post('books.invoiceRecordPayment', { id: inv.id, amountCents: 110_000 });
+      const before = await headSeq();
+      const r = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });
+      expect(r.status).toBe(409);
+      expect(r.body).toEqual({
+        ok: false,
+        error: { code: 'CONFLICT', message: `invoice ${inv.id} is paid; only a sent or part_paid invoice can be chased` },
+      });
+      expect(await headSeq()).toBe(before);
     });
 
     it('the organisation’s trial balance still balances and 1100 equals what invoices say is owed', async () => {

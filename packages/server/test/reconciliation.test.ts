@@ -354,6 +354,134 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
     });
   });
 
+  describe('refusals change nothing', () => {
+    it('a line dated before a bill or claim was approved cannot pay it; the aged report of that day still adds up', async () => {
+      const o = await t.org();
+      const bill = (await approvedBill(t, o, { payeeName: 'Early Timber', description: 'Decking', totalCents: 12_300 })).id;
+      const cl = await claim('Kim Early', 2_200, o);
+      const yesterday = addDays(today(), -1);
+      const lines = (await feed([
+        { date: yesterday, amountCents: -12_300, description: `EARLY TIMBER ${freshKey()}` },
+        { date: yesterday, amountCents: -2_200, description: `K EARLY ${freshKey()}` },
+      ], o)).lineIds as string[];
+      const before = await headSeq(o);
+      const cases: [string, string, string][] = [
+        [lines[0]!, 'bill', `lineId: bank line ${lines[0]} of ${yesterday} is dated before bill ${bill} was approved (${today()})`],
+        [lines[1]!, 'claim', `lineId: bank line ${lines[1]} of ${yesterday} is dated before expense claim ${cl} was approved (${today()})`],
+      ];
+      for (const [lineId, kind, message] of cases) {
+        const r = await post('books.matchAccept', { lineId, target: { kind, id: kind === 'bill' ? bill : cl } }, o);
+        expect(r.status).toBe(400);
+        expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+      }
+      expect(await headSeq(o)).toBe(before);
+      const listed = ok(await t.post(o.keys.reader, 'books.feedLinesList', { status: 'all' })).lines as any[];
+      expect(listed.flatMap((l) => l.suggestions.map((x: any) => x.id))).toEqual([]);
+      const aged = ok(await t.post(o.keys.reader, 'books.reports', { type: 'aged_payables', asOf: yesterday }));
+      expect([aged.totals.totalCents, aged.controlAccount.balanceCents]).toEqual([0, 0]);
+    });
+
+    it('over-allocating a bill or a claim is BAD_REQUEST naming amountCents with what is outstanding, as for an invoice', async () => {
+      const o = await t.org();
+      const bill = (await approvedBill(t, o, { payeeName: 'Coastal Timber', description: 'Decking', totalCents: 39_800 })).id;
+      const cl = await claim('Sam Lee', 4_560, o);
+      const billLine = await oneLine(-50_000, 'BPAY COASTAL TIMBER', o);
+      const claimLine = await oneLine(-5_000, 'TRANSFER TO S LEE', o);
+      const before = await headSeq(o);
+      const bankBefore = await bank(o);
+      const cases: [Record<string, unknown>, string][] = [
+        [{ lineId: billLine, target: { kind: 'bill', id: bill } }, `amountCents: 50000 is more than the 39800 cents outstanding on bill ${bill}; give amountCents to apply part of the line`],
+        [{ lineId: billLine, target: { kind: 'bill', id: bill }, amountCents: 39_801 }, `amountCents: 39801 is more than the 39800 cents outstanding on bill ${bill}`],
+        [{ lineId: claimLine, target: { kind: 'claim', id: cl } }, `amountCents: 5000 is more than the 4560 cents outstanding on claim ${cl}; give amountCents to apply part of the line`],
+        [{ lineId: claimLine, target: { kind: 'claim', id: cl }, amountCents: 4_561 }, `amountCents: 4561 is more than the 4560 cents outstanding on claim ${cl}`],
+      ];
+      for (const method of ['books.matchAccept', 'books.matchHoldResolve']) {
+        for (const [params, message] of cases) {
+          const r = await post(method, params, o);
+          expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(400);
+          expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+        }
+      }
+      expect(await headSeq(o)).toBe(before);
+      expect(await bank(o)).toBe(bankBefore);
+      const bills = ok(await t.post(o.keys.reader, 'books.bills', {})).bills;
+      expect(bills.map((b: any) => [b.id, b.status, b.outstandingCents])).toEqual([[bill, 'approved', 39_800]]);
+      // The exact amount is accepted: the line is part matched, the bill paid.
+      const m = ok(await post('books.matchAccept', { lineId: billLine, target: { kind: 'bill', id: bill }, amountCents: 39_800 }, o));
+      expect(m).toMatchObject({ status: 'part_matched', document: { kind: 'bill', status: 'paid', outstandingCents: 0 } });
+    });
+
+    it('illegal states are CONFLICT naming the state; no event, no posting', async () => {
+      const o = await t.org();
+      const inv = await invoice('State Co', 5_000, o);
+      const other = await invoice('State Co', 5_000, o);
+      const matched = await oneLine(5_000, 'DEPOSIT STATE CO', o);
+      ok(await post('books.matchAccept', { lineId: matched, target: { kind: 'invoice', id: inv } }, o));
+      const recoded = await oneLine(-300, 'FEE', o);
+      ok(await post('books.lineRecode', { lineId: recoded, accountCode: '6300' }, o));
+      const cl = await claim('Sam Lee', 300, o);
+      const before = await headSeq(o);
+      const bankBefore = await bank(o);
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['books.matchAccept', { lineId: matched, target: { kind: 'invoice', id: other } }, `bank line ${matched} is matched (5000 cents to invoice ${inv}); nothing is left to match`],
+        ['books.matchHoldResolve', { lineId: matched, target: { kind: 'invoice', id: other } }, `bank line ${matched} is matched (5000 cents to invoice ${inv}); nothing is left to match`],
+        ['books.matchAccept', { lineId: matched, target: { kind: 'invoice', id: inv }, amountCents: 100 }, `bank line ${matched} already applies 5000 cents to invoice ${inv}; a line is applied to a document once`],
+        ['books.matchAccept', { lineId: recoded, target: { kind: 'claim', id: cl } }, `bank line ${recoded} is recoded to account 6300; only an unmatched or part_matched line can be matched`],
+        ['books.lineRecode', { lineId: matched, accountCode: '4200' }, `bank line ${matched} is matched with 5000 cents applied to documents; only a line with nothing applied (unmatched, held or recoded) can be recoded`],
+      ];
+      for (const [method, params, message] of cases) {
+        const r = await post(method, params, o);
+        expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(409);
+        expect(r.body).toEqual({ ok: false, error: { code: 'CONFLICT', message } });
+      }
+      expect(await headSeq(o)).toBe(before);
+      expect(await bank(o)).toBe(bankBefore);
+    });
+
+    it('another organisation’s line or claim is NOT_FOUND for every write that names one', async () => {
+      const o = await t.org();
+      const line = await oneLine(-1_000, 'FEE', o);
+      const cl = await claim('Mia Chen', 1_000, o);
+      const before = await headSeq();
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['books.matchAccept', { lineId: line, target: { kind: 'claim', id: cl } }, `bank line ${line} not found`],
+        ['books.matchHoldResolve', { lineId: line, target: { kind: 'claim', id: cl } }, `bank line ${line} not found`],
+        ['books.lineRecode', { lineId: line, accountCode: '6300' }, `bank line ${line} not found`],
+        ['books.receiptsRegister', { contentBase64: 'QUJD', filename: 'r.pdf', mimeType: 'application/pdf', lineId: line }, `bank line ${line} not found`],
+        ['books.receiptsRegister', { contentBase64: 'QUJD', filename: 'r.pdf', mimeType: 'application/pdf', claimId: cl }, `expense claim ${cl} not found`],
+      ];
+      for (const [method, params, message] of cases) {
+        const r = await post(method, params);
+        expect(r.body, method).toEqual({ ok: false, error: { code: 'NOT_FOUND', message } });
+      }
+      expect(await headSeq()).toBe(before);
+      expect(ok(await post('books.feedLinesList', { status: 'all' })).lines.map((l: any) => l.id)).not.toContain(line);
+    });
+
+    it('books.feedLinesList: a bad query names the field; a reader pages by cursor', async () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ status: 'open' }, 'status: must be one of unreconciled, all, unmatched, part_matched, held, matched, recoded'],
+        [{ limit: 0 }, 'limit: must be an integer from 1 to 200'],
+        [{ limit: 201 }, 'limit: must be an integer from 1 to 200'],
+        [{ from: '2026-7-1' }, 'from: must be a date YYYY-MM-DD'],
+        [{ suggestions: 'no' }, 'suggestions: must be a boolean'],
+        [{ accountCode: 'bank' }, 'accountCode: must be an account code (3 to 6 digits)'],
+        [{ page: 2 }, 'page: unknown field'],
+      ];
+      for (const [params, message] of cases) {
+        const r = await t.post(org.keys.reader, 'books.feedLinesList', params);
+        expect(r.status, JSON.stringify(params)).toBe(400);
+        expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+      }
+      const o = await t.org();
+      const ids = (await feed([bankLine(100, 'A'), bankLine(200, 'B'), bankLine(300, 'C')], o)).lineIds;
+      const p1 = ok(await t.post(o.keys.reader, 'books.feedLinesList', { limit: 2 }));
+      expect(p1.lines.map((l: any) => l.id)).toEqual(ids.slice(0, 2));
+      const p2 = ok(await t.post(o.keys.reader, 'books.feedLinesList', { limit: 2, cursor: p1.nextCursor }));
+      expect(p2).toMatchObject({ lines: [{ id: ids[2] }], nextCursor: null });
+    });
+  });
+
   describe('books.matchHoldResolve', () => {
     it('above the floor: the hold frame, a human approves, the retry with the proof matches; the proof is single-use', async () => {
       const inv = await invoice('Coastal Cafe Group', 374_000);

@@ -177,6 +177,24 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
     });
   });
 
+  describe('organisations are isolated in the ledger reads', () => {
+    it('another organisation’s postings are in neither its accounts, its journals nor its reports', async () => {
+      const other = await t.org();
+      const theirs = await postEntry(t, other, '2026-07-05', 'Other organisation sale', saleLines(11_000, 1_000, 'GST'));
+      const mine = (await read('books.accounts', { asOf: '2026-07-31' })).body.result.accounts;
+      expect(mine.find((a: { code: string }) => a.code === '1000')).toMatchObject({ debitCents: 1_143_000, creditCents: 220_000, balanceCents: 923_000 });
+      const accounts = (await read('books.accounts', { asOf: '2026-07-31' }, other)).body.result.accounts;
+      const nonZero = accounts.filter((a: { debitCents: number; creditCents: number }) => a.debitCents !== 0 || a.creditCents !== 0);
+      expect(nonZero.map((a: { code: string; balanceCents: number }) => [a.code, a.balanceCents])).toEqual([['1000', 11_000], ['2100', 1_000], ['4000', 10_000]]);
+      const journals = (await read('books.journals', {}, other)).body.result;
+      expect(journals).toEqual({ journals: [expect.objectContaining({ id: theirs, memo: 'Other organisation sale' })], nextCursor: null });
+      expect((await read('books.journals', { sourceId: theirs })).body.result.journals).toEqual([]);
+      const tb = await report(t, other, { type: 'trial_balance', asOf: '2026-07-31' });
+      expect(tb.totals).toEqual({ debitCents: 11_000, creditCents: 11_000 });
+      expect((await report(t, books, { type: 'trial_balance', asOf: '2026-08-31' })).rows).toEqual(TB_AUGUST);
+    });
+  });
+
   describe('books.journals', () => {
     const dates = ['2026-06-30', '2026-07-01', '2026-07-10', '2026-07-31', '2026-08-01', '2026-08-15'];
 
@@ -260,7 +278,13 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
       ['books.reports', { type: 'gst_summary', from: '2026-07-01', to: '2026-09-30', asOf: '2026-09-30' }, 'asOf: is not used by gst_summary, which covers a period (give from and to)'],
       ['books.reports', { type: 'trial_balance', from: '2026-07-01' }, 'from: is not used by trial_balance, which is as at a date (give asOf)'],
       ['books.reports', { type: 'trial_balance', asOf: '2026-02-30' }, 'asOf: must be a real calendar date'],
-      ['books.reports', { type: 'balance_sheet', asOf: '30/06/2026' }, 'asOf: must be a date YYYY-MM-DD; asOf: must be a real calendar date'],
+      // One message per field: a malformed date is not also called an unreal one.
+      ['books.reports', { type: 'balance_sheet', asOf: '30/06/2026' }, 'asOf: must be a date YYYY-MM-DD'],
+      // An unreal date is named once, and not compared with the other end of the period as well.
+      ['books.reports', { type: 'profit_and_loss', from: '2026-13-45', to: '2026-07-31' }, 'from: must be a real calendar date'],
+      ['books.journals', { from: '2026-8-1', to: '2026-07-01' }, 'from: must be a date YYYY-MM-DD'],
+      // Other problems are still all listed (D5).
+      ['books.reports', { type: 'profit_and_loss', asOf: '2026/06/30' }, 'asOf: must be a date YYYY-MM-DD; asOf: is not used by profit_and_loss, which covers a period (give from and to); from: is required for profit_and_loss; to: is required for profit_and_loss'],
       ['books.reports', { type: 'aged_receivables', gstMethod: 'accounts' }, 'gstMethod: is only used by gst_summary'],
       ['books.reports', { type: 'gst_summary', from: '2026-07-01', to: '2026-09-31' }, 'to: must be a real calendar date'],
       ['books.reports', { type: 'gst_summary', from: '2026-07-01', to: '2026-09-30', gstMethod: 'cash' }, 'gstMethod: must be one of accounts, worksheet'],

@@ -20,13 +20,31 @@ describe.each(engines)('scopes, credentials and tenancy (%s)', (engine) => {
   // One shared check over every declared method and read (architecture guide: common route tests).
   const postCases = [...methodRegistry.values()].flatMap((m) => tiers.map((tier) => [m.spec.name, tier, m.spec.scope] as const));
   it.each(postCases)('POST %s with a %s key: scope enforced per D4', async (name, tier, scope) => {
+    const seq = async () => (await t.get(org.keys.observer, 'snapshot')).body.head.seq as number;
+    const before = await seq();
     const r = await t.post(org.keys[tier], name, 'not json');
     if (TIER_SCOPES[tier].includes(scope)) {
       expect(r.status).toBe(400); // got past the scope check to the body
     } else {
       expect(r.status).toBe(403);
       expect(r.body).toEqual({ ok: false, error: { code: 'FORBIDDEN_SCOPE', message: missingScopeMessage(scope, name) } });
+      // A valid body does not get past the scope either (D1: scope before params).
+      const valid = await t.post(org.keys[tier], name, { id: 'x_1', payeeName: 'A', description: 'd', totalCents: 1, dueDays: 0 });
+      expect(valid.body.error).toEqual({ code: 'FORBIDDEN_SCOPE', message: missingScopeMessage(scope, name) });
     }
+    expect(await seq()).toBe(before); // a refusal appends nothing
+  });
+
+  it('every books write is refused to observer and reader keys; every books read to observer keys', () => {
+    const books = [...methodRegistry.values()].filter((m) => m.spec.name.startsWith('books.'));
+    expect(books.length).toBeGreaterThanOrEqual(28);
+    for (const m of books) {
+      const expected = m.spec.kind === 'read' || m.spec.name === 'books.ask' ? 'books.read' : 'books.write';
+      expect(m.spec.scope, m.spec.name).toBe(expected);
+    }
+    expect(TIER_SCOPES.observer).not.toContain('books.read');
+    expect(TIER_SCOPES.observer).not.toContain('books.write');
+    expect(TIER_SCOPES.reader).not.toContain('books.write');
   });
 
   const readCases = [...readRegistry.values()].flatMap((r) => tiers.map((tier) => [r.spec.name, tier, r.spec.scope] as const));

@@ -14,8 +14,9 @@ export const abaText = (max: number) =>
     .string()
     .min(1, { error: 'must not be empty' })
     .max(max)
+    // One message per value: blank is only said of a non-empty value.
     .refine((s) => ABA_CHARSET.test(s), { error: `must use only ${ABA_CHARSET_TEXT}` })
-    .refine((s) => s.trim() !== '', { error: 'must not be blank' });
+    .refine((s) => s === '' || s.trim() !== '', { error: 'must not be blank' });
 
 export const bsb = () => z.string().regex(/^\d{3}-\d{3}$/, { error: 'must be a BSB of the form NNN-NNN' });
 
@@ -24,11 +25,13 @@ export const bankAccountNumber = () =>
   z
     .string()
     .regex(/^\d{1,9}$/, { error: 'must be 1 to 9 digits' })
-    .refine((s) => /[1-9]/.test(s), { error: 'must not be all zeros' });
+    .refine((s) => !/^\d{1,9}$/.test(s) || /[1-9]/.test(s), { error: 'must not be all zeros' });
 
 /** The lodgement reference a payee sees: must not start with a space, a zero or a hyphen. */
 export const lodgementReference = () =>
-  abaText(18).refine((s) => !/^[ 0-]/.test(s), { error: 'must not start with a space, a zero or a hyphen' });
+  abaText(18).refine((s) => s.trim() === '' || !/^[ 0-]/.test(s), {
+    error: 'must not start with a space, a zero or a hyphen',
+  });
 
 /** Purchase tax codes a bill line or an expense claim may carry (seed data/gst). */
 export const purchaseTaxCode = () =>

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { accountCode } from './aba-fields.js';
-import { id, isoDate, method } from './index-fields.js';
+import { id, isCalendarDate, isoDate, method } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -71,7 +71,8 @@ export const journal = z.object({
 
 /** `to` must not be before `from` (shared by journals and the period reports). */
 function checkPeriod(p: { from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx): void {
-  if (p.from !== undefined && p.to !== undefined && p.to < p.from) {
+  // A date already refused (isoDate names it) is not compared as well.
+  if (p.from !== undefined && p.to !== undefined && isCalendarDate(p.from) && isCalendarDate(p.to) && p.to < p.from) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: `must be on or after from (${p.from})` });
   }
 }

@@ -86,8 +86,8 @@ export const invoiceChaseStep = method({
   kind: 'signature',
   actionClass: 'books.invoice_chase_step',
   summary:
-    'Chase a sent, unpaid invoice. Step 1 (first reminder) runs at once; step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op.',
-  params: withProof({ id: id(), step: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be an integer of at least 1' }).max(10) }),
+    'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once; step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op.',
+  params: withProof({ id: id(), step: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be an integer of at least 1' }).max(10, { error: 'must be an integer of at most 10' }) }),
   result: z.union([z.object({ id: z.string(), step: z.number().int(), ledgerId: z.string(), noop: z.boolean().optional() }), hold]),
 });
 

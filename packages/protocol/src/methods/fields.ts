@@ -13,14 +13,16 @@ export const cents = () =>
     .number({ error: 'must be an integer number of cents' })
     .int({ error: 'must be an integer number of cents' })
     .gt(0, { error: 'must be an integer greater than 0' })
-    .max(limits.centsMax);
+    // Every check names its own bound: the schema-level error above would otherwise say
+    // "must be an integer number of cents" of an integer that is merely too large.
+    .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` });
 
 export const days = () =>
   z
     .number({ error: 'must be an integer number of days' })
     .int({ error: 'must be an integer number of days' })
     .min(0, { error: 'must be an integer of at least 0' })
-    .max(limits.dueDaysMax);
+    .max(limits.dueDaysMax, { error: `must be an integer of at most ${limits.dueDaysMax}` });
 
 export const id = () =>
   z
@@ -59,13 +61,26 @@ export function withProof<T extends z.ZodRawShape>(shape: T) {
 export const hash64 = () =>
   z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hex characters' });
 
+const DATE_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
+
+/** True for a real calendar date written `YYYY-MM-DD` (not 2024-02-30, not 2024-1-1). */
+export function isCalendarDate(s: string): boolean {
+  if (!DATE_FORMAT.test(s)) return false;
+  const t = Date.parse(`${s}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().startsWith(s);
+}
+
+/**
+ * A calendar date `YYYY-MM-DD`. Each value gets one message: the calendar check only speaks
+ * when the format is right, so `2024-1-1` is `must be a date YYYY-MM-DD` alone. The checks do
+ * not abort, so the other fields and the object's own checks are still reported (D5); object
+ * checks that compare dates must use isCalendarDate first.
+ */
 export const isoDate = () =>
   z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date YYYY-MM-DD' })
-    .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), {
-      error: 'must be a real calendar date',
-    });
+    .regex(DATE_FORMAT, { error: 'must be a date YYYY-MM-DD' })
+    .refine((s) => !DATE_FORMAT.test(s) || isCalendarDate(s), { error: 'must be a real calendar date' });
 
 export const email = () => z.email({ error: 'must be an email address' }).max(254);
 

@@ -37,7 +37,7 @@ const signedCents = () =>
     .number({ error: 'must be an integer number of cents' })
     .int({ error: 'must be an integer number of cents' })
     .min(-limits.centsMax, { error: `must be at least -${limits.centsMax}` })
-    .max(limits.centsMax)
+    .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` })
     .refine((n) => n !== 0, { error: 'must not be 0 (+ money in, − money out)' });
 
 const balanceCents = () =>
@@ -45,7 +45,7 @@ const balanceCents = () =>
     .number({ error: 'must be an integer number of cents' })
     .int({ error: 'must be an integer number of cents' })
     .min(-limits.centsMax, { error: `must be at least -${limits.centsMax}` })
-    .max(limits.centsMax);
+    .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` });
 
 const feedLineInput = z.strictObject({
   date: isoDate(),
@@ -262,7 +262,8 @@ const base64 = () =>
     .max(Math.ceil(feedLimits.receiptBytesMax / 3) * 4, {
       error: `must decode to at most ${feedLimits.receiptBytesMax} bytes`,
     })
-    .refine((s) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s), {
+    // Only a value of an allowed length is judged as base64: one message per value.
+    .refine((s) => s.length < 4 || s.length > Math.ceil(feedLimits.receiptBytesMax / 3) * 4 || (s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s)), {
       error: 'must be base64 (A–Z a–z 0–9 + /, padded with =)',
     });
 
@@ -354,9 +355,9 @@ const journalLineInput = z
 export const journalPost = method({
   name: 'books.journalPost',
   scope: 'books.write',
-  kind: 'write',
+  kind: 'new-act',
   summary:
-    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per journal and side) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. Each call posts a new journal; send an x-idempotency-key to make a retry safe.',
+    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. Each call posts a new journal; send an x-idempotency-key to make a retry safe.',
   params: z
     .strictObject({
       date: isoDate(),

@@ -18,6 +18,7 @@ interface OpenClaimRow {
   spent_on: string;
   approved_at: string;
   amount_cents: number;
+  posted_on: string;
 }
 
 /**
@@ -28,8 +29,10 @@ export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string):
   const balances = await documentBalances(q, orgId, CLAIMS_ACCOUNT, asOf);
   if (balances.size === 0) return [];
   const rows = await q.all<OpenClaimRow>(
-    `SELECT id, claimant, receipt_ref, spent_on, approved_at, amount_cents FROM expense_claims
-     WHERE org_id = ? AND journal_id IS NOT NULL ORDER BY approved_at, id`,
+    `SELECT c.id AS id, c.claimant AS claimant, c.receipt_ref AS receipt_ref, c.spent_on AS spent_on,
+       c.approved_at AS approved_at, c.amount_cents AS amount_cents, j.date AS posted_on
+     FROM expense_claims c JOIN journals j ON j.org_id = c.org_id AND j.id = c.journal_id
+     WHERE c.org_id = ? ORDER BY c.approved_at, c.id`,
     [orgId],
   );
   const out: OpenItem[] = [];
@@ -42,6 +45,7 @@ export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string):
       party: r.claimant,
       reference: r.receipt_ref,
       issuedOn: r.spent_on,
+      postedOn: r.posted_on,
       dueOn: r.approved_at.slice(0, 10),
       totalCents: Number(r.amount_cents),
       outstandingCents: owed,
@@ -53,6 +57,8 @@ export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string):
 /**
  * Reimburse a claim (in full or in part): Dr 2500 Expense claims payable (docId = claim id) /
  * Cr bank (1000 unless `bankAccount`). The claim becomes `paid` when nothing is left owing.
+ * CONFLICT when the claim is not approved (naming its state), BAD_REQUEST naming amountCents when
+ * it would overpay (with what is outstanding), NOT_FOUND when it is not this organisation's.
  */
 export async function applyClaimPayment(
   uow: Uow,

@@ -10,6 +10,8 @@ export interface OpenItem {
   readonly party: string;
   readonly reference: string;
   readonly issuedOn: string;
+  /** The date of the document's posting (issue, approval): no payment may be dated before it. */
+  readonly postedOn: string;
   readonly dueOn: string;
   readonly totalCents: number;
   readonly outstandingCents: number;

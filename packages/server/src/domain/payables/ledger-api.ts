@@ -20,6 +20,7 @@ interface OpenBillRow {
   created_at: string;
   due_on: string;
   total_cents: number;
+  posted_on: string;
 }
 
 /**
@@ -31,8 +32,11 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
   const balances = await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf);
   if (balances.size === 0) return [];
   const rows = await q.all<OpenBillRow>(
-    `SELECT id, payee_name, payee_reference, description, created_at, due_on, total_cents FROM bills
-     WHERE org_id = ? AND journal_id IS NOT NULL ORDER BY due_on, id`,
+    `SELECT b.id AS id, b.payee_name AS payee_name, b.payee_reference AS payee_reference,
+       b.description AS description, b.created_at AS created_at, b.due_on AS due_on,
+       b.total_cents AS total_cents, j.date AS posted_on
+     FROM bills b JOIN journals j ON j.org_id = b.org_id AND j.id = b.journal_id
+     WHERE b.org_id = ? ORDER BY b.due_on, b.id`,
     [orgId],
   );
   const out: OpenItem[] = [];
@@ -45,6 +49,7 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
       party: r.payee_name,
       reference: r.payee_reference ?? r.description,
       issuedOn: r.created_at.slice(0, 10),
+      postedOn: r.posted_on,
       dueOn: r.due_on,
       totalCents: Number(r.total_cents),
       outstandingCents: owed,
@@ -59,8 +64,9 @@ const PAYABLE = ['approved', 'scheduled'];
 /**
  * Pay a bill (in full or in part) from the bank: Dr 2000 Accounts payable (docId = bill id) /
  * Cr bank (1000 unless `bankAccount`). The bill becomes `paid` when nothing is left owing; its
- * ledgerId is then the caller's event. CONFLICT when the bill is not approved or the amount
- * would overpay it; NOT_FOUND when it is not this organisation's.
+ * ledgerId is then the caller's event. CONFLICT when the bill is not approved (naming its state),
+ * BAD_REQUEST naming amountCents when it would overpay (with what is outstanding), NOT_FOUND when
+ * it is not this organisation's.
  */
 export async function applyBillPayment(
   uow: Uow,

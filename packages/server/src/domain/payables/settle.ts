@@ -1,4 +1,4 @@
-import { badRequest, conflict, invariant } from '../../errors.js';
+import { badRequest, invariant } from '../../errors.js';
 import { accountExists, postJournal } from '../gl/post.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
@@ -62,8 +62,10 @@ export async function postDocumentPayment(
   const bank = p.bankAccount ?? '1000';
   if (!(await accountExists(uow.tx, uow.orgId, bank))) throw badRequest(`bankAccount: account ${bank} does not exist`);
   const owed = await owedOnDocument(uow.tx, uow.orgId, doc.accountCode, doc.id);
+  // An overpayment is a wrong request, not a wrong state: BAD_REQUEST naming amountCents and what
+  // is outstanding, worded as invoiceRecordPayment, matchAccept and invoiceCreditNote word it.
   if (p.amountCents > owed) {
-    throw conflict(`${doc.kind} ${doc.id} has ${owed} cents outstanding; a payment of ${p.amountCents} cents would overpay it`);
+    throw badRequest(`amountCents: ${p.amountCents} is more than the ${owed} cents outstanding on ${doc.kind} ${doc.id}`);
   }
   const memo = `Payment of ${doc.kind} ${doc.id} to ${doc.party}${p.reference ? ` (${p.reference})` : ''}`;
   await postJournal(uow, {

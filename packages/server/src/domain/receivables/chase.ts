@@ -4,7 +4,6 @@ import { enqueueEmail } from '../../adapters/outbox.js';
 import { conflict, invariant, notFound } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
-import type { Uow } from '../../write-path.js';
 import { OPEN_STATUSES, outstandingOn } from './ledger-api.js';
 
 /**
@@ -30,16 +29,29 @@ type Params = Omit<z.infer<typeof books.invoiceChaseStep.params>, 'approvalId' |
 
 const TONE = ['', 'Friendly reminder', 'Second notice', 'Final notice'];
 
+/** The invoice's state in plain words: what a reminder and a human's summary say it is. */
+function stateWords(row: ChaseRow): string {
+  const outstanding = formatCents(row.outstanding_cents);
+  const total = formatCents(Number(row.total_cents));
+  const due = row.due_on ? `due ${row.due_on}` : 'due on receipt';
+  if (row.status === 'part_paid') return `part_paid: ${outstanding} outstanding of ${total}, ${due}`;
+  if (row.outstanding_cents === Number(row.total_cents)) return `sent, unpaid: ${outstanding} outstanding, ${due}`;
+  return `sent: ${outstanding} outstanding of ${total}, ${due}`;
+}
+
 function reminder(row: ChaseRow, step: number) {
   const amount = formatCents(row.outstanding_cents);
   const tone = TONE[Math.min(step, 3)] ?? 'Final notice';
+  const due = `due on ${row.due_on ?? 'receipt'}`;
   return {
     to: row.payee_email,
     subject: `${tone}: invoice ${row.id} for ${amount}`,
     text: [
       `Dear ${row.payee_name},`,
       '',
-      `Our records show ${amount} of invoice ${row.id} (total ${formatCents(Number(row.total_cents))}), due on ${row.due_on ?? 'receipt'}, is not yet paid.`,
+      row.status === 'part_paid'
+        ? `Thank you for your payment so far. Our records show ${amount} of invoice ${row.id} (total ${formatCents(Number(row.total_cents))}), ${due}, is still outstanding.`
+        : `Our records show ${amount} of invoice ${row.id} (total ${formatCents(Number(row.total_cents))}), ${due}, is not yet paid.`,
       step >= 3
         ? 'This is our final notice before the matter is escalated. Please pay now or contact us today.'
         : step === 2
@@ -68,13 +80,13 @@ export const chaseAct: SignatureAct<Params, ChaseRow> = {
   },
   subjectId: (row) => row.id,
   needsProof: (params) => params.step >= 2,
+  // The human sees the invoice as it is now: part_paid with what is left, not "unpaid".
   summary: (params, row) =>
     `Send dunning step ${params.step} (${TONE[Math.min(params.step, 3)] ?? 'Final notice'}) for invoice ${row.id} ` +
-    `to ${row.payee_name}${row.payee_email ? ` <${row.payee_email}>` : ''}: ` +
-    `${formatCents(row.outstanding_cents)} outstanding of ${formatCents(Number(row.total_cents))} due ${row.due_on ?? 'on receipt'}`,
+    `to ${row.payee_name}${row.payee_email ? ` <${row.payee_email}>` : ''} (${stateWords(row)})`,
   state(params, row) {
     if (!OPEN_STATUSES.includes(row.status)) {
-      throw conflict(`invoice ${row.id} is ${row.status}; only a sent, unpaid invoice can be chased`);
+      throw conflict(`invoice ${row.id} is ${row.status}; only a sent or part_paid invoice can be chased`);
     }
     const done = Number(row.chase_step);
     if (params.step === done) return { id: row.id, step: done, ledgerId: row.chase_ledger_id ?? '', noop: true };

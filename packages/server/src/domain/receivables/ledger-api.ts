@@ -58,6 +58,7 @@ export async function openInvoicesAsOf(q: Queryable, orgId: string, asOf: string
       party: r.payee_name,
       reference: r.id,
       issuedOn: r.issued_on,
+      postedOn: r.issued_on,
       dueOn: r.due_on,
       totalCents: Number(r.total_cents),
       outstandingCents: owed,

@@ -21,6 +21,11 @@ export interface Target {
   /** Unsigned: what is still owed on the document, or the journal's bank amount not yet matched. */
   readonly outstandingCents: number;
   readonly issuedOn: string | null;
+  /**
+   * The date the document was posted (invoice issued, bill or claim approved); a bank line dated
+   * before it cannot pay it. Null for a journal: a bank line may clear before or after its posting.
+   */
+  readonly postedOn: string | null;
   readonly dueOn: string | null;
   /** The direction of money that settles it: an invoice is paid in, a bill paid out. */
   readonly direction: 'in' | 'out';
@@ -60,6 +65,7 @@ async function invoiceTarget(q: Queryable, orgId: string, id: string): Promise<T
     status: r.status,
     outstandingCents: owed,
     issuedOn: r.issued_on,
+    postedOn: r.journal_id === null ? null : r.issued_on,
     dueOn: r.due_on,
     direction: 'in',
     payableStatuses: PAYABLE.invoice,
@@ -74,8 +80,12 @@ async function billTarget(q: Queryable, orgId: string, id: string): Promise<Targ
     created_at: string;
     due_on: string;
     journal_id: string | null;
+    posted_on: string | null;
   }>(
-    'SELECT status, payee_name, payee_reference, created_at, due_on, journal_id FROM bills WHERE org_id = ? AND id = ?',
+    `SELECT b.status AS status, b.payee_name AS payee_name, b.payee_reference AS payee_reference,
+       b.created_at AS created_at, b.due_on AS due_on, b.journal_id AS journal_id, j.date AS posted_on
+     FROM bills b LEFT JOIN journals j ON j.org_id = b.org_id AND j.id = b.journal_id
+     WHERE b.org_id = ? AND b.id = ?`,
     [orgId, id],
   );
   if (!r) throw notFound('bill', id);
@@ -88,6 +98,7 @@ async function billTarget(q: Queryable, orgId: string, id: string): Promise<Targ
     status: r.status,
     outstandingCents: owed,
     issuedOn: r.created_at.slice(0, 10),
+    postedOn: r.posted_on,
     dueOn: r.due_on,
     direction: 'out',
     payableStatuses: PAYABLE.bill,
@@ -102,8 +113,12 @@ async function claimTarget(q: Queryable, orgId: string, id: string): Promise<Tar
     spent_on: string;
     approved_at: string | null;
     journal_id: string | null;
+    posted_on: string | null;
   }>(
-    'SELECT status, claimant, receipt_ref, spent_on, approved_at, journal_id FROM expense_claims WHERE org_id = ? AND id = ?',
+    `SELECT c.status AS status, c.claimant AS claimant, c.receipt_ref AS receipt_ref, c.spent_on AS spent_on,
+       c.approved_at AS approved_at, c.journal_id AS journal_id, j.date AS posted_on
+     FROM expense_claims c LEFT JOIN journals j ON j.org_id = c.org_id AND j.id = c.journal_id
+     WHERE c.org_id = ? AND c.id = ?`,
     [orgId, id],
   );
   if (!r) throw notFound('expense claim', id);
@@ -116,6 +131,7 @@ async function claimTarget(q: Queryable, orgId: string, id: string): Promise<Tar
     status: r.status,
     outstandingCents: owed,
     issuedOn: r.spent_on,
+    postedOn: r.posted_on,
     dueOn: r.approved_at?.slice(0, 10) ?? null,
     direction: 'out',
     payableStatuses: PAYABLE.claim,
@@ -158,6 +174,7 @@ function journalTarget(r: JournalRow, matched: number): Target {
     status: left === 0 ? 'reconciled' : 'unreconciled',
     outstandingCents: left,
     issuedOn: r.date,
+    postedOn: null,
     dueOn: r.date,
     direction: net > 0 ? 'in' : 'out',
     payableStatuses: PAYABLE.journal,

@@ -145,9 +145,12 @@ export function matchAmount(p: Params, c: MatchContext): number {
       `${target.kind} ${target.id} is ${target.status}; only ${a} ${states} ${target.kind} can take a payment`,
     );
   }
-  if (target.kind === 'invoice' && target.issuedOn !== null && line.date < target.issuedOn) {
+  // A payment dated before its document was posted would leave the control account owing the
+  // other way for those days (aged reports would not add up): refuse it, as for recorded payments.
+  if (target.postedOn !== null && line.date < target.postedOn) {
+    const posted = target.kind === 'invoice' ? 'issued' : 'approved';
     throw badRequest(
-      `lineId: bank line ${line.id} of ${line.date} is dated before invoice ${target.id} was issued (${target.issuedOn})`,
+      `lineId: bank line ${line.id} of ${line.date} is dated before ${target.kind === 'claim' ? 'expense claim' : target.kind} ${target.id} was ${posted} (${target.postedOn})`,
     );
   }
   const remaining = remainingOf(line);

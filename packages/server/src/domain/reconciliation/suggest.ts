@@ -91,7 +91,7 @@ function payeePoints(desc: string, party: string): number {
 
 export function score(line: SuggestLine, t: Target): Suggestion | null {
   if ((line.amountCents > 0 ? 'in' : 'out') !== t.direction || t.outstandingCents <= 0) return null;
-  if (t.kind === 'invoice' && t.issuedOn !== null && t.issuedOn > line.date) return null;
+  if (t.postedOn !== null && t.postedOn > line.date) return null;
   const desc = words(line.description);
   const amount = amountScore(line.remainingCents, t.outstandingCents);
   const reference = referenceHit(desc, t);
@@ -135,6 +135,7 @@ const fromOpenItem = (o: OpenItem): Target => ({
   status: 'open',
   outstandingCents: o.outstandingCents,
   issuedOn: o.issuedOn,
+  postedOn: o.postedOn,
   dueOn: o.dueOn,
   direction: o.kind === 'invoice' ? 'in' : 'out',
   payableStatuses: ['open'],
@@ -152,11 +153,11 @@ export async function candidates(
   from: string,
   to: string,
 ): Promise<Target[]> {
-  const [invoices, bills, claims, journals] = await Promise.all([
-    openInvoicesAsOf(q, orgId, today),
-    openBillsAsOf(q, orgId, today),
-    openClaimsAsOf(q, orgId, today),
-    unreconciledJournals(q, orgId, bankAccount, addDays(from, -60), addDays(to, 60)),
-  ]);
+  // One after another: inside a write `q` is the transaction's single connection, on which
+  // PostgreSQL runs one query at a time (pg deprecates queueing concurrent ones).
+  const invoices = await openInvoicesAsOf(q, orgId, today);
+  const bills = await openBillsAsOf(q, orgId, today);
+  const claims = await openClaimsAsOf(q, orgId, today);
+  const journals = await unreconciledJournals(q, orgId, bankAccount, addDays(from, -60), addDays(to, 60));
   return [...invoices, ...bills, ...claims].map(fromOpenItem).concat(journals);
 }
