@@ -1,5 +1,6 @@
 import { readSpecs } from '@finance-desk/protocol';
 import { bindRead, type ReadBinding } from './binding.js';
+import { outboxCounts } from './adapters/outbox.js';
 import * as boardDomain from './domain/board/board.js';
 import { notFound } from './errors.js';
 import { listDecisions, waitForApproval } from './governance/approvals.js';
@@ -80,10 +81,7 @@ export const readHandlers: readonly ReadBinding[] = [
       head,
       pendingApprovals: await count("SELECT COUNT(*) AS n FROM approvals WHERE org_id = ? AND status = 'pending' AND expires_at >= ?", [org, now]),
       openHolds: await count('SELECT COUNT(*) AS n FROM holds WHERE org_id = ? AND released_at IS NULL', [org]),
-      outbox: {
-        queued: await count('SELECT COUNT(*) AS n FROM outbox WHERE org_id = ? AND delivered_at IS NULL', [org]),
-        undeliverable: await count('SELECT COUNT(*) AS n FROM outbox WHERE org_id = ? AND delivered_at IS NOT NULL AND last_error IS NOT NULL', [org]),
-      },
+      outbox: await outboxCounts(db.reader, org),
     };
   }),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {

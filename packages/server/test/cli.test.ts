@@ -39,6 +39,45 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
     expect(o.owner.password.length).toBeGreaterThanOrEqual(24);
   });
 
+  it('outbox retry re-queues what could not be delivered, and only that', async () => {
+    const created = JSON.parse(cli('org', 'create', '--name', 'Outbox Joinery', '--json').out);
+    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    const now = new Date().toISOString();
+    try {
+      await db.write(async (tx) => {
+        const rows: [string, number, string | null, string | null][] = [
+          ['queued', 1, null, null],
+          ['spent', 8, null, 'ENOSPC: no space left on device'],
+          ['refused', 1, now, '550 mailbox unavailable'],
+          ['sent', 1, now, null],
+        ];
+        for (const [name, attempts, deliveredAt, lastError] of rows) {
+          await tx.run(
+            `INSERT INTO outbox (id, org_id, channel, body, created_at, attempts, delivered_at, last_error)
+             VALUES (?, ?, 'payment_file', '{}', ?, ?, ?, ?)`,
+            [`msg_${name}`, created.orgId, now, attempts, deliveredAt, lastError],
+          );
+        }
+      });
+      const r = cli('outbox', 'retry', '--org', created.slug, '--json');
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out)).toEqual({ requeued: 2, queued: 3, undeliverable: 0 });
+      const after = await db.reader.all<{ id: string; attempts: number; delivered_at: string | null; last_error: string | null }>(
+        'SELECT id, attempts, delivered_at, last_error FROM outbox WHERE org_id = ? ORDER BY id',
+        [created.orgId],
+      );
+      expect(after.map((x) => [x.id, Number(x.attempts), x.delivered_at === null, x.last_error])).toEqual([
+        ['msg_queued', 1, true, null],
+        ['msg_refused', 0, true, null],
+        ['msg_sent', 1, false, null],
+        ['msg_spent', 0, true, null],
+      ]);
+      expect(cli('outbox', 'retry', '--org', 'nobody').err.trim()).toBe('finance-desk: organisation nobody not found');
+    } finally {
+      await db.close();
+    }
+  });
+
   it('bad input exits non-zero with a one-line reason', () => {
     const dup = cli('org', 'create', '--name', 'Harbour Cafe', '--json');
     expect(dup.code).not.toBe(0);

@@ -37,6 +37,29 @@ describe.each(engines)('organisation reads: directory, ops, not-deployed reads (
     expect(r.body.outbox.queued + r.body.outbox.undeliverable).toBeGreaterThanOrEqual(0);
   });
 
+  it('ops counts the outbox: queued rows still to be tried, undeliverable ones given up on', async () => {
+    const o = await t.org();
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const now = new Date().toISOString();
+    // Leased far ahead so this server's sweep leaves them alone while the read looks.
+    const rows: [string, number, string | null, string | null][] = [
+      ['queued', 2, null, null],
+      ['spent', 8, null, 'ENOSPC: no space left on device'],
+      ['refused', 1, now, '550 mailbox unavailable'],
+    ];
+    await t.db.write(async (tx) => {
+      for (const [name, attempts, deliveredAt, lastError] of rows) {
+        await tx.run(
+          `INSERT INTO outbox (id, org_id, channel, body, created_at, attempts, claimed_until, delivered_at, last_error)
+           VALUES (?, ?, 'payment_file', '{}', ?, ?, ?, ?, ?)`,
+          [`msg_${name}_${o.orgId}`, o.orgId, now, attempts, later, deliveredAt, lastError],
+        );
+      }
+    });
+    const r = await t.get(o.keys.observer, 'ops');
+    expect(r.body.outbox).toEqual({ queued: 1, undeliverable: 2 });
+  });
+
   it.each(['hierarchy', 'cost.rollup', 'contacts.list', 'meetings.list'])('%s is NOT_FOUND, not deployed', async (name) => {
     const r = await t.get(org.keys.reader, name);
     expect(r.status).toBe(404);

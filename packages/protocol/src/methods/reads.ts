@@ -92,7 +92,7 @@ export const directory = read({
 export const ops = read({
   name: 'ops',
   scope: 'org.read',
-  summary: 'Operational state of the organisation: chain head, pending approvals, open holds, and the outbox (queued, failed).',
+  summary: 'Operational state of the organisation: chain head, pending approvals, open holds, and the outbox (queued: still to be tried; undeliverable: attempts spent or refused by the adapter — `finance-desk outbox retry` re-queues them).',
   query: z.strictObject({}),
 });
 

@@ -1,5 +1,5 @@
 import { newId } from '../ids.js';
-import type { Database, Tx } from '../storage/types.js';
+import type { Database, Queryable, Tx } from '../storage/types.js';
 import type { EmailMessage, Mailer } from './email.js';
 import type { PaymentFile, PaymentSink } from './payments.js';
 
@@ -12,7 +12,36 @@ import type { PaymentFile, PaymentSink } from './payments.js';
 export const OUTBOX_CHANNEL = 'outbox';
 const LEASE_MS = 60_000;
 const SWEEP_MS = 5_000;
-const ATTEMPTS_MAX = 8;
+export const ATTEMPTS_MAX = 8;
+
+/** A row no sweep will try again: its attempts are spent, or its adapter refused it for good. */
+const UNDELIVERABLE = `((delivered_at IS NULL AND attempts >= ${ATTEMPTS_MAX}) OR (delivered_at IS NOT NULL AND last_error IS NOT NULL))`;
+
+/** What waits in an organisation's outbox (GET ops): still to be tried, and given up on. */
+export async function outboxCounts(q: Queryable, orgId: string): Promise<{ queued: number; undeliverable: number }> {
+  const count = async (where: string) =>
+    Number((await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM outbox WHERE org_id = ? AND ${where}`, [orgId]))?.n ?? 0);
+  return {
+    queued: await count(`delivered_at IS NULL AND attempts < ${ATTEMPTS_MAX}`),
+    undeliverable: await count(UNDELIVERABLE),
+  };
+}
+
+/**
+ * Put an organisation's undeliverable rows back in the queue (CLI `outbox retry`), once the
+ * operator has fixed what stopped them (a full disk, an SMTP password): the next sweep of any
+ * running server delivers them. Returns how many were re-queued.
+ */
+export async function requeueUndeliverable(db: Database, orgId: string): Promise<number> {
+  return db.write(async (tx) => {
+    const r = await tx.run(
+      `UPDATE outbox SET attempts = 0, claimed_until = NULL, delivered_at = NULL, last_error = NULL
+       WHERE org_id = ? AND ${UNDELIVERABLE}`,
+      [orgId],
+    );
+    return r.changes;
+  });
+}
 
 export async function enqueueEmail(tx: Tx, orgId: string, now: string, message: Omit<EmailMessage, 'messageId'>) {
   const id = newId('msg');

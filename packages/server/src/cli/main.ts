@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { outboxCounts, requeueUndeliverable } from '../adapters/outbox.js';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../errors.js';
 import { decideApproval } from '../governance/approvals.js';
@@ -200,6 +201,22 @@ function program(): Command {
         return setPolicy(db, { orgId: org.id, user: { id: who.id, role: who.role }, patch: parsed.data });
       });
       print(o.json === true, after, `policy updated (ledger #${after.ledgerId})`);
+    });
+
+  cli
+    .command('outbox')
+    .description('effects waiting after commit (emails, payment files)')
+    .command('retry')
+    .description('re-queue what could not be delivered (attempts spent), after fixing the cause')
+    .requiredOption('--org <slug>')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; json?: boolean }) => {
+      const result = await withDb(async (db) => {
+        const org = await orgBySlug(db.reader, o.org);
+        const requeued = await requeueUndeliverable(db, org.id);
+        return { requeued, ...(await outboxCounts(db.reader, org.id)) };
+      });
+      print(o.json === true, result, `${result.requeued} re-queued; ${result.queued} queued, ${result.undeliverable} undeliverable (a running server delivers them on its next sweep)`);
     });
 
   cli
