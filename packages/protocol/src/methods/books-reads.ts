@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { limits } from '../limits.js';
 import { accountCode } from './aba-fields.js';
-import { id, isCalendarDate, isoDate, method } from './index-fields.js';
+import { id, isCalendarDate, isoDate, method, pageLimit } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -14,13 +13,6 @@ import type { MethodSpec } from './types.js';
 
 export const ACCOUNT_TYPES = ['asset', 'liability', 'equity', 'revenue', 'expense'] as const;
 const accountType = () => z.enum(ACCOUNT_TYPES, { error: `must be one of ${ACCOUNT_TYPES.join(', ')}` });
-
-const pageLimit = () =>
-  z
-    .number({ error: `must be an integer from 1 to ${limits.pageRowsMax}` })
-    .int({ error: `must be an integer from 1 to ${limits.pageRowsMax}` })
-    .min(1, { error: `must be an integer from 1 to ${limits.pageRowsMax}` })
-    .max(limits.pageRowsMax, { error: `must be an integer from 1 to ${limits.pageRowsMax}` });
 
 const int = () => z.number().int();
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { HELD_REASONS } from '../signature.js';
-import { cents, days, email, id, method, reason, text, withProof } from './index-fields.js';
+import { cents, days, email, holdFrame, id, method, reason, text, withProof } from './index-fields.js';
 import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference, purchaseTaxCode } from './aba-fields.js';
 import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './sale-fields.js';
 
@@ -30,18 +30,6 @@ export const invoice = z.object({
   /** What the customer still owes, from the ledger (0 for a draft or void invoice). */
   outstandingCents: z.number().int(),
   noop: z.boolean().optional(),
-});
-
-const hold = z.object({
-  status: z.literal('approval_required'),
-  approval: z.object({
-    actionClass: z.string(),
-    payloadHash: z.string(),
-    subject: z.object({ kind: z.literal('books.signature'), subjectId: z.string(), summary: z.string() }),
-    expiresInMs: z.number().int(),
-  }),
-  subjectId: z.string(),
-  message: z.string(),
 });
 
 export const invoiceDraft = method({
@@ -88,7 +76,7 @@ export const invoiceChaseStep = method({
   summary:
     'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once; step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op.',
   params: withProof({ id: id(), step: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be an integer of at least 1' }).max(10, { error: 'must be an integer of at most 10' }) }),
-  result: z.union([z.object({ id: z.string(), step: z.number().int(), ledgerId: z.string(), noop: z.boolean().optional() }), hold]),
+  result: z.union([z.object({ id: z.string(), step: z.number().int(), ledgerId: z.string(), noop: z.boolean().optional() }), holdFrame]),
 });
 
 export const billStatus = z.enum(['captured', 'held', 'on_hold', 'approved', 'returned', 'scheduled', 'paid']);

@@ -39,6 +39,14 @@ export const queryInt = (min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, { error: `must be an integer from ${min} to ${max}` });
 
+/** Page size of a POST read (`limit`): 1 to limits.pageRowsMax; the server's default is pageRowsDefault. */
+export const pageLimit = () =>
+  z
+    .number({ error: `must be an integer from 1 to ${limits.pageRowsMax}` })
+    .int({ error: `must be an integer from 1 to ${limits.pageRowsMax}` })
+    .min(1, { error: `must be an integer from 1 to ${limits.pageRowsMax}` })
+    .max(limits.pageRowsMax, { error: `must be an integer from 1 to ${limits.pageRowsMax}` });
+
 /** D6: a signature act takes its ordinary params plus, on retry, one of these. */
 export const proofFields = {
   approvalId: id().optional(),
@@ -57,6 +65,19 @@ export function withProof<T extends z.ZodRawShape>(shape: T) {
       path: ['signatureToken'],
     });
 }
+
+/** The hold frame's result (seed §2.2, frames.ts HoldResult): a signature act's answer without proof. */
+export const holdFrame = z.object({
+  status: z.literal('approval_required'),
+  approval: z.object({
+    actionClass: z.string(),
+    payloadHash: z.string(),
+    subject: z.object({ kind: z.literal('books.signature'), subjectId: z.string(), summary: z.string() }),
+    expiresInMs: z.number().int(),
+  }),
+  subjectId: z.string(),
+  message: z.string(),
+});
 
 export const hash64 = () =>
   z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hex characters' });

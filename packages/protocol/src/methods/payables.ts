@@ -2,25 +2,13 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { abaText, accountCode, bankAccountNumber, bsb, purchaseTaxCode } from './aba-fields.js';
 import { bill, billStatus } from './books.js';
-import { cents, id, isoDate, method, reason, text, withProof } from './index-fields.js';
+import { cents, holdFrame, id, isoDate, method, pageLimit, reason, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
  * Payables beyond capture and approval (books.ts): the payment run, the bills read, and expense
  * claims. Bills post on approval (accrual); a payment run pays approved bills by an ABA file.
  */
-
-const holdFrame = z.object({
-  status: z.literal('approval_required'),
-  approval: z.object({
-    actionClass: z.string(),
-    payloadHash: z.string(),
-    subject: z.object({ kind: z.literal('books.signature'), subjectId: z.string(), summary: z.string() }),
-    expiresInMs: z.number().int(),
-  }),
-  subjectId: z.string(),
-  message: z.string(),
-});
 
 /** The account the run is paid from, and the Direct Entry identity the bank knows the user by. */
 const funding = z.strictObject({
@@ -86,12 +74,7 @@ export const bills = method({
     payeeName: text().optional(),
     dueBefore: isoDate().optional(),
     cursor: id().optional(),
-    limit: z
-      .number({ error: 'must be an integer from 1 to 200' })
-      .int({ error: 'must be an integer from 1 to 200' })
-      .min(1, { error: 'must be an integer from 1 to 200' })
-      .max(limits.pageRowsMax, { error: 'must be an integer from 1 to 200' })
-      .optional(),
+    limit: pageLimit().optional(),
   }),
   result: z.object({ bills: z.array(bill), nextCursor: z.string().nullable() }),
 });

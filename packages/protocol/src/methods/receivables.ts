@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { invoice, invoiceStatus } from './books.js';
-import { cents, id, isoDate, method, reason, text } from './index-fields.js';
+import { cents, id, isoDate, method, pageLimit, reason, text } from './index-fields.js';
 import { saleTaxCode } from './sale-fields.js';
 import type { MethodSpec } from './types.js';
 
@@ -140,12 +140,7 @@ export const invoices = method({
     payeeName: text().optional(),
     dueBefore: isoDate().optional(),
     cursor: id().optional(),
-    limit: z
-      .number({ error: 'must be an integer from 1 to 200' })
-      .int({ error: 'must be an integer from 1 to 200' })
-      .min(1, { error: 'must be an integer from 1 to 200' })
-      .max(limits.pageRowsMax, { error: 'must be an integer from 1 to 200' })
-      .optional(),
+    limit: pageLimit().optional(),
   }),
   result: z.object({ invoices: z.array(invoice), nextCursor: z.string().nullable() }),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { TAX_CODE_NAMES, type TaxCode } from '../tax.js';
 import { accountCode } from './aba-fields.js';
-import { cents, id, isoDate, method, text, withProof } from './index-fields.js';
+import { cents, holdFrame, id, isoDate, method, pageLimit, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -177,12 +177,7 @@ export const feedLinesList = method({
     to: isoDate().optional(),
     suggestions: z.boolean().optional(),
     cursor: id().optional(),
-    limit: z
-      .number({ error: 'must be an integer from 1 to 200' })
-      .int({ error: 'must be an integer from 1 to 200' })
-      .min(1, { error: 'must be an integer from 1 to 200' })
-      .max(limits.pageRowsMax, { error: 'must be an integer from 1 to 200' })
-      .optional(),
+    limit: pageLimit().optional(),
   }),
   result: z.object({
     lines: z.array(feedLine.extend({ suggestions: z.array(suggestion) })),
@@ -215,22 +210,6 @@ const matchResult = z.object({
   message: z.string().nullable(),
   ledgerId: z.string(),
   noop: z.boolean().optional(),
-});
-
-const holdFrame = z.object({
-  status: z.literal('approval_required'),
-  approval: z.object({
-    actionClass: z.string(),
-    payloadHash: z.string(),
-    subject: z.object({
-      kind: z.literal('books.signature'),
-      subjectId: z.string(),
-      summary: z.string(),
-    }),
-    expiresInMs: z.number().int(),
-  }),
-  subjectId: z.string(),
-  message: z.string(),
 });
 
 export const matchAccept = method({

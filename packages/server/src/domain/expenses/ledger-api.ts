@@ -11,6 +11,9 @@ import { postDocumentPayment } from '../payables/settle.js';
  */
 export const CLAIMS_ACCOUNT = '2500';
 
+/** Statuses a reimbursement may be applied to: approved (posted, not yet paid in full). */
+export const PAYABLE_CLAIM_STATUSES: readonly string[] = ['approved'];
+
 interface OpenClaimRow {
   id: string;
   claimant: string;
@@ -77,7 +80,7 @@ export async function applyClaimPayment(
     [uow.orgId, p.claimId],
   );
   if (!claim) throw notFound('expense claim', p.claimId);
-  if (claim.status !== 'approved') {
+  if (!PAYABLE_CLAIM_STATUSES.includes(claim.status)) {
     throw conflict(`expense claim ${claim.id} is ${claim.status}; only an approved claim can be paid`);
   }
   const left = await postDocumentPayment(

@@ -119,6 +119,50 @@ export async function accountExists(q: Queryable, orgId: string, code: string): 
   return (await q.get('SELECT code FROM accounts WHERE org_id = ? AND code = ?', [orgId, code])) !== undefined;
 }
 
+/**
+ * Check each line's account in line order with `check` (which throws for a bad one, naming line
+ * i), once per code: a code that passed passes again, so many lines on one account cost one query.
+ */
+export async function checkEachAccountOnce(
+  lines: readonly { readonly accountCode: string }[],
+  check: (code: string, i: number) => Promise<void>,
+): Promise<void> {
+  const passed = new Set<string>();
+  for (const [i, l] of lines.entries()) {
+    if (passed.has(l.accountCode)) continue;
+    await check(l.accountCode, i);
+    passed.add(l.accountCode);
+  }
+}
+
+/**
+ * What is owed on each of `docIds` on a control account, over every posting to date: positive on
+ * `side` (debit for what is owed to us, e.g. 1100; credit for what we owe, e.g. 2000). A document
+ * with no lines on the account is absent.
+ */
+export async function owedOnDocuments(
+  q: Queryable,
+  orgId: string,
+  accountCode: string,
+  side: 'debit' | 'credit',
+  docIds: readonly string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (docIds.length === 0) return out;
+  const rows = await q.all<{ doc_id: string; dr: number | null; cr: number | null }>(
+    `SELECT doc_id, SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
+     WHERE org_id = ? AND account_code = ? AND doc_id IN (${docIds.map(() => '?').join(', ')})
+     GROUP BY doc_id`,
+    [orgId, accountCode, ...docIds],
+  );
+  for (const r of rows) {
+    const dr = Number(r.dr ?? 0);
+    const cr = Number(r.cr ?? 0);
+    out.set(r.doc_id, side === 'debit' ? dr - cr : cr - dr);
+  }
+  return out;
+}
+
 /** Balance per document of a control account as at a date (debit-positive), non-zero only. */
 export async function documentBalances(
   q: Queryable,

@@ -2,7 +2,7 @@ import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol'
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import type { PostingLine } from '../gl/post.js';
+import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
 
 /**
  * Lines of a purchase document (a bill, an expense claim): GST-inclusive amounts with a purchase
@@ -76,7 +76,7 @@ export async function resolveLines(uow: Uow, inputs: readonly LineInput[], defau
     const taxCode = l.taxCode ?? defaultTax;
     return { ...l, taxCode, accountCode: l.accountCode ?? defaultAccountFor(taxCode) };
   });
-  for (const [i, l] of withCodes.entries()) await checkPurchaseAccount(uow.tx, uow.orgId, l.accountCode, field(i));
+  await checkEachAccountOnce(withCodes, (code, i) => checkPurchaseAccount(uow.tx, uow.orgId, code, field(i)));
   const gst = allocateGst(withCodes);
   return withCodes.map((l, i): PurchaseLine => ({
     description: l.description,
@@ -117,6 +117,7 @@ export function purchasePosting(
 }
 
 interface LineRow {
+  bill_id: string;
   description: string;
   amount_cents: number;
   tax_code: TaxCode;
@@ -133,18 +134,27 @@ export async function insertBillLines(uow: Uow, billId: string, lines: readonly 
   }
 }
 
-/** A bill's lines, with their GST shares recomputed (the same pure function as at capture). */
-export async function loadBillLines(q: Queryable, orgId: string, billId: string): Promise<PurchaseLine[]> {
+/**
+ * Lines of many bills at once, in line order, with their GST shares recomputed (the same pure
+ * function as at capture).
+ */
+export async function loadBillLines(q: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, PurchaseLine[]>> {
+  const out = new Map<string, PurchaseLine[]>();
+  if (ids.length === 0) return out;
   const rows = await q.all<LineRow>(
-    'SELECT description, amount_cents, tax_code, account_code FROM bill_lines WHERE org_id = ? AND bill_id = ? ORDER BY line_no',
-    [orgId, billId],
+    `SELECT bill_id, description, amount_cents, tax_code, account_code FROM bill_lines
+     WHERE org_id = ? AND bill_id IN (${ids.map(() => '?').join(', ')}) ORDER BY bill_id, line_no`,
+    [orgId, ...ids],
   );
-  const base = rows.map((r) => ({
-    description: r.description,
-    amountCents: Number(r.amount_cents),
-    taxCode: r.tax_code,
-    accountCode: r.account_code,
-  }));
-  const gst = allocateGst(base);
-  return base.map((l, i) => ({ ...l, gstCents: gst[i] ?? 0 }));
+  const base = new Map<string, Omit<PurchaseLine, 'gstCents'>[]>();
+  for (const r of rows) {
+    const list = base.get(r.bill_id) ?? [];
+    list.push({ description: r.description, amountCents: Number(r.amount_cents), taxCode: r.tax_code, accountCode: r.account_code });
+    base.set(r.bill_id, list);
+  }
+  for (const [id, list] of base) {
+    const gst = allocateGst(list);
+    out.set(id, list.map((l, i) => ({ ...l, gstCents: gst[i] ?? 0 })));
+  }
+  return out;
 }

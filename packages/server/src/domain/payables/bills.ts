@@ -9,7 +9,7 @@ import { signatureHandler, type SignatureAct } from '../../governance/signature.
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
 import type { Uow } from '../../write-path.js';
-import { newJournalId, postJournal } from '../gl/post.js';
+import { newJournalId, postJournal, type JournalInput } from '../gl/post.js';
 import { insertBillLines, loadBillLines, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
 import { owedOnDocument } from './settle.js';
@@ -102,7 +102,7 @@ async function load(uow: Uow, id: string): Promise<LoadedBill> {
     id,
   ]);
   if (!row) throw notFound('bill', id);
-  return { ...row, lines: await loadBillLines(uow.tx, uow.orgId, id) };
+  return { ...row, lines: (await loadBillLines(uow.tx, uow.orgId, [id])).get(id) ?? [] };
 }
 
 interface Move {
@@ -111,28 +111,29 @@ interface Move {
   readonly note: string | null;
   /** Extra event payload (e.g. the journal the move posts). */
   readonly payload?: Record<string, string | number | null>;
-  /** Runs after the event: post a journal and name the columns it sets. */
-  readonly effect?: (ledgerId: string) => Promise<{ journal_id?: string }>;
+  /** The journal the move posts after its event (its ledgerId is the event's). */
+  readonly journal?: Omit<JournalInput, 'ledgerId'> | null;
+  /** Columns the move sets besides status, note and ledger_id. */
+  readonly set?: { readonly journal_id?: string; readonly approved_at?: string; readonly reversal_journal_id?: string };
 }
 
 async function transition(uow: Uow, bill: LoadedBill, move: Move) {
-  const next: BillRow = { ...bill, status: move.to, note: move.note ?? bill.note };
+  const next: BillRow = { ...bill, status: move.to, note: move.note ?? bill.note, journal_id: move.set?.journal_id ?? bill.journal_id };
   const event = await uow.emit({
     family: 'books',
     kind: `books.bill.${move.verb}`,
     entityId: bill.id,
     payload: billEventPayload(next, { ...(move.note !== null ? { reason: move.note } : {}), ...move.payload }),
   });
-  const set = move.effect ? await move.effect(event.ledgerId) : {};
-  const journalId = set.journal_id ?? bill.journal_id;
-  const approved = move.to === 'approved';
+  if (move.journal) await postJournal(uow, { ...move.journal, ledgerId: event.ledgerId });
+  const set = Object.entries(move.set ?? {});
   const moved = await uow.tx.run(
-    `UPDATE bills SET status = ?, note = ?, ledger_id = ?, journal_id = ?${approved ? ', approved_at = ?' : ''}
+    `UPDATE bills SET status = ?, note = ?, ledger_id = ?${set.map(([column]) => `, ${column} = ?`).join('')}
      WHERE org_id = ? AND id = ? AND status = ?`,
-    [move.to, next.note, event.ledgerId, journalId, ...(approved ? [uow.now] : []), uow.orgId, bill.id, bill.status],
+    [move.to, next.note, event.ledgerId, ...set.map(([, value]) => value), uow.orgId, bill.id, bill.status],
   );
   invariant(moved.changes === 1, `bill ${bill.id} moves from ${bill.status} exactly once`);
-  return toBill({ ...next, journal_id: journalId, ledger_id: event.ledgerId }, bill.lines);
+  return toBill({ ...next, ledger_id: event.ledgerId }, bill.lines);
 }
 
 /** PB-B1 (D8): ABOVE_FLOOR beats NEW_PAYEE; neither → null. */
@@ -205,7 +206,8 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
   return toBill({ ...row, ledger_id: event.ledgerId }, lines);
 }
 
-const OPEN: readonly BillStatus[] = ['captured', 'held', 'on_hold'];
+/** Statuses billApprove takes: not approved (yet, or again after billHold). */
+export const OPEN: readonly BillStatus[] = ['captured', 'held', 'on_hold'];
 
 function billSummary(row: BillRow): string {
   const held = row.held_reason ? ` (held: ${row.held_reason === 'ABOVE_FLOOR' ? 'above the approval floor' : 'new payee'})` : '';
@@ -220,18 +222,14 @@ function approve(uow: Uow, bill: LoadedBill) {
     verb: 'approve',
     note: null,
     payload: { journalId: journalId ?? bill.journal_id, gstCents: Number(bill.gst_cents) },
-    effect: async (ledgerId) => {
-      if (journalId === null) return {};
-      await postJournal(uow, {
-        id: journalId,
-        date: isoDate(uow.now),
-        memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
-        source: { kind: 'bill', id: bill.id },
-        ledgerId,
-        lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
-      });
-      return { journal_id: journalId };
+    journal: journalId === null ? null : {
+      id: journalId,
+      date: isoDate(uow.now),
+      memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
+      source: { kind: 'bill', id: bill.id },
+      lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
     },
+    set: journalId === null ? { approved_at: uow.now } : { journal_id: journalId, approved_at: uow.now },
   });
 }
 
@@ -283,23 +281,14 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
     verb: 'return',
     note: params.reason,
     payload: reversalId ? { reversalJournalId: reversalId } : {},
-    effect: async (ledgerId) => {
-      if (reversalId === null) return {};
-      await postJournal(uow, {
-        id: reversalId,
-        date: isoDate(uow.now),
-        memo: `Bill ${row.id} from ${row.payee_name} returned: ${params.reason}`,
-        source: { kind: 'bill_return', id: row.id },
-        ledgerId,
-        lines: purchasePosting({ id: row.id, control: { key: 'payables' } }, row.lines, -1),
-      });
-      await uow.tx.run('UPDATE bills SET reversal_journal_id = ? WHERE org_id = ? AND id = ?', [
-        reversalId,
-        uow.orgId,
-        row.id,
-      ]);
-      return {};
+    journal: reversalId === null ? null : {
+      id: reversalId,
+      date: isoDate(uow.now),
+      memo: `Bill ${row.id} from ${row.payee_name} returned: ${params.reason}`,
+      source: { kind: 'bill_return', id: row.id },
+      lines: purchasePosting({ id: row.id, control: { key: 'payables' } }, row.lines, -1),
     },
+    set: reversalId === null ? {} : { reversal_journal_id: reversalId },
   });
 }
 

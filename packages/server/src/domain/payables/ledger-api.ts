@@ -59,7 +59,7 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
 }
 
 /** Statuses a payment may be applied to: approved (posted, unpaid or partly paid). */
-const PAYABLE = ['approved', 'scheduled'];
+export const PAYABLE_BILL_STATUSES: readonly string[] = ['approved', 'scheduled'];
 
 /**
  * Pay a bill (in full or in part) from the bank: Dr 2000 Accounts payable (docId = bill id) /
@@ -85,7 +85,7 @@ export async function applyBillPayment(
     [uow.orgId, p.billId],
   );
   if (!bill) throw notFound('bill', p.billId);
-  if (!PAYABLE.includes(bill.status)) {
+  if (!PAYABLE_BILL_STATUSES.includes(bill.status)) {
     throw conflict(`bill ${bill.id} is ${bill.status}; only an approved bill can be paid`);
   }
   if (bill.journal_id === null) {

@@ -7,10 +7,9 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
 import type { Uow, WriteResult } from '../../write-path.js';
-import { newJournalId, postJournal } from '../gl/post.js';
+import { newJournalId, owedOnDocuments, postJournal } from '../gl/post.js';
 import { BILL_COLUMNS, maskedAccount, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
-import { owedOnDocuments } from './settle.js';
 
 /**
  * billScheduleRun — the signature act `books.bill_schedule_run` (seed §3): always held for a
@@ -115,7 +114,7 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
   if (existing) return { runId: existing.id, paramsHash, bills, payments: [], existing, problem: null };
   const today = isoDate(uow.now);
   if (p.paymentDate < today) throw badRequest(`paymentDate: must be today (${today}) or later`);
-  const owed = await owedOnDocuments(uow.tx, uow.orgId, PAYABLES_ACCOUNT, bills.map((b) => b.id));
+  const owed = await owedOnDocuments(uow.tx, uow.orgId, PAYABLES_ACCOUNT, 'credit', bills.map((b) => b.id));
   const payments = bills.map((b) => ({ billId: b.id, payee: b.payee_name, amountCents: owed.get(b.id) ?? 0 }));
   return { runId, paramsHash, bills, payments, existing: null, problem: problemOf(p, bills, owed) };
 }

@@ -1,5 +1,5 @@
 import { badRequest, invariant } from '../../errors.js';
-import { accountExists, postJournal } from '../gl/post.js';
+import { accountExists, owedOnDocuments, postJournal } from '../gl/post.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 
@@ -19,31 +19,7 @@ export interface DocumentPayment {
 
 /** What is still owed on a document we owe (credit-positive), over every posting to date. */
 export async function owedOnDocument(q: Queryable, orgId: string, accountCode: string, docId: string): Promise<number> {
-  const row = await q.get<{ dr: number | null; cr: number | null }>(
-    `SELECT SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
-     WHERE org_id = ? AND account_code = ? AND doc_id = ?`,
-    [orgId, accountCode, docId],
-  );
-  return Number(row?.cr ?? 0) - Number(row?.dr ?? 0);
-}
-
-/** Owed per document, for many documents at once (reads). */
-export async function owedOnDocuments(
-  q: Queryable,
-  orgId: string,
-  accountCode: string,
-  docIds: readonly string[],
-): Promise<ReadonlyMap<string, number>> {
-  const out = new Map<string, number>();
-  if (docIds.length === 0) return out;
-  const rows = await q.all<{ doc_id: string; dr: number | null; cr: number | null }>(
-    `SELECT doc_id, SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
-     WHERE org_id = ? AND account_code = ? AND doc_id IN (${docIds.map(() => '?').join(', ')})
-     GROUP BY doc_id`,
-    [orgId, accountCode, ...docIds],
-  );
-  for (const r of rows) out.set(r.doc_id, Number(r.cr ?? 0) - Number(r.dr ?? 0));
-  return out;
+  return (await owedOnDocuments(q, orgId, accountCode, 'credit', [docId])).get(docId) ?? 0;
 }
 
 /**

@@ -2,7 +2,7 @@ import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol'
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import type { PostingLine } from '../gl/post.js';
+import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
 
 /**
  * Lines of a sale document (an invoice): GST-inclusive amounts with a sale tax code and the
@@ -72,7 +72,7 @@ export async function resolveSaleLines(
     taxCode: l.taxCode ?? defaultTax,
     accountCode: l.accountCode ?? DEFAULT_REVENUE_ACCOUNT,
   }));
-  for (const [i, l] of withCodes.entries()) await checkRevenueAccount(uow.tx, uow.orgId, l.accountCode, field(i));
+  await checkEachAccountOnce(withCodes, (code, i) => checkRevenueAccount(uow.tx, uow.orgId, code, field(i)));
   const gst = allocateSaleGst(withCodes);
   return withCodes.map((l, i) => ({ ...l, gstCents: gst[i] ?? 0 }));
 }

@@ -1,8 +1,9 @@
 import { limits, type receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
+import { owedOnDocuments } from '../gl/post.js';
 import { loadSaleLines } from './invoice-lines.js';
-import { INVOICE_COLUMNS, toInvoice, type InvoiceRow } from './invoices.js';
+import { INVOICE_COLUMNS, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
 import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
 
 /**
@@ -14,18 +15,6 @@ type Params = z.infer<typeof receivables.invoices.params>;
 /** LIKE pattern for a case-insensitive substring, with LIKE's wildcards escaped by `!`. */
 function containsPattern(name: string): string {
   return `%${name.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
-
-async function balances(ctx: ReadContext, orgId: string, ids: readonly string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (ids.length === 0) return out;
-  const rows = await ctx.db.reader.all<{ doc_id: string; dr: number | null; cr: number | null }>(
-    `SELECT doc_id, SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
-     WHERE org_id = ? AND account_code = ? AND doc_id IN (${ids.map(() => '?').join(', ')}) GROUP BY doc_id`,
-    [orgId, RECEIVABLES_ACCOUNT, ...ids],
-  );
-  for (const r of rows) out.set(r.doc_id, Number(r.dr ?? 0) - Number(r.cr ?? 0));
-  return out;
 }
 
 export async function listInvoices(p: Params, ctx: ReadContext) {
@@ -48,11 +37,10 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
   );
   const page = rows.slice(0, limit);
   const ids = page.map((r) => r.id);
-  const [lines, owed] = await Promise.all([loadSaleLines(ctx.db.reader, orgId, ids), balances(ctx, orgId, ids)]);
-  const invoices = page.map((r) => {
-    const unposted = r.status === 'draft' || r.status === 'void' ? 0 : Number(r.total_cents);
-    const outstanding = r.journal_id !== null && r.status !== 'void' ? (owed.get(r.id) ?? 0) : unposted;
-    return toInvoice(r, lines.get(r.id) ?? [], outstanding);
-  });
+  const [lines, owed] = await Promise.all([
+    loadSaleLines(ctx.db.reader, orgId, ids),
+    owedOnDocuments(ctx.db.reader, orgId, RECEIVABLES_ACCOUNT, 'debit', ids),
+  ]);
+  const invoices = page.map((r) => toInvoice(r, lines.get(r.id) ?? [], outstandingOffLedger(r) ?? owed.get(r.id) ?? 0));
   return { invoices, nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
 }

@@ -43,13 +43,19 @@ export const INVOICE_COLUMNS =
   'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id';
 
 /**
- * What the customer still owes: the ledger's balance on 1100 for a posted invoice; nothing for
- * a draft or a void one; the total for one sent before invoices were posted (no journal).
+ * What the customer owes on an invoice the ledger does not decide for: nothing for a draft or a
+ * void one; the total for one sent before invoices were posted (no journal). Null for a posted
+ * invoice: its outstanding is the ledger's balance on 1100.
  */
-export async function outstandingOf(q: Queryable, orgId: string, row: InvoiceRow): Promise<number> {
+export function outstandingOffLedger(row: InvoiceRow): number | null {
   if (row.status === 'draft' || row.status === 'void') return 0;
   if (row.journal_id === null) return Number(row.total_cents);
-  return outstandingOn(q, orgId, row.id);
+  return null;
+}
+
+/** What the customer still owes (outstandingOffLedger, else the ledger's balance on 1100). */
+export async function outstandingOf(q: Queryable, orgId: string, row: InvoiceRow): Promise<number> {
+  return outstandingOffLedger(row) ?? outstandingOn(q, orgId, row.id);
 }
 
 export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number) {

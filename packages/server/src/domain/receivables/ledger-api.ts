@@ -3,7 +3,7 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { accountExists, documentBalances, postJournal } from '../gl/post.js';
+import { accountExists, documentBalances, owedOnDocuments, postJournal } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
 
 /**
@@ -18,12 +18,7 @@ export const OPEN_STATUSES: readonly string[] = ['sent', 'part_paid'];
 
 /** What is still owed to us on one invoice (debit-positive), over every posting to date. */
 export async function outstandingOn(q: Queryable, orgId: string, invoiceId: string): Promise<number> {
-  const row = await q.get<{ dr: number | null; cr: number | null }>(
-    `SELECT SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
-     WHERE org_id = ? AND account_code = ? AND doc_id = ?`,
-    [orgId, RECEIVABLES_ACCOUNT, invoiceId],
-  );
-  return Number(row?.dr ?? 0) - Number(row?.cr ?? 0);
+  return (await owedOnDocuments(q, orgId, RECEIVABLES_ACCOUNT, 'debit', [invoiceId])).get(invoiceId) ?? 0;
 }
 
 interface OpenInvoiceRow {

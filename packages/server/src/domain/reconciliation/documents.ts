@@ -1,9 +1,9 @@
 import { badRequest, notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
-import { CLAIMS_ACCOUNT } from '../expenses/ledger-api.js';
-import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
+import { CLAIMS_ACCOUNT, PAYABLE_CLAIM_STATUSES } from '../expenses/ledger-api.js';
+import { PAYABLE_BILL_STATUSES, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { owedOnDocument } from '../payables/settle.js';
-import { outstandingOn } from '../receivables/ledger-api.js';
+import { OPEN_STATUSES, outstandingOn } from '../receivables/ledger-api.js';
 import type { TargetKind } from './feed-lines.js';
 
 /**
@@ -35,9 +35,9 @@ export interface Target {
 
 /** As receivables', payables' and expenses' ledger APIs decide; checked before a match is held. */
 const PAYABLE: Readonly<Record<TargetKind, readonly string[]>> = {
-  invoice: ['sent', 'part_paid'],
-  bill: ['approved', 'scheduled'],
-  claim: ['approved'],
+  invoice: OPEN_STATUSES,
+  bill: PAYABLE_BILL_STATUSES,
+  claim: PAYABLE_CLAIM_STATUSES,
   journal: ['unreconciled'],
 };
 

@@ -1,6 +1,6 @@
 import { reconciliation as spec } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { addDays } from '../../clock.js';
+import { addDays, daysBetween } from '../../clock.js';
 import type { Queryable } from '../../storage/types.js';
 import { openClaimsAsOf } from '../expenses/ledger-api.js';
 import type { OpenItem } from '../gl/open-items.js';
@@ -60,12 +60,6 @@ const words = (s: string) =>
     .replace(/[^A-Z0-9]+/g, ' ')
     .trim()} `;
 
-function daysBetween(a: string, b: string): number {
-  return Math.round(
-    Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / 86_400_000,
-  );
-}
-
 function amountScore(
   remaining: number,
   owed: number,
@@ -110,7 +104,7 @@ export function score(line: SuggestLine, t: Target): Suggestion | null {
     dueOn: t.dueOn,
     score: amount.points + (reference ? 25 : 0) + payee,
     reasons,
-    daysApart: daysBetween(line.date, t.dueOn ?? t.issuedOn ?? line.date),
+    daysApart: Math.abs(daysBetween(line.date, t.dueOn ?? t.issuedOn ?? line.date)),
   };
 }
 

@@ -1,3 +1,4 @@
+import { daysBetween } from '../../clock.js';
 import { invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { OpenItem } from '../gl/open-items.js';
@@ -56,13 +57,6 @@ const FIELD: Record<Bucket, keyof Amounts> = {
   '61-90': 'days61to90Cents',
   '90+': 'over90Cents',
 };
-
-const DAY_MS = 86_400_000;
-
-/** Whole days from `from` to `to` (dates YYYY-MM-DD, UTC), negative when `to` is earlier. */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
-}
 
 /** Due today or later is current (not yet overdue); then 1–30, 31–60, 61–90, more than 90 days. */
 export function bucketOf(daysOverdue: number): Bucket {
