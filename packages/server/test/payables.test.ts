@@ -293,6 +293,16 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     expect(p1.bills.map((b) => b.id)).toEqual(ids.slice(0, 2));
     const p2 = await list({ limit: 2, cursor: p1.nextCursor });
     expect(p2).toMatchObject({ bills: [{ id: ids[2], outstandingCents: 1_100, lines: [{ gstCents: 100 }] }], nextCursor: null });
+    const other = await t.org();
+    const foreign = (await t.post(other.keys.agent, 'books.billCapture', { payeeName: 'Elsewhere', description: 'x', totalCents: 100, dueDays: 1 })).body.result.id;
+    for (const cursor of [foreign, 'bill_nosuchbill']) {
+      const r = await t.post(o.keys.reader, 'books.bills', { cursor });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({
+        code: 'BAD_REQUEST',
+        message: `cursor: no bill ${cursor} in this organisation; pass the nextCursor of a previous page`,
+      });
+    }
     const bad = await t.post(o.keys.reader, 'books.bills', { limit: 0, status: 'lost', extra: 1 });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('extra: unknown field');

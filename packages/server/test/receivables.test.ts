@@ -572,6 +572,16 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(p1.nextCursor).toBe(later.id);
       const p2 = (await read({ limit: 2, cursor: p1.nextCursor })).body.result;
       expect(p2).toMatchObject({ invoices: [{ id: draft.id }], nextCursor: null });
+      // A cursor is the last id of this organisation's previous page; anything else is named.
+      const foreign = (await post('books.invoiceDraft', SIMPLE)).body.result.id;
+      for (const cursor of [foreign, 'inv_nosuchinvoice']) {
+        const r = await read({ cursor });
+        expect(r.status).toBe(400);
+        expect(r.body.error).toEqual({
+          code: 'BAD_REQUEST',
+          message: `cursor: no invoice ${cursor} in this organisation; pass the nextCursor of a previous page`,
+        });
+      }
       const seq = await headSeq(o);
       expect((await read({ limit: 201 })).body.error.message).toBe('limit: must be an integer from 1 to 200');
       expect((await read({ status: 'open' })).body.error.message).toMatch(/^status: /);

@@ -392,8 +392,8 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       const cases: [Record<string, unknown>, string][] = [
         [{ lineId: billLine, target: { kind: 'bill', id: bill } }, `amountCents: 50000 is more than the 39800 cents outstanding on bill ${bill}; give amountCents to apply part of the line`],
         [{ lineId: billLine, target: { kind: 'bill', id: bill }, amountCents: 39_801 }, `amountCents: 39801 is more than the 39800 cents outstanding on bill ${bill}`],
-        [{ lineId: claimLine, target: { kind: 'claim', id: cl } }, `amountCents: 5000 is more than the 4560 cents outstanding on claim ${cl}; give amountCents to apply part of the line`],
-        [{ lineId: claimLine, target: { kind: 'claim', id: cl }, amountCents: 4_561 }, `amountCents: 4561 is more than the 4560 cents outstanding on claim ${cl}`],
+        [{ lineId: claimLine, target: { kind: 'claim', id: cl } }, `amountCents: 5000 is more than the 4560 cents outstanding on expense claim ${cl}; give amountCents to apply part of the line`],
+        [{ lineId: claimLine, target: { kind: 'claim', id: cl }, amountCents: 4_561 }, `amountCents: 4561 is more than the 4560 cents outstanding on expense claim ${cl}`],
       ];
       for (const method of ['books.matchAccept', 'books.matchHoldResolve']) {
         for (const [params, message] of cases) {
@@ -772,6 +772,8 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       const cases: [Record<string, unknown>, number, string][] = [
         [{ contentBase64: 'not base64!' }, 400, 'contentBase64: must be base64 (A–Z a–z 0–9 + /, padded with =)'],
         [{ contentBase64: 'QR==' }, 400, 'contentBase64: must be canonical base64 (its padding bits must be 0)'],
+        [{ contentBase64: 'QUJ' }, 400, 'contentBase64: must be base64 (A–Z a–z 0–9 + /, padded with =)'],
+        [{ contentBase64: '' }, 400, 'contentBase64: must not be empty'],
         [{ contentBase64: big }, 400, 'contentBase64: decodes to 716801 bytes; at most 716800'],
         [{ filename: '../etc/passwd' }, 400, 'filename: must be a file name without / \\ or control characters'],
         [{ mimeType: 'PDF' }, 400, 'mimeType: must be a MIME type such as image/jpeg or application/pdf'],

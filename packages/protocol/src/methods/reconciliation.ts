@@ -237,12 +237,13 @@ export const matchHoldResolve = method({
 const base64 = () =>
   z
     .string()
-    .min(4, { error: 'must not be empty' })
+    .min(1, { error: 'must not be empty' })
     .max(Math.ceil(feedLimits.receiptBytesMax / 3) * 4, {
       error: `must decode to at most ${feedLimits.receiptBytesMax} bytes`,
     })
-    // Only a value of an allowed length is judged as base64: one message per value.
-    .refine((s) => s.length < 4 || s.length > Math.ceil(feedLimits.receiptBytesMax / 3) * 4 || (s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s)), {
+    // Only a value of an allowed length is judged as base64: one message per value (1–3
+    // characters are not empty, they are not base64).
+    .refine((s) => s.length === 0 || s.length > Math.ceil(feedLimits.receiptBytesMax / 3) * 4 || (s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s)), {
       error: 'must be base64 (A–Z a–z 0–9 + /, padded with =)',
     });
 

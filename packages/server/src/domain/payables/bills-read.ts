@@ -2,6 +2,7 @@ import { limits, type payables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { owedOnDocuments } from '../gl/post.js';
+import { checkCursor, containsPattern } from '../paging.js';
 import { loadBillLines } from './bill-lines.js';
 import { BILL_COLUMNS, OPEN, payeeKey, toBill, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
@@ -13,10 +14,6 @@ import { PAYABLES_ACCOUNT } from './ledger-api.js';
  */
 type Params = z.infer<typeof payables.bills.params>;
 
-/** LIKE pattern for a substring of the payee key, with LIKE's wildcards escaped by `!`. */
-function containsPattern(name: string): string {
-  return `%${payeeKey(name).replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
 
 export async function listBills(p: Params, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
@@ -29,8 +26,9 @@ export async function listBills(p: Params, ctx: ReadContext) {
     args.push(value);
   };
   filter('status = ?', p.status);
-  filter("payee_key LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(p.payeeName));
+  filter("payee_key LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(payeeKey(p.payeeName)));
   filter('due_on < ?', p.dueBefore);
+  await checkCursor(ctx.db.reader, orgId, 'bills', 'bill', p.cursor);
   filter('id > ?', p.cursor);
   const rows = await ctx.db.reader.all<BillRow>(
     `SELECT ${BILL_COLUMNS} FROM bills WHERE ${where.join(' AND ')} ORDER BY id LIMIT ${limit + 1}`,

@@ -2,6 +2,7 @@ import { limits, type receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { owedOnDocuments } from '../gl/post.js';
+import { checkCursor, containsPattern } from '../paging.js';
 import { loadSaleLines } from './invoice-lines.js';
 import { INVOICE_COLUMNS, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
 import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
@@ -12,10 +13,6 @@ import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
  */
 type Params = z.infer<typeof receivables.invoices.params>;
 
-/** LIKE pattern for a case-insensitive substring, with LIKE's wildcards escaped by `!`. */
-function containsPattern(name: string): string {
-  return `%${name.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
 
 export async function listInvoices(p: Params, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
@@ -28,8 +25,9 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
     args.push(value);
   };
   filter('status = ?', p.status);
-  filter("LOWER(payee_name) LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(p.payeeName));
+  filter("LOWER(payee_name) LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(p.payeeName.toLowerCase()));
   filter('due_on < ?', p.dueBefore);
+  await checkCursor(ctx.db.reader, orgId, 'invoices', 'invoice', p.cursor);
   filter('id > ?', p.cursor);
   const rows = await ctx.db.reader.all<InvoiceRow>(
     `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE ${where.join(' AND ')} ORDER BY id LIMIT ${limit + 1}`,

@@ -120,6 +120,9 @@ export function matchState(p: Params, c: MatchContext, mode: Mode): WriteResult 
   return null;
 }
 
+/** How messages name a target, as its own area does ("expense claim", not "claim"). */
+const nounOf = (kind: string) => (kind === 'claim' ? 'expense claim' : kind);
+
 /** The amount to apply: what the caller gave or what is left of the line; BAD_REQUEST when it cannot be. */
 export function matchAmount(p: Params, c: MatchContext): number {
   const { line, target } = c;
@@ -135,14 +138,14 @@ export function matchAmount(p: Params, c: MatchContext): number {
   }
   if (target.outstandingCents <= 0) {
     throw conflict(
-      `${target.kind} ${target.id} is ${target.status} with nothing outstanding; there is nothing to match`,
+      `${nounOf(target.kind)} ${target.id} is ${target.status} with nothing outstanding; there is nothing to match`,
     );
   }
   if (!target.payableStatuses.includes(target.status)) {
     const states = target.payableStatuses.join(' or ');
     const a = /^[aeiou]/.test(states) ? 'an' : 'a';
     throw conflict(
-      `${target.kind} ${target.id} is ${target.status}; only ${a} ${states} ${target.kind} can take a payment`,
+      `${nounOf(target.kind)} ${target.id} is ${target.status}; only ${a} ${states} ${nounOf(target.kind)} can take a payment`,
     );
   }
   // A payment dated before its document was posted would leave the control account owing the
@@ -150,7 +153,7 @@ export function matchAmount(p: Params, c: MatchContext): number {
   if (target.postedOn !== null && line.date < target.postedOn) {
     const posted = target.kind === 'invoice' ? 'issued' : 'approved';
     throw badRequest(
-      `lineId: bank line ${line.id} of ${line.date} is dated before ${target.kind === 'claim' ? 'expense claim' : target.kind} ${target.id} was ${posted} (${target.postedOn})`,
+      `lineId: bank line ${line.id} of ${line.date} is dated before ${nounOf(target.kind)} ${target.id} was ${posted} (${target.postedOn})`,
     );
   }
   const remaining = remainingOf(line);
@@ -162,7 +165,7 @@ export function matchAmount(p: Params, c: MatchContext): number {
   if (apply > target.outstandingCents) {
     const hint = p.amountCents === undefined ? '; give amountCents to apply part of the line' : '';
     throw badRequest(
-      `amountCents: ${apply} is more than the ${target.outstandingCents} cents outstanding on ${target.kind} ${target.id}${hint}`,
+      `amountCents: ${apply} is more than the ${target.outstandingCents} cents outstanding on ${nounOf(target.kind)} ${target.id}${hint}`,
     );
   }
   return apply;
