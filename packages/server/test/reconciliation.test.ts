@@ -326,7 +326,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       ok(await post('books.billHold', { id: bill, reason: 'Short delivery' }));
       const bigOut = await oneLine(-250_000, 'DISPUTED SUPPLIES');
       const onHold = await post('books.matchAccept', { lineId: bigOut, target: { kind: 'bill', id: bill } });
-      expect([onHold.status, onHold.body.error.message]).toEqual([409, `bill ${bill} is on_hold; only an approved or scheduled bill can take a payment`]);
+      expect([onHold.status, onHold.body.error.message]).toEqual([409, `bill ${bill} is on_hold; only an approved bill can take a payment`]);
     });
 
     it('a line above the materiality floor is held, not matched; the same call again is a no-op, another target CONFLICT', async () => {

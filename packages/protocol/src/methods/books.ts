@@ -79,7 +79,7 @@ export const invoiceChaseStep = method({
   result: z.union([z.object({ id: z.string(), step: z.number().int(), ledgerId: z.string(), noop: z.boolean().optional() }), holdFrame]),
 });
 
-export const billStatus = z.enum(['captured', 'held', 'on_hold', 'approved', 'returned', 'scheduled', 'paid']);
+export const billStatus = z.enum(['captured', 'held', 'on_hold', 'approved', 'returned', 'paid']);
 
 const billLine = z.object({
   description: z.string(),

@@ -59,7 +59,7 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
 }
 
 /** Statuses a payment may be applied to: approved (posted, unpaid or partly paid). */
-export const PAYABLE_BILL_STATUSES: readonly string[] = ['approved', 'scheduled'];
+export const PAYABLE_BILL_STATUSES: readonly string[] = ['approved'];
 
 /**
  * Pay a bill (in full or in part) from the bank: Dr 2000 Accounts payable (docId = bill id) /
