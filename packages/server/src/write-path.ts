@@ -83,7 +83,7 @@ async function unitOfWork<R extends WriteResult, E>(
       'a side-effecting call appends exactly one event; a state no-op appends none',
     );
     return { result };
-  });
+  }, { batchKey: orgId });
 }
 
 const nothingBefore = async (): Promise<undefined> => undefined;

@@ -36,6 +36,40 @@ describe.each(engines)('storage (%s)', (engine) => {
     }
   });
 
+  it('units of work with one batch key share commits; a failing unit, even a database error, rolls back alone', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      const insert = (id: string, fail: 'throw' | 'sql' | null = null) =>
+        db.write(
+          async (tx) => {
+            await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", [id, id]);
+            if (fail === 'throw') throw new Error('boom');
+            // A duplicate key: the database itself refuses, mid-transaction.
+            if (fail === 'sql') await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", [id, id]);
+            return id;
+          },
+          { batchKey: 'org_same' },
+        );
+      const jobs: [string, 'throw' | 'sql' | null][] = Array.from({ length: 40 }, (_, i) => [
+        `org_${String(i).padStart(2, '0')}`,
+        i % 7 === 3 ? 'throw' : i % 11 === 5 ? 'sql' : null,
+      ]);
+      const results = await Promise.allSettled(jobs.map(([id, fail]) => insert(id, fail)));
+      expect(results.map((r) => r.status)).toEqual(jobs.map(([, fail]) => (fail ? 'rejected' : 'fulfilled')));
+      const ids = await db.reader.all<{ id: string }>('SELECT id FROM organisations ORDER BY id');
+      expect(ids.map((r) => r.id)).toEqual(jobs.filter(([, fail]) => !fail).map(([id]) => id));
+      // The pool is healthy afterwards: a write alone and a batch both still commit.
+      await expect(insert('org_after')).resolves.toBe('org_after');
+      await expect(db.write(async (tx) => (await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM organisations'))?.n)).resolves.toBe(
+        jobs.filter(([, fail]) => !fail).length + 1,
+      );
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
   it('money columns round-trip as exact integers', async () => {
     const { db, drop } = await openTestDatabase(engine);
     try {

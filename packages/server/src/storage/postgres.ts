@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { migrations, seedStatements } from './migrations.js';
-import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './types.js';
+import type { Capabilities, Database, Queryable, Row, SqlValue, Tx, WriteOptions } from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
 // (cents, seq, days), and anything else is a broken invariant, not something to round.
@@ -58,14 +58,25 @@ export interface PostgresOptions {
 }
 
 const MIGRATION_LOCK = 7_250_001;
+/** Upper bound on units of work sharing one transaction. */
+const BATCH_JOBS_MAX = 256;
+
+interface Job {
+  readonly fn: (tx: Tx) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 /**
- * PostgreSQL engine: one transaction per unit of work from a pool. Appends are serialised per
- * organisation by a row lock on its head (see ledger/append.ts), so many processes can share one
- * database and the chain stays gapless and unforked.
+ * PostgreSQL engine over a pool. Appends are serialised per organisation by a row lock on its
+ * head (see ledger/append.ts), so many processes can share one database and the chain stays
+ * gapless and unforked. Group commit per organisation (docs/decisions.md): units of work with
+ * the same `batchKey` that arrive while one of theirs is running wait for it and then share one
+ * transaction, each in its own SAVEPOINT; one COMMIT makes them durable together and only then
+ * is any of them answered. A unit that fails rolls back to its savepoint alone.
  */
 export class PostgresDatabase implements Database {
-  readonly caps: Capabilities = { engine: 'postgres', forUpdate: ' FOR UPDATE', groupCommit: false };
+  readonly caps: Capabilities = { engine: 'postgres', forUpdate: ' FOR UPDATE', groupCommit: true };
   readonly reader: Queryable;
   readonly pool: pg.Pool;
   private readonly schema: string | undefined;
@@ -74,6 +85,9 @@ export class PostgresDatabase implements Database {
   private listenerReady: Promise<pg.Client> | null = null;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
+  /** Units of work waiting per batch key, and the keys whose batches are running. */
+  private readonly queues = new Map<string, Job[]>();
+  private readonly flushing = new Set<string>();
 
   constructor(options: PostgresOptions) {
     this.schema = options.schema;
@@ -91,7 +105,79 @@ export class PostgresDatabase implements Database {
     this.reader = new PgQueryable(this.pool, `${options.schema ?? 'public'}.`);
   }
 
-  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  write<T>(fn: (tx: Tx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    const key = options.batchKey;
+    if (key === undefined) return this.writeAlone(fn);
+    return new Promise<T>((resolve, reject) => {
+      const queue = this.queues.get(key) ?? [];
+      queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.queues.set(key, queue);
+      if (this.flushing.has(key)) return;
+      this.flushing.add(key);
+      // The first unit goes at once; those that arrive while it runs form the next batch.
+      void this.flush(key);
+    });
+  }
+
+  private async flush(key: string): Promise<void> {
+    try {
+      for (;;) {
+        const queue = this.queues.get(key);
+        if (!queue || queue.length === 0) {
+          this.queues.delete(key);
+          return;
+        }
+        await this.runBatch(queue.splice(0, BATCH_JOBS_MAX));
+      }
+    } finally {
+      this.flushing.delete(key);
+    }
+  }
+
+  private async runBatch(batch: readonly Job[]): Promise<void> {
+    if (batch.length === 1) {
+      const job = batch[0]!;
+      await this.writeAlone(job.fn).then(job.resolve, job.reject);
+      return;
+    }
+    type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+    const outcomes: Outcome[] = [];
+    let broken: { error: unknown } | null = null;
+    let client: pg.PoolClient | null = null;
+    try {
+      client = await this.pool.connect();
+      const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`);
+      // Savepoint control rides with its neighbour in one round trip (simple-query protocol).
+      await client.query('BEGIN; SAVEPOINT unit');
+      for (const [i, job] of batch.entries()) {
+        let outcome: Outcome;
+        try {
+          outcome = { ok: true, value: await job.fn(tx) };
+        } catch (error) {
+          outcome = { ok: false, error };
+        }
+        const next = i === batch.length - 1 ? 'COMMIT' : 'SAVEPOINT unit';
+        // A failed unit is undone alone; if even that fails the connection is gone, and the batch.
+        await client.query(outcome.ok ? `RELEASE SAVEPOINT unit; ${next}` : `ROLLBACK TO SAVEPOINT unit; RELEASE SAVEPOINT unit; ${next}`);
+        outcomes.push(outcome);
+      }
+    } catch (error) {
+      broken = { error };
+      await client?.query('ROLLBACK').catch(() => undefined);
+    } finally {
+      // A client whose transaction broke may be unusable: the pool replaces it.
+      client?.release(broken !== null);
+    }
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i];
+      if (outcome && !outcome.ok) job.reject(outcome.error);
+      else if (broken) job.reject(broken.error);
+      else if (outcome) job.resolve(outcome.value);
+      else job.reject(new Error('unit of work was not run'));
+    });
+  }
+
+  private async writeAlone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');

@@ -27,8 +27,13 @@ export interface Tx extends Queryable {
 }
 
 export interface WriteOptions {
-  /** Called after the commit that made this unit of work durable (outbox delivery). */
-  readonly afterCommit?: () => void;
+  /**
+   * Units of work with the same key may share one transaction and one commit (group commit),
+   * each in its own savepoint. The write path passes the organisation id: its units serialise
+   * on the organisation's ledger head anyway, so sharing a commit costs them nothing in
+   * isolation and saves a commit (an fsync and round trips under the lock) per unit.
+   */
+  readonly batchKey?: string;
 }
 
 export interface Database {
@@ -39,7 +44,7 @@ export interface Database {
    * Run `fn` as one unit of work. It is atomic: either everything it wrote commits or nothing
    * does. The returned promise settles only after the commit is durable.
    */
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   migrate(): Promise<void>;
   /**
    * Receive notifications sent with `tx.notify` by any process on this database, after their
