@@ -3,6 +3,7 @@ import { setPolicy } from '../src/governance/policy-admin.js';
 import { addUser } from '../src/human/users.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
+import { approvedBill, FUNDING, today } from './payables-helpers.js';
 
 /**
  * The human lane through HTTP (issue 3): sign-in, sessions, CSRF, throttling, the console's
@@ -722,6 +723,58 @@ describe.each(engines)('console pages (%s)', (engine) => {
     expect(r.text).toContain(`name="_csrf" value="${s.csrf}"`);
     expect(r.text).toContain('<span class="badge ok">verified</span>');
     expect(r.text).toContain(org.slug);
+  });
+
+  it('the books\' signature acts read in plain words: a payment run and a held bank match, approved here, then complete', async () => {
+    const agent = org.keys.agent;
+    const bills = [];
+    for (const [payeeName, totalCents] of [['Harbour Timber', 123_450], ['Coastal Power', 8_800]] as const) {
+      bills.push(
+        await approvedBill(t, org, {
+          payeeName,
+          description: 'Supplies',
+          totalCents,
+          payeeBsb: '062-000',
+          payeeAccountNumber: '12345678',
+          payeeAccountName: payeeName,
+        }),
+      );
+    }
+    const runParams = { billIds: bills.map((b) => b.id), paymentDate: today(), funding: FUNDING };
+    const run = await t.post(agent, 'books.billScheduleRun', runParams);
+    expect(run.body.result.status).toBe('approval_required');
+    const runReq = await t.post(agent, 'approval.request', {
+      actionClass: run.body.result.approval.actionClass,
+      payloadHash: run.body.result.approval.payloadHash,
+      subject: { kind: 'books.signature', subjectId: run.body.result.approval.subject.subjectId },
+    });
+    // A bank line above the materiality floor, matched to a sent invoice: held for a human.
+    const inv = await t.post(agent, 'books.invoiceDraft', { payeeName: 'Bay Gym', description: 'Fit-out', totalCents: 250_000, dueDays: 14 });
+    await t.post(agent, 'books.invoiceSend', { id: inv.body.result.id });
+    const feed = await t.post(agent, 'books.feedLines', { lines: [{ date: today(), amountCents: 250_000, description: 'BAY GYM PTY LTD' }] });
+    const matchParams = { lineId: feed.body.result.lineIds[0], target: { kind: 'invoice', id: inv.body.result.id } };
+    expect((await t.post(agent, 'books.matchAccept', matchParams)).body.result.status).toBe('held');
+    const match = await t.post(agent, 'books.matchHoldResolve', matchParams);
+    expect(match.body.result.status).toBe('approval_required');
+    const matchReq = await t.post(agent, 'approval.request', {
+      actionClass: match.body.result.approval.actionClass,
+      payloadHash: match.body.result.approval.payloadHash,
+      subject: { kind: 'books.signature', subjectId: match.body.result.approval.subject.subjectId },
+    });
+
+    const inbox = await consoleGet(t, s, '/console');
+    expect(inbox.status).toBe(200);
+    for (const words of ['Release a scheduled payment run', 'Harbour Timber', 'Coastal Power', '$1,322.50', today(), 'Resolve a held bank-feed match', '$2,500.00', inv.body.result.id]) {
+      expect(inbox.text, words).toContain(words);
+    }
+    for (const req of [runReq, matchReq]) {
+      const approved = await formPost(t, s, `/console/approvals/${req.body.result.approvalId}/approve`, { _csrf: s.csrf });
+      expect(approved.status).toBe(303);
+    }
+    const paid = await t.post(agent, 'books.billScheduleRun', { ...runParams, approvalId: runReq.body.result.approvalId }, { 'x-idempotency-key': freshKey() });
+    expect(paid.body.result).toMatchObject({ status: 'executed', billCount: 2, totalCents: 132_250 });
+    const matched = await t.post(agent, 'books.matchHoldResolve', { ...matchParams, approvalId: matchReq.body.result.approvalId }, { 'x-idempotency-key': freshKey() });
+    expect(matched.body.result).toMatchObject({ status: 'matched', document: { status: 'paid', outstandingCents: 0 } });
   });
 
   it('approve and deny forms redirect back to the inbox with a notice', async () => {
