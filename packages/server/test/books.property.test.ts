@@ -110,6 +110,8 @@ interface InvoiceM {
   outstanding: number;
   lines: { amountCents: number; taxCode: string }[];
   creditedByCode: Map<string, number>;
+  gstCents: number;
+  creditedGst: number;
   touched: boolean; // a payment or credit note: it can no longer be voided
 }
 interface BillM {
@@ -274,6 +276,8 @@ class Run {
           outstanding: 0,
           lines: a.lines,
           creditedByCode: new Map(),
+          gstCents: r.body.result.gstCents,
+          creditedGst: 0,
           touched: false,
         };
         m.invoices.push(inv);
@@ -315,7 +319,12 @@ class Run {
         inv.status = r.body.result.status;
         inv.touched = true;
         expect(r.body.result.outstandingCents).toBe(inv.outstanding);
-        expect(r.body.result.gstCents).toBe(code === 'GST' ? gstOfInclusive(amt) : 0);
+        // GST is 1/11 of the credit, never more than is left; the note that clears the code takes
+        // exactly what is left, so the invoice's GST is reversed to the cent.
+        const gstLeft = inv.gstCents - inv.creditedGst;
+        const gst = code !== 'GST' ? 0 : amt === creditable ? gstLeft : Math.min(gstOfInclusive(amt), gstLeft);
+        expect(r.body.result.gstCents).toBe(gst);
+        inv.creditedGst += gst;
         return;
       }
       case 'void': {
