@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPolicy } from '../src/governance/policy-admin.js';
 import { addUser } from '../src/human/users.js';
@@ -845,4 +846,67 @@ describe.each(engines)('console pages (%s)', (engine) => {
     const js = await consoleGet(t, null, '/console/assets/console.js');
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
   });
+});
+
+describe.each(engines)('console under hostile input (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+  let s: Signed;
+  let approvalIds: string[];
+
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    org = await t.org();
+    s = await owner(t, org);
+    approvalIds = [(await heldChase(t, org)).approvalId, (await heldChase(t, org)).approvalId];
+  });
+  afterAll(async () => t.close());
+
+  it('random forms, JSON and queries on every console route never answer 5xx', async () => {
+    const junk = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom('', '-1', '1e309', '99999999999999999999', '0.5', '<script>', '%00', 'role:approver', 'usr_x', '💸'),
+    );
+    const id = fc.oneof(fc.constantFrom(...approvalIds, 'apr_nosuch', '..', '%2e%2e'), fc.string({ minLength: 1, maxLength: 12 }));
+    const json = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record(
+        {
+          reason: junk,
+          billApprovalFloorCents: fc.oneof(fc.integer(), junk),
+          materialityFloorCents: fc.oneof(fc.integer(), junk),
+          approvalExpiryMs: fc.oneof(fc.integer(), junk),
+          decisionRights: fc.oneof(fc.dictionary(junk, fc.array(junk, { maxLength: 2 }), { maxKeys: 2 }), junk),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const formFields = fc.dictionary(
+      fc.oneof(fc.constantFrom('reason', 'billApprovalFloorDollars', 'materialityFloorDollars', 'approvalExpiryMinutes', '_csrf'), fc.string({ maxLength: 8 })),
+      junk,
+      { maxKeys: 4 },
+    );
+    const request = fc.oneof(
+      fc.record({ kind: fc.constant('get' as const), path: fc.constantFrom('/console', '/console/history', '/console/policy', '/console/api/approvals', '/console/api/decisions', '/console/api/policy', '/console/api/chain'), query: fc.array(fc.tuple(fc.constantFrom('status', 'limit', 'cursor', 'done', 'actionClass'), junk), { maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('json' as const), path: fc.oneof(id.map((x) => `/console/api/approvals/${encodeURIComponent(x)}/approve`), id.map((x) => `/console/api/approvals/${encodeURIComponent(x)}/deny`), fc.constant('/console/api/policy')), body: json, csrf: fc.boolean() }),
+      fc.record({ kind: fc.constant('form' as const), path: fc.oneof(id.map((x) => `/console/approvals/${encodeURIComponent(x)}/approve`), id.map((x) => `/console/approvals/${encodeURIComponent(x)}/deny`), fc.constant('/console/policy')), fields: formFields, csrf: fc.boolean() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async (q) => {
+        let r: Res;
+        if (q.kind === 'get') {
+          const qs = new URLSearchParams(q.query).toString();
+          r = await consoleGet(t, s, `${q.path}${qs ? `?${qs}` : ''}`);
+        } else if (q.kind === 'json') {
+          r = await consoleSend(t, s, q.path.endsWith('/policy') ? 'PUT' : 'POST', q.path, q.body, q.csrf ? s.csrf : 'wrong');
+        } else {
+          r = await formPost(t, s, q.path, { ...q.fields, _csrf: q.csrf ? s.csrf : String(q.fields._csrf ?? '') });
+        }
+        expect(r.status, `${JSON.stringify(q).slice(0, 300)} → ${r.status} ${r.text.slice(0, 200)}`).toBeLessThan(500);
+      }),
+      { numRuns: Number(process.env.FD_HOSTILE_RUNS ?? 300) },
+    );
+    // Still signed in and the chain intact after all of it.
+    expect((await consoleGet(t, s, '/console/api/chain')).body).toMatchObject({ verified: true });
+  }, 300_000);
 });
