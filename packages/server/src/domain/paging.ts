@@ -1,5 +1,8 @@
+import { limits } from '@finance-desk/protocol';
 import { badRequest } from '../errors.js';
 import type { Queryable } from '../storage/types.js';
+
+type Table = 'invoices' | 'bills';
 
 /**
  * Shared by the keyset-paged document reads (books.invoices, books.bills): a cursor is the id of
@@ -9,7 +12,7 @@ import type { Queryable } from '../storage/types.js';
 export async function checkCursor(
   q: Queryable,
   orgId: string,
-  table: 'invoices' | 'bills',
+  table: Table,
   noun: string,
   cursor: string | undefined,
 ): Promise<void> {
@@ -21,4 +24,30 @@ export async function checkCursor(
 /** A LIKE pattern for a substring (already normalised by the caller), wildcards escaped by `!`. */
 export function containsPattern(normalised: string): string {
   return `%${normalised.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+/**
+ * One page of a document list, oldest first (ids are time-ordered): this organisation's rows of
+ * `table` that pass every filter given (`[sql, value]`; an undefined value is no filter), after
+ * the cursor, at most `limit` (default 50), and the cursor of the next page or null.
+ */
+export async function pageOfDocuments<T extends { id: string }>(
+  q: Queryable,
+  orgId: string,
+  list: { table: Table; noun: string; columns: string },
+  filters: readonly (readonly [sql: string, value: string | undefined])[],
+  page: { cursor?: string | undefined; limit?: number | undefined },
+): Promise<{ rows: T[]; nextCursor: string | null }> {
+  await checkCursor(q, orgId, list.table, list.noun, page.cursor);
+  const limit = page.limit ?? limits.pageRowsDefault;
+  const given = [...filters, ['id > ?', page.cursor] as const].filter(
+    (f): f is readonly [string, string] => f[1] !== undefined,
+  );
+  const rows = await q.all<T>(
+    `SELECT ${list.columns} FROM ${list.table} WHERE ${['org_id = ?', ...given.map(([sql]) => sql)].join(' AND ')}
+     ORDER BY id LIMIT ${limit + 1}`,
+    [orgId, ...given.map(([, value]) => value)],
+  );
+  const kept = rows.slice(0, limit);
+  return { rows: kept, nextCursor: rows.length > limit ? (kept.at(-1)?.id ?? null) : null };
 }
