@@ -7,6 +7,7 @@ export * from './limits.js';
 export * from './scopes.js';
 export * from './signature.js';
 export * from './tax.js';
+export * from './text-rules.js';
 export * from './validation.js';
 export * from './methods/index.js';
-export { cents, days, id as idField, text, queryInt, proofFields, withProof, hash64, isoDate, email } from './methods/fields.js';
+export { cents, days, id as idField, text, multilineText, singleLine, queryInt, proofFields, withProof, hash64, isoDate, email } from './methods/fields.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textIssues, type TextIssue } from './text-rules.js';
 
 /**
  * Turn zod issues into the message D5 asks for: every problem, each naming its field,
@@ -55,19 +56,27 @@ function describe(issue: Issue): string {
 
 /**
  * Parse with zod and report every problem in D5's form. `reportInput` lets a missing field be
- * told from a wrong one; the input itself is never echoed into a message.
+ * told from a wrong one; the input itself is never echoed into a message. Every string in the
+ * input, at any depth and object keys too, is checked against the D5 text rules first
+ * (text-rules.ts), so no schema can forget them: one bad string fails the whole input.
  */
 export function validate<S extends z.ZodType>(
   schema: S,
   data: unknown,
 ): { ok: true; value: z.infer<S> } | { ok: false; message: string } {
+  const bad = textIssues(data);
   const parsed = schema.safeParse(data, { reportInput: true });
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, message: formatIssues(parsed.error.issues) };
+  if (parsed.success && bad.length === 0) return { ok: true, value: parsed.data };
+  return { ok: false, message: formatIssues([...(parsed.success ? [] : parsed.error.issues), ...bad]) };
 }
 
-export function formatIssues(issues: readonly Issue[]): string {
+export function formatIssues(issues: readonly (Issue | TextIssue)[]): string {
   const parts: string[] = [];
   for (const issue of issues) {
+    if (!('code' in issue)) {
+      parts.push(`${pathOf(issue.path) || 'params'}: ${issue.message}`);
+      continue;
+    }
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         parts.push(`${pathOf([...issue.path, key])}: unknown field`);

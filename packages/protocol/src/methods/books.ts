@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { HELD_REASONS } from '../signature.js';
-import { cents, days, email, holdFrame, id, method, reason, text, withProof } from './index-fields.js';
+import { cents, days, email, holdFrame, id, method, multilineText, reason, text, withProof } from './index-fields.js';
 import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference, purchaseTaxCode } from './aba-fields.js';
 import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './sale-fields.js';
 
@@ -41,7 +41,7 @@ export const invoiceDraft = method({
   params: z
     .strictObject({
       payeeName: text(),
-      description: text(limits.textCharsMax),
+      description: multilineText(limits.textCharsMax),
       totalCents: cents(),
       dueDays: days(),
       payeeEmail: email().optional(),
@@ -116,7 +116,7 @@ export const bill = z.object({
 });
 
 const billLineInput = z.strictObject({
-  description: text(),
+  description: multilineText(limits.nameCharsMax),
   amountCents: cents(),
   taxCode: purchaseTaxCode().optional(),
   accountCode: accountCode().optional(),
@@ -133,7 +133,7 @@ export const billCapture = method({
   params: z
     .strictObject({
       payeeName: text(),
-      description: text(limits.textCharsMax),
+      description: multilineText(limits.textCharsMax),
       totalCents: cents().optional(),
       dueDays: days(),
       taxCode: purchaseTaxCode().optional(),

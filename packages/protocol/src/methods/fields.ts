@@ -1,12 +1,30 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
+import { textProblem } from '../text-rules.js';
 
 /**
  * Field builders shared by every method declaration, so that the same kind of field has the
  * same bounds and the same error wording everywhere (D5). Every string has an upper bound.
  */
+/**
+ * A single line of text (names, titles, references): D5 text rules with no tab or line break.
+ * The message names the character class, never the text (text-rules.ts).
+ */
+export const singleLine = <T extends z.ZodString>(schema: T): T => withTextRule(schema, false);
+
+function withTextRule<T extends z.ZodString>(schema: T, multiline: boolean): T {
+  return schema.superRefine((s, ctx) => {
+    const problem = textProblem(s, { multiline });
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: s });
+  });
+}
+
 export const text = (max: number = limits.nameCharsMax) =>
-  z.string().min(1, { error: 'must not be empty' }).max(max);
+  singleLine(z.string().min(1, { error: 'must not be empty' }).max(max));
+
+/** Free text that may span lines (descriptions, reasons, notes): tab and line breaks allowed. */
+export const multilineText = (max: number = limits.textCharsMax) =>
+  withTextRule(z.string().min(1, { error: 'must not be empty' }).max(max), true);
 
 export const cents = () =>
   z
@@ -105,4 +123,4 @@ export const isoDate = () =>
 
 export const email = () => z.email({ error: 'must be an email address' }).max(254);
 
-export const reason = () => text(500);
+export const reason = () => multilineText(500);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { abaText, accountCode, bankAccountNumber, bsb, purchaseTaxCode } from './aba-fields.js';
 import { bill, billStatus } from './books.js';
-import { cents, holdFrame, id, isoDate, method, pageLimit, reason, text, withProof } from './index-fields.js';
+import { cents, holdFrame, id, isoDate, method, pageLimit, multilineText, reason, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -106,7 +106,7 @@ export const expenseClaim = method({
     'Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account; spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved.',
   params: z.strictObject({
     claimant: text(),
-    description: text(limits.textCharsMax),
+    description: multilineText(limits.textCharsMax),
     amountCents: cents(),
     taxCode: purchaseTaxCode().optional(),
     accountCode: accountCode().optional(),

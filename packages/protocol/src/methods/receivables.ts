@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { invoice, invoiceStatus } from './books.js';
-import { cents, id, isoDate, method, pageLimit, reason, text } from './index-fields.js';
+import { cents, id, isoDate, method, pageLimit, multilineText, reason, singleLine, text } from './index-fields.js';
 import { saleTaxCode } from './sale-fields.js';
 import type { MethodSpec } from './types.js';
 
@@ -11,7 +11,7 @@ import type { MethodSpec } from './types.js';
  * docs/examples/receivables.md.
  */
 
-const reference = () => z.string().max(limits.nameCharsMax);
+const reference = () => singleLine(z.string().max(limits.nameCharsMax));
 
 export const invoiceRecordPayment = method({
   name: 'books.invoiceRecordPayment',
@@ -88,7 +88,7 @@ export const invoicePromise = method({
     id: id(),
     promisedOn: isoDate(),
     amountCents: cents().optional(),
-    note: text(limits.textCharsMax).optional(),
+    note: multilineText(limits.textCharsMax).optional(),
   }),
   result: z.object({
     id: z.string(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { TAX_CODE_NAMES, type TaxCode } from '../tax.js';
 import { accountCode } from './aba-fields.js';
-import { cents, holdFrame, id, isoDate, method, pageLimit, text, withProof } from './index-fields.js';
+import { cents, holdFrame, id, isoDate, method, multilineText, pageLimit, singleLine, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -50,8 +50,8 @@ const balanceCents = () =>
 const feedLineInput = z.strictObject({
   date: isoDate(),
   amountCents: signedCents(),
-  description: text(limits.textCharsMax),
-  reference: z.string().max(feedLimits.referenceCharsMax).optional(),
+  description: multilineText(limits.textCharsMax),
+  reference: singleLine(z.string().max(feedLimits.referenceCharsMax)).optional(),
   balanceCents: balanceCents().optional(),
 });
 
@@ -302,7 +302,7 @@ export const lineRecode = method({
     lineId: id(),
     accountCode: accountCode(),
     taxCode: taxCodeOf(RECODE_TAX_CODES).optional(),
-    description: text(limits.textCharsMax).optional(),
+    description: multilineText(limits.textCharsMax).optional(),
   }),
   result: z.object({
     lineId: z.string(),
@@ -325,7 +325,7 @@ const journalLineInput = z
     debitCents: cents().optional(),
     creditCents: cents().optional(),
     taxCode: taxCodeOf(TAX_CODE_NAMES).optional(),
-    description: text(limits.textCharsMax).optional(),
+    description: multilineText(limits.textCharsMax).optional(),
   })
   .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
     error: 'give exactly one of debitCents and creditCents',
@@ -341,7 +341,7 @@ export const journalPost = method({
   params: z
     .strictObject({
       date: isoDate(),
-      memo: text(500),
+      memo: multilineText(500),
       lines: z
         .array(journalLineInput)
         .min(2, { error: 'must have at least 2 lines' })

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { accountCode } from './aba-fields.js';
-import { cents, text } from './fields.js';
+import { cents, multilineText, text } from './fields.js';
 
 /** Sale tax codes an invoice line or a credit note may carry (seed data/gst; BAS G1–G4). */
 export const SALE_CODES = ['GST', 'EXPORT', 'GST_FREE', 'INPUT_TAXED', 'BAS_EXCLUDED'] as const;
@@ -13,7 +13,7 @@ export const invoiceLinesMax = 100;
 
 /** One line of an invoice as drafted: GST-inclusive amount, sale tax code, revenue account. */
 export const invoiceLineInput = z.strictObject({
-  description: text(limits.textCharsMax),
+  description: multilineText(limits.textCharsMax),
   amountCents: cents(),
   taxCode: saleTaxCode().optional(),
   /** A revenue account of the chart (default 4000 Sales); checked by the server. */

@@ -4,6 +4,7 @@ import { enqueueEmail } from '../../adapters/outbox.js';
 import { conflict, invariant, notFound } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
+import { quoted } from '../../governance/quote.js';
 import { OPEN_STATUSES, outstandingOn } from './ledger-api.js';
 
 /**
@@ -83,7 +84,8 @@ export const chaseAct: SignatureAct<Params, ChaseRow> = {
   // The human sees the invoice as it is now: part_paid with what is left, not "unpaid".
   summary: (params, row) =>
     `Send dunning step ${params.step} (${TONE[Math.min(params.step, 3)] ?? 'Final notice'}) for invoice ${row.id} ` +
-    `to ${row.payee_name}${row.payee_email ? ` <${row.payee_email}>` : ''} (${stateWords(row)})`,
+    // The payee name is the agent's words: quoted, so they cannot pass for ours (issue 8 item 10).
+    `to ${quoted(row.payee_name)}${row.payee_email ? ` <${row.payee_email}>` : ''} (${stateWords(row)})`,
   state(params, row) {
     if (!OPEN_STATUSES.includes(row.status)) {
       throw conflict(`invoice ${row.id} is ${row.status}; only a sent or part_paid invoice can be chased`);

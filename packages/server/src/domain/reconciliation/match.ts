@@ -11,6 +11,7 @@ import { newJournalId } from '../gl/post.js';
 import { applyBillPayment } from '../payables/ledger-api.js';
 import { applyInvoicePayment } from '../receivables/ledger-api.js';
 import { loadTarget, type Target } from './documents.js';
+import { quoted } from '../../governance/quote.js';
 import {
   lineNow,
   lockLine,
@@ -306,8 +307,9 @@ function summary(p: Params, c: MatchContext): string {
     c.line.description.length > 60 ? `${c.line.description.slice(0, 57)}...` : c.line.description;
   const apply = p.amountCents ?? remainingOf(c.line);
   return (
-    `Match bank line ${c.line.id} (${c.line.date}, money ${amount > 0 ? 'in' : 'out'} ${formatCents(Math.abs(amount))}, "${text}") ` +
-    `to ${c.target.kind} ${c.target.id} (${c.target.party}): apply ${formatCents(apply)} of ` +
+    // The bank text and the party's name are not the server's words: quoted (issue 8 item 10).
+    `Match bank line ${c.line.id} (${c.line.date}, money ${amount > 0 ? 'in' : 'out'} ${formatCents(Math.abs(amount))}, ${quoted(text)}) ` +
+    `to ${c.target.kind} ${c.target.id} (${quoted(c.target.party)}): apply ${formatCents(apply)} of ` +
     `${formatCents(c.target.outstandingCents)} outstanding`
   );
 }
