@@ -8,6 +8,7 @@ import {
   validate,
   type ErrorCode,
 } from '@finance-desk/protocol';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
 import { consolePlugin } from '../human/console.js';
@@ -181,22 +182,54 @@ async function callRead(req: FastifyRequest, reply: FastifyReply, db: Database, 
   return send(reply, 200, payload instanceof RawJson ? payload.text : JSON.stringify(payload));
 }
 
+/** Fastify's own client errors in D5 words: which part of the request is wrong (issue 8 item 12). */
+const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: `body: larger than the limit of ${limits.bodyBytesMax} bytes`,
+  FST_ERR_BAD_URL: 'path: malformed percent-encoding',
+  FST_ERR_MAX_PARAM_LENGTH: 'path: too long',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'content-type: not a media type this server reads; send application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'content-length: does not match the body',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'body: empty',
+};
+
 function errorReply(req: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   if (error instanceof DomainError) {
     return send(reply, statusOf(error.code), JSON.stringify(errorFrame(error.code, error.message)));
   }
   const status = (error as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    // Fastify's own client errors: body too large (D5), bad content type, malformed request.
-    const tooLarge = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
-    const message = tooLarge
-      ? `body: larger than the limit of ${limits.bodyBytesMax} bytes`
-      : `request: ${(error as Error).message.slice(0, 200)}`;
+    // Every framework client error gets the D1 frame as BAD_REQUEST, never Fastify's own body.
+    const code = (error as { code?: string }).code ?? '';
+    const message = FRAMEWORK_MESSAGES[code] ?? `request: ${String((error as Error).message).slice(0, 200)}`;
     return send(reply, 400, JSON.stringify(errorFrame('BAD_REQUEST', message)));
   }
   req.log.error({ err: error, reqId: req.id }, 'internal error');
   const frame = errorFrame('INTERNAL', `internal error; quote request id ${req.id} to the operator`);
   return send(reply, 500, JSON.stringify(frame));
+}
+
+/**
+ * Errors node's HTTP parser finds before Fastify sees a request (a malformed request line, a bad
+ * header, headers too large): answered with the D1 frame on the raw socket, then closed, as node
+ * itself does, instead of Fastify's `{"error":"Bad Request"...}` (issue 8 item 12).
+ */
+function clientErrorReply(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'headers: larger than the server accepts'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'request: not received in time'
+        : 'request: malformed HTTP request';
+  // BAD_REQUEST is 400 (D1), whatever node would have said (431, 408).
+  const body = JSON.stringify(errorFrame('BAD_REQUEST', message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** Build the HTTP app from the method registry (architecture guide: app.ts). */
@@ -211,6 +244,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     genReqId: newRequestId,
     requestIdHeader: false,
     return503OnClosing: true,
+    // Router errors (malformed percent-encoding in the path, …) get the D1 frame (issue 8 item 12).
+    frameworkErrors: (error, req, reply) => {
+      errorReply(req, reply, error);
+    },
+    clientErrorHandler: clientErrorReply,
   });
   app.decorateRequest('gate', null);
   app.removeAllContentTypeParsers();

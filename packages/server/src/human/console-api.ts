@@ -2,7 +2,7 @@ import {
   APPROVAL_STATUSES,
   limits,
   queryInt,
-  text,
+  multilineText,
   validate,
   idField,
 } from '@finance-desk/protocol';
@@ -15,6 +15,7 @@ import { chainStatus, consoleApprovals, decisionHistory, policyView } from './co
 import {
   cookieToken,
   jsonOf,
+  pathId,
   requireCsrf,
   requireSession,
   sendJson,
@@ -39,7 +40,7 @@ const historyQuery = z.strictObject({
   limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
 });
 
-export const denySchema = z.strictObject({ reason: text(500) });
+export const denySchema = z.strictObject({ reason: multilineText(500) });
 
 function parsed<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const out = validate(schema, value);
@@ -118,7 +119,7 @@ function registerWrites(app: FastifyInstance, o: ConsoleOptions): void {
     const s = await writer(o, req);
     return sendJson(reply, 200, {
       ok: true,
-      result: await decide(o, s, req.params.id, true, null),
+      result: await decide(o, s, pathId(req), true, null),
     });
   });
   app.post('/console/api/approvals/:id/deny', async (req: IdRequest, reply) => {
@@ -126,7 +127,7 @@ function registerWrites(app: FastifyInstance, o: ConsoleOptions): void {
     const body = parsed(denySchema, jsonOf(req));
     return sendJson(reply, 200, {
       ok: true,
-      result: await decide(o, s, req.params.id, false, body.reason),
+      result: await decide(o, s, pathId(req), false, body.reason),
     });
   });
   app.put('/console/api/policy', async (req, reply) => {

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { textProblem } from '@finance-desk/protocol';
 import { DomainError } from '../errors.js';
 import type { Database } from '../storage/types.js';
 import { csrfMatches, sessionOf, tokenFromCookies, type HumanSession } from './sessions.js';
@@ -42,6 +43,29 @@ export function seeOther(reply: FastifyReply, location: string): FastifyReply {
 /** The app reads every body as text (http/app.ts); an empty body may arrive as undefined. */
 function bodyText(req: FastifyRequest): string {
   return typeof req.body === 'string' ? req.body : '';
+}
+
+/**
+ * The `:id` of a console route, checked against the D5 text rules before it reaches a query
+ * (a NUL is an error in a PostgreSQL parameter): BAD_REQUEST naming `id` (issue 8 item 11).
+ */
+export function pathId(req: FastifyRequest): string {
+  const id = (req.params as { id?: unknown }).id;
+  const problem = typeof id === 'string' ? textProblem(id, { multiline: false }) : 'is required';
+  if (problem) throw new DomainError('BAD_REQUEST', `id: ${problem}`);
+  return id as string;
+}
+
+/**
+ * The sign-in form's fields checked against the D5 text rules before anything is looked up or
+ * counted, so a NUL or a lone surrogate is BAD_REQUEST naming the field and nothing is stored.
+ */
+export function loginFormProblem(fields: Readonly<Record<string, string>>): string | null {
+  for (const [name, value] of Object.entries(fields)) {
+    const problem = textProblem(value, { multiline: false });
+    if (problem) return `${name}: ${problem}`;
+  }
+  return null;
 }
 
 export function formOf(req: FastifyRequest): URLSearchParams {

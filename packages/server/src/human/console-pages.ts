@@ -10,6 +10,8 @@ import {
   cookieToken,
   currentSession,
   formOf,
+  loginFormProblem,
+  pathId,
   requireCsrf,
   seeOther,
   sendHtml,
@@ -111,6 +113,8 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
       password: form.get('password') ?? '',
     };
     try {
+      const problem = loginFormProblem({ org: input.slug, email: input.email, password: input.password });
+      if (problem) throw new DomainError('BAD_REQUEST', problem);
       const session = await signIn(o.db, { ...input, ip: req.ip });
       // A new token on every sign-in; drop the one the browser had, if any (no fixation).
       await deleteSession(o.db, cookieToken(req));
@@ -122,8 +126,9 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const body = loginBody({
-        slug: input.slug.slice(0, 48),
-        email: input.email.slice(0, 254),
+        // Only well-formed text is shown back in the form.
+        slug: loginFormProblem({ org: input.slug }) ? '' : input.slug.slice(0, 48),
+        email: loginFormProblem({ email: input.email }) ? '' : input.email.slice(0, 254),
         error: error.message,
       });
       return sendHtml(reply, statusOf(error.code), page('Sign in', body, null));
@@ -152,7 +157,7 @@ function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   app.post(
     '/console/approvals/:id/approve',
     formPost(o, async (req, reply, s) => {
-      const { id } = req.params as { id: string };
+      const id = pathId(req);
       await decideApproval(o.db, {
         orgId: s.orgId,
         approvalId: id,
@@ -165,7 +170,7 @@ function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   app.post(
     '/console/approvals/:id/deny',
     formPost(o, async (req, reply, s, form) => {
-      const { id } = req.params as { id: string };
+      const id = pathId(req);
       const body = validate(denySchema, { reason: form.get('reason') ?? '' });
       if (!body.ok) throw new DomainError('BAD_REQUEST', body.message);
       const user = { id: s.userId, role: s.role };
