@@ -7,7 +7,7 @@ import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
 import { verifyStoredChain } from '../ledger/verify.js';
-import { formatIssues } from '@finance-desk/protocol';
+import { formatIssues, textProblem } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, revokeOrgKey } from '../org/orgs.js';
 import { startServer } from '../server.js';
 import { openDatabase } from '../storage/open.js';
@@ -236,8 +236,26 @@ function program(): Command {
   return cli;
 }
 
+/**
+ * D5 text rules for arguments (issue 8 item 11): names, emails and reasons become stored text,
+ * so an argument with a control or bidi character is refused naming its option. Line breaks
+ * are allowed (a multi-line --reason); a name with one is refused by the service's own checks.
+ */
+function argumentProblem(argv: readonly string[]): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const problem = textProblem(arg, { multiline: true });
+    if (!problem) continue;
+    const option = arg.startsWith('--') ? arg.split('=', 1)[0] : argv[i - 1]?.startsWith('--') ? argv[i - 1] : `argument ${i + 1}`;
+    return `${option}: ${problem}`;
+  }
+  return null;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   try {
+    const problem = argumentProblem(argv);
+    if (problem) throw new CliFailure(problem, 2);
     await program().parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
