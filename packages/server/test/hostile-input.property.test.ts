@@ -41,6 +41,12 @@ const nasty = fc.oneof(
     '🦘'.repeat(300),
     'NaN',
     '1e309',
+    // D5 text rules (issue 8): a lone surrogate, C1 control, bidi override and isolate.
+    'Acme \ud800',
+    '\udc00',
+    'x\u0085y',
+    '$48,000.00\u202e',
+    '\u2066Acme',
   ),
   fc.constantFrom(0, -1, -0, 0.5, 1e15, -1e15, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 1e308, 9_999_999_999_99),
   fc.constantFrom(true, false, null, [], {}, [[]], { __proto__: 1 }, { constructor: { prototype: 1 } }),
@@ -167,11 +173,77 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
     if (process.env.FD_PROPERTY_STATS === '1') console.info([...stats].sort().map(([k, v]) => `${k}: ${v}`).join('\n'));
     await t.verifyAll();
   }, 600_000);
+  /** One character the D5 text rules refuse anywhere: C0 (not tab/LF/CR), DEL/C1, bidi, lone surrogate. */
+  const forbidden = fc
+    .oneof(
+      fc.integer({ min: 0x00, max: 0x1f }).filter((c) => c !== 0x09 && c !== 0x0a && c !== 0x0d),
+      fc.integer({ min: 0x7f, max: 0x9f }),
+      fc.integer({ min: 0x202a, max: 0x202e }),
+      fc.integer({ min: 0x2066, max: 0x2069 }),
+      fc.integer({ min: 0xd800, max: 0xdfff }),
+    )
+    .map((c) => String.fromCharCode(c));
+  /** Ordinary text with one forbidden character somewhere in it. */
+  const poisoned = fc
+    .tuple(fc.string({ maxLength: 12 }), forbidden, fc.string({ maxLength: 12 }))
+    // fc.string may itself end in a high surrogate half or start with a low one; the forbidden
+    // character is what the test places, so the halves around it are plain ASCII.
+    .map(([a, bad, b]) => `${a.replace(/[^\x20-\x7e]/g, '')}${bad}${b.replace(/[^\x20-\x7e]/g, '')}`);
+
+  it('D5 text rules: a forbidden character in any field, at any depth or in a key, is BAD_REQUEST naming it; nothing changes', async () => {
+    const names = methods.map((m) => m.name);
+    const call = fc.record({
+      method: fc.constantFrom(...names),
+      field: fc.string({ minLength: 1, maxLength: 10 }).map((f) => f.replace(/[^A-Za-z]/g, '') || 'x'),
+      bad: poisoned,
+      shape: fc.constantFrom('value', 'nested', 'array', 'key'),
+    });
+    await fc.assert(
+      fc.asyncProperty(call, async (c) => {
+        const spec = methods.find((m) => m.name === c.method)!;
+        const own = fieldsOf(spec);
+        const field = own.length > 0 && c.field.length % 2 === 0 ? own[c.field.length % own.length]! : c.field;
+        const params: Record<string, unknown> =
+          c.shape === 'value' ? { [field]: c.bad }
+            : c.shape === 'nested' ? { [field]: { inner: c.bad } }
+              : c.shape === 'array' ? { [field]: ['ok', c.bad] }
+                : { [c.bad]: 1 };
+        const named = c.shape === 'value' ? `${field}: ` : c.shape === 'nested' ? `${field}.inner: ` : c.shape === 'array' ? `${field}[1]: ` : 'params: a field name';
+        const before = await head();
+        const r = await t.post(org.keys.agent, c.method, { params });
+        const tag = `${c.method} ${JSON.stringify(params)} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
+        expect(r.status, tag).toBe(400);
+        expect(r.body.error.code, tag).toBe('BAD_REQUEST');
+        expect(r.body.error.message, tag).toContain(named);
+        expect(await head(), tag).toBe(before);
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+  }, 600_000);
+
+  it('D5 text rules in GET reads: a forbidden character in a query value is BAD_REQUEST naming the key', async () => {
+    const names = reads.map((r) => r.name).filter((n) => n !== 'approval.wait');
+    const keys = ['cursor', 'limit', 'slug', 'status', 'x'];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...names), fc.constantFrom(...keys), poisoned, async (name, key, bad) => {
+        const before = await head();
+        // encodeURIComponent refuses a lone surrogate; those reach a query only as invalid UTF-8.
+        const encoded = /[\ud800-\udfff]/.test(bad) ? '%ED%A0%80%00' : encodeURIComponent(bad);
+        const r = await t.get(org.keys.agent, `${name}?${key}=${encoded}`);
+        const tag = `GET ${name}?${key}=${encoded} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
+        expect([400, 403], tag).toContain(r.status);
+        if (r.status === 400) expect(r.body.error.message, tag).toContain(`${key}: `);
+        expect(await head(), tag).toBe(before);
+      }),
+      { numRuns: Math.ceil(RUNS / 4) },
+    );
+  }, 600_000);
+
   it('GET reads: random query strings never answer 5xx and never append an event', async () => {
     const names = [...reads.map((r) => r.name), 'hierarchy', 'no.such', 'org/../events'];
     const keys = ['cursor', 'limit', 'id', 'slug', 'approvalId', 'timeoutMs', 'status', 'actionClass', 'subjectId', 'x'];
     const qvalue = fc.oneof(
-      fc.constantFrom('', '0', '-1', '1.5', '1e3', '500', '501', '9007199254740993', 'inv_x', '%00', '%E0%A4%A', 'harbour', '30001'),
+      fc.constantFrom('', '0', '-1', '1.5', '1e3', '500', '501', '9007199254740993', 'inv_x', '%00', '%E0%A4%A', '%E2%80%AE', '%C2%85', '%ED%A0%80', 'harbour', '30001'),
       fc.string({ maxLength: 20 }),
       fc.constantFrom(...ids),
     );
