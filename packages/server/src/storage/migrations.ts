@@ -3,6 +3,7 @@ import { chartBackfillStatements } from '../domain/gl/chart.js';
 import { migration as payables } from '../domain/payables/migration.js';
 import { migration as receivables } from '../domain/receivables/migration.js';
 import { migration as reconciliation } from '../domain/reconciliation/migration.js';
+import { migration as searchKeys } from './migration-search.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -13,6 +14,20 @@ export interface Migration {
   readonly id: number;
   readonly name: string;
   readonly statements: readonly string[];
+  /** A TypeScript step after the statements, for values SQL cannot compute on both engines. */
+  readonly backfill?: Backfill;
+}
+
+/**
+ * The backfill hook (issue 8 item 15): both engines run it once, in the migration's own
+ * transaction, after its statements: every row of `select` is written back with `update`
+ * (`?` placeholders) and the values `params` computes from the row. Data, not a callback on a
+ * connection, so the synchronous SQLite runner and the asynchronous PostgreSQL one share it.
+ */
+export interface Backfill {
+  readonly select: string;
+  readonly update: string;
+  readonly params: (row: Readonly<Record<string, unknown>>) => readonly (string | number | null)[];
 }
 
 /**
@@ -278,4 +293,6 @@ export const migrations: readonly Migration[] = [
   },
   // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
+  // Search keys computed in TypeScript, 12 (issue 8 item 15).
+  searchKeys,
 ];

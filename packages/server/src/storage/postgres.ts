@@ -209,6 +209,10 @@ export class PostgresDatabase implements Database {
       for (const m of migrations) {
         if (done.has(m.id)) continue;
         for (const sql of m.statements) await client.query(sql);
+        if (m.backfill) {
+          const rows = (await client.query<Record<string, unknown>>(m.backfill.select)).rows;
+          for (const row of rows) await client.query(toPg(m.backfill.update), [...m.backfill.params(row)]);
+        }
         await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
           m.id,
           m.name,

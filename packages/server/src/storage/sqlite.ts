@@ -166,6 +166,12 @@ export class SqliteDatabase implements Database {
       for (const m of migrations) {
         if (done.has(m.id)) continue;
         for (const sql of m.statements) raw.exec(sql);
+        if (m.backfill) {
+          const update = raw.prepare(m.backfill.update);
+          for (const row of raw.prepare(m.backfill.select).all() as Record<string, unknown>[]) {
+            update.run(...m.backfill.params(row));
+          }
+        }
         raw
           .prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)')
           .run(m.id, m.name, new Date().toISOString());

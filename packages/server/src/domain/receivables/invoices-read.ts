@@ -2,6 +2,7 @@ import type { receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { owedOnDocuments } from '../gl/post.js';
+import { searchKey } from '../search-key.js';
 import { containsPattern, pageOfDocuments } from '../paging.js';
 import { loadSaleLines } from './invoice-lines.js';
 import { INVOICE_COLUMNS, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
@@ -21,7 +22,8 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
     { table: 'invoices', noun: 'invoice', columns: INVOICE_COLUMNS },
     [
       ['status = ?', p.status],
-      ["LOWER(payee_name) LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(p.payeeName.toLowerCase())],
+      // A key normalised in TypeScript, not SQL LOWER (which folds only ASCII on SQLite): issue 8 item 15.
+      ["payee_search LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(searchKey(p.payeeName))],
       ['due_on < ?', p.dueBefore],
     ],
     p,

@@ -1,3 +1,4 @@
+import { searchKey } from '../search-key.js';
 import { TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
@@ -132,14 +133,16 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     ledger_id: event.ledgerId,
   };
   await uow.tx.run(
-    `INSERT INTO invoices (org_id, id, status, payee_name, description, total_cents, gst_cents, due_days, created_at,
-       payee_email, chase_step, ledger_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO invoices (org_id, id, status, payee_name, payee_search, description, total_cents, gst_cents, due_days,
+       created_at, payee_email, chase_step, ledger_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       uow.orgId,
       id,
       'draft',
       row.payee_name,
+      // The books.invoices payeeName filter compares this key (search-key.ts, migration 12).
+      searchKey(row.payee_name),
       row.description,
       row.total_cents,
       gstCents,
