@@ -737,7 +737,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const held = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });
       expect(held.body.result.status).toBe('approval_required');
       expect(held.body.result.approval.subject.summary).toBe(
-        `Send dunning step 2 (Second notice) for invoice ${inv.id} to Second Street Bakery <a@b.example> ` +
+        `Send dunning step 2 (Second notice) for invoice ${inv.id} to "Second Street Bakery" <a@b.example> ` +
           `(part_paid: $500.00 outstanding of $1,100.00, due ${inv.dueOn})`,
       );
     });
@@ -749,7 +749,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(mail.text).toContain(`Our records show $1,100.00 of invoice ${inv.id} (total $1,100.00), due on ${inv.dueOn}, is not yet paid.`);
       const held = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });
       expect(held.body.result.approval.subject.summary).toBe(
-        `Send dunning step 2 (Second notice) for invoice ${inv.id} to Second Street Bakery <a@b.example> ` +
+        `Send dunning step 2 (Second notice) for invoice ${inv.id} to "Second Street Bakery" <a@b.example> ` +
           `(sent, unpaid: $1,100.00 outstanding, due ${inv.dueOn})`,
       );
       await post('books.invoiceRecordPayment', { id: inv.id, amountCents: 110_000 });

@@ -492,8 +492,8 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       expect(hold.approval.actionClass).toBe('books.match_hold_resolve');
       expect(hold.subjectId).toBe(line);
       expect(hold.approval.subject.summary).toBe(
-        `Match bank line ${line} (${today()}, money in $3,740.00, "${(await post('books.feedLinesList', {})).body.result.lines.find((l: any) => l.id === line).description}") ` +
-          `to invoice ${inv} (Coastal Cafe Group): apply $3,740.00 of $3,740.00 outstanding`,
+        `Match bank line ${line} (${today()}, money in $3,740.00, ${JSON.stringify((await post('books.feedLinesList', {})).body.result.lines.find((l: any) => l.id === line).description)}) ` +
+          `to invoice ${inv} ("Coastal Cafe Group"): apply $3,740.00 of $3,740.00 outstanding`,
       );
       const early = await post('books.matchHoldResolve', { ...params, approvalId }, org, { 'x-idempotency-key': freshKey() });
       expect(early.status).toBe(423);
