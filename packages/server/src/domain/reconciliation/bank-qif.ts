@@ -1,6 +1,7 @@
 import {
   ParseError,
   line,
+  overCap,
   parseDayFirst,
   parseMoney,
   type ParsedLine,
@@ -12,6 +13,9 @@ import {
  * M memo, N number), `^` ends a record. The date order is chosen when the file is exported and
  * cannot be told from the file for days up to 12; we read day first, as Australian banks export
  * ("QIF dd/mm/yy"). T carries thousands separators (`T-5,292.00`).
+ *
+ * One pass over the rows; the record cap is checked as each `^` is met, not after the whole file
+ * has been turned into lines (issue 8 item 3).
  */
 interface Draft {
   date?: string;
@@ -28,7 +32,7 @@ function finish(d: Draft): ParsedLine {
   return line(d.date, d.amount, d.payee ?? d.memo ?? '', d.number);
 }
 
-export function parseQif(content: string): ParsedStatement {
+export function parseQif(content: string, maxLines = Number.POSITIVE_INFINITY): ParsedStatement {
   const rows = content.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
   const header = rows.findIndex((r) => r.trim() !== '');
   const type = rows[header]?.trim() ?? '';
@@ -48,6 +52,7 @@ export function parseQif(content: string): ParsedStatement {
     const code = row[0];
     const value = row.slice(1);
     if (code === '^') {
+      if (lines.length >= maxLines) throw overCap(d.start, maxLines);
       lines.push(finish(d));
       sourceLines.push(d.start);
       d = { start: no + 1 };
