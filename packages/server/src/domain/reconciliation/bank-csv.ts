@@ -59,18 +59,18 @@ function quotedField(text: string, i: number, line: number) {
 
 /**
  * RFC 4180: quoted fields may hold commas, newlines and doubled quotes; CRLF, LF or CR. One
- * forward pass that slices each field out (no per-character string building), and stops with the
- * cap error when record maxLines + 2 begins: one record more than the cap may be a header, so the
- * data rows are counted again once the layout is known (issue 8 item 3).
+ * forward pass that slices each field out (no per-character string building), and stops reading
+ * once it holds maxRecords records: the caller knows whether the first is a header and refuses the
+ * first data row over its cap, naming that row (issue 8 item 3).
  */
-export function csvRecords(content: string, maxLines = Number.POSITIVE_INFINITY): CsvRecord[] {
+export function csvRecords(content: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecord[] {
   const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
   const out: CsvRecord[] = [];
   let fields: string[] = [];
   let lineNo = 1;
   let start = 1;
   let i = 0;
-  while (i <= text.length) {
+  while (i <= text.length && out.length < maxRecords) {
     let field: string;
     if (text.charCodeAt(i) === 34) {
       const q = quotedField(text, i + 1, start);
@@ -90,10 +90,7 @@ export function csvRecords(content: string, maxLines = Number.POSITIVE_INFINITY)
     if (c === 44) continue;
     // End of record (CR, LF, CRLF or end of text); a blank line is no record.
     if (c === 13 && text.charCodeAt(i) === 10) i += 1;
-    if (!(fields.length === 1 && fields[0] === '')) {
-      if (out.length > maxLines) throw overCap(start, maxLines);
-      out.push({ fields, line: start });
-    }
+    if (!(fields.length === 1 && fields[0] === '')) out.push({ fields, line: start });
     fields = [];
     lineNo += 1;
     start = lineNo;
@@ -243,7 +240,8 @@ export function parseCsv(
   bank: BankLayout | undefined,
   maxLines = Number.POSITIVE_INFINITY,
 ): ParsedStatement {
-  const records = csvRecords(content, maxLines);
+  // A header and the first row over the cap are enough to refuse; nothing after them is read.
+  const records = csvRecords(content, maxLines + 2);
   if (records.length === 0) throw new ParseError(1, 'the file has no rows');
   const layout = bank ?? detectCsvLayout(records);
   if (layout === null) {
