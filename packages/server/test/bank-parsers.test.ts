@@ -208,6 +208,9 @@ describe('bank statement parsers', () => {
     expect(e.message).toContain('not an OFX file');
     e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Bank\nD01/06/26\nT1.00\nPX\n' }));
     expect(e.message).toBe('the last record is not ended by ^');
+    e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Bank\nD01/06/26\nT1.00\nT2.00\n^\n' }));
+    expect([e.line, e.message]).toEqual([4, 'the record has a second T line (is a ^ missing?)']);
+    expect(parseBankFile({ format: 'qif', content: '!Type:Bank\nD01/06/26\nU9.00\nT2.00\nU3.00\n^\n' }).lines[0]?.amountCents).toBe(200);
     e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Invst\n' }));
     expect(e.message).toContain('expected !Type:Bank');
     e = parseError(() => parseBankFile({ format: 'csv', bank: 'westpac', content: 'Date,Amount\r\n' }));
