@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvRecords, detectCsvLayout } from '../src/domain/reconciliation/bank-csv.js';
 import { ParseError, parseBankFile, type BankFile } from '../src/domain/reconciliation/bank-parse.js';
@@ -215,6 +216,27 @@ describe('bank statement parsers', () => {
     expect(e.message).toContain('expected !Type:Bank');
     e = parseError(() => parseBankFile({ format: 'csv', bank: 'westpac', content: 'Date,Amount\r\n' }));
     expect(e.message).toBe('the header has no "Narrative" column');
+  });
+
+  it('any text in any format gives lines or a ParseError, never another error (no RangeError from a character reference)', () => {
+    const piece = fc.constantFrom(
+      '<STMTTRN>', '</STMTTRN>', '<DTPOSTED>20261101', '<TRNAMT>', '-.50', '$-1', '<NAME>', '&#', '&#x', 'D800', '110000', ';', '&amp;', '&#x110000;', '&#1114112;', '&#xD800;', '&#0;',
+      '\n', '\r\n', ',', '"', '^', 'D01/02/26', 'T1,000.00', '01/02/26', '!Type:Bank\n', 'x', '9', '\u0000', '\ud800',
+    );
+    const text = fc.array(piece, { maxLength: 60 }).map((a) => a.join(''));
+    const heads = fc.constantFrom('', 'OFXHEADER:100\n<BANKTRANLIST>', '<?OFX ?>', '!Type:Bank\n', 'OFXHEADER:100\n<STMTTRN><DTPOSTED>20261101<TRNAMT>1<NAME>');
+    const tails = fc.constantFrom('', '</STMTTRN>', '\n^\n');
+    fc.assert(
+      fc.property(fc.constantFrom('csv', 'ofx', 'qif') as fc.Arbitrary<BankFile['format']>, heads, text, tails, (format, head, body, tail) => {
+        try {
+          const parsed = parseBankFile({ format, content: head + body + tail }, 50);
+          for (const l of parsed.lines) expect(Number.isSafeInteger(l.amountCents)).toBe(true);
+        } catch (e) {
+          if (!(e instanceof ParseError)) throw e;
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('quoted fields keep commas, doubled quotes and newlines', () => {
