@@ -14,6 +14,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { parserBench, parserTable } from './parsers.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'packages/server/bin/finance-desk.js');
@@ -599,7 +600,7 @@ function checkText(o) {
   return failed.length === 0 ? 'all 200, chain ok' : `**FAILED: ${failed.join(', ')}**`;
 }
 
-function renderDoc({ machine, outcomes, verify }) {
+function renderDoc({ machine, outcomes, verify, parsers }) {
   const s = SETTINGS;
   return `# Benchmarks
 
@@ -672,6 +673,15 @@ ${chainTable(outcomes)}
 
 ${verifyTable(verify)}
 
+## Bank statement parsers
+
+${parserTable(parsers, table)}
+
+Each format's ordinary ~1 MB statement (under the 5 000-line cap) against ~1 MB hostile bodies of
+the same format, through \`parseBankFile\` in this process (bench/parsers.mjs). A parser that is
+linear and stops at its cap keeps **hostile ÷ ordinary** near or below 1; before issue 8 item 3 the
+OFX reader did not answer the first two OFX bodies within 30 s.
+
 ## How to read this
 
 - **write ÷ bare** is the headline. It is the share of the server's plain HTTP+JSON capacity left
@@ -727,7 +737,9 @@ async function main() {
   log(`verifyChain ${int(verify.verifyPerSec)} rows/s, raw SHA-256 ${int(verify.shaPerSec)} rows/s, ratio ${pct(verify.ratio)}`);
 
   machine.loadAfter = load();
-  const doc = renderDoc({ machine, outcomes, verify });
+  const parsers = await parserBench();
+  log(`bank parsers: ${parsers.rows.map((r) => `${r.format} ${r.body} ${r.ms.toFixed(1)} ms`).join('; ')}`);
+  const doc = renderDoc({ machine, outcomes, verify, parsers });
   const failed = [...outcomes.values()].filter((o) => Object.values(o.checks).some((ok) => !ok));
   process.stdout.write(
     `\n${ratioTable(outcomes)}\n\n${detailTable(outcomes)}\n\n${chainTable(outcomes)}\n\n${verifyTable(verify)}\n\n`,

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvRecords, detectCsvLayout } from '../src/domain/reconciliation/bank-csv.js';
 import { ParseError, parseBankFile, type BankFile } from '../src/domain/reconciliation/bank-parse.js';
-import { parseMoney } from '../src/domain/reconciliation/bank-text.js';
+import { parseDayFirst, parseMoney } from '../src/domain/reconciliation/bank-text.js';
 import { fingerprint, planImport } from '../src/domain/reconciliation/dedupe.js';
 
 /** The bank exports of ../shared/data/bank (copied to fixtures/bank) and what they must parse to. */
@@ -64,9 +65,128 @@ describe('bank statement parsers', () => {
     expect(parseMoney('0.29', 1)).toBe(29);
     expect(parseMoney('1.5', 1)).toBe(150);
     expect(parseMoney('-0.00', 1)).toBe(0);
-    for (const bad of ['1,23.00', '12.345', '1e3', '', '--1', '$5.00', '1 000']) {
+    for (const bad of ['1,23.00', '12.345', '1e3', '', '--1', '1 000', '$', '-', '.', '-.', '$$5', '-$-5', '+-5', '5.', '.5.0', '5$', '1'.repeat(41)]) {
       expect(() => parseMoney(bad, 7)).toThrow(ParseError);
     }
+  });
+
+  it.each([
+    ['$1,234.50', 123_450],
+    ['-$12.00', -1_200],
+    ['$-12.00', -1_200],
+    ['+$12', 1_200],
+    ['$+0.05', 5],
+    ['$0.29', 29],
+    ['-.50', -50],
+    ['.50', 50],
+    ['+.5', 50],
+    ['$.07', 7],
+    ['-$.07', -7],
+    [' $ 1.00'.replace(' 1', '1'), 100],
+  ])('money with a $ sign or no whole part: %s → %i cents', (text, cents) => {
+    expect(parseMoney(text, 1)).toBe(cents);
+  });
+
+  it.each([
+    ['03/10/24', '2024-10-03'],
+    ['3/1/24', '2024-01-03'],
+    ['31/12/99', '2099-12-31'],
+    ['01/01/00', '2000-01-01'],
+    ['13/01/26', '2026-01-13'],
+    ['03/10/2024', '2024-10-03'],
+  ])('two-digit years are 2000–2099, day first: %s → %s', (text, iso) => {
+    expect(parseDayFirst(text, 1)).toBe(iso);
+  });
+
+  it.each([
+    ['ANZ, 2-digit years', '03/10/24,"-$12.00","CARD PURCHASE"\r\n02/10/24,"$1,234.50","TRANSFER FROM J SMITH"\r\n01/10/24,-.50,FEE\r\n', 'anz',
+      [
+        { date: '2024-10-03', amountCents: -1_200, description: 'CARD PURCHASE' },
+        { date: '2024-10-02', amountCents: 123_450, description: 'TRANSFER FROM J SMITH' },
+        { date: '2024-10-01', amountCents: -50, description: 'FEE' },
+      ]],
+    // 12/10/24 is read day first (12 October), as the 4-digit-year detector always has.
+    ['ANZ, 2-digit years, day ≤ 12', '12/10/24,$-5.00,X\n', 'anz', [{ date: '2024-10-12', amountCents: -500, description: 'X' }]],
+    ['CommBank, 2-digit years, $ balance', '03/10/24,"-$10.00","FEE","+$1,000.00"\r\n', 'cba',
+      [{ date: '2024-10-03', amountCents: -1_000, description: 'FEE', balanceCents: 100_000 }]],
+    ['CommBank, 4-digit years, $ after sign', '03/10/2024,"+5.00","X","-$1.00"\r\n', 'cba',
+      [{ date: '2024-10-03', amountCents: 500, description: 'X', balanceCents: -100 }]],
+  ] as const)('headerless %s: detected and parsed', (_name, content, layout, lines) => {
+    expect(detectCsvLayout(csvRecords(content))).toBe(layout);
+    expect(parseBankFile({ format: 'csv', content }).lines).toEqual(lines);
+  });
+
+  it('a CSV with a 2-digit year on one row and an unreadable date on another is not guessed', () => {
+    expect(detectCsvLayout(csvRecords('03/10/24,-1.00,X\n2024-10-03,-1.00,Y\n'))).toBeNull();
+  });
+
+  const ofx = (trn: string) =>
+    `OFXHEADER:100\nDATA:OFXSGML\n\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><BANKTRANLIST>\n<STMTTRN>\n<DTPOSTED>20261101\n${trn}\n</STMTTRN>\n</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n`;
+
+  it.each([
+    ['-.50', -50],
+    ['.50', 50],
+    ['+.50', 50],
+    ['-0.5', -50],
+    ['+12.00', 1_200],
+  ])('OFX TRNAMT %s → %i cents', (amount, cents) => {
+    expect(parseBankFile({ format: 'ofx', content: ofx(`<TRNAMT>${amount}\n<NAME>X`) }).lines[0]?.amountCents).toBe(cents);
+  });
+
+  it.each([
+    ['M&amp;J &#x20AC;5 &#8364; &lt;&gt;', 'M&J €5 € <>'],
+    ['M&J &copy;', 'M&J &copy;'],
+    ['TAB&#9;IN', 'TAB\tIN'],
+    ['&#x1F600;', '😀'],
+  ])('OFX NAME %s decodes to %s', (name, text) => {
+    expect(parseBankFile({ format: 'ofx', content: ofx(`<TRNAMT>-1.00\n<NAME>${name}`) }).lines[0]?.description).toBe(text);
+  });
+
+  it.each([
+    ['&#xD800;', 'character reference "&#xD800;" is a surrogate, not a character'],
+    ['&#55296;', 'character reference "&#55296;" is a surrogate, not a character'],
+    ['&#xDFFF;', 'character reference "&#xDFFF;" is a surrogate, not a character'],
+    ['&#x110000;', 'character reference "&#x110000;" is beyond U+10FFFF'],
+    ['&#1114112;', 'character reference "&#1114112;" is beyond U+10FFFF'],
+    ['&#99999999999;', 'malformed character reference "&#9999999999"'],
+    ['&#0;', 'character reference "&#0;" is a control or bidi-override character (D5)'],
+    ['&#x1B;', 'character reference "&#x1B;" is a control or bidi-override character (D5)'],
+    ['&#13;', 'character reference "&#13;" is a control or bidi-override character (D5)'],
+    ['&#x85;', 'character reference "&#x85;" is a control or bidi-override character (D5)'],
+    ['&#x202E;', 'character reference "&#x202E;" is a control or bidi-override character (D5)'],
+    ['&#x2066;', 'character reference "&#x2066;" is a control or bidi-override character (D5)'],
+    ['&#x;', 'malformed character reference "&#x;"'],
+    ['&#12a;', 'malformed character reference "&#12a;"'],
+    ['&#', 'malformed character reference "&#B"'],
+  ])('OFX NAME with %s is refused naming the field and line', (ref, message) => {
+    const e = parseError(() => parseBankFile({ format: 'ofx', content: ofx(`<TRNAMT>-1.00\n<NAME>A${ref}B`) }));
+    expect([e.line, e.message]).toEqual([8, `NAME: ${message}`]);
+  });
+
+  it('MEMO is decoded (and checked) only when it stands in for a missing NAME', () => {
+    expect(parseBankFile({ format: 'ofx', content: ofx('<TRNAMT>-1.00\n<NAME>OK\n<MEMO>&#0;') }).lines[0]?.description).toBe('OK');
+    expect(parseError(() => parseBankFile({ format: 'ofx', content: ofx('<TRNAMT>-1.00\n<MEMO>&#0;') })).message).toContain('MEMO: ');
+  });
+
+  it('an OFX STMTTRN that is never closed is refused, not skipped', () => {
+    const unclosed = ofx('<TRNAMT>-1.00').replace('</STMTTRN>', '');
+    expect(parseError(() => parseBankFile({ format: 'ofx', content: unclosed })).message).toBe('STMTTRN is not closed by </STMTTRN>');
+    const nested = ofx('<TRNAMT>-1.00').replace('</STMTTRN>', '<STMTTRN>');
+    expect(parseError(() => parseBankFile({ format: 'ofx', content: nested })).message).toBe('STMTTRN is not closed before the next STMTTRN');
+  });
+
+  it.each([
+    ['ofx', undefined, (n: number) => ofx('<TRNAMT>-1.00\n<NAME>X').replace(/<STMTTRN>[\s\S]*<\/STMTTRN>\n/, (b) => b.repeat(n)), 5],
+    ['qif', undefined, (n: number) => `!Type:Bank\n${'D01/06/26\nT1.00\n^\n'.repeat(n)}`, 2],
+    ['csv', 'anz', (n: number) => '01/06/26,1.00,X\n'.repeat(n), 1],
+    ['csv', 'nab', (n: number) => `Date,Amount,Account Number,,Transaction Type,Transaction Details,Balance\n${'03 Aug 26,1.00,1,,X,Y,\n'.repeat(n)}`, 2],
+    ['csv', 'westpac_col', (n: number) => `TRAN_DATE,CLOSING_BAL,AMOUNT,NARRATIVE,SERIAL\n${'20260601,,1.00,X,\n'.repeat(n)}`, 2],
+  ] as const)('%s (%s): the line cap is checked while parsing: max lines parse, max + 1 is refused naming the cap', (format, bank, body, firstLine) => {
+    expect(parseBankFile({ format, bank, content: body(3) }, 3).lines).toHaveLength(3);
+    const e = parseError(() => parseBankFile({ format, bank, content: body(4) }, 3));
+    expect(e.message).toBe('the file has more than 3 statement lines; import at most 3 at a time');
+    const perLine = { ofx: 5, qif: 3, csv: 1 }[format];
+    expect(e.line).toBe(firstLine + 3 * perLine);
   });
 
   it('a headerless CSV that is neither CommBank nor ANZ is not guessed', () => {
@@ -89,10 +209,34 @@ describe('bank statement parsers', () => {
     expect(e.message).toContain('not an OFX file');
     e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Bank\nD01/06/26\nT1.00\nPX\n' }));
     expect(e.message).toBe('the last record is not ended by ^');
+    e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Bank\nD01/06/26\nT1.00\nT2.00\n^\n' }));
+    expect([e.line, e.message]).toEqual([4, 'the record has a second T line (is a ^ missing?)']);
+    expect(parseBankFile({ format: 'qif', content: '!Type:Bank\nD01/06/26\nU9.00\nT2.00\nU3.00\n^\n' }).lines[0]?.amountCents).toBe(200);
     e = parseError(() => parseBankFile({ format: 'qif', content: '!Type:Invst\n' }));
     expect(e.message).toContain('expected !Type:Bank');
     e = parseError(() => parseBankFile({ format: 'csv', bank: 'westpac', content: 'Date,Amount\r\n' }));
     expect(e.message).toBe('the header has no "Narrative" column');
+  });
+
+  it('any text in any format gives lines or a ParseError, never another error (no RangeError from a character reference)', () => {
+    const piece = fc.constantFrom(
+      '<STMTTRN>', '</STMTTRN>', '<DTPOSTED>20261101', '<TRNAMT>', '-.50', '$-1', '<NAME>', '&#', '&#x', 'D800', '110000', ';', '&amp;', '&#x110000;', '&#1114112;', '&#xD800;', '&#0;',
+      '\n', '\r\n', ',', '"', '^', 'D01/02/26', 'T1,000.00', '01/02/26', '!Type:Bank\n', 'x', '9', '\u0000', '\ud800',
+    );
+    const text = fc.array(piece, { maxLength: 60 }).map((a) => a.join(''));
+    const heads = fc.constantFrom('', 'OFXHEADER:100\n<BANKTRANLIST>', '<?OFX ?>', '!Type:Bank\n', 'OFXHEADER:100\n<STMTTRN><DTPOSTED>20261101<TRNAMT>1<NAME>');
+    const tails = fc.constantFrom('', '</STMTTRN>', '\n^\n');
+    fc.assert(
+      fc.property(fc.constantFrom('csv', 'ofx', 'qif') as fc.Arbitrary<BankFile['format']>, heads, text, tails, (format, head, body, tail) => {
+        try {
+          const parsed = parseBankFile({ format, content: head + body + tail }, 50);
+          for (const l of parsed.lines) expect(Number.isSafeInteger(l.amountCents)).toBe(true);
+        } catch (e) {
+          if (!(e instanceof ParseError)) throw e;
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('quoted fields keep commas, doubled quotes and newlines', () => {

@@ -167,6 +167,84 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       expect(await headSeq()).toBe(seq);
     });
 
+    // Issue 8 item 3: each body is ~1 MB; before the parsers were linear the OFX ones took 30 s+
+    // (a line count from the file start per STMTTRN, a lazy regex from every unclosed STMTTRN).
+    const OFX_HEAD = 'OFXHEADER:100\nDATA:OFXSGML\n\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><BANKTRANLIST>\n';
+    const cap = 'the file has more than 5000 statement lines; import at most 5000 at a time';
+    const hostile: [string, { format: string; bank?: string; content: string }, string][] = [
+      ['OFX: 21,000 minimal STMTTRN blocks', { format: 'ofx', content: OFX_HEAD + '<STMTTRN><DTPOSTED>20260101<TRNAMT>1</STMTTRN>'.repeat(21_000) }, `file.content: line 5: ${cap}`],
+      ['OFX: 100,000 unclosed STMTTRN tags', { format: 'ofx', content: OFX_HEAD + '<STMTTRN>'.repeat(100_000) }, 'file.content: line 5: STMTTRN is not closed before the next STMTTRN'],
+      ['OFX: one STMTTRN, then 1 MB of unclosed leaf tags', { format: 'ofx', content: OFX_HEAD + '<STMTTRN>' + '<NAME>x<TRNAMT'.repeat(70_000) }, 'file.content: line 5: STMTTRN is not closed by </STMTTRN>'],
+      ['OFX: a 1 MB amount', { format: 'ofx', content: `${OFX_HEAD}<STMTTRN><DTPOSTED>20260101<TRNAMT>${'1'.repeat(990_000)}</STMTTRN>` }, `file.content: line 5: TRNAMT "${'1'.repeat(30)}" is not an amount of money`],
+      ['QIF: 55,000 records', { format: 'qif', content: `!Type:Bank\n${'D01/06/26\nT1\n^\n'.repeat(55_000)}` }, `file.content: line 15002: ${cap}`],
+      ['QIF: 1 MB of lines with no ^', { format: 'qif', content: `!Type:Bank\n${'D01/06/26\n'.repeat(90_000)}` }, 'file.content: line 3: the record has a second D line (is a ^ missing?)'],
+      ['CSV (ANZ detected): 60,000 rows', { format: 'csv', content: '01/06/26,-1,X\n'.repeat(60_000) }, `file.content: line 5001: ${cap}`],
+      ['CSV (Westpac): a header and 60,000 rows', { format: 'csv', bank: 'westpac', content: `Date,Narrative,Debit Amount,Credit Amount,Balance,Serial\n${'01/06/2026,X,1,,,\n'.repeat(55_000)}` }, `file.content: line 5002: ${cap}`],
+      ['CSV: a quoted field never closed', { format: 'csv', content: `01/06/26,-1,"${'x,'.repeat(490_000)}` }, 'file.content: line 1: a quoted field is not closed'],
+    ];
+
+    it.each(hostile)('a hostile ~1 MB body is answered at once and changes nothing: %s', async (_name, file, message) => {
+      expect(file.content.length).toBeLessThanOrEqual(1_000_000);
+      expect(JSON.stringify({ file }).length).toBeGreaterThan(850_000);
+      const seq = await headSeq();
+      const r = await post('books.feedLines', { file });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: 'BAD_REQUEST', message });
+      expect(await headSeq()).toBe(seq);
+    });
+
+    it('a ~1 MB OFX of exactly 5000 transactions is parsed in full (the repeats are export duplicates)', async () => {
+      const o = await t.org();
+      const block = `<STMTTRN>\n<TRNTYPE>DEBIT\n<DTPOSTED>20260101\n<TRNAMT>-.50\n<FITID>F1\n<NAME>${'PADDED NAME '.repeat(8)}\n</STMTTRN>\n`;
+      const content = `${OFX_HEAD}${block.repeat(5000)}</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n`;
+      expect(content.length).toBeGreaterThan(850_000);
+      const r = ok(await post('books.feedLines', { file: { format: 'ofx', content } }, o));
+      expect(r).toMatchObject({ received: 5000, imported: 1 });
+      expect(r.skipped).toHaveLength(4999);
+    });
+
+    it('a headerless ANZ export with 2-digit years and $ amounts is detected; OFX -.50 is 50 cents out', async () => {
+      const o = await t.org();
+      const anz = '03/10/24,"-$12.00","CARD PURCHASE"\r\n02/10/24,"$1,234.50","TRANSFER FROM J SMITH"\r\n01/10/24,$-0.50,FEE\r\n';
+      const r = ok(await post('books.feedLines', { file: { format: 'csv', content: anz } }, o));
+      expect(r).toMatchObject({ received: 3, imported: 3 });
+      expect((await events(o)).slice(-1)[0].payload.source).toBe('csv:anz');
+      const list = ok(await post('books.feedLinesList', { limit: 10 }, o));
+      const got = list.lines.map((l: any) => [l.date, l.amountCents, l.description]).sort();
+      expect(got).toEqual([
+        ['2024-10-01', -50, 'FEE'],
+        ['2024-10-02', 123_450, 'TRANSFER FROM J SMITH'],
+        ['2024-10-03', -1_200, 'CARD PURCHASE'],
+      ]);
+      const ofx = `${OFX_HEAD}<STMTTRN><DTPOSTED>20241004<TRNAMT>-.50<FITID>A<NAME>FEE &#x20AC;</STMTTRN>\n<STMTTRN><DTPOSTED>20241004<TRNAMT>+.50<FITID>B<NAME>REFUND</STMTTRN>\n</BANKTRANLIST>`;
+      expect(ok(await post('books.feedLines', { file: { format: 'ofx', content: ofx } }, o))).toMatchObject({ imported: 2 });
+      const after = ok(await post('books.feedLinesList', { limit: 10 }, o));
+      const fee = after.lines.find((l: any) => l.reference === 'A');
+      expect([fee.amountCents, fee.description]).toEqual([-50, 'FEE €']);
+      expect(after.lines.find((l: any) => l.reference === 'B').amountCents).toBe(50);
+    });
+
+    it.each([
+      ['&#xD800;', 'is a surrogate, not a character'],
+      ['&#55296;', 'is a surrogate, not a character'],
+      ['&#x110000;', 'is beyond U+10FFFF'],
+      ['&#0;', 'is a control or bidi-override character (D5)'],
+      ['&#x202E;', 'is a control or bidi-override character (D5)'],
+    ])('an OFX character reference %s is BAD_REQUEST naming NAME and its line; nothing stored', async (ref, problem) => {
+      const seq = await headSeq();
+      const content = `${OFX_HEAD}<STMTTRN><DTPOSTED>20241004<TRNAMT>-1.00\n<NAME>PAY ${ref} X</STMTTRN>\n</BANKTRANLIST>`;
+      const r = await post('books.feedLines', { file: { format: 'ofx', content } });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: 'BAD_REQUEST', message: `file.content: line 6: NAME: character reference "${ref}" ${problem}` });
+      expect(await headSeq()).toBe(seq);
+    });
+
+    it('a malformed OFX character reference is BAD_REQUEST naming NAME', async () => {
+      const content = `${OFX_HEAD}<STMTTRN><DTPOSTED>20241004<TRNAMT>-1.00<NAME>PAY &#x; X</STMTTRN>\n</BANKTRANLIST>`;
+      const r = await post('books.feedLines', { file: { format: 'ofx', content } });
+      expect(r.body.error).toEqual({ code: 'BAD_REQUEST', message: 'file.content: line 5: NAME: malformed character reference "&#x;"' });
+    });
+
     it('suggests open invoices for money in and bills and claims for money out, best first', async () => {
       const o = await t.org();
       const inv = await invoice('Coastal Cafe Group', 374_000, o);

@@ -2,6 +2,7 @@ import type { reconciliation } from '@finance-desk/protocol';
 import {
   ParseError,
   line,
+  overCap,
   parseCompactDate,
   parseDayFirst,
   parseDayMonthName,
@@ -23,50 +24,85 @@ interface CsvRecord {
   readonly line: number;
 }
 
-/** RFC 4180: quoted fields may hold commas, newlines and doubled quotes; CRLF, LF or CR. */
-export function csvRecords(content: string): CsvRecord[] {
-  const text = content.replace(/^\uFEFF/, '');
+/** The characters that end an unquoted field: comma, CR, LF. */
+function unquotedEnd(text: string, i: number): number {
+  let j = i;
+  for (; j < text.length; j += 1) {
+    const c = text.charCodeAt(j);
+    if (c === 44 || c === 10 || c === 13) break;
+  }
+  return j;
+}
+
+/**
+ * A quoted field starting after its opening quote at `i`: its value, where it ends (after the
+ * closing quote) and the newlines inside it. Doubled quotes are one quote.
+ */
+function quotedField(text: string, i: number, line: number) {
+  let value = '';
+  let from = i;
+  let newlines = 0;
+  for (let j = i; j < text.length; j += 1) {
+    const c = text.charCodeAt(j);
+    if (c === 10) newlines += 1;
+    if (c !== 34) continue;
+    if (text.charCodeAt(j + 1) === 34) {
+      value += text.slice(from, j + 1);
+      from = j + 2;
+      j += 1;
+      continue;
+    }
+    return { value: value + text.slice(from, j), end: j + 1, newlines };
+  }
+  throw new ParseError(line, 'a quoted field is not closed');
+}
+
+/**
+ * RFC 4180: quoted fields may hold commas, newlines and doubled quotes; CRLF, LF or CR. One
+ * forward pass that slices each field out (no per-character string building), and stops reading
+ * once it holds maxRecords records: the caller knows whether the first is a header and refuses the
+ * first data row over its cap, naming that row (issue 8 item 3).
+ */
+export function csvRecords(content: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecord[] {
+  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
   const out: CsvRecord[] = [];
   let fields: string[] = [];
-  let field = '';
-  let quoted = false;
   let lineNo = 1;
   let start = 1;
-  const endRecord = () => {
+  let i = 0;
+  while (i <= text.length && out.length < maxRecords) {
+    let field: string;
+    if (text.charCodeAt(i) === 34) {
+      const q = quotedField(text, i + 1, start);
+      // Text after the closing quote up to the delimiter is kept, as the old reader did.
+      const rest = unquotedEnd(text, q.end);
+      field = q.value + text.slice(q.end, rest);
+      lineNo += q.newlines;
+      i = rest;
+    } else {
+      const end = unquotedEnd(text, i);
+      field = text.slice(i, end);
+      i = end;
+    }
     fields.push(field);
+    const c = text.charCodeAt(i);
+    i += 1;
+    if (c === 44) continue;
+    // End of record (CR, LF, CRLF or end of text); a blank line is no record.
+    if (c === 13 && text.charCodeAt(i) === 10) i += 1;
     if (!(fields.length === 1 && fields[0] === '')) out.push({ fields, line: start });
     fields = [];
-    field = '';
-  };
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else {
-        if (c === '\n') lineNo += 1;
-        field += c;
-      }
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
-      fields.push(field);
-      field = '';
-    } else if (c === '\r' || c === '\n') {
-      if (c === '\r' && text[i + 1] === '\n') i += 1;
-      endRecord();
-      lineNo += 1;
-      start = lineNo;
-    } else field += c;
+    lineNo += 1;
+    start = lineNo;
   }
-  if (quoted) throw new ParseError(start, 'a quoted field is not closed');
-  if (field !== '' || fields.length > 0) endRecord();
   return out;
 }
 
-const DAY_FIRST = /^\d{1,2}\/\d{1,2}\/\d{4}$/;
-const SIGNED = /^[+-]\d/;
+// DD/MM/YYYY or DD/MM/YY (ANZ's headerless export may write `03/10/24`; years are 20YY, see
+// bank-text.ts). Day first always, as every Australian export writes it: `03/10/24` is 3 October.
+const DAY_FIRST = /^\d{1,2}\/\d{1,2}\/(?:\d{2}|\d{4})$/;
+// A sign before the digits, with or without a `$` on either side of it (`+1.00`, `-$1.00`, `$-1.00`).
+const SIGNED = /^(?:[+-]\$?|\$[+-])[\d.]/;
 
 /** Which layout a CSV is, or null when it cannot be told reliably (the caller then asks for file.bank). */
 export function detectCsvLayout(records: readonly CsvRecord[]): BankLayout | null {
@@ -199,8 +235,13 @@ function westpacCol(records: readonly CsvRecord[]): ParsedStatement {
   return { lines, sourceLines: rows.map((r) => r.line), closingBalanceByDate: byDate };
 }
 
-export function parseCsv(content: string, bank: BankLayout | undefined): ParsedStatement {
-  const records = csvRecords(content);
+export function parseCsv(
+  content: string,
+  bank: BankLayout | undefined,
+  maxLines = Number.POSITIVE_INFINITY,
+): ParsedStatement {
+  // A header and the first row over the cap are enough to refuse; nothing after them is read.
+  const records = csvRecords(content, maxLines + 2);
   if (records.length === 0) throw new ParseError(1, 'the file has no rows');
   const layout = bank ?? detectCsvLayout(records);
   if (layout === null) {
@@ -209,9 +250,11 @@ export function parseCsv(content: string, bank: BankLayout | undefined): ParsedS
       'the CSV layout was not recognised; give file.bank (cba, westpac, westpac_col, nab or anz)',
     );
   }
-  if (layout === 'westpac_col') return { ...westpacCol(records), layout };
-  const headed = layout === 'westpac' || layout === 'nab';
+  const headed = layout === 'westpac' || layout === 'nab' || layout === 'westpac_col';
   const rows = headed ? records.slice(1) : records;
+  const over = rows[maxLines];
+  if (over !== undefined) throw overCap(over.line, maxLines);
+  if (layout === 'westpac_col') return { ...westpacCol(records), layout };
   const parse = { cba, anz, westpac, nab }[layout];
   return { lines: parse(records), sourceLines: rows.map((r) => r.line), layout };
 }

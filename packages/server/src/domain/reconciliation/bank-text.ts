@@ -34,20 +34,28 @@ export interface ParsedStatement {
   readonly layout?: string;
 }
 
-// Optional sign, whole part with or without thousands separators, up to two decimals.
-const MONEY = /^([+-])?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/;
+/**
+ * Optional sign and optional `$` in either order (`-$12.00`, `$-12.00`, `$1,234.50`), a whole part
+ * with or without thousands separators (or none: OFX writes `-.50`), up to two decimals. Every
+ * quantifier is bounded or followed by a fixed class, and the text is at most MONEY_CHARS_MAX long
+ * before the regex sees it, so a hostile 1 MB field costs one length check (issue 8 item 3).
+ */
+const MONEY = /^(?:([+-])?\$?|\$([+-]))(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d{1,2}))?$/;
+const MONEY_CHARS_MAX = 40;
 
-/** "+1,234.5" → 123450. Throws ParseError naming `what` when the text is not an amount. */
+/** "+1,234.5" → 123450, "-$.50" → -50. Throws ParseError naming `what` when the text is not an amount. */
 export function parseMoney(text: string, line: number, what = 'amount'): number {
   const s = text.trim();
-  const m = MONEY.exec(s);
-  if (!m) throw new ParseError(line, `${what} "${s.slice(0, 30)}" is not an amount of money`);
-  const whole = (m[2] ?? '').replace(/,/g, '');
+  const m = s.length <= MONEY_CHARS_MAX ? MONEY.exec(s) : null;
+  // At least one digit on one side of the point: "$", "-" and "." alone are not amounts.
+  if (!m || (m[3] === undefined && m[4] === undefined))
+    throw new ParseError(line, `${what} "${s.slice(0, 30)}" is not an amount of money`);
+  const whole = (m[3] ?? '0').replace(/,/g, '');
   if (whole.length > 13) throw new ParseError(line, `${what} "${s.slice(0, 30)}" is too large`);
-  const cents = Number(whole) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  const cents = Number(whole) * 100 + Number((m[4] ?? '').padEnd(2, '0'));
   if (cents > limits.centsMax)
     throw new ParseError(line, `${what} "${s.slice(0, 30)}" is too large`);
-  return m[1] === '-' && cents !== 0 ? -cents : cents;
+  return (m[1] ?? m[2]) === '-' && cents !== 0 ? -cents : cents;
 }
 
 function ymd(y: number, m: number, d: number, line: number, text: string): string {
@@ -59,7 +67,11 @@ function ymd(y: number, m: number, d: number, line: number, text: string): strin
   return iso;
 }
 
-/** Two-digit years are 20YY: bank exports cover recent years only. */
+/**
+ * Two-digit years are 2000–2099 (`24` → 2024), no pivot: a bank lets you download a few years of
+ * transactions, never last century's, and the fixtures' README says "two-digit years are 20YY".
+ * A date more than a day ahead is refused later as "in the future", so `99` cannot slip in.
+ */
 const fullYear = (yy: string) => (yy.length === 2 ? 2000 + Number(yy) : Number(yy));
 
 /** DD/MM/YYYY or DD/MM/YY (Australian day-first order; QIF also writes DD/MM'YY). */
@@ -108,4 +120,30 @@ export function line(
     ...(reference !== undefined && reference.trim() !== '' ? { reference: reference.trim() } : {}),
     ...(balanceCents !== undefined ? { balanceCents } : {}),
   };
+}
+
+/**
+ * The import cap (feedLimits.linesMax) enforced while a file is read: a parser throws this the
+ * moment it meets line max + 1, so a 1 MB file of tiny records costs no more than its first
+ * max lines (issue 8 item 3).
+ */
+export function overCap(line: number, max: number): ParseError {
+  return new ParseError(
+    line,
+    `the file has more than ${max} statement lines; import at most ${max} at a time`,
+  );
+}
+
+/**
+ * D5 for text a parser decodes itself (an OFX character reference): a C0/C1 control other than
+ * tab and newline, or a bidi override/isolate, is refused like the same character in JSON text.
+ */
+export function forbiddenCodePoint(cp: number): boolean {
+  if (cp === 9 || cp === 10) return false;
+  return (
+    cp < 0x20 ||
+    (cp >= 0x7f && cp <= 0x9f) ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2066 && cp <= 0x2069)
+  );
 }
