@@ -218,6 +218,16 @@ describe('bank statement parsers', () => {
     expect(e.message).toBe('the header has no "Narrative" column');
   });
 
+  it.each(['-12.00', '+12.00', '$-12.00'])(
+    'Westpac Live: a signed %s in an unsigned column is refused, never turned into money in',
+    (amount) => {
+      const head = 'Bank Account,Date,Narrative,Debit Amount,Credit Amount,Balance,Categories,Serial\r\n';
+      const content = `${head}034702458921,30/10/2026,REFUND?,${amount},,"7,524.24",FEE,\r\n`;
+      const e = parseError(() => parseBankFile({ format: 'csv', bank: 'westpac', content }));
+      expect([e.line, e.message]).toEqual([2, 'Debit Amount: must be unsigned; the column gives the direction']);
+    },
+  );
+
   it('any text in any format gives lines or a ParseError, never another error (no RangeError from a character reference)', () => {
     const piece = fc.constantFrom(
       '<STMTTRN>', '</STMTTRN>', '<DTPOSTED>20261101', '<TRNAMT>', '-.50', '$-1', '<NAME>', '&#', '&#x', 'D800', '110000', ';', '&amp;', '&#x110000;', '&#1114112;', '&#xD800;', '&#0;',

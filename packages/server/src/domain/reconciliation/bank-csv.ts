@@ -174,8 +174,13 @@ function westpac(records: readonly CsvRecord[]): ParsedLine[] {
     const cr = at(r, credit).trim();
     if ((dr === '') === (cr === ''))
       throw new ParseError(r.line, 'exactly one of Debit Amount and Credit Amount must be filled');
-    const amount =
-      dr !== '' ? -parseMoney(dr, r.line, 'Debit Amount') : parseMoney(cr, r.line, 'Credit Amount');
+    // The columns are unsigned: a signed value could mean either direction, so it is refused
+    // rather than guessed (a "-12.00" debit once became money in).
+    const [text, column] = dr !== '' ? [dr, 'Debit Amount'] : [cr, 'Credit Amount'];
+    if (/^[+-]|^\$[+-]/.test(text)) {
+      throw new ParseError(r.line, `${column}: must be unsigned; the column gives the direction`);
+    }
+    const amount = dr !== '' ? -parseMoney(dr, r.line, column) : parseMoney(cr, r.line, column);
     const bal = at(r, balance).trim();
     return line(
       parseDayFirst(at(r, date), r.line),
