@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chartBackfillStatements } from '../domain/gl/chart.js';
 import { migration as payables } from '../domain/payables/migration.js';
+import { migration as payablesBankDetails } from '../domain/payables/migration-bank-details.js';
 import { migration as receivables } from '../domain/receivables/migration.js';
 import { migration as reconciliation } from '../domain/reconciliation/migration.js';
 
@@ -278,4 +279,5 @@ export const migrations: readonly Migration[] = [
   },
   // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
+  payablesBankDetails,
 ];
