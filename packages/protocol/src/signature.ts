@@ -13,7 +13,8 @@ export type ActionClass = (typeof ACTION_CLASSES)[number];
 export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
-export const HELD_REASONS = ['ABOVE_FLOOR', 'NEW_PAYEE'] as const;
+/** PB-B1 (D8), in order of precedence: BANK_DETAILS_CHANGED, then ABOVE_FLOOR, then NEW_PAYEE. */
+export const HELD_REASONS = ['BANK_DETAILS_CHANGED', 'ABOVE_FLOOR', 'NEW_PAYEE'] as const;
 export type HeldReason = (typeof HELD_REASONS)[number];
 
 export const USER_ROLES = ['owner', 'approver', 'bookkeeper'] as const;

@@ -38,6 +38,8 @@ const PAYEES = [
   { payeeName: 'Coastal Power', payeeBsb: '033-001', payeeAccountNumber: '987654', payeeAccountName: 'Coastal Power' },
   { payeeName: 'Blue Van Hire', payeeBsb: '083-004', payeeAccountNumber: '55501234', payeeAccountName: 'Blue Van Hire' },
   { payeeName: 'Cash Supplier' },
+  // Harbour Timber again, in other case and spacing, with another account: PB-B1 holds it (issue 8).
+  { payeeName: ' harbour  TIMBER', payeeBsb: '062-000', payeeAccountNumber: '87654321', payeeAccountName: 'Harbour Timber Pty Ltd' },
 ] as const;
 
 /** Amounts around the policy floors: materiality 100 000, bill approval 500 000 cents. */
@@ -465,11 +467,12 @@ class Run {
       case 'recode': {
         const line = at(m.lines, a.pick);
         if (!line) return;
-        const ok = line.applied === 0;
+        // A held line waits for a human (matchHoldResolve); the agent cannot recode it away (issue 8).
+        const ok = line.applied === 0 && line.status !== 'held';
         const r = await this.write('books.lineRecode', { lineId: line.id, accountCode: a.account }, ok);
+        if (line.status === 'held') expect(r.body.error?.code).toBe('CONFLICT');
         if (r.status !== 200) return;
         line.status = 'recoded';
-        line.held = null;
         return;
       }
       case 'journal': {

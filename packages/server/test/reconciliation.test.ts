@@ -430,6 +430,31 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
         `bank line ${line} is held for a human decision (374000 cents to invoice ${inv}); complete or change the match with books.matchHoldResolve`,
       );
     });
+
+    it('a held line cannot be recoded by the agent: CONFLICT naming the hold, nothing changes; a human proof still matches it (issue 8)', async () => {
+      const inv = await invoice('Held Recode Pty Ltd', 250_000);
+      const line = await oneLine(250_000, 'DEPOSIT HELD RECODE');
+      const params = { lineId: line, target: { kind: 'invoice', id: inv } };
+      expect(ok(await post('books.matchAccept', params)).status).toBe('held');
+      const before = await bank();
+      const seq = await headSeq();
+      const recode = await post('books.lineRecode', { lineId: line, accountCode: '4200' });
+      expect(recode.status).toBe(409);
+      expect(recode.body.error.code).toBe('CONFLICT');
+      expect(recode.body.error.message).toBe(
+        `bank line ${line} is held for a human decision (250000 cents to invoice ${inv}, above the materiality floor); it cannot be recoded. ` +
+          'Only books.matchHoldResolve with a human approval (approvalId or signatureToken for books.match_hold_resolve) releases it',
+      );
+      expect(await headSeq()).toBe(seq);
+      expect(await bank()).toBe(before);
+      const still = (await t.post(org.keys.reader, 'books.feedLinesList', { status: 'held' })).body.result.lines.find((l: any) => l.id === line);
+      expect(still).toMatchObject({ status: 'held', held: { kind: 'invoice', targetId: inv, amountCents: 250_000 } });
+      // The way out is the signature act, with a human's proof.
+      const { approvalId } = await heldAndRequested(t, org, 'books.matchHoldResolve', params);
+      await decide(t, org, approvalId, true);
+      const done = ok(await post('books.matchHoldResolve', { ...params, approvalId }, org, { 'x-idempotency-key': freshKey() }));
+      expect(done).toMatchObject({ status: 'matched', document: { status: 'paid' } });
+    });
   });
 
   describe('refusals change nothing', () => {
@@ -505,7 +530,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
         ['books.matchHoldResolve', { lineId: matched, target: { kind: 'invoice', id: other } }, `bank line ${matched} is matched (5000 cents to invoice ${inv}); nothing is left to match`],
         ['books.matchAccept', { lineId: matched, target: { kind: 'invoice', id: inv }, amountCents: 100 }, `bank line ${matched} already applies 5000 cents to invoice ${inv}; a line is applied to a document once`],
         ['books.matchAccept', { lineId: recoded, target: { kind: 'claim', id: cl } }, `bank line ${recoded} is recoded to account 6300; only an unmatched or part_matched line can be matched`],
-        ['books.lineRecode', { lineId: matched, accountCode: '4200' }, `bank line ${matched} is matched with 5000 cents applied to documents; only a line with nothing applied (unmatched, held or recoded) can be recoded`],
+        ['books.lineRecode', { lineId: matched, accountCode: '4200' }, `bank line ${matched} is matched with 5000 cents applied to documents; only a line with nothing applied (unmatched or recoded) can be recoded`],
       ];
       for (const [method, params, message] of cases) {
         const r = await post(method, params, o);
@@ -724,7 +749,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       const matched = await post('books.lineRecode', { lineId: line, accountCode: '6000' });
       expect(matched.status).toBe(409);
       expect(matched.body.error.message).toBe(
-        `bank line ${line} is matched with 2000 cents applied to documents; only a line with nothing applied (unmatched, held or recoded) can be recoded`,
+        `bank line ${line} is matched with 2000 cents applied to documents; only a line with nothing applied (unmatched or recoded) can be recoded`,
       );
       const back = await post('books.matchAccept', { lineId: await recodedLine(), target: { kind: 'bill', id: bill } });
       expect(back.status).toBe(409);

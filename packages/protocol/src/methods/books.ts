@@ -129,7 +129,7 @@ export const billCapture = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Capture a supplier bill (amounts GST-inclusive). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500. Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE). Nothing is posted until it is approved.',
+    'Capture a supplier bill (amounts GST-inclusive). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500. Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved.',
   params: z
     .strictObject({
       payeeName: text(),

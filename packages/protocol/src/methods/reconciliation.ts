@@ -297,7 +297,7 @@ export const lineRecode = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    "Code a bank line with nothing applied to documents (unmatched, held or recoded) straight to an account: bank fees, interest, owner drawings, a card purchase. Posts, dated the line's date, money out: Dr account (net) + Dr 1200 GST paid / Cr bank; money in: Dr bank / Cr account (net) + Cr 2100 GST collected (purchase codes use 1200, sale codes 2100; a purchase code on money in is a refund, its tags negative). GST is 1/11 of the line for GST codes. taxCode defaults to INPUT_TAXED_EXPENSE for 6300 Bank fees, INPUT_TAXED for 4100 Interest income, else BAS_EXCLUDED (no credit is claimed without a code). Recoding again reverses the previous recode journal and posts the new one. Each call is a new act (D3).",
+    "Code a bank line with nothing applied to documents (unmatched or recoded; a held line waits for books.matchHoldResolve and a human, CONFLICT) straight to an account: bank fees, interest, owner drawings, a card purchase. Posts, dated the line's date, money out: Dr account (net) + Dr 1200 GST paid / Cr bank; money in: Dr bank / Cr account (net) + Cr 2100 GST collected (purchase codes use 1200, sale codes 2100; a purchase code on money in is a refund, its tags negative). GST is 1/11 of the line for GST codes. taxCode defaults to INPUT_TAXED_EXPENSE for 6300 Bank fees, INPUT_TAXED for 4100 Interest income, else BAS_EXCLUDED (no credit is claimed without a code). Recoding again reverses the previous recode journal and posts the new one. Each call is a new act (D3).",
   params: z.strictObject({
     lineId: id(),
     accountCode: accountCode(),

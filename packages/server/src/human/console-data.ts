@@ -1,4 +1,5 @@
 import type { ApprovalStatus } from '@finance-desk/protocol';
+import { bankChangeOf, type BankChange } from '../domain/payables/bills.js';
 import {
   APPROVAL_COLUMNS,
   listDecisions,
@@ -20,6 +21,8 @@ export interface ConsoleApproval extends Approval {
   readonly decidedByName: string | null;
   /** Whether the signed-in user holds decision rights for this approval's class. */
   readonly mayDecide: boolean;
+  /** A pending bill approval whose payee bank details changed: old and new (D8, issue 8). */
+  readonly bankChange: BankChange | null;
 }
 
 export interface ChainStatus {
@@ -77,8 +80,15 @@ async function withNames(
     a.decidedBy ? [a.requestedBy, a.decidedBy] : [a.requestedBy],
   );
   const names = await namesOf(q, session.orgId, ids);
+  const changes = new Map<string, BankChange | null>();
+  for (const a of approvals) {
+    if (a.actionClass === 'books.bill_approve' && a.status === 'pending') {
+      changes.set(a.approvalId, await bankChangeOf(q, session.orgId, a.subjectId));
+    }
+  }
   return approvals.map((a) => ({
     ...a,
+    bankChange: changes.get(a.approvalId) ?? null,
     requestedByName: names.get(a.requestedBy) ?? a.requestedBy,
     decidedByName: a.decidedBy ? (names.get(a.decidedBy) ?? a.decidedBy) : null,
     mayDecide: mayDecide(policy, a.actionClass, { id: session.userId, role: session.role }),

@@ -72,10 +72,29 @@ An owner can grant them on the <a href="/console/policy">Policy</a> page.</p>`;
 </div>`;
 }
 
+/** Old and new bank details side by side: what the approver must compare before money moves. */
+function bankChangeTable(a: ConsoleApproval): Html | null {
+  const c = a.bankChange;
+  if (!c) return null;
+  const was = (v: string | null | undefined) => v ?? 'none on record';
+  const row = (label: string, old: string | null | undefined, now: string | null) =>
+    html`<tr><th scope="row">${label}</th><td>${was(old)}</td><td>${now ?? '—'}</td></tr>`;
+  return html`<table class="bank-change" id="${a.approvalId}-bank">
+  <caption>Bank details changed</caption>
+  <thead><tr><td></td><th scope="col">Last approved</th><th scope="col">This bill</th></tr></thead>
+  <tbody>
+    ${row('BSB', c.previous?.bsb, c.current.bsb)}
+    ${row('Account number', c.previous?.accountNumber, c.current.accountNumber)}
+    ${row('Account name', c.previous?.accountName, c.current.accountName)}
+  </tbody>
+</table>`;
+}
+
 function approvalCard(a: ConsoleApproval, csrf: string): Html {
   return html`<article class="card" aria-labelledby="${a.approvalId}-title">
   <h2 id="${a.approvalId}-title">${ACT_TITLES[a.actionClass]}</h2>
   <p class="summary" id="${a.approvalId}-summary">${a.summary}</p>
+  ${bankChangeTable(a)}
   <dl class="facts">
     <dt>Asked by</dt><dd>${a.requestedByName}</dd>
     <dt>Requested</dt><dd>${when(a.requestedAt)}</dd>

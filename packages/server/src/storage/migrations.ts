@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chartBackfillStatements } from '../domain/gl/chart.js';
 import { migration as payables } from '../domain/payables/migration.js';
+import { migration as payablesBankDetails } from '../domain/payables/migration-bank-details.js';
 import { migration as receivables } from '../domain/receivables/migration.js';
 import { migration as reconciliation } from '../domain/reconciliation/migration.js';
 import { migration as searchKeys } from './migration-search.js';
@@ -295,4 +296,6 @@ export const migrations: readonly Migration[] = [
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
   // Search keys computed in TypeScript, 12 (issue 8 item 15).
   searchKeys,
+  // Bills held for changed bank details, 14 (issue 8 item 8).
+  payablesBankDetails,
 ];

@@ -7,7 +7,9 @@ import { payloadHashOf } from '../../governance/approvals.js';
 import { loadPolicy } from '../../governance/policy.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { newId } from '../../ids.js';
+import { quoted } from '../../governance/quote.js';
 import { formatCents } from '../../money.js';
+import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type JournalInput } from '../gl/post.js';
 import { insertBillLines, loadBillLines, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
@@ -45,16 +47,89 @@ export interface BillRow {
   ledger_id: string;
 }
 
-/** A bill with its lines, as the acts see it. */
-export type LoadedBill = BillRow & { readonly lines: readonly PurchaseLine[] };
+/**
+ * A bill with its lines, as the acts see it, and the bank details last approved for its payee
+ * (what the human compares this bill's against; undefined when not looked up).
+ */
+export type LoadedBill = BillRow & { readonly lines: readonly PurchaseLine[]; readonly approvedBank?: ApprovedBank };
 
 export const BILL_COLUMNS =
   'id, status, payee_name, payee_key, description, total_cents, gst_cents, due_days, due_on, held_reason, note, run_id, ' +
   'payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
 
-/** Payee identity for NEW_PAYEE: case and spacing do not make a new supplier. */
+/**
+ * Payee identity for PB-B1 (NEW_PAYEE and BANK_DETAILS_CHANGED, D8): case and spacing do not make a
+ * new supplier. The one normaliser of payee names; keys are stored (bills.payee_key), so a change
+ * here needs a backfill of every stored key (accents are not folded for that reason, docs/decisions.md).
+ */
 export function payeeKey(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
+/** Where a bill pays: BSB and account number route the money (BECS does not check the name). */
+export interface BankDetails {
+  readonly bsb: string;
+  readonly accountNumber: string;
+  readonly accountName: string | null;
+}
+
+/**
+ * The payee's standing for PB-B1: whether any bill of theirs was approved (NEW_PAYEE), and the
+ * bank details of the most recently approved one that had any and was not returned since (a
+ * returned bill's details are not what anyone agreed to pay).
+ */
+export interface ApprovedBank {
+  readonly known: boolean;
+  readonly last: BankDetails | null;
+}
+
+export function bankOf(row: Pick<BillRow, 'payee_bsb' | 'payee_account_number' | 'payee_account_name'>): BankDetails | null {
+  return row.payee_bsb && row.payee_account_number
+    ? { bsb: row.payee_bsb, accountNumber: row.payee_account_number, accountName: row.payee_account_name }
+    : null;
+}
+
+export async function approvedBankOf(q: Queryable, orgId: string, key: string): Promise<ApprovedBank> {
+  const known = await q.get('SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1', [orgId, key]);
+  if (!known) return { known: false, last: null };
+  const last = await q.get<Pick<BillRow, 'payee_bsb' | 'payee_account_number' | 'payee_account_name'>>(
+    `SELECT payee_bsb, payee_account_number, payee_account_name FROM bills
+     WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL AND status <> 'returned' AND payee_bsb IS NOT NULL
+     ORDER BY approved_at DESC, id DESC LIMIT 1`,
+    [orgId, key],
+  );
+  return { known: true, last: last ? bankOf(last) : null };
+}
+
+/**
+ * D8: a bill from a known payee whose BSB or account number differs from the last approved (or
+ * that brings the first details of a payee whose approved bills had none). A bill without bank
+ * details cannot be paid by a run, and a new payee is held as NEW_PAYEE with its details shown.
+ */
+export function bankChanged(bank: BankDetails | null, approved: ApprovedBank): boolean {
+  if (!bank || !approved.known) return false;
+  return !approved.last || approved.last.bsb !== bank.bsb || approved.last.accountNumber !== bank.accountNumber;
+}
+
+/** A held bill's bank details beside those last approved for its payee, for the approval card. */
+export interface BankChange {
+  readonly previous: BankDetails | null;
+  readonly current: BankDetails;
+}
+
+/** The change an open bill brings, read now (what the human decides against), or null. */
+export async function bankChangeOf(q: Queryable, orgId: string, billId: string): Promise<BankChange | null> {
+  const row = await q.get<BillRow>(`SELECT ${BILL_COLUMNS} FROM bills WHERE org_id = ? AND id = ?`, [orgId, billId]);
+  if (!row || !OPEN.includes(row.status)) return null;
+  const current = bankOf(row);
+  const approved = await approvedBankOf(q, orgId, row.payee_key);
+  return current && bankChanged(current, approved) ? { previous: approved.last, current } : null;
+}
+
+/** A bank account in words for the approver: the full BSB and number (they are what the ABA file pays). */
+export function describeBank(bank: BankDetails | null): string {
+  if (!bank) return 'no bank details';
+  return `BSB ${bank.bsb} account ${bank.accountNumber}${bank.accountName ? ` (${quoted(bank.accountName)})` : ''}`;
 }
 
 export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
@@ -102,7 +177,8 @@ async function load(uow: Uow, id: string): Promise<LoadedBill> {
     id,
   ]);
   if (!row) throw notFound('bill', id);
-  return { ...row, lines: (await loadBillLines(uow.tx, uow.orgId, [id])).get(id) ?? [] };
+  const lines = (await loadBillLines(uow.tx, uow.orgId, [id])).get(id) ?? [];
+  return { ...row, lines, approvedBank: await approvedBankOf(uow.tx, uow.orgId, row.payee_key) };
 }
 
 interface Move {
@@ -136,15 +212,13 @@ async function transition(uow: Uow, bill: LoadedBill, move: Move) {
   return toBill({ ...next, ledger_id: event.ledgerId }, bill.lines);
 }
 
-/** PB-B1 (D8): ABOVE_FLOOR beats NEW_PAYEE; neither → null. */
-async function heldReasonFor(uow: Uow, key: string, totalCents: number): Promise<HeldReason | null> {
+/** PB-B1 (D8): BANK_DETAILS_CHANGED (whatever the amount) beats ABOVE_FLOOR, which beats NEW_PAYEE; none → null. */
+async function heldReasonFor(uow: Uow, key: string, totalCents: number, bank: BankDetails | null): Promise<HeldReason | null> {
+  const approved = await approvedBankOf(uow.tx, uow.orgId, key);
+  if (bankChanged(bank, approved)) return 'BANK_DETAILS_CHANGED';
   const policy = await loadPolicy(uow.tx, uow.orgId);
   if (totalCents > policy.billApprovalFloorCents) return 'ABOVE_FLOOR';
-  const known = await uow.tx.get('SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1', [
-    uow.orgId,
-    key,
-  ]);
-  return known ? null : 'NEW_PAYEE';
+  return approved.known ? null : 'NEW_PAYEE';
 }
 
 type CaptureParams = z.infer<typeof books.billCapture.params>;
@@ -161,7 +235,10 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
   const lines = await captureLines(uow, params);
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
   const key = payeeKey(params.payeeName);
-  const heldReason = await heldReasonFor(uow, key, total);
+  const bank = params.payeeBsb && params.payeeAccountNumber
+    ? { bsb: params.payeeBsb, accountNumber: params.payeeAccountNumber, accountName: null }
+    : null;
+  const heldReason = await heldReasonFor(uow, key, total, bank);
   const row: BillRow = {
     id: newId('bill'),
     status: heldReason ? 'held' : 'captured',
@@ -209,9 +286,25 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
 /** Statuses billApprove takes: not approved (yet, or again after billHold). */
 export const OPEN: readonly BillStatus[] = ['captured', 'held', 'on_hold'];
 
-function billSummary(row: BillRow): string {
-  const held = row.held_reason ? ` (held: ${row.held_reason === 'ABOVE_FLOOR' ? 'above the approval floor' : 'new payee'})` : '';
-  return `Approve bill ${row.id} from ${row.payee_name} for ${formatCents(Number(row.total_cents))}${held}, due ${row.due_on}`;
+const HELD_WORDS: Readonly<Record<HeldReason, string>> = {
+  BANK_DETAILS_CHANGED: 'bank details changed',
+  ABOVE_FLOOR: 'above the approval floor',
+  NEW_PAYEE: 'new payee',
+};
+
+/**
+ * What the human reads (D7): agent text quoted; where the money goes in full, and, when the bank
+ * details differ from those last approved for the payee, both side by side (issue 8).
+ */
+export function billSummary(row: BillRow, approved: ApprovedBank): string {
+  const held = row.held_reason ? ` (held: ${HELD_WORDS[row.held_reason]})` : '';
+  const bank = bankOf(row);
+  const pays = bank ? `; pays ${describeBank(bank)}` : '; no bank details (it cannot be paid by a payment run)';
+  const change = bankChanged(bank, approved) ? `; bank details changed: was ${describeBank(approved.last)}, now ${describeBank(bank)}` : '';
+  return (
+    `Approve bill ${row.id} from ${quoted(row.payee_name)} for ${formatCents(Number(row.total_cents))}${held}: ` +
+    `${quoted(row.description)}, due ${row.due_on}${change || pays}`
+  );
 }
 
 /** Approval posts the bill, once: a bill re-approved after billHold was posted the first time. */
@@ -240,7 +333,7 @@ export const billApproveAct: SignatureAct<{ id: string }, LoadedBill> = {
   load: (params, uow) => load(uow, params.id),
   subjectId: (row) => row.id,
   needsProof: (_params, row) => row.held_reason !== null,
-  summary: (_params, row) => billSummary(row),
+  summary: (_params, row) => billSummary(row, row.approvedBank ?? { known: false, last: null }),
   state(_params, row) {
     if (row.status === 'approved') return { ...toBill(row, row.lines), noop: true };
     if (!OPEN.includes(row.status)) throw conflict(`bill ${row.id} is ${row.status}; only a captured, held or on-hold bill can be approved`);
@@ -298,5 +391,5 @@ export async function pbB1Hold(uow: Uow, subjectId: string, payloadHash: string)
   if (!row || row.held_reason === null || !OPEN.includes(row.status)) return null;
   const params = { id: row.id };
   if (payloadHashOf('books.bill_approve', row.id, params) !== payloadHash) return null;
-  return { method: 'books.billApprove', params, summary: billSummary(row) };
+  return { method: 'books.billApprove', params, summary: billSummary(row, await approvedBankOf(uow.tx, uow.orgId, row.payee_key)) };
 }

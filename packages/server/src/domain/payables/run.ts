@@ -4,11 +4,12 @@ import { AbaError, ABA_AMOUNT_CENTS_MAX, balancingPayment, buildAba, type AbaBat
 import { enqueuePaymentFile } from '../../adapters/payments.js';
 import { isoDate } from '../../clock.js';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
+import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
 import type { Uow, WriteResult } from '../../write-path.js';
 import { newJournalId, owedOnDocuments, postJournal } from '../gl/post.js';
-import { BILL_COLUMNS, maskedAccount, type BillRow } from './bills.js';
+import { bankOf, BILL_COLUMNS, describeBank, maskedAccount, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
 
 /**
@@ -137,18 +138,24 @@ function runResult(row: RunRow) {
   };
 }
 
-const SUMMARY_PAYMENTS_MAX = 20;
-
-/** What the human reads (D7): bills, payees, amounts, total, date and funding account, in plain words. */
+/**
+ * What the human reads (D7): every payment (never a sample) with its payee, amount and the exact
+ * BSB and account number the ABA file pays, then the total, date and funding account (issue 8).
+ * Agent-supplied text (payee names, account titles) is quoted.
+ */
 function runSummary(p: Params, s: Subject): string {
   const total = s.payments.reduce((sum, x) => sum + x.amountCents, 0);
-  const listed = s.payments.slice(0, SUMMARY_PAYMENTS_MAX).map((x) => `${x.payee} ${formatCents(x.amountCents)} (${x.billId})`);
-  const more = s.payments.length > SUMMARY_PAYMENTS_MAX ? `, and ${s.payments.length - SUMMARY_PAYMENTS_MAX} more` : '';
+  const byId = new Map(s.bills.map((b) => [b.id, b]));
+  const listed = s.payments.map((x, i) => {
+    const b = byId.get(x.billId);
+    const to = describeBank(b ? bankOf(b) : null);
+    return `${i + 1}. ${quoted(x.payee)} ${formatCents(x.amountCents)} to ${to} (${x.billId})`;
+  });
   const n = s.payments.length;
   return (
     `Pay ${n} bill${n === 1 ? '' : 's'} totalling ${formatCents(total)} by Direct Entry (ABA file ${s.runId}.aba) on ` +
     `${p.paymentDate} from ${p.funding.bankCode} account ${p.funding.bsb} ${p.funding.accountNumber} ` +
-    `(${p.funding.userName}): ${listed.join('; ')}${more}`
+    `(${quoted(p.funding.userName)}): ${listed.join('; ')}`
   );
 }
 

@@ -14,9 +14,21 @@ import { checkDirectPosting, taxedPosting } from './tax-lines.js';
  */
 type Params = z.infer<typeof reconciliation.lineRecode.params>;
 
-/** Lines that can be recoded: nothing of them is applied to a document. */
-const recodable = (line: LineRow) =>
-  ['unmatched', 'held', 'recoded'].includes(line.status) && Number(line.matched_cents) === 0;
+/**
+ * Lines that can be recoded: nothing of them is applied to a document, and no human decision is
+ * pending on them. A held line (matchAccept above the materiality floor, D8) is released only by
+ * matchHoldResolve with a human's proof; recoding it would settle it by the agent alone (issue 8).
+ */
+const recodable = (line: LineRow) => ['unmatched', 'recoded'].includes(line.status) && Number(line.matched_cents) === 0;
+
+/** CONFLICT naming the hold and the only way out of it. */
+function heldRefusal(line: LineRow) {
+  return conflict(
+    `bank line ${line.id} is held for a human decision (${Number(line.held_amount_cents ?? 0)} cents to ` +
+      `${line.held_kind ?? ''} ${line.held_target_id ?? ''}, above the materiality floor); it cannot be recoded. ` +
+      'Only books.matchHoldResolve with a human approval (approvalId or signatureToken for books.match_hold_resolve) releases it',
+  );
+}
 
 /**
  * With no taxCode: bank fees and interest are financial supplies (input taxed, BAS G11/G14 and
@@ -82,10 +94,11 @@ function recodePosting(
 
 export async function lineRecode(p: Params, uow: Uow) {
   const line = await lockLine(uow, p.lineId);
+  if (line.status === 'held') throw heldRefusal(line);
   if (!recodable(line)) {
     throw conflict(
       `bank line ${line.id} is ${line.status} with ${Number(line.matched_cents)} cents applied to documents; ` +
-        'only a line with nothing applied (unmatched, held or recoded) can be recoded',
+        'only a line with nothing applied (unmatched or recoded) can be recoded',
     );
   }
   if (p.accountCode === line.account_code)
@@ -134,7 +147,7 @@ export async function lineRecode(p: Params, uow: Uow) {
   });
   await uow.tx.run(
     `UPDATE bank_feed_lines SET status = 'recoded', recode_account = ?, recode_tax_code = ?, recode_gst_cents = ?, recode_journal_id = ?,
-       held_kind = NULL, held_target_id = NULL, held_amount_cents = NULL, ledger_id = ? WHERE org_id = ? AND id = ?`,
+       ledger_id = ? WHERE org_id = ? AND id = ?`,
     [p.accountCode, taxCode, gstCents, journalId, event.ledgerId, uow.orgId, line.id],
   );
   return {
