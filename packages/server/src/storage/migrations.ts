@@ -277,5 +277,11 @@ export const migrations: readonly Migration[] = [
     ],
   },
   // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
-  ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
+  ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),  // Sign-in throttling is swept by window start on every counted attempt (issue 8 item 13).
+  // Existing rows keep their meaning; the first sweep removes the stale ones.
+  {
+    id: 13,
+    name: 'login attempts sweep index',
+    statements: ['CREATE INDEX login_attempts_window ON login_attempts (window_start)'],
+  },
 ];
