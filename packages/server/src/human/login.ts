@@ -194,8 +194,33 @@ async function reserveAttempt(
     const fresh = buckets.filter((b) => (rows.get(b.id)?.window_start ?? '') < c.stale).length;
     if (fresh > 0) await makeRoom(tx, c, limits.rowsMax - fresh);
     for (const b of buckets) await count(tx, b.id, c);
+    await refuseOvershoot(tx, buckets, c);
     return null;
+  }).catch((error: unknown) => {
+    if (error instanceof Overshoot) return c.lockUntil;
+    throw error;
   });
+}
+
+/** Thrown to roll back an attempt that was counted past a ceiling by a parallel one. */
+class Overshoot extends Error {}
+
+/**
+ * FOR UPDATE cannot lock a row that does not exist yet, so on PostgreSQL parallel first attempts
+ * all read "no row" and count. The upsert waits for the others' commits and adds to the latest
+ * count, so reading it back is exact: past a ceiling, or locked by a parallel attempt meanwhile
+ * (count() leaves a live lock alone), this attempt lost the race and is refused by rolling back
+ * everything it wrote. The next attempt finds the ceiling reached and locks.
+ */
+async function refuseOvershoot(tx: Tx, buckets: readonly Bucket[], c: Clock): Promise<void> {
+  for (const b of buckets) {
+    const row = await tx.get<{ failures: number; locked_until: string | null }>(
+      'SELECT failures, locked_until FROM login_attempts WHERE bucket = ?',
+      [b.id],
+    );
+    const locked = row?.locked_until != null && row.locked_until > c.at;
+    if (locked || Number(row?.failures ?? 0) > b.max) throw new Overshoot('counted past the ceiling');
+  }
 }
 
 async function count(tx: Tx, bucket: string, c: Clock): Promise<void> {
@@ -203,10 +228,13 @@ async function count(tx: Tx, bucket: string, c: Clock): Promise<void> {
     `INSERT INTO login_attempts (bucket, failures, window_start, locked_until)
      VALUES (?, 1, ?, NULL)
      ON CONFLICT (bucket) DO UPDATE SET
-       failures = CASE WHEN login_attempts.window_start < ? THEN 1 ELSE login_attempts.failures + 1 END,
-       window_start = CASE WHEN login_attempts.window_start < ? THEN ? ELSE login_attempts.window_start END,
-       locked_until = NULL`,
-    [bucket, c.at, c.stale, c.stale, c.at],
+       failures = CASE WHEN login_attempts.locked_until > ? THEN login_attempts.failures
+                       WHEN login_attempts.window_start < ? THEN 1
+                       ELSE login_attempts.failures + 1 END,
+       window_start = CASE WHEN login_attempts.locked_until > ? THEN login_attempts.window_start
+                           WHEN login_attempts.window_start < ? THEN ?
+                           ELSE login_attempts.window_start END`,
+    [bucket, c.at, c.at, c.stale, c.at, c.stale, c.at],
   );
 }
 
