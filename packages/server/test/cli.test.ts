@@ -93,6 +93,88 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
     expect(noOrg.err.trim()).toBe('finance-desk: organisation nobody not found');
   });
 
+  /** Rows an organisation is made of, across every organisation in the database. */
+  async function orgRowCounts(db: Database): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const table of ['organisations', 'org_heads', 'users', 'policies', 'credentials', 'accounts', 'events']) {
+      out[table] = Number((await db.reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))?.n);
+    }
+    return out;
+  }
+
+  it('org create refuses bad input naming the flag, exits non-zero and creates nothing', async () => {
+    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    try {
+      await db.migrate();
+      const before = await orgRowCounts(db);
+      const cases: [string[], string][] = [
+        [['--name', 'Bad Email Co', '--owner-email', 'not-an-email'], '--owner-email: must be an email address'],
+        [['--name', 'Bad Email Co', '--owner-email', ''], '--owner-email: must be an email address'],
+        [['--name', 'Bad Slug Co', '--slug', 'Not A Slug'], '--slug: must be lowercase letters, digits and inner hyphens, at most 48'],
+        [['--name', 'Bad Slug Co', '--slug', ''], '--slug: must be lowercase letters, digits and inner hyphens, at most 48'],
+        [['--name', '   '], '--name: must be 1 to 200 characters'],
+        [['--name', 'x'.repeat(201)], '--name: must be 1 to 200 characters'],
+      ];
+      for (const [args, reason] of cases) {
+        const r = cli('org', 'create', ...args, '--json');
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.out).toBe('');
+        expect(r.err).toBe(`finance-desk: ${reason}\n`);
+      }
+      expect(await orgRowCounts(db)).toEqual(before);
+      const ok = cli('org', 'create', '--name', 'Good Email Co', '--owner-email', ' Boss@Good.Example ', '--json');
+      expect(ok.code, ok.err).toBe(0);
+      expect(JSON.parse(ok.out).owner.email).toBe('boss@good.example');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a failure at the last statement of org create (its event) leaves no partial organisation', async () => {
+    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    // A trigger refuses the org.created event of one slug: the very last write of createOrg.
+    const arm =
+      engine === 'sqlite'
+        ? [
+            `CREATE TRIGGER fail_doomed BEFORE INSERT ON events
+             WHEN NEW.kind = 'org.created' AND NEW.payload LIKE '%"slug":"doomed-co"%'
+             BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+          ]
+        : [
+            `CREATE FUNCTION fail_doomed() RETURNS trigger AS $$ BEGIN
+               IF NEW.kind = 'org.created' AND NEW.payload LIKE '%"slug":"doomed-co"%' THEN
+                 RAISE EXCEPTION 'injected failure';
+               END IF;
+               RETURN NEW;
+             END $$ LANGUAGE plpgsql`,
+            'CREATE TRIGGER fail_doomed BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_doomed()',
+          ];
+    const disarm =
+      engine === 'sqlite'
+        ? ['DROP TRIGGER fail_doomed']
+        : ['DROP TRIGGER fail_doomed ON events', 'DROP FUNCTION fail_doomed()'];
+    try {
+      await db.migrate();
+      for (const sql of arm) await db.write(async (tx) => tx.run(sql));
+      const before = await orgRowCounts(db);
+      const r = cli('org', 'create', '--name', 'Doomed Co', '--json');
+      expect(r.code).not.toBe(0);
+      expect(r.err).toMatch(/injected failure/);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(await orgRowCounts(db)).toEqual(before);
+      for (const sql of disarm) await db.write(async (tx) => tx.run(sql));
+      // The slug was never taken: the same command now succeeds, with a chain that verifies.
+      const again = cli('org', 'create', '--name', 'Doomed Co', '--json');
+      expect(again.code, again.err).toBe(0);
+      expect(JSON.parse(again.out).slug).toBe('doomed-co');
+      const verified = cli('verify', '--org', 'doomed-co', '--json');
+      expect(verified.code, verified.err).toBe(0);
+      expect(JSON.parse(verified.out)).toMatchObject({ ok: true, rows: 1 });
+    } finally {
+      await db.close();
+    }
+  });
+
   describe('keys over a running server', () => {
     let db: Database;
     let server: RunningServer;

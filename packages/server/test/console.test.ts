@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPolicy } from '../src/governance/policy-admin.js';
+import { LOGIN_LIMITS, signIn as signInDirect } from '../src/human/login.js';
 import { addUser } from '../src/human/users.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
@@ -323,6 +325,47 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
   });
 });
 
+/**
+ * A sign-in from a given loopback address over a real socket (Linux routes all of 127/8 to
+ * the loopback): the server sees it as the client IP, with no header a real client could forge.
+ */
+function loginFrom(
+  t: TestServer,
+  ip: string,
+  slug: string,
+  email: string,
+  password: string,
+): Promise<Res> {
+  const body = form({ org: slug, email, password });
+  const url = new URL(`${t.url}/console/login`);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress: ip,
+        headers: { ...FORM, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+          }
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers, text, body: null });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe.each(engines)('console login throttling (%s)', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
@@ -333,67 +376,130 @@ describe.each(engines)('console login throttling (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const clearIpBuckets = () =>
-    t.db.write(async (tx) => tx.run("DELETE FROM login_attempts WHERE bucket LIKE 'ip:%'"));
+  const rowCount = async () =>
+    Number((await t.db.reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM login_attempts'))?.n);
+  const LOCK_TEXT = 'too many failed sign-ins; try again in 15 minutes';
 
-  it('five failures lock the account for 15 minutes, even for the right password; others are unaffected', async () => {
+  it("five failures lock that client out of that account for 15 minutes, even for the right password; the owner signs in from another address", async () => {
+    const attacker = '127.0.0.21';
     for (let i = 0; i < 5; i += 1) {
-      expect((await loginRaw(t, org.slug, org.owner.email, `wrong-${i}`)).status).toBe(401);
+      expect((await loginFrom(t, attacker, org.slug, org.owner.email, `wrong-${i}`)).status).toBe(401);
     }
-    const locked = await loginRaw(t, org.slug, org.owner.email, org.owner.password);
+    const locked = await loginFrom(t, attacker, org.slug, org.owner.email, org.owner.password);
     expect(locked.status).toBe(429);
-    expect(locked.text).toContain('too many failed sign-ins; try again in 15 minutes');
+    expect(locked.text).toContain(LOCK_TEXT);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(890);
+    expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(900);
     expect(locked.headers.get('set-cookie')).toBeNull();
-    // The same five failures locked this client's IP too: nobody signs in from it.
+    // The owner, elsewhere, is not locked out by the attacker's guesses.
+    expect((await loginFrom(t, '127.0.0.22', org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+    // The attacker's address is not locked for other accounts after five failures at one.
     const second = await addUser(t.db, {
       orgId: org.orgId,
       email: 'approver@throttle.example',
       role: 'approver',
     });
-    expect((await loginRaw(t, org.slug, second.email, second.password)).status).toBe(429);
-    // With the IP bucket gone, the account stays locked and the other account signs in.
-    await clearIpBuckets();
-    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
-    expect((await loginRaw(t, org.slug, second.email, second.password)).status).toBe(303);
+    expect((await loginFrom(t, attacker, org.slug, second.email, second.password)).status).toBe(303);
   });
 
   it('after the lock lapses the right password works again', async () => {
     await t.db.write(async (tx) =>
       tx.run("UPDATE login_attempts SET locked_until = '2000-01-01T00:00:00.000Z'"),
     );
-    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+    expect((await loginFrom(t, '127.0.0.21', org.slug, org.owner.email, org.owner.password)).status).toBe(303);
   });
 
-  it('five failures from one IP across different accounts lock the IP', async () => {
-    await clearIpBuckets();
-    for (let i = 0; i < 5; i += 1) {
-      expect(
-        (await loginRaw(t, org.slug, `guess-${i}@example.com`, 'whatever-password')).status,
-      ).toBe(401);
+  it('twenty failures from one IP across different accounts lock the IP, not other clients', async () => {
+    const ip = '127.0.0.23';
+    for (let i = 0; i < 20; i += 1) {
+      expect((await loginFrom(t, ip, org.slug, `guess-${i}@example.com`, 'whatever-password')).status).toBe(401);
     }
-    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
-    await clearIpBuckets();
-    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+    const locked = await loginFrom(t, ip, org.slug, org.owner.email, org.owner.password);
+    expect(locked.status).toBe(429);
+    expect(locked.text).toContain(LOCK_TEXT);
+    expect((await loginFrom(t, '127.0.0.24', org.slug, org.owner.email, org.owner.password)).status).toBe(303);
   });
 
   it('failures older than the 15-minute window do not count', async () => {
-    for (let i = 0; i < 4; i += 1) await loginRaw(t, org.slug, org.owner.email, `wrong-${i}`);
+    const ip = '127.0.0.25';
+    for (let i = 0; i < 4; i += 1) await loginFrom(t, ip, org.slug, org.owner.email, `wrong-${i}`);
     await t.db.write(async (tx) =>
       tx.run("UPDATE login_attempts SET window_start = '2000-01-01T00:00:00.000Z'"),
     );
-    expect((await loginRaw(t, org.slug, org.owner.email, 'wrong-again')).status).toBe(401);
-    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+    expect((await loginFrom(t, ip, org.slug, org.owner.email, 'wrong-again')).status).toBe(401);
+    expect((await loginFrom(t, ip, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
   });
 
   it('parallel guesses are counted before the password check: at most five get an answer', async () => {
-    await t.db.write(async (tx) => tx.run('DELETE FROM login_attempts'));
+    const ip = '127.0.0.26';
     const tries = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => loginRaw(t, org.slug, org.owner.email, `parallel-${i}`)),
+      Array.from({ length: 12 }, (_, i) => loginFrom(t, ip, org.slug, org.owner.email, `parallel-${i}`)),
     );
     const statuses = tries.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 401).length).toBe(5);
     expect(statuses.filter((s) => s === 429).length).toBe(7);
-    expect((await loginRaw(t, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
+    expect((await loginFrom(t, ip, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
+    expect((await loginFrom(t, '127.0.0.27', org.slug, org.owner.email, org.owner.password)).status).toBe(303);
+  });
+
+  it('an attempt refused because its client is locked out writes no row', async () => {
+    const ip = '127.0.0.28';
+    for (let i = 0; i < 20; i += 1) await loginFrom(t, ip, org.slug, `spray-${i}@example.com`, 'whatever-password');
+    expect((await loginFrom(t, ip, org.slug, 'spray-20@example.com', 'x')).status).toBe(429);
+    const snapshot = () =>
+      t.db.reader.all('SELECT bucket, failures, window_start, locked_until FROM login_attempts ORDER BY bucket');
+    const before = await snapshot();
+    for (let i = 0; i < 5; i += 1) {
+      const r = await loginFrom(t, ip, org.slug, `fresh-${i}@example.com`, 'whatever-password');
+      expect(r.status).toBe(429);
+      expect(r.text).toContain(LOCK_TEXT);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('the table stays bounded under a flood from one client, and the route answers 429 with Retry-After', async () => {
+    const ip = '127.0.0.30';
+    const before = await rowCount();
+    const answers: Res[] = [];
+    for (let batch = 0; batch < 10; batch += 1) {
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 50 }, (_, i) => loginFrom(t, ip, org.slug, `flood-${batch}-${i}@example.com`, 'pw')),
+        )),
+      );
+    }
+    // 500 attempts: 20 failures lock the address (a pair and an account row each, one IP row),
+    // and the route's budget refuses the rest before the database.
+    expect(answers.filter((r) => r.status === 401).length).toBe(20);
+    expect(await rowCount()).toBeLessThanOrEqual(before + 41);
+    const limited = answers.filter((r) => r.text.includes('too many sign-in attempts from this address'));
+    expect(limited.length).toBeGreaterThanOrEqual(400);
+    for (const r of limited) {
+      expect(r.status).toBe(429);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(r.text).toContain('role="alert"');
+    }
+  });
+
+  it('at the row cap, rows are evicted unlocked-first and a lock survives a flood of new clients', async () => {
+    await t.db.write(async (tx) => tx.run('DELETE FROM login_attempts'));
+    const limits = { ...LOGIN_LIMITS, rowsMax: 30 };
+    const attempt = (ip: string, email: string, password: string) =>
+      signInDirect(t.db, { slug: org.slug, email, password, ip }, limits).then(
+        () => 'ok',
+        (e: Error & { code?: string }) => e.code ?? e.message,
+      );
+    for (let i = 0; i < 5; i += 1) {
+      expect(await attempt('10.9.9.9', org.owner.email, `wrong-${i}`)).toBe('UNAUTHORIZED');
+    }
+    expect(await attempt('10.9.9.9', org.owner.email, org.owner.password)).toBe('RATE_LIMITED');
+    for (let i = 0; i < 40; i += 1) {
+      expect(await attempt(`10.0.${i}.1`, `cap-${i}@example.com`, 'whatever-password')).toBe('UNAUTHORIZED');
+      expect(await rowCount()).toBeLessThanOrEqual(30);
+    }
+    expect(await attempt('10.9.9.9', org.owner.email, org.owner.password)).toBe('RATE_LIMITED');
+    expect(await attempt('10.9.9.10', org.owner.email, org.owner.password)).toBe('ok');
   });
 });
 

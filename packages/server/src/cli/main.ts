@@ -8,7 +8,7 @@ import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
 import { verifyStoredChain } from '../ledger/verify.js';
 import { formatIssues, textProblem } from '@finance-desk/protocol';
-import { createOrg, issueOrgKey, orgBySlug, revokeOrgKey } from '../org/orgs.js';
+import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
 import { startServer } from '../server.js';
 import { openDatabase } from '../storage/open.js';
 import type { Database } from '../storage/types.js';
@@ -33,6 +33,13 @@ async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
     await db.close();
   }
 }
+
+/** The `org create` flag that carries each createOrg field, for refusals that name what to fix. */
+const ORG_FLAGS: Readonly<Record<OrgInputProblem['field'], string>> = {
+  name: '--name',
+  slug: '--slug',
+  ownerEmail: '--owner-email',
+};
 
 function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
@@ -71,14 +78,16 @@ function program(): Command {
     .option('--no-decision-rights', 'the owner gets no decision rights (signature acts are refused)')
     .option('--json', 'print JSON')
     .action(async (o: { name: string; slug?: string; ownerEmail?: string; decisionRights: boolean; json?: boolean }) => {
-      const created = await withDb((db) =>
-        createOrg(db, {
-          name: o.name,
-          decisionRights: o.decisionRights,
-          ...(o.slug ? { slug: o.slug } : {}),
-          ...(o.ownerEmail ? { ownerEmail: o.ownerEmail } : {}),
-        }),
-      );
+      const input = {
+        name: o.name,
+        decisionRights: o.decisionRights,
+        ...(o.slug !== undefined ? { slug: o.slug } : {}),
+        ...(o.ownerEmail !== undefined ? { ownerEmail: o.ownerEmail } : {}),
+      };
+      // Checked before the database is opened, naming the flag (D10); nothing is created.
+      const problem = orgInputProblem(input);
+      if (problem) throw new CliFailure(`${ORG_FLAGS[problem.field]}: ${problem.reason}`, 2);
+      const created = await withDb((db) => createOrg(db, input));
       const { keyIds: _ids, ...out } = created;
       print(
         o.json === true,

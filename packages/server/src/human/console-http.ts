@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { textProblem } from '@finance-desk/protocol';
 import { DomainError } from '../errors.js';
+import type { RateConfig } from '../http/rate-limit.js';
 import type { Database } from '../storage/types.js';
 import { csrfMatches, sessionOf, tokenFromCookies, type HumanSession } from './sessions.js';
 
@@ -10,6 +11,8 @@ export interface ConsoleOptions {
   readonly db: Database;
   /** Mark the session cookie Secure (COOKIE_SECURE=1 when served over HTTPS). */
   readonly cookieSecure: boolean;
+  /** Budget of POST /console/login per client address (default LOGIN_ROUTE_RATE). */
+  readonly loginRate?: RateConfig;
 }
 
 /** No inline script or style anywhere, nothing from other origins, no framing. */

@@ -18,7 +18,8 @@ import {
   type ConsoleOptions,
 } from './console-http.js';
 import { errorBody, page, type Html, type NavKey } from './html.js';
-import { signIn } from './login.js';
+import { MemoryRateLimiter } from '../http/rate-limit.js';
+import { SignInLocked, clientKey, signIn } from './login.js';
 import { policyPatchFromForm } from './policy-form.js';
 import {
   SESSION_LIFETIME_MS,
@@ -96,7 +97,17 @@ function formPost(
   });
 }
 
+/**
+ * The sign-in route's own budget per client (issue 8 item 13), before any database work or
+ * scrypt: a burst of 30, then one attempt every 2 seconds. A person mistyping never meets it; a
+ * flood gets a 429 page that costs nothing. In memory per process: each process adds its own
+ * budget, which is fine for a bound whose job is cost, not secrecy (the failure counts that
+ * protect passwords are in the database, shared by all processes).
+ */
+export const LOGIN_ROUTE_RATE = { perSecond: 1 / 2, burst: 30 } as const;
+
 function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
+  const limiter = new MemoryRateLimiter(o.loginRate ?? LOGIN_ROUTE_RATE);
   app.get('/console/login', async (req, reply) => {
     if (await currentSession(o.db, req)) return seeOther(reply, '/console');
     return sendHtml(
@@ -106,6 +117,12 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
     );
   });
   app.post('/console/login', async (req, reply) => {
+    const rate = await limiter.take(clientKey(req.ip));
+    if (!rate.allowed) {
+      reply.header('retry-after', rate.retryAfterSeconds);
+      const error = `too many sign-in attempts from this address; try again in ${rate.retryAfterSeconds} seconds`;
+      return sendHtml(reply, 429, page('Sign in', loginBody({ slug: '', email: '', error }), null));
+    }
     const form = formOf(req);
     const input = {
       slug: form.get('org') ?? '',
@@ -125,6 +142,7 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
       return seeOther(reply, '/console');
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
+      if (error instanceof SignInLocked) reply.header('retry-after', error.retryAfterSeconds);
       const body = loginBody({
         // Only well-formed text is shown back in the form.
         slug: loginFormProblem({ org: input.slug }) ? '' : input.slug.slice(0, 48),

@@ -16,6 +16,8 @@ export interface UserRow {
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 
+export const isEmail = (email: string): boolean => EMAIL.test(email);
+
 export async function userByEmail(q: Queryable, orgId: string, email: string): Promise<UserRow | undefined> {
   return q.get<UserRow>('SELECT id, org_id, email, role, password_hash FROM users WHERE org_id = ? AND email = ?', [
     orgId,

@@ -4,6 +4,8 @@ import { DomainError, notFound } from '../errors.js';
 import { seedChart } from '../domain/gl/chart.js';
 import { defaultPolicy } from '../governance/policy.js';
 import { generatePassword, hashPassword } from '../human/passwords.js';
+import { isEmail } from '../human/users.js';
+import { appendEvent } from '../ledger/append.js';
 import { newId } from '../ids.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
@@ -36,60 +38,67 @@ export function slugify(name: string): string {
   return s || 'org';
 }
 
+export interface OrgInputProblem {
+  readonly field: 'name' | 'slug' | 'ownerEmail';
+  readonly reason: string;
+}
+
 /**
- * Create an organisation with its ledger head, policy, owner and one key per tier (D10). One
- * unit of work, one event: `org` / `org.created` (key ids and owner id, never secrets).
+ * What is wrong with a createOrg input, or null; shared by createOrg and the CLI, which names
+ * its flags instead of the fields (D10: a one-line reason, non-zero exit, nothing created).
  */
-export async function createOrg(db: Database, input: CreateOrgInput): Promise<CreatedOrg> {
+export function orgInputProblem(input: Omit<CreateOrgInput, 'decisionRights'>): OrgInputProblem | null {
   const name = input.name.trim();
-  if (!name || name.length > 200) throw new DomainError('BAD_REQUEST', 'name: must be 1 to 200 characters');
+  if (!name || name.length > 200) return { field: 'name', reason: 'must be 1 to 200 characters' };
   const slug = input.slug ?? slugify(name);
   if (!SLUG.test(slug)) {
-    throw new DomainError('BAD_REQUEST', 'slug: must be lowercase letters, digits and inner hyphens, at most 48');
+    return { field: 'slug', reason: 'must be lowercase letters, digits and inner hyphens, at most 48' };
   }
+  if (input.ownerEmail !== undefined && !isEmail(input.ownerEmail.trim().toLowerCase())) {
+    return { field: 'ownerEmail', reason: 'must be an email address' };
+  }
+  return null;
+}
+
+/**
+ * Create an organisation with its ledger head, policy, owner and one key per tier (D10). One
+ * transaction holds every row and the one event, `org` / `org.created` (key ids and owner id,
+ * never secrets), so a failure anywhere leaves nothing behind (issue 8 item 14). The head is
+ * inserted at seq 0 in the same transaction and appended to directly: no other writer can
+ * see the organisation before commit, so there is nothing to lock.
+ */
+export async function createOrg(db: Database, input: CreateOrgInput): Promise<CreatedOrg> {
+  const problem = orgInputProblem(input);
+  if (problem) throw new DomainError('BAD_REQUEST', `${problem.field}: ${problem.reason}`);
+  const name = input.name.trim();
+  const slug = input.slug ?? slugify(name);
   const orgId = newId('org');
   const now = nowIso();
   const userId = newId('usr');
   const email = (input.ownerEmail ?? `owner@${slug}.example`).trim().toLowerCase();
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
-  // The organisation and its head must exist before its first event can be appended.
-  await db.write(async (tx) => {
+  const issued = await db.write(async (tx) => {
     const taken = await tx.get('SELECT id FROM organisations WHERE slug = ?', [slug]);
     if (taken) throw new DomainError('CONFLICT', `slug ${slug} is already taken`);
     await tx.run('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [orgId, slug, name, now]);
     await tx.run("INSERT INTO org_heads (org_id, seq, row_hash) VALUES (?, 0, '')", [orgId]);
-  });
-  let issued: IssuedKey[] = [];
-  await inUnitOfWork(db, orgId, '', async (uow) => {
-    await uow.tx.run(
+    await tx.run(
       'INSERT INTO users (id, org_id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       [userId, orgId, email, 'owner', passwordHash, now],
     );
     const policy = defaultPolicy(input.decisionRights ? [userId] : []);
-    await uow.tx.run('INSERT INTO policies (org_id, body, updated_at) VALUES (?, ?, ?)', [
-      orgId,
-      canonicalJson(policy),
-      now,
-    ]);
-    await seedChart(uow.tx, orgId, now);
-    issued = [];
-    for (const tier of ['observer', 'reader', 'agent'] as const) {
-      issued.push(await issueKey(uow.tx, orgId, tier, null, now));
-    }
-    await uow.emit({
+    await tx.run('INSERT INTO policies (org_id, body, updated_at) VALUES (?, ?, ?)', [orgId, canonicalJson(policy), now]);
+    await seedChart(tx, orgId, now);
+    const keys: IssuedKey[] = [];
+    for (const tier of ['observer', 'reader', 'agent'] as const) keys.push(await issueKey(tx, orgId, tier, null, now));
+    await appendEvent(tx, orgId, { seq: 0, rowHash: '' }, '', {
       family: 'org',
       kind: 'org.created',
       entityId: orgId,
-      payload: {
-        name,
-        slug,
-        ownerUserId: userId,
-        keyIds: issued.map((k) => k.keyId),
-        decisionRights: input.decisionRights,
-      },
+      payload: { name, slug, ownerUserId: userId, keyIds: keys.map((k) => k.keyId), decisionRights: input.decisionRights },
     });
-    return {};
+    return keys;
   });
   const byTier = (f: (k: IssuedKey) => string) =>
     Object.fromEntries(issued.map((k) => [k.tier, f(k)])) as Record<Tier, string>;

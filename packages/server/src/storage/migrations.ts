@@ -296,6 +296,13 @@ export const migrations: readonly Migration[] = [
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
   // Search keys computed in TypeScript, 12 (issue 8 item 15).
   searchKeys,
+  // Sign-in throttling is swept by window start on every counted attempt (issue 8 item 13).
+  // Existing rows keep their meaning; the first sweep removes the stale ones.
+  {
+    id: 13,
+    name: 'login attempts sweep index',
+    statements: ['CREATE INDEX login_attempts_window ON login_attempts (window_start)'],
+  },
   // Bills held for changed bank details, 14 (issue 8 item 8).
   payablesBankDetails,
 ];
