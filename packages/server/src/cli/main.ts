@@ -7,7 +7,7 @@ import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
 import { verifyStoredChain } from '../ledger/verify.js';
-import { formatIssues } from '@finance-desk/protocol';
+import { formatIssues, type ChainBreakReason } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, revokeOrgKey } from '../org/orgs.js';
 import { startServer } from '../server.js';
 import { openDatabase } from '../storage/open.js';
@@ -33,6 +33,13 @@ async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
     await db.close();
   }
 }
+
+/** `verify`'s words for each break reason (the JSON form carries the reason code itself). */
+const BREAK_WORDS: Record<ChainBreakReason, string> = {
+  prev_hash: 'prev_hash mismatch (the row does not link to the one before it)',
+  row_hash: 'row_hash mismatch (the stored row is not the bytes that were hashed)',
+  payload: 'payload is not canonical JSON (its hashes were recomputed over foreign bytes)',
+};
 
 function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
@@ -225,12 +232,12 @@ function program(): Command {
     .requiredOption('--org <slug>')
     .option('--json', 'print JSON')
     .action(async (o: { org: string; json?: boolean }) => {
-      const verdict = await withDb(async (db) => verifyStoredChain(db.reader, (await orgBySlug(db.reader, o.org)).id));
+      const verdict = await withDb(async (db) => verifyStoredChain(db, (await orgBySlug(db.reader, o.org)).id));
       if (verdict.ok) {
         print(o.json === true, verdict, `chain ok: ${verdict.rows} events, head seq ${verdict.head.seq} ${verdict.head.rowHash}`);
         return;
       }
-      print(o.json === true, verdict, `chain broken at seq ${verdict.seq}: ${verdict.reason} mismatch`);
+      print(o.json === true, verdict, `chain broken at seq ${verdict.seq}: ${BREAK_WORDS[verdict.reason]}`);
       throw new CliFailure('', 1);
     });
   return cli;
