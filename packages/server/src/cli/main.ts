@@ -36,9 +36,9 @@ async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
 
 /** `verify`'s words for each break reason (the JSON form carries the reason code itself). */
 const BREAK_WORDS: Record<ChainBreakReason, string> = {
-  prev_hash: 'prev_hash mismatch (the row does not link to the one before it)',
-  row_hash: 'row_hash mismatch (the stored row is not the bytes that were hashed)',
-  payload: 'payload is not canonical JSON (its hashes were recomputed over foreign bytes)',
+  prev_hash: 'prev_hash mismatch',
+  row_hash: 'row_hash mismatch',
+  payload: 'payload is not canonical JSON (hashes recomputed over foreign bytes)',
 };
 
 function print(json: boolean, value: unknown, human: string): void {
