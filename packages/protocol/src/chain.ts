@@ -53,7 +53,31 @@ export function ledgerId(rowHashHex: string): string {
   return rowHashHex.slice(0, 8);
 }
 
-export type ChainBreakReason = 'prev_hash' | 'row_hash';
+/**
+ * A row as stored: the payload is the exact text that was hashed (D9). Verifying this form checks
+ * the stored bytes themselves, so a payload re-encoded in storage (`1234` → `1234.0`, added
+ * whitespace, a duplicate key) or not JSON at all is a break, not a re-parse that happens to match.
+ */
+export interface StoredEventRow extends Omit<EventRow, 'payload'> {
+  readonly payload: string;
+}
+
+/**
+ * `prev_hash`: the row does not link to its predecessor (or seq is not gapless); `row_hash`: the
+ * row's bytes do not hash to its row_hash; `payload`: the bytes hash correctly but are not the
+ * canonical JSON the server writes (someone recomputed the hashes over foreign bytes).
+ */
+export type ChainBreakReason = 'prev_hash' | 'row_hash' | 'payload';
+
+/** Whether `text` is exactly the canonical JSON of some value: what the server stores (D9). */
+export function isCanonicalJsonText(text: string): boolean {
+  try {
+    return canonicalJson(JSON.parse(text) as JsonValue) === text;
+  } catch {
+    return false;
+  }
+}
+
 
 export type ChainVerdict =
   | { readonly ok: true; readonly rows: number; readonly head: { seq: number; rowHash: string } }
@@ -83,6 +107,26 @@ export class ChainVerifier {
   }
 
   push(row: EventRow): boolean {
+    if (!this.links(row)) return false;
+    return this.accept(row, rowHash(row.prev_hash, row));
+  }
+
+  /**
+   * Verify a stored row over its exact payload bytes (the server's own verifier). A payload whose
+   * bytes hash correctly but are not canonical JSON is a `payload` break at that seq.
+   */
+  pushStored(row: StoredEventRow): boolean {
+    if (!this.links(row)) return false;
+    if (!this.accept(row, sha256Hex(rowHashInputWithPayload(row.prev_hash, row, row.payload)))) return false;
+    if (!isCanonicalJsonText(row.payload)) {
+      this.broken = this.breakAt(row.seq, 'payload', 'canonical JSON', row.payload.slice(0, 200));
+      return false;
+    }
+    return true;
+  }
+
+  /** Linkage: prev_hash is the predecessor's row_hash and seq follows it (D9). */
+  private links(row: { seq: number; prev_hash: string }): boolean {
     if (this.broken) return false;
     this.count += 1;
     if (row.prev_hash !== this.prev) {
@@ -95,7 +139,10 @@ export class ChainVerifier {
       this.broken = this.breakAt(row.seq, 'prev_hash', `seq ${this.seq + 1}`, `seq ${row.seq}`);
       return false;
     }
-    const recomputed = rowHash(row.prev_hash, row);
+    return true;
+  }
+
+  private accept(row: { seq: number; row_hash: string }, recomputed: string): boolean {
     if (recomputed !== row.row_hash) {
       this.broken = this.breakAt(row.seq, 'row_hash', recomputed, row.row_hash);
       return false;

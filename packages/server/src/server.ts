@@ -20,9 +20,13 @@ export interface RunningServer {
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 const IDEMPOTENCY_KEEP_MS = 48 * 60 * 60 * 1000;
 
-export function rateLimiterFor(config: Pick<Config, 'redisUrl' | 'ratePerSecond' | 'rateBurst'>): RateLimiter {
+/** The limiter for `config`; with REDIS_URL set, Redis must answer now or this throws (item 4). */
+export async function rateLimiterFor(
+  config: Pick<Config, 'redisUrl' | 'ratePerSecond' | 'rateBurst'>,
+  warn: (message: string) => void,
+): Promise<RateLimiter> {
   const rate = { perSecond: config.ratePerSecond, burst: config.rateBurst };
-  return config.redisUrl ? new RedisRateLimiter(config.redisUrl, rate) : new MemoryRateLimiter(rate);
+  return config.redisUrl ? RedisRateLimiter.connect(config.redisUrl, rate, warn) : new MemoryRateLimiter(rate);
 }
 
 /** `serve`: migrate, then listen. Also used by tests and benchmarks with their own database. */
@@ -30,9 +34,15 @@ export async function startServer(
   config: Config,
   options: { db?: Database; logger?: boolean; mailer?: Mailer; payments?: PaymentSink } = {},
 ): Promise<RunningServer> {
+  // Until the app's logger exists, limiter warnings go to stderr; then through the logger.
+  let warn = (message: string): void => void process.stderr.write(`${message}\n`);
+  // Redis first: a misconfigured REDIS_URL fails the start before the database is touched.
+  const rateLimiter = await rateLimiterFor(config, (message) => warn(message));
   const db = options.db ?? openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
-  await db.migrate();
-  const rateLimiter = rateLimiterFor(config);
+  await db.migrate().catch(async (error: unknown) => {
+    await rateLimiter.close();
+    throw error;
+  });
   const app = buildApp({
     db,
     rateLimiter,
@@ -40,6 +50,7 @@ export async function startServer(
     benchRoute: config.benchRoute,
     cookieSecure: config.cookieSecure,
   });
+  warn = (message) => app.log.warn(message);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -788,6 +788,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
       head: snap.body.head,
       verified: true,
       brokenAt: null,
+      verifiedFrom: expect.any(Number), // rows after it were checked on this view (issue 8 item 7)
     });
   });
 });

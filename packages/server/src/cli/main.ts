@@ -7,7 +7,7 @@ import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
 import { verifyStoredChain } from '../ledger/verify.js';
-import { formatIssues, textProblem } from '@finance-desk/protocol';
+import { formatIssues, textProblem, type ChainBreakReason } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
 import { startServer } from '../server.js';
 import { openDatabase } from '../storage/open.js';
@@ -39,6 +39,13 @@ const ORG_FLAGS: Readonly<Record<OrgInputProblem['field'], string>> = {
   name: '--name',
   slug: '--slug',
   ownerEmail: '--owner-email',
+};
+
+/** `verify`'s words for each break reason (the JSON form carries the reason code itself). */
+const BREAK_WORDS: Record<ChainBreakReason, string> = {
+  prev_hash: 'prev_hash mismatch',
+  row_hash: 'row_hash mismatch',
+  payload: 'payload is not canonical JSON (hashes recomputed over foreign bytes)',
 };
 
 function print(json: boolean, value: unknown, human: string): void {
@@ -234,12 +241,12 @@ function program(): Command {
     .requiredOption('--org <slug>')
     .option('--json', 'print JSON')
     .action(async (o: { org: string; json?: boolean }) => {
-      const verdict = await withDb(async (db) => verifyStoredChain(db.reader, (await orgBySlug(db.reader, o.org)).id));
+      const verdict = await withDb(async (db) => verifyStoredChain(db, (await orgBySlug(db.reader, o.org)).id));
       if (verdict.ok) {
         print(o.json === true, verdict, `chain ok: ${verdict.rows} events, head seq ${verdict.head.seq} ${verdict.head.rowHash}`);
         return;
       }
-      print(o.json === true, verdict, `chain broken at seq ${verdict.seq}: ${verdict.reason} mismatch`);
+      print(o.json === true, verdict, `chain broken at seq ${verdict.seq}: ${BREAK_WORDS[verdict.reason]}`);
       throw new CliFailure('', 1);
     });
   return cli;

@@ -79,26 +79,118 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return {allowed, tostring(tokens)}
 `;
 
+/** Startup and reconnect bounds: a dead Redis must not hold the server or a request long. */
+const CONNECT_TIMEOUT_MS = 3000;
+const COMMAND_TIMEOUT_MS = 500;
+
+/** The URL without its password, for messages. */
+function shown(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * Limits shared through Redis (D10). Redis is checked at start (`connect`): unreachable there, the
+ * server refuses to start with a line naming REDIS_URL. Lost later, requests are limited per
+ * process (a memory bucket, the documented single-process behaviour) with one warning, and Redis
+ * is used again as soon as ioredis has reconnected (issue 8 item 4): a limiter outage must never
+ * turn every authenticated request into a 500.
+ */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
-  constructor(
-    url: string,
+  private readonly fallback: MemoryRateLimiter;
+  private degraded = false;
+
+  private constructor(
+    private readonly url: string,
     private readonly config: RateConfig,
-    private readonly prefix = 'fd:rl:',
+    private readonly warn: (message: string) => void,
+    private readonly prefix: string,
   ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    this.fallback = new MemoryRateLimiter(config);
+    this.redis = new Redis(url, {
+      lazyConnect: true,
+      // Commands fail at once while disconnected instead of queueing behind a reconnect.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
     this.redis.defineCommand('fdTakeToken', { numberOfKeys: 1, lua: SCRIPT });
+    // Connection errors are reported through `take` (once); ioredis keeps reconnecting.
+    this.redis.on('error', () => undefined);
+    this.redis.on('ready', () => {
+      if (!this.degraded) return;
+      this.degraded = false;
+      this.warn(`rate limiter: Redis at REDIS_URL ${shown(this.url)} is back; limits are shared again`);
+    });
+  }
+
+  /** Connect, or throw one line naming REDIS_URL. */
+  static async connect(
+    url: string,
+    config: RateConfig,
+    warn: (message: string) => void,
+    prefix = 'fd:rl:',
+  ): Promise<RedisRateLimiter> {
+    const limiter = new RedisRateLimiter(url, config, warn, prefix);
+    try {
+      await limiter.firstConnection();
+      return limiter;
+    } catch (error) {
+      limiter.redis.disconnect();
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`REDIS_URL ${shown(url)} is unreachable (${reason.split('\n', 1)[0]}); start Redis or unset REDIS_URL for per-process limits`);
+    }
+  }
+
+  private firstConnection(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer in ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+      const settle = (error?: unknown) => {
+        clearTimeout(timer);
+        this.redis.off('error', onError);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onError = (error: unknown) => settle(error);
+      this.redis.once('error', onError);
+      this.redis.connect().then(() => this.redis.ping()).then(() => settle(), settle);
+    });
   }
 
   async take(bucket: string): Promise<RateDecision> {
-    const run = (this.redis as unknown as {
-      fdTakeToken(key: string, rate: number, burst: number): Promise<[number, string]>;
-    }).fdTakeToken.bind(this.redis);
-    const [allowed, tokens] = await run(this.prefix + bucket, this.config.perSecond, this.config.burst);
-    return decide(this.config, allowed === 1, Number(tokens));
+    if (this.redis.status === 'ready') {
+      try {
+        const run = (this.redis as unknown as {
+          fdTakeToken(key: string, rate: number, burst: number): Promise<[number, string]>;
+        }).fdTakeToken.bind(this.redis);
+        const [allowed, tokens] = await run(this.prefix + bucket, this.config.perSecond, this.config.burst);
+        return decide(this.config, allowed === 1, Number(tokens));
+      } catch (error) {
+        this.degrade(error);
+      }
+    } else {
+      this.degrade(new Error(`connection ${this.redis.status}`));
+    }
+    return this.fallback.take(bucket);
+  }
+
+  /** Warn once per outage, not per request. */
+  private degrade(error: unknown): void {
+    if (this.degraded) return;
+    this.degraded = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.warn(`rate limiter: Redis at REDIS_URL ${shown(this.url)} unavailable (${reason}); limiting per process until it is back`);
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
+    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

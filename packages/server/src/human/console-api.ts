@@ -110,7 +110,7 @@ function registerReads(app: FastifyInstance, o: ConsoleOptions): void {
   });
   app.get('/console/api/chain', async (req, reply) => {
     const s = await requireSession(o.db, req);
-    return sendJson(reply, 200, { orgId: s.orgId, ...(await chainStatus(o.db.reader, s.orgId)) });
+    return sendJson(reply, 200, { orgId: s.orgId, ...(await chainStatus(o.db, s.orgId)) });
   });
 }
 

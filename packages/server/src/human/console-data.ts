@@ -7,9 +7,8 @@ import {
   type ApprovalRow,
 } from '../governance/approvals.js';
 import { loadPolicy, mayDecide, type Policy } from '../governance/policy.js';
-import { headOf } from '../ledger/read.js';
-import { verifyStoredChain } from '../ledger/verify.js';
-import type { Queryable } from '../storage/types.js';
+import { verifyIncrementally } from '../ledger/verify.js';
+import type { Database, Queryable } from '../storage/types.js';
 import type { HumanSession } from './sessions.js';
 
 /** What the console reads: approvals with names a person recognises, the policy, the chain. */
@@ -29,6 +28,8 @@ export interface ChainStatus {
   readonly head: { readonly seq: number; readonly rowHash: string };
   readonly verified: boolean;
   readonly brokenAt: { readonly seq: number; readonly reason: string } | null;
+  /** Rows after this seq were checked on this view; earlier ones at an earlier view (item 7). */
+  readonly verifiedFrom: number;
 }
 
 /** Who an actor id is, in words. Unknown or system actors fall back to the id itself. */
@@ -129,16 +130,17 @@ export async function decisionHistory(q: Queryable, session: HumanSession, limit
 }
 
 /**
- * The chain head and a full recomputation of the chain. This walks every event of the
- * organisation on each call: fine for a person's page view, not for a hot path.
+ * The chain head and its verification from the last verified head (issue 8 item 7): each view
+ * checks only the rows appended since, in one read snapshot, and moves the stored head forward.
+ * Tampering with rows before the stored head is the full `finance-desk verify`'s to find.
  */
-export async function chainStatus(q: Queryable, orgId: string): Promise<ChainStatus> {
-  const head = (await headOf(q, orgId)) ?? { seq: 0, rowHash: '' };
-  const verdict = await verifyStoredChain(q, orgId);
+export async function chainStatus(db: Database, orgId: string): Promise<ChainStatus> {
+  const { verdict, head, from } = await verifyIncrementally(db, orgId);
   return {
     head,
     verified: verdict.ok,
     brokenAt: verdict.ok ? null : { seq: verdict.seq, reason: verdict.reason },
+    verifiedFrom: from,
   };
 }
 

@@ -49,7 +49,7 @@ async function render(
     current: NavKey | null;
   },
 ): Promise<FastifyReply> {
-  const chain = await chainStatus(o.db.reader, s.orgId);
+  const chain = await chainStatus(o.db, s.orgId);
   return sendHtml(
     reply,
     p.status,

@@ -1,4 +1,4 @@
-import type { EventRow } from '@finance-desk/protocol';
+import { isCanonicalJsonText } from '@finance-desk/protocol';
 import type { Queryable } from '../storage/types.js';
 
 interface StoredEvent {
@@ -35,30 +35,23 @@ export async function eventsOfEntity(q: Queryable, orgId: string, entityId: stri
 }
 
 /**
- * A stored row as wire JSON text. The payload is spliced in as the exact stored text that was
- * hashed (D9), never re-serialised, so a client recomputes the same bytes.
+ * The payload as it goes on the wire: the exact stored text when it is the canonical JSON the
+ * server wrote (always, unless storage was altered), so a client recomputes the same bytes (D9).
+ * Anything else (re-encoded, or not JSON at all) is served as a JSON string of the stored text:
+ * the body stays JSON, and any verifier then finds the row_hash break at that seq (item 6).
  */
+function wirePayload(stored: string): string {
+  return isCanonicalJsonText(stored) ? stored : JSON.stringify(stored);
+}
+
+/** A stored row as wire JSON text, its payload spliced in by `wirePayload`. */
 export function eventJson(e: StoredEvent): string {
   return (
     `{"seq":${Number(e.seq)},"family":${JSON.stringify(e.family)},"kind":${JSON.stringify(e.kind)},` +
     `"entity_id":${JSON.stringify(e.entity_id)},"actor":${JSON.stringify(e.actor)},` +
-    `"at":${JSON.stringify(e.at)},"payload":${e.payload},` +
+    `"at":${JSON.stringify(e.at)},"payload":${wirePayload(e.payload)},` +
     `"prev_hash":${JSON.stringify(e.prev_hash)},"row_hash":${JSON.stringify(e.row_hash)}}`
   );
-}
-
-export function toEventRow(e: StoredEvent): EventRow {
-  return {
-    seq: Number(e.seq),
-    family: e.family,
-    kind: e.kind,
-    entity_id: e.entity_id,
-    actor: e.actor,
-    at: e.at,
-    payload: JSON.parse(e.payload) as EventRow['payload'],
-    prev_hash: e.prev_hash,
-    row_hash: e.row_hash,
-  };
 }
 
 export async function headOf(q: Queryable, orgId: string) {

@@ -5,6 +5,7 @@ import { migration as payablesBankDetails } from '../domain/payables/migration-b
 import { migration as receivables } from '../domain/receivables/migration.js';
 import { migration as reconciliation } from '../domain/reconciliation/migration.js';
 import { migration as searchKeys } from './migration-search.js';
+import { migration as chainVerified } from '../ledger/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -294,6 +295,8 @@ export const migrations: readonly Migration[] = [
   },
   // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
+  // Verified chain heads for the console badge, 10 (issue 8 item 7).
+  chainVerified,
   // Search keys computed in TypeScript, 12 (issue 8 item 15).
   searchKeys,
   // Sign-in throttling is swept by window start on every counted attempt (issue 8 item 13).

@@ -61,6 +61,39 @@ const MIGRATION_LOCK = 7_250_001;
 /** Upper bound on units of work sharing one transaction. */
 const BATCH_JOBS_MAX = 256;
 
+/**
+ * A checked-out client with an 'error' listener for as long as it is out. pg emits 'error' on a
+ * client whose connection is lost (pg_terminate_backend, a database restart); the pool listens
+ * only while a client is idle, so without this an unhandled 'error' event kills the process.
+ * The query in flight rejects on its own (the request answers INTERNAL; retrying is safe, as
+ * nothing committed); `lost` tells `release` to destroy the client instead of pooling it.
+ */
+interface Checkout {
+  readonly client: pg.PoolClient;
+  lost: boolean;
+  release(): void;
+}
+
+async function checkout(pool: pg.Pool): Promise<Checkout> {
+  const client = await pool.connect();
+  const out: Checkout = {
+    client,
+    lost: false,
+    release() {
+      client.removeListener('error', onError);
+      // A late error after release must not crash either; the pool's idle listener covers a
+      // pooled client, and a destroyed one gets this no-op.
+      if (out.lost) client.on('error', () => undefined);
+      client.release(out.lost);
+    },
+  };
+  const onError = () => {
+    out.lost = true;
+  };
+  client.on('error', onError);
+  return out;
+}
+
 interface Job {
   readonly fn: (tx: Tx) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
@@ -143,9 +176,10 @@ export class PostgresDatabase implements Database {
     type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
     const outcomes: Outcome[] = [];
     let broken: { error: unknown } | null = null;
-    let client: pg.PoolClient | null = null;
+    let held: Checkout | null = null;
     try {
-      client = await this.pool.connect();
+      held = await checkout(this.pool);
+      const client = held.client;
       const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`);
       // Savepoint control rides with its neighbour in one round trip (simple-query protocol).
       await client.query('BEGIN; SAVEPOINT unit');
@@ -163,10 +197,13 @@ export class PostgresDatabase implements Database {
       }
     } catch (error) {
       broken = { error };
-      await client?.query('ROLLBACK').catch(() => undefined);
+      if (held && !held.lost) await held.client.query('ROLLBACK').catch(() => undefined);
     } finally {
       // A client whose transaction broke may be unusable: the pool replaces it.
-      client?.release(broken !== null);
+      if (held) {
+        held.lost ||= broken !== null;
+        held.release();
+      }
     }
     batch.forEach((job, i) => {
       const outcome = outcomes[i];
@@ -178,22 +215,41 @@ export class PostgresDatabase implements Database {
   }
 
   private async writeAlone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const held = await checkout(this.pool);
+    const client = held.client;
     try {
       await client.query('BEGIN');
       const value = await fn(new PgQueryable(client, `${this.schema ?? 'public'}.`));
       await client.query('COMMIT');
       return value;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!held.lost) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      held.release();
+    }
+  }
+
+  /** One REPEATABLE READ READ ONLY transaction: every statement sees the same snapshot. */
+  async read<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    const held = await checkout(this.pool);
+    const client = held.client;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const value = await fn(new PgQueryable(client, `${this.schema ?? 'public'}.`));
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      if (!held.lost) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      held.release();
     }
   }
 
   async migrate(): Promise<void> {
-    const client = await this.pool.connect();
+    const held = await checkout(this.pool);
+    const client = held.client;
     try {
       // Several processes may start at once: one migrates, the others wait and find it done.
       // The lock comes first: even CREATE SCHEMA IF NOT EXISTS races on the catalog.
@@ -225,8 +281,8 @@ export class PostgresDatabase implements Database {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-      client.release();
+      if (!held.lost) await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      held.release();
     }
   }
 

@@ -15,6 +15,9 @@ export interface SqliteOptions {
   readonly batchJobsMax?: number;
 }
 
+/** Idle snapshot connections kept open; more are opened on demand and closed after use. */
+const SNAPSHOT_POOL_MAX = 4;
+
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
 /** A better-sqlite3 connection behind the async `Queryable` face, with a statement cache. */
@@ -72,6 +75,10 @@ export class SqliteDatabase implements Database {
   private running = false;
   private readonly batchJobsMax: number;
   private readonly notices = new EventEmitter();
+  private readonly path: string;
+  private closed = false;
+  /** Idle connections for `read` snapshots (a snapshot must not pin the shared reader). */
+  private readonly snapshotPool: SqliteConnection[] = [];
 
   constructor(options: SqliteOptions) {
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -87,6 +94,32 @@ export class SqliteDatabase implements Database {
     readRaw.pragma('busy_timeout = 5000');
     this.reader = new SqliteConnection(readRaw);
     this.batchJobsMax = options.batchJobsMax ?? 512;
+    this.path = options.path;
+  }
+
+  /**
+   * A snapshot runs on a connection of its own: holding BEGIN on the shared reader would show
+   * every other request that stale snapshot (a client would not read its own committed write).
+   * BEGIN is deferred, so WAL fixes the snapshot at the first SELECT and keeps it until COMMIT.
+   */
+  async read<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    // ':memory:' databases are per connection: there the shared reader is the only view.
+    if (this.path === ':memory:') return fn(this.reader);
+    const conn = this.snapshotPool.pop() ?? this.openSnapshotConnection();
+    conn.raw.exec('BEGIN');
+    try {
+      return await fn(conn);
+    } finally {
+      if (conn.raw.inTransaction) conn.raw.exec('COMMIT');
+      if (!this.closed && this.snapshotPool.length < SNAPSHOT_POOL_MAX) this.snapshotPool.push(conn);
+      else conn.raw.close();
+    }
+  }
+
+  private openSnapshotConnection(): SqliteConnection {
+    const raw = new BetterSqlite3(this.path);
+    raw.pragma('busy_timeout = 5000');
+    return new SqliteConnection(raw);
   }
 
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -188,10 +221,12 @@ export class SqliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     while (this.running || this.scheduled || this.queue.length > 0) {
       await new Promise((r) => setTimeout(r, 5));
     }
     this.writer.raw.close();
     (this.reader as SqliteConnection).raw.close();
+    for (const conn of this.snapshotPool.splice(0)) conn.raw.close();
   }
 }

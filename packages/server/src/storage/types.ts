@@ -45,6 +45,13 @@ export interface Database {
    * does. The returned promise settles only after the commit is durable.
    */
   write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * Run `fn` over one consistent read snapshot: every query inside sees the database as of one
+   * instant, whatever commits meanwhile (a chain read page by page then ends at its own head).
+   * SQLite: a deferred transaction on a connection of its own (WAL pins the snapshot at the first
+   * read); PostgreSQL: a pool client in REPEATABLE READ READ ONLY. Nothing may be written in it.
+   */
+  read<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   migrate(): Promise<void>;
   /**
    * Receive notifications sent with `tx.notify` by any process on this database, after their
