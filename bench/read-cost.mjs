@@ -6,7 +6,7 @@
 // server's own storage and unit of work: one transaction, one ledger event.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { seedBooks } from './seed-books.mjs';
+import { partyName, seedBooks } from './seed-books.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,7 +43,7 @@ export function importLines(today, count = 200) {
     return {
       date: d.toISOString().slice(0, 10),
       amountCents: 11_000 + (i % 97) * 1_100,
-      description: `Deposit Party ${String(i % 211).padStart(3, '0')} ref ${i}`,
+      description: `Deposit ${partyName(i * 7)} ref ${i}`,
     };
   });
 }

@@ -6,3 +6,4 @@ export function seedBooks(
   tx: SeedTx,
   options: { orgId: string; ledgerId: string; documents: number; today: string; prefix?: string },
 ): Promise<void>;
+export function partyName(i: number): string;

@@ -12,6 +12,15 @@
 
 const CHUNK = 200;
 
+const FIRST = ['Acme', 'Harbour', 'Summit', 'Coastal', 'Granite', 'Willow', 'Beacon', 'Kestrel', 'Meridian', 'Banksia', 'Orchid', 'Redgum', 'Pioneer', 'Lantern', 'Juniper'];
+const SECOND = ['Joinery', 'Plumbing', 'Catering', 'Logistics', 'Printing', 'Roofing', 'Nursery', 'Electrical', 'Bakery', 'Studio', 'Freight', 'Glazing', 'Pharmacy', 'Tiling', 'Cabinets'];
+
+/** Party i of 225 distinct names, two words each (suggestions match on payee words). */
+export function partyName(i) {
+  const k = i % (FIRST.length * SECOND.length);
+  return `${FIRST[k % FIRST.length]} ${SECOND[Math.floor(k / FIRST.length)]} Pty Ltd`;
+}
+
 function addDays(date, days) {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
@@ -76,7 +85,7 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
     const total = 11_000 + (i % 97) * 1_100;
     const gst = total / 11;
     const date = addDays(today, -((i * 7919) % 730) - 11);
-    const party = `Party ${String(i % 211).padStart(3, '0')}`;
+    const party = partyName(i);
     const id = `${prefix}_${i}`;
     const jid = `jnl_${prefix}_${i}`;
     const paid = Math.floor(i / 4) % 2 === 0;

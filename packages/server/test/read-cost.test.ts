@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedBooks } from '../../../bench/seed-books.mjs';
+import { partyName, seedBooks } from '../../../bench/seed-books.mjs';
 import { addDays, isoDate } from '../src/clock.js';
 import { ACCOUNT_BALANCE_SQL, DOCUMENT_BALANCES_SQL } from '../src/domain/gl/post.js';
+import { candidates, rank, score } from '../src/domain/reconciliation/suggest.js';
 import { ACCOUNT_TOTALS_SQL } from '../src/domain/reports/ledger-totals.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
@@ -165,7 +166,7 @@ describe.each(engines)(`ledger reads over ${DOCUMENTS} seeded documents (%s)`, (
     const lines = Array.from({ length: 200 }, (_, i) => ({
       date: addDays(today, -(i % 60)),
       amountCents: 11_000 + (i % 97) * 1_100,
-      description: `Deposit Party ${String(i % 211).padStart(3, '0')} ${i}`,
+      description: `Deposit ${partyName(i * 7)} ${i}`,
     }));
     const r = await t.post(org.keys.agent, 'books.feedLines', { lines });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -174,5 +175,19 @@ describe.each(engines)(`ledger reads over ${DOCUMENTS} seeded documents (%s)`, (
     expect(list.lines).toHaveLength(50);
     expect(list.summary.ledgerBalanceCents).toBe((await expectedNet('0000-01-01', '9999-12-31')).get('1000'));
     expect(list.lines.some((l: any) => l.suggestions.length > 0)).toBe(true);
+  });
+
+  it('rank looks up the targets a line can match and suggests exactly what scoring every target would', async () => {
+    const targets = await candidates(t.db.reader, org.orgId, '1000', today, addDays(today, -90), today);
+    expect(targets.length).toBeGreaterThan(DOCUMENTS / 4);
+    for (let i = 0; i < 60; i += 1) {
+      const amountCents = (i % 3 === 0 ? -1 : 1) * (11_000 + (i % 97) * 1_100);
+      const line = { date: addDays(today, -(i % 40)), amountCents, remainingCents: Math.abs(amountCents), description: i % 5 === 0 ? `Transfer seed_${i * 4 + 1}` : `Deposit ${partyName(i * 7)} ${i}` };
+      const brute = targets
+        .flatMap((x) => score(line, x) ?? [])
+        .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))
+        .slice(0, 3);
+      expect(rank(line, targets)).toEqual(brute);
+    }
   });
 });

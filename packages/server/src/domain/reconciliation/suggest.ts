@@ -137,6 +137,48 @@ function scoreWords(line: SuggestLine, desc: string, lineDay: number, t: Target)
   };
 }
 
+interface TargetIndex {
+  readonly byAmount: ReadonlyMap<number, readonly Target[]>;
+  readonly byWord: ReadonlyMap<string, readonly Target[]>;
+}
+
+const indexes = new WeakMap<readonly Target[], TargetIndex>();
+
+function push<K>(map: Map<K, Target[]>, key: K, t: Target): void {
+  const list = map.get(key);
+  if (list) list.push(t);
+  else map.set(key, [t]);
+}
+
+/**
+ * Where a line's suggestions can come from: score() keeps only a target whose outstanding amount
+ * equals what is left of the line, or one of whose payee words or reference's first word is a
+ * word of the description. Indexed once per candidate list, each line looks up only those
+ * targets instead of scoring every open document (an import ranks 200 lines; issue 8 item 2).
+ */
+function indexOf(targets: readonly Target[]): TargetIndex {
+  const cached = indexes.get(targets);
+  if (cached) return cached;
+  const byAmount = new Map<number, Target[]>();
+  const byWord = new Map<string, Target[]>();
+  for (const t of targets) {
+    push(byAmount, t.outstandingCents, t);
+    const { refs, tokens } = wordsOf(t);
+    const keys = new Set([...tokens, ...refs.map((r) => r.trim().split(' ')[0] ?? '')]);
+    for (const w of keys) push(byWord, w, t);
+  }
+  const index = { byAmount, byWord };
+  indexes.set(targets, index);
+  return index;
+}
+
+function possibleTargets(targets: readonly Target[], line: SuggestLine, desc: string): Target[] {
+  const index = indexOf(targets);
+  const found = new Set(index.byAmount.get(line.remainingCents) ?? []);
+  for (const w of new Set(desc.trim().split(' '))) for (const t of index.byWord.get(w) ?? []) found.add(t);
+  return [...found];
+}
+
 /** The best few candidates for a line, leaving out documents the line is already applied to. */
 export function rank(
   line: SuggestLine,
@@ -145,7 +187,7 @@ export function rank(
 ): Suggestion[] {
   const desc = words(line.description);
   const lineDay = epochDay(line.date);
-  return targets
+  return possibleTargets(targets, line, desc)
     .filter((t) => !exclude.has(`${t.kind}:${t.id}`))
     .flatMap((t) => scoreWords(line, desc, lineDay, t) ?? [])
     .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))
