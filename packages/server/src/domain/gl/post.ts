@@ -118,7 +118,7 @@ export const ACCOUNT_BALANCE_SQL = `SELECT SUM(l.debit_cents) AS dr, SUM(l.credi
 /**
  * Parameters: orgId, account code, orgId, asOf. Lines with no document group under NULL and are
  * skipped by the caller: a `doc_id IS NOT NULL` here made SQLite pick journal_lines_doc and read
- * every document line of every account instead of the account's range of journal_lines_totals.
+ * every document line of every account instead of the account's range of journal_lines_account_doc.
  */
 export const DOCUMENT_BALANCES_SQL = `SELECT l.doc_id AS doc_id, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
   FROM journal_lines l

@@ -49,8 +49,8 @@ function safeSum(value: unknown): number {
 export const JOURNALS_IN_RANGE = 'l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date >= ? AND j.date <= ?)';
 
 /**
- * Per account over a date range, from the journal_lines_totals index alone (migration 11:
- * org_id, account_code, journal_id, amounts), already in account order. Parameters: orgId,
+ * Per account over a date range, from the journal_lines_account_journal index alone (migration
+ * 11: org_id, account_code, journal_id, amounts), already in account order. Parameters: orgId,
  * orgId, from, to.
  */
 export const ACCOUNT_TOTALS_SQL = `SELECT l.account_code AS code, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr, COUNT(*) AS n
