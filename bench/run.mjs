@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { parserBench, parserTable } from './parsers.mjs';
+import { measureReads, READS, seed } from './read-cost.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'packages/server/bin/finance-desk.js');
@@ -49,6 +50,16 @@ const SETTINGS = {
     .filter(Boolean),
   out: process.env.BENCH_OUT ?? join(ROOT, 'docs/benchmarks.md'),
   tmpRoot: process.env.BENCH_TMPDIR || os.tmpdir(),
+  readDocuments: (process.env.BENCH_READ_DOCUMENTS ?? '10000,100000')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const n = Number(s);
+      if (!Number.isInteger(n) || n < 8) throw new Error(`BENCH_READ_DOCUMENTS: "${s}" is not a whole number of at least 8`);
+      return n;
+    }),
+  readRepeats: envNumber('BENCH_READ_REPEATS', 5, { min: 1, integer: true }),
 };
 
 const BODY = JSON.stringify({
@@ -393,6 +404,49 @@ async function runScenario(scenario) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Read cost (issue 8 item 2): reports over N seeded documents, against the bare route
+
+function serverEnv(storage, port) {
+  const env = {
+    ...process.env,
+    ...storage.env,
+    DATABASE_URL: storage.databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_SECOND: HIGH_RATE,
+    RATE_LIMIT_BURST: HIGH_RATE,
+    FD_BENCH_BARE_ROUTE: '1',
+    LOG_LEVEL: 'warn',
+  };
+  delete env.REDIS_URL;
+  return env;
+}
+
+async function runReadScenario(scenario, documents) {
+  const storage = await prepareStorage(scenario);
+  const dropStorage = () => storage.cleanup();
+  pendingCleanup.add(dropStorage);
+  const env = serverEnv(storage, await freePort());
+  let server = null;
+  try {
+    const created = JSON.parse(await runCli(['org', 'create', '--name', 'Bench', '--slug', ORG_SLUG, '--json'], env));
+    const today = new Date().toISOString().slice(0, 10);
+    const seeded = await seed(ROOT, storage.databaseUrl, created.orgId, documents, today);
+    server = await startServer(env, Number(env.PORT));
+    pendingCleanup.add(server.stop);
+    const measured = await measureReads(server, created.keys, today, SETTINGS.readRepeats);
+    await server.stop();
+    pendingCleanup.delete(server.stop);
+    server = null;
+    return { scenario, documents, ...seeded, ...measured };
+  } finally {
+    if (server) await server.stop();
+    await storage.cleanup();
+    pendingCleanup.delete(dropStorage);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // verifyChain micro-benchmark
 
 async function verifyBench() {
@@ -593,6 +647,41 @@ function notRunReason(s) {
   return 'not run';
 }
 
+/** One table per engine: each read's median ms, ÷ the bare route, µs per journal line, per size. */
+function readTables(readOutcomes) {
+  if (readOutcomes.length === 0) return '_Not run (BENCH_READ_DOCUMENTS is empty)._';
+  const engines = [...new Set(readOutcomes.map((o) => o.scenario.label))];
+  return engines
+    .map((label) => {
+      const runs = readOutcomes.filter((o) => o.scenario.label === label).sort((a, b) => a.documents - b.documents);
+      const first = runs[0];
+      const last = runs.at(-1);
+      const header = ['Read', ...runs.flatMap((r) => [`${int(r.documents)} docs: ms`, '÷ bare', 'µs / line'])];
+      if (runs.length > 1) header.push(`ms ${int(last.documents)} ÷ ms ${int(first.documents)} (linear: ${+(last.journalLines / first.journalLines).toFixed(1)})`);
+      const row = (name, pick) => {
+        const cells = runs.flatMap((r) => {
+          const v = pick(r);
+          return [ms(v), `${(v / r.bareMs).toFixed(1)} ×`, ((v * 1000) / r.journalLines).toFixed(2)];
+        });
+        if (runs.length > 1) cells.push((pick(last) / pick(first)).toFixed(1));
+        return [name, ...cells];
+      };
+      const rows = [
+        ...READS.map((read) => row(read.label, (r) => r.reads[read.id])),
+        row('books.feedLines, import of 200 lines (agent key, once)', (r) => r.importMs),
+      ];
+      const facts = runs
+        .map(
+          (r) =>
+            `${int(r.documents)} documents: ${int(r.journalLines)} journal lines, seeded in ${r.seconds.toFixed(1)} s; ` +
+            `bare route ${ms(r.bareMs)} ms`,
+        )
+        .join('; ');
+      return `### ${label}\n\n${table(header, rows)}\n\n${facts}.`;
+    })
+    .join('\n\n');
+}
+
 function checkText(o) {
   const failed = Object.entries(o.checks)
     .filter(([, ok]) => !ok)
@@ -600,7 +689,7 @@ function checkText(o) {
   return failed.length === 0 ? 'all 200, chain ok' : `**FAILED: ${failed.join(', ')}**`;
 }
 
-function renderDoc({ machine, outcomes, verify, parsers }) {
+function renderDoc({ machine, outcomes, verify, parsers, readOutcomes }) {
   const s = SETTINGS;
   return `# Benchmarks
 
@@ -673,6 +762,23 @@ ${chainTable(outcomes)}
 
 ${verifyTable(verify)}
 
+## Read cost: reports over many documents
+
+An organisation is seeded with N posted documents (bench/seed-books.mjs: three in four sent
+invoices, one in four approved bills, half of them paid; one transaction, in the rows the
+domain's postings write), then each read is called ${s.readRepeats} times, one request at a time, with the
+reader key, alternating with the bare route; the figures are medians. One request at a time on
+purpose: on SQLite a read runs on the event loop (better-sqlite3 is synchronous), so its latency
+is how long every other request waits. **÷ bare** is the read's latency over the bare route's;
+**µs / line** is the latency per journal line in the books; the last column is the latency at
+the largest size over the smallest, to compare with the growth of the journal lines (the
+"linear" figure): well above it would be super-linear. The 200-line bank import (agent key)
+runs once per size. PostgreSQL's statistics are refreshed (\`ANALYZE\`) after seeding, as
+autovacuum would. Before issue 8's fix, SQLite took 2 s for these reports at 3 000 invoices and
+8 s at 6 000 (quadratic).
+
+${readTables(readOutcomes)}
+
 ## Bank statement parsers
 
 ${parserTable(parsers, table)}
@@ -732,6 +838,23 @@ async function main() {
         `ratio ${pct(write.reqPerSec / bare.reqPerSec)}; ${checkText(outcome)}`,
     );
   }
+  const readOutcomes = [];
+  const readScenarios = [
+    { id: 'sqlite-full', label: 'SQLite', engine: 'sqlite', synchronous: 'FULL' },
+    ...(selected.some((s) => s.engine === 'postgres') ? [{ id: 'postgres', label: 'PostgreSQL', engine: 'postgres' }] : []),
+  ];
+  for (const scenario of readScenarios) {
+    for (const documents of SETTINGS.readDocuments) {
+      log(`read cost: ${scenario.label}, seeding ${int(documents)} documents`);
+      const r = await runReadScenario(scenario, documents);
+      readOutcomes.push(r);
+      log(
+        `read cost: ${scenario.label} ${int(documents)} documents (${int(r.journalLines)} lines): bare ${ms(r.bareMs)} ms, ` +
+          READS.map((read) => `${read.id} ${ms(r.reads[read.id])} ms`).join(', ') +
+          `, import ${ms(r.importMs)} ms`,
+      );
+    }
+  }
   log(`verifyChain micro-benchmark: ${int(SETTINGS.verifyRows)} rows, best of ${SETTINGS.verifyRepeats}`);
   const verify = await verifyBench();
   log(`verifyChain ${int(verify.verifyPerSec)} rows/s, raw SHA-256 ${int(verify.shaPerSec)} rows/s, ratio ${pct(verify.ratio)}`);
@@ -739,10 +862,10 @@ async function main() {
   machine.loadAfter = load();
   const parsers = await parserBench();
   log(`bank parsers: ${parsers.rows.map((r) => `${r.format} ${r.body} ${r.ms.toFixed(1)} ms`).join('; ')}`);
-  const doc = renderDoc({ machine, outcomes, verify, parsers });
+  const doc = renderDoc({ machine, outcomes, verify, parsers, readOutcomes });
   const failed = [...outcomes.values()].filter((o) => Object.values(o.checks).some((ok) => !ok));
   process.stdout.write(
-    `\n${ratioTable(outcomes)}\n\n${detailTable(outcomes)}\n\n${chainTable(outcomes)}\n\n${verifyTable(verify)}\n\n`,
+    `\n${ratioTable(outcomes)}\n\n${detailTable(outcomes)}\n\n${chainTable(outcomes)}\n\n${verifyTable(verify)}\n\n${readTables(readOutcomes)}\n\n`,
   );
   if (failed.length > 0) {
     for (const o of failed) {

@@ -6,6 +6,7 @@ import { migration as receivables } from '../domain/receivables/migration.js';
 import { migration as reconciliation } from '../domain/reconciliation/migration.js';
 import { migration as searchKeys } from './migration-search.js';
 import { migration as chainVerified } from '../ledger/migration.js';
+import { migration as reports } from '../domain/reports/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -297,6 +298,8 @@ export const migrations: readonly Migration[] = [
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
   // Verified chain heads for the console badge, 10 (issue 8 item 7).
   chainVerified,
+  // Report indexes, 11 (issue 8 item 2).
+  reports,
   // Search keys computed in TypeScript, 12 (issue 8 item 15).
   searchKeys,
   // Sign-in throttling is swept by window start on every counted attempt (issue 8 item 13).

@@ -104,14 +104,30 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
   return { id, totalCents: total };
 }
 
+/**
+ * Journals dated on or before a date, as a set each line is probed against (built once), not a
+ * join: joined, SQLite walked the journals_date range once per line of the account (issue 8
+ * item 2). Parameters: orgId, asOf.
+ */
+const JOURNALS_TO_DATE = 'l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date <= ?)';
+
+/** Parameters: orgId, account code, orgId, asOf. */
+export const ACCOUNT_BALANCE_SQL = `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr FROM journal_lines l
+  WHERE l.org_id = ? AND l.account_code = ? AND ${JOURNALS_TO_DATE}`;
+
+/**
+ * Parameters: orgId, account code, orgId, asOf. Lines with no document group under NULL and are
+ * skipped by the caller: a `doc_id IS NOT NULL` here made SQLite pick journal_lines_doc and read
+ * every document line of every account instead of the account's range of journal_lines_account_doc.
+ */
+export const DOCUMENT_BALANCES_SQL = `SELECT l.doc_id AS doc_id, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
+  FROM journal_lines l
+  WHERE l.org_id = ? AND l.account_code = ? AND ${JOURNALS_TO_DATE}
+  GROUP BY l.doc_id`;
+
 /** Balance of one account (debit-positive) over all journals dated on or before `asOf`. */
 export async function accountBalanceCents(q: Queryable, orgId: string, code: string, asOf = '9999-12-31'): Promise<number> {
-  const row = await q.get<{ dr: number | null; cr: number | null }>(
-    `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr FROM journal_lines l
-     JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
-     WHERE l.org_id = ? AND l.account_code = ? AND j.date <= ?`,
-    [orgId, code, asOf],
-  );
+  const row = await q.get<{ dr: number | null; cr: number | null }>(ACCOUNT_BALANCE_SQL, [orgId, code, orgId, asOf]);
   return Number(row?.dr ?? 0) - Number(row?.cr ?? 0);
 }
 
@@ -170,15 +186,15 @@ export async function documentBalances(
   accountCode: string,
   asOf: string,
 ): Promise<ReadonlyMap<string, number>> {
-  const rows = await q.all<{ doc_id: string; dr: number; cr: number }>(
-    `SELECT l.doc_id AS doc_id, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr FROM journal_lines l
-     JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
-     WHERE l.org_id = ? AND l.account_code = ? AND j.date <= ? AND l.doc_id IS NOT NULL
-     GROUP BY l.doc_id`,
-    [orgId, accountCode, asOf],
-  );
+  const rows = await q.all<{ doc_id: string | null; dr: number; cr: number }>(DOCUMENT_BALANCES_SQL, [
+    orgId,
+    accountCode,
+    orgId,
+    asOf,
+  ]);
   const out = new Map<string, number>();
   for (const r of rows) {
+    if (r.doc_id === null) continue;
     const balance = Number(r.dr) - Number(r.cr);
     if (balance !== 0) out.set(r.doc_id, balance);
   }

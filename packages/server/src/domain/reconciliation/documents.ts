@@ -181,7 +181,8 @@ function journalTarget(r: JournalRow, matched: number): Target {
   };
 }
 
-const JOURNAL_NET = `SELECT j.id AS id, j.date AS date, j.memo AS memo, j.source_kind AS source_kind,
+/** A journal's net on one account; migration 11's journal_lines_account_journal serves the join. */
+export const JOURNAL_NET = `SELECT j.id AS id, j.date AS date, j.memo AS memo, j.source_kind AS source_kind,
   SUM(l.debit_cents) - SUM(l.credit_cents) AS net
   FROM journals j JOIN journal_lines l ON l.org_id = j.org_id AND l.journal_id = j.id
   WHERE j.org_id = ? AND l.account_code = ?`;

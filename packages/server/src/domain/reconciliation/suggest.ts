@@ -68,28 +68,57 @@ function amountScore(
   return { points: remaining < owed ? 20 : 10, reason: 'partial_amount' };
 }
 
-function referenceHit(desc: string, t: Target): boolean {
-  const refs = [t.id, t.reference].map(words).filter((r) => r.trim().length >= 3);
-  return refs.some((r) => desc.includes(r));
+interface TargetWords {
+  /** The id and reference as padded words, 3+ characters. */
+  readonly refs: readonly string[];
+  /** The party's name words (3+ letters, not Pty/Ltd/…, no digits). */
+  readonly tokens: readonly string[];
+  /** Epoch day of the date a line is measured against (due, else issued), null when neither. */
+  readonly day: number | null;
 }
 
-function payeePoints(desc: string, party: string): number {
+const epochDay = (date: string) => daysBetween('1970-01-01', date);
+
+/**
+ * A target's words, computed once per target rather than once per line and target: an import
+ * ranks up to 200 lines against every open document, and redoing the regexes for each pair took
+ * seconds at a few thousand open documents (issue 8 item 2). Keyed by the target object, so the
+ * cache lives as long as the candidate list.
+ */
+const targetWords = new WeakMap<Target, TargetWords>();
+
+function wordsOf(t: Target): TargetWords {
+  const cached = targetWords.get(t);
+  if (cached) return cached;
   // Names are words; tokens with digits are ids and numbers (a journal memo names inv_…, pay_…).
-  const tokens = [...new Set(words(party).trim().split(' '))].filter(
+  const tokens = [...new Set(words(t.party).trim().split(' '))].filter(
     (w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w),
   );
+  const refs = [t.id, t.reference].map(words).filter((r) => r.trim().length >= 3);
+  const on = t.dueOn ?? t.issuedOn;
+  const computed = { refs, tokens, day: on === null ? null : epochDay(on) };
+  targetWords.set(t, computed);
+  return computed;
+}
+
+function payeePoints(desc: string, tokens: readonly string[]): number {
   if (tokens.length === 0) return 0;
   const found = tokens.filter((w) => desc.includes(` ${w} `)).length;
   return Math.floor((15 * found) / tokens.length);
 }
 
 export function score(line: SuggestLine, t: Target): Suggestion | null {
+  return scoreWords(line, words(line.description), epochDay(line.date), t);
+}
+
+/** score() with the line's description in words and its date as an epoch day, once per line (rank). */
+function scoreWords(line: SuggestLine, desc: string, lineDay: number, t: Target): Suggestion | null {
   if ((line.amountCents > 0 ? 'in' : 'out') !== t.direction || t.outstandingCents <= 0) return null;
   if (t.postedOn !== null && t.postedOn > line.date) return null;
-  const desc = words(line.description);
+  const { refs, tokens, day } = wordsOf(t);
   const amount = amountScore(line.remainingCents, t.outstandingCents);
-  const reference = referenceHit(desc, t);
-  const payee = payeePoints(desc, t.party);
+  const reference = refs.some((r) => desc.includes(r));
+  const payee = payeePoints(desc, tokens);
   if (amount.reason !== 'amount' && !reference && payee === 0) return null;
   const reasons: Suggestion['reasons'] = [];
   if (amount.reason) reasons.push(amount.reason);
@@ -104,8 +133,50 @@ export function score(line: SuggestLine, t: Target): Suggestion | null {
     dueOn: t.dueOn,
     score: amount.points + (reference ? 25 : 0) + payee,
     reasons,
-    daysApart: Math.abs(daysBetween(line.date, t.dueOn ?? t.issuedOn ?? line.date)),
+    daysApart: day === null ? 0 : Math.abs(day - lineDay),
   };
+}
+
+interface TargetIndex {
+  readonly byAmount: ReadonlyMap<number, readonly Target[]>;
+  readonly byWord: ReadonlyMap<string, readonly Target[]>;
+}
+
+const indexes = new WeakMap<readonly Target[], TargetIndex>();
+
+function push<K>(map: Map<K, Target[]>, key: K, t: Target): void {
+  const list = map.get(key);
+  if (list) list.push(t);
+  else map.set(key, [t]);
+}
+
+/**
+ * Where a line's suggestions can come from: score() keeps only a target whose outstanding amount
+ * equals what is left of the line, or one of whose payee words or reference's first word is a
+ * word of the description. Indexed once per candidate list, each line looks up only those
+ * targets instead of scoring every open document (an import ranks 200 lines; issue 8 item 2).
+ */
+function indexOf(targets: readonly Target[]): TargetIndex {
+  const cached = indexes.get(targets);
+  if (cached) return cached;
+  const byAmount = new Map<number, Target[]>();
+  const byWord = new Map<string, Target[]>();
+  for (const t of targets) {
+    push(byAmount, t.outstandingCents, t);
+    const { refs, tokens } = wordsOf(t);
+    const keys = new Set([...tokens, ...refs.map((r) => r.trim().split(' ')[0] ?? '')]);
+    for (const w of keys) push(byWord, w, t);
+  }
+  const index = { byAmount, byWord };
+  indexes.set(targets, index);
+  return index;
+}
+
+function possibleTargets(targets: readonly Target[], line: SuggestLine, desc: string): Target[] {
+  const index = indexOf(targets);
+  const found = new Set(index.byAmount.get(line.remainingCents) ?? []);
+  for (const w of new Set(desc.trim().split(' '))) for (const t of index.byWord.get(w) ?? []) found.add(t);
+  return [...found];
 }
 
 /** The best few candidates for a line, leaving out documents the line is already applied to. */
@@ -114,9 +185,11 @@ export function rank(
   targets: readonly Target[],
   exclude: ReadonlySet<string> = new Set(),
 ): Suggestion[] {
-  return targets
+  const desc = words(line.description);
+  const lineDay = epochDay(line.date);
+  return possibleTargets(targets, line, desc)
     .filter((t) => !exclude.has(`${t.kind}:${t.id}`))
-    .flatMap((t) => score(line, t) ?? [])
+    .flatMap((t) => scoreWords(line, desc, lineDay, t) ?? [])
     .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))
     .slice(0, spec.feedLimits.suggestionsPerLineMax);
 }
