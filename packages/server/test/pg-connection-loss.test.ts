@@ -30,7 +30,13 @@ describe.skipIf(!pgUrl)('PostgreSQL connection loss under a running server', () 
 
   beforeAll(async () => {
     scratch = await createScratchDatabase(pgUrl ?? '');
-    const env = { DATABASE_URL: scratch.url, LOG_LEVEL: 'error' };
+    // Bursts of 40 writes must not meet the default per-key rate limit (50/s, burst 100).
+    const env = {
+      DATABASE_URL: scratch.url,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_PER_SECOND: '100000',
+      RATE_LIMIT_BURST: '100000',
+    };
     const created = await runCli(env, ['org', 'create', '--name', 'Conn Loss', '--json']);
     expect(created.code).toBe(0);
     org = JSON.parse(created.out);
