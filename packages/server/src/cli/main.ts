@@ -69,14 +69,16 @@ function program(): Command {
     .option('--slug <slug>', 'url-safe identifier (default: from the name)')
     .option('--owner-email <email>', 'owner sign-in email (default: owner@<slug>.example)')
     .option('--no-decision-rights', 'the owner gets no decision rights (signature acts are refused)')
+    .option('--time-zone <iana>', 'IANA time zone the books keep their dates in (default: Australia/Sydney)')
     .option('--json', 'print JSON')
-    .action(async (o: { name: string; slug?: string; ownerEmail?: string; decisionRights: boolean; json?: boolean }) => {
+    .action(async (o: { name: string; slug?: string; ownerEmail?: string; timeZone?: string; decisionRights: boolean; json?: boolean }) => {
       const created = await withDb((db) =>
         createOrg(db, {
           name: o.name,
           decisionRights: o.decisionRights,
           ...(o.slug ? { slug: o.slug } : {}),
           ...(o.ownerEmail ? { ownerEmail: o.ownerEmail } : {}),
+          ...(o.timeZone !== undefined ? { timeZone: o.timeZone } : {}),
         }),
       );
       const { keyIds: _ids, ...out } = created;

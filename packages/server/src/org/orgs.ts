@@ -1,5 +1,5 @@
 import { canonicalJson, isTier, type Tier } from '@finance-desk/protocol';
-import { nowIso } from '../clock.js';
+import { canonicalTimeZone, DEFAULT_TIME_ZONE, nowIso } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
 import { seedChart } from '../domain/gl/chart.js';
 import { defaultPolicy } from '../governance/policy.js';
@@ -16,6 +16,8 @@ export interface CreateOrgInput {
   readonly slug?: string;
   readonly ownerEmail?: string;
   readonly decisionRights: boolean;
+  /** IANA time zone its dates are kept in (clock.ts); default Australia/Sydney. */
+  readonly timeZone?: string;
 }
 
 export interface CreatedOrg {
@@ -47,6 +49,8 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
   if (!SLUG.test(slug)) {
     throw new DomainError('BAD_REQUEST', 'slug: must be lowercase letters, digits and inner hyphens, at most 48');
   }
+  const timeZone = canonicalTimeZone(input.timeZone ?? DEFAULT_TIME_ZONE);
+  if (!timeZone) throw new DomainError('BAD_REQUEST', 'timeZone: must be an IANA time zone such as Australia/Sydney');
   const orgId = newId('org');
   const now = nowIso();
   const userId = newId('usr');
@@ -57,7 +61,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
   await db.write(async (tx) => {
     const taken = await tx.get('SELECT id FROM organisations WHERE slug = ?', [slug]);
     if (taken) throw new DomainError('CONFLICT', `slug ${slug} is already taken`);
-    await tx.run('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [orgId, slug, name, now]);
+    await tx.run('INSERT INTO organisations (id, slug, name, time_zone, created_at) VALUES (?, ?, ?, ?, ?)', [orgId, slug, name, timeZone, now]);
     await tx.run("INSERT INTO org_heads (org_id, seq, row_hash) VALUES (?, 0, '')", [orgId]);
   });
   let issued: IssuedKey[] = [];

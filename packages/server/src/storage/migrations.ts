@@ -3,6 +3,7 @@ import { chartBackfillStatements } from '../domain/gl/chart.js';
 import { migration as payables } from '../domain/payables/migration.js';
 import { migration as receivables } from '../domain/receivables/migration.js';
 import { migration as reconciliation } from '../domain/reconciliation/migration.js';
+import { migration as orgTimeZone } from '../org/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -278,4 +279,5 @@ export const migrations: readonly Migration[] = [
   },
   // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
+  orgTimeZone,
 ];

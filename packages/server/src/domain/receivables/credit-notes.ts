@@ -1,6 +1,5 @@
 import { gstOfInclusive, TAX_CODES, type receivables, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { isoDate } from '../../clock.js';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
@@ -152,7 +151,7 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
   const status = left > 0 ? inv.status : paid ? 'paid' : 'credited';
   const id = newId('cn');
   const journalId = newJournalId();
-  const issuedOn = isoDate(uow.now);
+  const issuedOn = uow.today;
   const event = await uow.emit({
     family: 'books',
     kind: 'books.invoice.credit',
