@@ -328,6 +328,7 @@ class Run {
         const gst = code !== 'GST' ? 0 : amt === creditable ? gstLeft : Math.min(gstOfInclusive(amt), gstLeft);
         expect(r.body.result.gstCents).toBe(gst);
         inv.creditedGst += gst;
+        await this.checkCreditedAccounts(inv);
         return;
       }
       case 'void': {
@@ -640,6 +641,27 @@ class Run {
   }
 
   // ------------------------------------------------------------ the invariants
+
+  /** Credit notes reverse the revenue accounts they credit: never more on an account than it earned. */
+  async checkCreditedAccounts(inv: InvoiceM): Promise<void> {
+    type J = { source: { kind: string }; lines: { accountCode: string; debitCents: number; creditCents: number }[] };
+    const { journals } = (await this.read('books.journals', { sourceId: inv.id, limit: 200 })) as { journals: J[] };
+    const net = (kind: string, code: string) =>
+      journals
+        .filter((j) => j.source.kind === kind)
+        .flatMap((j) => j.lines)
+        .filter((l) => l.accountCode === code)
+        .reduce((s, l) => s + l.creditCents - l.debitCents, 0);
+    for (const code of ['4000', '4200']) {
+      const earned = net('invoice', code);
+      const reversed = -net('credit_note', code);
+      expect({ invoice: inv.id, code, ok: reversed >= 0 && reversed <= earned }, `${code}: ${reversed} of ${earned}`).toEqual({
+        invoice: inv.id,
+        code,
+        ok: true,
+      });
+    }
+  }
 
   async read(method: string, params: Record<string, unknown>) {
     const r = await this.t.post(this.o.keys.reader, method, params);
