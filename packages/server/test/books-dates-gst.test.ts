@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDate } from '../src/clock.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 import { approvedBill } from './payables-helpers.js';
 import { report } from './reports-helpers.js';
 
@@ -85,6 +85,19 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
         worksheet: { G1: 11_000, G2: 0, G5: 0, G6: 11_000, G7: 0, G8: 11_000, G9: 1_000, G18: 0, G20: 0 },
         sheetFront: { G1: 11_000, '1A': 1_000, '1B': 0 },
         summary: { '8A': 1_000, '8B': 0, '9': 1_000, position: 'payable', netGst: 1_000, net: 1_000 },
+      },
+      {
+        name: 'an invoice of September voided in October is a decreasing adjustment too',
+        run: async (o: CreatedOrg) => {
+          at(SEP);
+          const inv = await sentInvoice(o, [{ amountCents: 330_000 }, { amountCents: 50_000, taxCode: 'GST_FREE' }]);
+          at(OCT);
+          await ok(o.keys.agent, 'books.invoiceVoid', { id: inv.id, reason: 'Raised in error' });
+        },
+        accounts: { G1: 0, G3: 0, '1A': 0, '1B': 300 },
+        worksheet: { G1: 0, G3: 0, G7: 0, G9: 0, G18: 3_300, G19: 3_300, G20: 300 },
+        sheetFront: { G1: 0, '1A': 0, '1B': 300 },
+        summary: { '8A': 0, '8B': 300, '9': 300, position: 'refundable', netGst: -300, net: -300 },
       },
       {
         name: 'a credit in the same quarter as its invoice nets into G1 (no adjustment)',
@@ -232,5 +245,26 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
       expect(lines.filter((l) => l.debitCents > 0).map((l) => l.accountCode)).toEqual(['4200']);
       expect(await pl(o)).toEqual({ '4000': 100_000, '4200': 0 });
     });
+  });
+});
+
+describe.each(engines)('migration 15 (%s)', (engine) => {
+  it('gives organisations that predate it the default time zone', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      // Back to the schema before migration 15, with an organisation in it; then migrate again.
+      await db.write(async (tx) => {
+        await tx.run('ALTER TABLE organisations DROP COLUMN time_zone');
+        await tx.run('DELETE FROM schema_migrations WHERE id = 15');
+        await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES ('org_old', 'old', 'Old Co', '2026-01-01T00:00:00.000Z')");
+      });
+      await db.migrate();
+      const row = await db.reader.get<{ time_zone: string }>("SELECT time_zone FROM organisations WHERE id = 'org_old'");
+      expect(row?.time_zone).toBe('Australia/Sydney');
+    } finally {
+      await db.close();
+      await drop();
+    }
   });
 });
