@@ -1,7 +1,8 @@
 // Receivables scenario for docs/methods.md: an invoice with mixed tax codes, its posting, a part
 // payment, a credit note, a promise to pay, statements, void and the invoices read. The figures
 // are those of docs/examples/receivables.md.
-const today = () => new Date().toISOString().slice(0, 10);
+// The organisation's today: its time zone is the default, Australia/Sydney (clock.ts).
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
 const inDays = (n) => {
   const d = new Date(`${today()}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + n);

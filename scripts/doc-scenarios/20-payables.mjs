@@ -1,6 +1,7 @@
 // Payables and expenses scenario for docs/methods.md: bills with lines and bank details, PB-B1,
 // a payment run held for a human and executed with the proof, the bills read, expense claims.
-const today = () => new Date().toISOString().slice(0, 10);
+// The organisation's today: its time zone is the default, Australia/Sydney (clock.ts).
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
 const inDays = (n) => {
   const d = new Date(`${today()}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + n);

@@ -2,7 +2,8 @@
 // suggestions, a part payment, a bill paid, a bank fee recoded, a line above the materiality floor
 // held and matched with a human's approval, a receipt, manual journals. The same statement is
 // worked by hand in docs/examples/reconciliation.md.
-const today = () => new Date().toISOString().slice(0, 10);
+// The organisation's today: its time zone is the default, Australia/Sydney (clock.ts).
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
 const ddmmyyyy = (iso) => iso.split('-').reverse().join('/');
 
 async function sent(post, payeeName, totalCents, description) {

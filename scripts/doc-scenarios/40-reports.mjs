@@ -2,7 +2,8 @@
 // the postings the earlier scenarios made today (invoices sent, paid and credited; bills approved
 // and paid). The hand-checked figures, and the worked quarter's BAS, are in
 // docs/examples/reports.md.
-const today = () => new Date().toISOString().slice(0, 10);
+// The organisation's today: its time zone is the default, Australia/Sydney (clock.ts).
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
 const inDays = (n) => {
   const d = new Date(`${today()}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + n);

@@ -1,10 +1,70 @@
+import type { Queryable } from './storage/types.js';
+
 /** Instants are ISO 8601 UTC with milliseconds (D5, D9); dates are YYYY-MM-DD. */
 export function nowIso(): string {
   return new Date().toISOString();
 }
 
+/** The UTC date of an instant. Not "today" for an organisation: use `localDate` / `orgToday`. */
 export function isoDate(instant: string): string {
   return instant.slice(0, 10);
+}
+
+/**
+ * Each organisation keeps its books in one IANA time zone (organisations.time_zone, migration
+ * 15): "today" — the date a document is issued on, the limit of "in the future" — is the local
+ * date there, never the UTC date (at 09:30 on 1 October in Sydney it is still 30 September in UTC).
+ */
+export const DEFAULT_TIME_ZONE = 'Australia/Sydney';
+
+/** The canonical IANA name of `name` (Intl decides), or null when it is not a time zone. */
+export function canonicalTimeZone(name: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-CA', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar date (YYYY-MM-DD) of `instant` in `timeZone`: the one place "today" is computed. */
+export function localDate(instant: string, timeZone: string): string {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    formatters.set(timeZone, f);
+  }
+  const parts = f.formatToParts(new Date(instant));
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/**
+ * The clock a server runs on, per database handle: the system clock unless the server was
+ * started with a fixed one (Config.now), so a test can run the whole server at a given instant
+ * without rewriting rows. The write path and the reads both ask here.
+ */
+const clocks = new WeakMap<object, () => string>();
+
+export function setClock(db: object, now: () => string): void {
+  clocks.set(db, now);
+}
+
+export function clockOf(db: object): () => string {
+  return clocks.get(db) ?? nowIso;
+}
+
+/** An organisation's time zone (the default when the row predates it or is not there yet). */
+export async function orgTimeZone(q: Queryable, orgId: string): Promise<string> {
+  const row = await q.get<{ time_zone: string | null }>('SELECT time_zone FROM organisations WHERE id = ?', [orgId]);
+  return row?.time_zone ?? DEFAULT_TIME_ZONE;
+}
+
+/** Today in the organisation's time zone by the server's clock (reads; writes use `uow.today`). */
+export async function orgToday(db: { readonly reader: Queryable }, orgId: string): Promise<string> {
+  return localDate(clockOf(db)(), await orgTimeZone(db.reader, orgId));
 }
 
 export function addDays(date: string, days: number): string {

@@ -23,6 +23,8 @@ export interface Config {
   readonly paymentsOutboxDir: string;
   /** COOKIE_SECURE=1 marks the console's session cookie Secure (set it when served over HTTPS). */
   readonly cookieSecure: boolean;
+  /** The server's clock (ISO instants); tests fix it. Unset: the system clock (clock.ts). */
+  readonly now?: () => string;
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { mailerFor, type Mailer } from './adapters/email.js';
 import { OutboxDispatcher } from './adapters/outbox.js';
 import { FilePaymentSink, type PaymentSink } from './adapters/payments.js';
+import { setClock } from './clock.js';
 import { DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
@@ -43,6 +44,7 @@ export async function startServer(
     await rateLimiter.close();
     throw error;
   });
+  if (config.now) setClock(db, config.now);
   const app = buildApp({
     db,
     rateLimiter,

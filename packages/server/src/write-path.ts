@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex, type JsonValue } from '@finance-desk/protocol';
 import { DomainError, invariant } from './errors.js';
 import { appendEvent, lockHead, type Appended, type EventInput } from './ledger/append.js';
-import { nowIso } from './clock.js';
+import { clockOf, localDate, orgTimeZone } from './clock.js';
 import type { Capabilities, Database, Tx } from './storage/types.js';
 
 /**
@@ -14,6 +14,8 @@ export interface Uow {
   readonly orgId: string;
   readonly actor: string;
   readonly now: string;
+  /** The organisation's local date at `now` (its time zone; clock.ts): what "today" means. */
+  readonly today: string;
   emit(event: EventInput): Promise<Appended>;
 }
 
@@ -65,12 +67,14 @@ async function unitOfWork<R extends WriteResult, E>(
     const early = await before(tx);
     if (early !== undefined) return { early };
     let emitted = 0;
+    const now = clockOf(db)();
     const uow: Uow = {
       tx,
       caps: db.caps,
       orgId,
       actor,
-      now: nowIso(),
+      now,
+      today: localDate(now, await orgTimeZone(tx, orgId)),
       emit: async (event) => {
         emitted += 1;
         invariant(emitted === 1, 'a call appends exactly one event');

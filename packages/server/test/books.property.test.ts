@@ -55,7 +55,10 @@ const portion = fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 999 }), fc
 const act = fc.oneof(
   { weight: 4, arbitrary: fc.record({
     kind: fc.constant('draft' as const),
-    lines: fc.array(fc.record({ amountCents: amount, taxCode: fc.constantFrom(...SALE_CODES) }), { minLength: 1, maxLength: 3 }),
+    lines: fc.array(
+      fc.record({ amountCents: amount, taxCode: fc.constantFrom(...SALE_CODES), accountCode: fc.constantFrom('4000', '4200') }),
+      { minLength: 1, maxLength: 3 },
+    ),
     send: fc.boolean(),
   }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('send' as const), pick }) },
@@ -110,7 +113,7 @@ interface InvoiceM {
   status: string;
   totalCents: number;
   outstanding: number;
-  lines: { amountCents: number; taxCode: string }[];
+  lines: { amountCents: number; taxCode: string; accountCode: string }[];
   creditedByCode: Map<string, number>;
   gstCents: number;
   creditedGst: number;
@@ -327,6 +330,7 @@ class Run {
         const gst = code !== 'GST' ? 0 : amt === creditable ? gstLeft : Math.min(gstOfInclusive(amt), gstLeft);
         expect(r.body.result.gstCents).toBe(gst);
         inv.creditedGst += gst;
+        await this.checkCreditedAccounts(inv);
         return;
       }
       case 'void': {
@@ -641,6 +645,27 @@ class Run {
 
   // ------------------------------------------------------------ the invariants
 
+  /** Credit notes reverse the revenue accounts they credit: never more on an account than it earned. */
+  async checkCreditedAccounts(inv: InvoiceM): Promise<void> {
+    type J = { source: { kind: string }; lines: { accountCode: string; debitCents: number; creditCents: number }[] };
+    const { journals } = (await this.read('books.journals', { sourceId: inv.id, limit: 200 })) as { journals: J[] };
+    const net = (kind: string, code: string) =>
+      journals
+        .filter((j) => j.source.kind === kind)
+        .flatMap((j) => j.lines)
+        .filter((l) => l.accountCode === code)
+        .reduce((s, l) => s + l.creditCents - l.debitCents, 0);
+    for (const code of ['4000', '4200']) {
+      const earned = net('invoice', code);
+      const reversed = -net('credit_note', code);
+      expect({ invoice: inv.id, code, ok: reversed >= 0 && reversed <= earned }, `${code}: ${reversed} of ${earned}`).toEqual({
+        invoice: inv.id,
+        code,
+        ok: true,
+      });
+    }
+  }
+
   async read(method: string, params: Record<string, unknown>) {
     const r = await this.t.post(this.o.keys.reader, method, params);
     expect(r.status, `${method} ${JSON.stringify(params)} → ${JSON.stringify(r.body).slice(0, 300)}`).toBe(200);
@@ -714,6 +739,14 @@ class Run {
     expect(bal('1000'), `bank = feed − unreconciled lines + unreconciled postings ${where}`).toBe(
       m.feedTotal() - feed.summary.unreconciledCents + m.unreconciledPostings(),
     );
+
+    // Only invoices touch 4000 and 4200 here. A credit note reverses the revenue of the lines it
+    // credits, so neither account goes below zero, and together they hold what the model says.
+    const live = m.invoices.filter((i) => i.status !== 'draft' && i.status !== 'void');
+    const credited = (i: InvoiceM) => [...i.creditedByCode.values()].reduce((s, c) => s + c, 0);
+    const revenue = live.reduce((s, i) => s + i.totalCents - i.gstCents - (credited(i) - i.creditedGst), 0);
+    expect([bal('4000') >= 0, bal('4200') >= 0], `revenue accounts not negative ${where}`).toEqual([true, true]);
+    expect(bal('4000') + bal('4200'), `4000 + 4200 vs invoiced less credited ${where}`).toBe(revenue);
 
     const gst = await this.read('books.reports', { type: 'gst_summary', from: today(), to: today() });
     expect(bal('2100'), `2100 vs GST on sales ${where}`).toBe(gst.accountsMethod.gstOnSalesCents);

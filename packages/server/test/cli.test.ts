@@ -78,6 +78,24 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
     }
   });
 
+  it('org create --time-zone sets the zone the books keep dates in; an unknown zone is refused', async () => {
+    const made = JSON.parse(cli('org', 'create', '--name', 'London Joinery', '--time-zone', 'europe/london', '--json').out);
+    const plain = JSON.parse(cli('org', 'create', '--name', 'Sydney Joinery', '--json').out);
+    const bad = cli('org', 'create', '--name', 'Mars Joinery', '--time-zone', 'Mars/Olympus_Mons', '--json');
+    expect(bad.code).not.toBe(0);
+    expect(bad.err.trim()).toBe('finance-desk: timeZone: must be an IANA time zone such as Australia/Sydney');
+    const db = openDatabase(url);
+    try {
+      const zone = async (id: string) =>
+        (await db.reader.get<{ time_zone: string }>('SELECT time_zone FROM organisations WHERE id = ?', [id]))?.time_zone;
+      expect(await zone(made.orgId)).toBe('Europe/London');
+      expect(await zone(plain.orgId)).toBe('Australia/Sydney');
+      expect(await db.reader.get('SELECT id FROM organisations WHERE slug = ?', ['mars-joinery'])).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+
   it('bad input exits non-zero with a one-line reason', () => {
     const dup = cli('org', 'create', '--name', 'Harbour Cafe', '--json');
     expect(dup.code).not.toBe(0);

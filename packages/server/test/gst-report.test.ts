@@ -118,7 +118,14 @@ describe.each(engines)('GST summary of the worked quarter (%s)', (engine) => {
   it('1A and 1B by the accounts method are the GST recorded on each document', async () => {
     const r = await report(t, org, { type: 'gst_summary', from: start, to: end });
     const m = quarter.expected.accountsMethodCheck;
-    expect(r.accountsMethod).toEqual({ gstOnSalesCents: m['1A_cents'], gstOnPurchasesCents: m['1B_cents'], '1A': m['1A'], '1B': m['1B'] });
+    expect(r.accountsMethod).toEqual({
+      gstOnSalesCents: m['1A_cents'],
+      gstOnPurchasesCents: m['1B_cents'],
+      increasingAdjustmentsCents: 0,
+      decreasingAdjustmentsCents: 0,
+      '1A': m['1A'],
+      '1B': m['1B'],
+    });
     expect(r.exactCents['1A']).toBe(m['1A_cents']);
     expect(r.exactCents['1B']).toBe(m['1B_cents']);
   });
@@ -126,7 +133,7 @@ describe.each(engines)('GST summary of the worked quarter (%s)', (engine) => {
   it('the summary labels 4, 8A, 8B and 9: payable to the ATO', async () => {
     const r = await report(t, org, { type: 'gst_summary', from: start, to: end });
     const s = quarter.expected.summary;
-    expect(r.summary).toEqual({ '4': s['4'], '8A': s['8A'], '8B': s['8B'], '9': s['9'], position: 'payable' });
+    expect(r.summary).toEqual({ '4': s['4'], '8A': s['8A'], '8B': s['8B'], '9': s['9'], position: 'payable', netGst: 2_690 - 3_009, net: s['9'] });
   });
 
   it('the worksheet method gives the same front here (the quarter’s two methods agree)', async () => {
@@ -139,8 +146,8 @@ describe.each(engines)('GST summary of the worked quarter (%s)', (engine) => {
   it('totals per tax code show where each label comes from', async () => {
     const r = await report(t, org, { type: 'gst_summary', from: start, to: end });
     const byCode = Object.fromEntries(r.byTaxCode.map((c: { taxCode: string }) => [c.taxCode, c]));
-    expect(byCode.GST).toEqual({ taxCode: 'GST', lines: 5, baseCents: 2_959_050, gstCents: 269_005, labels: ['G1'] });
-    expect(byCode.BAS_EXCLUDED).toEqual({ taxCode: 'BAS_EXCLUDED', lines: 7, baseCents: 550_200, gstCents: 0, labels: [] });
+    expect(byCode.GST).toEqual({ taxCode: 'GST', lines: 5, baseCents: 2_959_050, gstCents: 269_005, adjustmentBaseCents: 0, adjustmentGstCents: 0, labels: ['G1'] });
+    expect(byCode.BAS_EXCLUDED).toEqual({ taxCode: 'BAS_EXCLUDED', lines: 7, baseCents: 550_200, gstCents: 0, adjustmentBaseCents: 0, adjustmentGstCents: 0, labels: [] });
     expect(r.byTaxCode.map((c: { taxCode: string }) => c.taxCode)).toEqual([
       'GST', 'EXPORT', 'GST_FREE', 'INPUT_TAXED', 'GST_ON_CAPITAL', 'GST_ON_EXPENSES', 'GST_FREE_EXPENSES',
       'INPUT_TAXED_EXPENSE', 'BAS_EXCLUDED', 'BAS_EXCLUDED_WAGES', 'BAS_EXCLUDED_PAYGW',
@@ -158,7 +165,7 @@ describe.each(engines)('GST summary of the worked quarter (%s)', (engine) => {
     const other = await t.org();
     const r = await report(t, other, { type: 'gst_summary', from: start, to: end });
     expect(r.front).toEqual({ G1: 0, G2: 0, G3: 0, G10: 0, G11: 0, '1A': 0, '1B': 0, W1: 0, W2: 0 });
-    expect(r.summary).toEqual({ '4': 0, '8A': 0, '8B': 0, '9': 0, position: 'nil' });
+    expect(r.summary).toEqual({ '4': 0, '8A': 0, '8B': 0, '9': 0, position: 'nil', netGst: 0, net: 0 });
     expect(r.byTaxCode).toEqual([]);
   });
 });

@@ -36,7 +36,7 @@ export interface TestServer {
   readonly url: string;
   readonly db: Database;
   readonly server: RunningServer;
-  org(name?: string, opts?: { decisionRights?: boolean }): Promise<CreatedOrg>;
+  org(name?: string, opts?: { decisionRights?: boolean; timeZone?: string }): Promise<CreatedOrg>;
   post(key: string | null, method: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   get(key: string | null, path: string): Promise<Reply>;
   raw(path: string, init: RequestInit): Promise<Reply>;
@@ -118,6 +118,7 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
         name,
         slug: uniqueName('o').toLowerCase().replace(/_/g, '-'),
         decisionRights: opts.decisionRights ?? true,
+        ...(opts.timeZone !== undefined ? { timeZone: opts.timeZone } : {}),
       });
       orgIds.push(created.orgId);
       return created;

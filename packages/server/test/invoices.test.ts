@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 
@@ -34,7 +35,7 @@ describe.each(engines)('invoiceDraft and invoiceSend (%s)', (engine) => {
     const id = (await t.post(org.keys.agent, 'books.invoiceDraft', draft)).body.result.id;
     const r = await t.post(org.keys.agent, 'books.invoiceSend', { id });
     expect(r.status).toBe(200);
-    const today = new Date().toISOString().slice(0, 10);
+    const today = localDate(new Date().toISOString(), DEFAULT_TIME_ZONE);
     const due = new Date(Date.parse(`${today}T00:00:00Z`) + 30 * 86_400_000).toISOString().slice(0, 10);
     expect(r.body.result).toMatchObject({ id, status: 'sent', issuedOn: today, dueOn: due });
     expect(await lastEvent()).toMatchObject({ kind: 'books.invoice.send', entity_id: id });

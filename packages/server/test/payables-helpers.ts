@@ -1,10 +1,11 @@
 import { expect } from 'vitest';
-import { addDays, isoDate } from '../src/clock.js';
+import { addDays, DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import type { TestServer } from './harness.js';
 import { decide, freshKey } from './signature-helpers.js';
 
-export const today = () => isoDate(new Date().toISOString());
+// The organisation's today: test organisations keep the default time zone (clock.ts).
+export const today = () => localDate(new Date().toISOString(), DEFAULT_TIME_ZONE);
 export const inDays = (n: number) => addDays(today(), n);
 
 /** The funding account of the payment-run tests (FORMAT.md's example remitter). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, isoDate } from '../src/clock.js';
+import { addDays, DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
 import { accountBalanceCents, newJournalId } from '../src/domain/gl/post.js';
 import { allocateSaleGst } from '../src/domain/receivables/invoice-lines.js';
 import { applyInvoicePayment, openInvoicesAsOf } from '../src/domain/receivables/ledger-api.js';
@@ -9,7 +9,8 @@ import { migration } from '../src/domain/receivables/migration.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 import { freshKey } from './signature-helpers.js';
 
-const today = () => isoDate(new Date().toISOString());
+// The organisation's today: test organisations keep the default time zone (clock.ts).
+const today = () => localDate(new Date().toISOString(), DEFAULT_TIME_ZONE);
 
 /** The worked example of docs/examples/receivables.md: GST, GST-free and input-taxed lines. */
 const MIXED = {

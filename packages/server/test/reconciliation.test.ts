@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, isoDate } from '../src/clock.js';
+import { addDays, DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
 import { accountBalanceCents } from '../src/domain/gl/post.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, journalLines } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
-const today = () => isoDate(new Date().toISOString());
+// The organisation's today: test organisations keep the default time zone (clock.ts).
+const today = () => localDate(new Date().toISOString(), DEFAULT_TIME_ZONE);
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/bank/${name}`, import.meta.url), 'utf8');
 
 /** Bank lines of a statement dated today (documents are issued today; a payment cannot precede them). */

@@ -452,7 +452,7 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
       const r = await report(t, o, { type: 'gst_summary', from: today(), to: today() });
       expect(r.exactCents).toMatchObject({ G1: 121_000, G3: 33_000, G11: 12_650, '1A': 8_000, '1B': 1_150 });
       expect(r.front).toEqual({ G1: 1_210, G2: 0, G3: 330, G10: 0, G11: 126, '1A': 80, '1B': 11, W1: 0, W2: 0 });
-      expect(r.summary).toEqual({ '4': 0, '8A': 80, '8B': 11, '9': 69, position: 'payable' });
+      expect(r.summary).toEqual({ '4': 0, '8A': 80, '8B': 11, '9': 69, position: 'payable', netGst: 69, net: 69 });
     });
 
     it('the accounts method and the worksheet can differ by rounding; gstMethod chooses', async () => {
@@ -465,19 +465,20 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
       expect(sheet.worksheetCents.G9).toBe(100);
     });
 
-    it('whole dollars are never negative: a refund-only period shows 0 and keeps the sign in cents', async () => {
+    it('a refund-only period is a refund: the reduction is a decreasing adjustment (G18, 1B), nothing is dropped', async () => {
       const o = await t.org();
       await postEntry(t, o, '2026-08-01', 'Refund', [
         { account: '4000', debitCents: 10_000, taxCode: 'GST', taxBaseCents: -11_000, gstCents: -1_000 },
         { account: '2100', debitCents: 1_000 },
         { account: '1000', creditCents: 11_000 },
       ]);
-      const r = await report(t, o, { type: 'gst_summary', from: '2026-07-01', to: '2026-09-30' });
-      expect(r.exactCents.G1).toBe(-11_000);
-      expect(r.exactCents['1A']).toBe(-1_000);
-      expect(r.front.G1).toBe(0);
-      expect(r.front['1A']).toBe(0);
-      expect(r.worksheet.G9).toBe(0);
+      for (const gstMethod of ['accounts', 'worksheet']) {
+        const r = await report(t, o, { type: 'gst_summary', from: '2026-07-01', to: '2026-09-30', gstMethod });
+        expect(r.exactCents).toMatchObject({ G1: 0, G7: 0, G18: 11_000, '1A': 0, '1B': 1_000 });
+        expect(r.front).toMatchObject({ G1: 0, '1A': 0, '1B': 10 });
+        expect(r.worksheet).toMatchObject({ G1: 0, G9: 0, G18: 110, G19: 110, G20: 10 });
+        expect(r.summary).toEqual({ '4': 0, '8A': 0, '8B': 10, '9': 10, position: 'refundable', netGst: -10, net: -10 });
+      }
     });
   });
 });

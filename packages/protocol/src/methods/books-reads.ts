@@ -218,11 +218,44 @@ export const gstSummary = z.object({
   worksheet: dollars,
   /** The same worksheet in exact cents; G9 and G20 are 1/11 rounded half up. */
   worksheetCents: dollars,
-  /** 1A and 1B as the sum of the GST recorded on each document (cents and whole dollars). */
-  accountsMethod: z.object({ gstOnSalesCents: int(), gstOnPurchasesCents: int(), '1A': int(), '1B': int() }),
-  /** 4 = W2; 8A = 1A + 4; 8B = 1B; 9 = |8A − 8B|, payable to or refundable by the ATO. */
-  summary: z.object({ '4': int(), '8A': int(), '8B': int(), '9': int(), position: z.enum(['payable', 'refundable', 'nil']) }),
-  byTaxCode: z.array(z.object({ taxCode: z.string(), lines: int(), baseCents: int(), gstCents: int(), labels: z.array(z.string()) })),
+  /**
+   * 1A and 1B as the sum of the GST recorded on each document plus adjustments of earlier
+   * periods: 1A adds increasing adjustments (bills returned later), 1B decreasing ones (credit
+   * notes on earlier sales).
+   */
+  accountsMethod: z.object({
+    gstOnSalesCents: int(),
+    gstOnPurchasesCents: int(),
+    increasingAdjustmentsCents: int(),
+    decreasingAdjustmentsCents: int(),
+    '1A': int(),
+    '1B': int(),
+  }),
+  /**
+   * 4 = W2; 8A = 1A + 4; 8B = 1B; 9 = |8A − 8B|, payable to or refundable by the ATO. netGst =
+   * 1A − 1B and net = 8A − 8B, signed: negative is a refund.
+   */
+  summary: z.object({
+    '4': int(),
+    '8A': int(),
+    '8B': int(),
+    '9': int(),
+    position: z.enum(['payable', 'refundable', 'nil']),
+    netGst: int(),
+    net: int(),
+  }),
+  /** Per code: this period's supplies, and adjustments of earlier periods' supplies (G7/G18). */
+  byTaxCode: z.array(
+    z.object({
+      taxCode: z.string(),
+      lines: int(),
+      baseCents: int(),
+      gstCents: int(),
+      adjustmentBaseCents: int(),
+      adjustmentGstCents: int(),
+      labels: z.array(z.string()),
+    }),
+  ),
 });
 
 export const reports = method({
@@ -230,7 +263,7 @@ export const reports = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    'A report from the general ledger. As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit) and gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)).',
+    'A report from the general ledger. As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit) and gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)).',
   params: reportParams,
   result: z.union([trialBalance, profitAndLoss, balanceSheet, agedReport, gstSummary]),
 });

@@ -39,6 +39,7 @@ const ORG_FLAGS: Readonly<Record<OrgInputProblem['field'], string>> = {
   name: '--name',
   slug: '--slug',
   ownerEmail: '--owner-email',
+  timeZone: '--time-zone',
 };
 
 /** `verify`'s words for each break reason (the JSON form carries the reason code itself). */
@@ -83,13 +84,15 @@ function program(): Command {
     .option('--slug <slug>', 'url-safe identifier (default: from the name)')
     .option('--owner-email <email>', 'owner sign-in email (default: owner@<slug>.example)')
     .option('--no-decision-rights', 'the owner gets no decision rights (signature acts are refused)')
+    .option('--time-zone <iana>', 'IANA time zone the books keep their dates in (default: Australia/Sydney)')
     .option('--json', 'print JSON')
-    .action(async (o: { name: string; slug?: string; ownerEmail?: string; decisionRights: boolean; json?: boolean }) => {
+    .action(async (o: { name: string; slug?: string; ownerEmail?: string; timeZone?: string; decisionRights: boolean; json?: boolean }) => {
       const input = {
         name: o.name,
         decisionRights: o.decisionRights,
         ...(o.slug !== undefined ? { slug: o.slug } : {}),
         ...(o.ownerEmail !== undefined ? { ownerEmail: o.ownerEmail } : {}),
+        ...(o.timeZone !== undefined ? { timeZone: o.timeZone } : {}),
       };
       // Checked before the database is opened, naming the flag (D10); nothing is created.
       const problem = orgInputProblem(input);

@@ -1,5 +1,5 @@
 import { canonicalJson, isTier, type Tier } from '@finance-desk/protocol';
-import { nowIso } from '../clock.js';
+import { canonicalTimeZone, DEFAULT_TIME_ZONE, nowIso } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
 import { seedChart } from '../domain/gl/chart.js';
 import { defaultPolicy } from '../governance/policy.js';
@@ -18,6 +18,8 @@ export interface CreateOrgInput {
   readonly slug?: string;
   readonly ownerEmail?: string;
   readonly decisionRights: boolean;
+  /** IANA time zone its dates are kept in (clock.ts); default Australia/Sydney. */
+  readonly timeZone?: string;
 }
 
 export interface CreatedOrg {
@@ -39,7 +41,7 @@ export function slugify(name: string): string {
 }
 
 export interface OrgInputProblem {
-  readonly field: 'name' | 'slug' | 'ownerEmail';
+  readonly field: 'name' | 'slug' | 'ownerEmail' | 'timeZone';
   readonly reason: string;
 }
 
@@ -57,6 +59,9 @@ export function orgInputProblem(input: Omit<CreateOrgInput, 'decisionRights'>): 
   if (input.ownerEmail !== undefined && !isEmail(input.ownerEmail.trim().toLowerCase())) {
     return { field: 'ownerEmail', reason: 'must be an email address' };
   }
+  if (input.timeZone !== undefined && !canonicalTimeZone(input.timeZone)) {
+    return { field: 'timeZone', reason: 'must be an IANA time zone such as Australia/Sydney' };
+  }
   return null;
 }
 
@@ -72,6 +77,8 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
   if (problem) throw new DomainError('BAD_REQUEST', `${problem.field}: ${problem.reason}`);
   const name = input.name.trim();
   const slug = input.slug ?? slugify(name);
+  // Checked by orgInputProblem above; the canonical spelling is stored (issue 8 item 17).
+  const timeZone = canonicalTimeZone(input.timeZone ?? DEFAULT_TIME_ZONE) ?? DEFAULT_TIME_ZONE;
   const orgId = newId('org');
   const now = nowIso();
   const userId = newId('usr');
@@ -81,7 +88,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
   const issued = await db.write(async (tx) => {
     const taken = await tx.get('SELECT id FROM organisations WHERE slug = ?', [slug]);
     if (taken) throw new DomainError('CONFLICT', `slug ${slug} is already taken`);
-    await tx.run('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [orgId, slug, name, now]);
+    await tx.run('INSERT INTO organisations (id, slug, name, time_zone, created_at) VALUES (?, ?, ?, ?, ?)', [orgId, slug, name, timeZone, now]);
     await tx.run("INSERT INTO org_heads (org_id, seq, row_hash) VALUES (?, 0, '')", [orgId]);
     await tx.run(
       'INSERT INTO users (id, org_id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -96,7 +103,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
       family: 'org',
       kind: 'org.created',
       entityId: orgId,
-      payload: { name, slug, ownerUserId: userId, keyIds: keys.map((k) => k.keyId), decisionRights: input.decisionRights },
+      payload: { name, slug, timeZone, ownerUserId: userId, keyIds: keys.map((k) => k.keyId), decisionRights: input.decisionRights },
     });
     return keys;
   });

@@ -7,6 +7,7 @@ import { migration as reconciliation } from '../domain/reconciliation/migration.
 import { migration as searchKeys } from './migration-search.js';
 import { migration as chainVerified } from '../ledger/migration.js';
 import { migration as reports } from '../domain/reports/migration.js';
+import { migration as orgTimeZone } from '../org/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -311,4 +312,6 @@ export const migrations: readonly Migration[] = [
   },
   // Bills held for changed bank details, 14 (issue 8 item 8).
   payablesBankDetails,
+  // The organisation's time zone, 15 (issue 8 item 17).
+  orgTimeZone,
 ];

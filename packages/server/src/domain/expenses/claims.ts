@@ -1,6 +1,5 @@
 import type { payables, TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { isoDate } from '../../clock.js';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
@@ -75,7 +74,7 @@ async function load(uow: Uow, id: string): Promise<ClaimRow> {
 }
 
 export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.params>, uow: Uow) {
-  const today = isoDate(uow.now);
+  const today = uow.today;
   if (params.spentOn > today) throw badRequest(`spentOn: must not be after today (${today})`);
   const taxCode: TaxCode = params.taxCode ?? 'GST_ON_EXPENSES';
   const [line] = await resolveLines(
@@ -127,7 +126,7 @@ export async function expenseApprove(params: z.infer<typeof payables.expenseAppr
   });
   await postJournal(uow, {
     id: journalId,
-    date: isoDate(uow.now),
+    date: uow.today,
     memo: `Expense claim ${row.id} by ${row.claimant}: ${row.description}`,
     source: { kind: 'expense_claim', id: row.id },
     ledgerId: event.ledgerId,

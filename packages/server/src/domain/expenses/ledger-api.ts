@@ -49,7 +49,7 @@ export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string):
       reference: r.receipt_ref,
       issuedOn: r.spent_on,
       postedOn: r.posted_on,
-      dueOn: r.approved_at.slice(0, 10),
+      dueOn: r.posted_on, // approved (and posted) on, the organisation's local date
       totalCents: Number(r.amount_cents),
       outstandingCents: owed,
     });

@@ -1,6 +1,6 @@
 import type { books, HeldReason, TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { addDays, isoDate } from '../../clock.js';
+import { addDays } from '../../clock.js';
 import { conflict, invariant, notFound } from '../../errors.js';
 import type { OpenHold } from '../../governance/approvals.js';
 import { payloadHashOf } from '../../governance/approvals.js';
@@ -248,7 +248,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
     total_cents: total,
     gst_cents: lines.reduce((s, l) => s + l.gstCents, 0),
     due_days: params.dueDays,
-    due_on: addDays(isoDate(uow.now), params.dueDays),
+    due_on: addDays(uow.today, params.dueDays),
     held_reason: heldReason,
     note: null,
     run_id: null,
@@ -317,7 +317,7 @@ function approve(uow: Uow, bill: LoadedBill) {
     payload: { journalId: journalId ?? bill.journal_id, gstCents: Number(bill.gst_cents) },
     journal: journalId === null ? null : {
       id: journalId,
-      date: isoDate(uow.now),
+      date: uow.today,
       memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
       source: { kind: 'bill', id: bill.id },
       lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
@@ -376,7 +376,7 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
     payload: reversalId ? { reversalJournalId: reversalId } : {},
     journal: reversalId === null ? null : {
       id: reversalId,
-      date: isoDate(uow.now),
+      date: uow.today,
       memo: `Bill ${row.id} from ${row.payee_name} returned: ${params.reason}`,
       source: { kind: 'bill_return', id: row.id },
       lines: purchasePosting({ id: row.id, control: { key: 'payables' } }, row.lines, -1),

@@ -1,3 +1,4 @@
+import { localDate, orgTimeZone } from '../../clock.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
@@ -40,6 +41,7 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
     [orgId],
   );
   const out: OpenItem[] = [];
+  const zone = await orgTimeZone(q, orgId);
   for (const r of rows) {
     const owed = -(balances.get(r.id) ?? 0);
     if (owed <= 0) continue;
@@ -48,7 +50,7 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
       kind: 'bill',
       party: r.payee_name,
       reference: r.payee_reference ?? r.description,
-      issuedOn: r.created_at.slice(0, 10),
+      issuedOn: localDate(r.created_at, zone), // captured on, in the organisation's time zone
       postedOn: r.posted_on,
       dueOn: r.due_on,
       totalCents: Number(r.total_cents),

@@ -2,7 +2,6 @@ import { canonicalJson, sha256Hex, type JsonValue, type payables } from '@financ
 import type { z } from 'zod';
 import { AbaError, ABA_AMOUNT_CENTS_MAX, balancingPayment, buildAba, type AbaBatch, type AbaPayment } from '../../adapters/aba.js';
 import { enqueuePaymentFile } from '../../adapters/payments.js';
-import { isoDate } from '../../clock.js';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
@@ -113,7 +112,7 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
       : undefined) ??
     null;
   if (existing) return { runId: existing.id, paramsHash, bills, payments: [], existing, problem: null };
-  const today = isoDate(uow.now);
+  const today = uow.today;
   if (p.paymentDate < today) throw badRequest(`paymentDate: must be today (${today}) or later`);
   const owed = await owedOnDocuments(uow.tx, uow.orgId, PAYABLES_ACCOUNT, 'credit', bills.map((b) => b.id));
   const payments = bills.map((b) => ({ billId: b.id, payee: b.payee_name, amountCents: owed.get(b.id) ?? 0 }));

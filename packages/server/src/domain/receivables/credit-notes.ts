@@ -1,11 +1,10 @@
 import { gstOfInclusive, TAX_CODES, type receivables, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { isoDate } from '../../clock.js';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
-import { loadSaleLines, type SaleLine } from './invoice-lines.js';
+import { loadSaleLines, shareByLargestRemainder, type SaleLine } from './invoice-lines.js';
 import { loadInvoice, type InvoiceRow } from './invoices.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.js';
 
@@ -14,6 +13,11 @@ import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.
  * credits one tax code of the invoice: GST is 1/11 of the credit (half up, once per note), never
  * more than is left of that code's GST, and the note that clears a code takes exactly what is
  * left, so an invoice's GST collected is never over-reversed by rounding across many notes.
+ * It reverses the revenue of the lines it credits: the amount is shared over the revenue
+ * accounts of that code's lines in proportion to what is left to credit on each (largest
+ * remainder, integer cents), its GST over those shares the same way; the note that clears the
+ * code takes exactly what is left on each account. accountCode is the account with the largest
+ * share.
  * A credit note is identified by invoice, amount, tax code and reason: the same again is a no-op.
  */
 type Params = z.infer<typeof receivables.invoiceCreditNote.params>;
@@ -59,24 +63,58 @@ function result(inv: InvoiceRow, c: CreditRow, status: string, outstandingCents:
   };
 }
 
-/** What is left to credit of one code: amount and GST invoiced less earlier credit notes. */
+/** A share of a credit note: the revenue account it debits, its GST-inclusive amount and GST. */
+interface CreditPart {
+  readonly accountCode: string;
+  readonly amountCents: number;
+  readonly gstCents: number;
+}
+
+/**
+ * What is left to credit of one code, per revenue account: the code's lines less the debits of
+ * earlier credit notes on this invoice (their journal lines carry the code and the account).
+ */
 async function leftOfCode(uow: Uow, inv: InvoiceRow, code: TaxCode, lines: readonly SaleLine[]) {
   const ofCode = lines.filter((l) => l.taxCode === code);
   if (ofCode.length === 0) {
     const codes = [...new Set(lines.map((l) => l.taxCode))].join(', ');
     throw badRequest(`taxCode: invoice ${inv.id} has no ${code} line; credit one of its codes (${codes})`);
   }
-  const prior = await uow.tx.get<{ a: number | null; g: number | null }>(
-    `SELECT SUM(amount_cents) AS a, SUM(gst_cents) AS g FROM invoice_credit_notes
-     WHERE org_id = ? AND invoice_id = ? AND tax_code = ?`,
+  const byAccount = new Map<string, { amountCents: number; gstCents: number }>();
+  for (const l of ofCode) {
+    const a = byAccount.get(l.accountCode) ?? { amountCents: 0, gstCents: 0 };
+    byAccount.set(l.accountCode, { amountCents: a.amountCents + l.amountCents, gstCents: a.gstCents + l.gstCents });
+  }
+  const prior = await uow.tx.all<{ account: string; a: unknown; g: unknown }>(
+    `SELECT l.account_code AS account, SUM(l.tax_base_cents) AS a, SUM(l.gst_cents) AS g
+     FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
+     WHERE l.org_id = ? AND j.source_kind = 'credit_note' AND j.source_id = ? AND l.tax_code = ?
+     GROUP BY l.account_code`,
     [uow.orgId, inv.id, code],
   );
-  const largest = ofCode.reduce((m, l) => (l.amountCents > m.amountCents ? l : m));
+  for (const r of prior) {
+    const a = byAccount.get(r.account) ?? { amountCents: 0, gstCents: 0 };
+    // Credit-note tags are negative: adding them takes off what was credited.
+    byAccount.set(r.account, { amountCents: a.amountCents + Number(r.a ?? 0), gstCents: a.gstCents + Number(r.g ?? 0) });
+  }
+  const accounts = [...byAccount].map(([accountCode, a]) => ({ accountCode, ...a }));
   return {
-    amountCents: ofCode.reduce((s, l) => s + l.amountCents, 0) - Number(prior?.a ?? 0),
-    gstCents: ofCode.reduce((s, l) => s + l.gstCents, 0) - Number(prior?.g ?? 0),
-    accountCode: largest.accountCode,
+    amountCents: accounts.reduce((s, a) => s + a.amountCents, 0),
+    gstCents: accounts.reduce((s, a) => s + a.gstCents, 0),
+    accounts,
   };
+}
+
+/** Share a note over the accounts with something left (see the comment at the top). */
+function creditParts(left: Awaited<ReturnType<typeof leftOfCode>>, amountCents: number, gstCents: number): CreditPart[] {
+  const open = left.accounts.filter((a) => a.amountCents > 0);
+  const exact = amountCents === left.amountCents && left.accounts.every((a) => a.amountCents >= 0 && a.gstCents >= 0);
+  if (exact && gstCents === left.gstCents) return open;
+  const amounts = shareByLargestRemainder(amountCents, open.map((a) => a.amountCents));
+  const gsts = gstCents === 0 ? amounts.map(() => 0) : shareByLargestRemainder(gstCents, amounts);
+  return open
+    .map((a, i) => ({ accountCode: a.accountCode, amountCents: amounts[i] ?? 0, gstCents: gsts[i] ?? 0 }))
+    .filter((p) => p.amountCents > 0);
 }
 
 /** Refusals in the order D6 gives them: state, then amounts (each naming its field). */
@@ -100,11 +138,14 @@ async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, 
     : p.amountCents === left.amountCents
       ? left.gstCents
       : Math.min(gstOfInclusive(p.amountCents), left.gstCents);
-  return { owed, gst, accountCode: left.accountCode };
+  const parts = creditParts(left, p.amountCents, gst);
+  invariant(parts.length > 0, 'a credit note debits at least one revenue account');
+  const largest = parts.reduce((m, x) => (x.amountCents > m.amountCents ? x : m));
+  return { owed, gst, parts, accountCode: largest.accountCode };
 }
 
 /** Post the credit note (dated its issue date) and keep its row. */
-async function recordCredit(uow: Uow, inv: InvoiceRow, c: CreditRow): Promise<void> {
+async function recordCredit(uow: Uow, inv: InvoiceRow, c: CreditRow, parts: readonly CreditPart[]): Promise<void> {
   const amount = Number(c.amount_cents);
   const gst = Number(c.gst_cents);
   const memo = `Credit note ${c.id} on invoice ${inv.id} to ${inv.payee_name}: ${c.reason}`;
@@ -115,15 +156,16 @@ async function recordCredit(uow: Uow, inv: InvoiceRow, c: CreditRow): Promise<vo
     source: { kind: 'credit_note', id: inv.id },
     ledgerId: c.ledger_id,
     lines: [
-      // The supply's tags go negative: the BAS nets the credit against the period's sales.
-      {
-        account: c.account_code,
-        debitCents: amount - gst,
+      // Each credited account's revenue is reversed; the supply's tags go negative (the BAS
+      // nets the credit against its period's sales, or reports it as an adjustment later).
+      ...parts.map((part) => ({
+        account: part.accountCode,
+        debitCents: part.amountCents - part.gstCents,
         taxCode: c.tax_code,
-        taxBaseCents: -amount,
-        gstCents: -gst,
+        taxBaseCents: -part.amountCents,
+        gstCents: -part.gstCents,
         description: memo,
-      },
+      })),
       { account: { key: 'gst_collected' }, debitCents: gst, description: `GST on credit note ${c.id}` },
       { account: RECEIVABLES_ACCOUNT, creditCents: amount, docId: inv.id, description: memo },
     ],
@@ -145,14 +187,14 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
     [uow.orgId, inv.id, p.amountCents, code, p.reason],
   );
   if (same) return { ...result(inv, same, inv.status, await outstandingOn(uow.tx, uow.orgId, inv.id)), noop: true };
-  const { owed, gst, accountCode } = await checkCredit(uow, inv, p, code, lines);
+  const { owed, gst, parts, accountCode } = await checkCredit(uow, inv, p, code, lines);
   const left = owed - p.amountCents;
   const paid = await uow.tx.get('SELECT id FROM invoice_payments WHERE org_id = ? AND invoice_id = ?', [uow.orgId, inv.id]);
   // Cleared by credit alone → credited; cleared after money was received → paid (see the docs).
   const status = left > 0 ? inv.status : paid ? 'paid' : 'credited';
   const id = newId('cn');
   const journalId = newJournalId();
-  const issuedOn = isoDate(uow.now);
+  const issuedOn = uow.today;
   const event = await uow.emit({
     family: 'books',
     kind: 'books.invoice.credit',
@@ -180,7 +222,7 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
     journal_id: journalId,
     ledger_id: event.ledgerId,
   };
-  await recordCredit(uow, inv, row);
+  await recordCredit(uow, inv, row, parts);
   if (status !== inv.status) {
     await uow.tx.run('UPDATE invoices SET status = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
       status,

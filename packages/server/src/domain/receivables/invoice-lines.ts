@@ -143,3 +143,27 @@ export async function loadSaleLines(q: Queryable, orgId: string, ids: readonly s
   }
   return out;
 }
+
+/**
+ * Share `total` cents in proportion to `weights` (each ≥ 0, not all 0) by largest remainder:
+ * every share is ⌊total × w ÷ Σw⌋, and the cents left go one each to the largest remainders
+ * (then the largest weight, then the first). BigInt keeps total × w exact. A credit note shares
+ * its amount over the revenue accounts it reverses this way, and its GST over those shares.
+ */
+export function shareByLargestRemainder(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((s, w) => s + w, 0);
+  invariant(sum > 0 && weights.every((w) => w >= 0), 'shares need non-negative weights with a positive sum');
+  const big = BigInt(sum);
+  const exact = weights.map((w) => BigInt(total) * BigInt(w));
+  const shares = exact.map((e) => Number(e / big));
+  let left = total - shares.reduce((s, x) => s + x, 0);
+  const order = weights
+    .map((w, i) => ({ i, w, r: (exact[i] ?? 0n) % big }))
+    .sort((a, b) => (a.r === b.r ? b.w - a.w || a.i - b.i : a.r > b.r ? -1 : 1));
+  for (const { i } of order) {
+    if (left === 0) break;
+    shares[i] = (shares[i] ?? 0) + 1;
+    left -= 1;
+  }
+  return shares;
+}

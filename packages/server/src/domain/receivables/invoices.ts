@@ -2,7 +2,7 @@ import { searchKey } from '../search-key.js';
 import { TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
-import { addDays, isoDate } from '../../clock.js';
+import { addDays } from '../../clock.js';
 import { conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
@@ -191,7 +191,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
   }
   const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
   invariant(lines.reduce((s, l) => s + l.amountCents, 0) === Number(row.total_cents), 'invoice lines sum to its total');
-  const issuedOn = isoDate(uow.now);
+  const issuedOn = uow.today;
   const dueOn = addDays(issuedOn, Number(row.due_days));
   const message = row.payee_email ? invoiceMessage(row, lines, issuedOn, dueOn) : null;
   const journalId = newJournalId();

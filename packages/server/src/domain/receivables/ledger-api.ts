@@ -1,4 +1,3 @@
-import { isoDate } from '../../clock.js';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
@@ -96,7 +95,7 @@ async function loadForPayment(uow: Uow, p: InvoicePayment): Promise<PayableInvoi
   }
   if (!/^\d{4}-\d{2}-\d{2}$/.test(p.date)) throw badRequest('date: must be a date YYYY-MM-DD');
   if (p.date < row.issued_on) throw badRequest(`date: ${p.date} is before invoice ${row.id} was issued (${row.issued_on})`);
-  if (p.date > isoDate(uow.now)) throw badRequest(`date: ${p.date} is in the future; record a payment once it is received`);
+  if (p.date > uow.today) throw badRequest(`date: ${p.date} is in the future; record a payment once it is received`);
   return { ...row, issued_on: row.issued_on };
 }
 

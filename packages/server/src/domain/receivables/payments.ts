@@ -1,6 +1,5 @@
 import type { receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { isoDate } from '../../clock.js';
 import { conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId } from '../gl/post.js';
@@ -59,7 +58,7 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
       noop: true,
     };
   }
-  const date = p.date ?? isoDate(uow.now);
+  const date = p.date ?? uow.today;
   // What the event states is known before the posting; applyInvoicePayment re-checks and refuses
   // (rolling the event back) when the state or amount does not allow it.
   const owed = await outstandingOn(uow.tx, uow.orgId, invoice.id);

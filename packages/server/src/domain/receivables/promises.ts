@@ -1,6 +1,5 @@
 import type { receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { isoDate } from '../../clock.js';
 import { badRequest, conflict } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
@@ -19,7 +18,7 @@ export async function invoicePromise(p: Params, uow: Uow) {
   if (!OPEN_STATUSES.includes(row.status)) {
     throw conflict(`invoice ${row.id} is ${row.status}; only a sent or part_paid invoice can take a promise to pay`);
   }
-  const today = isoDate(uow.now);
+  const today = uow.today;
   if (p.promisedOn < today) throw badRequest(`promisedOn: must be today (${today}) or later`);
   const owed = await outstandingOf(uow.tx, uow.orgId, row);
   const amountCents = p.amountCents ?? owed;

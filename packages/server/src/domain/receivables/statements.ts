@@ -1,7 +1,6 @@
 import type { receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
-import { isoDate } from '../../clock.js';
 import { badRequest } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
@@ -72,7 +71,7 @@ function statementMessage(s: Statement, to: string, asOf: string) {
 }
 
 export async function statementRun(p: Params, uow: Uow) {
-  const today = isoDate(uow.now);
+  const today = uow.today;
   const asOf = p.asOf ?? today;
   if (asOf > today) throw badRequest(`asOf: must be today (${today}) or earlier`);
   const statements = group(await openInvoicesAsOf(uow.tx, uow.orgId, asOf), p.payeeName);

@@ -1,6 +1,5 @@
 import type { receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { isoDate } from '../../clock.js';
 import { conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
@@ -50,7 +49,7 @@ export async function invoiceVoid(p: Params, uow: Uow) {
     const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
     await postJournal(uow, {
       id: journalId,
-      date: isoDate(uow.now),
+      date: uow.today,
       memo: `Void of invoice ${row.id} to ${row.payee_name}: ${p.reason}`,
       source: { kind: 'invoice_void', id: row.id },
       ledgerId: event.ledgerId,

@@ -1,3 +1,4 @@
+import { localDate, orgTimeZone } from '../../clock.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import { CLAIMS_ACCOUNT, PAYABLE_CLAIM_STATUSES } from '../expenses/ledger-api.js';
@@ -97,7 +98,7 @@ async function billTarget(q: Queryable, orgId: string, id: string): Promise<Targ
     reference: r.payee_reference ?? id,
     status: r.status,
     outstandingCents: owed,
-    issuedOn: r.created_at.slice(0, 10),
+    issuedOn: localDate(r.created_at, await orgTimeZone(q, orgId)),
     postedOn: r.posted_on,
     dueOn: r.due_on,
     direction: 'out',
@@ -132,7 +133,7 @@ async function claimTarget(q: Queryable, orgId: string, id: string): Promise<Tar
     outstandingCents: owed,
     issuedOn: r.spent_on,
     postedOn: r.posted_on,
-    dueOn: r.approved_at?.slice(0, 10) ?? null,
+    dueOn: r.approved_at === null ? null : r.posted_on,
     direction: 'out',
     payableStatuses: PAYABLE.claim,
   };

@@ -1,6 +1,6 @@
 import { reconciliation as spec } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { addDays, isoDate } from '../../clock.js';
+import { addDays } from '../../clock.js';
 import { badRequest, invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
@@ -168,7 +168,7 @@ async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine
     uow.tx,
     uow.orgId,
     account,
-    isoDate(uow.now),
+    uow.today,
     dates[0] ?? '',
     dates.at(-1) ?? '',
   );
@@ -182,7 +182,7 @@ export async function feedLines(p: Params, uow: Uow) {
   const account = p.accountCode ?? DEFAULT_BANK_ACCOUNT;
   await checkBankAccount(uow.tx, uow.orgId, account, 'accountCode');
   const input = readInput(p);
-  checkDates(input, isoDate(uow.now));
+  checkDates(input, uow.today);
   const plan = planImport(input.lines, input.closing);
   if (plan.keep.length === 0)
     throw badRequest(`${p.lines ? 'lines' : 'file.content'}: has no transactions to import`);

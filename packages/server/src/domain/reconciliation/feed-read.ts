@@ -1,7 +1,7 @@
 import { limits, reconciliation as spec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
-import { isoDate, nowIso } from '../../clock.js';
+import { orgToday } from '../../clock.js';
 import { badRequest } from '../../errors.js';
 import { accountBalanceCents } from '../gl/post.js';
 import { DEFAULT_BANK_ACCOUNT } from './feed-import.js';
@@ -80,7 +80,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
           ctx.db.reader,
           orgId,
           account,
-          isoDate(nowIso()),
+          await orgToday(ctx.db, orgId),
           open[0]?.date ?? '',
           open.at(-1)?.date ?? '',
         );

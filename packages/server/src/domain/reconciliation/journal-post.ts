@@ -1,6 +1,5 @@
 import type { reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { isoDate } from '../../clock.js';
 import { badRequest } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { accountOf, newJournalId, postJournal } from '../gl/post.js';
@@ -15,7 +14,7 @@ import { directPostingProblem, taxedPosting } from './tax-lines.js';
 type Params = z.infer<typeof reconciliation.journalPost.params>;
 
 export async function journalPost(p: Params, uow: Uow) {
-  const today = isoDate(uow.now);
+  const today = uow.today;
   const problems: string[] = [];
   if (p.date > today)
     problems.push(`date: ${p.date} is in the future; post it on or after that day`);

@@ -1,7 +1,7 @@
 import type { booksReads } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
-import { isoDate, nowIso } from '../../clock.js';
+import { orgToday } from '../../clock.js';
 import { accountTotals, assertKnownAccounts, loadChart, normalBalance } from './ledger-totals.js';
 
 type Params = z.infer<typeof booksReads.accounts.params>;
@@ -9,7 +9,7 @@ type Params = z.infer<typeof booksReads.accounts.params>;
 /** books.accounts: the chart, each account with its totals and normal balance as at a date. */
 export async function listAccounts(p: Params, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
-  const asOf = p.asOf ?? isoDate(nowIso());
+  const asOf = p.asOf ?? (await orgToday(ctx.db, orgId));
   const [chart, totals] = await Promise.all([
     loadChart(ctx.db.reader, orgId),
     accountTotals(ctx.db.reader, orgId, { to: asOf }),

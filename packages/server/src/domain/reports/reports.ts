@@ -1,7 +1,7 @@
 import type { booksReads } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
-import { isoDate, nowIso } from '../../clock.js';
+import { orgToday } from '../../clock.js';
 import { invariant } from '../../errors.js';
 import { agedReport } from './aged.js';
 import { gstSummary } from './gst.js';
@@ -19,7 +19,7 @@ function period(p: Params): { from: string; to: string } {
 export async function runReport(p: Params, ctx: ReadContext) {
   const q = ctx.db.reader;
   const orgId = ctx.principal.orgId;
-  const asOf = p.asOf ?? isoDate(nowIso());
+  const asOf = p.asOf ?? (await orgToday(ctx.db, orgId));
   switch (p.type) {
     case 'trial_balance':
       return trialBalance(q, orgId, asOf);
