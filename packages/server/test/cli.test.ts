@@ -83,7 +83,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
     const plain = JSON.parse(cli('org', 'create', '--name', 'Sydney Joinery', '--json').out);
     const bad = cli('org', 'create', '--name', 'Mars Joinery', '--time-zone', 'Mars/Olympus_Mons', '--json');
     expect(bad.code).not.toBe(0);
-    expect(bad.err.trim()).toBe('finance-desk: timeZone: must be an IANA time zone such as Australia/Sydney');
+    expect(bad.err.trim()).toBe('finance-desk: --time-zone: must be an IANA time zone such as Australia/Sydney');
     const db = openDatabase(url);
     try {
       const zone = async (id: string) =>

@@ -124,6 +124,16 @@ describe.each(engines)('D5 text rules, summaries quoted, framework errors (%s)',
     }
   });
 
+  it('a GET read query whose percent-encoding does not decode (a surrogate, %zz) is BAD_REQUEST naming the key', async () => {
+    for (const bad of ['%ED%A0%80%00', '%zz', 'caf%E9']) {
+      const r = await t.get(org.keys.observer, `org/whoami?slug=${bad}`);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'slug: malformed percent-encoding' } });
+    }
+    const events = await t.get(org.keys.observer, 'events?cursor=0&limit=%zz');
+    expect(events.body.error.message).toBe('limit: malformed percent-encoding');
+  });
+
   it('console sign-in with NUL or invalid UTF-8: no 500, BAD_REQUEST or 401, nothing stored', async () => {
     const attempts = async () => (await t.db.reader.all('SELECT bucket FROM login_attempts')).length;
     const before = await attempts();

@@ -16,6 +16,7 @@ import { newRequestId } from '../ids.js';
 import { authenticate } from '../org/credentials.js';
 import type { Principal } from '../principal.js';
 import { RawJson } from '../raw-json.js';
+import { malformedQueryMessage, parseQuery } from './query.js';
 import { declaredMethods, methodRegistry, readRegistry, type MethodBinding, type ReadBinding } from '../registry.js';
 import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
@@ -176,6 +177,8 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
 }
 
 async function callRead(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, r: ReadBinding) {
+  const malformed = malformedQueryMessage(req.query);
+  if (malformed) fail('BAD_REQUEST', malformed);
   const parsed = validate(r.spec.query, req.query ?? {});
   if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
   const payload = await r.run(parsed.value, { db, principal: g.principal });
@@ -249,6 +252,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       errorReply(req, reply, error);
     },
     clientErrorHandler: clientErrorReply,
+    routerOptions: { querystringParser: parseQuery },
   });
   app.decorateRequest('gate', null);
   app.removeAllContentTypeParsers();
