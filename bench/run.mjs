@@ -345,18 +345,7 @@ async function runScenario(scenario) {
   const dropStorage = () => storage.cleanup();
   pendingCleanup.add(dropStorage);
   const port = await freePort();
-  const env = {
-    ...process.env,
-    ...storage.env,
-    DATABASE_URL: storage.databaseUrl,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_PER_SECOND: HIGH_RATE,
-    RATE_LIMIT_BURST: HIGH_RATE,
-    FD_BENCH_BARE_ROUTE: '1',
-    LOG_LEVEL: 'warn',
-  };
-  delete env.REDIS_URL; // the in-memory limiter: the benchmark measures this process alone
+  const env = serverEnv(storage, port);
   let server = null;
   try {
     const created = JSON.parse(await runCli(['org', 'create', '--name', 'Bench', '--slug', ORG_SLUG, '--json'], env));
@@ -418,7 +407,7 @@ function serverEnv(storage, port) {
     FD_BENCH_BARE_ROUTE: '1',
     LOG_LEVEL: 'warn',
   };
-  delete env.REDIS_URL;
+  delete env.REDIS_URL; // the in-memory limiter: the benchmark measures this process alone
   return env;
 }
 

@@ -135,6 +135,14 @@ export class PostgresDatabase implements Database {
     });
     // An idle client's connection error must not crash the process; the pool drops it.
     this.pool.on('error', () => undefined);
+    // Every client the pool opens keeps a listener for life. pg emits 'error' on a client whose
+    // connection is lost, and some paths leave a client briefly with none (pool.query listens
+    // with `once`, so a second error after the first is unhandled): an EventEmitter with no
+    // 'error' listener throws, which kills the process (issue 8 item 1, seen under
+    // pg_terminate_backend). Queries in flight still reject and answer INTERNAL.
+    this.pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
     this.reader = new PgQueryable(this.pool, `${options.schema ?? 'public'}.`);
   }
 
@@ -214,28 +222,21 @@ export class PostgresDatabase implements Database {
     });
   }
 
-  private async writeAlone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const held = await checkout(this.pool);
-    const client = held.client;
-    try {
-      await client.query('BEGIN');
-      const value = await fn(new PgQueryable(client, `${this.schema ?? 'public'}.`));
-      await client.query('COMMIT');
-      return value;
-    } catch (error) {
-      if (!held.lost) await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      held.release();
-    }
+  private writeAlone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN', fn);
   }
 
   /** One REPEATABLE READ READ ONLY transaction: every statement sees the same snapshot. */
-  async read<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+  read<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+  }
+
+  /** `fn` in one transaction on a checked-out client; a lost connection is never reused. */
+  private async transaction<T>(begin: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const held = await checkout(this.pool);
     const client = held.client;
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query(begin);
       const value = await fn(new PgQueryable(client, `${this.schema ?? 'public'}.`));
       await client.query('COMMIT');
       return value;
