@@ -22,7 +22,7 @@ export async function run({ post, decide }) {
     payeeName: 'Coastal Timber Supplies', description: 'Hardwood for the Bay St fit-out', dueDays: 14,
     lines: [
       { description: 'Spotted gum decking', amountCents: 1_034_567, accountCode: '5000' },
-      { description: 'Drop saw', amountCents: 200_000, taxCode: 'GST_ON_CAPITAL' },
+      { description: 'Drop saw', amountCents: 200_000, taxCode: 'GST_ON_CAPITAL', asset: { name: 'Drop saw', effectiveLifeYears: 5, method: 'diminishing_value' } },
     ],
     payeeBsb: '062-703', payeeAccountNumber: '11223344', payeeAccountName: 'Coastal Timber Supplies Pty Ltd', payeeReference: 'CTS-89012',
   }, 'A bill with lines and the payee\'s bank details (held: above the floor)');

@@ -9,6 +9,7 @@
  * - the bank account equals the imported feed, less the feed lines not yet reconciled, plus the
  *   bank postings no line accounts for yet (payments recorded directly, runs, manual journals);
  * - 2100 and 1200 equal the GST tagged on documents (the BAS accounts method);
+ * - the fixed asset register equals 1500 − 1510, today and as at yesterday (issue 9, D11);
  * - a refused call changes nothing, an accepted one appends exactly one event, a no-op none;
  * - the organisation's chain verifies.
  *
@@ -103,7 +104,30 @@ const act = fc.oneof(
   }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replay' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('statements' as const) }) },
+  // Fixed assets (issue 9): bought by a journal dated up to 4 months back or by a bill (today),
+  // depreciated to a past month end, disposed of today.
+  { weight: 2, arbitrary: fc.record({
+    kind: fc.constant('assetBuy' as const),
+    amountCents: amount,
+    monthsBack: fc.nat({ max: 4 }),
+    method: fc.constantFrom('prime_cost', 'diminishing_value'),
+    life: fc.integer({ min: 1, max: 50 }),
+    viaBill: fc.boolean(),
+    payee: fc.nat({ max: PAYEES.length - 1 }),
+  }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('depreciate' as const), monthsBack: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('dispose' as const), pick, proceedsCents: fc.nat({ max: 700_000 }), gst: fc.boolean() }) },
 );
+
+/** The first day of the month `back` months before today's, and the last day of the month before that first. */
+const firstOfMonth = (back: number) => {
+  const [y, mo] = today().split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, mo - 1 - back, 1)).toISOString().slice(0, 10);
+};
+const monthEndBack = (back: number) => {
+  const [y, mo] = today().split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, mo - back, 0)).toISOString().slice(0, 10);
+};
 type Act = typeof act extends fc.Arbitrary<infer T> ? T : never;
 
 // ---------------------------------------------------------------- the model
@@ -157,6 +181,9 @@ class Model {
   journals: JournalM[] = [];
   lastFeed: unknown = null;
   runs = new Set<string>();
+  /** The last depreciation run's periodEnd; bills whose asset was disposed of (not returnable). */
+  lastAssetRun: string | null = null;
+  disposedBills = new Set<string>();
   lastWrite: { method: string; params: unknown; key: string; reply: Reply } | null = null;
   counter = 0;
 
@@ -383,7 +410,8 @@ class Run {
         if (!bill) return;
         const ok =
           bill.status === 'returned' ||
-          (['captured', 'held', 'on_hold', 'approved'].includes(bill.status) && (!bill.posted || bill.outstanding === bill.totalCents));
+          (['captured', 'held', 'on_hold', 'approved'].includes(bill.status) && (!bill.posted || bill.outstanding === bill.totalCents) &&
+            !m.disposedBills.has(bill.id));
         const r = await this.write('books.billReturn', { id: bill.id, reason: `Not ours ${n}` }, ok);
         if (r.status !== 200) return;
         bill.status = 'returned';
@@ -499,6 +527,11 @@ class Run {
         if (r.status === 200) m.journals.push({ id: r.body.result.journalId, net: a.moneyIn ? a.amountCents : -a.amountCents, matched: 0 });
         return;
       }
+      case 'assetBuy':
+      case 'depreciate':
+      case 'dispose':
+        await this.assetAct(a);
+        return;
       case 'replay': {
         const last = m.lastWrite;
         if (!last) return;
@@ -538,6 +571,41 @@ class Run {
       bill.posted = true;
       bill.outstanding = bill.totalCents;
     }
+  }
+
+  async assetAct(a: Extract<Act, { kind: 'assetBuy' | 'depreciate' | 'dispose' }>) {
+    const m = this.m;
+    const n = m.counter;
+    if (a.kind === 'assetBuy') {
+      const asset = { name: `Machine ${n}`, effectiveLifeYears: a.life, method: a.method };
+      if (a.viaBill) {
+        const lines = [{ description: `Machine ${n}`, amountCents: a.amountCents, taxCode: 'GST_ON_CAPITAL', asset }];
+        const r = await this.write('books.billCapture', { ...PAYEES[a.payee], description: `Plant ${n}`, lines, dueDays: 30 }, true);
+        const bill: BillM = { id: r.body.result.id, status: r.body.result.status, totalCents: a.amountCents, posted: false, outstanding: 0, payee: a.payee };
+        m.bills.push(bill);
+        await this.approveBill(bill);
+        return;
+      }
+      // No GST on a journal dated in an earlier month: the GST invariant reads today's tags.
+      const lines = [{ accountCode: '1500', debitCents: a.amountCents, asset }, { accountCode: '3000', creditCents: a.amountCents }];
+      const r = await this.write('books.journalPost', { date: firstOfMonth(a.monthsBack), memo: `Plant ${n}`, lines }, true);
+      expect(r.body.result.assetIds).toHaveLength(1);
+      return;
+    }
+    if (a.kind === 'depreciate') {
+      const periodEnd = monthEndBack(a.monthsBack);
+      const ok = m.lastAssetRun === null || periodEnd >= m.lastAssetRun;
+      const r = await this.write('books.assetDepreciationRun', { periodEnd }, ok);
+      if (r.status === 200 && (m.lastAssetRun === null || periodEnd > m.lastAssetRun)) m.lastAssetRun = periodEnd;
+      return;
+    }
+    const held = (await this.read('books.assets', {})).assets as any[];
+    const asset = at(held, a.pick);
+    if (!asset) return;
+    const r = await this.write('books.assetDispose', { id: asset.id, date: today(), proceedsCents: a.proceedsCents, taxCode: a.gst ? 'GST' : 'GST_FREE' }, true);
+    if (r.body.result.noop) return;
+    if (asset.source.kind === 'bill') m.disposedBills.add(asset.source.id);
+    if (a.proceedsCents > 0) m.journals.push({ id: r.body.result.journalId, net: a.proceedsCents, matched: 0 });
   }
 
   async decideClaim(claim: ClaimM, approve: boolean) {
@@ -752,6 +820,14 @@ class Run {
     expect(bal('2100'), `2100 vs GST on sales ${where}`).toBe(gst.accountsMethod.gstOnSalesCents);
     expect(bal('1200'), `1200 vs GST on purchases ${where}`).toBe(gst.accountsMethod.gstOnPurchasesCents);
 
+    // The fixed asset register is 1500 − 1510 (issue 9, D11), today and as at yesterday.
+    const register = await this.read('books.assets', {});
+    expect(register.totals, `register vs 1500 − 1510 ${where}`).toEqual({
+      costCents: bal('1500'),
+      accumulatedDepreciationCents: 0 - bal('1510') || 0,
+      bookValueCents: bal('1500') + bal('1510'),
+    });
+
     // As at yesterday, before every document: nothing owed either way; the bank holds only
     // the recoded lines of that day; the reports agree with the accounts.
     const y = yesterday();
@@ -762,6 +838,8 @@ class Run {
     expect([balY('1100'), balY('2000'), balY('2500')], `controls as at ${y} ${where}`).toEqual([0, 0, 0]);
     const recodedY = m.lines.filter((l) => l.date === y && l.status === 'recoded').reduce((s, l) => s + l.amountCents, 0);
     expect(balY('1000'), `bank as at ${y} ${where}`).toBe(recodedY);
+    const registerY = await this.read('books.assets', { asOf: y });
+    expect(registerY.totals.bookValueCents, `register as at ${y} ${where}`).toBe(balY('1500') + balY('1510'));
     for (const type of ['aged_receivables', 'aged_payables']) {
       const aged = await this.read('books.reports', { type, asOf: y });
       expect(aged.totals.totalCents, `${type} as at ${y} ${where}`).toBe(aged.controlAccount.balanceCents);

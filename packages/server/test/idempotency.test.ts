@@ -244,6 +244,22 @@ describe.each(engines)('every books write replays with the same key and params, 
       memo: 'Owner loan',
       lines: [{ accountCode: '1000', debitCents: 10_000 }, { accountCode: '3000', creditCents: 10_000 }],
     })],
+    // Fixed assets (issue 9 item 4): an asset registered by a journal line on 1500.
+    ['assetDepreciationRun', 'books.assetDepreciationRun', async () => {
+      const [y, m] = today().split('-').map(Number) as [number, number];
+      await ok('books.journalPost', { date: new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10), memo: 'Kiln', lines: [
+        { accountCode: '1500', debitCents: 50_000, asset: { name: 'Kiln', effectiveLifeYears: 10, method: 'prime_cost' } },
+        { accountCode: '3000', creditCents: 50_000 },
+      ] });
+      return { periodEnd: new Date(Date.UTC(y, m - 1, 0)).toISOString().slice(0, 10) };
+    }],
+    ['assetDispose', 'books.assetDispose', async () => {
+      const j = await ok('books.journalPost', { date: today(), memo: 'Press', lines: [
+        { accountCode: '1500', debitCents: 20_000, asset: { name: 'Press', effectiveLifeYears: 5, method: 'diminishing_value' } },
+        { accountCode: '3000', creditCents: 20_000 },
+      ] });
+      return { id: j.assetIds[0], date: today(), proceedsCents: 11_000 };
+    }],
   ];
 
   it('covers every books write that is deployed', async () => {

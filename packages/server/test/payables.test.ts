@@ -12,6 +12,9 @@ import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, bank, eventsOf, FUNDING, inDays, journalLines, journalsOf, today } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
+/** Issue 9 (D11): a line on 1500 carries its fixed asset's details. */
+const ROUTER = { name: 'CNC router', effectiveLifeYears: 10, method: 'diminishing_value' };
+
 describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
@@ -40,7 +43,7 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
       taxCode: 'GST_ON_EXPENSES',
       lines: [
         { description: 'Stationery', amountCents: 10_000, accountCode: '6600' },
-        { description: 'CNC router', amountCents: 27_500, taxCode: 'GST_ON_CAPITAL' },
+        { description: 'CNC router', amountCents: 27_500, taxCode: 'GST_ON_CAPITAL', asset: ROUTER },
         { description: 'Fruit', amountCents: 4_560, taxCode: 'GST_FREE_EXPENSES' },
         { description: 'Bank fees', amountCents: 3_000, taxCode: 'INPUT_TAXED_EXPENSE', accountCode: '6300' },
       ],
@@ -75,7 +78,7 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
       description: 'Mixed bill',
       lines: [
         { description: 'Stationery', amountCents: 10_000, accountCode: '6600' },
-        { description: 'CNC router', amountCents: 27_500, taxCode: 'GST_ON_CAPITAL' },
+        { description: 'CNC router', amountCents: 27_500, taxCode: 'GST_ON_CAPITAL', asset: ROUTER },
         { description: 'Fruit', amountCents: 4_560, taxCode: 'GST_FREE_EXPENSES' },
       ],
     });

@@ -173,6 +173,7 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
         ['4000', 180_000],
         ['4100', 0],
         ['4200', 0],
+        ['4300', 0], // gain on disposal of assets (issue 9, migration 22)
       ]);
     });
   });

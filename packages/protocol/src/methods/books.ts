@@ -4,6 +4,7 @@ import { HELD_REASONS } from '../signature.js';
 import { cents, days, email, holdFrame, id, method, multilineText, reason, text, withProof } from './index-fields.js';
 import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference, purchaseTaxCode } from './aba-fields.js';
 import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './sale-fields.js';
+import { assetInput } from './assets.js';
 
 /** Invoice states (docs/examples/receivables.md): draft → sent → part_paid → paid; → credited; → void. */
 export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void']);
@@ -120,6 +121,8 @@ const billLineInput = z.strictObject({
   amountCents: cents(),
   taxCode: purchaseTaxCode().optional(),
   accountCode: accountCode().optional(),
+  /** D11: a line coded to 1500 registers a fixed asset when the bill is approved (assets.ts). */
+  asset: assetInput.optional(),
 });
 
 const BANK_FIELDS = ['payeeBsb', 'payeeAccountNumber', 'payeeAccountName'] as const;
@@ -129,7 +132,7 @@ export const billCapture = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Capture a supplier bill (amounts GST-inclusive). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500. Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved.',
+    'Capture a supplier bill (amounts GST-inclusive). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset, cost its GST-exclusive amount, when the bill is approved (D11; so a capital purchase is given as lines). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved.',
   params: z
     .strictObject({
       payeeName: text(),

@@ -5,6 +5,7 @@ import { booksReadMethods } from './books-reads.js';
 import { payablesMethods } from './payables.js';
 import { receivablesMethods } from './receivables.js';
 import { reconciliationMethods } from './reconciliation.js';
+import { assetsMethods } from './assets.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -14,6 +15,8 @@ export * as receivables from './receivables.js';
 export * as payables from './payables.js';
 export * as reconciliation from './reconciliation.js';
 export * as booksReads from './books-reads.js';
+export * as assets from './assets.js';
+export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.js';
 export * as readSpecs from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
@@ -26,6 +29,7 @@ export const methods: readonly MethodSpec[] = [
   ...payablesMethods,
   ...reconciliationMethods,
   ...booksReadMethods,
+  ...assetsMethods,
   ...boardMethods,
   ...approvalMethods,
 ];

@@ -4,6 +4,7 @@ import { TAX_CODE_NAMES, type TaxCode } from '../tax.js';
 import { accountCode } from './aba-fields.js';
 import { cents, holdFrame, id, isoDate, method, multilineText, pageLimit, singleLine, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
+import { assetInput } from './assets.js';
 
 /**
  * Reconciliation: bank feed lines in, matched to documents or recoded to accounts; receipts;
@@ -326,6 +327,8 @@ const journalLineInput = z
     creditCents: cents().optional(),
     taxCode: taxCodeOf(TAX_CODE_NAMES).optional(),
     description: multilineText(limits.textCharsMax).optional(),
+    /** D11: a debit line coded to 1500 registers a fixed asset (assets.ts). */
+    asset: assetInput.optional(),
   })
   .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
     error: 'give exactly one of debitCents and creditCents',
@@ -337,7 +340,7 @@ export const journalPost = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. Each call posts a new journal; send an x-idempotency-key to make a retry safe.',
+    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. A debit line on 1500 Plant and equipment must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset (cost: its GST-exclusive amount; start: date; assetIds in the result); 1500 is not credited and 1510 is not posted here (books.assetDispose and books.assetDepreciationRun do). Each call posts a new journal; send an x-idempotency-key to make a retry safe.',
   params: z
     .strictObject({
       date: isoDate(),
@@ -388,6 +391,8 @@ export const journalPost = method({
         description: z.string(),
       }),
     ),
+    /** D11: fixed assets registered by this journal's 1500 lines (absent when none). */
+    assetIds: z.array(z.string()).optional(),
     ledgerId: z.string(),
   }),
 });

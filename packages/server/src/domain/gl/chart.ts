@@ -33,6 +33,8 @@ export const CHART: readonly AccountDef[] = [
   { code: '4000', name: 'Sales', type: 'revenue', key: 'sales' },
   { code: '4100', name: 'Interest income', type: 'revenue', key: 'interest_income' },
   { code: '4200', name: 'Other income', type: 'revenue', key: 'other_income' },
+  // Fixed asset disposals (issue 9 item 4; added to existing charts by migration 22).
+  { code: '4300', name: 'Gain on disposal of assets', type: 'revenue', key: 'asset_disposal_gain' },
   { code: '5000', name: 'Cost of goods sold', type: 'expense', key: 'cost_of_sales' },
   { code: '6000', name: 'General expenses', type: 'expense', key: 'general_expenses' },
   { code: '6100', name: 'Wages and salaries', type: 'expense', key: 'wages' },
@@ -45,6 +47,7 @@ export const CHART: readonly AccountDef[] = [
   { code: '6800', name: 'Telephone and internet', type: 'expense', key: null },
   { code: '6900', name: 'Insurance', type: 'expense', key: null },
   { code: '7000', name: 'Bad debts', type: 'expense', key: 'bad_debts' },
+  { code: '7100', name: 'Loss on disposal of assets', type: 'expense', key: 'asset_disposal_loss' },
 ];
 
 export const DEBIT_NORMAL: ReadonlySet<AccountType> = new Set(['asset', 'expense']);

@@ -1,8 +1,9 @@
-import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
+import { FIXED_ASSET_ACCOUNT, gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
+import { assetLineProblems, noAssetHere, type AssetDetails } from '../assets/register.js';
 
 /**
  * Lines of a purchase document (a bill, an expense claim): GST-inclusive amounts with a purchase
@@ -68,15 +69,31 @@ export interface LineInput {
   readonly amountCents: number;
   readonly taxCode?: TaxCode | undefined;
   readonly accountCode?: string | undefined;
+  /** D11: a bill line on 1500 carries its fixed asset's details (domain/assets). */
+  readonly asset?: AssetDetails | undefined;
 }
 
-/** Apply defaults, check every account (errors name `lines[i].accountCode`), share the GST. */
-export async function resolveLines(uow: Uow, inputs: readonly LineInput[], defaultTax: TaxCode, field: (i: number) => string) {
+/**
+ * Apply defaults, check every account (errors name `lines[i].accountCode`), share the GST.
+ * Issue 9 (assets): a line on 1500 needs asset details, named by `assetField`; a document that
+ * cannot carry them (an expense claim: no `assetField`) may not be coded to 1500 at all.
+ */
+export async function resolveLines(
+  uow: Uow,
+  inputs: readonly LineInput[],
+  defaultTax: TaxCode,
+  field: (i: number) => string,
+  assetField?: (i: number) => string,
+) {
   const withCodes = inputs.map((l) => {
     const taxCode = l.taxCode ?? defaultTax;
     return { ...l, taxCode, accountCode: l.accountCode ?? defaultAccountFor(taxCode) };
   });
   await checkEachAccountOnce(withCodes, (code, i) => checkPurchaseAccount(uow.tx, uow.orgId, code, field(i)));
+  const assetProblems = assetField
+    ? assetLineProblems(withCodes, assetField)
+    : withCodes.flatMap((l, i) => (l.accountCode === FIXED_ASSET_ACCOUNT ? [noAssetHere(field(i))] : []));
+  if (assetProblems.length > 0) throw badRequest(assetProblems.join('; '));
   const gst = allocateGst(withCodes);
   return withCodes.map((l, i): PurchaseLine => ({
     description: l.description,

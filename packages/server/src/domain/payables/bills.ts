@@ -15,6 +15,7 @@ import { newJournalId, postJournal, type JournalInput } from '../gl/post.js';
 import { insertBillLines, loadBillLines, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
 import { owedOnDocument } from './settle.js';
+import { plannedBillAssets, registerAssets, returnBillAssets, saveAssetDetails } from '../assets/register.js';
 
 /**
  * Bills (payables). States: captured → approved; held (PB-B1, D8) → approved only with a human
@@ -161,7 +162,7 @@ export function maskedAccount(bsb: string | null, account: string | null): strin
 }
 
 /** D8: every bill event carries payee, totalCents, heldReason and runId. */
-export function billEventPayload(row: BillRow, extra: Record<string, string | number | null> = {}) {
+export function billEventPayload(row: BillRow, extra: Record<string, string | number | null | readonly string[]> = {}) {
   return {
     payee: row.payee_name,
     totalCents: Number(row.total_cents),
@@ -186,7 +187,7 @@ interface Move {
   readonly verb: string;
   readonly note: string | null;
   /** Extra event payload (e.g. the journal the move posts). */
-  readonly payload?: Record<string, string | number | null>;
+  readonly payload?: Record<string, string | number | null | readonly string[]>;
   /** The journal the move posts after its event (its ledgerId is the event's). */
   readonly journal?: Omit<JournalInput, 'ledgerId'> | null;
   /** Columns the move sets besides status, note and ledger_id. */
@@ -226,7 +227,8 @@ type CaptureParams = z.infer<typeof books.billCapture.params>;
 /** The bill's lines: as given, or one line of the whole bill; accounts checked (BAD_REQUEST). */
 async function captureLines(uow: Uow, params: CaptureParams): Promise<PurchaseLine[]> {
   const defaultTax: TaxCode = params.taxCode ?? 'GST_ON_EXPENSES';
-  if (params.lines) return resolveLines(uow, params.lines, defaultTax, (i) => `lines[${i}].accountCode`);
+  // Issue 9 (assets, D11): a line on 1500 carries `asset`, named lines[i].asset when missing.
+  if (params.lines) return resolveLines(uow, params.lines, defaultTax, (i) => `lines[${i}].accountCode`, (i) => `lines[${i}].asset`);
   invariant(params.totalCents !== undefined, 'the schema requires totalCents without lines');
   return resolveLines(uow, [{ description: params.description, amountCents: params.totalCents }], defaultTax, () => 'taxCode');
 }
@@ -280,6 +282,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
       row.payee_reference, null, row.created_at, event.ledgerId],
   );
   await insertBillLines(uow, row.id, lines);
+  await saveAssetDetails(uow, row.id, params.lines ?? []); // issue 9: registered on approval
   return toBill({ ...row, ledger_id: event.ledgerId }, lines);
 }
 
@@ -307,14 +310,22 @@ export function billSummary(row: BillRow, approved: ApprovedBank): string {
   );
 }
 
-/** Approval posts the bill, once: a bill re-approved after billHold was posted the first time. */
-function approve(uow: Uow, bill: LoadedBill) {
+/**
+ * Approval posts the bill, once: a bill re-approved after billHold was posted the first time.
+ * Issue 9 (D11): the posting registers the fixed assets of its 1500 lines, named in the event.
+ */
+async function approve(uow: Uow, bill: LoadedBill) {
   const journalId = bill.journal_id === null ? newJournalId() : null;
-  return transition(uow, bill, {
+  const assets = journalId === null ? [] : await plannedBillAssets(uow, bill.id, bill.lines);
+  const out = await transition(uow, bill, {
     to: 'approved',
     verb: 'approve',
     note: null,
-    payload: { journalId: journalId ?? bill.journal_id, gstCents: Number(bill.gst_cents) },
+    payload: {
+      journalId: journalId ?? bill.journal_id,
+      gstCents: Number(bill.gst_cents),
+      ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
+    },
     journal: journalId === null ? null : {
       id: journalId,
       date: uow.today,
@@ -324,6 +335,10 @@ function approve(uow: Uow, bill: LoadedBill) {
     },
     set: journalId === null ? { approved_at: uow.now } : { journal_id: journalId, approved_at: uow.now },
   });
+  if (journalId !== null) {
+    await registerAssets(uow, assets, { kind: 'bill', id: bill.id, date: uow.today, journalId, ledgerId: out.ledgerId });
+  }
+  return out;
 }
 
 export const billApproveAct: SignatureAct<{ id: string }, LoadedBill> = {
@@ -369,11 +384,16 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
     }
   }
   const reversalId = posted ? newJournalId() : null;
+  // Issue 9: the reversal takes the bill's fixed assets off 1500, so off the register too.
+  const assetIds = posted ? await returnBillAssets(uow, row.id) : [];
   return transition(uow, row, {
     to: 'returned',
     verb: 'return',
     note: params.reason,
-    payload: reversalId ? { reversalJournalId: reversalId } : {},
+    payload: {
+      ...(reversalId ? { reversalJournalId: reversalId } : {}),
+      ...(assetIds.length > 0 ? { returnedAssetIds: assetIds } : {}),
+    },
     journal: reversalId === null ? null : {
       id: reversalId,
       date: uow.today,

@@ -1,9 +1,10 @@
-import type { reconciliation } from '@finance-desk/protocol';
+import { FIXED_ASSET_ACCOUNT, type reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { accountOf, newJournalId, postJournal } from '../gl/post.js';
 import { directPostingProblem, taxedPosting } from './tax-lines.js';
+import { journalAssetLineProblems, plannedJournalAssets, registerAssets } from '../assets/register.js';
 
 /**
  * books.journalPost: a manual journal (opening balances, accruals, corrections, a loan drawn).
@@ -19,6 +20,11 @@ export async function journalPost(p: Params, uow: Uow) {
   if (p.date > today)
     problems.push(`date: ${p.date} is in the future; post it on or after that day`);
   for (const [i, l] of p.lines.entries()) {
+    // Issue 9 (D11): a 1500 line registers a fixed asset (checked in domain/assets).
+    if (l.accountCode === FIXED_ASSET_ACCOUNT || l.asset !== undefined) {
+      problems.push(...journalAssetLineProblems(l, i));
+      continue;
+    }
     const problem = await directPostingProblem(
       uow.tx,
       uow.orgId,
@@ -30,9 +36,9 @@ export async function journalPost(p: Params, uow: Uow) {
   }
   if (problems.length > 0) throw badRequest(problems.join('; '));
   // A GST line can round to nothing (under 6 cents of GST-inclusive amount): leave it out.
-  const lines = taxedPosting(p.lines, p.memo).filter(
-    (l) => (l.debitCents ?? 0) + (l.creditCents ?? 0) > 0,
-  );
+  const posting = taxedPosting(p.lines, p.memo);
+  const assets = plannedJournalAssets(p.lines, posting.map((l) => l.debitCents ?? 0));
+  const lines = posting.filter((l) => (l.debitCents ?? 0) + (l.creditCents ?? 0) > 0);
   const journalId = newJournalId();
   const totalCents = lines.reduce((s, l) => s + (l.debitCents ?? 0), 0);
   const event = await uow.emit({
@@ -45,6 +51,7 @@ export async function journalPost(p: Params, uow: Uow) {
       totalCents,
       lineCount: lines.length,
       accounts: [...new Set(lines.map((l) => accountOf(l.account)))].sort(),
+      ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     },
   });
   await postJournal(uow, {
@@ -55,6 +62,7 @@ export async function journalPost(p: Params, uow: Uow) {
     ledgerId: event.ledgerId,
     lines,
   });
+  await registerAssets(uow, assets, { kind: 'journal', id: journalId, date: p.date, journalId, ledgerId: event.ledgerId });
   return {
     journalId,
     date: p.date,
@@ -69,6 +77,7 @@ export async function journalPost(p: Params, uow: Uow) {
       gstCents: l.gstCents ?? 0,
       description: l.description ?? p.memo,
     })),
+    ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     ledgerId: event.ledgerId,
   };
 }

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { id, isoDate, method, text } from './index-fields.js';
+import { saleTaxCode } from './sale-fields.js';
+import type { MethodSpec } from './types.js';
+
+/**
+ * Fixed assets (D11): registered by a bill line or a manual journal line coded to 1500 Plant and
+ * equipment that carries `asset` details, depreciated by month-end runs (prime cost or diminishing
+ * value, by days held over 365), disposed of with the gain or loss posted. Postings and the state
+ * machine: docs/books.md "Fixed assets"; a worked example: docs/examples/assets.md.
+ */
+
+export const ASSET_METHODS = ['prime_cost', 'diminishing_value'] as const;
+export type AssetMethod = (typeof ASSET_METHODS)[number];
+
+export const assetLimits = {
+  effectiveLifeYearsMin: 1,
+  effectiveLifeYearsMax: 50,
+} as const;
+
+/** The fixed-asset account: a line coded to it registers an asset and must carry `asset`. */
+export const FIXED_ASSET_ACCOUNT = '1500';
+
+const lifeYears = () =>
+  z
+    .number({ error: 'must be an integer number of years' })
+    .int({ error: 'must be an integer number of years' })
+    .min(assetLimits.effectiveLifeYearsMin, { error: `must be an integer from 1 to ${assetLimits.effectiveLifeYearsMax}` })
+    .max(assetLimits.effectiveLifeYearsMax, { error: `must be an integer from 1 to ${assetLimits.effectiveLifeYearsMax}` });
+
+/** What a bill line or journal line coded to 1500 carries (D11). */
+export const assetInput = z.strictObject({
+  name: text(limits.nameCharsMax),
+  effectiveLifeYears: lifeYears(),
+  method: z.enum(ASSET_METHODS, { error: `must be one of ${ASSET_METHODS.join(', ')}` }),
+});
+
+export const assetStatus = z.enum(['active', 'disposed']);
+
+const int = () => z.number().int();
+
+/** Proceeds of a disposal: zero (scrapped) or more, in cents. */
+const proceeds = () =>
+  z
+    .number({ error: 'must be an integer number of cents' })
+    .int({ error: 'must be an integer number of cents' })
+    .min(0, { error: 'must be an integer of at least 0' })
+    .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` });
+
+const monthEndExample = 'the last day of a month, e.g. 2026-06-30';
+
+export const assetDepreciationRun = method({
+  name: 'books.assetDepreciationRun',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    `Depreciate every active fixed asset to periodEnd (${monthEndExample}; not in the future). Each asset is depreciated for the days it was held from the day after the previous run's periodEnd (or its start date) to periodEnd, over 365: prime cost = cost × days/365 ÷ life; diminishing value = (cost − depreciation so far) × days/365 × 2 ÷ life; rounded half up to a cent per asset, never below a book value of zero. Posts one journal dated periodEnd: Dr 6400 Depreciation / Cr 1510 Accumulated depreciation per asset (docId = the asset). A run for a periodEnd already run is a no-op (D3) returning that run; a periodEnd before the last run's is CONFLICT. journalId is null when nothing was depreciated.`,
+  params: z.strictObject({ periodEnd: isoDate() }),
+  result: z.object({
+    runId: z.string(),
+    periodEnd: z.string(),
+    assets: z.array(z.object({ assetId: z.string(), amountCents: int() })),
+    totalCents: int(),
+    journalId: z.string().nullable(),
+    ledgerId: z.string(),
+    noop: z.boolean().optional(),
+  }),
+});
+
+export const assetDispose = method({
+  name: 'books.assetDispose',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Dispose of (sell or scrap) an active fixed asset on date (not before it started, not in the future, not before the last depreciation run that covered it). Depreciates it to that date first, then in one journal dated date: Dr 6400 / Cr 1510 (depreciation to date), Dr 1510 (all its accumulated depreciation) / Cr 1500 (its cost), Dr 1000 Business bank account with proceedsCents (GST-inclusive; tagged with taxCode, default GST, so the BAS counts the sale at G1 and its GST at 1A), Cr 2100 with the GST (1/11 when taxCode is GST), and the difference between the GST-exclusive proceeds and the book value as Cr 4300 Gain on disposal or Dr 7100 Loss on disposal. Disposing of a disposed asset is a no-op (D3).',
+  params: z.strictObject({
+    id: id(),
+    date: isoDate(),
+    proceedsCents: proceeds(),
+    taxCode: saleTaxCode().optional(),
+  }),
+  result: z.object({
+    id: z.string(),
+    status: z.literal('disposed'),
+    date: z.string(),
+    proceedsCents: int(),
+    taxCode: z.string(),
+    gstCents: int(),
+    /** Depreciation from the last run (or the start) to the disposal date, posted in the same journal. */
+    depreciationCents: int(),
+    /** Cost less all accumulated depreciation, at the disposal date. */
+    bookValueCents: int(),
+    gainCents: int(),
+    lossCents: int(),
+    journalId: z.string(),
+    ledgerId: z.string(),
+    noop: z.boolean().optional(),
+  }),
+});
+
+export const asset = z.object({
+  id: z.string(),
+  name: z.string(),
+  method: z.enum(ASSET_METHODS),
+  effectiveLifeYears: int(),
+  startDate: z.string(),
+  costCents: int(),
+  /** Depreciation posted on or before asOf (at disposal: up to the disposal date). */
+  accumulatedDepreciationCents: int(),
+  /** cost − accumulated depreciation while held; 0 once disposed of (it has left 1500 and 1510). */
+  bookValueCents: int(),
+  status: assetStatus,
+  /** The document that registered it: a bill (its approval) or a manual journal. */
+  source: z.object({ kind: z.enum(['bill', 'journal']), id: z.string(), lineNo: int(), journalId: z.string() }),
+  disposal: z
+    .object({
+      date: z.string(),
+      proceedsCents: int(),
+      taxCode: z.string(),
+      gstCents: int(),
+      gainCents: int(),
+      lossCents: int(),
+      journalId: z.string(),
+    })
+    .nullable(),
+  ledgerId: z.string(),
+});
+
+export const assets = method({
+  name: 'books.assets',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    'The fixed asset register as at asOf (default today): every asset registered on or before asOf with its method, effective life, start date, cost, accumulated depreciation and book value as at asOf, status (active, or disposed when its disposal is dated on or before asOf) and disposal details. totals.bookValueCents equals the ledger\'s 1500 Plant and equipment less 1510 Accumulated depreciation as at asOf. Filter by status.',
+  params: z.strictObject({ asOf: isoDate().optional(), status: assetStatus.optional() }),
+  result: z.object({
+    asOf: z.string(),
+    assets: z.array(asset),
+    /** Over assets held at asOf (disposed ones excluded): 1500, 1510 and their difference. */
+    totals: z.object({ costCents: int(), accumulatedDepreciationCents: int(), bookValueCents: int() }),
+  }),
+});
+
+export const assetsMethods: readonly MethodSpec[] = [assetDepreciationRun, assetDispose, assets];

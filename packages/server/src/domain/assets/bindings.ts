@@ -1,0 +1,12 @@
+import { assets } from '@finance-desk/protocol';
+import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { assetDispose } from './dispose.js';
+import { listAssets } from './register-read.js';
+import { assetDepreciationRun } from './runs.js';
+
+/** Methods of this area (fixed assets, D11), bound once (see registry.ts). */
+export const assetsBindings: readonly MethodBinding[] = [
+  bind(assets.assetDepreciationRun, assetDepreciationRun),
+  bind(assets.assetDispose, assetDispose),
+  bindQuery(assets.assets, listAssets),
+];

@@ -1,0 +1,46 @@
+// Fixed assets scenario for docs/methods.md (issue 9 item 4, D11): a van registered from a manual
+// journal line and a lathe from a bill line, month-end depreciation runs, a rerun (no-op), the
+// register, and the van sold. Worked by hand in docs/examples/assets.md.
+// Dates are relative to the organisation's today (Australia/Sydney), so the months are past ones.
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
+const monthEnd = (monthsAgo) => {
+  const [y, m] = today().split('-').map(Number);
+  return new Date(Date.UTC(y, m - monthsAgo, 0)).toISOString().slice(0, 10);
+};
+const firstOf = (monthsAgo) => {
+  const [y, m] = today().split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1 - monthsAgo, 1)).toISOString().slice(0, 10);
+};
+
+export async function run({ post, decide }) {
+  await post('books.journalPost', {
+    date: firstOf(3), memo: 'Delivery van bought by the owner',
+    lines: [
+      { accountCode: '1500', debitCents: 4_400_000, taxCode: 'GST_ON_CAPITAL', description: 'Van', asset: { name: 'Delivery van', effectiveLifeYears: 8, method: 'prime_cost' } },
+      { accountCode: '3000', creditCents: 4_400_000 },
+    ],
+  }, 'A debit line on 1500 with asset details registers a fixed asset (cost: the GST-exclusive amount)');
+  await post('books.journalPost', {
+    date: firstOf(3), memo: 'No details', lines: [{ accountCode: '1500', debitCents: 100_000 }, { accountCode: '3000', creditCents: 100_000 }],
+  }, 'A line on 1500 without asset details is refused');
+  const bill = await post('books.billCapture', {
+    payeeName: 'Harbour Machinery', description: 'Lathe', dueDays: 30,
+    lines: [{ description: 'Lathe', amountCents: 1_650_000, taxCode: 'GST_ON_CAPITAL', asset: { name: 'Lathe', effectiveLifeYears: 10, method: 'diminishing_value' } }],
+  }, 'A bill line on 1500 with asset details: registered when the bill is approved');
+  const first = await post('books.billApprove', { id: bill.result.id }, 'Approve it (PB-B1 holds a new payee above the floor)');
+  if (!first.ok) {
+    const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.error.message)?.[1];
+    const req = await post('approval.request', { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: bill.result.id } }, 'File the PB-B1 hold');
+    await decide(req.result.approvalId);
+    await post('books.billApprove', { id: bill.result.id, approvalId: req.result.approvalId }, 'Approved with the proof: the lathe is registered');
+  }
+  await post('books.assetDepreciationRun', { periodEnd: today() }, 'periodEnd must be the last day of a month');
+  for (const ago of [3, 2, 1]) {
+    await post('books.assetDepreciationRun', { periodEnd: monthEnd(ago) }, `Depreciation to ${monthEnd(ago)}: Dr 6400 / Cr 1510 per asset`);
+  }
+  await post('books.assetDepreciationRun', { periodEnd: monthEnd(1) }, 'The same month again: a no-op returning the first run');
+  const register = await post('books.assets', {}, 'The register today: book values equal 1500 − 1510');
+  const vanId = register.result?.assets.find((a) => a.name === 'Delivery van')?.id;
+  await post('books.assetDispose', { id: vanId, date: today(), proceedsCents: 3_850_000 }, 'Sell the van (taxable: GST 1/11 of the proceeds); depreciation to the date first');
+  await post('books.assets', { asOf: today(), status: 'disposed' }, 'Disposed assets with their disposal details');
+}
