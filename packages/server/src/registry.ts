@@ -9,6 +9,7 @@ import { receivablesBindings } from './domain/receivables/bindings.js';
 import { payablesBindings } from './domain/payables/bindings.js';
 import { reconciliationBindings } from './domain/reconciliation/bindings.js';
 import { booksReadBindings } from './domain/reports/bindings.js';
+import { peopleBindings } from './domain/people/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -30,6 +31,7 @@ const bindings: readonly MethodBinding[] = [
   ...payablesBindings,
   ...reconciliationBindings,
   ...booksReadBindings,
+  ...peopleBindings,
 ];
 
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));
