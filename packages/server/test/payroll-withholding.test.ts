@@ -195,10 +195,11 @@ describe('the fixtures payroll (shared/data/payroll README, Harbourside Joinery)
 });
 
 describe('super guarantee by payment date', () => {
-  it.each(data.superannuationGuarantee.rateByPaymentDate.flatMap((r) => [[r.from, r.rate], ...(r.to ? [[r.to, r.rate]] : [])]))(
-    'paid on %s: rate %s',
-    (date, rate) => expect(superRateOn(date!)).toBe(rate),
-  );
+  const rateRows: [string, string][] = data.superannuationGuarantee.rateByPaymentDate.flatMap((r): [string, string][] => [
+    [r.from, r.rate],
+    ...(r.to ? [[r.to, r.rate] as [string, string]] : []),
+  ]);
+  it.each(rateRows)('paid on %s: rate %s', (date, rate) => expect(superRateOn(date)).toBe(rate));
 
   it('the rate follows the date paid: wages for June 2025 paid on 1 July 2025 attract 12%', () => {
     expect(superGuarantee({ grossCents: 100_000, paymentDate: '2025-06-30' }).superCents).toBe(11_500);

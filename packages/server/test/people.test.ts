@@ -3,6 +3,7 @@
  * (in order; the contract a signature act), leaveRequest, leaveApprove and the employees read.
  * The TFN must never reach an event payload, a summary or an answer in full.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accrueLeave, takeLeave } from '../src/domain/people/leave-ledger.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
@@ -282,6 +283,38 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
     expect(after.leave.personal).toEqual({ balanceMilliHours: 3_692, approvedMilliHours: 0, requestedMilliHours: 0, availableMilliHours: 3_692 });
     expect(JSON.stringify((await t.post(org.keys.reader, 'books.employees', {})).body)).not.toContain(TFN);
   });
+
+  it('hostile bodies with real employee and leave ids of both organisations: never 5xx, a refusal appends nothing', async () => {
+    const ids = [(await start()).id, (await activeEmployee()).id, (await start({}, other)).id, 'emp_nosuch'];
+    const leave = await post('books.leaveRequest', { employeeId: ids[1]!, leaveType: 'annual', startDate: '2026-10-01', endDate: '2026-10-01', hours: 4 });
+    ids.push(leave.body.result.id);
+    const head = async () => Number((await t.db.reader.get<{ s: number | null }>('SELECT MAX(seq) AS s FROM events WHERE org_id = ?', [org.orgId]))?.s ?? 0);
+    const anyValue = fc.oneof(fc.constantFrom(...ids), fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null),
+      fc.constantFrom('000000000', '111111111', '123456789', '65714394898', '2026-07-01', '2026-02-30', 'tax_declaration', 'super', 'contract', 'annual', 'resident', 'foreign'));
+    const body = fc.record({
+      method: fc.constantFrom('books.onboardingAdvance', 'books.leaveRequest', 'books.leaveApprove', 'books.onboardingStart', 'books.employees'),
+      params: fc.record({
+        id: fc.constantFrom(...ids), employeeId: fc.constantFrom(...ids),
+        step: fc.constantFrom('tax_declaration', 'super', 'contract', 'x'),
+        // The TFN only where it belongs: agent text elsewhere is echoed, as it should be.
+        taxFileNumber: fc.oneof(anyValue, fc.constant(TFN)), residency: anyValue, claimsTaxFreeThreshold: anyValue, fundName: anyValue, fundAbn: anyValue,
+        memberNumber: anyValue, title: anyValue, leaveType: anyValue, startDate: anyValue, endDate: anyValue, hours: anyValue,
+        approvalId: anyValue, status: anyValue, cursor: anyValue,
+      }, { requiredKeys: [] }),
+    });
+    await fc.assert(
+      fc.asyncProperty(body, async ({ method, params }) => {
+        const before = await head();
+        const r = await post(method, params);
+        const tag = `${method} ${JSON.stringify(params)} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
+        expect(r.status, tag).toBeLessThan(500);
+        if (r.status !== 200) expect(await head(), tag).toBe(before);
+        expect(JSON.stringify(r.body), tag).not.toContain(TFN);
+      }),
+      { numRuns: 150 },
+    );
+    expect(await allEventText(org)).not.toContain(TFN);
+  }, 120_000);
 
   it('employees read: scope, paging, status filter, a bad cursor names the cursor, other organisations unseen', async () => {
     expect((await t.post(org.keys.observer, 'books.employees', {})).body.error.message).toBe('missing scope books.read for books.employees');
