@@ -15,6 +15,7 @@ import { financialYearOf, mcbOn, superGuarantee, superRateOn } from '../src/doma
 import { annualEquivalentCents, grossForPeriod } from '../src/domain/payroll/gross.js';
 import { accrualForPay, entitlementMilliHours, ordinaryMilliHours } from '../src/domain/payroll/leave-accrual.js';
 import { divHalfUp, floorDiv, scaled } from '../src/domain/payroll/decimal.js';
+import { payLine } from '../src/domain/payroll/pay-line.js';
 import { taxScaleFor } from '../src/domain/people/tax-treatment.js';
 
 interface Data {
@@ -192,6 +193,32 @@ describe('the fixtures payroll (shared/data/payroll README, Harbourside Joinery)
     expect(withholding({ grossCents: gross, period: 'fortnightly', paymentDate: date, scale }).paygCents).toBe(payg);
   });
   it('super at 12% on $6,550 is $786', () => expect(superGuarantee({ grossCents: 655_000, paymentDate: '2026-07-02' }).superCents).toBe(78_600));
+
+  it('pay lines from annual salaries: totals $6,550 gross, $1,226 PAYG, $786 super, net $5,324 (paid 2 July 2026)', () => {
+    const staff = [
+      { annualSalaryCents: 7_280_000, scale: 2 }, // $2,800 a fortnight
+      { annualSalaryCents: 5_980_000, scale: 2 }, // $2,300
+      { annualSalaryCents: 3_770_000, scale: 1 }, // $1,450
+    ] as const;
+    const lines = staff.map((s) => payLine({ basis: { annualSalaryCents: s.annualSalaryCents }, frequency: 'fortnightly', paymentDate: '2026-07-02', scale: s.scale, residency: 'resident' }));
+    expect(lines.map((l) => [l.grossCents, l.paygCents, l.superCents, l.netCents])).toEqual([
+      [280_000, 53_400, 33_600, 226_600], [230_000, 37_200, 27_600, 192_800], [145_000, 32_000, 17_400, 113_000],
+    ]);
+    const total = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => lines.reduce((a, l) => a + l[k], 0);
+    expect([total('grossCents'), total('paygCents'), total('superCents'), total('netCents')]).toEqual([655_000, 122_600, 78_600, 532_400]);
+    // 2026-07-01 coefficients and the 2026-27 MCB are unconfirmed: every line says so.
+    expect(lines.every((l) => l.coefficientSet === '2026-07-01' && !l.confirmed)).toBe(true);
+    // Before 1 July 2026: $1,258 PAYG, net $5,292.
+    const june = staff.map((s) => payLine({ basis: { annualSalaryCents: s.annualSalaryCents }, frequency: 'fortnightly', paymentDate: '2026-06-18', scale: s.scale, residency: 'resident' }));
+    expect(june.reduce((a, l) => a + l.paygCents, 0)).toBe(125_800);
+    expect(june.reduce((a, l) => a + l.netCents, 0)).toBe(529_200);
+    expect(june.every((l) => l.confirmed)).toBe(true);
+  });
+
+  it('an hourly casual with hours given; no TFN → Scale 4', () => {
+    const l = payLine({ basis: { hourlyRateCents: 4_000, hoursPerWeek: 20 }, frequency: 'weekly', paymentDate: '2026-07-02', scale: 4, residency: 'resident', hours: 25 });
+    expect(l).toMatchObject({ grossCents: 100_000, paygCents: 47_000, superCents: 12_000, netCents: 53_000, coefficientSet: null });
+  });
 });
 
 describe('super guarantee by payment date', () => {
