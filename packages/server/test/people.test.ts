@@ -187,6 +187,35 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
     expect(JSON.stringify(holds)).not.toContain(TFN);
   });
 
+  it('the console shows the contract in plain words, and the owner approves it there', async () => {
+    const e = await start({ name: 'Chloe Tran', annualSalaryCents: undefined, hourlyRateCents: 3_250, hoursPerWeek: 25, employmentBasis: 'part_time', payFrequency: 'weekly' });
+    await advance(taxStep(e.id, { claimsTaxFreeThreshold: false }));
+    await advance({ id: e.id, step: 'super', ...FUND });
+    const contract = { id: e.id, step: 'contract', title: 'Apprentice joiner' };
+    const { approvalId } = await heldAndRequested(t, org, 'books.onboardingAdvance', contract);
+    const login = await fetch(`${t.url}/console/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ org: org.slug, email: org.owner.email, password: org.owner.password }).toString(),
+      redirect: 'manual',
+    });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await (await fetch(`${t.url}/console`, { headers: { cookie } })).text();
+    expect(page).toContain('Issue an employment contract');
+    expect(page).toContain('as &quot;Apprentice joiner&quot;, part-time, starting 2026-07-01: $32.50 an hour for 25 hours a week, paid weekly ($812.50 gross a week)');
+    expect(page).toContain('does not claim the tax-free threshold, TFN ******210, PAYG withheld at Schedule 1 Scale 1');
+    expect(page).not.toContain(TFN);
+    const session = await (await fetch(`${t.url}/console/api/session`, { headers: { cookie } })).json();
+    const decided = await fetch(`${t.url}/console/api/approvals/${approvalId}/approve`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': session.csrfToken, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(decided.status).toBe(200);
+    const done = await post('books.onboardingAdvance', { ...contract, approvalId }, org, { 'x-idempotency-key': freshKey() });
+    expect(done.body.result).toMatchObject({ status: 'active', title: 'Apprentice joiner', hoursPerWeek: 25 });
+  });
+
   it('the contract needs decision rights; a reader cannot advance; another organisation gets NOT_FOUND', async () => {
     const bare = await t.org(undefined, { decisionRights: false });
     const e = await start({}, bare);
@@ -231,6 +260,12 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
     const again = await post('books.leaveApprove', { id: r.body.result.id });
     expect(again.body.result).toMatchObject({ noop: true, ledgerId: approved.body.result.ledgerId });
     expect((await post('books.leaveApprove', { id: r.body.result.id }, other)).status).toBe(404);
+    expect((await post('books.leaveApprove', { id: 'lv_nosuch' })).body.error).toEqual({ code: 'NOT_FOUND', message: 'leave request lv_nosuch not found' });
+    // D2: a repeated key replays the first request instead of filing a second one.
+    const key = freshKey();
+    const k1 = await post('books.leaveRequest', { employeeId: e.id, ...leave, hours: 3 }, org, { 'x-idempotency-key': key });
+    const k2 = await post('books.leaveRequest', { employeeId: e.id, ...leave, hours: 3 }, org, { 'x-idempotency-key': key });
+    expect(k2.body).toMatchObject({ code: 'IDEMPOTENT_REPLAY', result: { id: k1.body.result.id } });
     expect((await post('books.leaveRequest', { employeeId: e.id, ...leave }, other)).status).toBe(404);
 
     const casual = await activeEmployee(org, { employmentBasis: 'casual', annualSalaryCents: undefined, hourlyRateCents: 4_000, hoursPerWeek: 20 });
