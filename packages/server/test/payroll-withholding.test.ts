@@ -116,8 +116,12 @@ describe('ATO sample data: all 576 rows to the dollar', () => {
 describe('coefficient sets by payment date (the date paid, not the period)', () => {
   it.each([
     ['2020-10-13', '2020-10-13'], ['2024-06-30', '2020-10-13'], ['2024-07-01', '2024-07-01'],
-    ['2026-06-30', '2024-07-01'], ['2026-07-01', '2026-07-01'], ['2030-01-01', '2026-07-01'],
+    ['2026-06-30', '2024-07-01'], ['2026-07-01', '2026-07-01'], ['2027-06-30', '2026-07-01'],
   ])('a payment on %s uses %s', (date, set) => expect(coefficientSetOn(date).id).toBe(set));
+
+  it('refuses a payment from 1 July 2027, when Schedule 1 changes again (the 14% step)', () => {
+    expect(() => coefficientSetOn('2027-07-01')).toThrow(/the data ends on 2027-06-30/);
+  });
 
   it('refuses a payment before the earliest set', () => expect(() => coefficientSetOn('2020-10-12')).toThrow(/no Schedule 1 coefficients/));
 

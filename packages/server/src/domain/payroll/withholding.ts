@@ -52,8 +52,21 @@ export interface Withholding {
 /** Scale 3 is not restated in the 2026-07-01 set; see foreignResidentCarryForward below. */
 const FOREIGN_SCALE: CoefficientScale = 3;
 
+/**
+ * The last payment date the data can answer for. The latest set has no end date, but the 2025
+ * income tax cuts take the 16% rate to 15% from 1 July 2026 and to 14% from 1 July 2027, so
+ * Schedule 1 changes again then: a payment after this date is refused rather than withheld from
+ * a schedule known to be stale. Move it when a 2027-07-01 set is added to the data.
+ */
+export const SCHEDULE1_KNOWN_UNTIL = '2027-06-30';
+
 /** The coefficient set in force on a payment date. */
 export function coefficientSetOn(paymentDate: string): CoefficientSet {
+  if (paymentDate > SCHEDULE1_KNOWN_UNTIL) {
+    throw new PayrollDataError(
+      `no Schedule 1 coefficients for payments made on ${paymentDate}: the data ends on ${SCHEDULE1_KNOWN_UNTIL} (a new schedule applies from 1 July 2027)`,
+    );
+  }
   const set = SCHEDULE1.coefficientSets.find(
     (s) => s.effectiveFrom <= paymentDate && (s.effectiveTo === null || paymentDate <= s.effectiveTo),
   );
