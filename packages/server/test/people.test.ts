@@ -276,6 +276,7 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
       [{ hours: 0 }, 'hours: must be an integer greater than 0'],
       [{ hours: 7.5 }, 'hours: must be an integer number of hours'],
       [{ endDate: '2026-09-01' }, 'endDate: must not be before startDate'],
+      [{ endDate: '2026-09-07', hours: 25 }, 'hours: must be at most 24 (24 a day from startDate to endDate)'],
       [{ leaveType: 'long_service' }, 'leaveType: must be one of annual, personal'],
       [{ startDate: '2026-06-01', endDate: '2026-06-02' }, "startDate: must not be before the employee's start date 2026-07-01"],
     ];

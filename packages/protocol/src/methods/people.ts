@@ -185,7 +185,7 @@ export const leaveRequest = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer\'s), startDate to endDate (inclusive, at most 366 days), hours (a whole number, 1–2000). A request above the available balance is accepted with a warning (leave in advance is the employer\'s decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.',
+    'Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer\'s), startDate to endDate (inclusive, at most 366 days), hours (a whole number, 1–2000, at most 24 a day of the range). A request above the available balance is accepted with a warning (leave in advance is the employer\'s decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.',
   params: z
     .strictObject({
       employeeId: id(),
@@ -203,6 +203,9 @@ export const leaveRequest = method({
       if (p.endDate < p.startDate) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
       const days = (Date.parse(p.endDate) - Date.parse(p.startDate)) / 86_400_000 + 1;
       if (days > LEAVE_DAYS_MAX) ctx.addIssue({ code: 'custom', path: ['endDate'], message: `must be at most ${LEAVE_DAYS_MAX} days after startDate (inclusive)` });
+      else if (days >= 1 && Number.isInteger(p.hours) && p.hours > days * 24) {
+        ctx.addIssue({ code: 'custom', path: ['hours'], message: `must be at most ${days * 24} (24 a day from startDate to endDate)` });
+      }
     }),
   result: leave,
 });
