@@ -128,7 +128,11 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
     const wrongField = await advance({ ...taxStep(e.id), fundName: 'x' });
     expect(wrongField.body.error.message).toContain('fundName: unknown field');
 
-    const tax = await advance(taxStep(e.id));
+    const tax = await post('books.onboardingAdvance', taxStep(e.id), org, { 'x-idempotency-key': freshKey() });
+    // The stored idempotent result (D2) carries the mask too.
+    const stored = await t.db.reader.all<{ result: string }>('SELECT result FROM idempotency WHERE org_id = ?', [org.orgId]);
+    expect(stored.map((r) => r.result).join('\n')).toContain('******210');
+    expect(stored.map((r) => r.result).join('\n')).not.toContain(TFN);
     expect(tax.body.result).toMatchObject({
       status: 'onboarding',
       nextStep: 'super',
