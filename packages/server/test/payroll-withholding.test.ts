@@ -16,7 +16,7 @@ import { annualEquivalentCents, grossForPeriod } from '../src/domain/payroll/gro
 import { accrualForPay, entitlementMilliHours, ordinaryMilliHours } from '../src/domain/payroll/leave-accrual.js';
 import { divHalfUp, floorDiv, scaled } from '../src/domain/payroll/decimal.js';
 import { payLine } from '../src/domain/payroll/pay-line.js';
-import { taxScaleFor } from '../src/domain/people/tax-treatment.js';
+import { stpTaxTreatmentCode, taxScaleFor } from '../src/domain/people/tax-treatment.js';
 
 interface Data {
   atoWorkedExamples: { coefficientSet?: string; scale?: number; period?: PayPeriod; input: Record<string, string>; expected: Record<string, string | number> }[];
@@ -326,6 +326,13 @@ describe('tax scale for an employee (D11) and the ATO not-quoted codes', () => {
   ] as const)('TFN %s, %s, claims threshold %s → Scale %i', (tfn, residency, claims, scale) => {
     expect(taxScaleFor(d(tfn, residency, claims), '2026-07-15')).toBe(scale);
   });
+  it.each([
+    ['876543210', 'resident', true, 'RTXXXX'], ['876543210', 'resident', false, 'RNXXXX'], ['876543210', 'foreign', false, 'FFXXXX'],
+    ['000000000', 'resident', true, 'NAXXXX'], ['000000000', 'foreign', false, 'NFXXXX'],
+  ] as const)('STP tax treatment: TFN %s, %s, claims %s → %s', (tfn, residency, claims, code) => {
+    expect(stpTaxTreatmentCode(d(tfn, residency, claims), '2026-07-15')).toBe(code);
+  });
+
   it('111111111 (TFN applied for): the ordinary scale for 28 days from the declaration, then Scale 4', () => {
     expect(taxScaleFor(d('111111111', 'resident', true), '2026-07-29')).toBe(2);
     expect(taxScaleFor(d('111111111', 'resident', true), '2026-07-30')).toBe(4);

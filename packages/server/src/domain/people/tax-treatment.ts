@@ -38,3 +38,17 @@ export function taxScaleFor(d: TaxDeclaration, paymentDate: string): TaxScale {
       return ordinary;
   }
 }
+
+/**
+ * The STP Phase 2 tax treatment code a pay event reports for a payee (ATO "STP Phase 2 employer
+ * reporting guidelines", tax treatment codes): 6 characters, the category and its option, then 4
+ * characters for Medicare levy and study-loan variations, `X` where none applies (none is modelled
+ * here). RT regular with the tax-free threshold, RN regular without it, FF foreign resident, NA no
+ * TFN (resident), NF no TFN (foreign resident). For the pay run's STP document (issue 9 item 2).
+ */
+export function stpTaxTreatmentCode(d: TaxDeclaration, paymentDate: string): string {
+  const scale = taxScaleFor(d, paymentDate);
+  const head =
+    scale === 4 ? (d.residency === 'foreign' ? 'NF' : 'NA') : scale === 3 ? 'FF' : scale === 2 ? 'RT' : 'RN';
+  return `${head}XXXX`;
+}
