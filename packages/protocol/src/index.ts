@@ -11,3 +11,4 @@ export * from './text-rules.js';
 export * from './validation.js';
 export * from './methods/index.js';
 export { cents, days, id as idField, text, multilineText, singleLine, queryInt, proofFields, withProof, hash64, isoDate, email } from './methods/fields.js';
+export * from './methods/people-fields.js';

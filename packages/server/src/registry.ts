@@ -10,6 +10,7 @@ import { payablesBindings } from './domain/payables/bindings.js';
 import { reconciliationBindings } from './domain/reconciliation/bindings.js';
 import { booksReadBindings } from './domain/reports/bindings.js';
 import { assetsBindings } from './domain/assets/bindings.js';
+import { peopleBindings } from './domain/people/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -32,6 +33,7 @@ const bindings: readonly MethodBinding[] = [
   ...reconciliationBindings,
   ...booksReadBindings,
   ...assetsBindings,
+  ...peopleBindings,
 ];
 
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));

@@ -9,6 +9,7 @@ import { migration as chainVerified } from '../ledger/migration.js';
 import { migration as reports } from '../domain/reports/migration.js';
 import { migration as orgTimeZone } from '../org/migration.js';
 import { migration as assets } from '../domain/assets/migration.js';
+import { migration as people } from '../domain/people/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -317,4 +318,6 @@ export const migrations: readonly Migration[] = [
   orgTimeZone,
   // Fixed assets, 22 (issue 9 item 4).
   assets,
+  // People: employees, leave requests, leave accrual ledger, 20 (issue 9 item 1).
+  people,
 ];

@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import { abaText, bankAccountNumber, bsb } from './aba-fields.js';
+import { cents, email, holdFrame, id, isCalendarDate, isoDate, method, pageLimit, text, withProof } from './index-fields.js';
+import { abn, taxFileNumber } from './people-fields.js';
+import type { MethodSpec } from './types.js';
+
+/**
+ * People (issue 9 item 1, D11): onboarding an employee (details → tax declaration → super fund →
+ * contract, the contract a signature act), leave requests and approvals, and the employees read
+ * with leave balances. A TFN is never returned, logged or put in an event: reads carry it masked
+ * to its last 3 digits. Pay runs (payrollDraft/Sign/Recall, STP) build on these records.
+ */
+
+export const EMPLOYMENT_BASES = ['full_time', 'part_time', 'casual'] as const;
+export const PAY_FREQUENCIES = ['weekly', 'fortnightly', 'monthly'] as const;
+export const ONBOARDING_STEPS = ['tax_declaration', 'super', 'contract'] as const;
+export const EMPLOYEE_STATUSES = ['onboarding', 'active'] as const;
+export const LEAVE_TYPES = ['annual', 'personal'] as const;
+export const LEAVE_STATUSES = ['requested', 'approved'] as const;
+
+/** An enum field: a missing value "is required", a wrong one names the choices (D5). */
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`) });
+
+/** Ordinary hours a week: a whole number from 1 to 80 (D11). */
+const HOURS_PER_WEEK_MAX = 80;
+const hoursPerWeek = () =>
+  z
+    .number({ error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` })
+    .int({ error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` })
+    .min(1, { error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` })
+    .max(HOURS_PER_WEEK_MAX, { error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` });
+
+/** A leave request's hours: a whole number from 1 to 2000 (a year of full-time hours and more). */
+export const LEAVE_HOURS_MAX = 2000;
+/** The longest stretch one leave request may cover, in days (inclusive). */
+export const LEAVE_DAYS_MAX = 366;
+
+const milliHours = () => z.number().int();
+
+const leaveBalance = z.object({
+  /** Accrued less taken, from the accrual ledger (payroll writes both), in 1/1000 hours. */
+  balanceMilliHours: milliHours(),
+  /** Approved and requested leave not yet paid in a pay run. */
+  approvedMilliHours: milliHours(),
+  requestedMilliHours: milliHours(),
+  /** balance − approved − requested: what a new request can still use without going negative. */
+  availableMilliHours: milliHours(),
+});
+
+export const employee = z.object({
+  id: z.string(),
+  status: z.enum(EMPLOYEE_STATUSES),
+  nextStep: z.enum(ONBOARDING_STEPS).nullable(),
+  name: z.string(),
+  email: z.string(),
+  startDate: z.string(),
+  employmentBasis: z.enum(EMPLOYMENT_BASES),
+  payFrequency: z.enum(PAY_FREQUENCIES),
+  annualSalaryCents: z.number().int().nullable(),
+  hourlyRateCents: z.number().int().nullable(),
+  /** Ordinary hours a week (salaried full-time staff default to 38, the NES standard week). */
+  hoursPerWeek: z.number().int(),
+  /** Where net pay goes; the account number masked to its last 3 digits. */
+  bankAccount: z.object({ bsb: z.string(), accountNumberMasked: z.string(), accountName: z.string() }).nullable(),
+  taxDeclaration: z
+    .object({
+      /** `******782`; a not-quoted code is shown as it is (it identifies no one). */
+      taxFileNumberMasked: z.string(),
+      tfnQuoted: z.boolean(),
+      residency: z.enum(['resident', 'foreign']),
+      claimsTaxFreeThreshold: z.boolean(),
+      /** The Schedule 1 scale pay runs use today (D11): 1, 2, 3 or 4 (no TFN). */
+      taxScale: z.number().int(),
+      declaredOn: z.string(),
+    })
+    .nullable(),
+  superFund: z.object({ fundName: z.string(), fundAbn: z.string(), memberNumber: z.string() }).nullable(),
+  /** The contract's title (role), once the contract step is done. */
+  title: z.string().nullable(),
+  /** The event that made the last change (D3: a no-op repeat returns it). */
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+const BANK_FIELDS = ['bsb', 'accountNumber', 'accountName'] as const;
+
+export const onboardingStart = method({
+  name: 'books.onboardingStart',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Start onboarding an employee: name, email, startDate, employmentBasis (full_time, part_time, casual), payFrequency (weekly, fortnightly, monthly) and exactly one of annualSalaryCents or hourlyRateCents; hourly staff give hoursPerWeek (1–80), as do part-time salaried staff (full-time salaried default to 38). Optional bank details bsb, accountNumber, accountName go together. The employee is `onboarding` with nextStep `tax_declaration`; nothing is posted.',
+  params: z
+    .strictObject({
+      name: text(),
+      email: email(),
+      startDate: isoDate(),
+      employmentBasis: oneOf(EMPLOYMENT_BASES),
+      payFrequency: oneOf(PAY_FREQUENCIES),
+      annualSalaryCents: cents().optional(),
+      hourlyRateCents: cents().optional(),
+      hoursPerWeek: hoursPerWeek().optional(),
+      bsb: bsb().optional(),
+      accountNumber: bankAccountNumber().optional(),
+      accountName: abaText(32).optional(),
+    })
+    .superRefine((p, ctx) => {
+      const salary = p.annualSalaryCents !== undefined;
+      const hourly = p.hourlyRateCents !== undefined;
+      if (salary === hourly) {
+        ctx.addIssue({ code: 'custom', path: [salary ? 'hourlyRateCents' : 'annualSalaryCents'], message: 'give exactly one of annualSalaryCents and hourlyRateCents' });
+      }
+      if (hourly && p.hoursPerWeek === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['hoursPerWeek'], message: 'is required with hourlyRateCents' });
+      }
+      if (salary && !hourly && p.employmentBasis === 'part_time' && p.hoursPerWeek === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['hoursPerWeek'], message: 'is required for a part_time employee (leave accrues on ordinary hours)' });
+      }
+      const given = BANK_FIELDS.filter((f) => p[f] !== undefined);
+      if (given.length > 0) {
+        for (const f of BANK_FIELDS) {
+          if (p[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: `is required with ${given.join(', ')}` });
+        }
+      }
+    }),
+  result: employee,
+});
+
+const taxDeclarationStep = z
+  .strictObject({
+    id: id(),
+    step: z.literal('tax_declaration'),
+    taxFileNumber: taxFileNumber(),
+    residency: oneOf(['resident', 'foreign'] as const),
+    claimsTaxFreeThreshold: z.boolean({ error: 'must be true or false' }),
+  })
+  .superRefine((p, ctx) => {
+    if (p.residency === 'foreign' && p.claimsTaxFreeThreshold === true) {
+      ctx.addIssue({ code: 'custom', path: ['claimsTaxFreeThreshold'], message: 'a foreign resident cannot claim the tax-free threshold' });
+    }
+  });
+
+const superStep = z.strictObject({
+  id: id(),
+  step: z.literal('super'),
+  fundName: text(),
+  fundAbn: abn(),
+  memberNumber: text(30),
+});
+
+const contractStep = withProof({ id: id(), step: z.literal('contract'), title: text() });
+
+export const onboardingAdvance = method({
+  name: 'books.onboardingAdvance',
+  scope: 'books.write',
+  kind: 'signature',
+  actionClass: 'books.onboarding_advance',
+  summary:
+    "Advance an employee's onboarding one step, in order: `tax_declaration` {taxFileNumber (9 digits passing the ATO check digit, or an ATO not-quoted code 000000000, 111111111, 333333333, 444444444, 987654321), residency resident|foreign, claimsTaxFreeThreshold}, then `super` {fundName, fundAbn (11 digits passing the ABN check), memberNumber}, then `contract` {title}. A step's fields sit beside id and step. Out of order is CONFLICT naming the next step; repeating the last step done with the same details is a no-op (with other details, CONFLICT). The contract step is the signature act books.onboarding_advance: held for a human whose summary names the employee, role, pay and start date; with the proof the employee becomes `active` (nextStep null). The TFN is stored for Single Touch Payroll but never returned, logged or put in an event (masked to its last 3 digits).",
+  params: z.discriminatedUnion('step', [taxDeclarationStep, superStep, contractStep], {
+    error: `must be one of ${ONBOARDING_STEPS.join(', ')}`,
+  }),
+  result: z.union([employee, holdFrame]),
+});
+
+export const leave = z.object({
+  id: z.string(),
+  employeeId: z.string(),
+  status: z.enum(LEAVE_STATUSES),
+  leaveType: z.enum(LEAVE_TYPES),
+  startDate: z.string(),
+  endDate: z.string(),
+  hours: z.number().int(),
+  /** Set when the hours exceed what the employee has available: the request stands (see summary). */
+  warning: z.string().nullable(),
+  /** The employee's available balance of this leave type after this request, in 1/1000 hours. */
+  availableAfterMilliHours: z.number().int(),
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const leaveRequest = method({
+  name: 'books.leaveRequest',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer\'s), startDate to endDate (inclusive, at most 366 days), hours (a whole number, 1–2000, at most 24 a day of the range). A request above the available balance is accepted with a warning (leave in advance is the employer\'s decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.',
+  params: z
+    .strictObject({
+      employeeId: id(),
+      leaveType: oneOf(LEAVE_TYPES),
+      startDate: isoDate(),
+      endDate: isoDate(),
+      hours: z
+        .number({ error: 'must be an integer number of hours' })
+        .int({ error: 'must be an integer number of hours' })
+        .gt(0, { error: 'must be an integer greater than 0' })
+        .max(LEAVE_HOURS_MAX, { error: `must be at most ${LEAVE_HOURS_MAX}` }),
+    })
+    .superRefine((p, ctx) => {
+      if (!isCalendarDate(p.startDate) || !isCalendarDate(p.endDate)) return;
+      if (p.endDate < p.startDate) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
+      const days = (Date.parse(p.endDate) - Date.parse(p.startDate)) / 86_400_000 + 1;
+      if (days > LEAVE_DAYS_MAX) ctx.addIssue({ code: 'custom', path: ['endDate'], message: `must be at most ${LEAVE_DAYS_MAX} days after startDate (inclusive)` });
+      else if (days >= 1 && Number.isInteger(p.hours) && p.hours > days * 24) {
+        ctx.addIssue({ code: 'custom', path: ['hours'], message: `must be at most ${days * 24} (24 a day from startDate to endDate)` });
+      }
+    }),
+  result: leave,
+});
+
+export const leaveApprove = method({
+  name: 'books.leaveApprove',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Approve a leave request (status `approved`); approving an approved request is a no-op (D3). The answer repeats the warning when the hours exceed the available balance at approval.',
+  params: z.strictObject({ id: id() }),
+  result: leave,
+});
+
+export const employees = method({
+  name: 'books.employees',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    'List employees, oldest first, with status, nextStep, pay, masked TFN and tax scale, super fund, and leave balances (annual and personal, in 1/1000 hours: balance from the accrual ledger, approved and requested leave not yet paid, and what is available). Filter by status; page with cursor and limit (1–200, default 50).',
+  params: z.strictObject({
+    status: oneOf(EMPLOYEE_STATUSES).optional(),
+    cursor: id().optional(),
+    limit: pageLimit().optional(),
+  }),
+  result: z.object({
+    employees: z.array(employee.extend({ leave: z.object({ annual: leaveBalance, personal: leaveBalance }) })),
+    nextCursor: z.string().nullable(),
+  }),
+});
+
+/** Declarations of this area (see index.ts). */
+export const peopleMethods: readonly MethodSpec[] = [onboardingStart, onboardingAdvance, leaveRequest, leaveApprove, employees];

@@ -1,0 +1,41 @@
+import { divHalfUp, toSafe } from './decimal.js';
+
+/**
+ * Gross pay for one period (D11), in integer cents, half up:
+ * - salaried: annualSalaryCents ÷ 52 (weekly), ÷ 26 (fortnightly) or ÷ 12 (monthly);
+ * - hourly: hourlyRateCents × hours, where hours are those given for the period or else the
+ *   ordinary hours: hoursPerWeek × 1, × 2, or × 52 ÷ 12 for a month. The month's product is formed
+ *   whole first (rate × hoursPerWeek × 52) and divided by 12 once, so nothing is rounded twice.
+ */
+export type PayFrequency = 'weekly' | 'fortnightly' | 'monthly';
+
+export type PayBasis =
+  | { readonly annualSalaryCents: number }
+  | { readonly hourlyRateCents: number; readonly hoursPerWeek: number };
+
+const PERIODS_PER_YEAR: Readonly<Record<PayFrequency, bigint>> = { weekly: 52n, fortnightly: 26n, monthly: 12n };
+
+/** Ordinary hours in a period, as a fraction num/den of hours (monthly: hoursPerWeek × 52 / 12). */
+export function ordinaryHours(hoursPerWeek: number, frequency: PayFrequency): { num: bigint; den: bigint } {
+  const h = BigInt(hoursPerWeek);
+  if (frequency === 'weekly') return { num: h, den: 1n };
+  if (frequency === 'fortnightly') return { num: h * 2n, den: 1n };
+  return { num: h * 52n, den: 12n };
+}
+
+/** Gross for one period; `hours` (whole hours worked) replaces the ordinary hours for hourly staff. */
+export function grossForPeriod(basis: PayBasis, frequency: PayFrequency, hours?: number): number {
+  if ('annualSalaryCents' in basis) {
+    return toSafe(divHalfUp(BigInt(basis.annualSalaryCents), PERIODS_PER_YEAR[frequency]));
+  }
+  const rate = BigInt(basis.hourlyRateCents);
+  if (hours !== undefined) return toSafe(rate * BigInt(hours));
+  const { num, den } = ordinaryHours(basis.hoursPerWeek, frequency);
+  return toSafe(divHalfUp(rate * num, den));
+}
+
+/** The annual equivalent of a pay basis, in cents (hourly: rate × hoursPerWeek × 52). */
+export function annualEquivalentCents(basis: PayBasis): number {
+  if ('annualSalaryCents' in basis) return basis.annualSalaryCents;
+  return toSafe(BigInt(basis.hourlyRateCents) * BigInt(basis.hoursPerWeek) * 52n);
+}
