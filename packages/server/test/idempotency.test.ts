@@ -11,6 +11,16 @@ import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 const draft = { payeeName: 'Idem Pty Ltd', description: 'Once only', totalCents: 5_000, dueDays: 7 };
 
+const EMPLOYEE = {
+  email: 'staff@harbourside.example',
+  startDate: '2026-07-01',
+  employmentBasis: 'full_time',
+  payFrequency: 'fortnightly',
+  annualSalaryCents: 7_280_000,
+};
+const FUND = { fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-123456' };
+const LEAVE = { leaveType: 'annual', startDate: '2026-09-07', endDate: '2026-09-07', hours: 7 };
+
 describe.each(engines)('idempotency keys, D2 (%s)', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
@@ -184,6 +194,20 @@ describe.each(engines)('every books write replays with the same key and params, 
   const lineOf = async (amountCents: number) =>
     (await ok('books.feedLines', { lines: [{ date: today(), amountCents, description: unique('BANK LINE') }] })).lineIds[0] as string;
 
+  const employeeId = async () => (await ok('books.onboardingStart', { ...EMPLOYEE, name: unique('Employee') })).id as string;
+  const taxStep = (id: string) =>
+    ({ id, step: 'tax_declaration', taxFileNumber: '876543210', residency: 'resident', claimsTaxFreeThreshold: true });
+  const activeEmployeeId = async () => {
+    const id = await employeeId();
+    await ok('books.onboardingAdvance', taxStep(id));
+    await ok('books.onboardingAdvance', { id, step: 'super', ...FUND });
+    const params = { id, step: 'contract', title: 'Joiner' };
+    const { approvalId } = await heldAndRequested(t, org, 'books.onboardingAdvance', params);
+    await decide(t, org, approvalId, true);
+    await ok('books.onboardingAdvance', { ...params, approvalId });
+    return id;
+  };
+
   const cases: readonly [string, string, () => Promise<Record<string, unknown>>][] = [
     ['invoiceDraft', 'books.invoiceDraft', async () => ({ payeeName: 'Replay Cafe', description: 'Catering', totalCents: 5_500, dueDays: 7 })],
     ['invoiceSend', 'books.invoiceSend', async () => ({ id: await draftId() })],
@@ -260,6 +284,22 @@ describe.each(engines)('every books write replays with the same key and params, 
       ] });
       return { id: j.assetIds[0], date: today(), proceedsCents: 11_000 };
     }],
+    // People (issue 9 item 1): an employee through each onboarding step, then leave.
+    ['onboardingStart', 'books.onboardingStart', async () => ({ ...EMPLOYEE, name: unique('Employee') })],
+    ['onboardingAdvance, tax_declaration', 'books.onboardingAdvance', async () => taxStep(await employeeId())],
+    ['onboardingAdvance, contract completed with a proof', 'books.onboardingAdvance', async () => {
+      const id = await employeeId();
+      await ok('books.onboardingAdvance', taxStep(id));
+      await ok('books.onboardingAdvance', { id, step: 'super', ...FUND });
+      const params = { id, step: 'contract', title: 'Joiner' };
+      const { approvalId } = await heldAndRequested(t, org, 'books.onboardingAdvance', params);
+      await decide(t, org, approvalId, true);
+      return { ...params, approvalId };
+    }],
+    ['leaveRequest', 'books.leaveRequest', async () => ({ employeeId: await activeEmployeeId(), ...LEAVE })],
+    ['leaveApprove', 'books.leaveApprove', async () => ({
+      id: (await ok('books.leaveRequest', { employeeId: await activeEmployeeId(), ...LEAVE })).id,
+    })],
   ];
 
   it('covers every books write that is deployed', async () => {
