@@ -9,6 +9,7 @@ import { receivablesBindings } from './domain/receivables/bindings.js';
 import { payablesBindings } from './domain/payables/bindings.js';
 import { reconciliationBindings } from './domain/reconciliation/bindings.js';
 import { booksReadBindings } from './domain/reports/bindings.js';
+import { taxBindings } from './domain/tax/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -29,6 +30,7 @@ const bindings: readonly MethodBinding[] = [
   ...receivablesBindings,
   ...payablesBindings,
   ...reconciliationBindings,
+  ...taxBindings,
   ...booksReadBindings,
 ];
 

@@ -5,6 +5,7 @@ import { booksReadMethods } from './books-reads.js';
 import { payablesMethods } from './payables.js';
 import { receivablesMethods } from './receivables.js';
 import { reconciliationMethods } from './reconciliation.js';
+import { taxMethods } from './tax.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -14,6 +15,7 @@ export * as receivables from './receivables.js';
 export * as payables from './payables.js';
 export * as reconciliation from './reconciliation.js';
 export * as booksReads from './books-reads.js';
+export * as tax from './tax.js';
 export * as readSpecs from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
@@ -25,6 +27,7 @@ export const methods: readonly MethodSpec[] = [
   ...receivablesMethods,
   ...payablesMethods,
   ...reconciliationMethods,
+  ...taxMethods,
   ...booksReadMethods,
   ...boardMethods,
   ...approvalMethods,

@@ -8,6 +8,7 @@ import { migration as searchKeys } from './migration-search.js';
 import { migration as chainVerified } from '../ledger/migration.js';
 import { migration as reports } from '../domain/reports/migration.js';
 import { migration as orgTimeZone } from '../org/migration.js';
+import { migration as tax } from '../domain/tax/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -314,4 +315,6 @@ export const migrations: readonly Migration[] = [
   payablesBankDetails,
   // The organisation's time zone, 15 (issue 8 item 17).
   orgTimeZone,
+  // Tax: BAS returns and 2150, 21 (issue 9 item 3).
+  tax,
 ];
