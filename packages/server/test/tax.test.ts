@@ -307,6 +307,11 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     const r = await call(o, 'taxSignLodge', { id: bas.id, approvalId }, freshKey());
     expect(r.status).toBe(409);
     expect(r.body.error.message).toContain('already used');
+    // A request still pending expires with the return: the console stops asking for it.
+    const pending = await heldAndRequested(t, o, 'books.taxSignLodge', { id: bas.id });
+    await ok(o, 'taxReturn', { id: bas.id, reason: 'recheck again' });
+    const waited = await t.get(o.keys.agent, `approval.wait?approvalId=${pending.approvalId}&timeoutMs=0`);
+    expect(waited.body.status).toBe('expired');
   });
 
   it('scope: a reader key cannot write but can read; another organisation’s BAS is NOT_FOUND', async () => {

@@ -162,6 +162,26 @@ export async function taxHold(p: ReasonParams, uow: Uow) {
 }
 
 /**
+ * Approvals for the BAS as it was can no longer complete the act: an approved one is spent (named
+ * by this return's ledgerId), a pending one expires now, so the console moves it out of the
+ * inbox instead of asking a human to sign figures that have changed.
+ */
+async function withdrawApprovals(uow: Uow, basId: string, ledgerId: string): Promise<void> {
+  const which = 'org_id = ? AND action_class = ? AND subject_id = ? AND used_at IS NULL';
+  const args = [uow.orgId, 'books.tax_sign_lodge', basId];
+  await uow.tx.run(`UPDATE approvals SET used_at = ?, used_ledger_id = ? WHERE ${which} AND status = 'approved'`, [
+    uow.now,
+    ledgerId,
+    ...args,
+  ]);
+  await uow.tx.run(`UPDATE approvals SET expires_at = ? WHERE ${which} AND status = 'pending' AND expires_at > ?`, [
+    uow.now,
+    ...args,
+    uow.now,
+  ]);
+}
+
+/**
  * A new act every call (D3): figures recomputed from the ledger now. Approvals given for the
  * BAS as it was are spent (and its open holds released), so what a human signs is always the
  * figures the BAS carries when it is lodged.
@@ -183,11 +203,7 @@ export async function taxReturn(p: ReasonParams, uow: Uow) {
     'UPDATE bas_returns SET status = ?, figures = ?, note = ?, prepared_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
     ['prepared', figures, p.reason, uow.now, event.ledgerId, uow.orgId, row.id],
   );
-  await uow.tx.run(
-    `UPDATE approvals SET used_at = ?, used_ledger_id = ? WHERE org_id = ? AND action_class = ? AND subject_id = ?
-     AND used_at IS NULL`,
-    [uow.now, event.ledgerId, uow.orgId, 'books.tax_sign_lodge', row.id],
-  );
+  await withdrawApprovals(uow, row.id, event.ledgerId);
   await uow.tx.run(
     'UPDATE holds SET released_at = ? WHERE org_id = ? AND action_class = ? AND subject_id = ? AND released_at IS NULL',
     [uow.now, uow.orgId, 'books.tax_sign_lodge', row.id],
