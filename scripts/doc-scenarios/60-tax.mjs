@@ -26,7 +26,7 @@ export async function run({ post, decide }) {
   const bas = await post('books.taxPrepare', q, 'Prepare the BAS of the last quarter from the ledger');
   await post('books.taxPrepare', q, 'Again: a no-op returning it (D3)');
   await post('books.taxPrepare', { periodStart: q.periodStart, periodEnd: `${q.periodStart.slice(0, 8)}20` }, 'A period that is not whole months: BAD_REQUEST');
-  await post('books.taxPrepare', { ...q, basis: 'cash' }, 'Cash basis is refused for now');
+  await post('books.taxPrepare', { ...q, basis: 'cash' }, 'The same period on the cash basis while the accrual BAS is prepared: CONFLICT');
   const id = bas.result.id;
   await post('books.taxHold', { id, reason: 'Check the coffee machine is a capital purchase' }, 'Hold it');
   await post('books.taxSignLodge', { id }, 'A held BAS cannot be signed: CONFLICT');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
+import { apportion } from '../src/domain/tax/cash.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { postEntry, purchaseLines, saleLines } from './reports-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -41,6 +42,19 @@ const ACCOUNT: Record<string, string> = {
 };
 
 const Q = { periodStart: quarter.period.start, periodEnd: quarter.period.end };
+
+describe('cash-basis apportioning (largest remainder)', () => {
+  it.each([
+    [[100, 200], 50, 300, [17, 33]],
+    [[1, 1, 1], 1, 3, [1, 0, 0]],
+    [[10_000], 33_333, 110_000, [3_030]],
+    [[110_000, -11_000], 50_000, 99_000, [55_556, -5_556]],
+    [[9_007_199_254_740_991], 3, 7, [3_860_228_252_031_853]],
+  ])('apportion(%j, %i, %i) = %j', (weights, num, den, expected) => {
+    const out = apportion(weights, num, den);
+    expect(out).toEqual(expected);
+  });
+});
 
 describe.each(engines)('tax: the BAS (%s)', (engine) => {
   let t: TestServer;
@@ -141,7 +155,6 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     [{ periodStart: '2026-07-01', periodEnd: '2026-09-29' }, 'periodEnd: must be the last day of a month'],
     [{ periodStart: '2026-08-01', periodEnd: '2026-10-31' }, 'periodEnd: the period must be one calendar month or a quarter'],
     [{ periodStart: '2026-07-01', periodEnd: '2026-08-31' }, 'periodEnd: the period must be one calendar month or a quarter'],
-    [{ ...Q, basis: 'cash' }, 'basis: cash is not supported yet'],
     [{ ...Q, basis: 'weekly' }, 'basis: must be one of accrual, cash'],
     [{ periodStart: '2099-01-01', periodEnd: '2099-03-31' }, 'periodEnd: the period has not ended'],
     [{ ...Q, extra: 1 }, 'extra'],
@@ -278,6 +291,50 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     expect(list.obligations).toEqual([
       expect.objectContaining({ kind: 'bas', id: bas.id, status: 'lodged', amountCents: -240_000, overdue: false }),
     ]);
+  });
+
+  it('cash basis: a document counts as it is paid, its GST apportioned per payment (largest remainder)', async () => {
+    const o = await t.org();
+    const Q1 = { periodStart: '2026-01-01', periodEnd: '2026-03-31' };
+    const Q2 = { periodStart: '2026-04-01', periodEnd: '2026-06-30' };
+    const inv = 'inv_cashbasis1';
+    const bill = 'bill_cashbasis1';
+    // An invoice of $1,100 (GST $100) issued in Q1, $333.33 paid in Q1 and the rest in Q2.
+    await postEntry(t, o, '2026-03-10', 'Invoice', [
+      { account: '1100', debitCents: 110_000, docId: inv },
+      { account: '4000', creditCents: 100_000, taxCode: 'GST', taxBaseCents: 110_000, gstCents: 10_000 },
+      { account: '2100', creditCents: 10_000 },
+    ]);
+    await postEntry(t, o, '2026-03-20', 'Part payment', [{ account: '1000', debitCents: 33_333 }, { account: '1100', creditCents: 33_333, docId: inv }]);
+    await postEntry(t, o, '2026-04-15', 'Rest', [{ account: '1000', debitCents: 76_667 }, { account: '1100', creditCents: 76_667, docId: inv }]);
+    // A bill of $550 (GST $50) approved in Q1, paid in Q2; a cash sale in Q1 with no document.
+    await postEntry(t, o, '2026-03-01', 'Bill', [
+      { account: '6000', debitCents: 50_000, taxCode: 'GST_ON_EXPENSES', taxBaseCents: 55_000, gstCents: 5_000 },
+      { account: '1200', debitCents: 5_000 },
+      { account: '2000', creditCents: 55_000, docId: bill },
+    ]);
+    await postEntry(t, o, '2026-05-01', 'Bill paid', [{ account: '2000', debitCents: 55_000, docId: bill }, { account: '1000', creditCents: 55_000 }]);
+    await postEntry(t, o, '2026-02-02', 'Cash sale', saleLines(22_000, 2_000, 'GST'));
+    const q1 = await ok(o, 'taxPrepare', { ...Q1, basis: 'cash' });
+    expect(q1.basis).toBe('cash');
+    // 33,333 of 110,000: base 33,333; GST 10,000 × 33,333 / 110,000 = 3,030.27 → 3,030.
+    expect(q1.exactCents).toMatchObject({ G1: 33_333 + 22_000, G11: 0, '1A': 3_030 + 2_000, '1B': 0 });
+    expect(q1.labels).toMatchObject({ G1: 553, G11: 0, '1A': 50, '1B': 0 });
+    const q2 = await ok(o, 'taxPrepare', { ...Q2, basis: 'cash' });
+    expect(q2.exactCents).toMatchObject({ G1: 76_667, G11: 55_000, '1A': 6_970, '1B': 5_000 });
+    expect(q2.labels).toMatchObject({ G1: 766, G11: 550, '1A': 69, '1B': 50 });
+    // The accrual basis of Q1 counts both documents whole (a different BAS of the same period).
+    const other = await t.org();
+    await postEntry(t, other, '2026-03-10', 'Invoice', [
+      { account: '1100', debitCents: 110_000, docId: inv },
+      { account: '4000', creditCents: 100_000, taxCode: 'GST', taxBaseCents: 110_000, gstCents: 10_000 },
+      { account: '2100', creditCents: 10_000 },
+    ]);
+    expect((await ok(other, 'taxPrepare', Q1)).labels).toMatchObject({ G1: 1_100, '1A': 100 });
+    // Preparing Q1 on the accrual basis while the cash BAS is prepared is CONFLICT naming it.
+    const clash = await call(o, 'taxPrepare', Q1);
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.message).toContain(`BAS ${q1.id} for this period is prepared on the cash basis`);
   });
 
   it('taxObligations: periods, due dates, overdue, and a held BAS never reads as lodged', async () => {

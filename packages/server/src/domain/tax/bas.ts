@@ -4,7 +4,7 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { basDueOn, basFigures, frequencyOf, type Figures } from './figures.js';
+import { basDueOn, basFigures, frequencyOf, type Basis, type Figures } from './figures.js';
 
 /**
  * books.taxPrepare, books.taxHold, books.taxReturn (D11; docs/books.md "Tax (BAS)"). A BAS is
@@ -37,6 +37,8 @@ export const BAS_COLUMNS =
 
 export const figuresOf = (row: BasRow): Figures => JSON.parse(row.figures) as Figures;
 
+export const basisOf = (row: BasRow): Basis => (row.basis === 'cash' ? 'cash' : 'accrual');
+
 /** The BAS as every result and read shows it: a receipt only once it is lodged. */
 export function toBas(row: BasRow) {
   const f = figuresOf(row);
@@ -47,7 +49,7 @@ export function toBas(row: BasRow) {
     periodStart: row.period_start,
     periodEnd: row.period_end,
     frequency: frequencyOf(row.period_start, row.period_end),
-    basis: row.basis as 'accrual' | 'cash',
+    basis: basisOf(row),
     dueOn: basDueOn(row.period_start, row.period_end),
     labels: f.labels,
     exactCents: f.exactCents,
@@ -106,18 +108,13 @@ async function existingFor(uow: Uow, p: PrepareParams, basis: string) {
 
 export async function taxPrepare(p: PrepareParams, uow: Uow) {
   const basis = p.basis ?? 'accrual';
-  if (basis === 'cash') {
-    throw badRequest(
-      'basis: cash is not supported yet (the ledger records GST when documents are posted); prepare on the accrual basis',
-    );
-  }
   if (p.periodEnd >= uow.today) {
     throw badRequest(`periodEnd: the period has not ended (today is ${uow.today}); prepare its BAS from the day after ${p.periodEnd}`);
   }
   const noop = await existingFor(uow, p, basis);
   if (noop) return noop;
   const id = newId('bas');
-  const f = await basFigures(uow.tx, uow.orgId, p.periodStart, p.periodEnd);
+  const f = await basFigures(uow.tx, uow.orgId, p.periodStart, p.periodEnd, basis);
   const row0 = { id, period_start: p.periodStart, period_end: p.periodEnd, basis };
   const event = await uow.emit({ family: 'books', kind: 'books.tax.prepare', entityId: id, payload: eventPayload(row0, f) });
   const row: BasRow = {
@@ -191,7 +188,7 @@ export async function taxReturn(p: ReasonParams, uow: Uow) {
   if (row.status !== 'prepared' && row.status !== 'held') {
     throw conflict(`BAS ${row.id} is ${row.status}; only a prepared or held BAS can be returned`);
   }
-  const f = await basFigures(uow.tx, uow.orgId, row.period_start, row.period_end);
+  const f = await basFigures(uow.tx, uow.orgId, row.period_start, row.period_end, basisOf(row));
   const event = await uow.emit({
     family: 'books',
     kind: 'books.tax.return',

@@ -2,12 +2,13 @@ import { tax, TAX_CODES } from '@finance-desk/protocol';
 
 const { BAS_LABELS } = tax;
 import type { Queryable } from '../../storage/types.js';
-import { gstSummary } from '../reports/gst.js';
+import { gstSummary, summariseGst } from '../reports/gst.js';
+import { cashCodeTotals } from './cash.js';
 
 /**
  * The figures of a BAS, from the GST summary report (domain/reports/gst.ts, reused as is: the
  * accounts method, adjustments of earlier periods in G7/G18, the organisation's own dates), plus
- * what the settlement journal needs. Accrual basis only (docs/decisions.md "Tax (BAS)").
+ * what the settlement journal needs. Accrual basis, or cash basis from cash.ts.
  *
  * W1/W2 are the report's: journal lines tagged BAS_EXCLUDED_WAGES / BAS_EXCLUDED_PAYGW dated in
  * the period. Payroll's signed pay runs will tag their journal lines so (or this switches to
@@ -25,8 +26,13 @@ export interface Figures {
   readonly settlement: { readonly gstCollectedCents: number; readonly gstPaidCents: number; readonly paygCents: number };
 }
 
-export async function basFigures(q: Queryable, orgId: string, from: string, to: string): Promise<Figures> {
-  const r = await gstSummary(q, orgId, from, to, 'accounts');
+export type Basis = 'accrual' | 'cash';
+
+export async function basFigures(q: Queryable, orgId: string, from: string, to: string, basis: Basis): Promise<Figures> {
+  const r =
+    basis === 'cash'
+      ? summariseGst(await cashCodeTotals(q, orgId, from, to), from, to, 'accounts')
+      : await gstSummary(q, orgId, from, to, 'accounts');
   const labels = Object.fromEntries(BAS_LABELS.map((l) => [l, r.front[l]])) as Labels;
   // The GST each side's documents carried in the period, credits and returns included: what
   // their postings put into 2100 and 1200 (each tagged line's GST is its GST account's share).

@@ -5,7 +5,7 @@ import { conflict, invariant } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import type { Uow, WriteResult } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
-import { figuresOf, loadBas, toBas, type BasRow } from './bas.js';
+import { basisOf, figuresOf, loadBas, toBas, type BasRow } from './bas.js';
 import { basDueOn, basFigures, changedLabels, frequencyOf, type Figures } from './figures.js';
 
 /**
@@ -24,7 +24,7 @@ interface Subject {
 
 async function load(p: Params, uow: Uow): Promise<Subject> {
   const row = await loadBas(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);
-  return { row, now: await basFigures(uow.tx, uow.orgId, row.period_start, row.period_end) };
+  return { row, now: await basFigures(uow.tx, uow.orgId, row.period_start, row.period_end, basisOf(row)) };
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
