@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -251,6 +251,32 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     expect((await call(o, 'taxReturn', { id: bas.id, reason: 'x' })).body.error.message).toContain('is lodged');
     const events = (await t.get(o.keys.observer, 'events?limit=500')).body.events as { kind: string; actor: string }[];
     expect(events.filter((e) => e.kind === 'books.tax.lodged')).toHaveLength(1);
+  });
+
+  it('a failed delivery leaves the BAS lodging (counted in GET ops) until the adapter delivers it', async () => {
+    const o = await t.org();
+    const bas = await ok(o, 'taxPrepare', { periodStart: '2025-07-01', periodEnd: '2025-09-30' });
+    // The lodgement directory is replaced by a file: writing the document fails.
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, 'not a directory');
+    try {
+      await signAndLodge(o, bas.id);
+      await t.server.outbox.kick();
+      const ops = await t.get(o.keys.observer, 'ops');
+      expect(ops.body.outbox.queued).toBe(1);
+      const row = (await obligations(o)).obligations[0];
+      expect(row).toMatchObject({ id: bas.id, status: 'lodging', receipt: null });
+      const events = (await t.get(o.keys.observer, 'events?limit=500')).body.events as { kind: string }[];
+      expect(events.some((e) => e.kind === 'books.tax.lodged')).toBe(false);
+    } finally {
+      rmSync(dir, { force: true });
+      mkdirSync(dir, { recursive: true });
+    }
+    // The lease of the failed attempt is over (as after LEASE_MS): the next sweep delivers it.
+    await t.db.write((tx) => tx.run('UPDATE outbox SET claimed_until = NULL WHERE org_id = ?', [o.orgId]));
+    const lodged = await waitLodged(o, bas.id);
+    expect(lodged.receipt.fileName).toBe(`${bas.id}.json`);
+    expect((await t.get(o.keys.observer, 'ops')).body.outbox).toEqual({ queued: 0, undeliverable: 0 });
   });
 
   it('the settlement journal balances and clears 2100, 1200 and 2200 against 2150; cents dropped go to 4200', async () => {
