@@ -381,6 +381,26 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     expect(bad.body.error.message).toContain('to: must be on or after from');
   });
 
+  it('the console card names the act and shows the server’s summary of every label and the net', async () => {
+    const o = await t.org('Harbourside Joinery Pty Ltd');
+    await postQuarter(o);
+    const bas = await ok(o, 'taxPrepare', Q);
+    const { hold } = await heldAndRequested(t, o, 'books.taxSignLodge', { id: bas.id });
+    const login = await fetch(`${t.url}/console/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ org: o.slug, email: o.owner.email, password: o.owner.password }).toString(),
+      redirect: 'manual',
+    });
+    expect(login.status).toBe(303);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await (await fetch(`${t.url}/console`, { headers: { cookie } })).text();
+    expect(page).toContain('Sign and lodge a business activity statement (BAS)');
+    expect(page).toContain(hold.approval.subject.summary);
+    expect(page).toContain('G1 $39,405');
+    expect(page).toContain('$8,263 payable to the ATO');
+  });
+
   it('taxReturn spends an approval given for the figures as they were', async () => {
     const o = await t.org();
     const bas = await ok(o, 'taxPrepare', Q);
