@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { apportion } from '../src/domain/tax/cash.js';
+import { migration } from '../src/domain/tax/migration.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { postEntry, purchaseLines, saleLines } from './reports-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -415,6 +416,19 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     await ok(o, 'taxReturn', { id: bas.id, reason: 'recheck again' });
     const waited = await t.get(o.keys.agent, `approval.wait?approvalId=${pending.approvalId}&timeoutMs=0`);
     expect(waited.body.status).toBe('expired');
+  });
+
+  it('migration 21 gives an organisation created before it the 2150 account, once', async () => {
+    const o = await t.org();
+    await t.db.write((tx) => tx.run("DELETE FROM accounts WHERE org_id = ? AND code = '2150'", [o.orgId]));
+    expect(await balance(o, '2150', '2026-01-01')).toBeUndefined();
+    const backfill = migration.statements.filter((sql) => sql.includes('INSERT INTO accounts'));
+    expect(backfill).toHaveLength(1);
+    for (let i = 0; i < 2; i += 1) for (const sql of backfill) await t.db.write((tx) => tx.run(sql, []));
+    const r = await t.post(o.keys.reader, 'books.accounts', { type: 'liability' });
+    expect(r.body.result.accounts.filter((a: { code: string }) => a.code === '2150')).toEqual([
+      expect.objectContaining({ code: '2150', name: 'ATO integrated client account', type: 'liability', balanceCents: 0 }),
+    ]);
   });
 
   it('scope: a reader key cannot write but can read; another organisation’s BAS is NOT_FOUND', async () => {
