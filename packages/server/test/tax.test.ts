@@ -214,6 +214,13 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     const r = await call(o, 'taxSignLodge', { id: bas.id });
     expect(r.status).toBe(409);
     expect(r.body.error.message).toContain('no longer matches the ledger (G1 0 → 2200, 1A 0 → 200)');
+    // A change of cents alone is a change too: the settlement would no longer clear 2100.
+    const back = await ok(o, 'taxReturn', { id: bas.id, reason: 'sale added' });
+    await postEntry(t, o, '2026-08-11', 'Small sale', saleLines(11, 1, 'GST'));
+    const cents = await call(o, 'taxSignLodge', { id: bas.id });
+    expect(cents.status).toBe(409);
+    expect(cents.body.error.message).toContain('1A 20000 cents → 20001 cents');
+    expect(back.labels).toMatchObject({ G1: 2_200, '1A': 200 });
   });
 
   it('the signature loop: hold → approval → proof → lodging → the adapter writes the file → lodged with a receipt', async () => {

@@ -50,9 +50,19 @@ export async function basFigures(q: Queryable, orgId: string, from: string, to: 
   };
 }
 
-/** The labels that differ between two computations, e.g. `G1 39405 → 39505`. */
-export function changedLabels(before: Labels, now: Labels): string[] {
-  return BAS_LABELS.filter((l) => before[l] !== now[l]).map((l) => `${l} ${before[l]} → ${now[l]}`);
+/**
+ * What differs between two computations: whole-dollar labels (`G1 39405 → 39505`), else the
+ * exact cents (`1A 269005 cents → 269006 cents`) — a change of cents alone still changes what
+ * the settlement clears.
+ */
+export function changedFigures(before: Figures, now: Figures): string[] {
+  const labels = BAS_LABELS.filter((l) => before.labels[l] !== now.labels[l]).map(
+    (l) => `${l} ${before.labels[l]} → ${now.labels[l]}`,
+  );
+  if (labels.length > 0) return labels;
+  const keys = [...new Set([...Object.keys(before.exactCents), ...Object.keys(now.exactCents)])].sort();
+  const cents = (f: Figures, k: string) => f.exactCents[k] ?? 0;
+  return keys.filter((k) => cents(before, k) !== cents(now, k)).map((k) => `${k} ${cents(before, k)} cents → ${cents(now, k)} cents`);
 }
 
 /** Quarterly BAS: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month (ATO). */

@@ -6,7 +6,7 @@ import { signatureHandler, type SignatureAct } from '../../governance/signature.
 import type { Uow, WriteResult } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { basisOf, figuresOf, loadBas, toBas, type BasRow } from './bas.js';
-import { basDueOn, basFigures, changedLabels, frequencyOf, type Figures } from './figures.js';
+import { basDueOn, basFigures, changedFigures, frequencyOf, type Figures } from './figures.js';
 
 /**
  * books.taxSignLodge — the signature act `books.tax_sign_lodge` (seed §3, D7, D11): always held
@@ -140,7 +140,7 @@ export const taxSignLodgeAct: SignatureAct<Params, Subject> = {
     const { row } = s;
     if (row.status === 'lodging' || row.status === 'lodged') return { ...toBas(row), noop: true };
     if (row.status === 'held') throw conflict(`BAS ${row.id} is held; books.taxReturn it to prepared before it can be signed`);
-    const changed = changedLabels(figuresOf(row).labels, s.now.labels);
+    const changed = changedFigures(figuresOf(row), s.now);
     if (changed.length > 0) {
       throw conflict(
         `BAS ${row.id} no longer matches the ledger (${changed.join(', ')}); books.taxReturn recomputes it for a new signature`,
