@@ -14,7 +14,7 @@ const dir = mkdtempSync(join(tmpdir(), 'fd-docs-'));
 const config = {
   databaseUrl: `sqlite:${join(dir, 'fd.db')}`, port: 0, host: '127.0.0.1', ratePerSecond: 1000, rateBurst: 1000,
   redisUrl: null, sqliteSynchronous: 'NORMAL', logLevel: 'silent', benchRoute: false, smtpUrl: null,
-  emailOutboxDir: join(dir, 'outbox'), paymentsOutboxDir: join(dir, 'payments'), emailFrom: 'Finance Desk <accounts@finance-desk.invalid>', cookieSecure: false,
+  emailOutboxDir: join(dir, 'outbox'), paymentsOutboxDir: join(dir, 'payments'), lodgementOutboxDir: join(dir, 'lodgements'), emailFrom: 'Finance Desk <accounts@finance-desk.invalid>', cookieSecure: false,
 };
 const server = await startServer(config, { logger: false });
 const org = await createOrg(server.db, { name: 'Harbour Cafe', slug: 'harbour-cafe', decisionRights: true });

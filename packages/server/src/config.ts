@@ -2,6 +2,7 @@ import { DEFAULT_DATABASE_URL } from './storage/open.js';
 import type { SqliteSynchronous } from './storage/sqlite.js';
 
 export const DEFAULT_PAYMENTS_OUTBOX_DIR = './data/payments';
+export const DEFAULT_LODGEMENT_OUTBOX_DIR = './data/lodgements';
 
 /** Operator configuration from the environment (D10, README "Configuration"). */
 export interface Config {
@@ -21,6 +22,8 @@ export interface Config {
   readonly emailFrom: string;
   /** Payment runs' ABA files (`<runId>.aba`) are written here after commit. */
   readonly paymentsOutboxDir: string;
+  /** Lodgement documents (`<id>.json`: BAS, later STP pay events) are written here after commit (D11). */
+  readonly lodgementOutboxDir: string;
   /** COOKIE_SECURE=1 marks the console's session cookie Secure (set it when served over HTTPS). */
   readonly cookieSecure: boolean;
   /** The server's clock (ISO instants); tests fix it. Unset: the system clock (clock.ts). */
@@ -53,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailOutboxDir: env.EMAIL_OUTBOX_DIR || './data/outbox',
     emailFrom: env.EMAIL_FROM || 'Finance Desk <accounts@finance-desk.invalid>',
     paymentsOutboxDir: env.PAYMENTS_OUTBOX_DIR || DEFAULT_PAYMENTS_OUTBOX_DIR,
+    lodgementOutboxDir: env.LODGEMENT_OUTBOX_DIR || DEFAULT_LODGEMENT_OUTBOX_DIR,
     cookieSecure: env.COOKIE_SECURE === '1',
   };
 }

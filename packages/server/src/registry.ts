@@ -11,6 +11,7 @@ import { reconciliationBindings } from './domain/reconciliation/bindings.js';
 import { booksReadBindings } from './domain/reports/bindings.js';
 import { assetsBindings } from './domain/assets/bindings.js';
 import { peopleBindings } from './domain/people/bindings.js';
+import { taxBindings } from './domain/tax/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -31,6 +32,7 @@ const bindings: readonly MethodBinding[] = [
   ...receivablesBindings,
   ...payablesBindings,
   ...reconciliationBindings,
+  ...taxBindings,
   ...booksReadBindings,
   ...assetsBindings,
   ...peopleBindings,

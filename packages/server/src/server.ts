@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { mailerFor, type Mailer } from './adapters/email.js';
 import { OutboxDispatcher } from './adapters/outbox.js';
 import { FilePaymentSink, type PaymentSink } from './adapters/payments.js';
+import { FileLodgementSink, Lodgements, type LodgementSink } from './adapters/lodgement.js';
+import { confirmBasLodged } from './domain/tax/lodged.js';
 import { setClock } from './clock.js';
-import { DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
+import { DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { openDatabase } from './storage/open.js';
@@ -33,7 +35,7 @@ export async function rateLimiterFor(
 /** `serve`: migrate, then listen. Also used by tests and benchmarks with their own database. */
 export async function startServer(
   config: Config,
-  options: { db?: Database; logger?: boolean; mailer?: Mailer; payments?: PaymentSink } = {},
+  options: { db?: Database; logger?: boolean; mailer?: Mailer; payments?: PaymentSink; lodgement?: LodgementSink } = {},
 ): Promise<RunningServer> {
   // Until the app's logger exists, limiter warnings go to stderr; then through the logger.
   let warn = (message: string): void => void process.stderr.write(`${message}\n`);
@@ -63,12 +65,14 @@ export async function startServer(
   const mailer = options.mailer ?? mailerFor(config);
   // A config object built by hand (scripts) may predate PAYMENTS_OUTBOX_DIR; fall back to the default.
   const payments = options.payments ?? new FilePaymentSink(config.paymentsOutboxDir || DEFAULT_PAYMENTS_OUTBOX_DIR);
+  const lodgementSink = options.lodgement ?? new FileLodgementSink(config.lodgementOutboxDir || DEFAULT_LODGEMENT_OUTBOX_DIR);
   const outbox = new OutboxDispatcher(
     db,
     mailer,
     config.emailFrom,
     (err) => app.log.error({ err }, 'outbox delivery failed'),
     payments,
+    new Lodgements(db, lodgementSink, { bas: confirmBasLodged }),
   );
   await outbox.start();
   return {

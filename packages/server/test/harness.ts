@@ -87,6 +87,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     emailOutboxDir: join(tmpdir(), `fd-outbox-${process.pid}`),
     emailFrom: 'Finance Desk Tests <tests@finance-desk.invalid>',
     paymentsOutboxDir: join(tmpdir(), `fd-payments-${process.pid}`),
+    lodgementOutboxDir: join(tmpdir(), `fd-lodgements-${process.pid}`),
     cookieSecure: false,
     ...overrides,
   };

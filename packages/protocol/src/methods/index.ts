@@ -7,6 +7,7 @@ import { receivablesMethods } from './receivables.js';
 import { reconciliationMethods } from './reconciliation.js';
 import { assetsMethods } from './assets.js';
 import { peopleMethods } from './people.js';
+import { taxMethods } from './tax.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -19,6 +20,7 @@ export * as booksReads from './books-reads.js';
 export * as assets from './assets.js';
 export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.js';
 export * as people from './people.js';
+export * as tax from './tax.js';
 export * as readSpecs from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
@@ -30,6 +32,7 @@ export const methods: readonly MethodSpec[] = [
   ...receivablesMethods,
   ...payablesMethods,
   ...reconciliationMethods,
+  ...taxMethods,
   ...booksReadMethods,
   ...assetsMethods,
   ...peopleMethods,

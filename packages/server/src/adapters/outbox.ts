@@ -2,6 +2,7 @@ import { newId } from '../ids.js';
 import type { Database, Queryable, Tx } from '../storage/types.js';
 import type { EmailMessage, Mailer } from './email.js';
 import type { PaymentFile, PaymentSink } from './payments.js';
+import type { Lodgements } from './lodgement.js';
 
 /**
  * The transactional outbox (architecture guide, property 1): an effect outside the database is
@@ -69,6 +70,8 @@ export class OutboxDispatcher {
     private readonly onError: (err: unknown) => void = () => undefined,
     /** Channel `payment_file` (payment runs' ABA files); without it their delivery fails and is retried. */
     private readonly payments: PaymentSink | null = null,
+    /** Channel `lodgement` (BAS, STP): delivered and confirmed by the lodgement adapter. */
+    private readonly lodgements: Lodgements | null = null,
   ) {}
 
   async start(): Promise<void> {
@@ -115,6 +118,12 @@ export class OutboxDispatcher {
 
   private async deliver(id: string, channel: string, body: string): Promise<void> {
     try {
+      if (channel === 'lodgement') {
+        // Delivery and its confirmation (the subject's new state and event) commit together.
+        if (!this.lodgements) throw new Error('no lodgement adapter is configured; the document waits in the outbox');
+        await this.lodgements.deliver(id, body);
+        return;
+      }
       const r = await this.send(channel, body);
       await this.db.write((tx) =>
         tx.run('UPDATE outbox SET delivered_at = ?, last_error = ? WHERE id = ?', [

@@ -45,7 +45,7 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
 /** What each class of act does, in the words an owner would use. */
 export const ACT_TITLES: Readonly<Record<ActionClass, string>> = {
   'books.payroll_sign': 'Sign a pay run',
-  'books.tax_sign_lodge': 'Sign and lodge a tax return',
+  'books.tax_sign_lodge': 'Sign and lodge a business activity statement (BAS)',
   'books.bill_schedule_run': 'Release a scheduled payment run',
   'books.invoice_chase_step': 'Escalate dunning on an unpaid invoice',
   'books.onboarding_advance': 'Issue an employment contract',

@@ -10,6 +10,7 @@ import { migration as reports } from '../domain/reports/migration.js';
 import { migration as orgTimeZone } from '../org/migration.js';
 import { migration as assets } from '../domain/assets/migration.js';
 import { migration as people } from '../domain/people/migration.js';
+import { migration as tax } from '../domain/tax/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -316,8 +317,15 @@ export const migrations: readonly Migration[] = [
   payablesBankDetails,
   // The organisation's time zone, 15 (issue 8 item 17).
   orgTimeZone,
-  // Fixed assets, 22 (issue 9 item 4).
-  assets,
   // People: employees, leave requests, leave accrual ledger, 20 (issue 9 item 1).
   people,
+  // Tax: BAS returns and 2150, 21 (issue 9 item 3).
+  tax,
+  // Fixed assets, 22 (issue 9 item 4).
+  assets,
 ];
+// Applied in this order; ids ascend so that an installation's history reads in order.
+for (let i = 1; i < migrations.length; i += 1) {
+  const [prev, next] = [migrations[i - 1], migrations[i]];
+  if (prev && next && prev.id >= next.id) throw new Error(`migration ${next.id} is listed after ${prev.id}`);
+}

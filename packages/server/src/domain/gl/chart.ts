@@ -24,6 +24,9 @@ export const CHART: readonly AccountDef[] = [
   { code: '1510', name: 'Accumulated depreciation', type: 'asset', key: 'accumulated_depreciation' },
   { code: '2000', name: 'Accounts payable', type: 'liability', key: 'payables' },
   { code: '2100', name: 'GST collected', type: 'liability', key: 'gst_collected' },
+  // The ATO's running balance with the business (issue 9 item 3): each lodged BAS settles 2100,
+  // 1200 and 2200 against it; paying the ATO (or its refund) clears it from the bank.
+  { code: '2150', name: 'ATO integrated client account', type: 'liability', key: 'ato_clearing' },
   { code: '2200', name: 'PAYG withholding payable', type: 'liability', key: 'payg_withholding' },
   { code: '2300', name: 'Superannuation payable', type: 'liability', key: 'super_payable' },
   { code: '2400', name: 'Wages payable', type: 'liability', key: 'wages_payable' },
@@ -61,12 +64,17 @@ export async function seedChart(tx: Tx, orgId: string, now: string): Promise<voi
   }
 }
 
-/** Migration statements that give organisations created before the ledger their chart. */
-export function chartBackfillStatements(): readonly string[] {
+/**
+ * Migration statements that give organisations created before the ledger their chart, or (with
+ * `codes`) the accounts added to the chart later. An organisation that already has an account
+ * code keeps it, so a later migration can run over organisations created since migration 3.
+ */
+export function chartBackfillStatements(codes?: readonly string[]): readonly string[] {
   const q = (s: string | null) => (s === null ? 'NULL' : `'${s.replace(/'/g, "''")}'`);
-  return CHART.map(
+  return CHART.filter((a) => codes === undefined || codes.includes(a.code)).map(
     (a) =>
       `INSERT INTO accounts (org_id, code, name, type, system_key, created_at)
-       SELECT id, ${q(a.code)}, ${q(a.name)}, ${q(a.type)}, ${q(a.key)}, created_at FROM organisations`,
+       SELECT o.id, ${q(a.code)}, ${q(a.name)}, ${q(a.type)}, ${q(a.key)}, o.created_at FROM organisations o
+       WHERE NOT EXISTS (SELECT 1 FROM accounts x WHERE x.org_id = o.id AND x.code = ${q(a.code)})`,
   );
 }

@@ -72,8 +72,17 @@ async function sumsByCode(q: Queryable, orgId: string, from: string, to: string)
   );
 }
 
+/** A tax code's sums before the "never negative" rule: this period's supplies and adjustments. */
+export interface CodeSums {
+  lines: number;
+  base: number;
+  gst: number;
+  adjBase: number;
+  adjGst: number;
+}
+
 async function totalsByCode(q: Queryable, orgId: string, from: string, to: string): Promise<CodeTotal[]> {
-  const byCode = new Map<TaxCode, { lines: number; base: number; gst: number; adjBase: number; adjGst: number }>();
+  const byCode = new Map<TaxCode, CodeSums>();
   for (const r of await sumsByCode(q, orgId, from, to)) {
     invariant(isTaxCode(r.tax_code), `journal lines carry known tax codes (${r.tax_code})`);
     const t = byCode.get(r.tax_code) ?? { lines: 0, base: 0, gst: 0, adjBase: 0, adjGst: 0 };
@@ -91,6 +100,11 @@ async function totalsByCode(q: Queryable, orgId: string, from: string, to: strin
     }
     byCode.set(r.tax_code, t);
   }
+  return codeTotals(byCode);
+}
+
+/** Sums per code as reported, in TAX_CODE_NAMES order (also the BAS's cash basis, domain/tax/cash.ts). */
+export function codeTotals(byCode: ReadonlyMap<TaxCode, CodeSums>): CodeTotal[] {
   return TAX_CODE_NAMES.flatMap((code) => {
     const t = byCode.get(code);
     if (!t) return [];
@@ -168,7 +182,11 @@ export async function gstSummary(
   to: string,
   method: 'accounts' | 'worksheet',
 ) {
-  const byTaxCode = await totalsByCode(q, orgId, from, to);
+  return summariseGst(await totalsByCode(q, orgId, from, to), from, to, method);
+}
+
+/** The report from totals per code (accruals here; the BAS's cash basis passes its own totals). */
+export function summariseGst(byTaxCode: readonly CodeTotal[], from: string, to: string, method: 'accounts' | 'worksheet') {
   const cents = labelCents(byTaxCode);
   const adj = adjustments(byTaxCode);
   const gstOn = (side: 'sale' | 'purchase') =>
