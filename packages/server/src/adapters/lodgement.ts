@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sha256Hex } from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database, Tx } from '../storage/types.js';
 import { inUnitOfWork, type Uow, type WriteResult } from '../write-path.js';
+import { FileDrop } from './file-drop.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 
 /**
@@ -54,15 +52,13 @@ export interface LodgementSink {
 /** Files in a directory, written atomically (temp + rename), owner-readable only: they carry tax figures and TFNs. */
 export class FileLodgementSink implements LodgementSink {
   readonly kind = 'file';
+  private readonly drop: FileDrop;
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+    this.drop = new FileDrop(dir, /^[A-Za-z0-9_-]+\.json$/, 'utf8');
   }
 
   async deliver(file: LodgementFile) {
-    if (!/^[A-Za-z0-9_-]+\.json$/.test(file.fileName)) throw new Error(`unsafe lodgement file name ${file.fileName}`);
-    const tmp = join(this.dir, `.${file.fileName}.${randomBytes(4).toString('hex')}`);
-    writeFileSync(tmp, file.content, { encoding: 'utf8', mode: 0o600 });
-    renameSync(tmp, join(this.dir, file.fileName));
+    this.drop.write(file.fileName, file.content);
     return { delivered: true, detail: file.fileName };
   }
 }

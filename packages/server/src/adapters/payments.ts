@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { newId } from '../ids.js';
 import type { Tx } from '../storage/types.js';
+import { FileDrop } from './file-drop.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 
 /**
@@ -30,15 +28,14 @@ export interface PaymentSink {
 /** Files in a directory, written atomically (temp + rename), owner-readable only: they carry account numbers. */
 export class FilePaymentSink implements PaymentSink {
   readonly kind = 'file';
+  private readonly drop: FileDrop;
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+    // ABA is plain ASCII: latin1 writes each character as the one byte a bank expects.
+    this.drop = new FileDrop(dir, /^[A-Za-z0-9_-]+\.aba$/, 'latin1');
   }
 
   async deliver(file: PaymentFile) {
-    if (!/^[A-Za-z0-9_-]+\.aba$/.test(file.fileName)) throw new Error(`unsafe payment file name ${file.fileName}`);
-    const tmp = join(this.dir, `.${file.fileName}.${randomBytes(4).toString('hex')}`);
-    writeFileSync(tmp, file.content, { encoding: 'latin1', mode: 0o600 });
-    renameSync(tmp, join(this.dir, file.fileName));
+    this.drop.write(file.fileName, file.content);
     return { delivered: true, detail: file.fileName };
   }
 }
