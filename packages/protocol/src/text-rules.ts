@@ -75,8 +75,7 @@ export function textIssues(data: unknown): TextIssue[] {
   const issues: TextIssue[] = [];
   // Each entry links to its parent, so a path is built only for a problem (no copy per level).
   const stack: Node[] = [{ value: data, key: null, parent: null }];
-  while (stack.length > 0 && issues.length < ISSUES_MAX) {
-    const node = stack.pop()!;
+  for (let node = stack.pop(); node && issues.length < ISSUES_MAX; node = stack.pop()) {
     const value = node.value;
     if (typeof value === 'string') {
       const problem = textProblem(value, MULTILINE);
@@ -84,9 +83,7 @@ export function textIssues(data: unknown): TextIssue[] {
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: node });
     } else if (typeof value === 'object' && value !== null) {
-      const keys = Object.keys(value);
-      for (let k = keys.length - 1; k >= 0; k--) {
-        const key = keys[k]!;
+      for (const key of Object.keys(value).reverse()) {
         const problem = textProblem(key, SINGLE_LINE);
         if (problem) issues.push({ path: pathOf(node), message: `a field name ${problem}` });
         else stack.push({ value: (value as Record<string, unknown>)[key], key, parent: node });

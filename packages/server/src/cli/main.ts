@@ -261,8 +261,7 @@ function program(): Command {
  * are allowed (a multi-line --reason); a name with one is refused by the service's own checks.
  */
 function argumentProblem(argv: readonly string[]): string | null {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+  for (const [i, arg] of argv.entries()) {
     const problem = textProblem(arg, { multiline: true });
     if (!problem) continue;
     const option = arg.startsWith('--') ? arg.split('=', 1)[0] : argv[i - 1]?.startsWith('--') ? argv[i - 1] : `argument ${i + 1}`;
