@@ -11,6 +11,7 @@ import { reconciliationBindings } from './domain/reconciliation/bindings.js';
 import { booksReadBindings } from './domain/reports/bindings.js';
 import { assetsBindings } from './domain/assets/bindings.js';
 import { peopleBindings } from './domain/people/bindings.js';
+import { payrollBindings } from './domain/payroll/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -34,6 +35,7 @@ const bindings: readonly MethodBinding[] = [
   ...booksReadBindings,
   ...assetsBindings,
   ...peopleBindings,
+  ...payrollBindings,
 ];
 
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));

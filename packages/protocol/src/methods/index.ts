@@ -7,6 +7,7 @@ import { receivablesMethods } from './receivables.js';
 import { reconciliationMethods } from './reconciliation.js';
 import { assetsMethods } from './assets.js';
 import { peopleMethods } from './people.js';
+import { payrollMethods } from './payroll.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -19,6 +20,7 @@ export * as booksReads from './books-reads.js';
 export * as assets from './assets.js';
 export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.js';
 export * as people from './people.js';
+export * as payroll from './payroll.js';
 export * as readSpecs from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
@@ -33,6 +35,7 @@ export const methods: readonly MethodSpec[] = [
   ...booksReadMethods,
   ...assetsMethods,
   ...peopleMethods,
+  ...payrollMethods,
   ...boardMethods,
   ...approvalMethods,
 ];

@@ -10,6 +10,7 @@ import { migration as reports } from '../domain/reports/migration.js';
 import { migration as orgTimeZone } from '../org/migration.js';
 import { migration as assets } from '../domain/assets/migration.js';
 import { migration as people } from '../domain/people/migration.js';
+import { migration as payRuns } from '../domain/payroll/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -320,4 +321,6 @@ export const migrations: readonly Migration[] = [
   assets,
   // People: employees, leave requests, leave accrual ledger, 20 (issue 9 item 1).
   people,
+  // Pay runs and their lines, 23 (issue 9 item 2).
+  payRuns,
 ];
