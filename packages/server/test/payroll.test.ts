@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { parseAba } from './aba-parse.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
-import { eventsOf, FUNDING, inDays, journalLines, journalsOf, today } from './payables-helpers.js';
+import { eventsOf, FUNDING, inDays, journalLines, journalsOf } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 const FUND = { fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-123456' };
@@ -163,10 +163,10 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
       ['2400', 0, 532_400, d.id],
     ]);
     // Leave: 76 ordinary hours accrue 76×4/52 annual and 76×2/52 personal (milli-hours, floored); 16 h taken.
-    expect((await ledger(o, ids[0])).map((r) => [r.leave_type, r.kind, Number(r.milli_hours)])).toEqual([
+    expect((await ledger(o, ids[0] ?? '')).map((r) => [r.leave_type, r.kind, Number(r.milli_hours)])).toEqual([
       ['annual', 'accrual', 5_846], ['annual', 'taken', -16_000], ['personal', 'accrual', 2_923],
     ]);
-    expect((await balance(o, ids[0])).annual).toMatchObject({ balanceMilliHours: 5_846 - 16_000, approvedMilliHours: 0 });
+    expect((await balance(o, ids[0] ?? '')).annual).toMatchObject({ balanceMilliHours: 5_846 - 16_000, approvedMilliHours: 0 });
     // D3: signing a signed run is a no-op; the spent proof is refused.
     const again = await post(o, 'books.payrollSign', { id: d.id });
     expect(again.body.result).toMatchObject({ id: d.id, status: 'signed', noop: true });
@@ -196,8 +196,8 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     await t.server.outbox.kick();
     const f = parseAba(readFileSync(join(dir, result.fileName)).toString('latin1'));
     const ddmmyy = `${pay.slice(8, 10)}${pay.slice(5, 7)}${pay.slice(2, 4)}`;
-    expect(f.details.map((x) => [x.bsb, x.accountNumber.trim(), x.transactionCode, Number(x.amount), x.accountTitle.trim(), x.lodgementReference.trim()])).toEqual(
-      d.lines.map((l: any, i: number) => [STAFF[i].bsb, STAFF[i].accountNumber, '53', l.netCents, STAFF[i].accountName.toUpperCase(), `SALARY ${ddmmyy}`]),
+    expect(f.details.map((x) => [x.bsb, x.accountNumber?.trim(), x.transactionCode, Number(x.amount), x.accountTitle?.trim(), x.lodgementReference?.trim()])).toEqual(
+      d.lines.map((l: any, i: number) => [STAFF[i]?.bsb, STAFF[i]?.accountNumber, '53', l.netCents, STAFF[i]?.accountName.toUpperCase(), `SALARY ${ddmmyy}`]),
     );
     // A run with a bank file cannot be recalled here.
     const recall = await post(o, 'books.payrollRecall', { id: d.id, reason: 'mistake' });
@@ -207,7 +207,7 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
 
   it('payrollRecall: a draft is discarded; a signed run before its payment date is reversed with its leave', async () => {
     const o = await t.org();
-    const [aroha] = await staff(o);
+    const aroha = (await staff(o))[0] ?? '';
     const pay = inDays(7);
     const run = { periodStart: inDays(-6), periodEnd: pay, paymentDate: pay, payFrequency: 'fortnightly', employeeIds: [aroha] };
     const draft = await ok(o, 'books.payrollDraft', run);
@@ -244,7 +244,7 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
 
   it('bad input names the field and changes nothing; unknown ids are NOT_FOUND; an onboarding employee is CONFLICT', async () => {
     const o = await t.org();
-    const [aroha] = await staff(o);
+    const aroha = (await staff(o))[0] ?? '';
     const before = (await eventsOf(t, o)).length;
     const cases: [Record<string, unknown>, number, string][] = [
       [{ periodEnd: '2026-06-01' }, 400, 'periodEnd: must not be before periodStart'],
@@ -281,4 +281,3 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
   });
 });
 
-void today;
