@@ -20,18 +20,19 @@ import { LINE_COLUMNS, loadLines, RUN_COLUMNS, toPayRun, type PayRunRow } from '
  */
 type Params = z.infer<typeof payroll.payrollDraft.params>;
 
+/** Locked (Postgres FOR UPDATE): concurrent drafts over the same employees serialise, so a period is drafted once. */
 async function resolveEmployees(uow: Uow, p: Params): Promise<EmployeeRow[]> {
   if (p.employeeIds) {
     const rows: EmployeeRow[] = [];
     for (const id of p.employeeIds) {
-      const row = await uow.tx.get<EmployeeRow>(`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND id = ?`, [uow.orgId, id]);
+      const row = await uow.tx.get<EmployeeRow>(`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [uow.orgId, id]);
       if (!row) throw notFound('employee', id);
       rows.push(row);
     }
     return rows;
   }
   const rows = await uow.tx.all<EmployeeRow>(
-    `SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND status = ? AND pay_frequency = ? ORDER BY id`,
+    `SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND status = ? AND pay_frequency = ? ORDER BY id${uow.caps.forUpdate}`,
     [uow.orgId, 'active', p.payFrequency],
   );
   if (rows.length === 0) throw conflict(`no active employee is paid ${p.payFrequency}; there is no one to pay`);
