@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex, type JsonValue, type payroll } from '@finance-desk/protocol';
+import { canonicalJson, payroll, sha256Hex, type JsonValue } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -19,6 +19,7 @@ import { LINE_COLUMNS, loadLines, RUN_COLUMNS, toPayRun, type PayRunRow } from '
  * for an overlapping period is CONFLICT naming it: one period is paid once.
  */
 type Params = z.infer<typeof payroll.payrollDraft.params>;
+const { PAY_RUN_EMPLOYEES_MAX } = payroll;
 
 /** Locked (Postgres FOR UPDATE): concurrent drafts over the same employees serialise, so a period is drafted once. */
 async function resolveEmployees(uow: Uow, p: Params): Promise<EmployeeRow[]> {
@@ -32,19 +33,22 @@ async function resolveEmployees(uow: Uow, p: Params): Promise<EmployeeRow[]> {
     return rows;
   }
   const rows = await uow.tx.all<EmployeeRow>(
-    `SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND status = ? AND pay_frequency = ? ORDER BY id${uow.caps.forUpdate}`,
+    `SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND status = ? AND pay_frequency = ? ORDER BY id LIMIT ${PAY_RUN_EMPLOYEES_MAX + 1}${uow.caps.forUpdate}`,
     [uow.orgId, 'active', p.payFrequency],
   );
   if (rows.length === 0) throw conflict(`no active employee is paid ${p.payFrequency}; there is no one to pay`);
+  if (rows.length > PAY_RUN_EMPLOYEES_MAX) {
+    throw conflict(`more than ${PAY_RUN_EMPLOYEES_MAX} active employees are paid ${p.payFrequency}; pay them in runs of at most ${PAY_RUN_EMPLOYEES_MAX} with employeeIds`);
+  }
   return rows;
 }
 
 /** Bad input names the field; an employee not yet active is a state (CONFLICT naming it). */
 function validate(p: Params, rows: readonly EmployeeRow[], today: string): void {
   const field = p.employeeIds ? 'employeeIds' : 'payFrequency';
+  // D6: bad input first (every employee), then state.
   for (const e of rows) {
     const who = `${e.id} (${e.name})`;
-    if (e.status !== 'active') throw conflict(`employee ${who} is ${e.status} (next step ${e.next_step ?? 'none'}); only an active employee is paid`);
     if (e.pay_frequency !== p.payFrequency) throw badRequest(`${field}: employee ${who} is paid ${e.pay_frequency}, not ${p.payFrequency}`);
     if (e.start_date > p.periodEnd) throw badRequest(`periodEnd: employee ${who} starts on ${e.start_date}, after the period ends`);
   }
@@ -60,6 +64,10 @@ function validate(p: Params, rows: readonly EmployeeRow[], today: string): void 
     if (without.length > 0) {
       throw badRequest(`funding: ${without.map((e) => `${e.id} (${e.name})`).join(', ')} has no bank details; net pay cannot be paid by ABA file`);
     }
+  }
+  const inactive = rows.find((e) => e.status !== 'active');
+  if (inactive) {
+    throw conflict(`employee ${inactive.id} (${inactive.name}) is ${inactive.status} (next step ${inactive.next_step ?? 'none'}); only an active employee is paid`);
   }
 }
 
