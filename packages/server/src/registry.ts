@@ -12,6 +12,7 @@ import { booksReadBindings } from './domain/reports/bindings.js';
 import { assetsBindings } from './domain/assets/bindings.js';
 import { peopleBindings } from './domain/people/bindings.js';
 import { taxBindings } from './domain/tax/bindings.js';
+import { payrollBindings } from './domain/payroll/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -36,6 +37,7 @@ const bindings: readonly MethodBinding[] = [
   ...booksReadBindings,
   ...assetsBindings,
   ...peopleBindings,
+  ...payrollBindings,
 ];
 
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));

@@ -10,6 +10,8 @@
  *   bank postings no line accounts for yet (payments recorded directly, runs, manual journals);
  * - 2100 and 1200 equal the GST tagged on documents (the BAS accounts method);
  * - the fixed asset register equals 1500 − 1510, today and as at yesterday (issue 9, D11);
+ * - 2200, 2300 and 2400 (and 6100, 6200) equal the signed pay runs paid by the date, in the
+ *   model and in the server's pay runs, today and 10 days ahead (issue 9 item 2);
  * - a refused call changes nothing, an accepted one appends exactly one event, a no-op none;
  * - the organisation's chain verifies.
  *
@@ -117,6 +119,12 @@ const act = fc.oneof(
   }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('depreciate' as const), monthsBack: fc.integer({ min: 1, max: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('dispose' as const), pick, proceedsCents: fc.nat({ max: 700_000 }), gst: fc.boolean() }) },
+  // Pay runs (issue 9 item 2): hire a weekly employee, draft a week (paid today or in 3 days),
+  // sign (the signature loop), recall. Unfunded: net pay is credited to 2400.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('hire' as const), hourly: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('payRun' as const), ahead: fc.boolean(), sign: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('paySign' as const), pick }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('payRecall' as const), pick }) },
 );
 
 /** The first day of the month `back` months before today's, and the last day of the month before that first. */
@@ -167,6 +175,16 @@ interface LineM {
   held: { kind: string; id: string; amountCents: number } | null;
   matches: { kind: string; id: string; amountCents: number }[];
 }
+interface PayRunM {
+  id: string;
+  status: 'draft' | 'signed' | 'recalled';
+  paymentDate: string;
+  grossCents: number;
+  paygCents: number;
+  superCents: number;
+  netCents: number;
+}
+
 interface JournalM {
   id: string;
   net: number; // signed, on 1000
@@ -184,6 +202,8 @@ class Model {
   /** The last depreciation run's periodEnd; bills whose asset was disposed of (not returnable). */
   lastAssetRun: string | null = null;
   disposedBills = new Set<string>();
+  employees = 0;
+  payRuns: PayRunM[] = [];
   lastWrite: { method: string; params: unknown; key: string; reply: Reply } | null = null;
   counter = 0;
 
@@ -532,6 +552,12 @@ class Run {
       case 'dispose':
         await this.assetAct(a);
         return;
+      case 'hire':
+      case 'payRun':
+      case 'paySign':
+      case 'payRecall':
+        await this.payAct(a);
+        return;
       case 'replay': {
         const last = m.lastWrite;
         if (!last) return;
@@ -751,6 +777,70 @@ class Run {
     return out;
   }
 
+  async payAct(a: Extract<Act, { kind: 'hire' | 'payRun' | 'paySign' | 'payRecall' }>): Promise<void> {
+    const m = this.m;
+    if (a.kind === 'hire') {
+      const pay = a.hourly ? { employmentBasis: 'part_time', hourlyRateCents: 3_500, hoursPerWeek: 25 } : { employmentBasis: 'full_time', annualSalaryCents: 6_500_000 };
+      const e = await this.write('books.onboardingStart', { name: `Staff ${m.counter}`, email: 'staff@example.com', startDate: '2025-01-01', payFrequency: 'weekly', ...pay }, true);
+      const id = e.body.result.id as string;
+      await this.write('books.onboardingAdvance', { id, step: 'tax_declaration', taxFileNumber: '876543210', residency: 'resident', claimsTaxFreeThreshold: a.hourly }, true);
+      await this.write('books.onboardingAdvance', { id, step: 'super', fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-1' }, true);
+      await this.signed('books.onboardingAdvance', 'books.onboarding_advance', { id, step: 'contract', title: 'Joiner' }, true);
+      m.employees += 1;
+      return;
+    }
+    if (a.kind === 'payRun') {
+      // Each run pays its own past week, so runs never overlap.
+      const k = m.payRuns.length;
+      const r = await this.write(
+        'books.payrollDraft',
+        { periodStart: inDays(-7 * k - 7), periodEnd: inDays(-7 * k - 1), paymentDate: a.ahead ? inDays(3) : today(), payFrequency: 'weekly' },
+        m.employees > 0,
+      );
+      if (r.status !== 200) return;
+      const x = r.body.result;
+      const run: PayRunM = { id: x.id, status: 'draft', paymentDate: x.paymentDate, ...x.totals };
+      m.payRuns.push(run);
+      if (a.sign) await this.paySign(run);
+      return;
+    }
+    const run = at(m.payRuns, a.pick);
+    if (!run) return;
+    if (a.kind === 'paySign') {
+      await this.paySign(run);
+      return;
+    }
+    const ok = run.status !== 'signed' || run.paymentDate > today();
+    const r = await this.write('books.payrollRecall', { id: run.id, reason: 'property test' }, ok);
+    if (r.status === 200) run.status = 'recalled';
+  }
+
+  async paySign(run: PayRunM): Promise<void> {
+    const r = await this.signed('books.payrollSign', 'books.payroll_sign', { id: run.id }, run.status !== 'recalled');
+    if (r.status === 200) {
+      expect(r.body.result.status).toBe('signed');
+      run.status = 'signed';
+    }
+  }
+
+  /** 2200, 2300, 2400 (and 6100, 6200) equal the signed runs paid by `asOf`: the model and the server's pay runs. */
+  async checkPayroll(where: string): Promise<void> {
+    for (const asOf of [today(), inDays(10)]) {
+      const { accounts } = await this.read('books.accounts', { asOf });
+      const bal = (code: string) => accounts.find((x: any) => x.code === code).balanceCents as number;
+      const paid = this.m.payRuns.filter((r) => r.status === 'signed' && r.paymentDate <= asOf);
+      const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => paid.reduce((s, r) => s + r[k], 0);
+      const sub = await this.t.db.reader.get<Record<string, number | string | null>>(
+        `SELECT SUM(payg_cents) AS payg, SUM(super_cents) AS sup, SUM(net_cents) AS net FROM pay_runs
+         WHERE org_id = ? AND status = 'signed' AND payment_date <= ?`,
+        [this.o.orgId, asOf],
+      );
+      const expected = [sum('paygCents'), sum('superCents'), sum('netCents'), sum('grossCents'), sum('superCents')];
+      expect([bal('2200'), bal('2300'), bal('2400'), bal('6100'), bal('6200')], `payroll accounts as at ${asOf} ${where}`).toEqual(expected);
+      expect([Number(sub?.payg ?? 0), Number(sub?.sup ?? 0), Number(sub?.net ?? 0)], `pay run sub-ledger as at ${asOf} ${where}`).toEqual(expected.slice(0, 3));
+    }
+  }
+
   async check(): Promise<void> {
     const m = this.m;
     const where = `after:\n  ${this.trace.slice(-6).join('\n  ')}`;
@@ -844,6 +934,8 @@ class Run {
       const aged = await this.read('books.reports', { type, asOf: y });
       expect(aged.totals.totalCents, `${type} as at ${y} ${where}`).toBe(aged.controlAccount.balanceCents);
     }
+
+    await this.checkPayroll(where);
 
     const verdict = await verifyStoredChain(this.t.db.reader, this.o.orgId);
     expect(verdict.ok, JSON.stringify(verdict)).toBe(true);

@@ -6,7 +6,8 @@ import { LOGIN_LIMITS, signIn as signInDirect } from '../src/human/login.js';
 import { addUser } from '../src/human/users.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
-import { approvedBill, FUNDING, today } from './payables-helpers.js';
+import { approvedBill, FUNDING, inDays, today } from './payables-helpers.js';
+import { decide, heldAndRequested } from './signature-helpers.js';
 
 /**
  * The human lane through HTTP (issue 3): sign-in, sessions, CSRF, throttling, the console's
@@ -883,6 +884,31 @@ describe.each(engines)('console pages (%s)', (engine) => {
     expect(paid.body.result).toMatchObject({ status: 'executed', billCount: 2, totalCents: 132_250 });
     const matched = await t.post(agent, 'books.matchHoldResolve', { ...matchParams, approvalId: matchReq.body.result.approvalId }, { 'x-idempotency-key': freshKey() });
     expect(matched.body.result).toMatchObject({ status: 'matched', document: { status: 'paid', outstandingCents: 0 } });
+  });
+
+  it('a pay run reads in plain words: each employee\'s gross, tax, super and net, the totals, date and paying account', async () => {
+    const agent = org.keys.agent;
+    const e = await t.post(agent, 'books.onboardingStart', {
+      name: 'Aroha Ngata', email: 'aroha@harbourside.example', startDate: '2026-07-01', employmentBasis: 'full_time',
+      payFrequency: 'fortnightly', annualSalaryCents: 7_280_000, bsb: '062-703', accountNumber: '11223344', accountName: 'Aroha Ngata',
+    });
+    const id = e.body.result.id as string;
+    await t.post(agent, 'books.onboardingAdvance', { id, step: 'tax_declaration', taxFileNumber: '876543210', residency: 'resident', claimsTaxFreeThreshold: true });
+    await t.post(agent, 'books.onboardingAdvance', { id, step: 'super', fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-1' });
+    const contract = await heldAndRequested(t, org, 'books.onboardingAdvance', { id, step: 'contract', title: 'Joiner' });
+    await decide(t, org, contract.approvalId, true);
+    await t.post(agent, 'books.onboardingAdvance', { id, step: 'contract', title: 'Joiner', approvalId: contract.approvalId }, { 'x-idempotency-key': freshKey() });
+    const pay = inDays(5);
+    const draft = await t.post(agent, 'books.payrollDraft', { periodStart: inDays(-8), periodEnd: inDays(5), paymentDate: pay, payFrequency: 'fortnightly', employeeIds: [id], funding: FUNDING });
+    const runId = draft.body.result.id as string;
+    const { approvalId } = await heldAndRequested(t, org, 'books.payrollSign', { id: runId });
+    const inbox = await consoleGet(t, s, '/console');
+    for (const words of ['Sign a pay run', 'Aroha Ngata', 'gross $2,800.00', 'tax $534.00', 'super $336.00', 'net $2,266.00', pay, 'WBC account 034-702 458921', `${runId}.aba`]) {
+      expect(inbox.text, words).toContain(words);
+    }
+    expect((await formPost(t, s, `/console/approvals/${approvalId}/approve`, { _csrf: s.csrf })).status).toBe(303);
+    const signed = await t.post(agent, 'books.payrollSign', { id: runId, approvalId }, { 'x-idempotency-key': freshKey() });
+    expect(signed.body.result).toMatchObject({ status: 'signed', fileName: `${runId}.aba` });
   });
 
   it('approve and deny forms redirect back to the inbox with a notice', async () => {

@@ -19,6 +19,7 @@ const EMPLOYEE = {
   annualSalaryCents: 7_280_000,
 };
 const FUND = { fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-123456' };
+const PAY_RUN = { periodStart: '2026-07-01', periodEnd: '2026-07-14', paymentDate: '2026-07-16', payFrequency: 'fortnightly' };
 const LEAVE = { leaveType: 'annual', startDate: '2026-09-07', endDate: '2026-09-07', hours: 7 };
 
 describe.each(engines)('idempotency keys, D2 (%s)', (engine) => {
@@ -318,6 +319,18 @@ describe.each(engines)('every books write replays with the same key and params, 
     ['leaveRequest', 'books.leaveRequest', async () => ({ employeeId: await activeEmployeeId(), ...LEAVE })],
     ['leaveApprove', 'books.leaveApprove', async () => ({
       id: (await ok('books.leaveRequest', { employeeId: await activeEmployeeId(), ...LEAVE })).id,
+    })],
+    // Pay runs (issue 9 item 2): each case pays its own new employee, so the runs never overlap.
+    ['payrollDraft', 'books.payrollDraft', async () => ({ ...PAY_RUN, employeeIds: [await activeEmployeeId()] })],
+    ['payrollSign completed with a proof', 'books.payrollSign', async () => {
+      const { id } = await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] });
+      const { approvalId } = await heldAndRequested(t, org, 'books.payrollSign', { id });
+      await decide(t, org, approvalId, true);
+      return { id, approvalId };
+    }],
+    ['payrollRecall', 'books.payrollRecall', async () => ({
+      id: (await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] })).id,
+      reason: 'drafted twice',
     })],
   ];
 

@@ -8,6 +8,7 @@ import { reconciliationMethods } from './reconciliation.js';
 import { assetsMethods } from './assets.js';
 import { peopleMethods } from './people.js';
 import { taxMethods } from './tax.js';
+import { payrollMethods } from './payroll.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -21,6 +22,7 @@ export * as assets from './assets.js';
 export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.js';
 export * as people from './people.js';
 export * as tax from './tax.js';
+export * as payroll from './payroll.js';
 export * as readSpecs from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
@@ -36,6 +38,7 @@ export const methods: readonly MethodSpec[] = [
   ...booksReadMethods,
   ...assetsMethods,
   ...peopleMethods,
+  ...payrollMethods,
   ...boardMethods,
   ...approvalMethods,
 ];

@@ -11,7 +11,7 @@ import type { MethodSpec } from './types.js';
  */
 
 /** The account the run is paid from, and the Direct Entry identity the bank knows the user by. */
-const funding = z.strictObject({
+export const funding = z.strictObject({
   bsb: bsb(),
   accountNumber: bankAccountNumber(),
   bankCode: z.string().regex(/^[A-Z]{3}$/, { error: 'must be the 3-letter APCA abbreviation of the bank, e.g. WBC' }),

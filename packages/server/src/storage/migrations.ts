@@ -11,6 +11,7 @@ import { migration as orgTimeZone } from '../org/migration.js';
 import { migration as assets } from '../domain/assets/migration.js';
 import { migration as people } from '../domain/people/migration.js';
 import { migration as tax } from '../domain/tax/migration.js';
+import { migration as payRuns } from '../domain/payroll/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -323,6 +324,8 @@ export const migrations: readonly Migration[] = [
   tax,
   // Fixed assets, 22 (issue 9 item 4).
   assets,
+  // Pay runs and their lines, 23 (issue 9 item 2).
+  payRuns,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

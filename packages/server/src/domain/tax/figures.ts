@@ -11,8 +11,9 @@ import { cashCodeTotals } from './cash.js';
  * what the settlement journal needs. Accrual basis, or cash basis from cash.ts.
  *
  * W1/W2 are the report's: journal lines tagged BAS_EXCLUDED_WAGES / BAS_EXCLUDED_PAYGW dated in
- * the period. Payroll's signed pay runs will tag their journal lines so (or this switches to
- * pay runs whose paymentDate is in the period, D11) without changing the BAS's shape.
+ * the period. A signed pay run's journal is dated its paymentDate and tags its gross wages and
+ * PAYG withheld so (domain/payroll/sign.ts), which makes them D11's "signed pay runs whose
+ * paymentDate is in the period"; a recall's reversal carries the tags negated.
  */
 export type Labels = Record<(typeof BAS_LABELS)[number], number>;
 

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { abaText } from './aba-fields.js';
+import { holdFrame, id, isCalendarDate, isoDate, method, reason, withProof } from './index-fields.js';
+import { funding } from './payables.js';
+import { PAY_FREQUENCIES } from './people.js';
+import type { MethodSpec } from './types.js';
+
+/**
+ * Pay runs (issue 9 item 2, D11): payrollDraft computes each employee's gross, PAYG (Schedule 1 for
+ * the payment date), super guarantee and net; payrollSign is the signature act
+ * `books.payroll_sign` that posts the run and writes the net pay ABA file when a funding account is
+ * given; payrollRecall discards a draft or reverses a signed run before its payment date.
+ * Single Touch Payroll (stpResubmit, the pay event) is built on another branch: a signed run stores
+ * what STP needs (docs/decisions.md "Pay runs").
+ */
+
+export const PAY_RUN_STATUSES = ['draft', 'signed', 'recalled'] as const;
+
+/** Hours in a pay period: whole hours, at most a month of every hour (31 × 24). */
+export const PAY_HOURS_MAX = 744;
+/** Employees in one run (a small business; the ABA file and the human's summary list each one). */
+export const PAY_RUN_EMPLOYEES_MAX = 200;
+
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`) });
+
+const hoursEntry = z.strictObject({
+  employeeId: id(),
+  hours: z
+    .number({ error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
+    .int({ error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
+    .min(0, { error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
+    .max(PAY_HOURS_MAX, { error: `must be an integer from 0 to ${PAY_HOURS_MAX}` }),
+});
+
+const payRunLine = z.object({
+  employeeId: z.string(),
+  name: z.string(),
+  grossCents: z.number().int(),
+  paygCents: z.number().int(),
+  superCents: z.number().int(),
+  netCents: z.number().int(),
+  /** Hours paid (hours given plus leave) for hourly staff with hours given; null where ordinary hours were paid. */
+  hours: z.number().int().nullable(),
+  /** Approved leave paid in this run, in hours, and its share of gross (STP "paid leave"). */
+  leaveHours: z.number().int(),
+  leaveCents: z.number().int(),
+  /** The approved leave requests this run pays (taken from the balance when signed). */
+  leaveIds: z.array(z.string()),
+  /** Schedule 1 scale used, and whether its coefficients (and the super MCB) are confirmed. */
+  taxScale: z.number().int(),
+  confirmed: z.boolean(),
+});
+
+const totals = z.object({
+  grossCents: z.number().int(),
+  paygCents: z.number().int(),
+  superCents: z.number().int(),
+  netCents: z.number().int(),
+});
+
+export const payRun = z.object({
+  id: z.string(),
+  status: z.enum(PAY_RUN_STATUSES),
+  periodStart: z.string(),
+  periodEnd: z.string(),
+  paymentDate: z.string(),
+  payFrequency: z.enum(PAY_FREQUENCIES),
+  lines: z.array(payRunLine),
+  totals,
+  /** The paying account, masked (`062-000 *****678`), when a funding account was given. */
+  fundingAccount: z.string().nullable(),
+  journalId: z.string().nullable(),
+  /** The net pay ABA file (`<id>.aba`), written when signed with a funding account. */
+  fileName: z.string().nullable(),
+  /** Set when recalled: the reversing journal of a signed run (null for a discarded draft). */
+  reversalJournalId: z.string().nullable(),
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const payrollDraft = method({
+  name: 'books.payrollDraft',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Draft a pay run: periodStart to periodEnd (inclusive), paymentDate, payFrequency (weekly, fortnightly, monthly); optional employeeIds (default every active employee on that frequency), optional hours [{employeeId, hours}] for hourly staff (whole hours worked; default their ordinary hours), optional funding (the account the net pay ABA file is paid from, as billScheduleRun; paymentDate then today or later). Each line: gross, PAYG by ATO Schedule 1 for the payment date, super guarantee at the rate in force, net = gross − PAYG; approved leave starting by periodEnd and not yet paid is paid in the run (leaveHours, leaveCents). Every employee must be active, started by periodEnd and on payFrequency. Status `draft`; nothing is posted. The same period, frequency and employees again while that draft is open, with the same details, is a no-op returning it; a draft or signed run already covering an employee for an overlapping period is CONFLICT naming it.',
+  params: z
+    .strictObject({
+      periodStart: isoDate(),
+      periodEnd: isoDate(),
+      paymentDate: isoDate(),
+      payFrequency: oneOf(PAY_FREQUENCIES),
+      employeeIds: z
+        .array(id())
+        .min(1, { error: 'must have at least 1 employee' })
+        .max(PAY_RUN_EMPLOYEES_MAX, { error: `must have at most ${PAY_RUN_EMPLOYEES_MAX} employees` })
+        .optional(),
+      hours: z.array(hoursEntry).max(PAY_RUN_EMPLOYEES_MAX, { error: `must have at most ${PAY_RUN_EMPLOYEES_MAX} entries` }).optional(),
+      funding: funding.optional(),
+      /** The ABA header's description of entries (default PAYROLL). */
+      entriesDescription: abaText(12).optional(),
+    })
+    .superRefine((p, ctx) => {
+      if (isCalendarDate(p.periodStart) && isCalendarDate(p.periodEnd) && p.periodEnd < p.periodStart) {
+        ctx.addIssue({ code: 'custom', path: ['periodEnd'], message: 'must not be before periodStart' });
+      }
+      const dup = (xs: readonly string[]) => xs.find((x, i) => xs.indexOf(x) !== i);
+      const e = dup(p.employeeIds ?? []);
+      if (e !== undefined) ctx.addIssue({ code: 'custom', path: ['employeeIds'], message: `names ${e} twice` });
+      const h = dup((p.hours ?? []).map((x) => x.employeeId));
+      if (h !== undefined) ctx.addIssue({ code: 'custom', path: ['hours'], message: `names ${h} twice` });
+      if (p.entriesDescription !== undefined && p.funding === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['entriesDescription'], message: 'is only used with funding' });
+      }
+    }),
+  result: payRun,
+});
+
+export const payrollSign = method({
+  name: 'books.payrollSign',
+  scope: 'books.write',
+  kind: 'signature',
+  actionClass: 'books.payroll_sign',
+  summary:
+    "Sign a draft pay run: the signature act books.payroll_sign, always held for a human whose summary lists each employee's name, gross, tax withheld, super and net pay, the totals, the payment date and the paying account. With the proof it posts one journal dated paymentDate — Dr 6100 gross, Dr 6200 super / Cr 2200 PAYG, Cr 2300 super, Cr 2400 net wages (Cr 1000 bank instead when a funding account is given: the net pay ABA file <id>.aba is written after commit) — accrues annual and personal leave for full- and part-time staff, takes the approved leave it pays from the balances, and the run is `signed`. Signing a signed run is a no-op; a recalled run is CONFLICT.",
+  params: withProof({ id: id() }),
+  result: z.union([payRun, holdFrame]),
+});
+
+export const payrollRecall = method({
+  name: 'books.payrollRecall',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Recall a pay run with a reason: a draft is discarded (nothing was posted); a signed run before its paymentDate (the organisation\'s today) is reversed — a journal dated today reversing its posting, its leave accrual and leave taken undone (the leave requests can be paid again) — unless it wrote a net pay ABA file (CONFLICT: the bank file exists). On or after the paymentDate it is CONFLICT (the money has gone; correct it in a later run). Status `recalled`; recalling a recalled run is a no-op.',
+  params: z.strictObject({ id: id(), reason: reason() }),
+  result: payRun,
+});
+
+/** Declarations of this area (see index.ts). */
+export const payrollMethods: readonly MethodSpec[] = [payrollDraft, payrollSign, payrollRecall];

@@ -1,0 +1,12 @@
+import { payroll } from '@finance-desk/protocol';
+import { bind, type MethodBinding } from '../../binding.js';
+import { payrollDraft } from './draft.js';
+import { payrollRecall } from './recall.js';
+import { payrollSign } from './sign.js';
+
+/** Methods of this area (pay runs: draft, the signature act, recall), bound once (registry.ts). */
+export const payrollBindings: readonly MethodBinding[] = [
+  bind(payroll.payrollDraft, payrollDraft),
+  bind(payroll.payrollSign, payrollSign),
+  bind(payroll.payrollRecall, payrollRecall),
+];

@@ -1,0 +1,78 @@
+import type { payroll } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { conflict, invariant } from '../../errors.js';
+import type { Uow, WriteResult } from '../../write-path.js';
+import { newJournalId, postJournal } from '../gl/post.js';
+import { loadLines, loadRun, payRunResult, toPayRun, type PayRunRow } from './runs.js';
+import { runPostingLines } from './sign.js';
+
+/**
+ * books.payrollRecall (D11). The pay run state machine: draft → signed → recalled, draft →
+ * recalled. A draft is discarded (nothing was posted). A signed run is reversed only before its
+ * paymentDate (the organisation's today) and only when no net pay ABA file was written: a file
+ * may already be with the bank, and nothing here can unsend it (CONFLICT naming the file). On or
+ * after the paymentDate the money has gone: CONFLICT, correct it in a later run.
+ *
+ * Reversing posts the run's journal with sides swapped, dated today but never before the journal
+ * it reverses (a reversal dated earlier would show negative wages in every report between the
+ * two dates; recall happens before the payment date, so in practice it is dated paymentDate). The
+ * run's leave ledger entries (its accrual, the leave it took) are removed and its leave requests
+ * become unpaid again, so the next run pays them; the event chain keeps the history. Recalling a
+ * recalled run is a no-op (D3).
+ */
+type Params = z.infer<typeof payroll.payrollRecall.params>;
+
+function refusal(run: PayRunRow, today: string): string | null {
+  if (today >= run.payment_date) {
+    return (
+      `pay run ${run.id} is signed and its payment date ${run.payment_date} has come (today is ${today}): the money has gone; ` +
+      'correct it in a later pay run'
+    );
+  }
+  if (run.file_name !== null) {
+    return `pay run ${run.id} is signed and its net pay bank file ${run.file_name} was written; it cannot be recalled here — stop the file at the bank and correct it in a later pay run`;
+  }
+  return null;
+}
+
+export async function payrollRecall(p: Params, uow: Uow): Promise<WriteResult> {
+  const run = await loadRun(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);
+  if (run.status === 'recalled') return { ...toPayRun(run, await loadLines(uow.tx, uow.orgId, run.id)), noop: true };
+  if (run.status === 'signed') {
+    const why = refusal(run, uow.today);
+    if (why) throw conflict(why);
+  }
+  const reversalId = run.status === 'signed' ? newJournalId() : null;
+  const date = uow.today > run.payment_date ? uow.today : run.payment_date;
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.pay_run.recall',
+    entityId: run.id,
+    payload: { id: run.id, from: run.status, reason: p.reason, journalId: run.journal_id, reversalJournalId: reversalId },
+  });
+  if (reversalId !== null) {
+    await postJournal(uow, {
+      id: reversalId,
+      date,
+      memo: `Recall of pay run ${run.id}: ${p.reason}`,
+      source: { kind: 'pay_run_recall', id: run.id },
+      ledgerId: event.ledgerId,
+      // Each line the other way round, its W1/W2 tag negated, so the BAS nets the run out.
+      lines: runPostingLines(run, false).map((l) => ({
+        ...l,
+        debitCents: l.creditCents ?? 0,
+        creditCents: l.debitCents ?? 0,
+        taxBaseCents: -(l.taxBaseCents ?? 0),
+      })),
+    });
+    await uow.tx.run(`DELETE FROM leave_ledger WHERE org_id = ? AND source_kind = 'pay_run' AND source_id = ?`, [uow.orgId, run.id]);
+    await uow.tx.run('UPDATE leave_requests SET pay_run_id = NULL WHERE org_id = ? AND pay_run_id = ?', [uow.orgId, run.id]);
+  }
+  const moved = await uow.tx.run(
+    `UPDATE pay_runs SET status = 'recalled', reversal_journal_id = ?, recall_reason = ?, recalled_at = ?, ledger_id = ?
+     WHERE org_id = ? AND id = ? AND status = ?`,
+    [reversalId, p.reason, uow.now, event.ledgerId, uow.orgId, run.id, run.status],
+  );
+  invariant(moved.changes === 1, `pay run ${run.id} moves to recalled once`);
+  return payRunResult(uow.tx, uow.orgId, run.id);
+}

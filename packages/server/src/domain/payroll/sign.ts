@@ -1,0 +1,226 @@
+import type { payroll } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { AbaError, buildAba, type AbaPayment } from '../../adapters/aba.js';
+import { enqueuePaymentFile } from '../../adapters/payments.js';
+import { badRequest, conflict, invariant } from '../../errors.js';
+import { quoted } from '../../governance/quote.js';
+import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
+import { formatCents } from '../../money.js';
+import type { Uow, WriteResult } from '../../write-path.js';
+import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
+import { accrueLeave, takeLeave } from '../people/leave-ledger.js';
+import { fundingOf, loadLines, loadRun, maskedFunding, payRunResult, toPayRun, type Funding, type PayRunLineRow, type PayRunRow } from './runs.js';
+
+/**
+ * payrollSign — the signature act `books.payroll_sign` (seed §3, D7): always held for a human,
+ * whatever the key. The human reads every line (name, gross, tax, super, net), the totals, the
+ * payment date and the paying account. The figures are the draft's, stored and never recomputed,
+ * so the proof covers exactly what was shown (payload hash of the run id; drafts are immutable).
+ *
+ * With the proof, in one transaction with its one event: one journal dated paymentDate —
+ * Dr 6100 gross, Dr 6200 super / Cr 2200 PAYG, Cr 2300 super (both carry the run id as doc_id:
+ * the liabilities' sub-ledger is the signed runs), and the net pay Cr 2400 wages payable, or, when
+ * the run has a funding account, Cr 1000 bank with the ABA file `<id>.aba` queued on the payment
+ * outbox (as billScheduleRun: the file is the payment). Leave accrues for full- and part-time staff
+ * and the approved leave the run pays is taken from the balances. Single Touch Payroll is not
+ * queued here (another branch builds the lodgement adapter; the signed run's lines carry its data).
+ */
+type Params = Omit<z.infer<typeof payroll.payrollSign.params>, 'approvalId' | 'signatureToken'>;
+
+interface Subject {
+  readonly run: PayRunRow;
+  readonly lines: readonly PayRunLineRow[];
+  /** Leave the draft pays that has since been paid by another run (sign is then CONFLICT). */
+  readonly paidElsewhere: { id: string; pay_run_id: string } | null;
+}
+
+async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
+  const run = await loadRun(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);
+  const lines = await loadLines(uow.tx, uow.orgId, run.id);
+  const leaveIds = lines.flatMap((l) => JSON.parse(l.leave_ids) as string[]);
+  let paidElsewhere: Subject['paidElsewhere'] = null;
+  if (run.status === 'draft' && leaveIds.length > 0) {
+    paidElsewhere =
+      (await uow.tx.get<{ id: string; pay_run_id: string }>(
+        `SELECT id, pay_run_id FROM leave_requests WHERE org_id = ? AND id IN (${leaveIds.map(() => '?').join(', ')})
+         AND pay_run_id IS NOT NULL ORDER BY id LIMIT 1`,
+        [uow.orgId, ...leaveIds],
+      )) ?? null;
+  }
+  return { run, lines, paidElsewhere };
+}
+
+function payingAccount(f: Funding | null, fileName: string): string {
+  if (!f) return 'net pay recorded as wages payable (2400), to be paid outside Finance Desk';
+  return `net pay by Direct Entry (ABA file ${fileName}) from ${f.bankCode} account ${f.bsb} ${f.accountNumber} (${quoted(f.userName)})`;
+}
+
+/** What the human reads (D7): every employee, never a sample; names and account titles quoted. */
+function signSummary(_p: Params, s: Subject): string {
+  const r = s.run;
+  const f = fundingOf(r);
+  const listed = s.lines.map((l, i) => {
+    const to = f && l.bank_bsb ? ` to BSB ${l.bank_bsb} account ${l.bank_account_number ?? ''}` : '';
+    const leave = Number(l.leave_hours) > 0 ? ` (incl. ${Number(l.leave_hours)} h leave ${formatCents(Number(l.leave_cents))})` : '';
+    return (
+      `${i + 1}. ${quoted(l.name)} gross ${formatCents(Number(l.gross_cents))}${leave}, tax ${formatCents(Number(l.payg_cents))}, ` +
+      `super ${formatCents(Number(l.super_cents))}, net ${formatCents(Number(l.net_cents))}${to}`
+    );
+  });
+  const n = s.lines.length;
+  return (
+    `Sign pay run ${r.id} (${r.pay_frequency}, ${r.period_start} to ${r.period_end}) paying ${n} employee${n === 1 ? '' : 's'} on ` +
+    `${r.payment_date}: ${listed.join('; ')}. Totals: gross ${formatCents(Number(r.gross_cents))}, tax withheld ` +
+    `${formatCents(Number(r.payg_cents))}, super ${formatCents(Number(r.super_cents))}, net ${formatCents(Number(r.net_cents))}; ` +
+    `${payingAccount(f, `${r.id}.aba`)}`
+  );
+}
+
+function ddmmyy(date: string): string {
+  return `${date.slice(8, 10)}${date.slice(5, 7)}${date.slice(2, 4)}`;
+}
+
+/** The net pay ABA file: one code-53 (pay) credit per employee with net pay, to the drafted account. */
+function abaFile(run: PayRunRow, f: Funding, lines: readonly PayRunLineRow[]): string {
+  const payments: AbaPayment[] = lines
+    .filter((l) => Number(l.net_cents) > 0)
+    .map((l) => {
+      invariant(l.bank_bsb && l.bank_account_number && l.bank_account_name, `line ${l.employee_id} has bank details`);
+      return {
+        bsb: l.bank_bsb,
+        accountNumber: l.bank_account_number,
+        transactionCode: '53',
+        amountCents: Number(l.net_cents),
+        accountTitle: l.bank_account_name,
+        lodgementReference: `SALARY ${ddmmyy(run.payment_date)}`,
+      };
+    });
+  return buildAba({
+    descriptive: {
+      reelSequenceNumber: 1,
+      financialInstitution: f.bankCode,
+      userName: f.userName.toUpperCase(),
+      userIdNumber: f.apcaUserId,
+      entriesDescription: (run.entries_description ?? 'PAYROLL').toUpperCase(),
+      processingDate: run.payment_date,
+    },
+    trace: { bsb: f.bsb, accountNumber: f.accountNumber },
+    remitterName: f.remitterName.toUpperCase(),
+    payments,
+  });
+}
+
+export function runPostingLines(run: PayRunRow, funded: boolean): PostingLine[] {
+  const doc = run.id;
+  return [
+    // Tagged for the BAS (D11: W1/W2 from signed pay runs dated in the period): the GST report
+    // and taxPrepare read W1 and W2 from these two lines, and a recall's reversal untags them.
+    {
+      account: { key: 'wages' },
+      debitCents: Number(run.gross_cents),
+      taxCode: 'BAS_EXCLUDED_WAGES',
+      taxBaseCents: Number(run.gross_cents),
+      description: `Gross wages, pay run ${run.id}`,
+    },
+    { account: { key: 'super_expense' }, debitCents: Number(run.super_cents), description: `Super guarantee, pay run ${run.id}` },
+    {
+      account: { key: 'payg_withholding' },
+      creditCents: Number(run.payg_cents),
+      taxCode: 'BAS_EXCLUDED_PAYGW',
+      taxBaseCents: Number(run.payg_cents),
+      docId: doc,
+      description: `PAYG withheld, pay run ${run.id}`,
+    },
+    { account: { key: 'super_payable' }, creditCents: Number(run.super_cents), docId: doc, description: `Super payable, pay run ${run.id}` },
+    funded
+      ? { account: { key: 'bank' }, creditCents: Number(run.net_cents), description: `Net pay, ABA ${run.id}.aba` }
+      : { account: { key: 'wages_payable' }, creditCents: Number(run.net_cents), docId: doc, description: `Net wages payable, pay run ${run.id}` },
+  ];
+}
+
+async function moveLeave(uow: Uow, s: Subject, ledgerId: string) {
+  const accrued: { employeeId: string; annualMilliHours: number; personalMilliHours: number }[] = [];
+  for (const l of s.lines) {
+    const a = await accrueLeave(uow, {
+      employeeId: l.employee_id,
+      basis: l.employment_basis,
+      payRunId: s.run.id,
+      onDate: s.run.period_end,
+      ordinaryMilliHours: Number(l.ordinary_milli_hours),
+      ledgerId,
+    });
+    accrued.push({ employeeId: l.employee_id, ...a });
+    for (const leaveId of JSON.parse(l.leave_ids) as string[]) {
+      await takeLeave(uow, { leaveId, payRunId: s.run.id, onDate: s.run.period_end, ledgerId });
+    }
+  }
+  return accrued;
+}
+
+async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
+  const run = s.run;
+  const f = fundingOf(run);
+  let content: string | null = null;
+  try {
+    content = f ? abaFile(run, f, s.lines) : null;
+  } catch (err) {
+    if (err instanceof AbaError) throw badRequest(err.message);
+    throw err;
+  }
+  const journalId = newJournalId();
+  const fileName = f ? `${run.id}.aba` : null;
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.pay_run.sign',
+    entityId: run.id,
+    payload: {
+      id: run.id,
+      paymentDate: run.payment_date,
+      totals: { grossCents: Number(run.gross_cents), paygCents: Number(run.payg_cents), superCents: Number(run.super_cents), netCents: Number(run.net_cents) },
+      lines: s.lines.map((l) => ({ employeeId: l.employee_id, grossCents: Number(l.gross_cents), paygCents: Number(l.payg_cents), superCents: Number(l.super_cents), netCents: Number(l.net_cents) })),
+      fundingAccount: maskedFunding(f),
+      fileName,
+      journalId,
+    },
+  });
+  await postJournal(uow, {
+    id: journalId,
+    date: run.payment_date,
+    memo: `Pay run ${run.id}: ${run.period_start} to ${run.period_end}`,
+    source: { kind: 'pay_run', id: run.id },
+    ledgerId: event.ledgerId,
+    lines: runPostingLines(run, f !== null),
+  });
+  await moveLeave(uow, s, event.ledgerId);
+  const outboxId = content !== null && fileName ? await enqueuePaymentFile(uow.tx, uow.orgId, uow.now, { runId: run.id, fileName, content }) : null;
+  const moved = await uow.tx.run(
+    `UPDATE pay_runs SET status = 'signed', journal_id = ?, file_name = ?, outbox_id = ?, signed_at = ?, ledger_id = ?
+     WHERE org_id = ? AND id = ? AND status = 'draft'`,
+    [journalId, fileName, outboxId, uow.now, event.ledgerId, uow.orgId, run.id],
+  );
+  invariant(moved.changes === 1, `pay run ${run.id} moves from draft to signed once`);
+  return payRunResult(uow.tx, uow.orgId, run.id);
+}
+
+export const payrollSignAct: SignatureAct<Params, Subject> = {
+  method: 'books.payrollSign',
+  actionClass: 'books.payroll_sign',
+  load: loadSubject,
+  subjectId: (s) => s.run.id,
+  // Seed §3: a pay run always needs a human's signature.
+  needsProof: () => true,
+  summary: signSummary,
+  state(_p, s) {
+    if (s.run.status === 'signed') return { ...toPayRun(s.run, s.lines), noop: true };
+    if (s.run.status === 'recalled') throw conflict(`pay run ${s.run.id} is recalled; draft a new run to pay this period`);
+    if (s.paidElsewhere) {
+      throw conflict(
+        `leave ${s.paidElsewhere.id} in pay run ${s.run.id} was paid by pay run ${s.paidElsewhere.pay_run_id}; recall this draft and draft again`,
+      );
+    }
+    return null;
+  },
+  execute: executeSign,
+};
+
+export const payrollSign = signatureHandler<z.infer<typeof payroll.payrollSign.params>, Subject>(payrollSignAct);
