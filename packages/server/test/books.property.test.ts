@@ -201,6 +201,8 @@ class Model {
   runs = new Set<string>();
   /** The last depreciation run's periodEnd; bills whose asset was disposed of (not returnable). */
   lastAssetRun: string | null = null;
+  /** Month ends already run: running one again is a no-op (D11), even after a later month. */
+  readonly assetRuns = new Set<string>();
   disposedBills = new Set<string>();
   employees = 0;
   payRuns: PayRunM[] = [];
@@ -620,9 +622,12 @@ class Run {
     }
     if (a.kind === 'depreciate') {
       const periodEnd = monthEndBack(a.monthsBack);
-      const ok = m.lastAssetRun === null || periodEnd >= m.lastAssetRun;
+      const ok = m.assetRuns.has(periodEnd) || m.lastAssetRun === null || periodEnd >= m.lastAssetRun;
       const r = await this.write('books.assetDepreciationRun', { periodEnd }, ok);
-      if (r.status === 200 && (m.lastAssetRun === null || periodEnd > m.lastAssetRun)) m.lastAssetRun = periodEnd;
+      if (r.status !== 200) return;
+      expect(r.body.result.noop === true, `a rerun of ${periodEnd} is a no-op`).toBe(m.assetRuns.has(periodEnd));
+      m.assetRuns.add(periodEnd);
+      if (m.lastAssetRun === null || periodEnd > m.lastAssetRun) m.lastAssetRun = periodEnd;
       return;
     }
     const held = (await this.read('books.assets', {})).assets as any[];
