@@ -257,6 +257,34 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect(bas.summary['4']).toBe(1_226);
   });
 
+  it('taxObligations lists each signed run\'s super guarantee, due 7 days after payday; payments to 2300 settle the oldest first', async () => {
+    const o = await t.org();
+    const ids = await staff(o);
+    const july = await ok(o, 'books.payrollDraft', { ...JULY, employeeIds: ids });
+    await sign(o, july.id);
+    const next = { periodStart: '2026-07-03', periodEnd: '2026-07-16', paymentDate: '2026-07-16', payFrequency: 'fortnightly', employeeIds: ids };
+    const august = await ok(o, 'books.payrollDraft', next);
+    await sign(o, august.id);
+    const supers = async (asOf?: string) =>
+      (await t.post(o.keys.reader, 'books.taxObligations', asOf ? { asOf } : {})).body.result.obligations.filter(
+        (x: { kind: string }) => x.kind === 'super_guarantee',
+      );
+    expect(await supers()).toEqual([
+      { kind: 'super_guarantee', id: july.id, status: 'due', periodStart: '2026-06-19', periodEnd: '2026-07-02', paymentDate: '2026-07-02',
+        dueOn: '2026-07-09', overdue: true, amountCents: 78_600, outstandingCents: 78_600 },
+      expect.objectContaining({ id: august.id, dueOn: '2026-07-23', amountCents: 78_600, outstandingCents: 78_600, status: 'due' }),
+    ]);
+    // A super payment of $1,000 on 8 July: the first run is paid, $214 goes to the second.
+    await ok(o, 'books.journalPost', { date: '2026-07-08', memo: 'Super to the clearing house', lines: [
+      { accountCode: '2300', debitCents: 100_000 }, { accountCode: '1000', creditCents: 100_000 },
+    ] });
+    const [first, second] = await supers();
+    expect(first).toMatchObject({ id: july.id, status: 'paid', overdue: false, outstandingCents: 0 });
+    expect(second).toMatchObject({ id: august.id, status: 'due', overdue: true, outstandingCents: 57_200 });
+    // As at 7 July the payment had not been made, and the second run had not been paid out.
+    expect(await supers('2026-07-07')).toEqual([expect.objectContaining({ id: july.id, outstandingCents: 78_600, overdue: false })]);
+  });
+
   it('bad input names the field and changes nothing; unknown ids are NOT_FOUND; an onboarding employee is CONFLICT', async () => {
     const o = await t.org();
     const aroha = (await staff(o))[0] ?? '';

@@ -139,8 +139,8 @@ export const taxSignLodge = method({
   result: z.union([basReturn, holdFrame]),
 });
 
-export const obligation = z.object({
-  /** `bas` today; payroll adds its obligations (PAYG withholding, super guarantee) later. */
+const basObligation = z.object({
+  /** PAYG withholding is reported and paid on the BAS (W2, label 4). */
   kind: z.literal('bas'),
   id: z.string(),
   status: basStatus,
@@ -156,12 +156,33 @@ export const obligation = z.object({
   receipt: basReturn.shape.receipt,
 });
 
+/** The super guarantee of one signed pay run (2300 Superannuation payable). */
+const superObligation = z.object({
+  kind: z.literal('super_guarantee'),
+  /** The pay run's id. */
+  id: z.string(),
+  /** paid once payments to 2300 (oldest run first) cover it, as at asOf. */
+  status: z.enum(['due', 'paid']),
+  periodStart: z.string(),
+  periodEnd: z.string(),
+  paymentDate: z.string(),
+  /** Payday Super: 7 days after the payment date from 1 July 2026; before, the 28th after the quarter. */
+  dueOn: z.string(),
+  /** Not paid in full and due before asOf. */
+  overdue: z.boolean(),
+  /** The run's super guarantee. */
+  amountCents: int(),
+  outstandingCents: int(),
+});
+
+export const obligation = z.discriminatedUnion('kind', [basObligation, superObligation]);
+
 export const taxObligations = method({
   name: 'books.taxObligations',
   scope: 'books.read',
   kind: 'read',
   summary:
-    "The organisation's tax obligations: each BAS with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative), oldest period first. from/to keep the periods that overlap from..to; asOf (default today) decides overdue: not lodged and due before asOf. Only a lodged BAS carries a receipt.",
+    "The organisation's tax obligations, oldest first. Each BAS (kind bas) with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative; PAYG withholding is paid with it, label 4); only a lodged BAS carries a receipt. Each signed pay run's super guarantee (kind super_guarantee) with its due date (Payday Super: 7 days after the payment date from 1 July 2026; for earlier payments the 28th of the month after the quarter), amount and what is still outstanding as at asOf: payments debited to 2300 Superannuation payable settle the oldest runs first. from/to keep the BAS periods that overlap from..to and the pay runs paid in it; asOf (default today) decides overdue: a BAS not lodged, or super not paid in full, and due before asOf.",
   params: z
     .strictObject({ asOf: isoDate().optional(), from: isoDate().optional(), to: isoDate().optional() })
     .superRefine((p, ctx) => {

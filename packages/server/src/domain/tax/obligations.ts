@@ -3,11 +3,12 @@ import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { orgToday } from '../../clock.js';
 import { BAS_COLUMNS, toBas, type BasRow } from './bas.js';
+import { superObligations } from './super-due.js';
 
 /**
- * books.taxObligations: each BAS with its period, due date, status and signed amount, oldest
- * period first. Payroll adds its own obligations (PAYG withholding, super guarantee per pay run)
- * as further kinds. Status is the row's: a held or lodging BAS never reads as lodged, and only a
+ * books.taxObligations: each BAS with its period, due date, status and signed amount, and each
+ * signed pay run's super guarantee (super-due.ts), by due date. PAYG withholding is paid with
+ * the BAS (label 4). Status is the row's: a held or lodging BAS never reads as lodged, and only a
  * lodged one carries its receipt (toBas).
  */
 type Params = z.infer<typeof tax.taxObligations.params>;
@@ -38,5 +39,8 @@ export async function taxObligations(p: Params, ctx: ReadContext) {
       receipt: b.receipt,
     };
   });
-  return { asOf, obligations };
+  const range = { from: p.from ?? '0000-01-01', to: p.to ?? '9999-12-31' };
+  const supers = await superObligations(ctx.db.reader, orgId, asOf, range, OBLIGATIONS_MAX);
+  const all = [...obligations, ...supers].sort((a, b) => a.dueOn.localeCompare(b.dueOn) || a.id.localeCompare(b.id));
+  return { asOf, obligations: all };
 }
