@@ -332,6 +332,13 @@ describe.each(engines)('every books write replays with the same key and params, 
       id: (await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] })).id,
       reason: 'drafted twice',
     })],
+    ['stpResubmit (a new act each call)', 'books.stpResubmit', async () => {
+      const { id } = await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] });
+      const { approvalId } = await heldAndRequested(t, org, 'books.payrollSign', { id });
+      await decide(t, org, approvalId, true);
+      await ok('books.payrollSign', { id, approvalId });
+      return { payRunId: id, reason: 'ATO asked for it again' };
+    }],
   ];
 
   it('covers every books write that is deployed', async () => {
