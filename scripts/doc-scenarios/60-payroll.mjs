@@ -24,5 +24,7 @@ export async function run({ post, decide }) {
     'File the pay run for a human decision');
   await decide(req.result.approvalId);
   await post('books.payrollSign', { id, approvalId: req.result.approvalId }, 'Retry with the proof: posted, leave accrued and taken, `signed`');
+  await post('books.stpResubmit', { payRunId: id, reason: 'The ATO did not acknowledge the pay event' },
+    "Send the run's STP pay event again: a new submission, `queued` until the lodgement adapter delivers it");
   await post('books.payrollRecall', { id, reason: 'Hours to be corrected before payday' }, 'Recall before the payment date: the journal reversed, leave restored');
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { mailerFor, type Mailer } from './adapters/email.js';
 import { OutboxDispatcher } from './adapters/outbox.js';
 import { FilePaymentSink, type PaymentSink } from './adapters/payments.js';
+import { confirmStpLodged } from './domain/payroll/stp.js';
 import { FileLodgementSink, Lodgements, type LodgementSink } from './adapters/lodgement.js';
 import { confirmBasLodged } from './domain/tax/lodged.js';
 import { setClock } from './clock.js';
@@ -72,7 +73,7 @@ export async function startServer(
     config.emailFrom,
     (err) => app.log.error({ err }, 'outbox delivery failed'),
     payments,
-    new Lodgements(db, lodgementSink, { bas: confirmBasLodged }),
+    new Lodgements(db, lodgementSink, { bas: confirmBasLodged, stp_pay_event: confirmStpLodged }),
   );
   await outbox.start();
   return {

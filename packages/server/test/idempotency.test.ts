@@ -169,11 +169,12 @@ describe.each(engines)('every books write replays with the same key and params, 
   const seq = async () => (await t.get(org.keys.observer, 'snapshot')).body.head.seq as number;
   /**
    * Events since `cursor` made by calls: an adapter's confirmation after commit (the system's
-   * `books.tax.lodged`, actor "") is its own side effect, not the call's, and may land any time.
+   * `books.tax.lodged` and `books.stp.lodged`, actor "") is its own side effect, not the call's,
+   * and may land any time.
    */
   const callEvents = async (cursor: number) => {
     const r = await t.get(org.keys.observer, `events?cursor=${cursor}&limit=500`);
-    return (r.body.events as { kind: string; actor: string }[]).filter((e) => !(e.actor === '' && e.kind === 'books.tax.lodged')).length;
+    return (r.body.events as { kind: string; actor: string }[]).filter((e) => !(e.actor === '' && (e.kind === 'books.tax.lodged' || e.kind === 'books.stp.lodged'))).length;
   };
   const agent = (method: string, params: unknown, headers: Record<string, string> = {}) => t.post(org.keys.agent, method, params, headers);
   const ok = async (method: string, params: unknown) => {
@@ -332,6 +333,13 @@ describe.each(engines)('every books write replays with the same key and params, 
       id: (await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] })).id,
       reason: 'drafted twice',
     })],
+    ['stpResubmit (a new act each call)', 'books.stpResubmit', async () => {
+      const { id } = await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] });
+      const { approvalId } = await heldAndRequested(t, org, 'books.payrollSign', { id });
+      await decide(t, org, approvalId, true);
+      await ok('books.payrollSign', { id, approvalId });
+      return { payRunId: id, reason: 'ATO asked for it again' };
+    }],
   ];
 
   it('covers every books write that is deployed', async () => {

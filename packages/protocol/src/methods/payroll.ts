@@ -10,8 +10,8 @@ import type { MethodSpec } from './types.js';
  * the payment date), super guarantee and net; payrollSign is the signature act
  * `books.payroll_sign` that posts the run and writes the net pay ABA file when a funding account is
  * given; payrollRecall discards a draft or reverses a signed run before its payment date.
- * Single Touch Payroll (stpResubmit, the pay event) is built on another branch: a signed run stores
- * what STP needs (docs/decisions.md "Pay runs").
+ * Single Touch Payroll: signing queues the run's pay event through the lodgement adapter, recalling a
+ * signed run a correcting one, and stpResubmit sends it again (docs/books.md "Single Touch Payroll").
  */
 
 export const PAY_RUN_STATUSES = ['draft', 'signed', 'recalled'] as const;
@@ -138,5 +138,21 @@ export const payrollRecall = method({
   result: payRun,
 });
 
+export const stpResubmit = method({
+  name: 'books.stpResubmit',
+  scope: 'books.write',
+  kind: 'new-act',
+  summary:
+    "Send a pay run's Single Touch Payroll pay event to the ATO again, with a reason: a new submission (submissionId `stp_…`) carrying each of the run's employees' year-to-date figures as they stand now (a recalled run's correction: YTD without it), queued through the lodgement adapter; status `queued`, `lodged` only once the adapter confirms delivery. Each call is a new act (D3). A draft has no pay event: CONFLICT.",
+  params: z.strictObject({ payRunId: id(), reason: reason() }),
+  result: z.object({
+    submissionId: z.string(),
+    payRunId: z.string(),
+    kind: z.literal('resubmission'),
+    status: z.literal('queued'),
+    ledgerId: z.string(),
+  }),
+});
+
 /** Declarations of this area (see index.ts). */
-export const payrollMethods: readonly MethodSpec[] = [payrollDraft, payrollSign, payrollRecall];
+export const payrollMethods: readonly MethodSpec[] = [payrollDraft, payrollSign, payrollRecall, stpResubmit];

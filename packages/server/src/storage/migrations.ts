@@ -12,6 +12,7 @@ import { migration as assets } from '../domain/assets/migration.js';
 import { migration as people } from '../domain/people/migration.js';
 import { migration as tax } from '../domain/tax/migration.js';
 import { migration as payRuns } from '../domain/payroll/migration.js';
+import { migration as stp } from '../domain/payroll/migration-stp.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -326,6 +327,8 @@ export const migrations: readonly Migration[] = [
   assets,
   // Pay runs and their lines, 23 (issue 9 item 2).
   payRuns,
+  // Single Touch Payroll submissions, 24 (issue 9 item 2).
+  stp,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

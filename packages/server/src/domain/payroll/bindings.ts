@@ -3,10 +3,12 @@ import { bind, type MethodBinding } from '../../binding.js';
 import { payrollDraft } from './draft.js';
 import { payrollRecall } from './recall.js';
 import { payrollSign } from './sign.js';
+import { stpResubmit } from './stp.js';
 
-/** Methods of this area (pay runs: draft, the signature act, recall), bound once (registry.ts). */
+/** Methods of this area (pay runs: draft, the signature act, recall; STP resubmission), bound once (registry.ts). */
 export const payrollBindings: readonly MethodBinding[] = [
   bind(payroll.payrollDraft, payrollDraft),
   bind(payroll.payrollSign, payrollSign),
   bind(payroll.payrollRecall, payrollRecall),
+  bind(payroll.stpResubmit, stpResubmit),
 ];

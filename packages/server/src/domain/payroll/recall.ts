@@ -5,6 +5,7 @@ import type { Uow, WriteResult } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { loadLines, loadRun, payRunResult, toPayRun, type PayRunRow } from './runs.js';
 import { runPostingLines } from './sign.js';
+import { queueStpPayEvent } from './stp.js';
 
 /**
  * books.payrollRecall (D11). The pay run state machine: draft → signed → recalled, draft →
@@ -74,5 +75,7 @@ export async function payrollRecall(p: Params, uow: Uow): Promise<WriteResult> {
     [reversalId, p.reason, uow.now, event.ledgerId, uow.orgId, run.id, run.status],
   );
   invariant(moved.changes === 1, `pay run ${run.id} moves to recalled once`);
+  // STP: a signed run was reported; the correcting pay event reports YTD without it.
+  if (run.status === 'signed') await queueStpPayEvent(uow, run.id, 'correction', event.ledgerId, p.reason);
   return payRunResult(uow.tx, uow.orgId, run.id);
 }

@@ -9,6 +9,7 @@ import { formatCents } from '../../money.js';
 import type { Uow, WriteResult } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { accrueLeave, takeLeave } from '../people/leave-ledger.js';
+import { queueStpPayEvent } from './stp.js';
 import { fundingOf, loadLines, loadRun, maskedFunding, payRunResult, toPayRun, type Funding, type PayRunLineRow, type PayRunRow } from './runs.js';
 
 /**
@@ -22,8 +23,8 @@ import { fundingOf, loadLines, loadRun, maskedFunding, payRunResult, toPayRun, t
  * the liabilities' sub-ledger is the signed runs), and the net pay Cr 2400 wages payable, or, when
  * the run has a funding account, Cr 1000 bank with the ABA file `<id>.aba` queued on the payment
  * outbox (as billScheduleRun: the file is the payment). Leave accrues for full- and part-time staff
- * and the approved leave the run pays is taken from the balances. Single Touch Payroll is not
- * queued here (another branch builds the lodgement adapter; the signed run's lines carry its data).
+ * and the approved leave the run pays is taken from the balances. The run's Single Touch Payroll
+ * pay event is queued through the lodgement adapter in the same transaction (stp.ts).
  */
 type Params = Omit<z.infer<typeof payroll.payrollSign.params>, 'approvalId' | 'signatureToken'>;
 
@@ -199,6 +200,8 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<WriteResul
     [journalId, fileName, outboxId, uow.now, event.ledgerId, uow.orgId, run.id],
   );
   invariant(moved.changes === 1, `pay run ${run.id} moves from draft to signed once`);
+  // STP: the run's pay event, YTD including this run (docs/books.md "Single Touch Payroll").
+  await queueStpPayEvent(uow, run.id, 'pay', event.ledgerId);
   return payRunResult(uow.tx, uow.orgId, run.id);
 }
 

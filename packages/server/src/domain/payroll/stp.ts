@@ -1,0 +1,171 @@
+import type { payroll } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { enqueueLodgement, lodgementDocument, type LodgementConfirmer } from '../../adapters/lodgement.js';
+import { conflict, invariant } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Queryable } from '../../storage/types.js';
+import type { Uow, WriteResult } from '../../write-path.js';
+import { stpTaxTreatmentCode } from '../people/tax-treatment.js';
+import { loadLines, loadRun, type PayRunRow } from './runs.js';
+
+/**
+ * Single Touch Payroll (issue 9 item 2; docs/books.md "Single Touch Payroll"). A pay event is a
+ * lodgement document (kind `stp_pay_event`) queued through the lodgement adapter in the caller's
+ * transaction, under the caller's one event (no event of its own): payrollSign queues the run's
+ * `pay` event, payrollRecall of a signed run a `correction`, books.stpResubmit a `resubmission`.
+ * Every kind carries the same shape: per payee the year-to-date figures for the financial year of
+ * the run's payment date over that employee's signed runs — STP reports YTD totals, so a later
+ * event replaces an earlier one and a correction is simply the YTD without the recalled run.
+ *
+ * The TFN is in the document (the ATO needs it; the file is 0600 and the outbox row is the
+ * document) and nowhere else: no event payload, result or submission row carries it.
+ */
+export type StpKind = 'pay' | 'correction' | 'resubmission';
+
+/** The ATO payer has an ABN; the organisation has no ABN field yet, so `abn` is null and the BMS id is the org id (stable per payer). */
+const BMS_PREFIX = 'finance-desk:';
+
+interface YtdRow {
+  employee_id: string;
+  gross: number | string | null;
+  leave: number | string | null;
+  payg: number | string | null;
+  super: number | string | null;
+}
+
+interface PayeeRow {
+  id: string;
+  name: string;
+  employment_basis: string;
+  tfn: string | null;
+  residency: 'resident' | 'foreign' | null;
+  claims_tax_free_threshold: number | string | null;
+  tax_declared_on: string | null;
+}
+
+/** 1 July to 30 June: the Australian financial year holding `date`. */
+export function financialYear(date: string): { start: string; end: string } {
+  const y = Number(date.slice(0, 4));
+  const startYear = Number(date.slice(5, 7)) >= 7 ? y : y - 1;
+  return { start: `${startYear}-07-01`, end: `${startYear + 1}-06-30` };
+}
+
+async function ytdOf(q: Queryable, orgId: string, employeeIds: readonly string[], fy: { start: string; end: string }) {
+  const rows = await q.all<YtdRow>(
+    `SELECT l.employee_id, SUM(l.gross_cents) AS gross, SUM(l.leave_cents) AS leave, SUM(l.payg_cents) AS payg, SUM(l.super_cents) AS super
+     FROM pay_run_lines l JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
+     WHERE l.org_id = ? AND r.status = 'signed' AND r.payment_date >= ? AND r.payment_date <= ?
+       AND l.employee_id IN (${employeeIds.map(() => '?').join(', ')})
+     GROUP BY l.employee_id`,
+    [orgId, fy.start, fy.end, ...employeeIds],
+  );
+  return new Map(rows.map((r) => [r.employee_id, r]));
+}
+
+/** The `stp_pay_event` body (docs/books.md "The STP pay event"). */
+async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: string | null) {
+  const lines = await loadLines(uow.tx, uow.orgId, run.id);
+  const ids = lines.map((l) => l.employee_id);
+  const fy = financialYear(run.payment_date);
+  const ytd = await ytdOf(uow.tx, uow.orgId, ids, fy);
+  const people = await uow.tx.all<PayeeRow>(
+    `SELECT id, name, employment_basis, tfn, residency, claims_tax_free_threshold, tax_declared_on FROM employees
+     WHERE org_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
+    [uow.orgId, ...ids],
+  );
+  const byId = new Map(people.map((p) => [p.id, p]));
+  const org = await uow.tx.get<{ name: string }>('SELECT name FROM organisations WHERE id = ?', [uow.orgId]);
+  invariant(org !== undefined, `organisation ${uow.orgId} exists`);
+  const payees = lines.map((l) => {
+    const e = byId.get(l.employee_id);
+    invariant(e && e.tfn !== null && e.residency !== null && e.tax_declared_on !== null, `employee ${l.employee_id} has a tax declaration`);
+    const declaration = { tfn: e.tfn, residency: e.residency, claimsTaxFreeThreshold: Number(e.claims_tax_free_threshold) === 1, declaredOn: e.tax_declared_on };
+    const y = ytd.get(l.employee_id);
+    const gross = Number(y?.gross ?? 0);
+    const leave = Number(y?.leave ?? 0);
+    return {
+      employeeId: e.id,
+      tfn: e.tfn,
+      name: e.name,
+      employmentBasis: l.employment_basis,
+      taxTreatmentCode: stpTaxTreatmentCode(declaration, run.payment_date),
+      ytd: { salaryWagesCents: gross - leave, paidLeaveCents: leave, allowancesCents: 0, grossCents: gross, paygWithheldCents: Number(y?.payg ?? 0), superLiabilityCents: Number(y?.super ?? 0) },
+    };
+  });
+  return {
+    submissionKind: kind,
+    reason,
+    payer: { name: org.name, abn: null, bmsId: `${BMS_PREFIX}${uow.orgId}` },
+    payRun: { id: run.id, status: run.status, periodStart: run.period_start, periodEnd: run.period_end, paymentDate: run.payment_date },
+    financialYear: fy,
+    payees,
+  };
+}
+
+/** Queue a pay event for `runId` (read after the caller's state change) under the caller's event; returns the submission id. */
+export async function queueStpPayEvent(
+  uow: Uow,
+  runId: string,
+  kind: StpKind,
+  ledgerId: string,
+  reason: string | null = null,
+  id: string = newId('stp'),
+): Promise<string> {
+  const run = await loadRun(uow.tx, uow.orgId, runId);
+  const content = lodgementDocument('stp_pay_event', id, uow.orgId, uow.now, await payEventBody(uow, run, kind, reason));
+  const queued = await enqueueLodgement(uow.tx, uow.orgId, uow.now, { kind: 'stp_pay_event', subjectId: id, content });
+  await uow.tx.run(
+    `INSERT INTO stp_submissions (org_id, id, pay_run_id, kind, status, reason, outbox_id, created_at, ledger_id)
+     VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+    [uow.orgId, id, run.id, kind, reason, queued.outboxId, uow.now, ledgerId],
+  );
+  return id;
+}
+
+type ResubmitParams = z.infer<typeof payroll.stpResubmit.params>;
+
+/**
+ * books.stpResubmit (D11): a new act every call (D3) — the run's pay event again, with the YTD as
+ * it stands now, as a new submission. `queued`; lodged only when the adapter confirms. A draft has
+ * no pay event (CONFLICT); a recalled run resubmits its correction (YTD without it).
+ */
+export async function stpResubmit(p: ResubmitParams, uow: Uow): Promise<WriteResult> {
+  const run = await loadRun(uow.tx, uow.orgId, p.payRunId, uow.caps.forUpdate);
+  if (run.status === 'draft') throw conflict(`pay run ${run.id} is a draft: it has no pay event until it is signed`);
+  const submissionId = newId('stp');
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.stp.resubmit',
+    entityId: run.id,
+    payload: { payRunId: run.id, submissionId, reason: p.reason },
+  });
+  await queueStpPayEvent(uow, run.id, 'resubmission', event.ledgerId, p.reason, submissionId);
+  const result = { submissionId, payRunId: run.id, kind: 'resubmission', status: 'queued', ledgerId: event.ledgerId } as const;
+  return result;
+}
+
+/**
+ * The lodgement adapter's confirmation of a pay event: `queued` → `lodged` with the receipt, its
+ * own event `books.stp.lodged` by the system (no TFN: ids, file name and hash only). A repeated
+ * delivery of a lodged submission is a no-op.
+ */
+export const confirmStpLodged: LodgementConfirmer = async (uow, file, receipt) => {
+  const row = await uow.tx.get<{ id: string; pay_run_id: string; kind: string; status: string }>(
+    `SELECT id, pay_run_id, kind, status FROM stp_submissions WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    [uow.orgId, file.subjectId],
+  );
+  invariant(row !== undefined, `STP submission ${file.subjectId} exists`);
+  if (row.status === 'lodged') return { noop: true };
+  const event = await uow.emit({
+    family: 'books',
+    kind: 'books.stp.lodged',
+    entityId: row.id,
+    payload: { id: row.id, payRunId: row.pay_run_id, kind: row.kind, fileName: receipt.fileName, sha256: receipt.sha256 },
+  });
+  await uow.tx.run(
+    `UPDATE stp_submissions SET status = 'lodged', receipt_file = ?, receipt_sha256 = ?, lodged_at = ?, lodged_ledger_id = ?
+     WHERE org_id = ? AND id = ? AND status = 'queued'`,
+    [receipt.fileName, receipt.sha256, receipt.lodgedAt, event.ledgerId, uow.orgId, row.id],
+  );
+  return { id: row.id, status: 'lodged' };
+};
