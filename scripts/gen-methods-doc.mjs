@@ -58,6 +58,18 @@ await server.close();
 rmSync(dir, { recursive: true, force: true });
 
 const fence = (v) => '```json\n' + JSON.stringify(v, null, 2) + '\n```';
+/** The 43 books methods seed §4.1 names (with approval.request, board.createTask and board.claim): the rest extend the seed. */
+const SEED = new Set([
+  ...['feedLines', 'matchAccept', 'matchHoldResolve', 'receiptsRegister', 'lineRecode', 'journalPost', 'invoiceDraft',
+    'invoiceSend', 'invoiceChaseStep', 'invoiceRecordPayment', 'invoiceCreditNote', 'invoiceVoid', 'invoicePromise',
+    'statementRun', 'billCapture', 'billApprove', 'billHold', 'billReturn', 'billScheduleRun', 'expenseClaim',
+    'expenseApprove', 'payrollDraft', 'payrollSign', 'payrollRecall', 'onboardingStart', 'onboardingAdvance',
+    'leaveRequest', 'leaveApprove', 'stpResubmit', 'taxPrepare', 'taxHold', 'taxReturn', 'taxSignLodge',
+    'assetDepreciationRun', 'assetDispose', 'accounts', 'journals', 'invoices', 'bills', 'taxObligations', 'reports',
+    'assets', 'ask'].map((m) => `books.${m}`),
+  'approval.request', 'board.createTask', 'board.claim',
+]);
+const extensions = methods.filter((m) => !SEED.has(m.name)).map((m) => `\`${m.name}\``);
 const out = [
   '# Methods',
   '',
@@ -67,6 +79,8 @@ const out = [
   '`apr_`, `task_`); every write result carries `ledgerId` (the first 8 hex characters of its',
   'event\'s `row_hash`); a replay against a row already in its target state returns `noop: true`',
   'with the `ledgerId` of the transition (D3). POST bodies may be `{"params":{…}}` or the bare params.',
+  '',
+  `Methods beyond the seed's list (extensions; the seed's own methods keep its names and meaning): ${extensions.join(', ')}.`,
   '',
   '| method | scope | kind | action class |',
   '|---|---|---|---|',
