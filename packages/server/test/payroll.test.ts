@@ -12,10 +12,9 @@ import type { CreatedOrg } from '../src/org/orgs.js';
 import { parseAba } from './aba-parse.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, FUNDING, inDays, journalLines, journalsOf } from './payables-helpers.js';
-import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
+import { activeEmployee, BASE, signPayRun } from './payroll-helpers.js';
+import { freshKey } from './signature-helpers.js';
 
-const FUND = { fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-123456' };
-const BASE = { email: 'staff@harbourside.example', startDate: '2026-07-01', employmentBasis: 'full_time', payFrequency: 'fortnightly' };
 /** The fixture payroll's three salaried staff (fortnightly $2,800, $2,300 and $1,450). */
 const STAFF = [
   { name: 'Aroha Ngata', annualSalaryCents: 7_280_000, bsb: '062-703', accountNumber: '11223344', accountName: 'Aroha Ngata', tft: true },
@@ -42,19 +41,8 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     return r.body.result;
   };
 
-  /** An employee taken through every onboarding step and the human's approval of the contract. */
-  async function employee(o: CreatedOrg, start: Record<string, unknown>, tax: { tfn?: string; tft?: boolean } = {}) {
-    const e = await ok(o, 'books.onboardingStart', { ...BASE, ...start });
-    await ok(o, 'books.onboardingAdvance', {
-      id: e.id, step: 'tax_declaration', taxFileNumber: tax.tfn ?? '876543210', residency: 'resident', claimsTaxFreeThreshold: tax.tft ?? true,
-    });
-    await ok(o, 'books.onboardingAdvance', { id: e.id, step: 'super', ...FUND });
-    const params = { id: e.id, step: 'contract', title: 'Joiner' };
-    const { approvalId } = await heldAndRequested(t, o, 'books.onboardingAdvance', params);
-    await decide(t, o, approvalId, true);
-    expect((await post(o, 'books.onboardingAdvance', { ...params, approvalId }, { 'x-idempotency-key': freshKey() })).body.result.status).toBe('active');
-    return e.id as string;
-  }
+  const employee = (o: CreatedOrg, start: Record<string, unknown>, tax: { tfn?: string; tft?: boolean } = {}) =>
+    activeEmployee(t, o, start, tax);
   const staff = async (o: CreatedOrg) => {
     const ids: string[] = [];
     for (const { tft, ...s } of STAFF) ids.push(await employee(o, s, { tft }));
@@ -62,13 +50,7 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
   };
 
   /** Hold → approval.request → the human approves → retry with the proof. */
-  async function sign(o: CreatedOrg, id: string) {
-    const { hold, approvalId } = await heldAndRequested(t, o, 'books.payrollSign', { id });
-    await decide(t, o, approvalId, true);
-    const done = await post(o, 'books.payrollSign', { id, approvalId }, { 'x-idempotency-key': freshKey() });
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
-    return { hold, result: done.body.result };
-  }
+  const sign = (o: CreatedOrg, id: string) => signPayRun(t, o, id);
   const ledger = (o: CreatedOrg, employeeId: string) =>
     t.db.reader.all<{ leave_type: string; kind: string; milli_hours: number | string }>(
       'SELECT leave_type, kind, milli_hours FROM leave_ledger WHERE org_id = ? AND employee_id = ? ORDER BY leave_type, kind',

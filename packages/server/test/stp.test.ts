@@ -13,10 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays } from './payables-helpers.js';
-import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
+import { activeEmployee, signPayRun } from './payroll-helpers.js';
 
-const FUND = { fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-123456' };
-const BASE = { email: 'staff@harbourside.example', startDate: '2026-07-01', employmentBasis: 'full_time', payFrequency: 'fortnightly' };
 const TFN = '876543210';
 const AROHA = { name: 'Aroha Ngata', annualSalaryCents: 7_280_000 };
 const CHLOE = { name: 'Chloe Park', annualSalaryCents: 3_770_000 };
@@ -43,25 +41,9 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     return r.body.result;
   };
 
-  /** An employee taken through every onboarding step and the human's approval of the contract. */
-  async function employee(o: CreatedOrg, start: Record<string, unknown>, tft = true) {
-    const e = await ok(o, 'books.onboardingStart', { ...BASE, ...start });
-    await ok(o, 'books.onboardingAdvance', { id: e.id, step: 'tax_declaration', taxFileNumber: TFN, residency: 'resident', claimsTaxFreeThreshold: tft });
-    await ok(o, 'books.onboardingAdvance', { id: e.id, step: 'super', ...FUND });
-    const params = { id: e.id, step: 'contract', title: 'Joiner' };
-    const { approvalId } = await heldAndRequested(t, o, 'books.onboardingAdvance', params);
-    await decide(t, o, approvalId, true);
-    expect((await post(o, 'books.onboardingAdvance', { ...params, approvalId }, { 'x-idempotency-key': freshKey() })).body.result.status).toBe('active');
-    return e.id as string;
-  }
+  const employee = (o: CreatedOrg, start: Record<string, unknown>, tft = true) => activeEmployee(t, o, start, { tfn: TFN, tft });
 
-  async function sign(o: CreatedOrg, id: string) {
-    const { approvalId } = await heldAndRequested(t, o, 'books.payrollSign', { id });
-    await decide(t, o, approvalId, true);
-    const done = await post(o, 'books.payrollSign', { id, approvalId }, { 'x-idempotency-key': freshKey() });
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
-    return done.body.result;
-  }
+  const sign = async (o: CreatedOrg, id: string) => (await signPayRun(t, o, id)).result;
 
   const submissions = (o: CreatedOrg, runId: string) =>
     t.db.reader.all<Submission>(
