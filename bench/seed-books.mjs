@@ -59,13 +59,16 @@ const LINE = [
 ];
 const INVOICE = [
   'org_id', 'id', 'status', 'payee_name', 'description', 'total_cents', 'due_days', 'created_at',
-  'issued_on', 'due_on', 'ledger_id', 'gst_cents', 'journal_id',
+  'issued_on', 'due_on', 'ledger_id', 'gst_cents', 'journal_id', 'contact_id',
 ];
 const INVOICE_LINE = ['org_id', 'invoice_id', 'line_no', 'description', 'amount_cents', 'tax_code', 'account_code', 'gst_cents'];
 const BILL = [
   'org_id', 'id', 'status', 'payee_name', 'payee_key', 'description', 'total_cents', 'due_days', 'due_on',
-  'created_at', 'approved_at', 'ledger_id', 'gst_cents', 'journal_id',
+  'created_at', 'approved_at', 'ledger_id', 'gst_cents', 'journal_id', 'contact_id',
 ];
+// Issue 10: every party is a contact (customer and supplier); the names are ASCII, so lower case
+// is their search key (server domain/search-key.ts).
+const CONTACT = ['org_id', 'id', 'name', 'name_key', 'is_customer', 'is_supplier', 'created_at', 'updated_at', 'ledger_id'];
 const BILL_LINE = ['org_id', 'bill_id', 'line_no', 'description', 'amount_cents', 'tax_code', 'account_code'];
 
 /**
@@ -81,6 +84,15 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
     ins.add('journal_lines', LINE, [
       orgId, jid, no, account, dr, cr, tax?.code ?? null, tax?.base ?? 0, tax?.gst ?? 0, `line ${no}`, doc ?? null,
     ]);
+  const contacts = new Map();
+  const contactOf = async (party) => {
+    const known = contacts.get(party);
+    if (known) return known;
+    const id = `con_${prefix}_${contacts.size}`;
+    contacts.set(party, id);
+    await ins.add('contacts', CONTACT, [orgId, id, party, party.toLowerCase(), 1, 1, now, now, ledgerId]);
+    return id;
+  };
   for (let i = 0; i < documents; i += 1) {
     const total = 11_000 + (i % 97) * 1_100;
     const gst = total / 11;
@@ -92,6 +104,7 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
     if (i % 4 !== 3) {
       await ins.add('invoices', INVOICE, [
         orgId, id, paid ? 'paid' : 'sent', party, 'Services', total, 14, now, date, addDays(date, 14), ledgerId, gst, jid,
+        await contactOf(party),
       ]);
       await ins.add('invoice_lines', INVOICE_LINE, [orgId, id, 1, 'Services', total, 'GST', '4000', gst]);
       await journal(jid, date, `Invoice ${id}`, 'invoice', id);
@@ -106,7 +119,7 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
     } else {
       await ins.add('bills', BILL, [
         orgId, id, paid ? 'paid' : 'approved', party, party.toLowerCase(), 'Supplies', total, 30,
-        addDays(date, 30), now, `${date}T00:00:00.000Z`, ledgerId, gst, jid,
+        addDays(date, 30), now, `${date}T00:00:00.000Z`, ledgerId, gst, jid, await contactOf(party),
       ]);
       await ins.add('bill_lines', BILL_LINE, [orgId, id, 1, 'Supplies', total, 'GST_ON_EXPENSES', '6000']);
       await journal(jid, date, `Bill ${id}`, 'bill', id);

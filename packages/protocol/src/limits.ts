@@ -25,4 +25,6 @@ export const limits = {
   /** Money: any amount must stay a safe integer when summed; this cap keeps sums exact. */
   centsMax: 1_000_000_000_000,
   dueDaysMax: 3650,
+  /** contacts.list `q`: a fragment of a name, bounding the pattern every name key is matched against. */
+  contactQueryCharsMax: 100,
 } as const;

@@ -7,6 +7,7 @@ import { listDecisions, waitForApproval } from './governance/approvals.js';
 import { loadPolicy } from './governance/policy.js';
 import { eventJson, eventsAfter, headOf } from './ledger/read.js';
 import { RawJson } from './raw-json.js';
+import { listContacts } from './domain/contacts/contacts-read.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -84,6 +85,8 @@ export const readHandlers: readonly ReadBinding[] = [
       outbox: await outboxCounts(db.reader, org),
     };
   }),
+  // Issue 10 item 1: customers and suppliers with their balances.
+  bindRead(readSpecs.contactsList, listContacts),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
       'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',

@@ -13,6 +13,7 @@ import { assetsBindings } from './domain/assets/bindings.js';
 import { peopleBindings } from './domain/people/bindings.js';
 import { taxBindings } from './domain/tax/bindings.js';
 import { payrollBindings } from './domain/payroll/bindings.js';
+import { contactsBindings } from './domain/contacts/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -38,6 +39,7 @@ const bindings: readonly MethodBinding[] = [
   ...assetsBindings,
   ...peopleBindings,
   ...payrollBindings,
+  ...contactsBindings,
 ];
 
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));

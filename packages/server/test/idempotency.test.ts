@@ -340,6 +340,16 @@ describe.each(engines)('every books write replays with the same key and params, 
       await ok('books.payrollSign', { id, approvalId });
       return { payRunId: id, reason: 'ATO asked for it again' };
     }],
+    // Contacts (issue 10 item 1): a document by contactId, a new contact, a contact's changes.
+    ['invoiceDraft by contactId', 'books.invoiceDraft', async () => ({
+      contactId: (await ok('books.contactCreate', { name: unique('Customer'), kind: 'customer' })).id,
+      description: 'Catering', totalCents: 5_500, dueDays: 7,
+    })],
+    ['contactCreate', 'books.contactCreate', async () => ({ name: unique('Contact'), kind: 'supplier', abn: '51 824 753 556' })],
+    ['contactUpdate', 'books.contactUpdate', async () => ({
+      id: (await ok('books.contactCreate', { name: unique('Contact'), kind: 'customer' })).id,
+      email: 'accounts@contact.example',
+    })],
   ];
 
   it('covers every books write that is deployed', async () => {

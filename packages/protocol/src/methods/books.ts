@@ -13,6 +13,8 @@ export const invoice = z.object({
   id: z.string(),
   status: invoiceStatus,
   payeeName: z.string(),
+  /** The customer's contact (issue 10): found or created by payeeName, or given. */
+  contactId: z.string(),
   description: z.string(),
   totalCents: z.number().int(),
   /** GST inside totalCents: 1/11 of the GST-coded lines' sum, once per invoice, half up. */
@@ -33,15 +35,26 @@ export const invoice = z.object({
   noop: z.boolean().optional(),
 });
 
+/**
+ * D6 fixes payeeName as required; issue 10 lets a contactId stand in for it (or both be given),
+ * so a call written to D6 is still valid and means what it meant.
+ */
+function requirePayee(p: { payeeName?: string | undefined; contactId?: string | undefined }, ctx: z.RefinementCtx) {
+  if (p.payeeName === undefined && p.contactId === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['payeeName'], message: 'is required (or give contactId)' });
+  }
+}
+
 export const invoiceDraft = method({
   name: 'books.invoiceDraft',
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Draft a customer invoice (amounts GST-inclusive). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent.',
+    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both (issue 10): a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent.",
   params: z
     .strictObject({
-      payeeName: text(),
+      payeeName: text().optional(),
+      contactId: id().optional(),
       description: multilineText(limits.textCharsMax),
       totalCents: cents(),
       dueDays: days(),
@@ -50,6 +63,7 @@ export const invoiceDraft = method({
       lines: z.array(invoiceLineInput).min(1, { error: 'must have at least 1 line' }).max(invoiceLinesMax).optional(),
     })
     .superRefine((p, ctx) => {
+      requirePayee(p, ctx);
       if (p.lines === undefined) return;
       const sum = p.lines.reduce((acc, l) => acc + l.amountCents, 0);
       if (p.totalCents !== sum) {
@@ -94,6 +108,8 @@ export const bill = z.object({
   id: z.string(),
   status: billStatus,
   payeeName: z.string(),
+  /** The supplier's contact (issue 10): found or created by payeeName, or given. */
+  contactId: z.string(),
   description: z.string(),
   totalCents: z.number().int(),
   /** GST inside totalCents (1/11 of the taxable lines, once per bill, half up). */
@@ -132,10 +148,11 @@ export const billCapture = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Capture a supplier bill (amounts GST-inclusive). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset, cost its GST-exclusive amount, when the bill is approved (D11; so a capital purchase is given as lines). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved.',
+    'Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (issue 10; the contact keeps the bank details of its most recently approved bill, PB-B1 still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset, cost its GST-exclusive amount, when the bill is approved (D11; so a capital purchase is given as lines). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved.',
   params: z
     .strictObject({
-      payeeName: text(),
+      payeeName: text().optional(),
+      contactId: id().optional(),
       description: multilineText(limits.textCharsMax),
       totalCents: cents().optional(),
       dueDays: days(),
@@ -147,6 +164,7 @@ export const billCapture = method({
       payeeReference: lodgementReference().optional(),
     })
     .superRefine((p, ctx) => {
+      requirePayee(p, ctx);
       if (p.lines === undefined) {
         if (p.totalCents === undefined) ctx.addIssue({ code: 'custom', path: ['totalCents'], message: 'is required (or give lines)' });
       } else {

@@ -9,6 +9,7 @@ import { assetsMethods } from './assets.js';
 import { peopleMethods } from './people.js';
 import { taxMethods } from './tax.js';
 import { payrollMethods } from './payroll.js';
+import { contactsMethods } from './contacts.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -23,6 +24,7 @@ export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.j
 export * as people from './people.js';
 export * as tax from './tax.js';
 export * as payroll from './payroll.js';
+export * as contacts from './contacts.js';
 export * as readSpecs from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
@@ -39,6 +41,7 @@ export const methods: readonly MethodSpec[] = [
   ...assetsMethods,
   ...peopleMethods,
   ...payrollMethods,
+  ...contactsMethods,
   ...boardMethods,
   ...approvalMethods,
 ];

@@ -68,10 +68,11 @@ export const bills = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    'List bills, oldest first, with outstandingCents (what is still to pay: from the ledger once posted, the total before approval, 0 when returned). Filters: status, payeeName (case-insensitive substring), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
+    'List bills, oldest first, with outstandingCents (what is still to pay: from the ledger once posted, the total before approval, 0 when returned). Filters: status, payeeName (case-insensitive substring), contactId (the supplier\'s contact, issue 10; another organisation\'s is NOT_FOUND), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
   params: z.strictObject({
     status: billStatus.optional(),
     payeeName: text().optional(),
+    contactId: id().optional(),
     dueBefore: isoDate().optional(),
     cursor: id().optional(),
     limit: pageLimit().optional(),

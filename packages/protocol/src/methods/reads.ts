@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { ACTION_CLASSES, APPROVAL_STATUSES } from '../signature.js';
 import { id, queryInt, read, text } from './index-fields.js';
+import { contactKind } from './contacts.js';
 
 /** GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. */
 export const events = read({
@@ -96,11 +97,24 @@ export const ops = read({
   query: z.strictObject({}),
 });
 
+export const contactsList = read({
+  name: 'contacts.list',
+  scope: 'org.read',
+  summary:
+    "Customers and suppliers (issue 10), in name order (case and accents folded), each with email, ABN, isCustomer, isSupplier, bank (BSB, account number masked to its last 3 digits, account name; from the most recently approved bill) and balances: receivableCents and openInvoices (what is still owed on its sent invoices, as books.invoices' outstandingCents), payableCents and openBills (what is still to pay on its approved bills, as books.bills' outstandingCents once a bill is posted; bills awaiting approval are not owed yet). Filters: kind (customer | supplier), q (1–100 characters, matched anywhere in the name, case and accents folded). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
+  query: z.strictObject({
+    kind: contactKind.optional(),
+    q: text(limits.contactQueryCharsMax).optional(),
+    cursor: id().optional(),
+    limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+  }),
+});
+
 /**
  * Reads the seed names whose payloads belong to later parts of the road (organisation hierarchy,
- * AI gateway costs, contacts, meetings). They answer NOT_FOUND "not deployed" (seed §7) until then.
+ * AI gateway costs, meetings). They answer NOT_FOUND "not deployed" (seed §7) until then.
  */
-export const NOT_DEPLOYED_READS = ['hierarchy', 'cost.rollup', 'contacts.list', 'meetings.list'] as const;
+export const NOT_DEPLOYED_READS = ['hierarchy', 'cost.rollup', 'meetings.list'] as const;
 
 export const reads = [
   directory,
@@ -114,4 +128,5 @@ export const reads = [
   approvalWait,
   decisionList,
   policy,
+  contactsList,
 ] as const;

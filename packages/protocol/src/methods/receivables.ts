@@ -134,10 +134,11 @@ export const invoices = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    'List invoices, oldest first, with lines and outstandingCents (from the ledger once sent; 0 for a draft or void invoice). Filters: status, payeeName (case-insensitive substring), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
+    'List invoices, oldest first, with lines and outstandingCents (from the ledger once sent; 0 for a draft or void invoice). Filters: status, payeeName (case-insensitive substring), contactId (the customer\'s contact, issue 10; another organisation\'s is NOT_FOUND), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
   params: z.strictObject({
     status: invoiceStatus.optional(),
     payeeName: text().optional(),
+    contactId: id().optional(),
     dueBefore: isoDate().optional(),
     cursor: id().optional(),
     limit: pageLimit().optional(),

@@ -1,5 +1,5 @@
 import { limits } from '@finance-desk/protocol';
-import { badRequest } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import type { Queryable } from '../storage/types.js';
 
 type Table = 'invoices' | 'bills';
@@ -19,6 +19,16 @@ export async function checkCursor(
   if (cursor === undefined) return;
   const row = await q.get(`SELECT id FROM ${table} WHERE org_id = ? AND id = ?`, [orgId, cursor]);
   if (!row) throw badRequest(`cursor: no ${noun} ${cursor} in this organisation; pass the nextCursor of a previous page`);
+}
+
+/**
+ * The contactId filter of books.invoices and books.bills (issue 10) names a contact of this
+ * organisation; any other is NOT_FOUND (D4: another organisation's row does not exist here).
+ */
+export async function checkContactFilter(q: Queryable, orgId: string, contactId: string | undefined): Promise<void> {
+  if (contactId === undefined) return;
+  const row = await q.get('SELECT id FROM contacts WHERE org_id = ? AND id = ?', [orgId, contactId]);
+  if (!row) throw notFound('contact', contactId);
 }
 
 /** A LIKE pattern for a substring (already normalised by the caller), wildcards escaped by `!`. */

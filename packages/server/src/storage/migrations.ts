@@ -13,6 +13,7 @@ import { migration as people } from '../domain/people/migration.js';
 import { migration as tax } from '../domain/tax/migration.js';
 import { migration as payRuns } from '../domain/payroll/migration.js';
 import { migration as stp } from '../domain/payroll/migration-stp.js';
+import { migration as contacts } from '../domain/contacts/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -23,8 +24,12 @@ export interface Migration {
   readonly id: number;
   readonly name: string;
   readonly statements: readonly string[];
-  /** A TypeScript step after the statements, for values SQL cannot compute on both engines. */
-  readonly backfill?: Backfill;
+  /**
+   * TypeScript steps after the statements, for values SQL cannot compute on both engines; a list
+   * runs in order, each step seeing what the previous ones wrote (issue 10 item 1: contacts are
+   * inserted, then every document is pointed at its contact).
+   */
+  readonly backfill?: Backfill | readonly Backfill[];
 }
 
 /**
@@ -32,11 +37,28 @@ export interface Migration {
  * transaction, after its statements: every row of `select` is written back with `update`
  * (`?` placeholders) and the values `params` computes from the row. Data, not a callback on a
  * connection, so the synchronous SQLite runner and the asynchronous PostgreSQL one share it.
+ * `update` is any one data statement: an UPDATE, or (issue 10) an INSERT … ON CONFLICT that
+ * creates rows keyed by a value computed in TypeScript.
  */
 export interface Backfill {
   readonly select: string;
   readonly update: string;
   readonly params: (row: Readonly<Record<string, unknown>>) => readonly (string | number | null)[];
+}
+
+/** The backfill steps of a migration, in order (none, one, or a list). */
+export function backfillSteps(m: Migration): readonly Backfill[] {
+  if (m.backfill === undefined) return [];
+  return Array.isArray(m.backfill) ? m.backfill : [m.backfill as Backfill];
+}
+
+/** Options of `Database.migrate`. */
+export interface MigrateOptions {
+  /**
+   * Apply migrations up to and including this id only (tests that write rows as an older schema
+   * had them, then migrate the rest, as an upgraded installation does). Default: all.
+   */
+  readonly throughId?: number;
 }
 
 /**
@@ -329,6 +351,8 @@ export const migrations: readonly Migration[] = [
   payRuns,
   // Single Touch Payroll submissions, 24 (issue 9 item 2).
   stp,
+  // Contacts: customers and suppliers as records, 25 (issue 10 item 1).
+  contacts,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

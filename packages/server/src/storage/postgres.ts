@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { migrations, seedStatements } from './migrations.js';
+import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx, WriteOptions } from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
@@ -248,7 +248,8 @@ export class PostgresDatabase implements Database {
     }
   }
 
-  async migrate(): Promise<void> {
+  async migrate(options: MigrateOptions = {}): Promise<void> {
+    const through = options.throughId ?? Number.MAX_SAFE_INTEGER;
     const held = await checkout(this.pool);
     const client = held.client;
     try {
@@ -264,11 +265,11 @@ export class PostgresDatabase implements Database {
         (await client.query<{ id: number }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
       );
       for (const m of migrations) {
-        if (done.has(m.id)) continue;
+        if (done.has(m.id) || m.id > through) continue;
         for (const sql of m.statements) await client.query(sql);
-        if (m.backfill) {
-          const rows = (await client.query<Record<string, unknown>>(m.backfill.select)).rows;
-          for (const row of rows) await client.query(toPg(m.backfill.update), [...m.backfill.params(row)]);
+        for (const step of backfillSteps(m)) {
+          const rows = (await client.query<Record<string, unknown>>(step.select)).rows;
+          for (const row of rows) await client.query(toPg(step.update), [...step.params(row)]);
         }
         await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
           m.id,

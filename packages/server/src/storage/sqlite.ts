@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { migrations, seedStatements } from './migrations.js';
+import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './types.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
@@ -189,20 +189,21 @@ export class SqliteDatabase implements Database {
     }
   }
 
-  async migrate(): Promise<void> {
+  async migrate(options: MigrateOptions = {}): Promise<void> {
     const raw = this.writer.raw;
+    const through = options.throughId ?? Number.MAX_SAFE_INTEGER;
     raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
     const apply = raw.transaction(() => {
       const done = new Set(
         this.writer.allSync<{ id: number }>('SELECT id FROM schema_migrations').map((r) => r.id),
       );
       for (const m of migrations) {
-        if (done.has(m.id)) continue;
+        if (done.has(m.id) || m.id > through) continue;
         for (const sql of m.statements) raw.exec(sql);
-        if (m.backfill) {
-          const update = raw.prepare(m.backfill.update);
-          for (const row of raw.prepare(m.backfill.select).all() as Record<string, unknown>[]) {
-            update.run(...m.backfill.params(row));
+        for (const step of backfillSteps(m)) {
+          const update = raw.prepare(step.update);
+          for (const row of raw.prepare(step.select).all() as Record<string, unknown>[]) {
+            update.run(...step.params(row));
           }
         }
         raw

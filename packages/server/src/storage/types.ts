@@ -4,6 +4,8 @@
  * (architecture guide, property 4). SQL is written once with `?` placeholders in the portable
  * subset both engines accept.
  */
+import type { MigrateOptions } from './migrations.js';
+
 export type SqlValue = string | number | bigint | null;
 export type Row = Record<string, unknown>;
 
@@ -52,7 +54,8 @@ export interface Database {
    * read); PostgreSQL: a pool client in REPEATABLE READ READ ONLY. Nothing may be written in it.
    */
   read<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
-  migrate(): Promise<void>;
+  /** Apply pending migrations (all, or through `options.throughId`), idempotently. */
+  migrate(options?: MigrateOptions): Promise<void>;
   /**
    * Receive notifications sent with `tx.notify` by any process on this database, after their
    * transaction committed (PostgreSQL LISTEN/NOTIFY; in-process for SQLite). Returns unsubscribe.

@@ -2,7 +2,7 @@ import type { payables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { owedOnDocuments } from '../gl/post.js';
-import { containsPattern, pageOfDocuments } from '../paging.js';
+import { checkContactFilter, containsPattern, pageOfDocuments } from '../paging.js';
 import { loadBillLines } from './bill-lines.js';
 import { BILL_COLUMNS, OPEN, payeeKey, toBill, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
@@ -16,6 +16,7 @@ type Params = z.infer<typeof payables.bills.params>;
 
 export async function listBills(p: Params, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
+  await checkContactFilter(ctx.db.reader, orgId, p.contactId);
   const { rows: page, nextCursor } = await pageOfDocuments<BillRow>(
     ctx.db.reader,
     orgId,
@@ -23,6 +24,7 @@ export async function listBills(p: Params, ctx: ReadContext) {
     [
       ['status = ?', p.status],
       ["payee_key LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(payeeKey(p.payeeName))],
+      ['contact_id = ?', p.contactId],
       ['due_on < ?', p.dueBefore],
     ],
     p,

@@ -14,6 +14,7 @@ import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type JournalInput } from '../gl/post.js';
 import { insertBillLines, loadBillLines, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
+import { contactPayload, finishContact, refreshContactBank, resolveDocumentContact } from '../contacts/contacts.js';
 import { owedOnDocument } from './settle.js';
 import { plannedBillAssets, registerAssets, returnBillAssets, saveAssetDetails } from '../assets/register.js';
 
@@ -31,6 +32,8 @@ export interface BillRow {
   status: BillStatus;
   payee_name: string;
   payee_key: string;
+  /** Set on every bill (issue 10; migration 25 filled the older ones). */
+  contact_id: string | null;
   description: string;
   total_cents: number;
   gst_cents: number;
@@ -55,7 +58,7 @@ export interface BillRow {
 export type LoadedBill = BillRow & { readonly lines: readonly PurchaseLine[]; readonly approvedBank?: ApprovedBank };
 
 export const BILL_COLUMNS =
-  'id, status, payee_name, payee_key, description, total_cents, gst_cents, due_days, due_on, held_reason, note, run_id, ' +
+  'id, status, payee_name, payee_key, contact_id, description, total_cents, gst_cents, due_days, due_on, held_reason, note, run_id, ' +
   'payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
 
 /**
@@ -134,10 +137,12 @@ export function describeBank(bank: BankDetails | null): string {
 }
 
 export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
+  invariant(row.contact_id !== null, `bill ${row.id} has a contact`);
   return {
     id: row.id,
     status: row.status,
     payeeName: row.payee_name,
+    contactId: row.contact_id,
     description: row.description,
     totalCents: Number(row.total_cents),
     gstCents: Number(row.gst_cents),
@@ -162,7 +167,7 @@ export function maskedAccount(bsb: string | null, account: string | null): strin
 }
 
 /** D8: every bill event carries payee, totalCents, heldReason and runId. */
-export function billEventPayload(row: BillRow, extra: Record<string, string | number | null | readonly string[]> = {}) {
+export function billEventPayload(row: BillRow, extra: Record<string, string | number | boolean | null | readonly string[]> = {}) {
   return {
     payee: row.payee_name,
     totalCents: Number(row.total_cents),
@@ -236,7 +241,10 @@ async function captureLines(uow: Uow, params: CaptureParams): Promise<PurchaseLi
 export async function billCapture(params: CaptureParams, uow: Uow) {
   const lines = await captureLines(uow, params);
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
-  const key = payeeKey(params.payeeName);
+  // Issue 10: the supplier's contact, found or created in this act. PB-B1 still keys the payee by
+  // payeeKey of the name the bill is written with (D8, unchanged).
+  const party = await resolveDocumentContact(uow, params, 'supplier');
+  const key = payeeKey(party.payeeName);
   const bank = params.payeeBsb && params.payeeAccountNumber
     ? { bsb: params.payeeBsb, accountNumber: params.payeeAccountNumber, accountName: null }
     : null;
@@ -244,8 +252,9 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
   const row: BillRow = {
     id: newId('bill'),
     status: heldReason ? 'held' : 'captured',
-    payee_name: params.payeeName,
+    payee_name: party.payeeName,
     payee_key: key,
+    contact_id: party.contactId,
     description: params.description,
     total_cents: total,
     gst_cents: lines.reduce((s, l) => s + l.gstCents, 0),
@@ -273,11 +282,13 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
       gstCents: row.gst_cents,
       lineCount: lines.length,
       payeeAccount: maskedAccount(row.payee_bsb, row.payee_account_number),
+      ...contactPayload(party),
     }),
   });
+  await finishContact(uow, party, 'supplier', event.ledgerId);
   await uow.tx.run(
     `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`,
-    [uow.orgId, row.id, row.status, row.payee_name, key, row.description, row.total_cents, row.gst_cents, row.due_days,
+    [uow.orgId, row.id, row.status, row.payee_name, key, party.contactId, row.description, row.total_cents, row.gst_cents, row.due_days,
       row.due_on, heldReason, null, null, row.payee_bsb, row.payee_account_number, row.payee_account_name,
       row.payee_reference, null, row.created_at, event.ledgerId],
   );
@@ -338,6 +349,8 @@ async function approve(uow: Uow, bill: LoadedBill) {
   if (journalId !== null) {
     await registerAssets(uow, assets, { kind: 'bill', id: bill.id, date: uow.today, journalId, ledgerId: out.ledgerId });
   }
+  // Issue 10: the contact keeps the bank details of its most recently approved bill.
+  if (bill.contact_id !== null) await refreshContactBank(uow, bill.contact_id);
   return out;
 }
 
@@ -386,7 +399,7 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
   const reversalId = posted ? newJournalId() : null;
   // Issue 9: the reversal takes the bill's fixed assets off 1500, so off the register too.
   const assetIds = posted ? await returnBillAssets(uow, row.id) : [];
-  return transition(uow, row, {
+  const out = await transition(uow, row, {
     to: 'returned',
     verb: 'return',
     note: params.reason,
@@ -403,6 +416,9 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
     },
     set: reversalId === null ? {} : { reversal_journal_id: reversalId },
   });
+  // A returned bill's details are not approved any more (D8), so not the contact's either.
+  if (row.contact_id !== null) await refreshContactBank(uow, row.contact_id);
+  return out;
 }
 
 /** approval.request for books.bill_approve matches a bill still held under PB-B1 (D7). */

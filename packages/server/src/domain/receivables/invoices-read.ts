@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { owedOnDocuments } from '../gl/post.js';
 import { searchKey } from '../search-key.js';
-import { containsPattern, pageOfDocuments } from '../paging.js';
+import { checkContactFilter, containsPattern, pageOfDocuments } from '../paging.js';
 import { loadSaleLines } from './invoice-lines.js';
 import { INVOICE_COLUMNS, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
 import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
@@ -16,6 +16,7 @@ type Params = z.infer<typeof receivables.invoices.params>;
 
 export async function listInvoices(p: Params, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
+  await checkContactFilter(ctx.db.reader, orgId, p.contactId);
   const { rows: page, nextCursor } = await pageOfDocuments<InvoiceRow>(
     ctx.db.reader,
     orgId,
@@ -24,6 +25,7 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
       ['status = ?', p.status],
       // A key normalised in TypeScript, not SQL LOWER (which folds only ASCII on SQLite): issue 8 item 15.
       ["payee_search LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(searchKey(p.payeeName))],
+      ['contact_id = ?', p.contactId],
       ['due_on < ?', p.dueBefore],
     ],
     p,

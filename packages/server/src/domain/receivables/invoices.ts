@@ -1,4 +1,5 @@
 import { searchKey } from '../search-key.js';
+import { contactPayload, finishContact, resolveDocumentContact } from '../contacts/contacts.js';
 import { TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
@@ -24,6 +25,8 @@ export interface InvoiceRow {
   id: string;
   status: InvoiceStatus;
   payee_name: string;
+  /** Set on every invoice (issue 10; migration 25 filled the older ones). */
+  contact_id: string | null;
   description: string;
   total_cents: number;
   gst_cents: number;
@@ -40,7 +43,7 @@ export interface InvoiceRow {
 }
 
 export const INVOICE_COLUMNS =
-  'id, status, payee_name, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
+  'id, status, payee_name, contact_id, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
   'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id';
 
 /**
@@ -60,10 +63,12 @@ export async function outstandingOf(q: Queryable, orgId: string, row: InvoiceRow
 }
 
 export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number) {
+  invariant(row.contact_id !== null, `invoice ${row.id} has a contact`);
   return {
     id: row.id,
     status: row.status,
     payeeName: row.payee_name,
+    contactId: row.contact_id,
     description: row.description,
     totalCents: Number(row.total_cents),
     gstCents: Number(row.gst_cents),
@@ -102,22 +107,27 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents }];
   const lines = await resolveSaleLines(uow, inputs, defaultTax, (i) => (params.lines ? `lines[${i}].accountCode` : 'lines'));
   const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
+  // Issue 10: the customer's contact, found or created in this act (its event is this one).
+  const party = await resolveDocumentContact(uow, { ...params, email: params.payeeEmail ?? null }, 'customer');
   const event = await uow.emit({
     family: 'books',
     kind: 'books.invoice.draft',
     entityId: id,
-    // The D6 shape, kept as it was: lines and GST are in the row, the result and books.invoices.
+    // The D6 shape, kept as it was, plus the contact: lines and GST are in the row, the result and books.invoices.
     payload: {
-      payee: params.payeeName,
+      payee: party.payeeName,
       description: params.description,
       totalCents: params.totalCents,
       dueDays: params.dueDays,
+      ...contactPayload(party),
     },
   });
+  await finishContact(uow, party, 'customer', event.ledgerId);
   const row: InvoiceRow = {
     id,
     status: 'draft',
-    payee_name: params.payeeName,
+    payee_name: party.payeeName,
+    contact_id: party.contactId,
     description: params.description,
     total_cents: params.totalCents,
     gst_cents: gstCents,
@@ -133,14 +143,15 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     ledger_id: event.ledgerId,
   };
   await uow.tx.run(
-    `INSERT INTO invoices (org_id, id, status, payee_name, payee_search, description, total_cents, gst_cents, due_days,
+    `INSERT INTO invoices (org_id, id, status, payee_name, contact_id, payee_search, description, total_cents, gst_cents, due_days,
        created_at, payee_email, chase_step, ledger_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       uow.orgId,
       id,
       'draft',
       row.payee_name,
+      party.contactId,
       // The books.invoices payeeName filter compares this key (search-key.ts, migration 12).
       searchKey(row.payee_name),
       row.description,

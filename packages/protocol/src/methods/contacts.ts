@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { email, id, method, text } from './index-fields.js';
+import { abn } from './people-fields.js';
+import type { MethodSpec } from './types.js';
+
+/**
+ * Contacts (issue 10 item 1; an extension beyond the seed): customers and suppliers as records.
+ * invoiceDraft and billCapture find or create them by name (one per normalised name: case,
+ * accents and spacing do not make a new contact) or take a contactId; these two methods set what
+ * documents cannot: email and ABN, and the name's spelling. Bank details come only from approved
+ * bills (PB-B1 and the signature law govern them), so no contact method sets them.
+ */
+
+export const contactKind = z.enum(['customer', 'supplier']);
+
+/**
+ * A contact as every answer shows it. The account number is masked to its last 3 digits: the
+ * full number is on the bills (books.read) that the approver and the payment run use.
+ */
+export const contact = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string().nullable(),
+  abn: z.string().nullable(),
+  isCustomer: z.boolean(),
+  isSupplier: z.boolean(),
+  /** From the contact's most recently approved bill with bank details; null before one. */
+  bank: z.object({ bsb: z.string(), accountNumberMasked: z.string(), accountName: z.string().nullable() }).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** The event that created or last changed the contact. */
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const contactCreate = method({
+  name: 'books.contactCreate',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Create a customer or supplier before its first document (extension beyond the seed). One contact per normalised name (case, accents and spacing folded): a name whose contact exists already, with nothing given that differs, is a no-op answering that contact (D3); an email or ABN that differs, or a contact not yet of this kind, is CONFLICT naming the contact (use books.contactUpdate, or name it on a document). abn is checked (11 digits, ABN check digits; spaces between groups allowed and removed). Bank details are never set here: they come from approved bills.',
+  params: z.strictObject({
+    name: text(),
+    kind: contactKind,
+    email: email().optional(),
+    abn: abn().optional(),
+  }),
+  result: contact,
+});
+
+export const contactUpdate = method({
+  name: 'books.contactUpdate',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Change a contact's name (spelling), email or ABN (extension beyond the seed); null clears email or abn. A new name must not normalise to another contact's (CONFLICT naming it); documents keep the payee name they were written with. abn is checked as in contactCreate. Nothing that differs from the record is a no-op (D3). Bank details cannot be changed here: they come only from approved bills, which PB-B1's BANK_DETAILS_CHANGED hold and the signature law govern.",
+  params: z
+    .strictObject({
+      id: id(),
+      name: text().optional(),
+      email: email().nullable().optional(),
+      abn: abn().nullable().optional(),
+    })
+    .refine((p) => p.name !== undefined || p.email !== undefined || p.abn !== undefined, {
+      error: 'give at least one of name, email, abn',
+      path: ['id'],
+    }),
+  result: contact,
+});
+
+/** Declarations of this area (see index.ts); each method once, with strict params. */
+export const contactsMethods: readonly MethodSpec[] = [contactCreate, contactUpdate];
