@@ -89,7 +89,8 @@ describe.each(engines)('method pipeline (%s)', (engine) => {
       const r = await t.post(org.keys.agent, 'books.invoiceDraft', '');
       expect(r.status).toBe(400);
       expect(r.body.error.message).toBe(
-        'payeeName: is required; description: is required; totalCents: is required; dueDays: is required',
+        // Issue 10: payeeName or contactId; the check that says so runs after the fields' own.
+        'description: is required; totalCents: is required; dueDays: is required; payeeName: is required (or give contactId)',
       );
     });
 

@@ -3,6 +3,7 @@ import { partyName, seedBooks } from '../../../bench/seed-books.mjs';
 import { addDays, isoDate } from '../src/clock.js';
 import { ACCOUNT_BALANCE_SQL, DOCUMENT_BALANCES_SQL } from '../src/domain/gl/post.js';
 import { JOURNAL_NET } from '../src/domain/reconciliation/documents.js';
+import { openInvoicesOfContactsSql, postedBillsOfContactsSql } from '../src/domain/contacts/contacts-read.js';
 import { candidates, rank, score } from '../src/domain/reconciliation/suggest.js';
 import { ACCOUNT_TOTALS_SQL } from '../src/domain/reports/ledger-totals.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
@@ -89,6 +90,18 @@ describe('ledger reads: SQLite plans (issue 8 item 2)', () => {
     const plan = planOf(db, sql);
     expect(rescans(plan), JSON.stringify(plan)).toEqual([]);
     expect(plan.map((r) => r.detail)).toContainEqual(expect.stringMatching(new RegExp(`^SEARCH l USING COVERING INDEX ${index} `)));
+  });
+
+  // Issue 10 item 1: contacts.list reads a page of contacts by name key, then the open documents
+  // of those contacts through the contact indexes of migration 25, then their ledger balances.
+  it.each([
+    ['contacts.list page', `SELECT id FROM contacts WHERE org_id = ? AND name_key > ? AND is_customer = 1 AND name_key LIKE ? ESCAPE '!' ORDER BY name_key LIMIT 51`, /^SEARCH contacts USING INDEX sqlite_autoindex_contacts_2 \(org_id=\? AND name_key>\?\)/],
+    ['open invoices of a page of contacts', openInvoicesOfContactsSql(3), /^SEARCH invoices USING INDEX invoices_contact \(org_id=\? AND contact_id=\? AND status=\?\)/],
+    ['posted bills of a page of contacts', postedBillsOfContactsSql(3), /^SEARCH bills USING INDEX bills_contact \(org_id=\? AND contact_id=\? AND status=\?\)/],
+  ])('%s: no scan, no per-row rescan, the contact index', (_name, sql, index) => {
+    const plan = planOf(db, sql);
+    expect(rescans(plan), JSON.stringify(plan)).toEqual([]);
+    expect(plan.map((r) => r.detail)).toContainEqual(expect.stringMatching(index));
   });
 
   it('bank journals and books.journals by account look a journal up on its account, not the whole account', () => {
@@ -194,6 +207,30 @@ describe.each(engines)(`ledger reads over ${DOCUMENTS} seeded documents (%s)`, (
     const ap = await read('books.reports', { type: 'aged_payables', asOf: today });
     expect(ap.totals.totalCents).toBe(-(all.get('2000') ?? 0));
     expect(ap.parties.reduce((n: number, p: any) => n + p.items.length, 0)).toBe(DOCUMENTS / 8);
+  });
+
+  it('contacts.list balances, page by page, add up to the 1100 and 2000 control accounts', async () => {
+    const all = await expectedNet('0000-01-01', today);
+    let receivable = 0;
+    let payable = 0;
+    let open = 0;
+    let contacts = 0;
+    let cursor: string | null = null;
+    do {
+      const r = await t.get(org.keys.observer, `contacts.list?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      for (const c of r.body.contacts) {
+        receivable += c.receivableCents;
+        payable += c.payableCents;
+        open += c.openInvoices + c.openBills;
+      }
+      contacts += r.body.contacts.length;
+      cursor = r.body.nextCursor;
+    } while (cursor !== null);
+    expect(contacts).toBe(225);
+    expect(receivable).toBe(all.get('1100'));
+    expect(payable).toBe(-(all.get('2000') ?? 0));
+    expect(open).toBe(DOCUMENTS / 2);
   });
 
   it('feedLinesList and a 200-line import answer with the ledger bank balance and suggestions', async () => {

@@ -39,11 +39,17 @@ export const invoice = z.object({
  * D6 fixes payeeName as required; issue 10 lets a contactId stand in for it (or both be given),
  * so a call written to D6 is still valid and means what it meant.
  */
-function requirePayee(p: { payeeName?: string | undefined; contactId?: string | undefined }, ctx: z.RefinementCtx) {
-  if (p.payeeName === undefined && p.contactId === undefined) {
+function requirePayee(p: unknown, ctx: z.RefinementCtx) {
+  // Runs even when other fields are missing (`when` below), so D5's message lists payeeName too.
+  if (typeof p !== 'object' || p === null) return;
+  const given = p as { payeeName?: unknown; contactId?: unknown };
+  if (given.payeeName === undefined && given.contactId === undefined) {
     ctx.addIssue({ code: 'custom', path: ['payeeName'], message: 'is required (or give contactId)' });
   }
 }
+
+/** requirePayee as a check that runs whatever else failed. */
+const payeeCheck = [requirePayee, { when: () => true }] as const;
 
 export const invoiceDraft = method({
   name: 'books.invoiceDraft',
@@ -62,8 +68,8 @@ export const invoiceDraft = method({
       taxCode: saleTaxCode().optional(),
       lines: z.array(invoiceLineInput).min(1, { error: 'must have at least 1 line' }).max(invoiceLinesMax).optional(),
     })
+    .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {
-      requirePayee(p, ctx);
       if (p.lines === undefined) return;
       const sum = p.lines.reduce((acc, l) => acc + l.amountCents, 0);
       if (p.totalCents !== sum) {
@@ -163,8 +169,8 @@ export const billCapture = method({
       payeeAccountName: abaText(32).optional(),
       payeeReference: lodgementReference().optional(),
     })
+    .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {
-      requirePayee(p, ctx);
       if (p.lines === undefined) {
         if (p.totalCents === undefined) ctx.addIssue({ code: 'custom', path: ['totalCents'], message: 'is required (or give lines)' });
       } else {

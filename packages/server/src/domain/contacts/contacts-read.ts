@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { badRequest } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
+import { owedOnDocuments } from '../gl/post.js';
 import { containsPattern } from '../paging.js';
+import { INVOICE_COLUMNS, outstandingOffLedger, type InvoiceRow } from '../receivables/invoices.js';
 import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
@@ -14,48 +16,76 @@ import { CONTACT_COLUMNS, toContact, type ContactRow } from './contacts.js';
  * id, each with its balances. The page is read through UNIQUE (org_id, name_key); `q` matches
  * anywhere in the key (LIKE, wildcards escaped, at most 100 characters), so a page reads the
  * organisation's keys in order until it has `limit + 1` matches — the books.invoices payee filter
- * does the same. Balances are two grouped statements over the page's contact ids (at most 200).
+ * does the same. Balances: the open documents of the page's contacts (at most 200 ids, through
+ * the contact indexes of migration 25), then their ledger balances grouped per document
+ * (journal_lines_account_doc), as books.invoices and books.bills compute them.
  */
 type Query = z.infer<typeof readSpecs.contactsList.query>;
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /**
- * What each contact is owed per open invoice, summed per contact (issue 10). The same rule as
- * books.invoices' outstandingCents (invoices.ts outstandingOffLedger, then the ledger): an open
- * invoice (sent, part_paid) sent before invoices were posted owes its total, a posted one its
- * balance on 1100; drafts, void, paid and credited invoices owe nothing, so they are not read.
- * Invoices come from invoices_contact, their lines from journal_lines_account_doc by document.
+ * The open invoices of a page of contacts (sent or part_paid: drafts, void, paid and credited
+ * invoices owe nothing), through invoices_contact (org_id, contact_id, status).
  */
-export const receivablesByContactSql = (n: number) => `SELECT d.contact_id AS contact_id, SUM(d.owed) AS cents, COUNT(*) AS n FROM (
-  SELECT i.contact_id AS contact_id, i.id AS id,
-    CASE WHEN i.journal_id IS NULL THEN i.total_cents
-      ELSE COALESCE(SUM(l.debit_cents), 0) - COALESCE(SUM(l.credit_cents), 0) END AS owed
-  FROM invoices i LEFT JOIN journal_lines l ON l.org_id = i.org_id AND l.account_code = ? AND l.doc_id = i.id
-  WHERE i.org_id = ? AND i.status IN (${placeholders(OPEN_STATUSES.length)}) AND i.contact_id IN (${placeholders(n)})
-  GROUP BY i.contact_id, i.id, i.journal_id, i.total_cents
-) d WHERE d.owed > 0 GROUP BY d.contact_id`;
+export const openInvoicesOfContactsSql = (n: number) =>
+  `SELECT ${INVOICE_COLUMNS} FROM invoices
+   WHERE org_id = ? AND contact_id IN (${placeholders(n)}) AND status IN (${placeholders(OPEN_STATUSES.length)})`;
 
 /**
- * What is still to pay per contact on its posted bills (approved, or approved then put on hold):
- * books.bills' outstandingCents of a posted bill, the balance on 2000. Paid and returned bills
- * owe nothing; bills awaiting approval are not owed yet (nothing is posted: D8, accrual on approval).
+ * The posted bills of a page of contacts that can still owe (approved, or approved then put on
+ * hold; paid and returned bills owe nothing, and bills awaiting approval are not owed yet: D8,
+ * accrual on approval), through bills_contact (org_id, contact_id, status).
  */
-export const payablesByContactSql = (n: number) => `SELECT d.contact_id AS contact_id, SUM(d.owed) AS cents, COUNT(*) AS n FROM (
-  SELECT b.contact_id AS contact_id, b.id AS id, SUM(l.credit_cents) - SUM(l.debit_cents) AS owed
-  FROM bills b JOIN journal_lines l ON l.org_id = b.org_id AND l.account_code = ? AND l.doc_id = b.id
-  WHERE b.org_id = ? AND b.status IN ('approved', 'on_hold') AND b.journal_id IS NOT NULL AND b.contact_id IN (${placeholders(n)})
-  GROUP BY b.contact_id, b.id
-) d WHERE d.owed > 0 GROUP BY d.contact_id`;
+export const postedBillsOfContactsSql = (n: number) =>
+  `SELECT id, contact_id FROM bills
+   WHERE org_id = ? AND contact_id IN (${placeholders(n)}) AND status IN ('approved', 'on_hold') AND journal_id IS NOT NULL`;
 
-interface Balance {
-  readonly cents: number;
-  readonly count: number;
+/** Document ids per ledger statement: owedOnDocuments' IN list stays bounded however many are open. */
+const DOCS_PER_QUERY = 500;
+
+async function owedInChunks(q: Queryable, orgId: string, account: string, side: 'debit' | 'credit', ids: readonly string[]) {
+  const out = new Map<string, number>();
+  for (let i = 0; i < ids.length; i += DOCS_PER_QUERY) {
+    for (const [id, owed] of await owedOnDocuments(q, orgId, account, side, ids.slice(i, i + DOCS_PER_QUERY))) out.set(id, owed);
+  }
+  return out;
 }
 
-async function balances(q: Queryable, sql: string, params: readonly string[]): Promise<Map<string, Balance>> {
-  const rows = await q.all<{ contact_id: string; cents: number | string; n: number | string }>(sql, params);
-  return new Map(rows.map((r) => [r.contact_id, { cents: Number(r.cents), count: Number(r.n) }]));
+interface Balance {
+  cents: number;
+  count: number;
+}
+
+function addTo(totals: Map<string, Balance>, contactId: string, owed: number): void {
+  if (owed <= 0) return;
+  const b = totals.get(contactId) ?? { cents: 0, count: 0 };
+  b.cents += owed;
+  b.count += 1;
+  totals.set(contactId, b);
+}
+
+/**
+ * What each contact is owed on its open invoices, by the rule books.invoices' outstandingCents
+ * follows (invoices.ts outstandingOffLedger, else the ledger's balance on 1100), with the same
+ * functions: the two can never disagree.
+ */
+async function receivables(q: Queryable, orgId: string, contactIds: readonly string[]): Promise<Map<string, Balance>> {
+  const rows = await q.all<InvoiceRow>(openInvoicesOfContactsSql(contactIds.length), [orgId, ...contactIds, ...OPEN_STATUSES]);
+  const posted = rows.filter((r) => outstandingOffLedger(r) === null).map((r) => r.id);
+  const owed = await owedInChunks(q, orgId, RECEIVABLES_ACCOUNT, 'debit', posted);
+  const totals = new Map<string, Balance>();
+  for (const r of rows) addTo(totals, String(r.contact_id), outstandingOffLedger(r) ?? owed.get(r.id) ?? 0);
+  return totals;
+}
+
+/** What is still to pay per contact: books.bills' outstandingCents of a posted bill (balance on 2000). */
+async function payables(q: Queryable, orgId: string, contactIds: readonly string[]): Promise<Map<string, Balance>> {
+  const rows = await q.all<{ id: string; contact_id: string }>(postedBillsOfContactsSql(contactIds.length), [orgId, ...contactIds]);
+  const owed = await owedInChunks(q, orgId, PAYABLES_ACCOUNT, 'credit', rows.map((r) => r.id));
+  const totals = new Map<string, Balance>();
+  for (const r of rows) addTo(totals, r.contact_id, owed.get(r.id) ?? 0);
+  return totals;
 }
 
 /** One page of contacts in name-key order; the cursor must be a contact of this organisation. */
@@ -89,10 +119,7 @@ export async function listContacts(p: Query, ctx: ReadContext) {
     const ids = rows.map((r) => r.id);
     const [owedToUs, owedByUs] = ids.length === 0
       ? [new Map<string, Balance>(), new Map<string, Balance>()]
-      : await Promise.all([
-          balances(q, receivablesByContactSql(ids.length), [RECEIVABLES_ACCOUNT, orgId, ...OPEN_STATUSES, ...ids]),
-          balances(q, payablesByContactSql(ids.length), [PAYABLES_ACCOUNT, orgId, ...ids]),
-        ]);
+      : await Promise.all([receivables(q, orgId, ids), payables(q, orgId, ids)]);
     const contacts = rows.map((r) => {
       const rec = owedToUs.get(r.id);
       const pay = owedByUs.get(r.id);
