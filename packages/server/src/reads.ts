@@ -7,6 +7,8 @@ import { listDecisions, waitForApproval } from './governance/approvals.js';
 import { loadPolicy } from './governance/policy.js';
 import { eventJson, eventsAfter, headOf } from './ledger/read.js';
 import { RawJson } from './raw-json.js';
+import { meetingsList } from './calendar/meetings.js';
+import { hierarchy } from './org/hierarchy.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -84,6 +86,10 @@ export const readHandlers: readonly ReadBinding[] = [
       outbox: await outboxCounts(db.reader, org),
     };
   }),
+  // Issue 10 item 2a: people, agents and decision rights (org/hierarchy.ts).
+  bindRead(readSpecs.hierarchy, async (_q, { db, principal }) => hierarchy(db.reader, principal.orgId)),
+  // Issue 10 item 2b: the desk's calendar (calendar/meetings.ts).
+  bindRead(readSpecs.meetingsList, async (q, { db, principal }) => meetingsList(db, principal.orgId, q)),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
       'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',
