@@ -57,8 +57,20 @@ export function decodeCursor(text: string): Position {
   return { date, kind: kind as MeetingKind, id };
 }
 
+/**
+ * Dates the calendar reasons about: its look-backs (a BAS due ~150 days after its period) and
+ * look-aheads stay four-digit years, where date strings compare as dates.
+ */
+const EARLIEST = '1970-01-01';
+const LATEST = '9999-06-30';
+
 /** from defaults to the organisation's today, to to from + 13 days; at most 92 days apart. */
 function range(q: MeetingsQuery, today: string) {
+  for (const [field, value] of [['from', q.from], ['to', q.to]] as const) {
+    if (value !== undefined && (value < EARLIEST || value > LATEST)) {
+      throw badRequest(`${field}: must be from ${EARLIEST} to ${LATEST}`);
+    }
+  }
   const from = q.from ?? today;
   const to = q.to ?? addDays(from, 13);
   if (to < from) throw badRequest(`to: must be on or after from (${from})`);
