@@ -107,7 +107,7 @@ describe.each(engines)('GET meetings.list (%s)', (engine) => {
     const got = r.body.items as Item[];
     const approval = await t.db.reader.get<{ expires_at: string; subject_id: string }>(
       'SELECT expires_at, subject_id FROM approvals WHERE org_id = ? AND id = ?',
-      [o.orgId, ids.approval],
+      [o.orgId, ids.approval ?? ''],
     );
     expect(got.map((i) => [i.date, i.kind, i.id, i.amountCents, i.status])).toEqual(
       [
@@ -120,7 +120,7 @@ describe.each(engines)('GET meetings.list (%s)', (engine) => {
         [inDays(10), 'invoice.due', ids.d, 7_000, 'sent'],
       ].sort((x, y) => `${x[0]} ${x[1]} ${x[2]}`.localeCompare(`${y[0]} ${y[1]} ${y[2]}`)),
     );
-    const byKind = Object.fromEntries(got.map((i) => [i.kind === 'invoice.due' ? i.id : i.kind, i]));
+    const byKind: Record<string, any> = Object.fromEntries(got.map((i) => [i.kind === 'invoice.due' ? i.id : i.kind, i]));
     // Customer text is quoted in the server's title; the approval names its class and subject.
     expect(byKind[ids.a ?? ''].title).toBe(`Invoice ${ids.a} to "Harbour \\"Cafe\\"" due: $1,000.00 outstanding of $1,100.00`);
     expect(byKind.promise).toMatchObject({ subjectId: ids.b, title: `"Beach Kiosk" promised to pay $300.00 on invoice ${ids.b}` });
