@@ -1,6 +1,6 @@
 import type { MeetingKind } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
+import { addDays, DEFAULT_TIME_ZONE, localDate, localDayStarts, startOfLocalDay } from '../src/clock.js';
 import { approvalExpiries } from '../src/calendar/approvals.js';
 import { billsDue, invoicesDue, payRuns, promises } from '../src/calendar/documents.js';
 import { encodeCursor } from '../src/calendar/meetings.js';
@@ -198,6 +198,19 @@ describe.each(engines)('GET meetings.list (%s)', (engine) => {
     expect((await list(`from=${today()}&to=${inDays(92)}`)).status).toBe(200);
   });
 
+  it("an approval sits on the local date of its expiry in the organisation's own time zone", async () => {
+    const la = await t.org(undefined, { timeZone: 'America/Los_Angeles' });
+    const chased = await sentInvoice(t, la);
+    const { approvalId } = await heldAndRequested(t, la, 'books.invoiceChaseStep', { id: chased, step: 2 });
+    const row = await t.db.reader.get<{ expires_at: string }>('SELECT expires_at FROM approvals WHERE org_id = ? AND id = ?', [la.orgId, approvalId]);
+    const laToday = localDate(new Date().toISOString(), 'America/Los_Angeles');
+    const r = await list('kind=approval.expiry', la);
+    expect(r.body).toMatchObject({ timeZone: 'America/Los_Angeles', today: laToday, from: laToday });
+    expect(r.body.items).toEqual([
+      expect.objectContaining({ id: approvalId, date: localDate(row?.expires_at ?? '', 'America/Los_Angeles'), status: 'pending' }),
+    ]);
+  });
+
   it("another organisation sees none of these items; a cursor of ours shows it nothing of ours", async () => {
     const other = await t.org();
     const r = await list(`to=${inDays(60)}`, other);
@@ -269,6 +282,24 @@ describe.each(engines)('GET meetings.list: BAS, super and pay days (%s)', (engin
     const gone = await t.get(o.keys.observer, `meetings.list?to=${inDays(40)}`);
     expect(gone.body.items.filter((i: Item) => i.id === run.id)).toEqual([]);
   }, 60_000);
+});
+
+describe('meetings.list: where a local day begins', () => {
+  it.each([
+    // Sydney: daylight saving starts at 02:00 on 4 October 2026, so the 4th is 23 hours long.
+    ['Australia/Sydney', '2026-10-03', '2026-10-05', ['2026-10-02T14:00:00.000Z', '2026-10-03T14:00:00.000Z', '2026-10-04T13:00:00.000Z']],
+    // Santiago: clocks jump from 00:00 to 01:00 on 6 September 2026, so that day begins at 01:00.
+    ['America/Santiago', '2026-09-05', '2026-09-07', ['2026-09-05T04:00:00.000Z', '2026-09-06T04:00:00.000Z', '2026-09-07T03:00:00.000Z']],
+    ['Pacific/Kiritimati', '2026-07-01', '2026-07-01', ['2026-06-30T10:00:00.000Z']],
+    ['Etc/GMT+12', '2026-07-01', '2026-07-01', ['2026-07-01T12:00:00.000Z']],
+  ])('%s from %s to %s', (zone, first, last, expected) => {
+    expect([...localDayStarts(first, last, zone).values()]).toEqual(expected);
+    for (const [day, start] of localDayStarts(first, last, zone)) {
+      expect(startOfLocalDay(day, zone)).toBe(start);
+      expect(localDate(start, zone)).toBe(day);
+      expect(localDate(new Date(Date.parse(start) - 1).toISOString(), zone) < day).toBe(true);
+    }
+  });
 });
 
 describe('meetings.list: projected pay dates', () => {
