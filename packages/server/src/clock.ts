@@ -77,3 +77,40 @@ export function addDays(date: string, days: number): string {
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
+
+/**
+ * The first instant (ISO, UTC, milliseconds) whose local date in `timeZone` is `date` or later:
+ * where that local day begins (issue 10 item 2b: an approval's expiry instant placed on a local
+ * date). Local dates never run backwards as instants advance, so a binary search over the 28 hours
+ * around UTC midnight (offsets run from −12 to +14 hours) finds it to the millisecond.
+ */
+export function startOfLocalDay(date: string, timeZone: string): string {
+  const midnight = Date.parse(`${date}T00:00:00.000Z`);
+  let lo = midnight - 15 * 3_600_000; // local date still before `date` everywhere
+  let hi = midnight + 15 * 3_600_000; // local date already `date` or later everywhere
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (localDate(new Date(mid).toISOString(), timeZone) >= date) hi = mid;
+    else lo = mid;
+  }
+  return new Date(hi).toISOString();
+}
+
+/**
+ * startOfLocalDay for each date from `first` to `last` inclusive. A day is 24 hours except where
+ * the offset changes, so each start is guessed from the previous one and searched only when the
+ * guess is wrong (two formatter calls a day instead of ~27).
+ */
+export function localDayStarts(first: string, last: string, timeZone: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let start = startOfLocalDay(first, timeZone);
+  out.set(first, start);
+  for (let d = addDays(first, 1); d <= last; d = addDays(d, 1)) {
+    const guess = Date.parse(start) + 86_400_000;
+    const ok =
+      localDate(new Date(guess).toISOString(), timeZone) >= d && localDate(new Date(guess - 1).toISOString(), timeZone) < d;
+    start = ok ? new Date(guess).toISOString() : startOfLocalDay(d, timeZone);
+    out.set(d, start);
+  }
+  return out;
+}

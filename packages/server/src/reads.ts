@@ -8,6 +8,8 @@ import { loadPolicy } from './governance/policy.js';
 import { eventJson, eventsAfter, headOf } from './ledger/read.js';
 import { RawJson } from './raw-json.js';
 import { listContacts } from './domain/contacts/contacts-read.js';
+import { meetingsList } from './calendar/meetings.js';
+import { hierarchy } from './org/hierarchy.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -87,6 +89,10 @@ export const readHandlers: readonly ReadBinding[] = [
   }),
   // Issue 10 item 1: customers and suppliers with their balances.
   bindRead(readSpecs.contactsList, listContacts),
+  // Issue 10 item 2a: people, agents and decision rights (org/hierarchy.ts).
+  bindRead(readSpecs.hierarchy, async (_q, { db, principal }) => hierarchy(db.reader, principal.orgId)),
+  // Issue 10 item 2b: the desk's calendar (calendar/meetings.ts).
+  bindRead(readSpecs.meetingsList, async (q, { db, principal }) => meetingsList(db, principal.orgId, q)),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
       'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',

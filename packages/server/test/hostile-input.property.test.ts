@@ -241,9 +241,9 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
 
   it('GET reads: random query strings never answer 5xx and never append an event', async () => {
     const names = [...reads.map((r) => r.name), 'hierarchy', 'no.such', 'org/../events'];
-    const keys = ['cursor', 'limit', 'id', 'slug', 'approvalId', 'timeoutMs', 'status', 'actionClass', 'subjectId', 'x'];
+    const keys = ['cursor', 'limit', 'id', 'slug', 'approvalId', 'timeoutMs', 'status', 'actionClass', 'subjectId', 'from', 'to', 'kind', 'x'];
     const qvalue = fc.oneof(
-      fc.constantFrom('', '0', '-1', '1.5', '1e3', '500', '501', '9007199254740993', 'inv_x', '%00', '%E0%A4%A', '%E2%80%AE', '%C2%85', '%ED%A0%80', 'harbour', '30001'),
+      fc.constantFrom('', '0', '-1', '1.5', '1e3', '500', '501', '9007199254740993', 'inv_x', '%00', '%E0%A4%A', '%E2%80%AE', '%C2%85', '%ED%A0%80', 'harbour', '30001', '2026-07-01', '0000-01-01', '9999-12-31', 'bill.due'),
       fc.string({ maxLength: 20 }),
       fc.constantFrom(...ids),
     );

@@ -61,7 +61,7 @@ describe.each(engines)('organisation reads: directory, ops, not-deployed reads (
     expect(r.body.outbox).toEqual({ queued: 1, undeliverable: 2 });
   });
 
-  it.each(['hierarchy', 'cost.rollup', 'meetings.list'])('%s is NOT_FOUND, not deployed', async (name) => {
+  it.each(['cost.rollup'])('%s is NOT_FOUND, not deployed', async (name) => {
     const r = await t.get(org.keys.reader, name);
     expect(r.status).toBe(404);
     expect(r.body.error).toEqual({ code: 'NOT_FOUND', message: `read ${name} is not deployed` });

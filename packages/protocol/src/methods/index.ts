@@ -27,6 +27,7 @@ export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
 export * as readSpecs from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
+export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
 export { PRIORITIES } from './board.js';
 

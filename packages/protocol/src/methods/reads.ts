@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { ACTION_CLASSES, APPROVAL_STATUSES } from '../signature.js';
-import { id, queryInt, read, text } from './index-fields.js';
 import { contactKind } from './contacts.js';
+import { id, isoDate, queryInt, read, text } from './index-fields.js';
 
 /** GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. */
 export const events = read({
@@ -110,11 +110,51 @@ export const contactsList = read({
   }),
 });
 
+export const hierarchy = read({
+  name: 'hierarchy',
+  scope: 'org.read',
+  summary:
+    'Who is who before asking for approval (issue 10 item 2a): people (userId, email, role, the action classes each may decide), agents (agentId, name, the tiers and scopes of their active keys, how many), active keys paired with no agent by tier, and for EVERY action class (D7) its method, when a human is needed (the floors of the policy, D8), whether decision rights are declared and who holds them. A class with declared false has no holder: its acts are refused with GOVERNANCE_NOT_READY. Lists stop at 500 rows with truncated true. Never secrets or password hashes.',
+  query: z.strictObject({}),
+});
+
+/** The kinds of dated item `meetings.list` shows, in the order items of one date are listed. */
+export const MEETING_KINDS = [
+  'approval.expiry',
+  'bas.due',
+  'bill.due',
+  'invoice.due',
+  'payday',
+  'promise',
+  'super.due',
+] as const;
+export type MeetingKind = (typeof MEETING_KINDS)[number];
+
+/** At most this many days from `from` to `to` in one `meetings.list` call. */
+export const MEETINGS_RANGE_DAYS_MAX = 92;
+
+export const meetingsList = read({
+  name: 'meetings.list',
+  scope: 'org.read',
+  summary:
+    "The desk's calendar as dated items, so an agent can plan its week (issue 10 item 2b). from (default the organisation's today) to to (default from + 13 days; at most 92 days after from; dates from 1970-01-01 to 9999-06-30), optional kind; items sorted by (date, kind, id), paged with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Kinds: invoice.due (a sent or part-paid invoice due that day, amount outstanding); bill.due (an approved, unpaid bill due that day, amount outstanding); promise (the latest promise to pay on an open invoice, on its promised date); approval.expiry (an approval still pending a human, or approved with its proof unused, on the organisation-local date it expires); bas.due (a BAS on its due date with its status and net amount; once a BAS exists, the following periods not yet prepared show as not_prepared); super.due (a signed pay run's super guarantee still outstanding, on its due date); payday (a drafted or signed pay run on its payment date with its net pay; for each pay frequency with active employees, the pay days after the latest run on it, as projected). Titles are written by the server; customer and agent text in them is quoted.",
+  query: z.strictObject({
+    from: isoDate().optional(),
+    to: isoDate().optional(),
+    kind: z.enum(MEETING_KINDS).optional(),
+    cursor: z
+      .string()
+      .max(400)
+      .regex(/^[A-Za-z0-9_-]+$/, { error: 'must be the nextCursor of a previous page' })
+      .optional(),
+    limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+  }),
+});
+
 /**
- * Reads the seed names whose payloads belong to later parts of the road (organisation hierarchy,
- * AI gateway costs, meetings). They answer NOT_FOUND "not deployed" (seed §7) until then.
+ * Reads the seed names whose payloads belong to later parts of the road (AI gateway costs). They answer NOT_FOUND "not deployed" (seed §7) until then.
  */
-export const NOT_DEPLOYED_READS = ['hierarchy', 'cost.rollup', 'meetings.list'] as const;
+export const NOT_DEPLOYED_READS = ['cost.rollup'] as const;
 
 export const reads = [
   directory,
@@ -129,4 +169,6 @@ export const reads = [
   decisionList,
   policy,
   contactsList,
+  hierarchy,
+  meetingsList,
 ] as const;

@@ -14,6 +14,7 @@ import { migration as tax } from '../domain/tax/migration.js';
 import { migration as payRuns } from '../domain/payroll/migration.js';
 import { migration as stp } from '../domain/payroll/migration-stp.js';
 import { migration as contacts } from '../domain/contacts/migration.js';
+import { migration as calendar } from '../calendar/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -353,6 +354,8 @@ export const migrations: readonly Migration[] = [
   stp,
   // Contacts: customers and suppliers as records, 25 (issue 10 item 1).
   contacts,
+  // Date indexes of the calendar (meetings.list), 28 (issue 10 item 2b).
+  calendar,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {
