@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { ACTION_CLASSES, APPROVAL_STATUSES } from '../signature.js';
 import { id, queryInt, read, text } from './index-fields.js';
+import { orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
+
+export { orgAgents, orgKeys, orgMembers, orgProfile };
 
 /** GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. */
 export const events = read({
@@ -114,4 +117,8 @@ export const reads = [
   approvalWait,
   decisionList,
   policy,
+  orgProfile,
+  orgMembers,
+  orgAgents,
+  orgKeys,
 ] as const;

@@ -13,6 +13,7 @@ import { migration as people } from '../domain/people/migration.js';
 import { migration as tax } from '../domain/tax/migration.js';
 import { migration as payRuns } from '../domain/payroll/migration.js';
 import { migration as stp } from '../domain/payroll/migration-stp.js';
+import { migration as orgProfile } from '../org/migration-profile.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -329,6 +330,8 @@ export const migrations: readonly Migration[] = [
   payRuns,
   // Single Touch Payroll submissions, 24 (issue 9 item 2).
   stp,
+  // Organisation profile, agent revocation, pairing codes, 26 (issue 10 items 3 and 4).
+  orgProfile,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {
