@@ -97,8 +97,12 @@ export function secretStrength(
   };
   const names = [context.orgName, context.orgSlug, context.agentName].map((n) => normalise(alnum(n))).filter((n) => n.length >= 3);
   const flat = normalise(alnum(secret));
-  if (names.some((n) => flat.includes(n))) reasons.push("contains the organisation's or the agent's name");
-  for (const n of names) cut(n);
+  if (names.some((n) => flat.includes(n))) {
+    reasons.push("contains the organisation's or the agent's name");
+    // A name may be written with its separators (harbour-cafe): compare without them.
+    rest = rest.replace(/[^a-z0-9]/g, '');
+    for (const n of names) cut(n);
+  }
   const words = [...COMMON].sort((a, b) => b.length - a.length).filter((w) => cut(normalise(w)));
   if (words.length > 0) reasons.push('contains a common password or word');
   const seq = removeSequences(rest);
