@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../src/human/users.js';
 import { issueOrgKey, type CreatedOrg } from '../src/org/orgs.js';
@@ -220,6 +221,32 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
     expect(page.text).toContain('Only an owner can pair or revoke agents');
     expect(page.text).not.toContain('Create pairing code');
   });
+
+  it('hostile bodies to org/pair never answer 5xx and never append an event', async () => {
+    const head = async () => (await t.get(org.keys.observer, 'snapshot')).body.head.seq as number;
+    const prefix = (await code('hostile-bot')).slice(0, 31);
+    const before = await head();
+    const codeText = fc.oneof(
+      fc.string({ maxLength: 250 }),
+      fc.string({ maxLength: 60 }).map((x) => `${prefix}${x}`),
+      fc.constantFrom('fdp_', `${prefix}`, `fdp_${'z'.repeat(26)}_${'\u0000'}`, 'fdp_💸_x', '%00'),
+    );
+    const body = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+      codeText.map((c) => JSON.stringify({ code: c })),
+      codeText.map((c) => JSON.stringify({ params: { code: c } })),
+      fc.string({ maxLength: 80 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const r = await t.post(null, 'org/pair', b);
+        expect(r.status, `${b.slice(0, 200)} → ${JSON.stringify(r.body).slice(0, 200)}`).toBeLessThan(500);
+        expect([400, 401]).toContain(r.status);
+      }),
+      { numRuns: Number(process.env.FD_HOSTILE_RUNS ?? 200) },
+    );
+    expect(await head()).toBe(before);
+  }, 120_000);
 
   it('the Agents page: the form shows a new code once; a weak secret re-shows the form; revoke redirects back', async () => {
     const page = await consoleGet(t, owner, '/console/agents');
