@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { methods, reads } from '@finance-desk/protocol';
+import { methods, publicRoutes, reads } from '@finance-desk/protocol';
 import { createOrg, startServer } from '@finance-desk/server';
 import { decideApproval } from '../packages/server/dist/governance/approvals.js';
 
@@ -45,6 +45,25 @@ async function get(name, query, note) {
   return body;
 }
 
+// Routes without a key (org/pair): the scenario's caller has no credential to send.
+async function pair(params, note) {
+  const res = await fetch(`${server.url}/api/v1/org/pair`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(params),
+  });
+  const body = await res.json();
+  const list = examples.get('org/pair') ?? [];
+  list.push({ kind: 'POST', note, params, status: res.status, body: redactKey(body) });
+  examples.set('org/pair', list);
+  return body;
+}
+/** The example shows the key's shape, not a live secret. */
+function redactKey(body) {
+  if (!body?.result?.key) return body;
+  return { ...body, result: { ...body.result, key: `${body.result.key.slice(0, 31)}<secret, shown once>` } };
+}
+
 // The scripted session: the core scenario, then each area's (scripts/doc-scenarios/*.mjs, in
 // name order). A scenario gets { post, get, org, db, decide } and calls methods as an agent would.
 const decide = (approvalId, approve = true) =>
@@ -52,7 +71,7 @@ const decide = (approvalId, approve = true) =>
 const scenarioDir = new URL('./doc-scenarios/', import.meta.url);
 for (const file of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs')).sort()) {
   const { run } = await import(new URL(file, scenarioDir).href);
-  await run({ post, get, org, db: server.db, decide });
+  await run({ post, get, pair, org, db: server.db, decide });
 }
 await server.close();
 rmSync(dir, { recursive: true, force: true });
@@ -90,6 +109,10 @@ const out = [
   '|---|---|',
   ...reads.map((r) => `| [\`${r.name}\`](#${r.name.replace(/[./]/g, '').toLowerCase()}) | ${r.scope} |`),
   '',
+  '| route without a key (POST) | credential |',
+  '|---|---|',
+  ...publicRoutes.map((r) => `| [\`${r.name}\`](#${r.name.replace(/[./]/g, '').toLowerCase()}) | a one-time pairing code in the body |`),
+  '',
 ];
 for (const m of methods) {
   out.push(`## ${m.name}`, '', m.summary, '', `Scope \`${m.scope}\`, kind \`${m.kind}\`${m.actionClass ? `, action class \`${m.actionClass}\`` : ''}.`, '');
@@ -103,6 +126,13 @@ for (const r of reads) {
   out.push('Query (JSON Schema, values arrive as strings):', '', fence(z.toJSONSchema(r.query, { io: 'input', unrepresentable: 'any' })), '');
   for (const ex of examples.get(r.name) ?? []) {
     out.push(`**${ex.note}** — \`GET /api/v1/${r.name}${ex.query ? `?${ex.query}` : ''}\``, '', `HTTP ${ex.status}`, '', fence(ex.body), '');
+  }
+}
+for (const r of publicRoutes) {
+  out.push(`## ${r.name}`, '', r.summary, '', `\`POST /api/v1/${r.name}\`, no Authorization header.`, '');
+  out.push('Body (JSON Schema; wrapped in `params` or bare, D5):', '', fence(z.toJSONSchema(r.params, { io: 'input', unrepresentable: 'any' })), '');
+  for (const ex of examples.get(r.name) ?? []) {
+    out.push(`**${ex.note}** — \`POST /api/v1/${r.name}\``, '', fence(ex.params), '', `HTTP ${ex.status}`, '', fence(ex.body), '');
   }
 }
 writeFileSync(new URL('../docs/methods.md', import.meta.url), out.join('\n'));

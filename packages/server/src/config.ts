@@ -28,6 +28,8 @@ export interface Config {
   readonly cookieSecure: boolean;
   /** The server's clock (ISO instants); tests fix it. Unset: the system clock (clock.ts). */
   readonly now?: () => string;
+  /** Budget of POST /api/v1/org/pair per client address; unset: PAIR_ROUTE_RATE (tests widen it). */
+  readonly pairRate?: { readonly perSecond: number; readonly burst: number };
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {

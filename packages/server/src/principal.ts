@@ -9,5 +9,6 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   /** Event actor: the paired agent's id when the key belongs to one, else the key's id (D4). */
   readonly actor: string;
-  readonly agent: { readonly id: string; readonly name: string } | null;
+  /** The agent the key belongs to; `pairedAt` is null for agents named by `key issue --agent`. */
+  readonly agent: { readonly id: string; readonly name: string; readonly pairedAt: string | null } | null;
 }

@@ -10,6 +10,8 @@ import { RawJson } from './raw-json.js';
 import { listContacts } from './domain/contacts/contacts-read.js';
 import { meetingsList } from './calendar/meetings.js';
 import { hierarchy } from './org/hierarchy.js';
+import { orgAgents, orgKeys, orgMembers } from './org/org-reads.js';
+import { loadProfile } from './org/profile.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -38,8 +40,9 @@ export const readHandlers: readonly ReadBinding[] = [
       orgId: principal.orgId,
       slug: principal.orgSlug,
     };
+    // A paired agent's record (issue 10 item 4): its id, name, pairing time, its key's tier.
     return principal.agent
-      ? { kind: 'agent', agentId: principal.agent.id, name: principal.agent.name, ...base }
+      ? { kind: 'agent', agentId: principal.agent.id, name: principal.agent.name, pairedAt: principal.agent.pairedAt, ...base }
       : { kind: 'key', ...base };
   }),
   bindRead(readSpecs.approvalWait, async (q, { db, principal }) =>
@@ -101,4 +104,9 @@ export const readHandlers: readonly ReadBinding[] = [
     if (!org) throw notFound('organisation', principal.orgSlug);
     return { orgId: org.id, slug: org.slug, name: org.name, createdAt: org.created_at };
   }),
+  // The /api/v1/org/* DTO reads (issue 10 item 3; org/org-reads.ts, org/profile.ts).
+  bindRead(readSpecs.orgProfile, async (_q, { db, principal }) => loadProfile(db.reader, principal.orgId)),
+  bindRead(readSpecs.orgMembers, async (q, { db, principal }) => orgMembers(db.reader, principal.orgId, q)),
+  bindRead(readSpecs.orgAgents, async (q, { db, principal }) => orgAgents(db.reader, principal.orgId, q)),
+  bindRead(readSpecs.orgKeys, async (q, { db, principal }) => orgKeys(db.reader, principal.orgId, q)),
 ];

@@ -54,6 +54,7 @@ export async function startServer(
     logger: options.logger === false ? false : { level: config.logLevel },
     benchRoute: config.benchRoute,
     cookieSecure: config.cookieSecure,
+    pairRate: config.pairRate,
   });
   warn = (message) => app.log.warn(message);
   await app.listen({ port: config.port, host: config.host });

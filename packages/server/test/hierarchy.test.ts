@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPolicy } from '../src/governance/policy-admin.js';
 import { addUser } from '../src/human/users.js';
 import { issueOrgKey, revokeOrgKey } from '../src/org/orgs.js';
+import { revokeAgent } from '../src/org/pairing.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 
 /** GET hierarchy (issue 10 item 2a): who may decide what, before an agent asks for approval. */
@@ -31,6 +32,8 @@ describe.each(engines)('GET hierarchy (%s)', (engine) => {
     const watcher = await issueOrgKey(t.db, o.slug, 'observer', 'watcher');
     await revokeOrgKey(t.db, o.slug, watcher.keyId);
     await revokeOrgKey(t.db, o.slug, o.keyIds.observer);
+    const gone = await issueOrgKey(t.db, o.slug, 'agent', 'gone-bot');
+    await revokeAgent(t.db, { orgId: o.orgId, agentId: gone.agentId!, actor: '' });
 
     const r = await t.get(o.keys.reader, 'hierarchy');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -41,8 +44,10 @@ describe.each(engines)('GET hierarchy (%s)', (engine) => {
       { userId: keeper.userId, email: 'keeper@example.com', role: 'bookkeeper', decisionRights: [] },
     ]);
     expect(r.body.agents).toEqual([
-      { agentId: bot.agentId, name: 'ops-bot', tiers: ['reader', 'agent'], scopes: ['board.write', 'books.read', 'books.write', 'org.read'], activeKeys: 2 },
-      { agentId: watcher.agentId, name: 'watcher', tiers: [], scopes: [], activeKeys: 0 },
+      { agentId: bot.agentId, name: 'ops-bot', status: 'active', tiers: ['reader', 'agent'], scopes: ['board.write', 'books.read', 'books.write', 'org.read'], activeKeys: 2 },
+      { agentId: watcher.agentId, name: 'watcher', status: 'active', tiers: [], scopes: [], activeKeys: 0 },
+      // A revoked agent (migration 26): listed, its keys revoked with it.
+      { agentId: gone.agentId, name: 'gone-bot', status: 'revoked', tiers: [], scopes: [], activeKeys: 0 },
     ]);
     expect(botReader.agentId).toBe(bot.agentId);
     // The organisation's own three keys: the observer one revoked.

@@ -14,6 +14,7 @@ import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
+import { setProfile } from '../src/org/profile.js';
 
 const TFN = '876543210';
 const AROHA = { name: 'Aroha Ngata', annualSalaryCents: 7_280_000 };
@@ -82,6 +83,17 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) expect(r.payload).not.toContain(TFN);
   }
+
+  it("the payer's ABN is the organisation profile's (issue 10 item 3)", async () => {
+    const o = await t.org();
+    await setProfile(t.db, { orgId: o.orgId, actor: '', patch: { abn: '51824753556' } });
+    await employee(o, AROHA);
+    const run = await ok(o, 'books.payrollDraft', JULY);
+    await sign(o, run.id);
+    const [sub] = await submissions(o, run.id);
+    const doc = await lodgedDoc(o, sub!.id);
+    expect(doc.stp_pay_event.payer).toMatchObject({ abn: '51824753556', bmsId: `finance-desk:${o.orgId}` });
+  });
 
   it('sign queues the pay event: the file with the TFN and exact YTD, lodged with a receipt; a second run accumulates', async () => {
     const o = await t.org();

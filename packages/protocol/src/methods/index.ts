@@ -26,6 +26,21 @@ export * as tax from './tax.js';
 export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
 export * as readSpecs from './reads.js';
+export * as org from './org.js';
+export {
+  AGENT_STATUSES,
+  BAS_FREQUENCIES,
+  KEY_STATUSES,
+  agentName,
+  orgPair,
+  orgProfilePatch,
+  pairingCodeCreate,
+  pairingLimits,
+  publicRoutes,
+  type OrgProfilePatch,
+  type PairingCodeCreate,
+  type PublicRouteSpec,
+} from './org.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';

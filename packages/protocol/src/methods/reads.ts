@@ -3,6 +3,9 @@ import { limits } from '../limits.js';
 import { ACTION_CLASSES, APPROVAL_STATUSES } from '../signature.js';
 import { contactKind } from './contacts.js';
 import { id, isoDate, queryInt, read, text } from './index-fields.js';
+import { orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
+
+export { orgAgents, orgKeys, orgMembers, orgProfile };
 
 /** GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. */
 export const events = read({
@@ -114,7 +117,7 @@ export const hierarchy = read({
   name: 'hierarchy',
   scope: 'org.read',
   summary:
-    'Who is who before asking for approval (issue 10 item 2a): people (userId, email, role, the action classes each may decide), agents (agentId, name, the tiers and scopes of their active keys, how many), active keys paired with no agent by tier, and for EVERY action class (D7) its method, when a human is needed (the floors of the policy, D8), whether decision rights are declared and who holds them. A class with declared false has no holder: its acts are refused with GOVERNANCE_NOT_READY. Lists stop at 500 rows with truncated true. Never secrets or password hashes.',
+    'Who is who before asking for approval (issue 10 item 2a): people (userId, email, role, the action classes each may decide), agents (agentId, name, status active|revoked, the tiers and scopes of their active keys, how many), active keys paired with no agent by tier, and for EVERY action class (D7) its method, when a human is needed (the floors of the policy, D8), whether decision rights are declared and who holds them. A class with declared false has no holder: its acts are refused with GOVERNANCE_NOT_READY. Lists stop at 500 rows with truncated true. Never secrets or password hashes.',
   query: z.strictObject({}),
 });
 
@@ -171,4 +174,8 @@ export const reads = [
   contactsList,
   hierarchy,
   meetingsList,
+  orgProfile,
+  orgMembers,
+  orgAgents,
+  orgKeys,
 ] as const;

@@ -7,8 +7,10 @@ import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
 import { verifyStoredChain } from '../ledger/verify.js';
-import { formatIssues, textProblem, type ChainBreakReason } from '@finance-desk/protocol';
+import { formatIssues, pairingCodeCreate, textProblem, validate, type ChainBreakReason } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
+import { createPairingCode, revokeAgent } from '../org/pairing.js';
+import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
 import { startServer } from '../server.js';
 import { openDatabase } from '../storage/open.js';
 import type { Database } from '../storage/types.js';
@@ -51,6 +53,21 @@ const BREAK_WORDS: Record<ChainBreakReason, string> = {
 
 function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+/** `org profile` flags as a profile patch; "none" clears the ABN or legal name; the schema judges the rest. */
+function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string }): Record<string, unknown> {
+  const cleared = (v: string) => (v.trim().toLowerCase() === 'none' ? null : v);
+  const yesNo: Record<string, boolean> = { yes: true, no: false, true: true, false: false };
+  const patch: Record<string, unknown> = {};
+  if (o.name !== undefined) patch.name = o.name;
+  if (o.legalName !== undefined) patch.legalName = cleared(o.legalName);
+  if (o.abn !== undefined) patch.abn = cleared(o.abn);
+  if (o.gstRegistered !== undefined) patch.gstRegistered = yesNo[o.gstRegistered.toLowerCase()] ?? o.gstRegistered;
+  if (o.gstBasis !== undefined) patch.gstBasis = o.gstBasis;
+  if (o.basFrequency !== undefined) patch.basFrequency = o.basFrequency;
+  if (o.fyStartMonth !== undefined) patch.financialYearStartMonth = /^\d{1,2}$/.test(o.fyStartMonth) ? Number(o.fyStartMonth) : o.fyStartMonth;
+  return patch;
 }
 
 function program(): Command {
@@ -133,6 +150,70 @@ function program(): Command {
     .action(async (o: { org: string; keyId: string; json?: boolean }) => {
       const r = await withDb((db) => revokeOrgKey(db, o.org, o.keyId));
       print(o.json === true, { keyId: o.keyId, revoked: true, already: !r.revoked }, `key ${o.keyId} revoked`);
+    });
+
+  org
+    .command('profile')
+    .description('show or set the organisation profile (issue 10 item 3); each change is one event')
+    .requiredOption('--org <slug>')
+    .option('--name <name>', 'trading name')
+    .option('--legal-name <name>', 'legal name ("none" clears it)')
+    .option('--abn <abn>', 'ABN, 11 digits passing the check ("none" clears it)')
+    .option('--gst-registered <yes|no>', 'registered for GST')
+    .option('--gst-basis <basis>', 'accrual | cash (the default basis of books.taxPrepare)')
+    .option('--bas-frequency <f>', 'monthly | quarterly')
+    .option('--fy-start-month <n>', 'first month of the financial year, 1 to 12 (default 7)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string; json?: boolean }) => {
+      const patch = parseProfilePatch(profilePatchFromFlags(o));
+      const out = await withDb(async (db) => {
+        const orgId = (await orgBySlug(db.reader, o.org)).id;
+        if (Object.keys(patch).length === 0) return loadProfile(db.reader, orgId);
+        // The operator's CLI is the system on the ledger (D4: actor "").
+        const { ledgerId: _l, noop: _n, ...profile } = await setProfile(db, { orgId, actor: '', patch });
+        return profile;
+      });
+      print(o.json === true, out, Object.entries(out).map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`).join('\n'));
+    });
+
+  const agent = cli.command('agent').description('agents: pairing codes and revocation (issue 10 item 4)');
+  agent
+    .command('pair')
+    .description('create a one-time pairing code for a named agent; the agent exchanges it at POST /api/v1/org/pair')
+    .requiredOption('--org <slug>')
+    .requiredOption('--name <name>', "the agent's name")
+    .requiredOption('--tier <tier>', 'observer | reader | agent')
+    .option('--secret <secret>', 'a person-chosen secret (checked for strength: WEAK_SECRET); default 256 random bits')
+    .option('--ttl-minutes <n>', 'minutes until the code expires (default 60, at most 10080)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; name: string; tier: string; secret?: string; ttlMinutes?: string; json?: boolean }) => {
+      const parsed = validate(pairingCodeCreate, {
+        agentName: o.name,
+        tier: o.tier,
+        ...(o.secret !== undefined ? { secret: o.secret } : {}),
+        ...(o.ttlMinutes !== undefined ? { ttlMinutes: /^\d{1,9}$/.test(o.ttlMinutes) ? Number(o.ttlMinutes) : o.ttlMinutes } : {}),
+      });
+      if (!parsed.ok) throw new DomainError('BAD_REQUEST', parsed.message);
+      const created = await withDb(async (db) =>
+        createPairingCode(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', request: parsed.value }),
+      ).catch((error: unknown) => {
+        // The one place a person chooses a secret on the CLI: name the code (seed §7) in the reason.
+        if (error instanceof DomainError && error.code === 'WEAK_SECRET') throw new CliFailure(`WEAK_SECRET: ${error.message}`, 2);
+        throw error;
+      });
+      const out = { code: created.code, codeId: created.codeId, expiresAt: created.expiresAt, agentName: created.agentName, tier: created.tier };
+      print(o.json === true, out, `pairing code for ${out.agentName} (${out.tier}), expires ${out.expiresAt}: ${out.code}\nShown once; give it to the agent now.`);
+    });
+  agent
+    .command('revoke')
+    .description('revoke an agent and every key it holds (one event)')
+    .requiredOption('--org <slug>')
+    .requiredOption('--agent <id>', 'the agent id (agt_…)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; agent: string; json?: boolean }) => {
+      const r = await withDb(async (db) => revokeAgent(db, { orgId: (await orgBySlug(db.reader, o.org)).id, agentId: o.agent, actor: '' }));
+      const out = { agentId: r.agentId, name: r.name, revokedAt: r.revokedAt, keyIds: r.keyIds, already: r.noop };
+      print(o.json === true, out, r.noop ? `agent ${r.agentId} was already revoked` : `agent ${r.agentId} (${r.name}) revoked with ${r.keyIds.length} key(s)`);
     });
 
   const user = cli.command('user').description('people on the human lane');

@@ -20,7 +20,8 @@ import { malformedQueryMessage, parseQuery } from './query.js';
 import { declaredMethods, methodRegistry, readRegistry, type MethodBinding, type ReadBinding } from '../registry.js';
 import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
-import type { RateLimiter } from './rate-limit.js';
+import { registerPairRoute } from './pair-route.js';
+import type { RateConfig, RateLimiter } from './rate-limit.js';
 
 export interface AppOptions {
   readonly db: Database;
@@ -31,6 +32,8 @@ export interface AppOptions {
   readonly benchRoute?: boolean;
   /** Mark the console's session cookie Secure (COOKIE_SECURE=1). */
   readonly cookieSecure?: boolean;
+  /** Budget of POST /api/v1/org/pair per client address (default PAIR_ROUTE_RATE). */
+  readonly pairRate?: RateConfig | undefined;
 }
 
 interface Gate {
@@ -115,7 +118,7 @@ async function gate(
 }
 
 /** D5: `{"params":{…}}` is the wrapped form, any other object the bare params, empty is `{}`. */
-function paramsOf(body: unknown): unknown {
+export function paramsOf(body: unknown): unknown {
   if (body === undefined || (typeof body === 'string' && body.trim() === '')) return {};
   let parsed: unknown;
   try {
@@ -274,6 +277,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     );
   }
   app.register(consolePlugin, { db, cookieSecure: options.cookieSecure ?? false });
+  // Registered before the key pipeline's wildcard: the one route whose credential is a pairing code.
+  registerPairRoute(app, { db, rate: options.pairRate, paramsOf });
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',

@@ -38,7 +38,7 @@ type PageHandler = (
   s: HumanSession,
 ) => Promise<FastifyReply>;
 
-async function render(
+export async function render(
   o: ConsoleOptions,
   reply: FastifyReply,
   s: HumanSession,
@@ -61,7 +61,7 @@ async function render(
  * A page for a signed-in person: without a session, go to the sign-in form; an expected
  * refusal (no rights, unknown approval, already decided, bad CSRF) becomes a page with its status.
  */
-function signedIn(o: ConsoleOptions, handler: PageHandler) {
+export function signedIn(o: ConsoleOptions, handler: PageHandler) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const s = await currentSession(o.db, req);
     if (!s) return seeOther(reply, '/console/login');
@@ -81,7 +81,7 @@ function signedIn(o: ConsoleOptions, handler: PageHandler) {
 }
 
 /** A form post: its `_csrf` field must be this session's token. */
-function formPost(
+export function formPost(
   o: ConsoleOptions,
   handler: (
     req: FastifyRequest,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerConsoleApi } from './console-api.js';
 import { consoleGuard, type ConsoleOptions } from './console-http.js';
 import { registerConsolePages } from './console-pages.js';
+import { registerOrgConsole } from './org-pages.js';
 
 export type { ConsoleOptions } from './console-http.js';
 
@@ -15,4 +16,6 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   app.addHook('onRequest', consoleGuard);
   registerConsolePages(app, options);
   registerConsoleApi(app, options);
+  // Organisation profile and agents (issue 10 items 3 and 4).
+  registerOrgConsole(app, options);
 }

@@ -81,13 +81,15 @@ function chainBadge(chain: ChainStatus): Html {
 <span class="mono" title="${chain.head.rowHash}">${head}</span> ${badge}</p>`;
 }
 
-export type NavKey = 'inbox' | 'history' | 'policy';
+export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents';
 
 function nav(current: NavKey | null): Html {
   const items: readonly [NavKey, string, string][] = [
     ['inbox', '/console', 'Inbox'],
     ['history', '/console/history', 'History'],
     ['policy', '/console/policy', 'Policy'],
+    ['org', '/console/org', 'Organisation'],
+    ['agents', '/console/agents', 'Agents'],
   ];
   const links = items.map(([key, href, label]) =>
     key === current

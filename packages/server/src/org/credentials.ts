@@ -47,6 +47,8 @@ interface CredentialRow {
   revoked_at: string | null;
   agent_id: string | null;
   agent_name: string | null;
+  agent_paired_at: string | null;
+  agent_revoked_at: string | null;
 }
 
 /** Resolve a bearer token to its principal, or null for missing, malformed, unknown or revoked. */
@@ -55,7 +57,8 @@ export async function authenticate(q: Queryable, token: string): Promise<Princip
   if (!match) return null;
   const [, idBody = '', secretText = ''] = match;
   const row = await q.get<CredentialRow>(
-    `SELECT c.id, c.org_id, o.slug, c.tier, c.secret_hash, c.revoked_at, c.agent_id, a.name AS agent_name
+    `SELECT c.id, c.org_id, o.slug, c.tier, c.secret_hash, c.revoked_at, c.agent_id, a.name AS agent_name,
+            a.paired_at AS agent_paired_at, a.revoked_at AS agent_revoked_at
      FROM credentials c JOIN organisations o ON o.id = c.org_id
      LEFT JOIN agents a ON a.id = c.agent_id
      WHERE c.id = ?`,
@@ -64,8 +67,10 @@ export async function authenticate(q: Queryable, token: string): Promise<Princip
   const presented = hashSecret(secretText);
   const stored = row ? Buffer.from(row.secret_hash, 'hex') : DUMMY_HASH;
   const equal = stored.length === presented.length && timingSafeEqual(stored, presented);
-  if (!row || !equal || row.revoked_at !== null) return null;
-  const agent = row.agent_id && row.agent_name ? { id: row.agent_id, name: row.agent_name } : null;
+  // A revoked agent's keys are revoked with it (pairing.ts); its own mark is checked as well.
+  if (!row || !equal || row.revoked_at !== null || row.agent_revoked_at !== null) return null;
+  const agent =
+    row.agent_id && row.agent_name ? { id: row.agent_id, name: row.agent_name, pairedAt: row.agent_paired_at } : null;
   return {
     orgId: row.org_id,
     orgSlug: row.slug,

@@ -25,6 +25,7 @@ interface UserRow {
 interface AgentRow {
   id: string;
   name: string;
+  revoked_at: string | null;
 }
 
 interface KeyCount {
@@ -54,7 +55,7 @@ function methodOf(c: ActionClass): string {
 
 async function agentsOf(q: Queryable, orgId: string) {
   const [agents, counts] = await Promise.all([
-    q.all<AgentRow>(`SELECT id, name FROM agents WHERE org_id = ? ORDER BY created_at, id LIMIT ${HIERARCHY_ROWS_MAX + 1}`, [orgId]),
+    q.all<AgentRow>(`SELECT id, name, revoked_at FROM agents WHERE org_id = ? ORDER BY created_at, id LIMIT ${HIERARCHY_ROWS_MAX + 1}`, [orgId]),
     // Grouped: one row per (agent, tier), however many keys were issued.
     q.all<KeyCount>(
       `SELECT agent_id, tier, COUNT(*) AS n FROM credentials WHERE org_id = ? AND revoked_at IS NULL
@@ -79,7 +80,13 @@ async function agentsOf(q: Queryable, orgId: string) {
     };
   };
   return {
-    agents: agents.slice(0, HIERARCHY_ROWS_MAX).map((a) => ({ agentId: a.id, name: a.name, ...describe(byAgent.get(a.id)) })),
+    agents: agents.slice(0, HIERARCHY_ROWS_MAX).map((a) => ({
+      agentId: a.id,
+      name: a.name,
+      // Migration 26: a revoked agent keeps its row (and its events' actor id); its keys are revoked with it.
+      status: a.revoked_at === null ? ('active' as const) : ('revoked' as const),
+      ...describe(byAgent.get(a.id)),
+    })),
     truncated: agents.length > HIERARCHY_ROWS_MAX,
     unpairedKeys: Object.fromEntries(TIERS.map((t) => [t, byAgent.get(null)?.get(t) ?? 0])),
   };

@@ -143,10 +143,14 @@ export async function issueOrgKey(
   await inUnitOfWork(db, org.id, '', async (uow) => {
     let agentId: string | null = null;
     if (agentName !== null) {
-      const existing = await uow.tx.get<{ id: string }>('SELECT id FROM agents WHERE org_id = ? AND name = ?', [
-        org.id,
-        agentName,
-      ]);
+      const existing = await uow.tx.get<{ id: string; revoked_at: string | null }>(
+        'SELECT id, revoked_at FROM agents WHERE org_id = ? AND name = ?',
+        [org.id, agentName],
+      );
+      // Issue 10 item 4: a revoked agent's name is never silently revived.
+      if (existing?.revoked_at) {
+        throw new DomainError('CONFLICT', `agent "${agentName}" (${existing.id}) was revoked; choose another name`);
+      }
       agentId = existing?.id ?? newId('agt');
       if (!existing) {
         await uow.tx.run('INSERT INTO agents (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', [

@@ -22,7 +22,7 @@ import { loadLines, loadRun, type PayRunRow } from './runs.js';
  */
 export type StpKind = 'pay' | 'correction' | 'resubmission';
 
-/** The ATO payer has an ABN; the organisation has no ABN field yet, so `abn` is null and the BMS id is the org id (stable per payer). */
+/** The payer's ABN comes from the organisation profile (null until an owner sets it); the BMS id is the org id (stable per payer). */
 const BMS_PREFIX = 'finance-desk:';
 
 interface YtdRow {
@@ -74,7 +74,8 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
     [uow.orgId, ...ids],
   );
   const byId = new Map(people.map((p) => [p.id, p]));
-  const org = await uow.tx.get<{ name: string }>('SELECT name FROM organisations WHERE id = ?', [uow.orgId]);
+  // Issue 10 item 3: the payer's ABN is the organisation profile's (migration 26).
+  const org = await uow.tx.get<{ name: string; abn: string | null }>('SELECT name, abn FROM organisations WHERE id = ?', [uow.orgId]);
   invariant(org !== undefined, `organisation ${uow.orgId} exists`);
   const payees = lines.map((l) => {
     const e = byId.get(l.employee_id);
@@ -95,7 +96,7 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
   return {
     submissionKind: kind,
     reason,
-    payer: { name: org.name, abn: null, bmsId: `${BMS_PREFIX}${uow.orgId}` },
+    payer: { name: org.name, abn: org.abn, bmsId: `${BMS_PREFIX}${uow.orgId}` },
     payRun: { id: run.id, status: run.status, periodStart: run.period_start, periodEnd: run.period_end, paymentDate: run.payment_date },
     financialYear: fy,
     payees,

@@ -1,3 +1,4 @@
+import { loadProfile, supplierLines } from '../../org/profile.js';
 import { searchKey } from '../search-key.js';
 import { contactPayload, finishContact, resolveDocumentContact } from '../contacts/contacts.js';
 import { TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
@@ -169,7 +170,13 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
 }
 
 /** The invoice as emailed: a tax invoice when it carries GST (GST Act s 29-70). */
-function invoiceMessage(row: InvoiceRow, lines: readonly SaleLine[], issuedOn: string, dueOn: string) {
+function invoiceMessage(
+  row: InvoiceRow,
+  lines: readonly SaleLine[],
+  issuedOn: string,
+  dueOn: string,
+  supplier: readonly string[],
+) {
   const taxable = lines.some((l) => TAX_CODES[l.taxCode].gst);
   const title = taxable ? 'Tax invoice' : 'Invoice';
   return {
@@ -186,6 +193,8 @@ function invoiceMessage(row: InvoiceRow, lines: readonly SaleLine[], issuedOn: s
       '',
       'Kind regards,',
       'Accounts receivable',
+      // The supplier's identity and ABN from the organisation profile (GST Act s 29-70; issue 10 item 3).
+      ...supplier,
     ].join('\n'),
   };
 }
@@ -204,7 +213,9 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
   invariant(lines.reduce((s, l) => s + l.amountCents, 0) === Number(row.total_cents), 'invoice lines sum to its total');
   const issuedOn = uow.today;
   const dueOn = addDays(issuedOn, Number(row.due_days));
-  const message = row.payee_email ? invoiceMessage(row, lines, issuedOn, dueOn) : null;
+  const message = row.payee_email
+    ? invoiceMessage(row, lines, issuedOn, dueOn, supplierLines(await loadProfile(uow.tx, uow.orgId)))
+    : null;
   const journalId = newJournalId();
   // Redacted by design (seed §6.5): the channel and how many recipients, never the body.
   const event = await uow.emit({

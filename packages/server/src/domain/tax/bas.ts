@@ -1,3 +1,4 @@
+import { loadProfile } from '../../org/profile.js';
 import type { tax } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
@@ -107,7 +108,8 @@ async function existingFor(uow: Uow, p: PrepareParams, basis: string) {
 }
 
 export async function taxPrepare(p: PrepareParams, uow: Uow) {
-  const basis = p.basis ?? 'accrual';
+  // Issue 10 item 3: an omitted basis is the organisation profile's GST basis (default accrual, D11).
+  const basis = p.basis ?? (await loadProfile(uow.tx, uow.orgId)).gstBasis;
   if (p.periodEnd >= uow.today) {
     throw badRequest(`periodEnd: the period has not ended (today is ${uow.today}); prepare its BAS from the day after ${p.periodEnd}`);
   }

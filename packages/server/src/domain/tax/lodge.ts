@@ -1,3 +1,4 @@
+import { loadProfile } from '../../org/profile.js';
 import { tax } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueLodgement, lodgementDocument } from '../../adapters/lodgement.js';
@@ -81,9 +82,17 @@ export function settlementLines(f: Figures): PostingLine[] {
   ];
 }
 
+interface BasEntity {
+  readonly name: string;
+  readonly legalName: string | null;
+  readonly abn: string | null;
+}
+
 /** The `bas` part of the lodgement document (docs/books.md "The lodgement document"). */
-function basDocument(row: BasRow, f: Figures, signedLedgerId: string) {
+function basDocument(row: BasRow, f: Figures, signedLedgerId: string, entity: BasEntity) {
   return {
+    // Issue 10 item 3: who lodges, from the organisation profile (abn null until an owner sets it).
+    entity,
     periodStart: row.period_start,
     periodEnd: row.period_end,
     frequency: frequencyOf(row.period_start, row.period_end),
@@ -118,7 +127,9 @@ async function execute(_p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
       lines,
     });
   }
-  const content = lodgementDocument('bas', row.id, uow.orgId, uow.now, basDocument(row, f, event.ledgerId));
+  const profile = await loadProfile(uow.tx, uow.orgId);
+  const entity = { name: profile.name, legalName: profile.legalName, abn: profile.abn };
+  const content = lodgementDocument('bas', row.id, uow.orgId, uow.now, basDocument(row, f, event.ledgerId, entity));
   const queued = await enqueueLodgement(uow.tx, uow.orgId, uow.now, { kind: 'bas', subjectId: row.id, content });
   const moved = await uow.tx.run(
     'UPDATE bas_returns SET status = ?, journal_id = ?, outbox_id = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = ?',

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { limits } from '../limits.js';
+import { TIERS } from '../scopes.js';
+import { BAS_BASES } from './tax.js';
+import { id, queryInt, read, text } from './index-fields.js';
+import { abn } from './people-fields.js';
+
+/**
+ * The organisation's own records (issue 10 items 3 and 4): its profile, the people, agents and
+ * keys that act in it, and agent pairing. Reads are GET reads on `org.read` (D4, seed §4.3);
+ * `org/pair` is the one route that takes no key: a pairing code is the credential.
+ */
+export const BAS_FREQUENCIES = ['monthly', 'quarterly'] as const;
+export const AGENT_STATUSES = ['active', 'revoked'] as const;
+export const KEY_STATUSES = ['active', 'revoked'] as const;
+
+/** Pairing limits, in one place (architecture guide: limits with units last). */
+export const pairingLimits = {
+  /** Unused, unexpired codes an organisation may hold at once. */
+  openCodesMax: 20,
+  ttlMinutesDefault: 60,
+  ttlMinutesMax: 7 * 24 * 60,
+  /** A person-chosen secret: length bounds and the estimated entropy it must reach. */
+  chosenSecretCharsMin: 12,
+  chosenSecretCharsMax: 128,
+  chosenSecretBitsMin: 60,
+  /** Wrong secrets presented for one code before it is burnt. */
+  failedAttemptsMax: 5,
+  codeCharsMax: 200,
+} as const;
+
+/** An agent's name: what the console and events show; letters, digits, spaces, . _ - (as `key issue --agent`). */
+export const agentName = () =>
+  z
+    .string({ error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -' })
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, { error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -, starting with a letter or digit' });
+
+/**
+ * A change to the profile (console, CLI). Every field optional; `null` clears ABN and legal name.
+ * The defaults (migration 26) are what the code assumed before: GST registered, accrual basis,
+ * quarterly BAS, financial year from July.
+ */
+export const orgProfilePatch = z.strictObject({
+  name: text(limits.nameCharsMax).optional(),
+  legalName: text(limits.nameCharsMax).nullable().optional(),
+  abn: abn().nullable().optional(),
+  gstRegistered: z.boolean({ error: 'must be true or false' }).optional(),
+  gstBasis: z.enum(BAS_BASES, { error: `must be one of ${BAS_BASES.join(', ')}` }).optional(),
+  basFrequency: z.enum(BAS_FREQUENCIES, { error: `must be one of ${BAS_FREQUENCIES.join(', ')}` }).optional(),
+  financialYearStartMonth: z
+    .number({ error: 'must be a month number from 1 to 12' })
+    .int({ error: 'must be a month number from 1 to 12' })
+    .min(1, { error: 'must be a month number from 1 to 12' })
+    .max(12, { error: 'must be a month number from 1 to 12' })
+    .optional(),
+});
+export type OrgProfilePatch = z.infer<typeof orgProfilePatch>;
+
+/** Creating a pairing code (console JSON API; the form and the CLI are converted to this). */
+export const pairingCodeCreate = z.strictObject({
+  agentName: agentName(),
+  tier: z.enum(TIERS, { error: `must be one of ${TIERS.join(', ')}` }),
+  /** A person-chosen secret; omitted, the server generates 256 bits. */
+  secret: z
+    .string({ error: 'must be a string' })
+    .min(pairingLimits.chosenSecretCharsMin, { error: `must be at least ${pairingLimits.chosenSecretCharsMin} characters` })
+    .max(pairingLimits.chosenSecretCharsMax, { error: `must be at most ${pairingLimits.chosenSecretCharsMax} characters` })
+    .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces' })
+    .optional(),
+  ttlMinutes: z
+    .number({ error: `must be an integer from 1 to ${pairingLimits.ttlMinutesMax}` })
+    .int({ error: `must be an integer from 1 to ${pairingLimits.ttlMinutesMax}` })
+    .min(1, { error: `must be an integer from 1 to ${pairingLimits.ttlMinutesMax}` })
+    .max(pairingLimits.ttlMinutesMax, { error: `must be an integer from 1 to ${pairingLimits.ttlMinutesMax}` })
+    .default(pairingLimits.ttlMinutesDefault),
+});
+export type PairingCodeCreate = z.infer<typeof pairingCodeCreate>;
+
+/** A route outside the key pipeline (no Authorization): its body schema and words for the docs. */
+export interface PublicRouteSpec<P extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly summary: string;
+  readonly params: P;
+}
+
+export const orgPair: PublicRouteSpec = {
+  name: 'org/pair',
+  summary:
+    'Exchange a one-time pairing code (from an owner: console Agents page or `finance-desk agent pair`) for an agent API key. ' +
+    'No Authorization header: the code is the credential. Answers `{agentId, keyId, key, tier, orgId, slug}` once; the agent id is ' +
+    'the `actor` of the events its key causes (D4). An unknown, expired, used or burnt code (5 wrong secrets) is UNAUTHORIZED, ' +
+    'all alike. Rate-limited per client address (RATE_LIMITED with Retry-After). Event `org` / `org.agent.pair`.',
+  params: z.strictObject({ code: text(pairingLimits.codeCharsMax) }),
+};
+
+export const publicRoutes: readonly PublicRouteSpec[] = [orgPair];
+
+const page = {
+  cursor: id().optional(),
+  limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+};
+
+export const orgProfile = read({
+  name: 'org/profile',
+  scope: 'org.read',
+  summary:
+    'The organisation profile: name, legal name, ABN, GST registration and basis (the default basis of books.taxPrepare), BAS ' +
+    'frequency, financial-year start month, time zone. Owners set it in the console or with `finance-desk org profile`.',
+  query: z.strictObject({}),
+});
+
+export const orgMembers = read({
+  name: 'org/members',
+  scope: 'org.read',
+  summary:
+    'People of the organisation: userId, email, role and the action classes they may decide (policy decision rights, by id or ' +
+    'role); never password hashes. Paged by `cursor` (the last userId held).',
+  query: z.strictObject(page),
+});
+
+export const orgAgents = read({
+  name: 'org/agents',
+  scope: 'org.read',
+  summary:
+    'Agents of the organisation: agentId, name, tier (of its pairing; null for agents named by `key issue --agent`), status ' +
+    'active|revoked, pairedAt, revokedAt, revokedBy, keyIds (newest first, at most 20) and keyCount. Optional `status`; paged by `cursor`.',
+  query: z.strictObject({ ...page, status: z.enum(AGENT_STATUSES).optional() }),
+});
+
+export const orgKeys = read({
+  name: 'org/keys',
+  scope: 'org.read',
+  summary:
+    'API keys of the organisation: keyId, tier, agentId, createdAt, revokedAt; never secrets or hashes. Optional `status` ' +
+    'active|revoked and `agentId`; paged by `cursor` (the last keyId held).',
+  query: z.strictObject({ ...page, status: z.enum(KEY_STATUSES).optional(), agentId: id().optional() }),
+});
+
+export const orgReads = [orgProfile, orgMembers, orgAgents, orgKeys] as const;
