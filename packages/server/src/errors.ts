@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@finance-desk/protocol';
+import type { ErrorCode, ErrorDetails } from '@finance-desk/protocol';
 
 /**
  * An expected refusal with its contract code and a public message (architecture guide:
@@ -9,6 +9,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: Exclude<ErrorCode, 'IDEMPOTENT_REPLAY' | 'INTERNAL'>,
     message: string,
+    /** Structured parts of the frame (issue 11 item 3): the field, the approval to file. */
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = 'DomainError';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { issueOrgKey } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 
 describe.each(engines)('board (%s)', (engine) => {
   let t: TestServer;
@@ -30,7 +30,7 @@ describe.each(engines)('board (%s)', (engine) => {
     [{ title: 'x', priority: 'asap' }, 'priority: must be one of low, normal, high, urgent'],
   ])('createTask %j is BAD_REQUEST', async (params, message) => {
     const r = await t.post(org.keys.agent, 'board.createTask', params);
-    expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+    expect(r.body).toEqual(refusal('BAD_REQUEST', message));
   });
 
   it('board.ready lists unclaimed items by priority, then age', async () => {

@@ -3,7 +3,7 @@ import { applyClaimPayment, openClaimsAsOf } from '../src/domain/expenses/ledger
 import { newJournalId } from '../src/domain/gl/post.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { inUnitOfWork } from '../src/write-path.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays, journalLines, journalsOf, today } from './payables-helpers.js';
 import { freshKey } from './signature-helpers.js';
 
@@ -157,7 +157,7 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     for (const [method, params, status, message] of cases) {
       const r = await t.post(o.keys.agent, method, params);
       expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(status);
-      expect(r.body, method).toEqual({ ok: false, error: { code: code[status], message } });
+      expect(r.body, method).toEqual(refusal(code[status] ?? String(status), message));
     }
     expect((await eventsOf(t, o)).length).toBe(before);
     expect(await Promise.all([submitted.id, rejected.id, approved.id, paid.id].map(statusOf))).toEqual(['submitted', 'rejected', 'approved', 'paid']);

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { firstField } from '@finance-desk/protocol';
 import pg from 'pg';
 import type { Config } from '../src/config.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
@@ -183,4 +184,14 @@ export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; d
       await c.end();
     },
   };
+}
+
+/**
+ * The error frame a refusal is expected to be (issue 11 item 3): a BAD_REQUEST names its first
+ * field in `error.field` when its message starts with one (protocol firstField); tests that
+ * check a message check the frame's field with it.
+ */
+export function refusal(code: string, message: string) {
+  const field = code === 'BAD_REQUEST' ? firstField(message) : undefined;
+  return { ok: false, error: { code, message, ...(field !== undefined ? { field } : {}) } };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../src/human/users.js';
 import { issueOrgKey, type CreatedOrg } from '../src/org/orgs.js';
 import { createPairingCode } from '../src/org/pairing.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { consoleForm, consoleGet, consoleJson, consoleSignIn, orgEvents, type Signed } from './console-helpers.js';
 
 /**
@@ -95,7 +95,7 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
   });
 
   it('the body is strict (D5): unknown field, missing code, non-object, bad text are BAD_REQUEST naming the field', async () => {
-    expect((await pair({ code: 'x', tier: 'agent' })).body.error).toEqual({ code: 'BAD_REQUEST', message: 'tier: unknown field' });
+    expect((await pair({ code: 'x', tier: 'agent' })).body.error).toEqual(refusal('BAD_REQUEST', 'tier: unknown field').error);
     expect((await pair({})).body.error.message).toBe('code: is required');
     expect((await pair('[1]')).body.error.message).toBe('body: must be a JSON object');
     expect((await pair('{')).body.error.code).toBe('BAD_REQUEST');
@@ -137,7 +137,7 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
       expect(r.body.error.message).not.toContain(secret);
     }
     expect((await create({ agentName: 'chosen-bot', tier: 'agent', secret: 'short' })).body.error).toEqual({
-      code: 'BAD_REQUEST', message: 'secret: must be at least 12 characters',
+      code: 'BAD_REQUEST', message: 'secret: must be at least 12 characters', field: 'secret',
     });
     const ok = await create({ agentName: 'chosen-bot', tier: 'observer', secret: STRONG });
     expect(ok.status).toBe(200);

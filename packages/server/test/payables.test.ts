@@ -8,7 +8,7 @@ import { accountBalanceCents, newJournalId } from '../src/domain/gl/post.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { inUnitOfWork } from '../src/write-path.js';
 import { parseAba } from './aba-parse.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, bank, eventsOf, FUNDING, inDays, journalLines, journalsOf, today } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
@@ -164,7 +164,7 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     ];
     for (const [params, message] of cases) {
       const r = await capture(org, params);
-      expect(r.body, message).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+      expect(r.body, message).toEqual(refusal('BAD_REQUEST', message));
     }
     expect((await eventsOf(t, org)).length).toBe(before);
   });
@@ -206,7 +206,7 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     for (const [method, params, status, message] of cases) {
       const r = await t.post(o.keys.agent, method, params);
       expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(status);
-      expect(r.body, method).toEqual({ ok: false, error: { code: code[status], message } });
+      expect(r.body, method).toEqual(refusal(code[status] ?? String(status), message));
     }
     // Another organisation's bill does not exist there, whatever the method.
     for (const [method, params] of [['books.billApprove', { id: open.id }], ['books.billHold', { id: open.id, reason: 'x' }], ['books.billReturn', { id: open.id, reason: 'x' }]] as const) {
@@ -303,6 +303,7 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
       expect(r.status).toBe(400);
       expect(r.body.error).toEqual({
         code: 'BAD_REQUEST',
+        field: 'cursor',
         message: `cursor: no bill ${cursor} in this organisation; pass the nextCursor of a previous page`,
       });
     }

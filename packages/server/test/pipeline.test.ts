@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 
 const draft = { payeeName: 'Bob Pty Ltd', description: 'Consulting', totalCents: 12_345, dueDays: 14 };
 
@@ -125,7 +125,7 @@ describe.each(engines)('method pipeline (%s)', (engine) => {
       const before = await head();
       const r = await t.post(org.keys.agent, 'books.invoiceDraft', { ...draft, ...patch });
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+      expect(r.body).toEqual(refusal('BAD_REQUEST', message));
       expect(await head()).toBe(before);
     });
 

@@ -6,7 +6,7 @@ import { applyInvoicePayment, openInvoicesAsOf } from '../src/domain/receivables
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { inUnitOfWork } from '../src/write-path.js';
 import { migration } from '../src/domain/receivables/migration.js';
-import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 import { freshKey } from './signature-helpers.js';
 
 // The organisation's today: test organisations keep the default time zone (clock.ts).
@@ -487,7 +487,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const over = await post('books.invoicePromise', { id: inv.id, promisedOn: today(), amountCents: 110_001 });
       expect(over.body.error.message).toBe(`amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}`);
       const bad = await post('books.invoicePromise', { id: inv.id, promisedOn: 'soon' });
-      expect(bad.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'promisedOn: must be a date YYYY-MM-DD' } });
+      expect(bad.body).toEqual(refusal('BAD_REQUEST', 'promisedOn: must be a date YYYY-MM-DD'));
       const d = (await post('books.invoiceDraft', SIMPLE)).body.result;
       const draft = await post('books.invoicePromise', { id: d.id, promisedOn: today() });
       expect(draft.status).toBe(409);
@@ -580,6 +580,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
         expect(r.status).toBe(400);
         expect(r.body.error).toEqual({
           code: 'BAD_REQUEST',
+          field: 'cursor',
           message: `cursor: no invoice ${cursor} in this organisation; pass the nextCursor of a previous page`,
         });
       }
@@ -661,7 +662,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       for (const [method, params, message] of cases) {
         const r = await post(method, params);
         expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(400);
-        expect(r.body, method).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+        expect(r.body, method).toEqual(refusal('BAD_REQUEST', message));
       }
       expect(await headSeq()).toBe(before);
       expect([await statusOf(inv.id), await statusOf(d.id)]).toEqual(['sent', 'draft']);
@@ -692,7 +693,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       for (const [method, params, message] of cases) {
         const r = await post(method, params);
         expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(409);
-        expect(r.body, method).toEqual({ ok: false, error: { code: 'CONFLICT', message } });
+        expect(r.body, method).toEqual(refusal('CONFLICT', message));
       }
       expect(await headSeq()).toBe(before);
       expect(await Promise.all([d.id, v.id, paid.id, part.id].map(statusOf))).toEqual(['draft', 'void', 'paid', 'part_paid']);

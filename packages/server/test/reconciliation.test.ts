@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
 import { accountBalanceCents } from '../src/domain/gl/post.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, journalLines } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
@@ -163,7 +163,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       for (const [params, message] of cases) {
         const r = await post('books.feedLines', params);
         expect(r.status, JSON.stringify(params)).toBe(400);
-        expect(r.body.error).toEqual({ code: 'BAD_REQUEST', message });
+        expect(r.body.error).toEqual(refusal('BAD_REQUEST', message).error);
       }
       expect(await headSeq()).toBe(seq);
     });
@@ -190,7 +190,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       const seq = await headSeq();
       const r = await post('books.feedLines', { file });
       expect(r.status).toBe(400);
-      expect(r.body.error).toEqual({ code: 'BAD_REQUEST', message });
+      expect(r.body.error).toEqual(refusal('BAD_REQUEST', message).error);
       expect(await headSeq()).toBe(seq);
     });
 
@@ -236,14 +236,14 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       const content = `${OFX_HEAD}<STMTTRN><DTPOSTED>20241004<TRNAMT>-1.00\n<NAME>PAY ${ref} X</STMTTRN>\n</BANKTRANLIST>`;
       const r = await post('books.feedLines', { file: { format: 'ofx', content } });
       expect(r.status).toBe(400);
-      expect(r.body.error).toEqual({ code: 'BAD_REQUEST', message: `file.content: line 6: NAME: character reference "${ref}" ${problem}` });
+      expect(r.body.error).toEqual(refusal('BAD_REQUEST', `file.content: line 6: NAME: character reference "${ref}" ${problem}`).error);
       expect(await headSeq()).toBe(seq);
     });
 
     it('a malformed OFX character reference is BAD_REQUEST naming NAME', async () => {
       const content = `${OFX_HEAD}<STMTTRN><DTPOSTED>20241004<TRNAMT>-1.00<NAME>PAY &#x; X</STMTTRN>\n</BANKTRANLIST>`;
       const r = await post('books.feedLines', { file: { format: 'ofx', content } });
-      expect(r.body.error).toEqual({ code: 'BAD_REQUEST', message: 'file.content: line 5: NAME: malformed character reference "&#x;"' });
+      expect(r.body.error).toEqual(refusal('BAD_REQUEST', 'file.content: line 5: NAME: malformed character reference "&#x;"').error);
     });
 
     it('suggests open invoices for money in and bills and claims for money out, best first', async () => {
@@ -476,7 +476,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       for (const [lineId, kind, message] of cases) {
         const r = await post('books.matchAccept', { lineId, target: { kind, id: kind === 'bill' ? bill : cl } }, o);
         expect(r.status).toBe(400);
-        expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+        expect(r.body).toEqual(refusal('BAD_REQUEST', message));
       }
       expect(await headSeq(o)).toBe(before);
       const listed = ok(await t.post(o.keys.reader, 'books.feedLinesList', { status: 'all' })).lines as any[];
@@ -503,7 +503,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
         for (const [params, message] of cases) {
           const r = await post(method, params, o);
           expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(400);
-          expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+          expect(r.body).toEqual(refusal('BAD_REQUEST', message));
         }
       }
       expect(await headSeq(o)).toBe(before);
@@ -536,7 +536,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       for (const [method, params, message] of cases) {
         const r = await post(method, params, o);
         expect(r.status, `${method} ${JSON.stringify(params)}`).toBe(409);
-        expect(r.body).toEqual({ ok: false, error: { code: 'CONFLICT', message } });
+        expect(r.body).toEqual(refusal('CONFLICT', message));
       }
       expect(await headSeq(o)).toBe(before);
       expect(await bank(o)).toBe(bankBefore);
@@ -556,7 +556,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       ];
       for (const [method, params, message] of cases) {
         const r = await post(method, params);
-        expect(r.body, method).toEqual({ ok: false, error: { code: 'NOT_FOUND', message } });
+        expect(r.body, method).toEqual(refusal('NOT_FOUND', message));
       }
       expect(await headSeq()).toBe(before);
       expect(ok(await post('books.feedLinesList', { status: 'all' })).lines.map((l: any) => l.id)).not.toContain(line);
@@ -575,7 +575,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
       for (const [params, message] of cases) {
         const r = await t.post(org.keys.reader, 'books.feedLinesList', params);
         expect(r.status, JSON.stringify(params)).toBe(400);
-        expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+        expect(r.body).toEqual(refusal('BAD_REQUEST', message));
       }
       const o = await t.org();
       const ids = (await feed([bankLine(100, 'A'), bankLine(200, 'B'), bankLine(300, 'C')], o)).lineIds;

@@ -4,7 +4,7 @@ import { readConsistently } from '../src/domain/reports/ledger-totals.js';
 import { financialYearStart } from '../src/domain/reports/statements.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import type { Queryable } from '../src/storage/types.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, inDays, today } from './payables-helpers.js';
 import { postEntry, purchaseLines, report, saleLines } from './reports-helpers.js';
 
@@ -302,7 +302,7 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
       const before = (await t.get(books.keys.observer, 'snapshot')).body.head.seq;
       const r = await read(method, params);
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message } });
+      expect(r.body).toEqual(refusal('BAD_REQUEST', message));
       expect((await t.get(books.keys.observer, 'snapshot')).body.head.seq).toBe(before);
     });
 

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { sentInvoice } from './signature-helpers.js';
 
 const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
@@ -128,7 +128,7 @@ describe.each(engines)('D5 text rules, summaries quoted, framework errors (%s)',
     for (const bad of ['%ED%A0%80%00', '%zz', 'caf%E9']) {
       const r = await t.get(org.keys.observer, `org/whoami?slug=${bad}`);
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'slug: malformed percent-encoding' } });
+      expect(r.body).toEqual(refusal('BAD_REQUEST', 'slug: malformed percent-encoding'));
     }
     const events = await t.get(org.keys.observer, 'events?cursor=0&limit=%zz');
     expect(events.body.error.message).toBe('limit: malformed percent-encoding');
@@ -231,7 +231,7 @@ describe.each(engines)('D5 text rules, summaries quoted, framework errors (%s)',
         const r = await rawRequest(t.url, method, path);
         expect(r.status).toBe(400);
         expect(r.type).toBe('application/json; charset=utf-8');
-        expect(r.body).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^path: /) } });
+        expect(r.body).toEqual(refusal('BAD_REQUEST', expect.stringMatching(/^path: /)));
       }
     },
   );

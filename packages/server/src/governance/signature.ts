@@ -178,7 +178,10 @@ export function signatureHandler<P extends Proof & object, Row>(act: SignatureAc
     if (!needs) return act.execute(actParams, row, uow);
     const summary = act.summary(actParams, row);
     if (act.refuseWithoutProof) {
-      throw new DomainError('GOVERNANCE_NOT_READY', `${summary}: a human must approve this; ${instructions(b)}`);
+      // Issue 11 item 3: the approval to file travels structured, so no client parses this prose.
+      throw new DomainError('GOVERNANCE_NOT_READY', `${summary}: a human must approve this; ${instructions(b)}`, {
+        approval: { actionClass: b.actionClass, payloadHash: b.payloadHash, subject: { kind: 'books.signature', subjectId: b.subjectId, summary } },
+      });
     }
     return hold(uow, act.method, b, actParams, summary, policy);
   };

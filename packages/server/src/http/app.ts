@@ -2,6 +2,7 @@ import {
   METHOD_NAME,
   NOT_DEPLOYED_READS,
   errorFrame,
+  firstField,
   limits,
   missingScopeMessage,
   statusOf,
@@ -200,7 +201,11 @@ const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
 
 function errorReply(req: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   if (error instanceof DomainError) {
-    return send(reply, statusOf(error.code), JSON.stringify(errorFrame(error.code, error.message)));
+    // Issue 11 item 3: a refused parameter is named in `error.field` (validation and the domain's
+    // checks both word their messages `field: problem`, D5).
+    const field = error.details.field ?? (error.code === 'BAD_REQUEST' ? firstField(error.message) : undefined);
+    const details = field === undefined ? error.details : { ...error.details, field };
+    return send(reply, statusOf(error.code), JSON.stringify(errorFrame(error.code, error.message, details)));
   }
   const status = (error as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
