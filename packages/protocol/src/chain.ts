@@ -48,6 +48,21 @@ export function rowHash(prev: string, row: UnhashedEvent): string {
   return sha256Hex(rowHashInput(prev, row));
 }
 
+/**
+ * D7 payloadHash: lowercase hex SHA-256 of the canonical JSON of `{actionClass, subjectId,
+ * params}`, where params are the act's params without `approvalId` and `signatureToken` (a proof
+ * given here is stripped, so a client may pass the params of its retry as they are). The server
+ * binds holds, approvals and signature tokens with it; clients use the same function (vector P1).
+ */
+export function payloadHash(actionClass: string, subjectId: string, params: unknown): string {
+  let actParams = params;
+  if (typeof params === 'object' && params !== null && !Array.isArray(params)) {
+    const { approvalId: _a, signatureToken: _s, ...rest } = params as Record<string, unknown>;
+    actParams = rest;
+  }
+  return sha256Hex(canonicalJson({ actionClass, subjectId, params: actParams as JsonValue }));
+}
+
 /** `ledgerId` (seed §2.4): the first 8 hex characters of the event's row hash. */
 export function ledgerId(rowHashHex: string): string {
   return rowHashHex.slice(0, 8);

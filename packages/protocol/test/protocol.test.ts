@@ -19,6 +19,7 @@ import {
   isoDate,
   ledgerId,
   missingScopeMessage,
+  payloadHash,
   rowHash,
   rowHashInput,
   sha256Hex,
@@ -174,6 +175,12 @@ describe('row hash vectors', () => {
     const ph = vectors.payloadHash;
     expect(canonicalJson(ph.input)).toBe(ph.canonical);
     expect(sha256Hex(ph.canonical)).toBe(ph.payloadHash);
+    // The shared function (issue 11): the same hash, and a proof in the params does not change it.
+    const input = ph.input as { actionClass: string; subjectId: string; params: Record<string, unknown> };
+    expect(payloadHash(input.actionClass, input.subjectId, input.params)).toBe(ph.payloadHash);
+    expect(payloadHash(input.actionClass, input.subjectId, { ...input.params, approvalId: 'apr_x' })).toBe(ph.payloadHash);
+    expect(payloadHash(input.actionClass, input.subjectId, { ...input.params, signatureToken: 't' })).toBe(ph.payloadHash);
+    expect(payloadHash(input.actionClass, `${input.subjectId}x`, input.params)).not.toBe(ph.payloadHash);
   });
 
   it('sha256Hex is lowercase hex of the UTF-8 bytes', () => {

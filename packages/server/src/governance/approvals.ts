@@ -1,6 +1,5 @@
 import {
   canonicalJson,
-  sha256Hex,
   type ActionClass,
   type ApprovalStatus,
   type JsonValue,
@@ -15,10 +14,8 @@ import { mintToken, signingKey } from './tokens.js';
 
 export const APPROVAL_CHANNEL = 'approval_decided';
 
-/** D7: lowercase hex SHA-256 of canonical `{actionClass, subjectId, params}` (proofs stripped). */
-export function payloadHashOf(actionClass: string, subjectId: string, params: unknown): string {
-  return sha256Hex(canonicalJson({ actionClass, subjectId, params: params as JsonValue }));
-}
+/** D7: the protocol package's payloadHash, the one function server and clients share (issue 11). */
+export { payloadHash as payloadHashOf } from '@finance-desk/protocol';
 
 export interface ApprovalRow {
   id: string;
