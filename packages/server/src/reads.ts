@@ -10,6 +10,7 @@ import { RawJson } from './raw-json.js';
 import { listContacts } from './domain/contacts/contacts-read.js';
 import { meetingsList } from './calendar/meetings.js';
 import { hierarchy } from './org/hierarchy.js';
+import { costRollup } from './domain/ask/cost-rollup.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -93,6 +94,8 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.hierarchy, async (_q, { db, principal }) => hierarchy(db.reader, principal.orgId)),
   // Issue 10 item 2b: the desk's calendar (calendar/meetings.ts).
   bindRead(readSpecs.meetingsList, async (q, { db, principal }) => meetingsList(db, principal.orgId, q)),
+  // Issue 10 item 2c: AI gateway spend (domain/ask/cost-rollup.ts).
+  bindRead(readSpecs.costRollup, costRollup),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
       'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',

@@ -15,6 +15,7 @@ import { migration as payRuns } from '../domain/payroll/migration.js';
 import { migration as stp } from '../domain/payroll/migration-stp.js';
 import { migration as contacts } from '../domain/contacts/migration.js';
 import { migration as calendar } from '../calendar/migration.js';
+import { migration as aiCalls } from '../domain/ask/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -354,6 +355,8 @@ export const migrations: readonly Migration[] = [
   stp,
   // Contacts: customers and suppliers as records, 25 (issue 10 item 1).
   contacts,
+  // The AI gateway's audit (books.ask) that cost.rollup sums, 27 (issue 10 items 5 and 2c).
+  aiCalls,
   // Date indexes of the calendar (meetings.list), 28 (issue 10 item 2b).
   calendar,
 ];
