@@ -1,7 +1,14 @@
 import { ASK_NOTICE, missingScopeMessage, sha256Hex } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileLodgementSink, type LodgementSink } from '../src/adapters/lodgement.js';
+import { decideApproval } from '../src/governance/approvals.js';
+import { createOrg } from '../src/org/orgs.js';
+import { startServer } from '../src/server.js';
+import { engines, openTestDatabase, startTestServer, testConfig, type TestServer } from './harness.js';
 import { approvedBill, eventsOf, inDays, today } from './payables-helpers.js';
 import { postEntry, purchaseLines, report, saleLines } from './reports-helpers.js';
 import { freshKey, heldAndRequested, sentInvoice } from './signature-helpers.js';
@@ -149,6 +156,56 @@ describe.each(engines)('books.ask, grounded answerer (%s)', (engine) => {
     expect(hold.status).toBe(200);
     const h = await answer(o, 'BAS status for the September quarter 2025');
     expect(h.answer).toContain('is held (not lodged)');
+  });
+
+  it('a BAS signed and queued for lodgement is described as queued, never lodged, until the channel confirms', async () => {
+    // Its own server, whose lodgement channel waits until the test opens it: the BAS stays queued.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const dir = mkdtempSync(join(tmpdir(), 'fd-ask-lodge-'));
+    const files = new FileLodgementSink(dir);
+    const sink: LodgementSink = { kind: 'gated', deliver: async (file) => (await gate, files.deliver(file)) };
+    const { db, drop } = await openTestDatabase(engine);
+    const server = await startServer(testConfig(), { db, logger: false, lodgement: sink });
+    const post = (key: string, method: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/api/v1/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    try {
+      const o = await createOrg(db, { name: 'Lodging Co', slug: `lodging-${Date.now()}`, decisionRights: true });
+      const posted = { t: { ...t, db } as TestServer };
+      await postEntry(posted.t, o, '2025-11-15', 'Sale', saleLines(55_000, 5_000, 'GST'));
+      const bas = (await post(o.keys.agent, 'books.taxPrepare', { periodStart: '2025-10-01', periodEnd: '2025-12-31' })).body.result;
+      const heldFrame = (await post(o.keys.agent, 'books.taxSignLodge', { id: bas.id })).body.result;
+      const req = await post(o.keys.agent, 'approval.request', {
+        actionClass: heldFrame.approval.actionClass,
+        payloadHash: heldFrame.approval.payloadHash,
+        subject: { kind: 'books.signature', subjectId: bas.id },
+      });
+      await decideApproval(db, { orgId: o.orgId, approvalId: req.body.result.approvalId, user: { id: o.owner.userId, role: 'owner' }, approve: true, reason: null });
+      const signed = await post(o.keys.agent, 'books.taxSignLodge', { id: bas.id, approvalId: req.body.result.approvalId }, { 'x-idempotency-key': freshKey() });
+      expect(signed.body.result.status).toBe('lodging');
+      const queued = (await post(o.keys.reader, 'books.ask', { question: 'Has the December quarter 2025 BAS been lodged?' })).body.result;
+      expect(queued.answer).toContain(`BAS ${bas.id} (2025-10-01 to 2025-12-31) is signed and queued for lodgement — not lodged yet`);
+      expect(queued.answer).not.toMatch(/is lodged|lodged on/);
+      expect(queued.citations).toContain(signed.body.result.ledgerId);
+      open();
+      let lodged = '';
+      for (let i = 0; i < 100 && !lodged.includes('lodged on'); i += 1) {
+        await server.outbox.kick();
+        lodged = (await post(o.keys.reader, 'books.ask', { question: 'GST for the December quarter 2025' })).body.result.answer;
+        if (!lodged.includes('lodged on')) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(lodged).toMatch(new RegExp(`BAS ${bas.id} \\(2025-10-01 to 2025-12-31\\) is lodged on \\d{4}-\\d{2}-\\d{2} \\(receipt `));
+    } finally {
+      open();
+      await server.close();
+      await db.close();
+      await drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('biggest suppliers: approved bills by payee, largest first', async () => {

@@ -275,7 +275,7 @@ async function dueThisWeek(ctx: AskContext): Promise<Built> {
 const BAS_WORDS: Record<string, string> = {
   prepared: 'prepared but not signed or lodged',
   held: 'held (not lodged)',
-  lodging: 'signed and queued for lodgement — not lodged yet; it is lodged only when the lodgement channel confirms delivery',
+  lodging: 'signed and queued for lodgement — not lodged yet; lodgement completes only when the lodgement channel confirms delivery',
   lodged: 'lodged',
 };
 
