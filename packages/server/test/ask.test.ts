@@ -84,7 +84,7 @@ describe.each(engines)('books.ask, grounded answerer (%s)', (engine) => {
     const r = await answer(o, 'What is waiting for approval?');
     expect(r).toMatchObject({ grounded: true, intent: 'approvals' });
     expect(r.answer).toContain(`1 approval is waiting for a human decision: ${approvalId}`);
-    expect(r.answer).toContain('1 held act await');
+    expect(r.answer).toContain('1 held act awaits a human');
     expect(r.sources.map((s: { kind: string }) => s.kind).sort()).toEqual(['approval', 'hold']);
     await expectResolvable(o, r);
   });
@@ -97,12 +97,12 @@ describe.each(engines)('books.ask, grounded answerer (%s)', (engine) => {
     const r = await answer(o, "What's due this week?");
     expect(r).toMatchObject({ grounded: true, intent: 'due_this_week' });
     expect(r.answer).toContain('no invoice falls due');
-    expect(r.answer).toContain(`1 approved bill fall due, ${money(33_000)} to pay (${soon.id} "Timber Co"`);
+    expect(r.answer).toContain(`1 approved bill falls due, ${money(33_000)} to pay (${soon.id} "Timber Co"`);
     expect(r.answer).not.toContain('Later Co');
     // Seen from 10 days on, the invoice (due in 14) is due within the week.
     const later = await answer(o, 'what is due this week', { asOf: inDays(10) });
     expect(later.asOf).toBe(inDays(10));
-    expect(later.answer).toContain(`1 invoice fall due, ${money(44_000)} to come in (${inv} "Harbour Cafe"`);
+    expect(later.answer).toContain(`1 invoice falls due, ${money(44_000)} to come in (${inv} "Harbour Cafe"`);
     expect(later.citations).toContain(await ledgerOf(o, 'invoices', inv));
     await expectResolvable(o, later);
   });

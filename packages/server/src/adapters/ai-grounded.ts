@@ -262,8 +262,8 @@ async function dueThisWeek(ctx: AskContext): Promise<Built> {
     xs.slice(0, LIST_MAX).map((x) => `${x.id} ${quoted(x.party)} ${formatCents(x.outstandingCents)} due ${x.dueOn}`).join('; ') +
     (xs.length > LIST_MAX ? `; …and ${xs.length - LIST_MAX} more` : '');
   const parts = [`From ${ctx.asOf} to ${until}:`];
-  parts.push(inv.length === 0 ? 'no invoice falls due.' : `${plural(inv.length, 'invoice')} fall due, ${formatCents(sum(inv))} to come in (${describe(inv)}).`);
-  parts.push(bills.length === 0 ? 'No approved bill falls due.' : `${plural(bills.length, 'approved bill')} fall due, ${formatCents(sum(bills))} to pay (${describe(bills)}).`);
+  parts.push(inv.length === 0 ? 'no invoice falls due.' : `${plural(inv.length, 'invoice')} ${inv.length === 1 ? 'falls' : 'fall'} due, ${formatCents(sum(inv))} to come in (${describe(inv)}).`);
+  parts.push(bills.length === 0 ? 'No approved bill falls due.' : `${plural(bills.length, 'approved bill')} ${bills.length === 1 ? 'falls' : 'fall'} due, ${formatCents(sum(bills))} to pay (${describe(bills)}).`);
   const overdueIn = ar.totals.totalCents - ar.totals.currentCents;
   const overdueOut = ap.totals.totalCents - ap.totals.currentCents;
   if (overdueIn > 0 || overdueOut > 0) {
@@ -421,7 +421,7 @@ async function approvals(ctx: AskContext): Promise<Built> {
         pending.map((a) => `${a.id} (${a.action_class} on ${a.subject_id}, expires ${a.expires_at})`).join('; ') + '.',
     nh === 0
       ? 'No act is held.'
-      : `${plural(nh, 'held act')} await a human's signature: ` +
+      : `${plural(nh, 'held act')} ${nh === 1 ? 'awaits' : 'await'} a human's signature: ` +
         holds.map((h) => `${h.action_class} on ${h.subject_id} since ${h.created_at.slice(0, 10)}`).join('; ') + '.',
   ];
   return { intent: 'approvals', answer: parts.join(' '), sources: cites.sources.filter((s) => s.ledgerId !== null || s.kind !== 'hold') };
