@@ -15,8 +15,18 @@ export interface ReadContext {
 }
 
 export type MethodBinding =
-  | { readonly spec: MethodSpec; readonly write: (params: unknown, uow: Uow) => Promise<WriteResult>; readonly read?: undefined }
-  | { readonly spec: MethodSpec; readonly read: (params: unknown, ctx: ReadContext) => Promise<unknown>; readonly write?: undefined };
+  | {
+      readonly spec: MethodSpec;
+      readonly write: (params: unknown, uow: Uow, prepared?: unknown) => Promise<WriteResult>;
+      /**
+       * Work done before the transaction, against committed data, with nothing locked (issue 10
+       * item 5: books.ask computes its answer, possibly calling a model, here). Its value is
+       * handed to `write`, which records the act. An idempotent replay is found before it runs.
+       */
+      readonly prepare?: (params: unknown, ctx: ReadContext) => Promise<unknown>;
+      readonly read?: undefined;
+    }
+  | { readonly spec: MethodSpec; readonly read: (params: unknown, ctx: ReadContext) => Promise<unknown>; readonly write?: undefined; readonly prepare?: undefined };
 
 export function bind<S extends MethodSpec>(
   spec: S,
@@ -24,6 +34,24 @@ export function bind<S extends MethodSpec>(
 ): MethodBinding {
   if (spec.kind === 'read') throw new Error(`${spec.name} is a read; bind it with bindRead`);
   return { spec, write: handler as (params: unknown, uow: Uow) => Promise<WriteResult> };
+}
+
+/**
+ * A new act whose deciding work runs outside the transaction (`prepare`, e.g. a model call, so the
+ * organisation's write lock is never held while waiting on it), then is recorded by `record`
+ * through the one write path with its one event.
+ */
+export function bindPrepared<S extends MethodSpec, T>(
+  spec: S,
+  prepare: (params: z.infer<S['params']>, ctx: ReadContext) => Promise<T>,
+  record: (params: z.infer<S['params']>, uow: Uow, prepared: T) => Promise<WriteResult>,
+): MethodBinding {
+  if (spec.kind !== 'new-act') throw new Error(`${spec.name}: only a new act is prepared outside its transaction`);
+  return {
+    spec,
+    prepare: prepare as (params: unknown, ctx: ReadContext) => Promise<unknown>,
+    write: record as (params: unknown, uow: Uow, prepared?: unknown) => Promise<WriteResult>,
+  };
 }
 
 export function bindQuery<S extends MethodSpec>(

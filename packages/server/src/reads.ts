@@ -12,6 +12,7 @@ import { meetingsList } from './calendar/meetings.js';
 import { hierarchy } from './org/hierarchy.js';
 import { orgAgents, orgKeys, orgMembers } from './org/org-reads.js';
 import { loadProfile } from './org/profile.js';
+import { costRollup } from './domain/ask/cost-rollup.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -96,6 +97,8 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.hierarchy, async (_q, { db, principal }) => hierarchy(db.reader, principal.orgId)),
   // Issue 10 item 2b: the desk's calendar (calendar/meetings.ts).
   bindRead(readSpecs.meetingsList, async (q, { db, principal }) => meetingsList(db, principal.orgId, q)),
+  // Issue 10 item 2c: AI gateway spend (domain/ask/cost-rollup.ts).
+  bindRead(readSpecs.costRollup, costRollup),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
       'SELECT id, slug, name, created_at FROM organisations WHERE id = ?',

@@ -14,6 +14,7 @@ import { peopleBindings } from './domain/people/bindings.js';
 import { taxBindings } from './domain/tax/bindings.js';
 import { payrollBindings } from './domain/payroll/bindings.js';
 import { contactsBindings } from './domain/contacts/bindings.js';
+import { askBindings } from './domain/ask/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -40,6 +41,7 @@ const bindings: readonly MethodBinding[] = [
   ...peopleBindings,
   ...payrollBindings,
   ...contactsBindings,
+  ...askBindings,
 ];
 
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));

@@ -6,12 +6,15 @@ import { confirmStpLodged } from './domain/payroll/stp.js';
 import { FileLodgementSink, Lodgements, type LodgementSink } from './adapters/lodgement.js';
 import { confirmBasLodged } from './domain/tax/lodged.js';
 import { setClock } from './clock.js';
-import { DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
+import { DEFAULT_AI_CONFIG, DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { openDatabase } from './storage/open.js';
 import type { Database } from './storage/types.js';
 import { purgeIdempotency } from './write-path.js';
+import { AiGateway, setAiGateway } from './adapters/ai-gateway.js';
+import { readTools } from './adapters/ai-tools.js';
+import { methodRegistry } from './registry.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -48,6 +51,8 @@ export async function startServer(
     throw error;
   });
   if (config.now) setClock(db, config.now);
+  // books.ask's gateway (issue 10 item 5): the configured provider, its tools the books reads.
+  setAiGateway(db, new AiGateway(config.ai ?? DEFAULT_AI_CONFIG, readTools(methodRegistry.values())));
   const app = buildApp({
     db,
     rateLimiter,

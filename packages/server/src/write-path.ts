@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex, type JsonValue } from '@finance-desk/protocol
 import { DomainError, invariant } from './errors.js';
 import { appendEvent, lockHead, type Appended, type EventInput } from './ledger/append.js';
 import { clockOf, localDate, orgTimeZone } from './clock.js';
-import type { Capabilities, Database, Tx } from './storage/types.js';
+import type { Capabilities, Database, Queryable, Tx } from './storage/types.js';
 
 /**
  * The unit of work a handler receives: the transaction, and `emit` to append the call's one
@@ -104,18 +104,39 @@ export async function inUnitOfWork<R extends WriteResult>(
   return out.result;
 }
 
+/** A stored result for this key: undefined if none; CONFLICT if the key was used for other params. */
+async function seenResult(q: Queryable, call: WriteCall, key: string, hash: string): Promise<unknown> {
+  const seen = await q.get<IdemRow>(
+    'SELECT method, request_hash, result FROM idempotency WHERE org_id = ? AND credential_id = ? AND idem_key = ?',
+    [call.orgId, call.credentialId, key],
+  );
+  if (!seen) return undefined;
+  if (seen.request_hash !== hash) {
+    throw new DomainError('CONFLICT', `idempotency key was already used for a different request (${seen.method})`);
+  }
+  return JSON.parse(seen.result) as unknown;
+}
+
 /**
  * The one write path for method calls (architecture guide, property 1): idempotency check (D2),
  * the domain decision, its one event, the stored result — in one transaction.
+ *
+ * `prepare` (issue 10 item 5, binding.ts bindPrepared) runs first, outside the transaction and
+ * without the organisation's lock; its value is passed to the handler. With a key, a stored
+ * result is looked for before `prepare` (a replay costs no model call), and again under the
+ * lock as always (a concurrent twin that committed first is replayed; in this process the
+ * in-flight set already refuses a twin with CONFLICT).
  */
 export async function runWrite(
   db: Database,
   call: WriteCall,
-  handler: (uow: Uow) => Promise<WriteResult>,
+  handler: (uow: Uow, prepared: unknown) => Promise<WriteResult>,
+  prepare?: () => Promise<unknown>,
 ): Promise<WriteOutcome> {
   const key = call.idempotencyKey;
   if (key === null) {
-    return { replay: false, result: await inUnitOfWork(db, call.orgId, call.actor, handler) };
+    const prepared = prepare ? await prepare() : undefined;
+    return { replay: false, result: await inUnitOfWork(db, call.orgId, call.actor, (uow) => handler(uow, prepared)) };
   }
   const slot = `${call.orgId}\u0000${call.credentialId}\u0000${key}`;
   if (inFlight.has(slot)) {
@@ -124,12 +145,18 @@ export async function runWrite(
   inFlight.add(slot);
   try {
     const hash = requestHash(call.method, call.params);
+    let prepared: unknown;
+    if (prepare) {
+      const early = await seenResult(db.reader, call, key, hash);
+      if (early !== undefined) return { replay: true, result: early };
+      prepared = await prepare();
+    }
     const outcome = await unitOfWork(
       db,
       call.orgId,
       call.actor,
       async (uow) => {
-        const result = await handler(uow);
+        const result = await handler(uow, prepared);
         await uow.tx.run(
           `INSERT INTO idempotency (org_id, credential_id, idem_key, method, request_hash, result, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -137,20 +164,7 @@ export async function runWrite(
         );
         return result;
       },
-      async (tx) => {
-        const seen = await tx.get<IdemRow>(
-          'SELECT method, request_hash, result FROM idempotency WHERE org_id = ? AND credential_id = ? AND idem_key = ?',
-          [call.orgId, call.credentialId, key],
-        );
-        if (!seen) return undefined;
-        if (seen.request_hash !== hash) {
-          throw new DomainError(
-            'CONFLICT',
-            `idempotency key was already used for a different request (${seen.method})`,
-          );
-        }
-        return JSON.parse(seen.result) as unknown;
-      },
+      async (tx) => seenResult(tx, call, key, hash),
     );
     if ('early' in outcome) return { replay: true, result: outcome.early };
     return { replay: false, result: outcome.result };

@@ -61,9 +61,10 @@ describe.each(engines)('organisation reads: directory, ops, not-deployed reads (
     expect(r.body.outbox).toEqual({ queued: 1, undeliverable: 2 });
   });
 
-  it.each(['cost.rollup'])('%s is NOT_FOUND, not deployed', async (name) => {
-    const r = await t.get(org.keys.reader, name);
+  it('cost.rollup is deployed (issue 10 item 2c; cost-rollup.test.ts); an unknown read is NOT_FOUND', async () => {
+    expect((await t.get(org.keys.reader, 'cost.rollup')).status).toBe(200);
+    const r = await t.get(org.keys.reader, 'cost.nosuch');
     expect(r.status).toBe(404);
-    expect(r.body.error).toEqual({ code: 'NOT_FOUND', message: `read ${name} is not deployed` });
+    expect(r.body.error).toEqual({ code: 'NOT_FOUND', message: 'unknown read cost.nosuch' });
   });
 });

@@ -10,6 +10,7 @@ import { peopleMethods } from './people.js';
 import { taxMethods } from './tax.js';
 import { payrollMethods } from './payroll.js';
 import { contactsMethods } from './contacts.js';
+import { askMethods } from './ask.js';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -25,6 +26,8 @@ export * as people from './people.js';
 export * as tax from './tax.js';
 export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
+export * as ask from './ask.js';
+export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
 export {
@@ -43,6 +46,7 @@ export {
 } from './org.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
+export { COST_ROLLUP_RANGE_DAYS_MAX } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
 export { PRIORITIES } from './board.js';
 
@@ -58,6 +62,7 @@ export const methods: readonly MethodSpec[] = [
   ...peopleMethods,
   ...payrollMethods,
   ...contactsMethods,
+  ...askMethods,
   ...boardMethods,
   ...approvalMethods,
 ];

@@ -154,10 +154,31 @@ export const meetingsList = read({
   }),
 });
 
-/**
- * Reads the seed names whose payloads belong to later parts of the road (AI gateway costs). They answer NOT_FOUND "not deployed" (seed §7) until then.
- */
-export const NOT_DEPLOYED_READS = ['cost.rollup'] as const;
+/** At most this many days from `from` to `to` in one `cost.rollup` call (inclusive range of 366 days). */
+export const COST_ROLLUP_RANGE_DAYS_MAX = 366;
+
+export const costRollup = read({
+  name: 'cost.rollup',
+  scope: 'org.read',
+  summary:
+    "AI gateway spend (issue 10 item 2c): every books.ask call of the organisation, grouped by day (the organisation's local date), actor and model, each row with calls, inputTokens, outputTokens and costMicroUsd (integer micro-dollars: 1 000 000 = US$1; the built-in grounded answerer costs 0), plus totals over the whole range. from (default to − 29 days) to to (default the organisation's today), inclusive, at most 366 days; optional actor (an agent or key id as events show it) and model. Rows are ordered by day, actor, model and paged with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50); totals always cover every row of the range and filters.",
+  query: z
+    .strictObject({
+      from: isoDate().optional(),
+      to: isoDate().optional(),
+      actor: text(limits.idCharsMax).optional(),
+      model: text(limits.nameCharsMax).optional(),
+      cursor: z
+        .string()
+        .max(800)
+        .regex(/^[A-Za-z0-9_-]+$/, { error: 'must be the nextCursor of a previous page' })
+        .optional(),
+      limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+    }),
+});
+
+/** Reads the seed names that are not built yet: NOT_FOUND "not deployed" (seed §7). None remain. */
+export const NOT_DEPLOYED_READS = [] as const satisfies readonly string[];
 
 export const reads = [
   directory,
@@ -178,4 +199,5 @@ export const reads = [
   orgMembers,
   orgAgents,
   orgKeys,
+  costRollup,
 ] as const;

@@ -161,6 +161,7 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
     return send(reply, 200, JSON.stringify({ ok: true, result }));
   }
   const write = m.write;
+  const prepare = m.prepare;
   const outcome = await runWrite(
     db,
     {
@@ -171,7 +172,8 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
       params: parsed.value,
       idempotencyKey: key,
     },
-    (uow) => write(parsed.value, uow),
+    (uow, prepared) => write(parsed.value, uow, prepared),
+    prepare ? () => prepare(parsed.value, { db, principal: g.principal }) : undefined,
   );
   if (outcome.replay) {
     reply.header('idempotent-replayed', 'true');

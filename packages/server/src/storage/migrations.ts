@@ -16,6 +16,7 @@ import { migration as stp } from '../domain/payroll/migration-stp.js';
 import { migration as contacts } from '../domain/contacts/migration.js';
 import { migration as calendar } from '../calendar/migration.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
+import { migration as aiCalls } from '../domain/ask/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -357,6 +358,8 @@ export const migrations: readonly Migration[] = [
   contacts,
   // Organisation profile, agent revocation, pairing codes, 26 (issue 10 items 3 and 4).
   orgProfile,
+  // The AI gateway's audit (books.ask) that cost.rollup sums, 27 (issue 10 items 5 and 2c).
+  aiCalls,
   // Date indexes of the calendar (meetings.list), 28 (issue 10 item 2b).
   calendar,
 ];

@@ -1,0 +1,52 @@
+import { validate, type MethodSpec } from '@finance-desk/protocol';
+import { z } from 'zod';
+import type { MethodBinding, ReadContext } from '../binding.js';
+
+/**
+ * The tools a model may call (issue 10 item 5): the books read methods only (kind `read`, scope
+ * books.read), with the JSON schema of their declared params. A call is validated like an HTTP
+ * call and run by the method's own read binding with the caller's principal, so scopes and
+ * organisation isolation apply exactly as they do over HTTP. Nothing else is a tool.
+ */
+export interface ReadTool {
+  /** OpenAI function names allow no dot: `books.invoices` is `books_invoices`. */
+  readonly toolName: string;
+  readonly method: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+  run(args: unknown, ctx: ReadContext): Promise<unknown>;
+}
+
+export const toolNameOf = (method: string): string => method.replace('.', '_');
+
+function schemaOf(spec: MethodSpec): Record<string, unknown> {
+  try {
+    const schema = z.toJSONSchema(spec.params, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    delete schema.$schema;
+    return schema;
+  } catch {
+    return { type: 'object' };
+  }
+}
+
+export function readTools(bindings: Iterable<MethodBinding>): ReadTool[] {
+  const tools: ReadTool[] = [];
+  for (const b of bindings) {
+    const read = b.read;
+    if (!read || b.spec.kind !== 'read' || b.spec.scope !== 'books.read') continue;
+    const spec = b.spec;
+    tools.push({
+      toolName: toolNameOf(spec.name),
+      method: spec.name,
+      description: spec.summary.slice(0, 1000),
+      parameters: schemaOf(spec),
+      async run(args, ctx) {
+        if (!ctx.principal.scopes.includes(spec.scope)) throw new Error(`missing scope ${spec.scope} for ${spec.name}`);
+        const parsed = validate(spec.params, args ?? {});
+        if (!parsed.ok) throw new Error(parsed.message);
+        return read(parsed.value, ctx);
+      },
+    });
+  }
+  return tools;
+}
