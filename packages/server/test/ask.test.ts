@@ -55,6 +55,7 @@ describe.each(engines)('books.ask, grounded answerer (%s)', (engine) => {
     expect(r).toMatchObject({ grounded: true, intent: 'receivables', notice: ASK_NOTICE, provider: 'grounded', model: 'rules-v1', asOf: today() });
     expect(r.answer).toContain(money(132_050));
     expect(r.answer).toContain('"Harbour Cafe" owes $1,320.50 on 2 invoices');
+    expect(r.answer).toContain('1 customer owes $1,320.50 in total');
     expect(r.citations).toEqual(expect.arrayContaining([await ledgerOf(o, 'invoices', a), await ledgerOf(o, 'invoices', b)]));
     expect(r.sources).toEqual(expect.arrayContaining([{ kind: 'invoice', id: a, ledgerId: await ledgerOf(o, 'invoices', a) }]));
     expect(r.usage).toEqual({ inputTokens: 0, outputTokens: 0, costMicroUsd: 0 });

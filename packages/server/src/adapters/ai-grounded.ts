@@ -212,7 +212,7 @@ async function receivables(ctx: AskContext): Promise<Built> {
   return {
     intent: 'receivables',
     answer:
-      `As at ${ctx.asOf}, ${plural(parties.length, 'customer')} owe ${formatCents(aged.totals.totalCents)} in total, ` +
+      `As at ${ctx.asOf}, ${plural(parties.length, 'customer')} ${parties.length === 1 ? 'owes' : 'owe'} ${formatCents(aged.totals.totalCents)} in total, ` +
       `${formatCents(overdue)} of it overdue. ${lines.join('; ')}.${more}`,
     sources: cites.sources,
   };

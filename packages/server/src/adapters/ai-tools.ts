@@ -29,11 +29,18 @@ function schemaOf(spec: MethodSpec): Record<string, unknown> {
   }
 }
 
+/**
+ * Reads never offered to a model: people's personal data (names, pay, tax file and bank details
+ * of employees) is not sent to an outside provider to answer a books question. Least privilege:
+ * the books' figures are enough for every question the gateway is for.
+ */
+export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set(['books.employees']);
+
 export function readTools(bindings: Iterable<MethodBinding>): ReadTool[] {
   const tools: ReadTool[] = [];
   for (const b of bindings) {
     const read = b.read;
-    if (!read || b.spec.kind !== 'read' || b.spec.scope !== 'books.read') continue;
+    if (!read || b.spec.kind !== 'read' || b.spec.scope !== 'books.read' || TOOL_EXCLUDED_METHODS.has(b.spec.name)) continue;
     const spec = b.spec;
     tools.push({
       toolName: toolNameOf(spec.name),
