@@ -3,7 +3,7 @@ import { issueOrgKey, revokeOrgKey, type CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { heldAndRequested, sentInvoice } from './signature-helpers.js';
 
-describe.each(engines)('organisation reads: directory, ops, not-deployed reads (%s)', (engine) => {
+describe.each(engines)('organisation reads: directory, ops, the 13 seed reads (%s)', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
 
@@ -59,6 +59,27 @@ describe.each(engines)('organisation reads: directory, ops, not-deployed reads (
     });
     const r = await t.get(o.keys.observer, 'ops');
     expect(r.body.outbox).toEqual({ queued: 1, undeliverable: 2 });
+  });
+
+  /** Seed §4.2 names 13 GET reads; the conformance surface is all of them (issue 10). */
+  const SEED_READS = ['snapshot', 'directory', 'events', 'hierarchy', 'board.ready', 'board.context', 'ops', 'approval.wait',
+    'cost.rollup', 'decision.list', 'policy', 'contacts.list', 'meetings.list'] as const;
+  it.each(SEED_READS)('seed read %s answers an observer key with its bare payload', async (name) => {
+    const o = await t.org();
+    // The two reads about one row need its id; the row is this organisation's.
+    let query = '';
+    if (name === 'board.context') {
+      query = `?id=${(await t.post(o.keys.agent, 'board.createTask', { title: 'conformance' })).body.result.id}`;
+    }
+    if (name === 'approval.wait') {
+      const held = await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'Conformance Pty Ltd', description: 'x', totalCents: 900_000, dueDays: 7 });
+      const refused = await t.post(o.keys.agent, 'books.billApprove', { id: held.body.result.id });
+      const filed = await t.post(o.keys.agent, 'approval.request', refused.body.error.approval);
+      query = `?approvalId=${filed.body.result.approvalId}`;
+    }
+    const r = await t.get(o.keys.observer, `${name}${query}`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).not.toHaveProperty('ok');
   });
 
   it('cost.rollup is deployed (issue 10 item 2c; cost-rollup.test.ts); an unknown read is NOT_FOUND', async () => {
