@@ -14,7 +14,7 @@ export interface Res {
   readonly body: any;
 }
 
-async function toRes(r: Response): Promise<Res> {
+export async function toRes(r: Response): Promise<Res> {
   const text = await r.text();
   let body: unknown = null;
   try {

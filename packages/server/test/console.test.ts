@@ -5,6 +5,7 @@ import { setPolicy } from '../src/governance/policy-admin.js';
 import { LOGIN_LIMITS, signIn as signInDirect } from '../src/human/login.js';
 import { addUser } from '../src/human/users.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
+import { consoleGet, toRes, type Res, type Signed } from './console-helpers.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, FUNDING, inDays, today } from './payables-helpers.js';
 import { decide, heldAndRequested } from './signature-helpers.js';
@@ -13,29 +14,6 @@ import { decide, heldAndRequested } from './signature-helpers.js';
  * The human lane through HTTP (issue 3): sign-in, sessions, CSRF, throttling, the console's
  * JSON API and its HTML pages, on every engine.
  */
-
-interface Signed {
-  readonly cookie: string;
-  readonly csrf: string;
-}
-
-interface Res {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly body: any;
-}
-
-async function toRes(r: Response): Promise<Res> {
-  const text = await r.text();
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // an HTML page or an empty redirect
-  }
-  return { status: r.status, headers: r.headers, text, body };
-}
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -72,11 +50,6 @@ async function signIn(
 
 const owner = (t: TestServer, org: CreatedOrg) =>
   signIn(t, org.slug, org.owner.email, org.owner.password);
-
-async function consoleGet(t: TestServer, s: Signed | null, path: string): Promise<Res> {
-  const headers: Record<string, string> = s ? { cookie: s.cookie } : {};
-  return toRes(await fetch(`${t.url}${path}`, { headers, redirect: 'manual' }));
-}
 
 async function consoleSend(
   t: TestServer,

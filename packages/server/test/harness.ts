@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstField } from '@finance-desk/protocol';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../src/config.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
 import { createOrg, type CreatedOrg } from '../src/org/orgs.js';
@@ -194,4 +195,27 @@ export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; d
 export function refusal(code: string, message: string) {
   const field = code === 'BAD_REQUEST' ? firstField(message) : undefined;
   return { ok: false, error: { code, message, ...(field !== undefined ? { field } : {}) } };
+}
+
+/**
+ * A migrated SQLite database of its own for the describe block that calls this (query-plan
+ * tests): opened before its tests, closed and removed after them. Returns a getter.
+ */
+export function migratedSqliteForSuite(): () => SqliteDatabase {
+  let db: SqliteDatabase | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await openTestDatabase('sqlite');
+    db = opened.db as SqliteDatabase;
+    drop = opened.drop;
+    await db.migrate();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+  return () => {
+    if (!db) throw new Error('the database opens in beforeAll');
+    return db;
+  };
 }

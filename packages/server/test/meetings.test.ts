@@ -10,7 +10,7 @@ import { basDueOn } from '../src/domain/tax/figures.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
 import type { Queryable } from '../src/storage/types.js';
-import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
+import { engines, openTestDatabase, startTestServer, type TestServer, migratedSqliteForSuite } from './harness.js';
 import { approvedBill, inDays, today } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { heldAndRequested, sentInvoice } from './signature-helpers.js';
@@ -315,21 +315,10 @@ describe('meetings.list: projected pay dates', () => {
 
 /** The statement each SQL source issues, for each position of the cursor, reads an index. */
 describe('meetings.list: SQLite plans', () => {
-  let db: SqliteDatabase;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const opened = await openTestDatabase('sqlite');
-    db = opened.db as SqliteDatabase;
-    drop = opened.drop;
-    await db.migrate();
-  });
-  afterAll(async () => {
-    await db.close();
-    await drop();
-  });
+  const db = migratedSqliteForSuite();
 
   function plans(statements: { sql: string; params: readonly unknown[] }[]): string[][] {
-    const raw = (db.reader as unknown as { raw: { prepare(s: string): { all(...p: unknown[]): { detail: string }[] } } }).raw;
+    const raw = (db().reader as unknown as { raw: { prepare(s: string): { all(...p: unknown[]): { detail: string }[] } } }).raw;
     return statements.map((s) => raw.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).all(...s.params).map((r) => r.detail));
   }
 

@@ -9,7 +9,7 @@ import { ACCOUNT_TOTALS_SQL } from '../src/domain/reports/ledger-totals.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
 import { inUnitOfWork } from '../src/write-path.js';
-import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
+import { engines, openTestDatabase, startTestServer, type TestServer, migratedSqliteForSuite } from './harness.js';
 
 /**
  * Issue 8 item 2: on SQLite the ledger reads were quadratic (the planner walked the journals_date
@@ -65,21 +65,10 @@ const JOINED_BALANCE = `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS 
   WHERE l.org_id = ? AND l.account_code = ? AND j.date <= ?`;
 
 describe('ledger reads: SQLite plans (issue 8 item 2)', () => {
-  let db: SqliteDatabase;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const opened = await openTestDatabase('sqlite');
-    db = opened.db as SqliteDatabase;
-    drop = opened.drop;
-    await db.migrate();
-  });
-  afterAll(async () => {
-    await db.close();
-    await drop();
-  });
+  const db = migratedSqliteForSuite();
 
   it('the check finds the per-line rescan of the joined shape the reports had', () => {
-    expect(rescans(planOf(db, JOINED_TOTALS))).not.toEqual([]);
+    expect(rescans(planOf(db(), JOINED_TOTALS))).not.toEqual([]);
   });
 
   it.each([
@@ -87,7 +76,7 @@ describe('ledger reads: SQLite plans (issue 8 item 2)', () => {
     ['one account balance (aged reports, feedLinesList summary)', ACCOUNT_BALANCE_SQL, 'journal_lines_account_journal'],
     ['document balances (aged reports, match suggestions, bank import)', DOCUMENT_BALANCES_SQL, 'journal_lines_account_doc'],
   ])('%s: no per-row rescan, journal_lines read from a covering index', (_name, sql, index) => {
-    const plan = planOf(db, sql);
+    const plan = planOf(db(), sql);
     expect(rescans(plan), JSON.stringify(plan)).toEqual([]);
     expect(plan.map((r) => r.detail)).toContainEqual(expect.stringMatching(new RegExp(`^SEARCH l USING COVERING INDEX ${index} `)));
   });
@@ -99,13 +88,13 @@ describe('ledger reads: SQLite plans (issue 8 item 2)', () => {
     ['open invoices of a page of contacts', openInvoicesOfContactsSql(3), /^SEARCH invoices USING INDEX invoices_contact \(org_id=\? AND contact_id=\? AND status=\?\)/],
     ['posted bills of a page of contacts', postedBillsOfContactsSql(3), /^SEARCH bills USING INDEX bills_contact \(org_id=\? AND contact_id=\? AND status=\?\)/],
   ])('%s: no scan, no per-row rescan, the contact index', (_name, sql, index) => {
-    const plan = planOf(db, sql);
+    const plan = planOf(db(), sql);
     expect(rescans(plan), JSON.stringify(plan)).toEqual([]);
     expect(plan.map((r) => r.detail)).toContainEqual(expect.stringMatching(index));
   });
 
   it('bank journals and books.journals by account look a journal up on its account, not the whole account', () => {
-    const plan = planOf(db, `${JOURNAL_NET} AND j.date >= ? AND j.date <= ? GROUP BY j.id, j.date, j.memo, j.source_kind`);
+    const plan = planOf(db(), `${JOURNAL_NET} AND j.date >= ? AND j.date <= ? GROUP BY j.id, j.date, j.memo, j.source_kind`);
     expect(rescans(plan), JSON.stringify(plan)).toEqual([]);
     expect(plan.map((r) => r.detail)).toContainEqual(expect.stringMatching(/journal_lines_account_journal \(org_id=\? AND account_code=\? AND journal_id=\?\)/));
   });
