@@ -1,12 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchangePairingCode } from '../src/org/pairing.js';
 import { openDatabase } from '../src/storage/open.js';
-import { engines, freshDatabaseUrl } from './harness.js';
+import { engines, freshDatabaseUrl, runCli } from './harness.js';
 
 /** The CLI's organisation commands (issue 10 items 3 and 4): org profile, agent pair, agent revoke (D10). */
-const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
 
 describe.each(engines)('CLI org profile and agents (%s)', (engine) => {
   let url: string;
@@ -14,14 +11,7 @@ describe.each(engines)('CLI org profile and agents (%s)', (engine) => {
   let slug: string;
   let orgId: string;
 
-  function cli(...args: string[]) {
-    const r = spawnSync(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: url, SQLITE_SYNCHRONOUS: 'NORMAL' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  }
+  const cli = (...args: string[]) => runCli(url, ...args);
 
   async function withDb<T>(fn: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
     const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });

@@ -1,25 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
-import { engines, freshDatabaseUrl, testConfig } from './harness.js';
-
-const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
+import { engines, freshDatabaseUrl, testConfig, runCli } from './harness.js';
 
 describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
   let url: string;
   let drop: () => Promise<void>;
 
-  function cli(...args: string[]) {
-    const r = spawnSync(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: url, SQLITE_SYNCHRONOUS: 'NORMAL' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  }
+  const cli = (...args: string[]) => runCli(url, ...args);
 
   beforeAll(async () => {
     ({ url, drop } = await freshDatabaseUrl(engine));

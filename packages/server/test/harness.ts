@@ -3,9 +3,11 @@
  * environment (architecture guide: every storage and HTTP test on both engines). SQLite always;
  * PostgreSQL when TEST_DATABASE_URL is set, each test file in its own schema.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { firstField } from '@finance-desk/protocol';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
@@ -218,4 +220,16 @@ export function migratedSqliteForSuite(): () => SqliteDatabase {
     if (!db) throw new Error('the database opens in beforeAll');
     return db;
   };
+}
+
+const CLI_BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
+
+/** Run the operator CLI (`finance-desk …`) against a database, as an operator would. */
+export function runCli(databaseUrl: string, ...args: string[]): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [CLI_BIN, ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, SQLITE_SYNCHRONOUS: 'NORMAL' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
 }
