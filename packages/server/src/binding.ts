@@ -2,6 +2,7 @@ import type { MethodSpec, ReadSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { Principal } from './principal.js';
 import type { Database } from './storage/types.js';
+import type { SignatureHandler } from './governance/signature.js';
 import type { Uow, WriteResult } from './write-path.js';
 
 /**
@@ -33,7 +34,19 @@ export function bind<S extends MethodSpec>(
   handler: (params: z.infer<S['params']>, uow: Uow) => Promise<WriteResult>,
 ): MethodBinding {
   if (spec.kind === 'read') throw new Error(`${spec.name} is a read; bind it with bindRead`);
+  if (spec.kind === 'signature') throw new Error(`${spec.name} is a signature act; bind it with bindSignature`);
   return { spec, write: handler as (params: unknown, uow: Uow) => Promise<WriteResult> };
+}
+
+/**
+ * A signature act (seed §3, D7), bound from the engine's handler (governance/signature.ts): its
+ * declaration travels with it, so the name, kind and action class are the declaration's and a
+ * signature act cannot be bound as an ordinary write, nor an ordinary write as a signature act
+ * (issue 11 item 1).
+ */
+export function bindSignature(handler: SignatureHandler): MethodBinding {
+  if (handler.spec.kind !== 'signature') throw new Error(`${handler.spec.name} is not declared as a signature act`);
+  return { spec: handler.spec, write: handler.run as (params: unknown, uow: Uow) => Promise<WriteResult> };
 }
 
 /**

@@ -1,8 +1,8 @@
-import { approval, board, methods } from '@finance-desk/protocol';
+import { approval, board, books, methods } from '@finance-desk/protocol';
 import * as boardDomain from './domain/board/board.js';
 import * as bills from './domain/payables/bills.js';
 import { requestApproval, type HoldFinder } from './governance/approvals.js';
-import { openHold } from './governance/signature.js';
+import { actionClassOf, openHold } from './governance/signature.js';
 import { bind, type MethodBinding, type ReadBinding } from './binding.js';
 import { readHandlers } from './reads.js';
 import { receivablesBindings } from './domain/receivables/bindings.js';
@@ -21,7 +21,7 @@ export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 /** An open hold, or for PB-B1 a held bill (D7). */
 const findHold: HoldFinder = async (uow, actionClass, subjectId, payloadHash) =>
   (await openHold(uow, actionClass, subjectId, payloadHash)) ??
-  (actionClass === 'books.bill_approve' ? bills.pbB1Hold(uow, subjectId, payloadHash) : null);
+  (actionClass === actionClassOf(books.billApprove) ? bills.pbB1Hold(uow, subjectId, payloadHash) : null);
 
 const coreBindings: readonly MethodBinding[] = [
   bind(approval.request, (params, uow) => requestApproval(params, uow, findHold)),

@@ -1,4 +1,4 @@
-import type { ActionClass, HoldResult } from '@finance-desk/protocol';
+import { ACTION_CLASSES, type ActionClass, type HoldResult, type MethodSpec } from '@finance-desk/protocol';
 import { DomainError, conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Uow, WriteResult } from '../write-path.js';
@@ -13,8 +13,11 @@ import { readToken, signingKey } from './tokens.js';
  * execute, consuming the proof in the same transaction as the act and its one event.
  */
 export interface SignatureAct<P extends object, Row> {
-  readonly method: string;
-  readonly actionClass: ActionClass;
+  /**
+   * The method's declaration (issue 11 item 1): its name and action class come from here, never
+   * from literals; it must be declared `kind: 'signature'` with an action class.
+   */
+  readonly spec: MethodSpec;
   /** Load the subject row in this organisation, or throw NOT_FOUND. */
   load(params: P, uow: Uow): Promise<Row>;
   subjectId(row: Row): string;
@@ -156,20 +159,41 @@ async function executeWithProof<P extends object, Row>(
   return result;
 }
 
-export function signatureHandler<P extends Proof & object, Row>(act: SignatureAct<Omit<P, 'approvalId' | 'signatureToken'>, Row>) {
-  return async (params: P, uow: Uow): Promise<WriteResult> => {
+/** A signature act ready to bind (binding.ts bindSignature): its declaration and its handler. */
+export interface SignatureHandler {
+  readonly spec: MethodSpec;
+  readonly run: (params: never, uow: Uow) => Promise<WriteResult>;
+}
+
+/** The declared identity of a signature act; a declaration that is not one is a startup error. */
+function identityOf(spec: MethodSpec): { method: string; actionClass: ActionClass } {
+  const actionClass = spec.actionClass;
+  if (spec.kind !== 'signature' || actionClass === undefined || !(ACTION_CLASSES as readonly string[]).includes(actionClass)) {
+    throw new Error(`${spec.name} is not declared as a signature act with an action class`);
+  }
+  return { method: spec.name, actionClass: actionClass as ActionClass };
+}
+
+/** The action class a signature act's declaration names (for queries about its holds). */
+export const actionClassOf = (spec: MethodSpec): ActionClass => identityOf(spec).actionClass;
+
+export function signatureHandler<P extends Proof & object, Row>(
+  act: SignatureAct<Omit<P, 'approvalId' | 'signatureToken'>, Row>,
+): SignatureHandler & { readonly run: (params: P, uow: Uow) => Promise<WriteResult> } {
+  const { method, actionClass } = identityOf(act.spec);
+  const run = async (params: P, uow: Uow): Promise<WriteResult> => {
     const actParams = stripProof(params);
     const row = await act.load(actParams, uow);
     const subjectId = act.subjectId(row);
-    const b: Binding = { actionClass: act.actionClass, subjectId, payloadHash: payloadHashOf(act.actionClass, subjectId, actParams) };
+    const b: Binding = { actionClass, subjectId, payloadHash: payloadHashOf(actionClass, subjectId, actParams) };
     const given = params.approvalId !== undefined || params.signatureToken !== undefined;
     const proof = given ? await checkProof(uow, params, b) : null;
     const policy = await loadPolicy(uow.tx, uow.orgId);
     const needs = act.needsProof(actParams, row, policy);
-    if ((needs || proof) && !hasDecisionRights(policy, act.actionClass)) {
+    if ((needs || proof) && !hasDecisionRights(policy, actionClass)) {
       throw new DomainError(
         'GOVERNANCE_NOT_READY',
-        `no decision rights are declared for ${act.actionClass}: no human could approve this act`,
+        `no decision rights are declared for ${actionClass}: no human could approve this act`,
       );
     }
     const noop = act.state(actParams, row);
@@ -183,8 +207,9 @@ export function signatureHandler<P extends Proof & object, Row>(act: SignatureAc
         approval: { actionClass: b.actionClass, payloadHash: b.payloadHash, subject: { kind: 'books.signature', subjectId: b.subjectId, summary } },
       });
     }
-    return hold(uow, act.method, b, actParams, summary, policy);
+    return hold(uow, method, b, actParams, summary, policy);
   };
+  return { spec: act.spec, run };
 }
 
 /** Find an open hold for approval.request (D7): a `books.signature.hold` not yet released. */

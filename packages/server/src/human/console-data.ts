@@ -1,4 +1,4 @@
-import type { ApprovalStatus } from '@finance-desk/protocol';
+import { books, type ApprovalStatus } from '@finance-desk/protocol';
 import { bankChangeOf, type BankChange } from '../domain/payables/bills.js';
 import {
   APPROVAL_COLUMNS,
@@ -10,6 +10,9 @@ import { loadPolicy, mayDecide, type Policy } from '../governance/policy.js';
 import { verifyIncrementally } from '../ledger/verify.js';
 import type { Database, Queryable } from '../storage/types.js';
 import type { HumanSession } from './sessions.js';
+import { actionClassOf } from '../governance/signature.js';
+
+const BILL_APPROVE = actionClassOf(books.billApprove);
 
 /** What the console reads: approvals with names a person recognises, the policy, the chain. */
 export type Approval = ReturnType<typeof toApproval>;
@@ -83,7 +86,7 @@ async function withNames(
   const names = await namesOf(q, session.orgId, ids);
   const changes = new Map<string, BankChange | null>();
   for (const a of approvals) {
-    if (a.actionClass === 'books.bill_approve' && a.status === 'pending') {
+    if (a.actionClass === BILL_APPROVE && a.status === 'pending') {
       changes.set(a.approvalId, await bankChangeOf(q, session.orgId, a.subjectId));
     }
   }

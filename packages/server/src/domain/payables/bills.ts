@@ -1,11 +1,11 @@
-import type { books, HeldReason, TaxCode } from '@finance-desk/protocol';
+import { books, type HeldReason, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { addDays } from '../../clock.js';
 import { conflict, invariant, notFound } from '../../errors.js';
 import type { OpenHold } from '../../governance/approvals.js';
 import { payloadHashOf } from '../../governance/approvals.js';
 import { loadPolicy } from '../../governance/policy.js';
-import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
+import { actionClassOf, signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { newId } from '../../ids.js';
 import { quoted } from '../../governance/quote.js';
 import { formatCents } from '../../money.js';
@@ -355,8 +355,7 @@ async function approve(uow: Uow, bill: LoadedBill) {
 }
 
 export const billApproveAct: SignatureAct<{ id: string }, LoadedBill> = {
-  method: 'books.billApprove',
-  actionClass: 'books.bill_approve',
+  spec: books.billApprove,
   refuseWithoutProof: true,
   load: (params, uow) => load(uow, params.id),
   subjectId: (row) => row.id,
@@ -426,6 +425,6 @@ export async function pbB1Hold(uow: Uow, subjectId: string, payloadHash: string)
   const row = await uow.tx.get<BillRow>(`SELECT ${BILL_COLUMNS} FROM bills WHERE org_id = ? AND id = ?`, [uow.orgId, subjectId]);
   if (!row || row.held_reason === null || !OPEN.includes(row.status)) return null;
   const params = { id: row.id };
-  if (payloadHashOf('books.bill_approve', row.id, params) !== payloadHash) return null;
-  return { method: 'books.billApprove', params, summary: billSummary(row, await approvedBankOf(uow.tx, uow.orgId, row.payee_key)) };
+  if (payloadHashOf(actionClassOf(books.billApprove), row.id, params) !== payloadHash) return null;
+  return { method: books.billApprove.name, params, summary: billSummary(row, await approvedBankOf(uow.tx, uow.orgId, row.payee_key)) };
 }

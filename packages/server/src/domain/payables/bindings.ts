@@ -1,5 +1,5 @@
 import { books, payables } from '@finance-desk/protocol';
-import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { bind, bindSignature, bindQuery, type MethodBinding } from '../../binding.js';
 import * as claims from '../expenses/claims.js';
 import * as bills from './bills.js';
 import { listBills } from './bills-read.js';
@@ -8,10 +8,10 @@ import { billScheduleRun } from './run.js';
 /** Methods of this area (payables and expenses), bound once (see registry.ts). */
 export const payablesBindings: readonly MethodBinding[] = [
   bind(books.billCapture, bills.billCapture),
-  bind(books.billApprove, bills.billApprove),
+  bindSignature(bills.billApprove),
   bind(books.billHold, bills.billHold),
   bind(books.billReturn, bills.billReturn),
-  bind(payables.billScheduleRun, billScheduleRun),
+  bindSignature(billScheduleRun),
   bindQuery(payables.bills, listBills),
   bind(payables.expenseClaim, claims.expenseClaim),
   bind(payables.expenseApprove, claims.expenseApprove),

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex, type JsonValue, type payables } from '@finance-desk/protocol';
+import { canonicalJson, sha256Hex, type JsonValue, payables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { AbaError, ABA_AMOUNT_CENTS_MAX, balancingPayment, buildAba, type AbaBatch, type AbaPayment } from '../../adapters/aba.js';
 import { enqueuePaymentFile } from '../../adapters/payments.js';
@@ -290,8 +290,7 @@ async function insertRun(
 }
 
 export const billScheduleRunAct: SignatureAct<Params, Subject> = {
-  method: 'books.billScheduleRun',
-  actionClass: 'books.bill_schedule_run',
+  spec: payables.billScheduleRun,
   load: loadSubject,
   subjectId: (s) => s.runId,
   // Seed §3: a payment run always needs a human proof, whatever the key's scope.

@@ -1,5 +1,5 @@
 import { payroll } from '@finance-desk/protocol';
-import { bind, type MethodBinding } from '../../binding.js';
+import { bind, bindSignature, type MethodBinding } from '../../binding.js';
 import { payrollDraft } from './draft.js';
 import { payrollRecall } from './recall.js';
 import { payrollSign } from './sign.js';
@@ -8,7 +8,7 @@ import { stpResubmit } from './stp.js';
 /** Methods of this area (pay runs: draft, the signature act, recall; STP resubmission), bound once (registry.ts). */
 export const payrollBindings: readonly MethodBinding[] = [
   bind(payroll.payrollDraft, payrollDraft),
-  bind(payroll.payrollSign, payrollSign),
+  bindSignature(payrollSign),
   bind(payroll.payrollRecall, payrollRecall),
   bind(payroll.stpResubmit, stpResubmit),
 ];

@@ -1,4 +1,4 @@
-import type { payroll } from '@finance-desk/protocol';
+import { payroll } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { AbaError, buildAba, type AbaPayment } from '../../adapters/aba.js';
 import { enqueuePaymentFile } from '../../adapters/payments.js';
@@ -206,8 +206,7 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<WriteResul
 }
 
 export const payrollSignAct: SignatureAct<Params, Subject> = {
-  method: 'books.payrollSign',
-  actionClass: 'books.payroll_sign',
+  spec: payroll.payrollSign,
   load: loadSubject,
   subjectId: (s) => s.run.id,
   // Seed §3: a pay run always needs a human's signature.

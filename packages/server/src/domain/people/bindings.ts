@@ -1,5 +1,5 @@
 import { people } from '@finance-desk/protocol';
-import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { bind, bindSignature, bindQuery, type MethodBinding } from '../../binding.js';
 import { onboardingStart } from './employees.js';
 import { listEmployees } from './employees-read.js';
 import { leaveApprove, leaveRequest } from './leave.js';
@@ -8,7 +8,7 @@ import { onboardingAdvance } from './onboarding.js';
 /** Methods of this area (people: onboarding, leave, the employees read), bound once (registry.ts). */
 export const peopleBindings: readonly MethodBinding[] = [
   bind(people.onboardingStart, onboardingStart),
-  bind(people.onboardingAdvance, onboardingAdvance),
+  bindSignature(onboardingAdvance),
   bind(people.leaveRequest, leaveRequest),
   bind(people.leaveApprove, leaveApprove),
   bindQuery(people.employees, listEmployees),

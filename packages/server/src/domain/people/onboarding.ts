@@ -1,4 +1,4 @@
-import { maskDigits, type people } from '@finance-desk/protocol';
+import { maskDigits, people } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
@@ -130,8 +130,7 @@ async function execute(p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
 }
 
 export const onboardingAct: SignatureAct<Params, Subject> = {
-  method: 'books.onboardingAdvance',
-  actionClass: 'books.onboarding_advance',
+  spec: people.onboardingAdvance,
   load: async (p, uow) => ({ row: await loadEmployee(uow.tx, uow.orgId, p.id, uow.caps.forUpdate), today: uow.today }),
   subjectId: (s) => s.row.id,
   // Only the contract is a signature act (seed §3: onboardingAdvance at the contract step).

@@ -1,5 +1,5 @@
 import { books, receivables } from '@finance-desk/protocol';
-import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { bind, bindSignature, bindQuery, type MethodBinding } from '../../binding.js';
 import { invoiceChaseStep } from './chase.js';
 import { invoiceCreditNote } from './credit-notes.js';
 import { invoiceDraft, invoiceSend } from './invoices.js';
@@ -13,7 +13,7 @@ import { invoiceVoid } from './void.js';
 export const receivablesBindings: readonly MethodBinding[] = [
   bind(books.invoiceDraft, invoiceDraft),
   bind(books.invoiceSend, invoiceSend),
-  bind(books.invoiceChaseStep, invoiceChaseStep),
+  bindSignature(invoiceChaseStep),
   bind(receivables.invoiceRecordPayment, invoiceRecordPayment),
   bind(receivables.invoiceCreditNote, invoiceCreditNote),
   bind(receivables.invoiceVoid, invoiceVoid),

@@ -1,4 +1,4 @@
-import type { books } from '@finance-desk/protocol';
+import { books } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { conflict, invariant, notFound } from '../../errors.js';
@@ -66,8 +66,7 @@ function reminder(row: ChaseRow, step: number) {
 }
 
 export const chaseAct: SignatureAct<Params, ChaseRow> = {
-  method: 'books.invoiceChaseStep',
-  actionClass: 'books.invoice_chase_step',
+  spec: books.invoiceChaseStep,
   async load(params, uow) {
     const row = await uow.tx.get<Omit<ChaseRow, 'outstanding_cents'>>(
       `SELECT id, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id, journal_id

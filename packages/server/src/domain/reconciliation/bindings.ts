@@ -1,5 +1,5 @@
 import { reconciliation } from '@finance-desk/protocol';
-import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { bind, bindSignature, bindQuery, type MethodBinding } from '../../binding.js';
 import { feedLines } from './feed-import.js';
 import { feedLinesList } from './feed-read.js';
 import { journalPost } from './journal-post.js';
@@ -12,7 +12,7 @@ export const reconciliationBindings: readonly MethodBinding[] = [
   bind(reconciliation.feedLines, feedLines),
   bindQuery(reconciliation.feedLinesList, feedLinesList),
   bind(reconciliation.matchAccept, matchAccept),
-  bind(reconciliation.matchHoldResolve, matchHoldResolve),
+  bindSignature(matchHoldResolve),
   bind(reconciliation.receiptsRegister, receiptsRegister),
   bind(reconciliation.lineRecode, lineRecode),
   bind(reconciliation.journalPost, journalPost),

@@ -1,4 +1,4 @@
-import type { reconciliation } from '@finance-desk/protocol';
+import { reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
@@ -315,8 +315,7 @@ function summary(p: Params, c: MatchContext): string {
 }
 
 export const resolveAct: SignatureAct<Params, MatchContext> = {
-  method: 'books.matchHoldResolve',
-  actionClass: 'books.match_hold_resolve',
+  spec: reconciliation.matchHoldResolve,
   load: (p, uow) => load(uow, p),
   subjectId: (c) => c.line.id,
   needsProof: (_p, c, policy) => aboveFloor(c.line, policy.materialityFloorCents),

@@ -1,11 +1,14 @@
 import { loadProfile } from '../../org/profile.js';
-import type { tax } from '@finance-desk/protocol';
+import { tax } from '@finance-desk/protocol';
+import { actionClassOf } from '../../governance/signature.js';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { basDueOn, basFigures, frequencyOf, type Basis, type Figures } from './figures.js';
+
+const TAX_SIGN_LODGE = actionClassOf(tax.taxSignLodge);
 
 /**
  * books.taxPrepare, books.taxHold, books.taxReturn (D11; docs/books.md "Tax (BAS)"). A BAS is
@@ -167,7 +170,7 @@ export async function taxHold(p: ReasonParams, uow: Uow) {
  */
 async function withdrawApprovals(uow: Uow, basId: string, ledgerId: string): Promise<void> {
   const which = 'org_id = ? AND action_class = ? AND subject_id = ? AND used_at IS NULL';
-  const args = [uow.orgId, 'books.tax_sign_lodge', basId];
+  const args = [uow.orgId, TAX_SIGN_LODGE, basId];
   await uow.tx.run(`UPDATE approvals SET used_at = ?, used_ledger_id = ? WHERE ${which} AND status = 'approved'`, [
     uow.now,
     ledgerId,
@@ -205,7 +208,7 @@ export async function taxReturn(p: ReasonParams, uow: Uow) {
   await withdrawApprovals(uow, row.id, event.ledgerId);
   await uow.tx.run(
     'UPDATE holds SET released_at = ? WHERE org_id = ? AND action_class = ? AND subject_id = ? AND released_at IS NULL',
-    [uow.now, uow.orgId, 'books.tax_sign_lodge', row.id],
+    [uow.now, uow.orgId, TAX_SIGN_LODGE, row.id],
   );
   return toBas({ ...row, status: 'prepared', figures, note: p.reason, prepared_at: uow.now, ledger_id: event.ledgerId });
 }

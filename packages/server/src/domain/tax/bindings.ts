@@ -1,5 +1,5 @@
 import { tax } from '@finance-desk/protocol';
-import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { bind, bindSignature, bindQuery, type MethodBinding } from '../../binding.js';
 import * as bas from './bas.js';
 import { taxSignLodge } from './lodge.js';
 import { taxObligations } from './obligations.js';
@@ -9,6 +9,6 @@ export const taxBindings: readonly MethodBinding[] = [
   bind(tax.taxPrepare, bas.taxPrepare),
   bind(tax.taxHold, bas.taxHold),
   bind(tax.taxReturn, bas.taxReturn),
-  bind(tax.taxSignLodge, taxSignLodge),
+  bindSignature(taxSignLodge),
   bindQuery(tax.taxObligations, taxObligations),
 ];

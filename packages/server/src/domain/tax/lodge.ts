@@ -140,8 +140,7 @@ async function execute(_p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
 }
 
 export const taxSignLodgeAct: SignatureAct<Params, Subject> = {
-  method: 'books.taxSignLodge',
-  actionClass: 'books.tax_sign_lodge',
+  spec: tax.taxSignLodge,
   load,
   subjectId: (s) => s.row.id,
   // Seed §3: lodging a tax return always needs a human proof.
