@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { firstField } from '@finance-desk/protocol';
+import { firstField, methods } from '@finance-desk/protocol';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../src/config.js';
@@ -134,7 +134,7 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
         headers: { 'content-type': 'application/json', ...auth(key), ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
-      return toReply(res);
+      return checkedResult(method, await toReply(res));
     },
     async get(key, path) {
       return toReply(await fetch(`${server.url}/api/v1/${path}`, { headers: auth(key) }));
@@ -159,6 +159,24 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
     },
   };
   return ts;
+}
+
+const METHOD_SPECS = new Map(methods.map((m) => [m.name, m]));
+
+/**
+ * Every `ok` result a test receives is checked against its method's declared result schema
+ * (issue 11 item 1): a handler that returns something its declaration does not promise fails the
+ * test that saw it. Hold frames (seed §2.2) are the hold shape, not the method's result.
+ */
+function checkedResult(method: string, reply: Reply): Reply {
+  const spec = METHOD_SPECS.get(method);
+  const body = reply.body as { ok?: unknown; result?: { status?: unknown } } | null;
+  if (!spec || reply.status !== 200 || body?.ok !== true || body.result?.status === 'approval_required') return reply;
+  const parsed = spec.result.safeParse(body.result);
+  if (!parsed.success) {
+    throw new Error(`${method}: result does not match its declared result schema: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return reply;
 }
 
 /**

@@ -17,7 +17,7 @@ a { color:var(--accent); }
 .top p { margin:0; }
 .brand { font-weight:700; }
 .who, .chain { color:var(--muted); font-size:.95rem; }
-nav ul { list-style:none; display:flex; gap:1rem; margin:0; padding:0; }
+nav ul { list-style:none; display:flex; flex-wrap:wrap; gap:.25rem 1rem; margin:0; padding:0; }
 nav a[aria-current="page"] { font-weight:700; text-decoration-thickness:3px; }
 .logout { margin-left:auto; }
 main { max-width:60rem; margin:0 auto; padding:1rem; }
