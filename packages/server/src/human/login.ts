@@ -5,6 +5,7 @@ import type { Capabilities, Database, Queryable, Tx } from '../storage/types.js'
 import { hashPassword, verifyPassword } from './passwords.js';
 import { createSession } from './sessions.js';
 import { userByEmail } from './users.js';
+import { placeholders } from '../storage/sql.js';
 
 /**
  * Sign-in with throttling (issue 3, reworked in issue 8 item 13). Failures are counted in three
@@ -145,7 +146,7 @@ function clockAt(now: Date): Clock {
 async function readBuckets(tx: Tx, caps: Capabilities, buckets: readonly Bucket[]) {
   const rows = await tx.all<BucketRow>(
     `SELECT bucket, failures, window_start, locked_until FROM login_attempts
-     WHERE bucket IN (${buckets.map(() => '?').join(', ')})${caps.forUpdate}`,
+     WHERE bucket IN (${placeholders(buckets.length)})${caps.forUpdate}`,
     buckets.map((b) => b.id),
   );
   return new Map(rows.map((r) => [r.bucket, r]));

@@ -1,6 +1,7 @@
 import { ACTION_CLASSES, type ActionClass } from '@finance-desk/protocol';
 import { loadPolicy } from '../governance/policy.js';
 import type { Queryable } from '../storage/types.js';
+import { placeholders } from '../storage/sql.js';
 
 /**
  * The `/api/v1/org/*` DTO reads (issue 10 item 3): people, agents and keys of the caller's
@@ -62,7 +63,7 @@ export async function orgAgents(q: Queryable, orgId: string, p: Page & { status?
   const ids = page.rows.map((a) => a.id);
   const keys = ids.length
     ? await q.all<{ id: string; agent_id: string }>(
-        `SELECT id, agent_id FROM credentials WHERE org_id = ? AND agent_id IN (${ids.map(() => '?').join(', ')}) ORDER BY id DESC`,
+        `SELECT id, agent_id FROM credentials WHERE org_id = ? AND agent_id IN (${placeholders(ids.length)}) ORDER BY id DESC`,
         [orgId, ...ids],
       )
     : [];

@@ -10,6 +10,7 @@ import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
 import { CONTACT_COLUMNS, toContact, type ContactRow } from './contacts.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * GET contacts.list (issue 10 item 1): contacts in name-key order, paged by the last contact's
@@ -22,7 +23,6 @@ import { CONTACT_COLUMNS, toContact, type ContactRow } from './contacts.js';
  */
 type Query = z.infer<typeof readSpecs.contactsList.query>;
 
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /**
  * The open invoices of a page of contacts (sent or part_paid: drafts, void, paid and credited

@@ -4,6 +4,7 @@ import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { CHART } from './chart.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * Posting to the general ledger. Every act that moves money calls `postJournal` inside its unit
@@ -167,7 +168,7 @@ export async function owedOnDocuments(
   if (docIds.length === 0) return out;
   const rows = await q.all<{ doc_id: string; dr: number | null; cr: number | null }>(
     `SELECT doc_id, SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
-     WHERE org_id = ? AND account_code = ? AND doc_id IN (${docIds.map(() => '?').join(', ')})
+     WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(docIds.length)})
      GROUP BY doc_id`,
     [orgId, accountCode, ...docIds],
   );

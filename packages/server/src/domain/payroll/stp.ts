@@ -7,6 +7,7 @@ import type { Queryable } from '../../storage/types.js';
 import type { Uow, WriteResult } from '../../write-path.js';
 import { stpTaxTreatmentCode } from '../people/tax-treatment.js';
 import { loadLines, loadRun, type PayRunRow } from './runs.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * Single Touch Payroll (issue 9 item 2; docs/books.md "Single Touch Payroll"). A pay event is a
@@ -55,7 +56,7 @@ async function ytdOf(q: Queryable, orgId: string, employeeIds: readonly string[]
     `SELECT l.employee_id, SUM(l.gross_cents) AS gross, SUM(l.leave_cents) AS leave, SUM(l.payg_cents) AS payg, SUM(l.super_cents) AS super
      FROM pay_run_lines l JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
      WHERE l.org_id = ? AND r.status = 'signed' AND r.payment_date >= ? AND r.payment_date <= ?
-       AND l.employee_id IN (${employeeIds.map(() => '?').join(', ')})
+       AND l.employee_id IN (${placeholders(employeeIds.length)})
      GROUP BY l.employee_id`,
     [orgId, fy.start, fy.end, ...employeeIds],
   );
@@ -70,7 +71,7 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
   const ytd = await ytdOf(uow.tx, uow.orgId, ids, fy);
   const people = await uow.tx.all<PayeeRow>(
     `SELECT id, name, employment_basis, tfn, residency, claims_tax_free_threshold, tax_declared_on FROM employees
-     WHERE org_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
+     WHERE org_id = ? AND id IN (${placeholders(ids.length)})`,
     [uow.orgId, ...ids],
   );
   const byId = new Map(people.map((p) => [p.id, p]));

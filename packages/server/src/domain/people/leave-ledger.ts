@@ -1,6 +1,7 @@
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { accrualForPay, MILLI, type EmploymentBasis, type LeaveType } from '../payroll/leave-accrual.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * The leave accrual ledger (migration 20, `leave_ledger`): per employee and leave type, signed
@@ -21,10 +22,6 @@ export interface Balance {
 export type Balances = Readonly<Record<LeaveType, Balance>>;
 
 const EMPTY: Balance = { balanceMilliHours: 0, approvedMilliHours: 0, requestedMilliHours: 0, availableMilliHours: 0 };
-
-function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
-}
 
 /** Balances of several employees: ledger sums, less leave approved or requested and not yet paid. */
 export async function leaveBalances(q: Queryable, orgId: string, employeeIds: readonly string[]): Promise<Map<string, Balances>> {

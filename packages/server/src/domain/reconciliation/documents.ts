@@ -6,6 +6,7 @@ import { PAYABLE_BILL_STATUSES, PAYABLES_ACCOUNT } from '../payables/ledger-api.
 import { owedOnDocument } from '../payables/settle.js';
 import { OPEN_STATUSES, outstandingOn } from '../receivables/ledger-api.js';
 import type { TargetKind } from './feed-lines.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * What a bank line can be matched to, as reconciliation sees it: an invoice (money in), a bill
@@ -149,7 +150,7 @@ async function matchedOnJournals(
   if (ids.length === 0) return out;
   const rows = await q.all<{ journal_id: string; matched: number }>(
     `SELECT journal_id, SUM(amount_cents) AS matched FROM bank_feed_matches
-     WHERE org_id = ? AND journal_id IN (${ids.map(() => '?').join(', ')}) GROUP BY journal_id`,
+     WHERE org_id = ? AND journal_id IN (${placeholders(ids.length)}) GROUP BY journal_id`,
     [orgId, ...ids],
   );
   for (const r of rows) out.set(r.journal_id, Number(r.matched));

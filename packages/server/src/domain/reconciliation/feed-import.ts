@@ -8,6 +8,7 @@ import type { Uow } from '../../write-path.js';
 import { ParseError, parseBankFile, type ParsedLine } from './bank-parse.js';
 import { fingerprint, planImport, type ImportPlan, type PlannedLine } from './dedupe.js';
 import { candidates, rank } from './suggest.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * books.feedLines: bank lines into a bank account, de-duplicated (dedupe.ts), each a new line
@@ -86,7 +87,7 @@ async function existingFingerprints(uow: Uow, account: string, fps: readonly str
     const chunk = fps.slice(k, k + 500);
     const rows = await uow.tx.all<{ id: string; import_id: string; fingerprint: string }>(
       `SELECT id, import_id, fingerprint FROM bank_feed_lines WHERE org_id = ? AND account_code = ?
-       AND fingerprint IN (${chunk.map(() => '?').join(', ')})`,
+       AND fingerprint IN (${placeholders(chunk.length)})`,
       [uow.orgId, account, ...chunk],
     );
     for (const r of rows) out.set(r.fingerprint, r);

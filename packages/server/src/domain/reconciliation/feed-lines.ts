@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * A bank feed line as stored and as answered. States (docs/examples/reconciliation.md):
@@ -120,7 +121,7 @@ export async function matchesOf(
   if (lineIds.length === 0) return out;
   const rows = await q.all<MatchRow>(
     `SELECT id, line_id, target_kind, target_id, amount_cents, journal_id, ledger_id FROM bank_feed_matches
-     WHERE org_id = ? AND line_id IN (${lineIds.map(() => '?').join(', ')}) ORDER BY created_at, id`,
+     WHERE org_id = ? AND line_id IN (${placeholders(lineIds.length)}) ORDER BY created_at, id`,
     [orgId, ...lineIds],
   );
   for (const r of rows) out.set(r.line_id, [...(out.get(r.line_id) ?? []), r]);

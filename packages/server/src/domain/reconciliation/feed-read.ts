@@ -7,6 +7,7 @@ import { accountBalanceCents } from '../gl/post.js';
 import { DEFAULT_BANK_ACCOUNT } from './feed-import.js';
 import { LINE_COLUMNS, matchesOf, remainingOf, toLine, type LineRow } from './feed-lines.js';
 import { candidates, rank } from './suggest.js';
+import { placeholders } from '../../storage/sql.js';
 
 /**
  * books.feedLinesList: bank lines oldest first (date, then id), paged by a cursor of both, each
@@ -34,7 +35,7 @@ function filters(p: Params, orgId: string, account: string) {
   };
   const status = p.status ?? 'unreconciled';
   if (status === 'unreconciled')
-    add(`status IN (${UNRECONCILED.map(() => '?').join(', ')})`, ...UNRECONCILED);
+    add(`status IN (${placeholders(UNRECONCILED.length)})`, ...UNRECONCILED);
   else if (status !== 'all') add('status = ?', status);
   if (p.from !== undefined) add('date >= ?', p.from);
   if (p.to !== undefined) add('date <= ?', p.to);
@@ -46,7 +47,7 @@ function filters(p: Params, orgId: string, account: string) {
 async function summary(ctx: ReadContext, orgId: string, account: string) {
   const row = await ctx.db.reader.get<{ n: number; cents: number | null }>(
     `SELECT COUNT(*) AS n, SUM(CASE WHEN amount_cents > 0 THEN amount_cents - matched_cents ELSE amount_cents + matched_cents END) AS cents
-     FROM bank_feed_lines WHERE org_id = ? AND account_code = ? AND status IN (${UNRECONCILED.map(() => '?').join(', ')})`,
+     FROM bank_feed_lines WHERE org_id = ? AND account_code = ? AND status IN (${placeholders(UNRECONCILED.length)})`,
     [orgId, account, ...UNRECONCILED],
   );
   return {
