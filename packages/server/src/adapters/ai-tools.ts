@@ -1,4 +1,4 @@
-import { validate, type MethodSpec } from '@finance-desk/protocol';
+import { people, validate, type MethodSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
 import type { MethodBinding, ReadContext } from '../binding.js';
 
@@ -34,7 +34,7 @@ function schemaOf(spec: MethodSpec): Record<string, unknown> {
  * of employees) is not sent to an outside provider to answer a books question. Least privilege:
  * the books' figures are enough for every question the gateway is for.
  */
-export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set(['books.employees']);
+export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set([people.employees.name]);
 
 export function readTools(bindings: Iterable<MethodBinding>): ReadTool[] {
   const tools: ReadTool[] = [];
