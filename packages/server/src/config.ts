@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { DEFAULT_DATABASE_URL } from './storage/open.js';
 import type { SqliteSynchronous } from './storage/sqlite.js';
 
@@ -60,55 +61,160 @@ export const DEFAULT_AI_CONFIG: AiConfig = {
   timeoutMs: 30_000,
 };
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) {
-    throw new Error(`${name} must be an integer of at least ${min}, got "${raw}"`);
+/**
+ * Every setting is read through one zod schema over the environment (issue 13 item 3), so a bad
+ * value fails the start with a message that names the setting, what it must be, and what it got
+ * (at most 40 characters of it: a URL may carry a password, so URLs are never echoed).
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
   }
-  return Number(raw);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const unset = (v: unknown): boolean => v === undefined || v === '';
+
+function intSetting(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return fallback;
+      const text = String(raw);
+      if (!/^\d{1,16}$/.test(text) || Number(text) < min || Number(text) > max) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}, got "${text.slice(0, 40)}"` });
+        return z.NEVER;
+      }
+      return Number(text);
+    });
+}
+
+function oneOf<const T extends readonly string[]>(values: T, fallback: T[number], fold: (v: string) => string = (v) => v) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return fallback;
+      const v = fold(String(raw));
+      if (!(values as readonly string[]).includes(v)) {
+        ctx.addIssue({ code: 'custom', message: `must be one of ${values.join(', ')}, got "${String(raw).slice(0, 40)}"` });
+        return z.NEVER;
+      }
+      return v as T[number];
+    });
+}
+
+function urlSetting(schemes: readonly string[], fallback: string | null) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return fallback;
+      const text = String(raw);
+      let scheme: string | null = null;
+      try {
+        scheme = new URL(text).protocol.replace(/:$/, '');
+      } catch {
+        // `sqlite:relative/path` parses as a URL; a bare word does not.
+      }
+      if (scheme === null || !schemes.includes(scheme)) {
+        ctx.addIssue({ code: 'custom', message: `must be a ${schemes.map((s) => `${s}:`).join(' or ')} URL` });
+        return z.NEVER;
+      }
+      return text;
+    });
+}
+
+const flag = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (unset(raw) || raw === '0') return false;
+    if (raw === '1') return true;
+    ctx.addIssue({ code: 'custom', message: `must be 1 or 0, got "${String(raw).slice(0, 40)}"` });
+    return z.NEVER;
+  });
+
+const text = (fallback: string, max = 500) =>
+  z
+    .string()
+    .max(max, { error: `must be at most ${max} characters` })
+    .optional()
+    .transform((raw) => (unset(raw) ? fallback : String(raw)));
+
+/** The environment's settings, each with its default (README "Configuration"). */
+const envSchema = z.object({
+  DATABASE_URL: urlSetting(['sqlite', 'postgres', 'postgresql'], DEFAULT_DATABASE_URL),
+  PORT: intSetting(0, 65535, 8080),
+  HOST: text('127.0.0.1', 255),
+  RATE_LIMIT_PER_SECOND: intSetting(1, 1_000_000, 50),
+  RATE_LIMIT_BURST: intSetting(1, 1_000_000, 100),
+  REDIS_URL: urlSetting(['redis', 'rediss'], null),
+  SQLITE_SYNCHRONOUS: oneOf(['FULL', 'NORMAL'] as const, 'FULL', (v) => v.toUpperCase()),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'info', (v) => v.toLowerCase()),
+  FD_BENCH_BARE_ROUTE: flag,
+  SMTP_URL: urlSetting(['smtp', 'smtps'], null),
+  EMAIL_OUTBOX_DIR: text('./data/outbox', 4096),
+  EMAIL_FROM: text('Finance Desk <accounts@finance-desk.invalid>'),
+  PAYMENTS_OUTBOX_DIR: text(DEFAULT_PAYMENTS_OUTBOX_DIR, 4096),
+  LODGEMENT_OUTBOX_DIR: text(DEFAULT_LODGEMENT_OUTBOX_DIR, 4096),
+  COOKIE_SECURE: flag,
+  AI_PROVIDER: oneOf(['grounded', 'openai'] as const, 'grounded'),
+  AI_BASE_URL: urlSetting(['http', 'https'], null),
+  AI_MODEL: text('', 200),
+  AI_API_KEY: text('', 4096),
+  AI_PRICE_INPUT_MICRO_USD_PER_MTOK: intSetting(0, Number.MAX_SAFE_INTEGER, 0),
+  AI_PRICE_OUTPUT_MICRO_USD_PER_MTOK: intSetting(0, Number.MAX_SAFE_INTEGER, 0),
+  AI_TIMEOUT_MS: intSetting(1, 10 * 60 * 1000, DEFAULT_AI_CONFIG.timeoutMs),
+});
+
+type Env = z.output<typeof envSchema>;
+
+function parseEnv(env: NodeJS.ProcessEnv): Env {
+  const parsed = envSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+}
+
+function aiConfigOf(e: Env): AiConfig {
+  const base = {
+    ...DEFAULT_AI_CONFIG,
+    provider: e.AI_PROVIDER,
+    priceInputMicroUsdPerMTok: e.AI_PRICE_INPUT_MICRO_USD_PER_MTOK,
+    priceOutputMicroUsdPerMTok: e.AI_PRICE_OUTPUT_MICRO_USD_PER_MTOK,
+    timeoutMs: e.AI_TIMEOUT_MS,
+  } as const;
+  if (e.AI_PROVIDER === 'grounded') return base;
+  const missing = (['AI_BASE_URL', 'AI_MODEL', 'AI_API_KEY'] as const).filter((n) => !e[n]);
+  if (missing.length > 0) throw new ConfigError(missing.map((n) => `${n}: is required when AI_PROVIDER=openai`));
+  return { ...base, baseUrl: e.AI_BASE_URL, model: e.AI_MODEL, apiKey: e.AI_API_KEY };
 }
 
 export function loadAiConfig(env: NodeJS.ProcessEnv = process.env): AiConfig {
-  const provider = env.AI_PROVIDER || 'grounded';
-  if (provider !== 'grounded' && provider !== 'openai') {
-    throw new Error(`AI_PROVIDER must be grounded or openai, got "${provider.slice(0, 40)}"`);
-  }
-  const base = {
-    ...DEFAULT_AI_CONFIG,
-    provider,
-    priceInputMicroUsdPerMTok: positiveInt(env, 'AI_PRICE_INPUT_MICRO_USD_PER_MTOK', 0, 0),
-    priceOutputMicroUsdPerMTok: positiveInt(env, 'AI_PRICE_OUTPUT_MICRO_USD_PER_MTOK', 0, 0),
-    timeoutMs: positiveInt(env, 'AI_TIMEOUT_MS', DEFAULT_AI_CONFIG.timeoutMs, 1),
-  } as const;
-  if (provider === 'grounded') return base;
-  for (const name of ['AI_BASE_URL', 'AI_MODEL', 'AI_API_KEY'] as const) {
-    if (!env[name]) throw new Error(`${name} is required when AI_PROVIDER=openai`);
-  }
-  const url = env.AI_BASE_URL as string;
-  if (!/^https?:\/\//.test(url)) throw new Error('AI_BASE_URL must be an http(s) URL');
-  return { ...base, baseUrl: url, model: env.AI_MODEL as string, apiKey: env.AI_API_KEY as string };
+  return aiConfigOf(parseEnv(env));
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const sync = (env.SQLITE_SYNCHRONOUS ?? 'FULL').toUpperCase();
-  if (sync !== 'FULL' && sync !== 'NORMAL') throw new Error('SQLITE_SYNCHRONOUS must be FULL or NORMAL');
+  const e = parseEnv(env);
   return {
-    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
-    port: positiveInt(env, 'PORT', 8080, 0),
-    host: env.HOST || '127.0.0.1',
-    ratePerSecond: positiveInt(env, 'RATE_LIMIT_PER_SECOND', 50),
-    rateBurst: positiveInt(env, 'RATE_LIMIT_BURST', 100),
-    redisUrl: env.REDIS_URL || null,
-    sqliteSynchronous: sync,
-    logLevel: env.LOG_LEVEL || 'info',
-    benchRoute: env.FD_BENCH_BARE_ROUTE === '1',
-    smtpUrl: env.SMTP_URL || null,
-    emailOutboxDir: env.EMAIL_OUTBOX_DIR || './data/outbox',
-    emailFrom: env.EMAIL_FROM || 'Finance Desk <accounts@finance-desk.invalid>',
-    paymentsOutboxDir: env.PAYMENTS_OUTBOX_DIR || DEFAULT_PAYMENTS_OUTBOX_DIR,
-    lodgementOutboxDir: env.LODGEMENT_OUTBOX_DIR || DEFAULT_LODGEMENT_OUTBOX_DIR,
-    cookieSecure: env.COOKIE_SECURE === '1',
-    ai: loadAiConfig(env),
+    databaseUrl: e.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    port: e.PORT,
+    host: e.HOST,
+    ratePerSecond: e.RATE_LIMIT_PER_SECOND,
+    rateBurst: e.RATE_LIMIT_BURST,
+    redisUrl: e.REDIS_URL,
+    sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    logLevel: e.LOG_LEVEL,
+    benchRoute: e.FD_BENCH_BARE_ROUTE,
+    smtpUrl: e.SMTP_URL,
+    emailOutboxDir: e.EMAIL_OUTBOX_DIR,
+    emailFrom: e.EMAIL_FROM,
+    paymentsOutboxDir: e.PAYMENTS_OUTBOX_DIR,
+    lodgementOutboxDir: e.LODGEMENT_OUTBOX_DIR,
+    cookieSecure: e.COOKIE_SECURE,
+    ai: aiConfigOf(e),
   };
 }

@@ -9,7 +9,7 @@ import { setClock } from './clock.js';
 import { DEFAULT_AI_CONFIG, DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
-import { openDatabase } from './storage/open.js';
+import { openMigrated } from './storage/open.js';
 import type { Database } from './storage/types.js';
 import { purgeIdempotency } from './write-path.js';
 import { AiGateway, setAiGateway } from './adapters/ai-gateway.js';
@@ -25,6 +25,8 @@ export interface RunningServer {
 }
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** How long shutdown waits for in-flight requests before cutting their connections (issue 13 item 3). */
+export const SHUTDOWN_GRACE_MS = 10_000;
 const IDEMPOTENCY_KEEP_MS = 48 * 60 * 60 * 1000;
 
 /** The limiter for `config`; with REDIS_URL set, Redis must answer now or this throws (item 4). */
@@ -45,8 +47,10 @@ export async function startServer(
   let warn = (message: string): void => void process.stderr.write(`${message}\n`);
   // Redis first: a misconfigured REDIS_URL fails the start before the database is touched.
   const rateLimiter = await rateLimiterFor(config, (message) => warn(message));
-  const db = options.db ?? openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
-  await db.migrate().catch(async (error: unknown) => {
+  const db = await (options.db
+    ? options.db.migrate().then(() => options.db as Database)
+    : openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous })
+  ).catch(async (error: unknown) => {
     await rateLimiter.close();
     throw error;
   });
@@ -89,7 +93,15 @@ export async function startServer(
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       clearInterval(purge);
-      await app.close();
+      // In-flight requests finish (and so their commits); past the grace period the remaining
+      // connections (a long-polling approval.wait, a stalled client) are cut so shutdown is bounded.
+      const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      force.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
       await outbox.stop();
       await mailer.close();
       await rateLimiter.close();

@@ -12,7 +12,7 @@ import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type 
 import { createPairingCode, revokeAgent } from '../org/pairing.js';
 import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
 import { startServer } from '../server.js';
-import { openDatabase } from '../storage/open.js';
+import { openMigrated } from '../storage/open.js';
 import type { Database } from '../storage/types.js';
 
 /** The operator's CLI (D10). Every command migrates first and reads DATABASE_URL. */
@@ -27,9 +27,8 @@ class CliFailure extends Error {
 
 async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const db = await openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
-    await db.migrate();
     return await fn(db);
   } finally {
     await db.close();
@@ -83,14 +82,24 @@ function program(): Command {
       const config = loadConfig();
       const server = await startServer(config);
       server.app.log.info(`finance-desk listening on ${server.url} (${server.db.caps.engine})`);
-      const stop = () => {
+      // SIGTERM/SIGINT (issue 13 item 3): stop accepting, answer late arrivals with 503 and the
+      // error frame, let in-flight requests and their commits finish (bounded by SHUTDOWN_GRACE_MS),
+      // stop the outbox, close the database. A second signal exits at once.
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) process.exit(1);
+        stopping = true;
+        server.app.log.info(`${signal}: shutting down`);
         server.close().then(
           () => process.exit(0),
-          () => process.exit(1),
+          (error: unknown) => {
+            process.stderr.write(`finance-desk: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+            process.exit(1);
+          },
         );
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
     });
 
   const org = cli.command('org').description('organisations');

@@ -22,6 +22,7 @@ import { declaredMethods, methodRegistry, readRegistry, type MethodBinding, type
 import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
 import { registerPairRoute } from './pair-route.js';
+import { readiness } from './health.js';
 import type { RateConfig, RateLimiter } from './rate-limit.js';
 
 export interface AppOptions {
@@ -50,6 +51,8 @@ declare module 'fastify' {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** Retry-After of a request that arrives while the server shuts down (another process, or this one restarted, answers). */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 const API_PREFIX = '/api/v1/';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -256,7 +259,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     bodyLimit: limits.bodyBytesMax,
     genReqId: newRequestId,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Late arrivals while closing get the D1 error frame from our own hook (drain below), never
+    // Fastify's own 503 body (issue 13 item 3).
+    return503OnClosing: false,
     // Router errors (malformed percent-encoding in the path, …) get the D1 frame (issue 8 item 12).
     frameworkErrors: (error, req, reply) => {
       errorReply(req, reply, error);
@@ -265,6 +270,19 @@ export function buildApp(options: AppOptions): FastifyInstance {
     routerOptions: { querystringParser: parseQuery },
   });
   app.decorateRequest('gate', null);
+  // Shutdown (issue 13 item 3): from the moment close begins, every new request is answered at
+  // once with 503, the error frame and Retry-After, and its connection is closed; requests already
+  // running finish (app.close waits for them, and so for their commits).
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    if (!draining) return;
+    reply.header('retry-after', SHUTDOWN_RETRY_AFTER_SECONDS).header('connection', 'close');
+    const frame = errorFrame('INTERNAL', `server is shutting down; retry in ${SHUTDOWN_RETRY_AFTER_SECONDS} second(s)`);
+    return send(reply, 503, JSON.stringify(frame));
+  });
   app.removeAllContentTypeParsers();
   // Bodies are read as text and parsed by the pipeline, so that invalid JSON is judged after
   // the credential, rate-limit, name and scope checks (D1).
@@ -272,12 +290,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
     reply.header('cache-control', 'no-store');
+    // A request that was in flight when close began ends its keep-alive connection with its
+    // answer, so shutdown does not wait out the keep-alive timeout of busy connections.
+    if (draining) reply.header('connection', 'close');
   });
   app.setErrorHandler((error, req, reply) => errorReply(req, reply, error));
   app.setNotFoundHandler((req, reply) =>
     send(reply, 404, JSON.stringify(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`))),
   );
+  // Liveness and readiness (issue 13 item 1; http/health.ts): no credential, no secrets.
   app.get('/healthz', async (_req, reply) => send(reply, 200, '{"ok":true}'));
+  app.get('/readyz', async (_req, reply) => {
+    const ready = await readiness(db, rateLimiter);
+    return send(reply, draining || !ready.ok ? 503 : 200, JSON.stringify({ ...ready, ok: ready.ok && !draining }));
+  });
   if (options.benchRoute) {
     app.post('/bench/bare', async (req, reply) =>
       send(reply, 200, JSON.stringify({ ok: true, result: paramsOf(req.body) })),

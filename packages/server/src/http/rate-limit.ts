@@ -18,6 +18,8 @@ export interface RateDecision {
 export interface RateLimiter {
   take(bucket: string): Promise<RateDecision>;
   close(): Promise<void>;
+  /** For /readyz: does the shared store answer now? Absent for the in-process limiter (nothing to ask). */
+  ping?(): Promise<void>;
 }
 
 export interface RateConfig {
@@ -188,6 +190,11 @@ export class RedisRateLimiter implements RateLimiter {
     this.degraded = true;
     const reason = error instanceof Error ? error.message : String(error);
     this.warn(`rate limiter: Redis at REDIS_URL ${shown(this.url)} unavailable (${reason}); limiting per process until it is back`);
+  }
+
+  async ping(): Promise<void> {
+    if (this.redis.status !== 'ready') throw new Error(`Redis connection ${this.redis.status}`);
+    await this.redis.ping();
   }
 
   async close(): Promise<void> {

@@ -29,3 +29,44 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
   }
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
+
+/**
+ * Open and migrate the database, turning a failure to reach it into a message that names
+ * DATABASE_URL and where it points (host and port or file; never the password), issue 13 item 3.
+ */
+export async function openMigrated(url: string, options: OpenOptions = {}): Promise<Database> {
+  let db: Database;
+  try {
+    db = openDatabase(url, options);
+  } catch (error) {
+    throw new Error(`DATABASE_URL: cannot open ${whereOf(url)}: ${reasonOf(error)}`);
+  }
+  try {
+    await db.migrate();
+    return db;
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    const code = (error as { code?: string }).code;
+    // Connection-level failures name the setting; a failing migration keeps its own message.
+    if (code && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|SQLITE_CANTOPEN|3D000|28P01|28000)$/.test(code)) {
+      throw new Error(`DATABASE_URL: cannot connect to ${whereOf(url)}: ${reasonOf(error)}`);
+    }
+    throw error;
+  }
+}
+
+function whereOf(url: string): string {
+  if (url.startsWith('sqlite:')) return `the SQLite file ${url.slice('sqlite:'.length)}`;
+  try {
+    const u = new URL(url);
+    return `PostgreSQL at ${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return 'the configured database';
+  }
+}
+
+function reasonOf(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  const message = String(e.message ?? error).split('\n', 1)[0]?.slice(0, 200) ?? '';
+  return e.code && !message.includes(e.code) ? `${e.code} ${message}` : message;
+}
