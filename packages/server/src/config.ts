@@ -31,6 +31,8 @@ export interface Config {
   readonly ai?: AiConfig;
   /** The server's clock (ISO instants); tests fix it. Unset: the system clock (clock.ts). */
   readonly now?: () => string;
+  /** METRICS_TOKEN: the bearer token GET /metrics requires; unset, /metrics is not served. */
+  readonly metricsToken?: string | null;
   /** Budget of POST /api/v1/org/pair per client address; unset: PAIR_ROUTE_RATE (tests widen it). */
   readonly pairRate?: { readonly perSecond: number; readonly burst: number };
 }
@@ -162,6 +164,19 @@ const envSchema = z.object({
   PAYMENTS_OUTBOX_DIR: text(DEFAULT_PAYMENTS_OUTBOX_DIR, 4096),
   LODGEMENT_OUTBOX_DIR: text(DEFAULT_LODGEMENT_OUTBOX_DIR, 4096),
   COOKIE_SECURE: flag,
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return null;
+      const token = String(raw);
+      if (!/^[\x21-\x7e]{24,256}$/.test(token)) {
+        // Never echoed: it is a secret.
+        ctx.addIssue({ code: 'custom', message: 'must be 24 to 256 printable ASCII characters with no spaces (a long random token)' });
+        return z.NEVER;
+      }
+      return token;
+    }),
   AI_PROVIDER: oneOf(['grounded', 'openai'] as const, 'grounded'),
   AI_BASE_URL: urlSetting(['http', 'https'], null),
   AI_MODEL: text('', 200),
@@ -215,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentsOutboxDir: e.PAYMENTS_OUTBOX_DIR,
     lodgementOutboxDir: e.LODGEMENT_OUTBOX_DIR,
     cookieSecure: e.COOKIE_SECURE,
+    metricsToken: e.METRICS_TOKEN,
     ai: aiConfigOf(e),
   };
 }

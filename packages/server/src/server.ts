@@ -64,6 +64,7 @@ export async function startServer(
     benchRoute: config.benchRoute,
     cookieSecure: config.cookieSecure,
     pairRate: config.pairRate,
+    metricsToken: config.metricsToken ?? null,
   });
   warn = (message) => app.log.warn(message);
   await app.listen({ port: config.port, host: config.host });

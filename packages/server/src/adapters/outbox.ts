@@ -28,6 +28,13 @@ export async function outboxCounts(q: Queryable, orgId: string): Promise<{ queue
   };
 }
 
+/** Every organisation's outbox, for /metrics (issue 13 item 2): still to deliver, and given up on. */
+export async function outboxBacklog(q: Queryable): Promise<{ queued: number; undeliverable: number }> {
+  const count = async (where: string) =>
+    Number((await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM outbox WHERE ${where}`, []))?.n ?? 0);
+  return { queued: await count(`delivered_at IS NULL AND attempts < ${ATTEMPTS_MAX}`), undeliverable: await count(UNDELIVERABLE) };
+}
+
 /**
  * Put an organisation's undeliverable rows back in the queue (CLI `outbox retry`), once the
  * operator has fixed what stopped them (a full disk, an SMTP password): the next sweep of any

@@ -3,6 +3,7 @@ import {
   NOT_DEPLOYED_READS,
   errorFrame,
   firstField,
+  isHold,
   limits,
   missingScopeMessage,
   statusOf,
@@ -23,6 +24,7 @@ import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
 import { registerPairRoute } from './pair-route.js';
 import { readiness } from './health.js';
+import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
 import type { RateConfig, RateLimiter } from './rate-limit.js';
 
 export interface AppOptions {
@@ -36,6 +38,8 @@ export interface AppOptions {
   readonly cookieSecure?: boolean;
   /** Budget of POST /api/v1/org/pair per client address (default PAIR_ROUTE_RATE). */
   readonly pairRate?: RateConfig | undefined;
+  /** METRICS_TOKEN: serve GET /metrics to `Authorization: Bearer <token>`; unset, /metrics is 404. */
+  readonly metricsToken?: string | null;
 }
 
 interface Gate {
@@ -51,6 +55,14 @@ declare module 'fastify' {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** An incoming x-request-id kept as the request's id: short, and only characters safe in a log line. */
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A bounded label for metrics and the access log: the declared method or read, else the route pattern. */
+function routeOf(req: FastifyRequest): string {
+  const named = req.gate?.method?.spec.name ?? req.gate?.read?.spec.name;
+  return named ?? req.routeOptions.url ?? 'unmatched';
+}
 /** Retry-After of a request that arrives while the server shuts down (another process, or this one restarted, answers). */
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 const API_PREFIX = '/api/v1/';
@@ -75,6 +87,7 @@ async function gate(
   reply: FastifyReply,
   db: Database,
   limiter: RateLimiter,
+  metrics: Metrics,
 ): Promise<void> {
   const header = req.headers.authorization;
   const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : null;
@@ -87,6 +100,7 @@ async function gate(
   reply.header('RateLimit-Remaining', rate.remaining);
   reply.header('RateLimit-Reset', rate.resetSeconds);
   if (!rate.allowed) {
+    metrics.rateLimited.inc();
     reply.header('Retry-After', rate.retryAfterSeconds);
     fail('RATE_LIMITED', `rate limit exceeded for this key; retry in ${rate.retryAfterSeconds} seconds`);
   }
@@ -153,7 +167,7 @@ function idempotencyKeyOf(req: FastifyRequest): string | null {
   return raw;
 }
 
-async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, m: MethodBinding) {
+async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, m: MethodBinding, metrics: Metrics) {
   const params = paramsOf(req.body);
   const parsed = validate(m.spec.params, params);
   if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
@@ -178,6 +192,7 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
     (uow, prepared) => write(parsed.value, uow, prepared),
     prepare ? () => prepare(parsed.value, { db, principal: g.principal }) : undefined,
   );
+  metrics.writes.inc({ method: m.spec.name, outcome: outcome.replay ? 'replay' : isHold(outcome.result) ? 'hold' : 'ok' });
   if (outcome.replay) {
     reply.header('idempotent-replayed', 'true');
     return send(reply, 200, JSON.stringify({ ok: true, code: 'IDEMPOTENT_REPLAY', result: outcome.result }));
@@ -204,7 +219,11 @@ const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'body: empty',
 };
 
-function errorReply(req: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+function errorReply(req: FastifyRequest, reply: FastifyReply, error: unknown, metrics?: Metrics): FastifyReply {
+  const method = req.gate?.method;
+  if (metrics && method && method.spec.kind !== 'read') {
+    metrics.writes.inc({ method: method.spec.name, outcome: error instanceof DomainError ? error.code : 'INTERNAL' });
+  }
   if (error instanceof DomainError) {
     // Issue 11 item 3: a refused parameter is named in `error.field` (validation and the domain's
     // checks both word their messages `field: problem`, D5).
@@ -251,20 +270,25 @@ function clientErrorReply(error: Error & { code?: string }, socket: Socket): voi
 /** Build the HTTP app from the method registry (architecture guide: app.ts). */
 export function buildApp(options: AppOptions): FastifyInstance {
   const { db, rateLimiter } = options;
+  const metrics = createMetrics(db);
   const app = Fastify({
     logger: options.logger ?? false,
     // Per-request lines are off: at thousands of requests a second they cost more than the
     // request. Errors are logged with their request id (errorReply).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: limits.bodyBytesMax,
-    genReqId: newRequestId,
+    // A well-formed incoming x-request-id is kept (a caller's or a proxy's trace id); else ours.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && INCOMING_REQUEST_ID.test(given) ? given : newRequestId();
+    },
     requestIdHeader: false,
     // Late arrivals while closing get the D1 error frame from our own hook (drain below), never
     // Fastify's own 503 body (issue 13 item 3).
     return503OnClosing: false,
     // Router errors (malformed percent-encoding in the path, …) get the D1 frame (issue 8 item 12).
     frameworkErrors: (error, req, reply) => {
-      errorReply(req, reply, error);
+      errorReply(req, reply, error, metrics);
     },
     clientErrorHandler: clientErrorReply,
     routerOptions: { querystringParser: parseQuery },
@@ -294,7 +318,28 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // answer, so shutdown does not wait out the keep-alive timeout of busy connections.
     if (draining) reply.header('connection', 'close');
   });
-  app.setErrorHandler((error, req, reply) => errorReply(req, reply, error));
+  app.setErrorHandler((error, req, reply) => errorReply(req, reply, error, metrics));
+  // Issue 13 item 2: metrics for every route, and one access-log line per request at info: method,
+  // route (a declared name or a fixed route, never the raw path), status, ms, organisation, key id,
+  // request id (pino binds reqId). Never headers, bodies or secrets.
+  registerMetrics(app, metrics, options.metricsToken ?? null, routeOf, (reply, status, code, message) =>
+    send(reply, status, JSON.stringify(errorFrame(code, message))),
+  );
+  if (['info', 'debug', 'trace'].includes(app.log.level)) {
+    app.addHook('onResponse', async (req, reply) => {
+      const principal = req.gate?.principal;
+      req.log.info(
+        {
+          method: req.method,
+          route: routeOf(req),
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+          ...(principal ? { org: principal.orgId, keyId: principal.credentialId } : {}),
+        },
+        'request',
+      );
+    });
+  }
   app.setNotFoundHandler((req, reply) =>
     send(reply, 404, JSON.stringify(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`))),
   );
@@ -315,11 +360,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',
-    onRequest: async (req, reply) => gate(req, reply, db, rateLimiter),
+    onRequest: async (req, reply) => gate(req, reply, db, rateLimiter, metrics),
     handler: async (req, reply) => {
       const g = req.gate;
       if (!g) throw new Error('gate did not run');
-      if (g.method) return callMethod(req, reply, db, g, g.method);
+      if (g.method) return callMethod(req, reply, db, g, g.method, metrics);
       if (g.read) return callRead(req, reply, db, g, g.read);
       throw new Error('gate resolved nothing');
     },

@@ -1,0 +1,132 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { outboxBacklog } from '../adapters/outbox.js';
+import type { Database } from '../storage/types.js';
+
+/**
+ * Prometheus metrics (issue 13 item 2), one registry per app (tests run many apps in a process).
+ * Label values are bounded: a route label is a declared method or read name, a fixed route of the
+ * app, or `unmatched`; a status is an HTTP status; an outcome is one of a fixed set. Nothing a
+ * client sends becomes a label value except through those closed sets.
+ *
+ * Scraping needs `Authorization: Bearer <METRICS_TOKEN>`; without METRICS_TOKEN configured the route
+ * does not exist (404), so an operator never exposes metrics by accident.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly requests: Counter<'route' | 'status'>;
+  readonly duration: Histogram<'route'>;
+  readonly inFlight: Gauge<'route'>;
+  /** POST method calls by outcome: ok, replay (idempotent), hold (a signature act held), or the error code. */
+  readonly writes: Counter<'method' | 'outcome'>;
+  readonly rateLimited: Counter;
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(db: Database): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'fd_' });
+  const requests = new Counter({
+    name: 'fd_http_requests_total',
+    help: 'HTTP requests answered, by route and status.',
+    labelNames: ['route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'fd_http_request_duration_seconds',
+    help: 'Time from the request arriving to its answer being sent, by route.',
+    labelNames: ['route'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const inFlight = new Gauge({
+    name: 'fd_http_requests_in_flight',
+    help: 'Requests being served now, by route (approval.wait counts the long-polling approval waiters).',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const writes = new Counter({
+    name: 'fd_writes_total',
+    help: 'POST method calls by method and outcome: ok, replay, hold, or the error code.',
+    labelNames: ['method', 'outcome'] as const,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'fd_rate_limited_total',
+    help: 'Requests refused with RATE_LIMITED.',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'fd_outbox_backlog',
+    help: 'Outbox rows of every organisation: queued (still to deliver) and undeliverable (given up on; `finance-desk outbox retry`).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const backlog = await outboxBacklog(db.reader);
+      this.set({ state: 'queued' }, backlog.queued);
+      this.set({ state: 'undeliverable' }, backlog.undeliverable);
+    },
+  });
+  const pool = (db as { pool?: { totalCount: number; idleCount: number; waitingCount: number } }).pool;
+  if (pool) {
+    new Gauge({
+      name: 'fd_db_pool_connections',
+      help: 'PostgreSQL pool: total, idle, and requests waiting for a connection.',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        this.set({ state: 'total' }, pool.totalCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+  }
+  return { registry, requests, duration, inFlight, writes, rateLimited };
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/**
+ * Per-request bookkeeping and the /metrics route. `routeOf` names a request by a bounded label.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  token: string | null,
+  routeOf: (req: FastifyRequest) => string,
+  deny: (reply: FastifyReply, status: number, code: 'UNAUTHORIZED' | 'NOT_FOUND', message: string) => FastifyReply,
+): void {
+  const m = metrics;
+  const started = new WeakMap<FastifyRequest, { at: bigint; route: string }>();
+  app.addHook('onRequest', async (req) => {
+    started.set(req, { at: process.hrtime.bigint(), route: '' });
+  });
+  app.addHook('preHandler', async (req) => {
+    const s = started.get(req);
+    if (!s) return;
+    s.route = routeOf(req);
+    m.inFlight.inc({ route: s.route });
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const s = started.get(req);
+    if (!s) return;
+    const route = s.route || routeOf(req);
+    if (s.route) m.inFlight.dec({ route });
+    m.requests.inc({ route, status: String(reply.statusCode) });
+    m.duration.observe({ route }, Number(process.hrtime.bigint() - s.at) / 1e9);
+  });
+  const expected = token ? sha256(token) : null;
+  app.get('/metrics', async (req, reply) => {
+    if (!expected) return deny(reply, 404, 'NOT_FOUND', 'no route GET /metrics: set METRICS_TOKEN to serve metrics');
+    const header = req.headers.authorization;
+    const given = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
+    // Compare digests: constant time, whatever the lengths.
+    if (!timingSafeEqual(sha256(given), expected)) return deny(reply, 401, 'UNAUTHORIZED', 'metrics: send Authorization: Bearer <METRICS_TOKEN>');
+    const text = await metrics.registry.metrics();
+    return reply.code(200).type(metrics.registry.contentType).send(text);
+  });
+}
