@@ -13,6 +13,7 @@ import { createPairingCode, revokeAgent } from '../org/pairing.js';
 import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
 import { startServer } from '../server.js';
 import { openMigrated } from '../storage/open.js';
+import { backupSqlite, describeProblems, restoreSqlite, sqlitePathOf } from '../storage/backup.js';
 import type { Database } from '../storage/types.js';
 
 /** The operator's CLI (D10). Every command migrates first and reads DATABASE_URL. */
@@ -326,6 +327,42 @@ function program(): Command {
         return { requeued, ...(await outboxCounts(db.reader, org.id)) };
       });
       print(o.json === true, result, `${result.requeued} re-queued; ${result.queued} queued, ${result.undeliverable} undeliverable (a running server delivers them on its next sweep)`);
+    });
+
+  // Issue 13 item 4: online backup and restore of the SQLite engine (storage/backup.ts).
+  cli
+    .command('backup')
+    .description('copy the running SQLite database to FILE, consistent while serving; checks the copy (PostgreSQL: use pg_dump, README "Backups")')
+    .requiredOption('--to <file>', 'the backup file to write (must not exist)')
+    .option('--force', 'overwrite FILE if it exists')
+    .option('--json', 'print JSON')
+    .action(async (o: { to: string; force?: boolean; json?: boolean }) => {
+      const path = sqlitePathOf(loadConfig().databaseUrl);
+      if (!path) throw new CliFailure('backup: DATABASE_URL is PostgreSQL; back it up with pg_dump --format=custom (README "Backups")', 2);
+      const report = await backupSqlite(path, o.to, o.force === true);
+      const events = report.organisations.reduce((n, org) => n + org.events, 0);
+      print(o.json === true, report, `backup ok: ${report.file} (${report.bytes} bytes, sha256 ${report.sha256}); ${report.organisations.length} organisations, ${events} events, every chain verified`);
+    });
+  cli
+    .command('restore')
+    .description('replace the SQLite database with a backup (stop the server first); checks the backup before and the database after')
+    .requiredOption('--from <file>', 'a file written by `finance-desk backup`')
+    .option('--json', 'print JSON')
+    .action(async (o: { from: string; json?: boolean }) => {
+      const path = sqlitePathOf(loadConfig().databaseUrl);
+      if (!path) throw new CliFailure('restore: DATABASE_URL is PostgreSQL; restore with pg_restore (README "Backups")', 2);
+      const result = await restoreSqlite(o.from, path, new Date().toISOString());
+      if (!result.ok) {
+        print(o.json === true, result, `restored, but the database does not check out: ${describeProblems(result)}`);
+        throw new CliFailure('', 1);
+      }
+      const events = result.organisations.reduce((n, org) => n + org.events, 0);
+      print(
+        o.json === true,
+        result,
+        `restored ${o.from} to ${path}: ${result.organisations.length} organisations, ${events} events, every chain verified` +
+          (result.previous ? `; the previous database is kept as ${result.previous}` : ''),
+      );
     });
 
   cli
