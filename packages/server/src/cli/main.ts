@@ -7,12 +7,13 @@ import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
 import { verifyStoredChain } from '../ledger/verify.js';
-import { formatIssues, pairingCodeCreate, textProblem, validate, type ChainBreakReason } from '@finance-desk/protocol';
+import { formatIssues, isCalendarDate, pairingCodeCreate, textProblem, validate, type ChainBreakReason } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
 import { createPairingCode, revokeAgent } from '../org/pairing.js';
 import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
 import { startServer } from '../server.js';
 import { openMigrated } from '../storage/open.js';
+import { exportOrganisation } from '../ops/export.js';
 import { backupSqlite, describeProblems, restoreSqlite, sqlitePathOf } from '../storage/backup.js';
 import type { Database } from '../storage/types.js';
 
@@ -363,6 +364,27 @@ function program(): Command {
         `restored ${o.from} to ${path}: ${result.organisations.length} organisations, ${events} events, every chain verified` +
           (result.previous ? `; the previous database is kept as ${result.previous}` : ''),
       );
+    });
+
+  cli
+    .command('export')
+    .description("write an organisation's journals (from..to), invoices, bills and reports as CSV files")
+    .requiredOption('--org <slug>')
+    .requiredOption('--from <date>', 'first day, YYYY-MM-DD')
+    .requiredOption('--to <date>', 'last day, YYYY-MM-DD (reports as at this date)')
+    .option('--dir <dir>', 'a new or empty directory (default export-<slug>-<from>-<to>)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; from: string; to: string; dir?: string; json?: boolean }) => {
+      for (const [flag, value] of [['--from', o.from], ['--to', o.to]] as const) {
+        if (!isCalendarDate(value)) throw new CliFailure(`${flag}: must be a date YYYY-MM-DD, got "${value.slice(0, 40)}"`, 2);
+      }
+      if (o.to < o.from) throw new CliFailure(`--to: must be on or after --from (${o.from})`, 2);
+      const dir = o.dir ?? `export-${o.org}-${o.from}-${o.to}`;
+      const report = await withDb(async (db) => {
+        const org = await orgBySlug(db.reader, o.org);
+        return exportOrganisation(db, { orgId: org.id, orgSlug: org.slug, from: o.from, to: o.to, dir });
+      });
+      print(o.json === true, report, report.files.map((f) => `${f.file}: ${f.rows} rows`).join('\n'));
     });
 
   cli
