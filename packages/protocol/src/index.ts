@@ -1,5 +1,6 @@
 export * from './canonical-json.js';
 export * from './chain.js';
+export * from './checkpoint.js';
 export * from './errors.js';
 export * from './frames.js';
 export * from './hash.js';

@@ -31,10 +31,21 @@ export interface Config {
   readonly ai?: AiConfig;
   /** The server's clock (ISO instants); tests fix it. Unset: the system clock (clock.ts). */
   readonly now?: () => string;
+  /** Signed checkpoints (issue 13 item 6): the key and how often; null when CHECKPOINT_SIGNING_KEY is unset. */
+  readonly checkpoint?: CheckpointConfig | null;
   /** METRICS_TOKEN: the bearer token GET /metrics requires; unset, /metrics is not served. */
   readonly metricsToken?: string | null;
   /** Budget of POST /api/v1/org/pair per client address; unset: PAIR_ROUTE_RATE (tests widen it). */
   readonly pairRate?: { readonly perSecond: number; readonly burst: number };
+}
+
+export interface CheckpointConfig {
+  /** CHECKPOINT_KEY_NAME: the signer's name in notes and the prefix of each log's origin. */
+  readonly keyName: string;
+  /** CHECKPOINT_SIGNING_KEY: base64 of the 32-byte Ed25519 seed (`finance-desk checkpoint keygen`). Never logged. */
+  readonly seed: string;
+  readonly everyEvents: number;
+  readonly everyMs: number;
 }
 
 /**
@@ -177,6 +188,33 @@ const envSchema = z.object({
       }
       return token;
     }),
+  CHECKPOINT_SIGNING_KEY: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return null;
+      const seed = String(raw);
+      const bytes = Buffer.from(seed, 'base64');
+      if (bytes.length !== 32 || bytes.toString('base64') !== seed) {
+        // Never echoed: it is a secret.
+        ctx.addIssue({ code: 'custom', message: 'must be the base64 of a 32-byte Ed25519 seed (finance-desk checkpoint keygen)' });
+        return z.NEVER;
+      }
+      return seed;
+    }),
+  CHECKPOINT_KEY_NAME: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return 'finance-desk.invalid';
+      if (!/^[A-Za-z0-9][A-Za-z0-9.\-_/]{0,99}$/.test(String(raw))) {
+        ctx.addIssue({ code: 'custom', message: `must be 1 to 100 of letters, digits, . - _ / (e.g. books.example.com), got "${String(raw).slice(0, 40)}"` });
+        return z.NEVER;
+      }
+      return String(raw);
+    }),
+  CHECKPOINT_EVERY_EVENTS: intSetting(1, 100_000_000, 1000),
+  CHECKPOINT_EVERY_MS: intSetting(1000, 7 * 24 * 60 * 60 * 1000, 60 * 60 * 1000),
   AI_PROVIDER: oneOf(['grounded', 'openai'] as const, 'grounded'),
   AI_BASE_URL: urlSetting(['http', 'https'], null),
   AI_MODEL: text('', 200),
@@ -231,6 +269,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lodgementOutboxDir: e.LODGEMENT_OUTBOX_DIR,
     cookieSecure: e.COOKIE_SECURE,
     metricsToken: e.METRICS_TOKEN,
+    checkpoint: e.CHECKPOINT_SIGNING_KEY
+      ? { keyName: e.CHECKPOINT_KEY_NAME, seed: e.CHECKPOINT_SIGNING_KEY, everyEvents: e.CHECKPOINT_EVERY_EVENTS, everyMs: e.CHECKPOINT_EVERY_MS }
+      : null,
     ai: aiConfigOf(e),
   };
 }

@@ -5,7 +5,8 @@ import { FilePaymentSink, type PaymentSink } from './adapters/payments.js';
 import { confirmStpLodged } from './domain/payroll/stp.js';
 import { FileLodgementSink, Lodgements, type LodgementSink } from './adapters/lodgement.js';
 import { confirmBasLodged } from './domain/tax/lodged.js';
-import { setClock } from './clock.js';
+import { clockOf, setClock } from './clock.js';
+import { checkpointSweep, signerFrom } from './ledger/checkpoints.js';
 import { DEFAULT_AI_CONFIG, DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
@@ -27,6 +28,8 @@ export interface RunningServer {
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 /** How long shutdown waits for in-flight requests before cutting their connections (issue 13 item 3). */
 export const SHUTDOWN_GRACE_MS = 10_000;
+/** How often the checkpoint sweep looks for heads that are due (at most; CHECKPOINT_EVERY_MS if shorter). */
+const CHECKPOINT_SWEEP_MS = 15_000;
 const IDEMPOTENCY_KEEP_MS = 48 * 60 * 60 * 1000;
 
 /** The limiter for `config`; with REDIS_URL set, Redis must answer now or this throws (item 4). */
@@ -74,6 +77,22 @@ export async function startServer(
     purgeIdempotency(db, IDEMPOTENCY_KEEP_MS).catch((err: unknown) => app.log.error({ err }, 'idempotency purge failed'));
   }, PURGE_EVERY_MS);
   purge.unref();
+  // Signed checkpoints (issue 13 item 6): a sweep off the request path signs every head that is due.
+  const signer = config.checkpoint ? signerFrom(config.checkpoint.keyName, config.checkpoint.seed) : null;
+  let checkpointTimer: NodeJS.Timeout | null = null;
+  if (signer && config.checkpoint) {
+    const policy = { everyEvents: config.checkpoint.everyEvents, everyMs: config.checkpoint.everyMs };
+    let sweeping = false;
+    const sweep = () => {
+      if (sweeping) return;
+      sweeping = true;
+      checkpointSweep(db, signer, policy, clockOf(db)())
+        .catch((err: unknown) => app.log.error({ err }, 'checkpoint sweep failed'))
+        .finally(() => (sweeping = false));
+    };
+    checkpointTimer = setInterval(sweep, Math.min(policy.everyMs, CHECKPOINT_SWEEP_MS));
+    checkpointTimer.unref();
+  }
   const mailer = options.mailer ?? mailerFor(config);
   // A config object built by hand (scripts) may predate PAYMENTS_OUTBOX_DIR; fall back to the default.
   const payments = options.payments ?? new FilePaymentSink(config.paymentsOutboxDir || DEFAULT_PAYMENTS_OUTBOX_DIR);
@@ -94,6 +113,7 @@ export async function startServer(
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       clearInterval(purge);
+      if (checkpointTimer) clearInterval(checkpointTimer);
       // In-flight requests finish (and so their commits); past the grace period the remaining
       // connections (a long-polling approval.wait, a stalled client) are cut so shutdown is bounded.
       const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { outboxCounts, requeueUndeliverable } from '../adapters/outbox.js';
 import { loadConfig } from '../config.js';
@@ -14,6 +16,7 @@ import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
 import { startServer } from '../server.js';
 import { openMigrated } from '../storage/open.js';
 import { exportOrganisation } from '../ops/export.js';
+import { checkpointNow, signerFrom, verifyExtends, type Signer } from '../ledger/checkpoints.js';
 import { backupSqlite, describeProblems, restoreSqlite, sqlitePathOf } from '../storage/backup.js';
 import type { Database } from '../storage/types.js';
 
@@ -387,12 +390,57 @@ function program(): Command {
       print(o.json === true, report, report.files.map((f) => `${f.file}: ${f.rows} rows`).join('\n'));
     });
 
-  cli
-    .command('verify')
-    .description("recompute an organisation's chain; exit 1 on a break")
+  // Issue 13 item 6: signed checkpoints (ledger/checkpoints.ts; protocol checkpoint.ts).
+  const checkpoint = cli.command('checkpoint').description('signed checkpoints of each chain (C2SP signed notes, Ed25519)');
+  checkpoint
+    .command('keygen')
+    .description('print a new signing key (set it as CHECKPOINT_SIGNING_KEY) and its verifier key')
+    .option('--name <name>', 'the key name (CHECKPOINT_KEY_NAME)', 'finance-desk.invalid')
+    .option('--json', 'print JSON')
+    .action((o: { name: string; json?: boolean }) => {
+      const seed = randomBytes(32).toString('base64');
+      const signer = signerFrom(o.name, seed);
+      print(o.json === true, { signingKey: seed, keyName: o.name, verifierKey: signer.vkey }, `CHECKPOINT_KEY_NAME=${o.name}\nCHECKPOINT_SIGNING_KEY=${seed}\nverifier key (give it to auditors): ${signer.vkey}`);
+    });
+  checkpoint
+    .command('key')
+    .description('print the verifier key of the configured signing key')
+    .action(() => {
+      print(false, null, configuredSigner().vkey);
+    });
+  checkpoint
+    .command('sign')
+    .description("sign an organisation's head now and print the checkpoint")
     .requiredOption('--org <slug>')
     .option('--json', 'print JSON')
     .action(async (o: { org: string; json?: boolean }) => {
+      const signer = configuredSigner();
+      const done = await withDb(async (db) => checkpointNow(db, signer, (await orgBySlug(db.reader, o.org)).id, new Date().toISOString()));
+      if (!done) throw new CliFailure(`checkpoint: ${o.org} has no events yet`, 2);
+      if (o.json === true) print(true, done, '');
+      else process.stdout.write(done.note);
+    });
+
+  cli
+    .command('verify')
+    .description("recompute an organisation's chain; exit 1 on a break; with --checkpoint, also that the chain extends a signed checkpoint")
+    .requiredOption('--org <slug>')
+    .option('--checkpoint <file>', 'a signed checkpoint (a C2SP note) this chain must extend')
+    .option('--vkey <key>', 'the verifier key to check it with (default: the configured signing key)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; checkpoint?: string; vkey?: string; json?: boolean }) => {
+      if (o.checkpoint !== undefined) {
+        const note = readCheckpointFile(o.checkpoint);
+        const vkey = o.vkey ?? configuredSigner().vkey;
+        const name = vkey.split('+', 1)[0] ?? '';
+        const verdict = await withDb(async (db) => verifyExtends(db, (await orgBySlug(db.reader, o.org)).id, note, vkey, name));
+        if (verdict.ok) {
+          print(o.json === true, verdict, `chain ok and extends the checkpoint at seq ${verdict.checkpointSeq}: ${verdict.rows} events, head seq ${verdict.head.seq} ${verdict.head.rowHash}`);
+          return;
+        }
+        print(o.json === true, verdict, `NOT OK: ${verdict.reason}`);
+        throw new CliFailure('', 1);
+      }
       const verdict = await withDb(async (db) => verifyStoredChain(db, (await orgBySlug(db.reader, o.org)).id));
       if (verdict.ok) {
         print(o.json === true, verdict, `chain ok: ${verdict.rows} events, head seq ${verdict.head.seq} ${verdict.head.rowHash}`);
@@ -402,6 +450,25 @@ function program(): Command {
       throw new CliFailure('', 1);
     });
   return cli;
+}
+
+/** The signer CHECKPOINT_SIGNING_KEY configures, or a refusal naming the setting. */
+function configuredSigner(): Signer {
+  const c = loadConfig().checkpoint;
+  if (!c) throw new CliFailure('CHECKPOINT_SIGNING_KEY: not set (make one with finance-desk checkpoint keygen)', 2);
+  return signerFrom(c.keyName, c.seed);
+}
+
+function readCheckpointFile(path: string): string {
+  let text: string;
+  try {
+    if (statSync(path).size > 64 * 1024) throw new CliFailure(`--checkpoint: ${path} is larger than a checkpoint can be (64 KiB)`, 2);
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (error instanceof CliFailure) throw error;
+    throw new CliFailure(`--checkpoint: cannot read ${path}`, 2);
+  }
+  return text;
 }
 
 /**

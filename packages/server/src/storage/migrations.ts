@@ -15,6 +15,7 @@ import { migration as payRuns } from '../domain/payroll/migration.js';
 import { migration as stp } from '../domain/payroll/migration-stp.js';
 import { migration as contacts } from '../domain/contacts/migration.js';
 import { migration as calendar } from '../calendar/migration.js';
+import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 
@@ -362,6 +363,8 @@ export const migrations: readonly Migration[] = [
   aiCalls,
   // Date indexes of the calendar (meetings.list), 28 (issue 10 item 2b).
   calendar,
+  // Signed checkpoints of each chain head, 29 (issue 13 item 6).
+  checkpoints,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {
