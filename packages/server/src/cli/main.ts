@@ -16,6 +16,7 @@ import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
 import { startServer } from '../server.js';
 import { openMigrated } from '../storage/open.js';
 import { exportOrganisation } from '../ops/export.js';
+import { writeAuditPack } from '../ops/audit-pack.js';
 import { checkpointNow, signerFrom, verifyExtends, type Signer } from '../ledger/checkpoints.js';
 import { backupSqlite, describeProblems, restoreSqlite, sqlitePathOf } from '../storage/backup.js';
 import type { Database } from '../storage/types.js';
@@ -419,6 +420,34 @@ function program(): Command {
       if (!done) throw new CliFailure(`checkpoint: ${o.org} has no events yet`, 2);
       if (o.json === true) print(true, done, '');
       else process.stdout.write(done.note);
+    });
+
+  cli
+    .command('audit-pack')
+    .description('write one .tar.gz an auditor checks offline: events, journals, approvals, documents, checkpoints and a standalone verifier')
+    .requiredOption('--org <slug>')
+    .requiredOption('--from <date>', 'first day of the journals, YYYY-MM-DD')
+    .requiredOption('--to <date>', 'last day of the journals, YYYY-MM-DD')
+    .option('--out <file>', 'the archive to write (default audit-pack-<slug>-<from>-<to>.tar.gz)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; from: string; to: string; out?: string; json?: boolean }) => {
+      for (const [flag, value] of [['--from', o.from], ['--to', o.to]] as const) {
+        if (!isCalendarDate(value)) throw new CliFailure(`${flag}: must be a date YYYY-MM-DD, got "${value.slice(0, 40)}"`, 2);
+      }
+      if (o.to < o.from) throw new CliFailure(`--to: must be on or after --from (${o.from})`, 2);
+      const c = loadConfig().checkpoint;
+      const vkey = c ? signerFrom(c.keyName, c.seed).vkey : null;
+      const out = o.out ?? `audit-pack-${o.org}-${o.from}-${o.to}.tar.gz`;
+      const report = await withDb(async (db) => {
+        const org = await orgBySlug(db.reader, o.org);
+        return writeAuditPack(db, { orgId: org.id, orgSlug: org.slug, from: o.from, to: o.to, out, vkey, now: new Date().toISOString() });
+      });
+      print(
+        o.json === true,
+        report,
+        `${report.file} (sha256 ${report.sha256}): ${report.events} events, ${report.journals} journals, ${report.approvals} approvals, ${report.documents} documents, ${report.checkpoints} checkpoints\n` +
+          'check it: tar -xzf the file, then in its folder: node verify.mjs --vkey "<verifier key>"',
+      );
     });
 
   cli

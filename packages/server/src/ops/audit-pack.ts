@@ -1,0 +1,240 @@
+import { canonicalJson, ledgerId } from '@finance-desk/protocol';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { headOf } from '../ledger/read.js';
+import type { Database, Queryable } from '../storage/types.js';
+import { TarGzWriter } from './tar.js';
+
+/**
+ * The audit pack (issue 13 item 6): one .tar.gz an auditor checks offline with nothing but Node
+ * and the files in it. Inside, under one folder:
+ * - events.jsonl: every event from genesis to the head, each with its payload's stored bytes;
+ * - journals.jsonl: the period's journals with their lines; approvals.jsonl: every approval with
+ *   its decision; documents/ and documents.jsonl: stored receipts and the payment and lodgement
+ *   files the outbox carried, each with its SHA-256 and the ledger id that recorded it;
+ * - checkpoints/: the organisation's signed checkpoints, and verifier-key.txt (the operator's key;
+ *   an auditor should prefer the copy they were given separately, `--vkey`);
+ * - verify.mjs with lib/ (the protocol package's canonical JSON, hash, chain and checkpoint code,
+ *   which import only node:crypto) and manifest.json (every file's SHA-256).
+ * `node verify.mjs [--vkey KEY] [--checkpoint FILE]` checks everything ties out and exits 0 or 1.
+ */
+export interface AuditPackOptions {
+  readonly orgId: string;
+  readonly orgSlug: string;
+  readonly from: string;
+  readonly to: string;
+  readonly out: string;
+  readonly vkey: string | null;
+  readonly now: string;
+}
+
+export interface AuditPackReport {
+  readonly file: string;
+  readonly sha256: string;
+  readonly events: number;
+  readonly journals: number;
+  readonly approvals: number;
+  readonly documents: number;
+  readonly checkpoints: number;
+}
+
+const PAGE = 1000;
+
+/** The protocol files the verifier imports (compiled JS; they import only each other and node:crypto). */
+const PROTOCOL_LIB = ['canonical-json.js', 'hash.js', 'chain.js', 'checkpoint.js'] as const;
+
+function protocolDist(): string {
+  // Resolved through the package, so it is the protocol build this server runs with.
+  return join(fileURLToPath(new URL('.', import.meta.resolve('@finance-desk/protocol'))));
+}
+
+const VERIFIER = fileURLToPath(new URL('../../audit/verify.mjs', import.meta.url));
+
+class Jsonl {
+  lines = 0;
+  private readonly stream;
+  constructor(readonly path: string) {
+    this.stream = createWriteStream(path);
+  }
+  async write(value: unknown): Promise<void> {
+    this.lines += 1;
+    if (!this.stream.write(`${JSON.stringify(value)}\n`)) await once(this.stream, 'drain');
+  }
+  /** A line whose fields are written as given (the payload's stored bytes go in unparsed). */
+  async writeRaw(text: string): Promise<void> {
+    this.lines += 1;
+    if (!this.stream.write(`${text}\n`)) await once(this.stream, 'drain');
+  }
+  async close(): Promise<void> {
+    this.stream.end();
+    await once(this.stream, 'finish');
+  }
+}
+
+async function* paged<T extends Record<string, unknown>>(q: Queryable, sql: string, args: readonly (string | number)[], key: (row: T) => string | number) {
+  let after: string | number | null = null;
+  for (;;) {
+    const rows: T[] = await q.all<T>(sql.replace('/*AFTER*/', after === null ? '' : `AND ${typeof after === 'number' ? 'seq > ?' : 'id > ?'}`), [
+      ...args,
+      ...(after === null ? [] : [after]),
+    ]);
+    for (const r of rows) yield r;
+    if (rows.length < PAGE) return;
+    after = key(rows[rows.length - 1] as T);
+  }
+}
+
+export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise<AuditPackReport> {
+  if (existsSync(o.out)) throw new Error(`--out: ${o.out} exists; choose a new file`);
+  const work = mkdtempSync(join(tmpdir(), 'fd-audit-'));
+  const root = `audit-pack-${o.orgSlug}-${o.from}-${o.to}`;
+  try {
+    return await db.read(async (q) => {
+      const head = (await headOf(q, o.orgId)) ?? { seq: 0, rowHash: '' };
+      const files: { path: string; sha256: string; bytes: number }[] = [];
+      const tar = new TarGzWriter(o.out);
+      const put = async (name: string, content: Buffer | string) => {
+        const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+        files.push({ path: name, sha256: createHash('sha256').update(buf).digest('hex'), bytes: buf.length });
+        await tar.add(`${root}/${name}`, buf);
+      };
+      const putFile = async (name: string, path: string) => {
+        files.push({ path: name, sha256: await sha256File(path), bytes: statSync(path).size });
+        await tar.addFile(`${root}/${name}`, path);
+      };
+
+      // Events, genesis to head, in one snapshot; the stored payload bytes as a string.
+      const events = new Jsonl(join(work, 'events.jsonl'));
+      for await (const e of paged<{ seq: number; family: string; kind: string; entity_id: string; actor: string; at: string; payload: string; prev_hash: string; row_hash: string }>(
+        q,
+        `SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events WHERE org_id = ? /*AFTER*/ ORDER BY seq LIMIT ${PAGE}`,
+        [o.orgId],
+        (r) => Number(r.seq),
+      )) {
+        await events.write({ seq: Number(e.seq), family: e.family, kind: e.kind, entity_id: e.entity_id, actor: e.actor, at: e.at, payload: e.payload, prev_hash: e.prev_hash, row_hash: e.row_hash });
+      }
+      await events.close();
+
+      const journals = new Jsonl(join(work, 'journals.jsonl'));
+      for await (const j of paged<{ id: string; date: string; memo: string; source_kind: string; source_id: string; ledger_id: string }>(
+        q,
+        `SELECT id, date, memo, source_kind, source_id, ledger_id FROM journals WHERE org_id = ? AND date >= ? AND date <= ? /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
+        [o.orgId, o.from, o.to],
+        (r) => r.id,
+      )) {
+        const lines = await q.all<{ line_no: number; account_code: string; debit_cents: number; credit_cents: number; tax_code: string | null; gst_cents: number; doc_id: string | null; description: string }>(
+          'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, gst_cents, doc_id, description FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
+          [o.orgId, j.id],
+        );
+        await journals.write({
+          id: j.id,
+          date: j.date,
+          memo: j.memo,
+          source: { kind: j.source_kind, id: j.source_id },
+          ledgerId: j.ledger_id,
+          lines: lines.map((l) => ({ lineNo: Number(l.line_no), accountCode: l.account_code, debitCents: Number(l.debit_cents), creditCents: Number(l.credit_cents), taxCode: l.tax_code, gstCents: Number(l.gst_cents), docId: l.doc_id, description: l.description })),
+        });
+      }
+      await journals.close();
+
+      const approvals = new Jsonl(join(work, 'approvals.jsonl'));
+      for await (const a of paged<Record<string, unknown> & { id: string }>(
+        q,
+        `SELECT id, action_class, subject_id, payload_hash, method, summary, status, requested_by, requested_at, expires_at, decided_by, decided_at, reason, used_at, used_ledger_id, ledger_id
+           FROM approvals WHERE org_id = ? /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
+        [o.orgId],
+        (r) => r.id,
+      )) {
+        await approvals.write(a);
+      }
+      await approvals.close();
+
+      // Documents: stored receipts, and the payment and lodgement files the outbox carried.
+      const docs: { id: string; kind: string; path: string; sha256: string; bytes: number; ledgerId: string | null }[] = [];
+      for await (const r of paged<{ id: string; sha256: string; filename: string; mime_type: string; content_base64: string; ledger_id: string }>(
+        q,
+        `SELECT id, sha256, filename, mime_type, content_base64, ledger_id FROM receipts WHERE org_id = ? /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
+        [o.orgId],
+        (r) => r.id,
+      )) {
+        const bytes = Buffer.from(r.content_base64, 'base64');
+        const path = `documents/receipt-${r.id}`;
+        await put(path, bytes);
+        docs.push({ id: r.id, kind: 'receipt', path, sha256: r.sha256, bytes: bytes.length, ledgerId: r.ledger_id });
+      }
+      for await (const m of paged<{ id: string; channel: string; body: string }>(
+        q,
+        `SELECT id, channel, body FROM outbox WHERE org_id = ? AND channel <> 'email' /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
+        [o.orgId],
+        (r) => r.id,
+      )) {
+        const path = `documents/${m.channel}-${m.id}.json`;
+        await put(path, m.body);
+        docs.push({ id: m.id, kind: m.channel, path, sha256: createHash('sha256').update(m.body).digest('hex'), bytes: Buffer.byteLength(m.body), ledgerId: null });
+      }
+
+      const checkpoints = await q.all<{ seq: number; note: string }>('SELECT seq, note FROM checkpoints WHERE org_id = ? ORDER BY seq, key_name', [o.orgId]);
+      for (const [i, c] of checkpoints.entries()) await put(`checkpoints/${String(Number(c.seq)).padStart(12, '0')}-${i}.txt`, c.note);
+
+      await putFile('events.jsonl', events.path);
+      await putFile('journals.jsonl', journals.path);
+      await putFile('approvals.jsonl', approvals.path);
+      await put('documents.jsonl', docs.map((d) => `${JSON.stringify(d)}\n`).join(''));
+      if (o.vkey) await put('verifier-key.txt', `${o.vkey}\n`);
+      const lib = protocolDist();
+      for (const f of PROTOCOL_LIB) await putFile(`lib/${f}`, join(lib, f));
+      await putFile('verify.mjs', VERIFIER);
+      await put('package.json', `${JSON.stringify({ name: 'finance-desk-audit-pack', private: true, type: 'module' }, null, 2)}\n`);
+      await put(
+        'README.txt',
+        [
+          `Finance Desk audit pack: organisation ${o.orgSlug} (${o.orgId}), journals ${o.from} to ${o.to}, written ${o.now}.`,
+          `The chain is included from genesis to its head at seq ${head.seq} (ledger id ${ledgerId(head.rowHash)}).`,
+          '',
+          'Check it offline with Node.js 20 or later, from this folder:',
+          '  node verify.mjs --vkey "<the verifier key you were given>" [--checkpoint old-checkpoint.txt]',
+          'It checks every file against manifest.json, recomputes the hash chain over the stored bytes,',
+          'opens every checkpoint with the verifier key and checks the chain still reaches each signed root,',
+          'checks every journal balances and was recorded by an event of the chain, every decided approval',
+          'and every document against the chain. Exit code 0: everything ties out.',
+          '',
+        ].join('\n'),
+      );
+      const manifest = {
+        format: 'finance-desk-audit-pack/1',
+        organisation: { id: o.orgId, slug: o.orgSlug },
+        period: { from: o.from, to: o.to },
+        writtenAt: o.now,
+        head: { seq: Number(head.seq), rowHash: head.rowHash },
+        files: files.sort((a, b) => (a.path < b.path ? -1 : 1)),
+      };
+      await tar.add(`${root}/manifest.json`, `${canonicalJson(manifest as never)}\n`);
+      await tar.close();
+      const sha256 = await sha256File(o.out);
+      return {
+        file: o.out,
+        sha256,
+        events: events.lines,
+        journals: journals.lines,
+        approvals: approvals.lines,
+        documents: docs.length,
+        checkpoints: checkpoints.length,
+      };
+    });
+  } catch (error) {
+    rmSync(o.out, { force: true });
+    throw error;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
