@@ -61,6 +61,17 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
         ['msg_sent', 1, false, null],
         ['msg_spent', 0, true, null],
       ]);
+      // An operator act on the record (issue 13 item 5): one event, with counts and never content.
+      const retried = await db.reader.all<{ family: string; kind: string; actor: string; payload: string }>(
+        "SELECT family, kind, actor, payload FROM events WHERE org_id = ? AND kind = 'outbox.retry'",
+        [created.orgId],
+      );
+      expect(retried.map((e) => ({ ...e, payload: JSON.parse(e.payload) }))).toEqual([
+        { family: 'org', kind: 'outbox.retry', actor: '', payload: { requeued: 2, channels: { payment_file: 2 } } },
+      ]);
+      // Nothing left to re-queue: no second event.
+      expect(JSON.parse(cli('outbox', 'retry', '--org', created.slug, '--json').out)).toMatchObject({ requeued: 0 });
+      expect((await db.reader.all("SELECT seq FROM events WHERE org_id = ? AND kind = 'outbox.retry'", [created.orgId])).length).toBe(1);
       expect(cli('outbox', 'retry', '--org', 'nobody').err.trim()).toBe('finance-desk: organisation nobody not found');
     } finally {
       await db.close();

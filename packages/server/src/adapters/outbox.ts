@@ -1,5 +1,6 @@
 import { newId } from '../ids.js';
 import type { Database, Queryable, Tx } from '../storage/types.js';
+import { inUnitOfWork } from '../write-path.js';
 import type { EmailMessage, Mailer } from './email.js';
 import type { PaymentFile, PaymentSink } from './payments.js';
 import type { Lodgements } from './lodgement.js';
@@ -38,17 +39,27 @@ export async function outboxBacklog(q: Queryable): Promise<{ queued: number; und
 /**
  * Put an organisation's undeliverable rows back in the queue (CLI `outbox retry`), once the
  * operator has fixed what stopped them (a full disk, an SMTP password): the next sweep of any
- * running server delivers them. Returns how many were re-queued.
+ * running server delivers them. Returns how many were re-queued. An operator act like any other
+ * (issue 13 item 5): through the write path, with one `org` / `outbox.retry` event naming how many
+ * of each channel went back (never a message's content); nothing to re-queue is a no-op, no event.
  */
 export async function requeueUndeliverable(db: Database, orgId: string): Promise<number> {
-  return db.write(async (tx) => {
-    const r = await tx.run(
+  const done = await inUnitOfWork(db, orgId, '', async (uow) => {
+    const byChannel = await uow.tx.all<{ channel: string; n: number | string }>(
+      `SELECT channel, COUNT(*) AS n FROM outbox WHERE org_id = ? AND ${UNDELIVERABLE} GROUP BY channel ORDER BY channel`,
+      [orgId],
+    );
+    if (byChannel.length === 0) return { noop: true, requeued: 0 };
+    const r = await uow.tx.run(
       `UPDATE outbox SET attempts = 0, claimed_until = NULL, delivered_at = NULL, last_error = NULL
        WHERE org_id = ? AND ${UNDELIVERABLE}`,
       [orgId],
     );
-    return r.changes;
+    const channels = Object.fromEntries(byChannel.map((c) => [c.channel, Number(c.n)]));
+    await uow.emit({ family: 'org', kind: 'outbox.retry', entityId: orgId, payload: { requeued: r.changes, channels } });
+    return { requeued: r.changes };
   });
+  return done.requeued;
 }
 
 export async function enqueueEmail(tx: Tx, orgId: string, now: string, message: Omit<EmailMessage, 'messageId'>) {
