@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowHashInputWithPayload, sha256Hex } from '@finance-desk/protocol';
 import { checkpointNow, signerFrom } from '../src/ledger/checkpoints.js';
 import { writeAuditPack } from '../src/ops/audit-pack.js';
+import { TarGzWriter } from '../src/ops/tar.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { decide, freshKey, heldAndRequested, sentInvoice } from './signature-helpers.js';
@@ -122,6 +123,28 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
   it('refuses to overwrite a file', async () => {
     const { out } = await pack('twice');
     await expect(writeAuditPack(t.db, { orgId: org.orgId, orgSlug: org.slug, from: '2000-01-01', to: today, out, vkey: null, now: '2026-11-25T00:00:00Z' })).rejects.toThrow(/exists/);
+  });
+});
+
+describe('the archive writer', () => {
+  it('writes names past 100 bytes (ustar prefix) that the system tar reads back byte for byte', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fd-tar-'));
+    try {
+      const long = `${'a'.repeat(90)}/${'b'.repeat(60)}/receipt-${'c'.repeat(80)}`;
+      const tar = new TarGzWriter(join(dir, 'x.tar.gz'));
+      await tar.add(long, Buffer.from('hello'));
+      await tar.add('short.txt', '');
+      await tar.close();
+      execFileSync('tar', ['-xzf', join(dir, 'x.tar.gz'), '-C', dir]);
+      expect(readFileSync(join(dir, long), 'utf8')).toBe('hello');
+      expect(readFileSync(join(dir, 'short.txt'), 'utf8')).toBe('');
+      const bad = new TarGzWriter(join(dir, 'y.tar.gz'));
+      await expect(bad.add('../escape', 'x')).rejects.toThrow(/bad entry name/);
+      await expect(bad.add('x'.repeat(120), 'x')).rejects.toThrow(/too long/);
+      await bad.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

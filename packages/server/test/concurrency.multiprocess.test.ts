@@ -27,7 +27,8 @@ if (!pgUrl) {
 }
 
 const PROCESSES = 4;
-const HOT_WRITES = 400;
+/** FD_MP_HOT_WRITES: the nightly `npm run hostile` raises it (issue 13 item 7). */
+const HOT_WRITES = Number(process.env.FD_MP_HOT_WRITES ?? 400);
 const SPREAD_ORGS = 8;
 const WRITES_PER_SPREAD_ORG = 50;
 

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 
 /**
  * A minimal ustar writer (POSIX.1-1988), gzipped: enough for an archive of regular files that any
- * `tar -xzf` reads. Names are at most 100 bytes (the audit pack names its own files); contents are
- * Buffers held one at a time.
+ * `tar -xzf` reads. Names up to 255 bytes (ustar's prefix and name fields); contents are Buffers
+ * held one at a time, or files streamed from disk.
  */
 export class TarGzWriter {
   private readonly gzip = createGzip({ level: 9 });
@@ -44,10 +44,19 @@ export class TarGzWriter {
   }
 
   private async header(name: string, size: number, mode: number): Promise<void> {
-    const nameBytes = Buffer.from(name, 'utf8');
-    if (nameBytes.length > 100 || name.includes('..') || name.startsWith('/')) throw new Error(`tar: bad entry name ${name}`);
+    if (name.split('/').includes('..') || name.startsWith('/')) throw new Error(`tar: bad entry name ${name}`);
+    // ustar: a name up to 100 bytes, or a prefix (up to 155 bytes, ending at a '/') and a name.
+    let prefix = '';
+    let rest = name;
+    if (Buffer.byteLength(name) > 100) {
+      const cut = name.lastIndexOf('/', 155);
+      prefix = cut > 0 ? name.slice(0, cut) : '';
+      rest = cut > 0 ? name.slice(cut + 1) : name;
+    }
+    if (Buffer.byteLength(rest) > 100 || Buffer.byteLength(prefix) > 155 || rest === '') throw new Error(`tar: entry name too long: ${name}`);
     const header = Buffer.alloc(512, 0);
-    nameBytes.copy(header, 0);
+    Buffer.from(rest, 'utf8').copy(header, 0);
+    Buffer.from(prefix, 'utf8').copy(header, 345);
     const octal = (value: number, length: number) => value.toString(8).padStart(length - 1, '0') + '\0';
     header.write(octal(mode, 8), 100, 'ascii');
     header.write(octal(0, 8), 108, 'ascii');
