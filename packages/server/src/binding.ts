@@ -1,6 +1,7 @@
 import type { MethodSpec, ReadSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { Principal } from './principal.js';
+import type { RawJson } from './raw-json.js';
 import type { Database } from './storage/types.js';
 import type { SignatureHandler } from './governance/signature.js';
 import type { Uow, WriteResult } from './write-path.js';
@@ -81,9 +82,13 @@ export interface ReadBinding {
   readonly run: (query: unknown, ctx: ReadContext) => Promise<unknown>;
 }
 
+/**
+ * The handler must return its declaration's result (issue 11 item 1), so a handler of the wrong
+ * shape does not compile; `RawJson` (stored text passed byte for byte) is checked by the tests.
+ */
 export function bindRead<S extends ReadSpec>(
   spec: S,
-  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<unknown>,
+  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<z.input<S['result']> | RawJson>,
 ): ReadBinding {
   return { spec, run: run as ReadBinding['run'] };
 }
