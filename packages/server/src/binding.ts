@@ -4,7 +4,7 @@ import type { Principal } from './principal.js';
 import type { RawJson } from './raw-json.js';
 import type { Database } from './storage/types.js';
 import type { SignatureHandler } from './governance/signature.js';
-import type { Uow, WriteResult } from './write-path.js';
+import type { DeclaredResult, ResultOf, Uow, WriteResult } from './write-path.js';
 
 /**
  * How a declared method (protocol/methods) is bound to its handler, once. Write-kind methods run
@@ -32,7 +32,7 @@ export type MethodBinding =
 
 export function bind<S extends MethodSpec>(
   spec: S,
-  handler: (params: z.infer<S['params']>, uow: Uow) => Promise<WriteResult>,
+  handler: (params: z.infer<S['params']>, uow: Uow) => Promise<ResultOf<S>>,
 ): MethodBinding {
   if (spec.kind === 'read') throw new Error(`${spec.name} is a read; bind it with bindRead`);
   if (spec.kind === 'signature') throw new Error(`${spec.name} is a signature act; bind it with bindSignature`);
@@ -58,7 +58,7 @@ export function bindSignature(handler: SignatureHandler): MethodBinding {
 export function bindPrepared<S extends MethodSpec, T>(
   spec: S,
   prepare: (params: z.infer<S['params']>, ctx: ReadContext) => Promise<T>,
-  record: (params: z.infer<S['params']>, uow: Uow, prepared: T) => Promise<WriteResult>,
+  record: (params: z.infer<S['params']>, uow: Uow, prepared: T) => Promise<ResultOf<S>>,
 ): MethodBinding {
   if (spec.kind !== 'new-act') throw new Error(`${spec.name}: only a new act is prepared outside its transaction`);
   return {
@@ -70,7 +70,7 @@ export function bindPrepared<S extends MethodSpec, T>(
 
 export function bindQuery<S extends MethodSpec>(
   spec: S,
-  handler: (params: z.infer<S['params']>, ctx: ReadContext) => Promise<unknown>,
+  handler: (params: z.infer<S['params']>, ctx: ReadContext) => Promise<DeclaredResult<S>>,
 ): MethodBinding {
   if (spec.kind !== 'read') throw new Error(`${spec.name} is not a read`);
   return { spec, read: handler as (params: unknown, ctx: ReadContext) => Promise<unknown> };
@@ -88,7 +88,7 @@ export interface ReadBinding {
  */
 export function bindRead<S extends ReadSpec>(
   spec: S,
-  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<z.input<S['result']> | RawJson>,
+  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<DeclaredResult<S> | RawJson>,
 ): ReadBinding {
   return { spec, run: run as ReadBinding['run'] };
 }

@@ -101,7 +101,7 @@ export const boardContext = read({
 const whoamiBase = {
   keyId: z.string(),
   tier: z.enum(TIERS),
-  scopes: z.array(z.enum(SCOPES)).readonly(),
+  scopes: z.array(z.enum(SCOPES)),
   orgId: z.string(),
   slug: z.string(),
 };
@@ -176,7 +176,7 @@ export const policy = read({
     orgId: z.string(),
     ...floors,
     /** Per action class, who may decide: user ids and `role:<role>` (D8). */
-    decisionRights: z.partialRecord(z.enum(ACTION_CLASSES), z.array(z.string()).readonly()),
+    decisionRights: z.partialRecord(z.enum(ACTION_CLASSES), z.array(z.string())),
   }),
 });
 
