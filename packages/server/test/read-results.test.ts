@@ -1,7 +1,9 @@
 import { board, books, readSpecs, reads } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { bind, bindRead } from '../src/binding.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
+import { RawJson } from '../src/raw-json.js';
 import { checkedRead, checkedResult, engines, startTestServer, type Reply, type TestServer } from './harness.js';
 import { decide, heldAndRequested, sentInvoice } from './signature-helpers.js';
 
@@ -54,6 +56,29 @@ describe('the harness check of read payloads', () => {
       // Not a schema that takes anything: a bare string, null or an empty object are refused.
       for (const value of ['text', null, {}, []]) expect(result.safeParse(value).success, `${r.name} accepts ${JSON.stringify(value)}`).toBe(false);
     }
+  });
+});
+
+describe('handlers are typed by their declared result (checked by `tsc -p tsconfig.test.json`)', () => {
+  it('a read or write handler answering another shape does not compile; RawJson text still may', () => {
+    const bindings = [
+      // @ts-expect-error head.seq is declared an integer, not a string
+      bindRead(readSpecs.snapshot, async () => ({ orgId: 'org_1', head: { seq: 'one', rowHash: '' } })),
+      // @ts-expect-error decisions is missing
+      bindRead(readSpecs.decisionList, async () => ({ nextCursor: null })),
+      bindRead(readSpecs.events, async () => new RawJson('{"events":[],"nextCursor":0}')),
+      // @ts-expect-error priority is one of PRIORITIES
+      bind(board.createTask, async () => ({ id: 't', title: 't', priority: 'someday' as const, col: 'ready' as const, claimedBy: null, createdAt: 'x', ledgerId: 'ab' })),
+      bind(board.claim, async () => ({ id: 't', title: 't', priority: 'low' as const, col: 'claimed' as const, claimedBy: 'a', createdAt: 'x', ledgerId: 'ab', noop: true })),
+    ];
+    // Binding checks the declaration's kind at run time as well.
+    expect(bindings.map((b) => b.spec.name)).toEqual([
+      readSpecs.snapshot.name,
+      readSpecs.decisionList.name,
+      readSpecs.events.name,
+      board.createTask.name,
+      board.claim.name,
+    ]);
   });
 });
 
