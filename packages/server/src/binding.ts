@@ -1,9 +1,10 @@
 import type { MethodSpec, ReadSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { Principal } from './principal.js';
+import type { RawJson } from './raw-json.js';
 import type { Database } from './storage/types.js';
 import type { SignatureHandler } from './governance/signature.js';
-import type { Uow, WriteResult } from './write-path.js';
+import type { DeclaredResult, ResultOf, Uow, WriteResult } from './write-path.js';
 
 /**
  * How a declared method (protocol/methods) is bound to its handler, once. Write-kind methods run
@@ -31,7 +32,7 @@ export type MethodBinding =
 
 export function bind<S extends MethodSpec>(
   spec: S,
-  handler: (params: z.infer<S['params']>, uow: Uow) => Promise<WriteResult>,
+  handler: (params: z.infer<S['params']>, uow: Uow) => Promise<ResultOf<S>>,
 ): MethodBinding {
   if (spec.kind === 'read') throw new Error(`${spec.name} is a read; bind it with bindRead`);
   if (spec.kind === 'signature') throw new Error(`${spec.name} is a signature act; bind it with bindSignature`);
@@ -57,7 +58,7 @@ export function bindSignature(handler: SignatureHandler): MethodBinding {
 export function bindPrepared<S extends MethodSpec, T>(
   spec: S,
   prepare: (params: z.infer<S['params']>, ctx: ReadContext) => Promise<T>,
-  record: (params: z.infer<S['params']>, uow: Uow, prepared: T) => Promise<WriteResult>,
+  record: (params: z.infer<S['params']>, uow: Uow, prepared: T) => Promise<ResultOf<S>>,
 ): MethodBinding {
   if (spec.kind !== 'new-act') throw new Error(`${spec.name}: only a new act is prepared outside its transaction`);
   return {
@@ -69,7 +70,7 @@ export function bindPrepared<S extends MethodSpec, T>(
 
 export function bindQuery<S extends MethodSpec>(
   spec: S,
-  handler: (params: z.infer<S['params']>, ctx: ReadContext) => Promise<unknown>,
+  handler: (params: z.infer<S['params']>, ctx: ReadContext) => Promise<DeclaredResult<S>>,
 ): MethodBinding {
   if (spec.kind !== 'read') throw new Error(`${spec.name} is not a read`);
   return { spec, read: handler as (params: unknown, ctx: ReadContext) => Promise<unknown> };
@@ -81,9 +82,13 @@ export interface ReadBinding {
   readonly run: (query: unknown, ctx: ReadContext) => Promise<unknown>;
 }
 
+/**
+ * The handler must return its declaration's result (issue 11 item 1), so a handler of the wrong
+ * shape does not compile; `RawJson` (stored text passed byte for byte) is checked by the tests.
+ */
 export function bindRead<S extends ReadSpec>(
   spec: S,
-  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<unknown>,
+  run: (query: z.infer<S['query']>, ctx: ReadContext) => Promise<DeclaredResult<S> | RawJson>,
 ): ReadBinding {
   return { spec, run: run as ReadBinding['run'] };
 }

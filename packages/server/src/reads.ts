@@ -1,4 +1,4 @@
-import { readSpecs } from '@finance-desk/protocol';
+import { readSpecs, type Tier, type UserRole } from '@finance-desk/protocol';
 import { bindRead, type ReadBinding } from './binding.js';
 import { outboxCounts } from './adapters/outbox.js';
 import * as boardDomain from './domain/board/board.js';
@@ -43,8 +43,8 @@ export const readHandlers: readonly ReadBinding[] = [
     };
     // A paired agent's record (issue 10 item 4): its id, name, pairing time, its key's tier.
     return principal.agent
-      ? { kind: 'agent', agentId: principal.agent.id, name: principal.agent.name, pairedAt: principal.agent.pairedAt, ...base }
-      : { kind: 'key', ...base };
+      ? { kind: 'agent' as const, agentId: principal.agent.id, name: principal.agent.name, pairedAt: principal.agent.pairedAt, ...base }
+      : { kind: 'key' as const, ...base };
   }),
   bindRead(readSpecs.approvalWait, async (q, { db, principal }) =>
     waitForApproval(db, principal.orgId, q.approvalId, q.timeoutMs),
@@ -57,7 +57,7 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.directory, async (_q, { db, principal }) => {
     const org = principal.orgId;
     const [people, agents, keys] = await Promise.all([
-      db.reader.all<{ id: string; email: string; role: string; created_at: string }>(
+      db.reader.all<{ id: string; email: string; role: UserRole; created_at: string }>(
         'SELECT id, email, role, created_at FROM users WHERE org_id = ? ORDER BY created_at, id',
         [org],
       ),
@@ -65,7 +65,7 @@ export const readHandlers: readonly ReadBinding[] = [
         'SELECT id, name, created_at FROM agents WHERE org_id = ? ORDER BY created_at, id',
         [org],
       ),
-      db.reader.all<{ id: string; tier: string; agent_id: string | null; created_at: string; revoked_at: string | null }>(
+      db.reader.all<{ id: string; tier: Tier; agent_id: string | null; created_at: string; revoked_at: string | null }>(
         'SELECT id, tier, agent_id, created_at, revoked_at FROM credentials WHERE org_id = ? ORDER BY created_at, id',
         [org],
       ),

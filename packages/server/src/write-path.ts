@@ -1,4 +1,5 @@
-import { canonicalJson, sha256Hex, type JsonValue } from '@finance-desk/protocol';
+import { canonicalJson, sha256Hex, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
+import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
 import { appendEvent, lockHead, type Appended, type EventInput } from './ledger/append.js';
 import { clockOf, localDate, orgTimeZone } from './clock.js';
@@ -21,6 +22,25 @@ export interface Uow {
 
 /** What a write handler returns: a result, `noop` when the row was already in its target state. */
 export type WriteResult = object & { readonly noop?: boolean };
+
+/**
+ * A value as a handler may hand it over to be serialised: the declared shape, any array or
+ * field of it readonly (a handler's result is only written out, never changed after).
+ */
+export type Frozen<T> = T extends readonly (infer U)[]
+  ? readonly Frozen<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Frozen<T[K]> }
+    : T;
+
+/** What a read (POST or GET) of spec `S` answers: its declared result (issue 11 item 1). */
+export type DeclaredResult<S extends { readonly result: z.ZodType }> = Frozen<z.input<S['result']>>;
+
+/**
+ * What a write handler of `S` returns: its declared result (issue 11 item 1), so a handler of the
+ * wrong shape does not compile; `noop` (D3) may ride along whether or not the result declares it.
+ */
+export type ResultOf<S extends MethodSpec> = DeclaredResult<S> & WriteResult;
 
 export interface WriteCall {
   readonly orgId: string;

@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { firstField, methods } from '@finance-desk/protocol';
+import { firstField, methods, reads } from '@finance-desk/protocol';
 import pg from 'pg';
+import type { z } from 'zod';
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../src/config.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
@@ -137,7 +138,7 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
       return checkedResult(method, await toReply(res));
     },
     async get(key, path) {
-      return toReply(await fetch(`${server.url}/api/v1/${path}`, { headers: auth(key) }));
+      return checkedRead(path, await toReply(await fetch(`${server.url}/api/v1/${path}`, { headers: auth(key) })));
     },
     async raw(path, init) {
       return toReply(await fetch(`${server.url}${path}`, init));
@@ -162,20 +163,40 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
 }
 
 const METHOD_SPECS = new Map(methods.map((m) => [m.name, m]));
+const READ_SPECS = new Map<string, (typeof reads)[number]>(reads.map((r) => [r.name, r]));
+
+/** The first few paths where `value` departs from `schema`, or null when it conforms. */
+function mismatches(schema: z.ZodType, value: unknown): string | null {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return null;
+  return parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+}
+
+/**
+ * Every 200 payload of a GET read a test receives is checked against the read's declared result
+ * (issue 11 item 1), found by the path before `?`: a handler (or a RawJson text) that answers
+ * something its declaration does not promise fails the test that saw it. Other paths and other
+ * statuses pass untouched.
+ */
+export function checkedRead(path: string, reply: Reply): Reply {
+  const spec = READ_SPECS.get(path.split('?')[0] ?? '');
+  if (!spec || reply.status !== 200) return reply;
+  const problems = mismatches(spec.result, reply.body);
+  if (problems !== null) throw new Error(`${spec.name}: payload does not match its declared result schema: ${problems}`);
+  return reply;
+}
 
 /**
  * Every `ok` result a test receives is checked against its method's declared result schema
  * (issue 11 item 1): a handler that returns something its declaration does not promise fails the
  * test that saw it. Hold frames (seed §2.2) are the hold shape, not the method's result.
  */
-function checkedResult(method: string, reply: Reply): Reply {
+export function checkedResult(method: string, reply: Reply): Reply {
   const spec = METHOD_SPECS.get(method);
   const body = reply.body as { ok?: unknown; result?: { status?: unknown } } | null;
   if (!spec || reply.status !== 200 || body?.ok !== true || body.result?.status === 'approval_required') return reply;
-  const parsed = spec.result.safeParse(body.result);
-  if (!parsed.success) {
-    throw new Error(`${method}: result does not match its declared result schema: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
+  const problems = mismatches(spec.result, body.result);
+  if (problems !== null) throw new Error(`${method}: result does not match its declared result schema: ${problems}`);
   return reply;
 }
 

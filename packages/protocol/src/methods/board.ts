@@ -4,12 +4,14 @@ import { id, method, text } from './index-fields.js';
 
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 
-const task = z.object({
+/** A board item as every answer shows it (board.createTask, board.claim, board.ready, board.context). */
+export const task = z.object({
   id: z.string(),
   title: z.string(),
   priority: z.enum(PRIORITIES),
   col: z.enum(['ready', 'claimed']),
   claimedBy: z.string().nullable(),
+  createdAt: z.string(),
   ledgerId: z.string(),
 });
 

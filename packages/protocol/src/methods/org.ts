@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { TIERS } from '../scopes.js';
+import { ACTION_CLASSES, USER_ROLES } from '../signature.js';
 import { BAS_BASES } from './tax.js';
 import { id, queryInt, read, text } from './index-fields.js';
 import { abn } from './people-fields.js';
@@ -100,6 +101,19 @@ const page = {
   limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
 };
 
+/** `nextCursor` of a paged read: the last id of the page, null at the end. */
+const nextCursor = z.string().nullable();
+
+/** An API key as reads show it (org/keys, directory): never its secret or hash. */
+export const keyRow = z.object({
+  keyId: z.string(),
+  tier: z.enum(TIERS),
+  /** The agent the key belongs to; null for a key paired with no agent. */
+  agentId: z.string().nullable(),
+  createdAt: z.string(),
+  revokedAt: z.string().nullable(),
+});
+
 export const orgProfile = read({
   name: 'org/profile',
   scope: 'org.read',
@@ -107,6 +121,18 @@ export const orgProfile = read({
     'The organisation profile: name, legal name, ABN, GST registration and basis (the default basis of books.taxPrepare), BAS ' +
     'frequency, financial-year start month, time zone. Owners set it in the console or with `finance-desk org profile`.',
   query: z.strictObject({}),
+  result: z.object({
+    orgId: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    legalName: z.string().nullable(),
+    abn: z.string().nullable(),
+    gstRegistered: z.boolean(),
+    gstBasis: z.enum(BAS_BASES),
+    basFrequency: z.enum(BAS_FREQUENCIES),
+    financialYearStartMonth: z.number().int(),
+    timeZone: z.string(),
+  }),
 });
 
 export const orgMembers = read({
@@ -116,6 +142,19 @@ export const orgMembers = read({
     'People of the organisation: userId, email, role and the action classes they may decide (policy decision rights, by id or ' +
     'role); never password hashes. Paged by `cursor` (the last userId held).',
   query: z.strictObject(page),
+  result: z.object({
+    orgId: z.string(),
+    members: z.array(
+      z.object({
+        userId: z.string(),
+        email: z.string(),
+        role: z.enum(USER_ROLES),
+        createdAt: z.string(),
+        decisionRights: z.array(z.enum(ACTION_CLASSES)),
+      }),
+    ),
+    nextCursor,
+  }),
 });
 
 export const orgAgents = read({
@@ -125,6 +164,24 @@ export const orgAgents = read({
     'Agents of the organisation: agentId, name, tier (of its pairing; null for agents named by `key issue --agent`), status ' +
     'active|revoked, pairedAt, revokedAt, revokedBy, keyIds (newest first, at most 20) and keyCount. Optional `status`; paged by `cursor`.',
   query: z.strictObject({ ...page, status: z.enum(AGENT_STATUSES).optional() }),
+  result: z.object({
+    orgId: z.string(),
+    agents: z.array(
+      z.object({
+        agentId: z.string(),
+        name: z.string(),
+        tier: z.enum(TIERS).nullable(),
+        status: z.enum(AGENT_STATUSES),
+        createdAt: z.string(),
+        pairedAt: z.string().nullable(),
+        revokedAt: z.string().nullable(),
+        revokedBy: z.string().nullable(),
+        keyIds: z.array(z.string()),
+        keyCount: z.number().int(),
+      }),
+    ),
+    nextCursor,
+  }),
 });
 
 export const orgKeys = read({
@@ -134,6 +191,7 @@ export const orgKeys = read({
     'API keys of the organisation: keyId, tier, agentId, createdAt, revokedAt; never secrets or hashes. Optional `status` ' +
     'active|revoked and `agentId`; paged by `cursor` (the last keyId held).',
   query: z.strictObject({ ...page, status: z.enum(KEY_STATUSES).optional(), agentId: id().optional() }),
+  result: z.object({ orgId: z.string(), keys: z.array(keyRow), nextCursor }),
 });
 
 export const orgReads = [orgProfile, orgMembers, orgAgents, orgKeys] as const;

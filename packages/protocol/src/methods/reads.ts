@@ -1,13 +1,65 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
-import { ACTION_CLASSES, APPROVAL_STATUSES } from '../signature.js';
-import { contactKind } from './contacts.js';
+import { SCOPES, TIERS } from '../scopes.js';
+import { ACTION_CLASSES, APPROVAL_STATUSES, USER_ROLES } from '../signature.js';
+import { task } from './board.js';
+import { contact, contactKind } from './contacts.js';
 import { id, isoDate, queryInt, read, text } from './index-fields.js';
-import { orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
+import { AGENT_STATUSES, keyRow, orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
 
 export { orgAgents, orgKeys, orgMembers, orgProfile };
 
-/** GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. */
+/**
+ * GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. Each read
+ * declares the payload it answers (`result`, issue 11 item 1): its handler is typed by it and the
+ * tests check every answer against it. Shapes several reads share are declared once here.
+ */
+const int = () => z.number().int();
+
+/** The chain head (D9): the last seq and its row_hash; seq 0 and '' before the first event. */
+export const chainHead = z.object({ seq: int(), rowHash: z.string() });
+
+/** A ledger event as the wire carries it (D9): stored column names; the payload is free-form JSON. */
+export const eventRow = z.object({
+  seq: int(),
+  family: z.string(),
+  kind: z.string(),
+  entity_id: z.string(),
+  actor: z.string(),
+  at: z.string(),
+  payload: z.unknown(),
+  prev_hash: z.string(),
+  row_hash: z.string(),
+});
+
+/** An approval as decision.list shows it: what was asked, by whom, and how it stands. */
+export const approvalRow = z.object({
+  approvalId: z.string(),
+  actionClass: z.enum(ACTION_CLASSES),
+  subjectId: z.string(),
+  payloadHash: z.string(),
+  summary: z.string(),
+  /** The held call a human approves: its method and params, as the hold recorded them. */
+  payload: z.object({ method: z.string(), params: z.unknown() }),
+  status: z.enum(APPROVAL_STATUSES),
+  requestedBy: z.string(),
+  requestedAt: z.string(),
+  expiresAt: z.string(),
+  decidedBy: z.string().nullable(),
+  decidedAt: z.string().nullable(),
+  reason: z.string().nullable(),
+  usedAt: z.string().nullable(),
+  usedLedgerId: z.string().nullable(),
+  ledgerId: z.string(),
+});
+
+/** The D8 floors of a policy, in cents, and how long an approval lasts (milliseconds). */
+const floors = {
+  billApprovalFloorCents: int(),
+  materialityFloorCents: int(),
+  approvalExpiryMs: int(),
+};
+
 export const events = read({
   name: 'events',
   scope: 'org.read',
@@ -16,6 +68,7 @@ export const events = read({
     cursor: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),
     limit: queryInt(1, limits.eventsPageRowsMax).default(limits.eventsPageRowsDefault),
   }),
+  result: z.object({ events: z.array(eventRow), nextCursor: int() }),
 });
 
 export const snapshot = read({
@@ -23,6 +76,7 @@ export const snapshot = read({
   scope: 'org.read',
   summary: 'The chain head of the organisation.',
   query: z.strictObject({}),
+  result: z.object({ orgId: z.string(), head: chainHead }),
 });
 
 export const boardReady = read({
@@ -32,6 +86,7 @@ export const boardReady = read({
   query: z.strictObject({
     limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
   }),
+  result: z.object({ items: z.array(task) }),
 });
 
 export const boardContext = read({
@@ -39,13 +94,34 @@ export const boardContext = read({
   scope: 'org.read',
   summary: 'One board item with its history of ledger events.',
   query: z.strictObject({ id: id() }),
+  result: z.object({ item: task, history: z.array(eventRow) }),
 });
+
+/** What org/whoami shows of any caller: its key, tier, scopes and organisation (D4). */
+const whoamiBase = {
+  keyId: z.string(),
+  tier: z.enum(TIERS),
+  scopes: z.array(z.enum(SCOPES)),
+  orgId: z.string(),
+  slug: z.string(),
+};
 
 export const whoami = read({
   name: 'org/whoami',
   scope: 'org.read',
   summary: "The caller's own identity; `slug` must be the caller's organisation (D4).",
   query: z.strictObject({ slug: text(limits.idCharsMax) }),
+  result: z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('agent'),
+      agentId: z.string(),
+      name: z.string(),
+      /** Null for an agent named by `key issue --agent` rather than paired. */
+      pairedAt: z.string().nullable(),
+      ...whoamiBase,
+    }),
+    z.object({ kind: z.literal('key'), ...whoamiBase }),
+  ]),
 });
 
 export const orgSelf = read({
@@ -53,6 +129,7 @@ export const orgSelf = read({
   scope: 'org.read',
   summary: "The caller's organisation: id, slug, name, creation time.",
   query: z.strictObject({}),
+  result: z.object({ orgId: z.string(), slug: z.string(), name: z.string(), createdAt: z.string() }),
 });
 
 export const approvalWait = read({
@@ -63,6 +140,16 @@ export const approvalWait = read({
   query: z.strictObject({
     approvalId: id(),
     timeoutMs: queryInt(0, limits.approvalWaitMsMax).default(0),
+  }),
+  result: z.object({
+    approvalId: z.string(),
+    status: z.enum(APPROVAL_STATUSES),
+    /** Present once a human decided. */
+    decidedBy: z.string().optional(),
+    decidedAt: z.string().nullable().optional(),
+    /** Present when approved: the proof the signature act presents (D7). */
+    signatureToken: z.string().optional(),
+    reason: z.string().optional(),
   }),
 });
 
@@ -77,6 +164,7 @@ export const decisionList = read({
     cursor: id().optional(),
     limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
   }),
+  result: z.object({ decisions: z.array(approvalRow), nextCursor: z.string().nullable() }),
 });
 
 export const policy = read({
@@ -84,6 +172,12 @@ export const policy = read({
   scope: 'org.read',
   summary: 'The organisation’s governance policy: floors, approval expiry, decision rights (D8).',
   query: z.strictObject({}),
+  result: z.object({
+    orgId: z.string(),
+    ...floors,
+    /** Per action class, who may decide: user ids and `role:<role>` (D8). */
+    decisionRights: z.partialRecord(z.enum(ACTION_CLASSES), z.array(z.string())),
+  }),
 });
 
 export const directory = read({
@@ -91,6 +185,12 @@ export const directory = read({
   scope: 'org.read',
   summary: 'Who acts in the organisation: people (id, email, role), agents, and API keys (id, tier, agent, revoked) — never secrets.',
   query: z.strictObject({}),
+  result: z.object({
+    orgId: z.string(),
+    people: z.array(z.object({ userId: z.string(), email: z.string(), role: z.enum(USER_ROLES), createdAt: z.string() })),
+    agents: z.array(z.object({ agentId: z.string(), name: z.string(), createdAt: z.string() })),
+    keys: z.array(keyRow),
+  }),
 });
 
 export const ops = read({
@@ -98,6 +198,13 @@ export const ops = read({
   scope: 'org.read',
   summary: 'Operational state of the organisation: chain head, pending approvals, open holds, and the outbox (queued: still to be tried; undeliverable: attempts spent or refused by the adapter — `finance-desk outbox retry` re-queues them).',
   query: z.strictObject({}),
+  result: z.object({
+    orgId: z.string(),
+    head: chainHead,
+    pendingApprovals: int(),
+    openHolds: int(),
+    outbox: z.object({ queued: int(), undeliverable: int() }),
+  }),
 });
 
 export const contactsList = read({
@@ -111,6 +218,17 @@ export const contactsList = read({
     cursor: id().optional(),
     limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
   }),
+  result: z.object({
+    contacts: z.array(
+      contact.omit({ noop: true }).extend({
+        receivableCents: int(),
+        openInvoices: int(),
+        payableCents: int(),
+        openBills: int(),
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  }),
 });
 
 export const hierarchy = read({
@@ -119,6 +237,43 @@ export const hierarchy = read({
   summary:
     'Who is who before asking for approval (issue 10 item 2a): people (userId, email, role, the action classes each may decide), agents (agentId, name, status active|revoked, the tiers and scopes of their active keys, how many), active keys paired with no agent by tier, and for EVERY action class (D7) its method, when a human is needed (the floors of the policy, D8), whether decision rights are declared and who holds them. A class with declared false has no holder: its acts are refused with GOVERNANCE_NOT_READY. Lists stop at 500 rows with truncated true. Never secrets or password hashes.',
   query: z.strictObject({}),
+  result: z.object({
+    orgId: z.string(),
+    people: z.array(
+      z.object({
+        userId: z.string(),
+        email: z.string(),
+        role: z.enum(USER_ROLES),
+        decisionRights: z.array(z.enum(ACTION_CLASSES)),
+      }),
+    ),
+    peopleTruncated: z.boolean(),
+    agents: z.array(
+      z.object({
+        agentId: z.string(),
+        name: z.string(),
+        status: z.enum(AGENT_STATUSES),
+        tiers: z.array(z.enum(TIERS)),
+        scopes: z.array(z.enum(SCOPES)),
+        activeKeys: int(),
+      }),
+    ),
+    agentsTruncated: z.boolean(),
+    /** Active keys paired with no agent, per tier (every tier present). */
+    unpairedKeys: z.record(z.enum(TIERS), int()),
+    floors: z.object(floors),
+    decisionRights: z.array(
+      z.object({
+        actionClass: z.enum(ACTION_CLASSES),
+        method: z.string(),
+        humanNeeded: z.string(),
+        declared: z.boolean(),
+        grants: z.array(z.string()),
+        holders: z.array(z.object({ userId: z.string(), email: z.string() })),
+      }),
+    ),
+    truncated: z.boolean(),
+  }),
 });
 
 /** The kinds of dated item `meetings.list` shows, in the order items of one date are listed. */
@@ -152,10 +307,33 @@ export const meetingsList = read({
       .optional(),
     limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
   }),
+  result: z.object({
+    orgId: z.string(),
+    timeZone: z.string(),
+    today: z.string(),
+    from: z.string(),
+    to: z.string(),
+    items: z.array(
+      z.object({
+        date: z.string(),
+        kind: z.enum(MEETING_KINDS),
+        id: z.string(),
+        subjectId: z.string().nullable(),
+        title: z.string(),
+        amountCents: int().nullable(),
+        status: z.string(),
+        ledgerId: z.string().nullable(),
+      }),
+    ),
+    nextCursor: z.string().nullable(),
+  }),
 });
 
 /** At most this many days from `from` to `to` in one `cost.rollup` call (inclusive range of 366 days). */
 export const COST_ROLLUP_RANGE_DAYS_MAX = 366;
+
+/** Calls, tokens and integer micro-dollars (1 000 000 = US$1) of AI gateway use. */
+const aiUsage = { calls: int(), inputTokens: int(), outputTokens: int(), costMicroUsd: int() };
 
 export const costRollup = read({
   name: 'cost.rollup',
@@ -175,6 +353,14 @@ export const costRollup = read({
         .optional(),
       limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
     }),
+  result: z.object({
+    orgId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    rows: z.array(z.object({ day: z.string(), actor: z.string(), model: z.string(), ...aiUsage })),
+    totals: z.object(aiUsage),
+    nextCursor: z.string().nullable(),
+  }),
 });
 
 /** Reads the seed names that are not built yet: NOT_FOUND "not deployed" (seed §7). None remain. */

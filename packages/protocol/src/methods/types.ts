@@ -21,12 +21,16 @@ export interface MethodSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType
   readonly actionClass?: string;
 }
 
-/** A GET read (seed §4.2): query schema and the scope it needs (D4: org.read for all). */
-export interface ReadSpec<Q extends z.ZodType = z.ZodType> {
+/**
+ * A GET read (seed §4.2): query schema, the scope it needs (D4: org.read for all) and the payload
+ * it answers (issue 11 item 1: handlers are typed by it, and the tests check every answer by it).
+ */
+export interface ReadSpec<Q extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly scope: Scope;
   readonly summary: string;
   readonly query: Q;
+  readonly result: R;
 }
 
 export function method<P extends z.ZodType, R extends z.ZodType>(
@@ -35,6 +39,6 @@ export function method<P extends z.ZodType, R extends z.ZodType>(
   return spec;
 }
 
-export function read<Q extends z.ZodType>(spec: ReadSpec<Q>): ReadSpec<Q> {
+export function read<Q extends z.ZodType, R extends z.ZodType>(spec: ReadSpec<Q, R>): ReadSpec<Q, R> {
   return spec;
 }

@@ -108,7 +108,7 @@ export async function requestApproval(
     [uow.orgId, actionClass, subjectId, payloadHash, uow.now],
   );
   if (existing) {
-    return { approvalId: existing.id, status: 'pending', expiresAt: existing.expires_at, summary: existing.summary, ledgerId: existing.ledger_id, noop: true };
+    return { approvalId: existing.id, status: 'pending' as const, expiresAt: existing.expires_at, summary: existing.summary, ledgerId: existing.ledger_id, noop: true };
   }
   const policy = await loadPolicy(uow.tx, uow.orgId);
   const id = newId('apr');
@@ -125,7 +125,7 @@ export async function requestApproval(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
     [uow.orgId, id, actionClass, subjectId, payloadHash, hold.method, canonicalJson(hold.params as JsonValue), hold.summary, uow.actor, uow.now, expiresAt, event.ledgerId],
   );
-  return { approvalId: id, status: 'pending', expiresAt, summary: hold.summary, ledgerId: event.ledgerId };
+  return { approvalId: id, status: 'pending' as const, expiresAt, summary: hold.summary, ledgerId: event.ledgerId };
 }
 
 export interface Decider {

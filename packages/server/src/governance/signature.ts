@@ -1,7 +1,7 @@
 import { ACTION_CLASSES, type ActionClass, type HoldResult, type MethodSpec } from '@finance-desk/protocol';
 import { DomainError, conflict } from '../errors.js';
 import { newId } from '../ids.js';
-import type { Uow, WriteResult } from '../write-path.js';
+import type { ResultOf, Uow, WriteResult } from '../write-path.js';
 import { approvalById, effectiveStatus, payloadHashOf, type ApprovalRow } from './approvals.js';
 import { hasDecisionRights, loadPolicy, type Policy } from './policy.js';
 import { readToken, signingKey } from './tokens.js';
@@ -12,12 +12,13 @@ import { readToken, signingKey } from './tokens.js';
  * in D6's order: subject exists → proof (if given) → decision rights → state → no-op → hold or
  * execute, consuming the proof in the same transaction as the act and its one event.
  */
-export interface SignatureAct<P extends object, Row> {
+export interface SignatureAct<P extends object, Row, S extends MethodSpec = MethodSpec> {
   /**
    * The method's declaration (issue 11 item 1): its name and action class come from here, never
-   * from literals; it must be declared `kind: 'signature'` with an action class.
+   * from literals; it must be declared `kind: 'signature'` with an action class. Its result types
+   * `state` and `execute`, so an act answering another shape does not compile.
    */
-  readonly spec: MethodSpec;
+  readonly spec: S;
   /** Load the subject row in this organisation, or throw NOT_FOUND. */
   load(params: P, uow: Uow): Promise<Row>;
   subjectId(row: Row): string;
@@ -26,8 +27,8 @@ export interface SignatureAct<P extends object, Row> {
   /** What the human reads: written by the server from the row, never by the caller (D7). */
   summary(params: P, row: Row): string;
   /** State preconditions: throw CONFLICT naming the state, or return the no-op result (D3). */
-  state(params: P, row: Row): WriteResult | null;
-  execute(params: P, row: Row, uow: Uow): Promise<WriteResult>;
+  state(params: P, row: Row): ResultOf<S> | null;
+  execute(params: P, row: Row, uow: Uow): Promise<ResultOf<S>>;
   /** PB-B1 (D8): refuse with GOVERNANCE_NOT_READY instead of returning a hold frame. */
   readonly refuseWithoutProof?: boolean;
 }
@@ -127,8 +128,8 @@ async function hold(uow: Uow, method: string, b: Binding, params: unknown, summa
 }
 
 /** Execute with the proof consumed in the same transaction; the event payload names the proof. */
-async function executeWithProof<P extends object, Row>(
-  act: SignatureAct<P, Row>,
+async function executeWithProof<P extends object, Row, S extends MethodSpec>(
+  act: SignatureAct<P, Row, S>,
   params: P,
   row: Row,
   uow: Uow,
@@ -177,11 +178,11 @@ function identityOf(spec: MethodSpec): { method: string; actionClass: ActionClas
 /** The action class a signature act's declaration names (for queries about its holds). */
 export const actionClassOf = (spec: MethodSpec): ActionClass => identityOf(spec).actionClass;
 
-export function signatureHandler<P extends Proof & object, Row>(
-  act: SignatureAct<Omit<P, 'approvalId' | 'signatureToken'>, Row>,
-): SignatureHandler & { readonly run: (params: P, uow: Uow) => Promise<WriteResult> } {
+export function signatureHandler<P extends Proof & object, Row, S extends MethodSpec>(
+  act: SignatureAct<Omit<P, 'approvalId' | 'signatureToken'>, Row, S>,
+): SignatureHandler & { readonly run: (params: P, uow: Uow) => Promise<ResultOf<S> | HoldResult> } {
   const { method, actionClass } = identityOf(act.spec);
-  const run = async (params: P, uow: Uow): Promise<WriteResult> => {
+  const run = async (params: P, uow: Uow): Promise<ResultOf<S> | HoldResult> => {
     const actParams = stripProof(params);
     const row = await act.load(actParams, uow);
     const subjectId = act.subjectId(row);

@@ -88,7 +88,8 @@ async function agentsOf(q: Queryable, orgId: string) {
       ...describe(byAgent.get(a.id)),
     })),
     truncated: agents.length > HIERARCHY_ROWS_MAX,
-    unpairedKeys: Object.fromEntries(TIERS.map((t) => [t, byAgent.get(null)?.get(t) ?? 0])),
+    // Every tier is a key (TIERS.map), which fromEntries cannot express in its type.
+    unpairedKeys: Object.fromEntries(TIERS.map((t) => [t, byAgent.get(null)?.get(t) ?? 0])) as Record<Tier, number>,
   };
 }
 

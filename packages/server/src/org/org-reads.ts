@@ -1,4 +1,4 @@
-import { ACTION_CLASSES, type ActionClass } from '@finance-desk/protocol';
+import { ACTION_CLASSES, type ActionClass, type Tier, type UserRole } from '@finance-desk/protocol';
 import { loadPolicy } from '../governance/policy.js';
 import type { Queryable } from '../storage/types.js';
 import { placeholders } from '../storage/sql.js';
@@ -28,7 +28,7 @@ function rightsOf(rights: Partial<Record<ActionClass, readonly string[]>>, user:
 }
 
 export async function orgMembers(q: Queryable, orgId: string, p: Page) {
-  const rows = await q.all<{ id: string; email: string; role: string; created_at: string }>(
+  const rows = await q.all<{ id: string; email: string; role: UserRole; created_at: string }>(
     `SELECT id, email, role, created_at FROM users WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?`,
     [orgId, p.cursor ?? '', p.limit + 1],
   );
@@ -53,7 +53,7 @@ const AGENT_KEY_IDS_MAX = 20;
 export async function orgAgents(q: Queryable, orgId: string, p: Page & { status?: 'active' | 'revoked' | undefined }) {
   const status = p.status === 'active' ? ' AND revoked_at IS NULL' : p.status === 'revoked' ? ' AND revoked_at IS NOT NULL' : '';
   const rows = await q.all<{
-    id: string; name: string; tier: string | null; created_at: string; paired_at: string | null; revoked_at: string | null; revoked_by: string | null;
+    id: string; name: string; tier: Tier | null; created_at: string; paired_at: string | null; revoked_at: string | null; revoked_by: string | null;
   }>(
     `SELECT id, name, tier, created_at, paired_at, revoked_at, revoked_by FROM agents
      WHERE org_id = ? AND id > ?${status} ORDER BY id LIMIT ?`,
@@ -77,7 +77,7 @@ export async function orgAgents(q: Queryable, orgId: string, p: Page & { status?
         agentId: a.id,
         name: a.name,
         tier: a.tier,
-        status: a.revoked_at === null ? 'active' : 'revoked',
+        status: a.revoked_at === null ? ('active' as const) : ('revoked' as const),
         createdAt: a.created_at,
         pairedAt: a.paired_at,
         revokedAt: a.revoked_at,
@@ -103,7 +103,7 @@ export async function orgKeys(
     where += ' AND agent_id = ?';
     args.push(p.agentId);
   }
-  const rows = await q.all<{ id: string; tier: string; agent_id: string | null; created_at: string; revoked_at: string | null }>(
+  const rows = await q.all<{ id: string; tier: Tier; agent_id: string | null; created_at: string; revoked_at: string | null }>(
     `SELECT id, tier, agent_id, created_at, revoked_at FROM credentials WHERE org_id = ? AND id > ?${where} ORDER BY id LIMIT ?`,
     [...args, p.limit + 1],
   );

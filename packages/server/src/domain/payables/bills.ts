@@ -354,7 +354,7 @@ async function approve(uow: Uow, bill: LoadedBill) {
   return out;
 }
 
-export const billApproveAct: SignatureAct<{ id: string }, LoadedBill> = {
+export const billApproveAct: SignatureAct<{ id: string }, LoadedBill, typeof books.billApprove> = {
   spec: books.billApprove,
   refuseWithoutProof: true,
   load: (params, uow) => load(uow, params.id),
@@ -369,7 +369,7 @@ export const billApproveAct: SignatureAct<{ id: string }, LoadedBill> = {
   execute: (_params, row, uow) => approve(uow, row),
 };
 
-export const billApprove = signatureHandler<z.infer<typeof books.billApprove.params>, LoadedBill>(billApproveAct);
+export const billApprove = signatureHandler<z.infer<typeof books.billApprove.params>, LoadedBill, typeof books.billApprove>(billApproveAct);
 
 export async function billHold(params: z.infer<typeof books.billHold.params>, uow: Uow) {
   const row = await load(uow, params.id);

@@ -6,7 +6,7 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { newJournalId, owedOnDocuments, postJournal } from '../gl/post.js';
 import { bankOf, BILL_COLUMNS, describeBank, maskedAccount, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
@@ -197,7 +197,7 @@ function abaFile(p: Params, s: Subject): string {
   return buildAba({ ...batch, payments: [...payments, balancing] });
 }
 
-async function executeRun(p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
+async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeof payables.billScheduleRun>> {
   let content: string;
   try {
     content = abaFile(p, s);
@@ -289,7 +289,7 @@ async function insertRun(
   return runResult(row);
 }
 
-export const billScheduleRunAct: SignatureAct<Params, Subject> = {
+export const billScheduleRunAct: SignatureAct<Params, Subject, typeof payables.billScheduleRun> = {
   spec: payables.billScheduleRun,
   load: loadSubject,
   subjectId: (s) => s.runId,
@@ -304,6 +304,6 @@ export const billScheduleRunAct: SignatureAct<Params, Subject> = {
   execute: executeRun,
 };
 
-export const billScheduleRun = signatureHandler<z.infer<typeof payables.billScheduleRun.params>, Subject>(
+export const billScheduleRun = signatureHandler<z.infer<typeof payables.billScheduleRun.params>, Subject, typeof payables.billScheduleRun>(
   billScheduleRunAct,
 );

@@ -2,7 +2,7 @@ import { canonicalJson, payroll, sha256Hex, type JsonValue } from '@finance-desk
 import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { EMPLOYEE_COLUMNS, type EmployeeRow } from '../people/employees.js';
 import { computeLine, type DraftLine } from './draft-line.js';
 import { PayrollDataError } from './withholding.js';
@@ -96,7 +96,7 @@ async function existingRun(uow: Uow, p: Params, runKey: string, paramsHash: stri
   return null;
 }
 
-export async function payrollDraft(p: Params, uow: Uow): Promise<WriteResult> {
+export async function payrollDraft(p: Params, uow: Uow): Promise<ResultOf<typeof payroll.payrollDraft>> {
   const rows = await resolveEmployees(uow, p);
   validate(p, rows, uow.today);
   const ids = rows.map((e) => e.id);

@@ -1,7 +1,7 @@
 import type { payroll } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { loadLines, loadRun, payRunResult, toPayRun, type PayRunRow } from './runs.js';
 import { runPostingLines } from './sign.js';
@@ -36,7 +36,7 @@ function refusal(run: PayRunRow, today: string): string | null {
   return null;
 }
 
-export async function payrollRecall(p: Params, uow: Uow): Promise<WriteResult> {
+export async function payrollRecall(p: Params, uow: Uow): Promise<ResultOf<typeof payroll.payrollRecall>> {
   const run = await loadRun(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);
   if (run.status === 'recalled') return { ...toPayRun(run, await loadLines(uow.tx, uow.orgId, run.id)), noop: true };
   if (run.status === 'signed') {

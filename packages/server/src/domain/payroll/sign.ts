@@ -6,7 +6,7 @@ import { badRequest, conflict, invariant } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { accrueLeave, takeLeave } from '../people/leave-ledger.js';
 import { queueStpPayEvent } from './stp.js';
@@ -158,7 +158,7 @@ async function moveLeave(uow: Uow, s: Subject, ledgerId: string) {
   return accrued;
 }
 
-async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
+async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeof payroll.payrollSign>> {
   const run = s.run;
   const f = fundingOf(run);
   let content: string | null = null;
@@ -205,7 +205,7 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<WriteResul
   return payRunResult(uow.tx, uow.orgId, run.id);
 }
 
-export const payrollSignAct: SignatureAct<Params, Subject> = {
+export const payrollSignAct: SignatureAct<Params, Subject, typeof payroll.payrollSign> = {
   spec: payroll.payrollSign,
   load: loadSubject,
   subjectId: (s) => s.run.id,
@@ -225,4 +225,4 @@ export const payrollSignAct: SignatureAct<Params, Subject> = {
   execute: executeSign,
 };
 
-export const payrollSign = signatureHandler<z.infer<typeof payroll.payrollSign.params>, Subject>(payrollSignAct);
+export const payrollSign = signatureHandler<z.infer<typeof payroll.payrollSign.params>, Subject, typeof payroll.payrollSign>(payrollSignAct);

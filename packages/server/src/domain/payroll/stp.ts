@@ -4,7 +4,7 @@ import { enqueueLodgement, lodgementDocument, type LodgementConfirmer } from '..
 import { conflict, invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { stpTaxTreatmentCode } from '../people/tax-treatment.js';
 import { loadLines, loadRun, type PayRunRow } from './runs.js';
 import { placeholders } from '../../storage/sql.js';
@@ -131,7 +131,7 @@ type ResubmitParams = z.infer<typeof payroll.stpResubmit.params>;
  * it stands now, as a new submission. `queued`; lodged only when the adapter confirms. A draft has
  * no pay event (CONFLICT); a recalled run resubmits its correction (YTD without it).
  */
-export async function stpResubmit(p: ResubmitParams, uow: Uow): Promise<WriteResult> {
+export async function stpResubmit(p: ResubmitParams, uow: Uow): Promise<ResultOf<typeof payroll.stpResubmit>> {
   const run = await loadRun(uow.tx, uow.orgId, p.payRunId, uow.caps.forUpdate);
   if (run.status === 'draft') throw conflict(`pay run ${run.id} is a draft: it has no pay event until it is signed`);
   const submissionId = newId('stp');

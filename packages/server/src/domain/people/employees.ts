@@ -4,7 +4,7 @@ import { notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
 import type { Queryable } from '../../storage/types.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { grossForPeriod, type PayBasis } from '../payroll/gross.js';
 import { taxScaleFor, tfnQuoted } from './tax-treatment.js';
 
@@ -129,7 +129,7 @@ function hoursOf(p: StartParams): number {
 }
 
 /** books.onboardingStart: a new employee, `onboarding`, next step `tax_declaration` (D11). */
-export async function onboardingStart(p: StartParams, uow: Uow): Promise<WriteResult> {
+export async function onboardingStart(p: StartParams, uow: Uow): Promise<ResultOf<typeof people.onboardingStart>> {
   const id = newId('emp');
   const bank = p.bsb && p.accountNumber && p.accountName ? { bsb: p.bsb, account: p.accountNumber, name: p.accountName.toUpperCase() } : null;
   const event = await uow.emit({

@@ -2,7 +2,7 @@ import type { people } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { MILLI, type LeaveType } from '../payroll/leave-accrual.js';
 import { loadEmployee } from './employees.js';
 import { balancesOf } from './leave-ledger.js';
@@ -63,7 +63,7 @@ function toLeave(row: LeaveRow, availableAfter: number, extra: { noop?: true } =
   };
 }
 
-export async function leaveRequest(p: RequestParams, uow: Uow): Promise<WriteResult> {
+export async function leaveRequest(p: RequestParams, uow: Uow): Promise<ResultOf<typeof people.leaveRequest>> {
   const emp = await loadEmployee(uow.tx, uow.orgId, p.employeeId, uow.caps.forUpdate);
   if (emp.status !== 'active') {
     throw conflict(`employee ${emp.id} is ${emp.status} (next step ${emp.next_step ?? 'none'}): only an active employee takes leave`);
@@ -90,7 +90,7 @@ export async function leaveRequest(p: RequestParams, uow: Uow): Promise<WriteRes
   return toLeave(row, available - p.hours * MILLI);
 }
 
-export async function leaveApprove(p: ApproveParams, uow: Uow): Promise<WriteResult> {
+export async function leaveApprove(p: ApproveParams, uow: Uow): Promise<ResultOf<typeof people.leaveApprove>> {
   const row = await uow.tx.get<LeaveRow>(`SELECT ${LEAVE_COLUMNS} FROM leave_requests WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [uow.orgId, p.id]);
   if (!row) throw notFound('leave request', p.id);
   // The available balance already counts this request (requested or approved, not yet paid).

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { describePay, loadEmployee, toEmployee, type EmployeeRow } from './employees.js';
 import { taxScaleFor, tfnQuoted } from './tax-treatment.js';
 
@@ -46,7 +46,7 @@ function sameDetails(p: Params, row: EmployeeRow): boolean {
   }
 }
 
-function state(p: Params, s: Subject): WriteResult | null {
+function state(p: Params, s: Subject): ResultOf<typeof people.onboardingAdvance> | null {
   const { row } = s;
   if (p.step === row.next_step) return null;
   if (p.step === lastDone(row)) {
@@ -107,7 +107,7 @@ async function move(uow: Uow, s: Subject, next: Step | null, set: string, values
   return toEmployee(await loadEmployee(uow.tx, uow.orgId, s.row.id), uow.today);
 }
 
-async function execute(p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
+async function execute(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeof people.onboardingAdvance>> {
   switch (p.step) {
     case 'tax_declaration': {
       const claims = p.claimsTaxFreeThreshold ? 1 : 0;
@@ -129,7 +129,7 @@ async function execute(p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
   }
 }
 
-export const onboardingAct: SignatureAct<Params, Subject> = {
+export const onboardingAct: SignatureAct<Params, Subject, typeof people.onboardingAdvance> = {
   spec: people.onboardingAdvance,
   load: async (p, uow) => ({ row: await loadEmployee(uow.tx, uow.orgId, p.id, uow.caps.forUpdate), today: uow.today }),
   subjectId: (s) => s.row.id,
@@ -140,4 +140,4 @@ export const onboardingAct: SignatureAct<Params, Subject> = {
   execute,
 };
 
-export const onboardingAdvance = signatureHandler<Full, Subject>(onboardingAct);
+export const onboardingAdvance = signatureHandler<Full, Subject, typeof people.onboardingAdvance>(onboardingAct);

@@ -65,7 +65,7 @@ function reminder(row: ChaseRow, step: number) {
   };
 }
 
-export const chaseAct: SignatureAct<Params, ChaseRow> = {
+export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseStep> = {
   spec: books.invoiceChaseStep,
   async load(params, uow) {
     const row = await uow.tx.get<Omit<ChaseRow, 'outstanding_cents'>>(
@@ -123,4 +123,4 @@ export const chaseAct: SignatureAct<Params, ChaseRow> = {
   },
 };
 
-export const invoiceChaseStep = signatureHandler<z.infer<typeof books.invoiceChaseStep.params>, ChaseRow>(chaseAct);
+export const invoiceChaseStep = signatureHandler<z.infer<typeof books.invoiceChaseStep.params>, ChaseRow, typeof books.invoiceChaseStep>(chaseAct);

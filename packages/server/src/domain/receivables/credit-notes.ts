@@ -5,7 +5,7 @@ import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { loadSaleLines, shareByLargestRemainder, type SaleLine } from './invoice-lines.js';
-import { loadInvoice, type InvoiceRow } from './invoices.js';
+import { loadInvoice, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.js';
 
 /**
@@ -46,7 +46,7 @@ export function dominantCode(lines: readonly SaleLine[]): TaxCode {
   return best;
 }
 
-function result(inv: InvoiceRow, c: CreditRow, status: string, outstandingCents: number) {
+function result(inv: InvoiceRow, c: CreditRow, status: InvoiceStatus, outstandingCents: number) {
   return {
     id: inv.id,
     creditNoteId: c.id,

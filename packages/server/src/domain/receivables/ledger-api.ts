@@ -110,7 +110,7 @@ async function loadForPayment(uow: Uow, p: InvoicePayment): Promise<PayableInvoi
 export async function applyInvoicePayment(
   uow: Uow,
   p: InvoicePayment,
-): Promise<{ paymentId: string; status: string; outstandingCents: number }> {
+): Promise<{ paymentId: string; status: 'paid' | 'part_paid'; outstandingCents: number }> {
   if (!Number.isSafeInteger(p.amountCents) || p.amountCents <= 0) {
     throw badRequest('amountCents: must be an integer greater than 0');
   }

@@ -5,7 +5,7 @@ import { signatureHandler, type SignatureAct } from '../../governance/signature.
 import { loadPolicy } from '../../governance/policy.js';
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { applyClaimPayment } from '../expenses/ledger-api.js';
 import { newJournalId } from '../gl/post.js';
 import { applyBillPayment } from '../payables/ledger-api.js';
@@ -82,7 +82,7 @@ const describeMatch = (m: MatchRow) =>
  * D6's state step: CONFLICT naming the line's state, the D3 no-op (the same line and target
  * again), or null to go on. The held state lets matchHoldResolve through, not matchAccept.
  */
-export function matchState(p: Params, c: MatchContext, mode: Mode): WriteResult | null {
+export function matchState(p: Params, c: MatchContext, mode: Mode): ReturnType<typeof result> | null {
   const { line } = c;
   const same = c.matches.find(
     (m) => m.target_kind === p.target.kind && m.target_id === p.target.id,
@@ -290,7 +290,7 @@ async function hold(uow: Uow, c: MatchContext, amount: number, floorCents: numbe
 const aboveFloor = (line: LineRow, floorCents: number) =>
   Math.abs(Number(line.amount_cents)) > floorCents;
 
-export async function matchAccept(p: Params, uow: Uow): Promise<WriteResult> {
+export async function matchAccept(p: Params, uow: Uow): Promise<ResultOf<typeof reconciliation.matchAccept>> {
   const c = await load(uow, p);
   const noop = matchState(p, c, 'accept');
   if (noop) return noop;
@@ -314,7 +314,7 @@ function summary(p: Params, c: MatchContext): string {
   );
 }
 
-export const resolveAct: SignatureAct<Params, MatchContext> = {
+export const resolveAct: SignatureAct<Params, MatchContext, typeof reconciliation.matchHoldResolve> = {
   spec: reconciliation.matchHoldResolve,
   load: (p, uow) => load(uow, p),
   subjectId: (c) => c.line.id,
@@ -331,5 +331,6 @@ export const resolveAct: SignatureAct<Params, MatchContext> = {
 
 export const matchHoldResolve = signatureHandler<
   z.infer<typeof reconciliation.matchHoldResolve.params>,
-  MatchContext
+  MatchContext,
+  typeof reconciliation.matchHoldResolve
 >(resolveAct);

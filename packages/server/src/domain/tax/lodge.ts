@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { enqueueLodgement, lodgementDocument } from '../../adapters/lodgement.js';
 import { conflict, invariant } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
-import type { Uow, WriteResult } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { basisOf, figuresOf, loadBas, toBas, type BasRow } from './bas.js';
 import { basDueOn, basFigures, changedFigures, frequencyOf, type Figures } from './figures.js';
@@ -106,7 +106,7 @@ function basDocument(row: BasRow, f: Figures, signedLedgerId: string, entity: Ba
   };
 }
 
-async function execute(_p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
+async function execute(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeof tax.taxSignLodge>> {
   const { row } = s;
   const f = figuresOf(row);
   const lines = settlementLines(f);
@@ -139,7 +139,7 @@ async function execute(_p: Params, s: Subject, uow: Uow): Promise<WriteResult> {
   return toBas({ ...row, status: 'lodging', journal_id: journalId, outbox_id: queued.outboxId, ledger_id: event.ledgerId });
 }
 
-export const taxSignLodgeAct: SignatureAct<Params, Subject> = {
+export const taxSignLodgeAct: SignatureAct<Params, Subject, typeof tax.taxSignLodge> = {
   spec: tax.taxSignLodge,
   load,
   subjectId: (s) => s.row.id,
@@ -161,4 +161,4 @@ export const taxSignLodgeAct: SignatureAct<Params, Subject> = {
   execute,
 };
 
-export const taxSignLodge = signatureHandler<z.infer<typeof tax.taxSignLodge.params>, Subject>(taxSignLodgeAct);
+export const taxSignLodge = signatureHandler<z.infer<typeof tax.taxSignLodge.params>, Subject, typeof tax.taxSignLodge>(taxSignLodgeAct);
