@@ -4,6 +4,7 @@ import { ACTION_CLASSES, APPROVAL_STATUSES } from '../signature.js';
 import { contactKind } from './contacts.js';
 import { id, isoDate, queryInt, read, text } from './index-fields.js';
 import { orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
+import { artifactReads, artifactsIndex } from './artifacts-reads.js';
 
 export { orgAgents, orgKeys, orgMembers, orgProfile };
 
@@ -200,4 +201,6 @@ export const reads = [
   orgAgents,
   orgKeys,
   costRollup,
+  artifactsIndex,
+  ...artifactReads.map((a) => a.spec),
 ] as const;
