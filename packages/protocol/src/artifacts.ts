@@ -234,7 +234,7 @@ function components(): JsonSchema {
         description:
           'The result of a signature act that needs a human (seed §2.2): file `approval` with approval.request, wait for the ' +
           'decision (approval.wait), then retry the act with the approvalId.',
-        required: ['status', 'approval', 'subjectId', 'message'],
+        required: ['status', 'approval', 'subjectId', 'message', 'ledgerId'],
         properties: {
           status: { type: 'string', const: 'approval_required' },
           approval: {
@@ -245,6 +245,10 @@ function components(): JsonSchema {
           },
           subjectId: { type: 'string' },
           message: { type: 'string' },
+          ledgerId: {
+            type: 'string',
+            description: 'The ledger event that records the held attempt (every unproven attempt is audited, seed §6.7).',
+          },
         },
       },
       HoldFrame: {
