@@ -238,6 +238,7 @@ function components(): JsonSchema {
         properties: {
           status: { type: 'string', const: 'approval_required' },
           approval: {
+            type: 'object',
             allOf: [
               ref('schemas', 'ApprovalRef'),
               { type: 'object', required: ['expiresInMs'], properties: { expiresInMs: { type: 'integer', minimum: 0 } } },
@@ -266,7 +267,7 @@ function components(): JsonSchema {
         properties: {
           ok: { type: 'boolean', const: true },
           code: { type: 'string', const: 'IDEMPOTENT_REPLAY' },
-          result: {},
+          // `result` is any JSON here; each operation's 200 response states its schema.
         },
       },
     },

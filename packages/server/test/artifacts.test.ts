@@ -129,7 +129,7 @@ describe.each(engines)('artifacts over HTTP (%s)', (engine) => {
 
     const init = await t.raw(urls.find((u) => u.startsWith(`${DOCS_PATHS.init}?`))!, {});
     expect(init.status).toBe(200);
-    const config = JSON.parse(/createApiReference\('#api-reference', (.*)\);/.exec(init.body as string)![1]!);
+    const config = JSON.parse(/createApiReference\('#reference', (.*)\);/.exec(init.body as string)![1]!);
     expect(config).toMatchObject({
       url: DOCS_PATHS.openapi,
       withDefaultFonts: false,

@@ -51,6 +51,13 @@ export const SCALAR_CONFIGURATION = {
   persistAuth: false,
 } as const;
 
+/**
+ * The element the reference mounts on. Not `api-reference`: the bundle, as it loads, mounts a
+ * second instance with its default configuration (fonts from fonts.scalar.com, the agent chat)
+ * on any element with that id.
+ */
+const MOUNT_ID = 'reference';
+
 interface Asset {
   readonly body: Buffer;
   readonly etag: string;
@@ -70,7 +77,7 @@ function scalarBundle(): Asset {
 
 const INIT = asset(
   `// Starts the API reference (issue 11 item 2); a file of its own so the page needs no inline script.\n` +
-    `Scalar.createApiReference('#api-reference', ${JSON.stringify(SCALAR_CONFIGURATION)});\n`,
+    `Scalar.createApiReference('#${MOUNT_ID}', ${JSON.stringify(SCALAR_CONFIGURATION)});\n`,
 );
 
 function page(bundleTag: string): string {
@@ -84,7 +91,7 @@ function page(bundleTag: string): string {
 </head>
 <body>
 <noscript>The reference needs JavaScript. The same description is at <a href="${DOCS_PATHS.openapi}">${DOCS_PATHS.openapi}</a>.</noscript>
-<div id="api-reference"></div>
+<div id="${MOUNT_ID}"></div>
 <script src="${DOCS_PATHS.script}?v=${bundleTag}"></script>
 <script src="${DOCS_PATHS.init}?v=${INIT.etag.slice(1, 17)}"></script>
 </body>
