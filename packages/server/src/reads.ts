@@ -1,4 +1,5 @@
-import { readSpecs, type Tier, type UserRole } from '@finance-desk/protocol';
+import { artifactReads, artifactsIndex, readSpecs, type Tier, type UserRole } from '@finance-desk/protocol';
+import { artifactsIndexBody, servedArtifact } from './artifacts.js';
 import { bindRead, type ReadBinding } from './binding.js';
 import { outboxCounts } from './adapters/outbox.js';
 import * as boardDomain from './domain/board/board.js';
@@ -112,4 +113,7 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.orgMembers, async (q, { db, principal }) => orgMembers(db.reader, principal.orgId, q)),
   bindRead(readSpecs.orgAgents, async (q, { db, principal }) => orgAgents(db.reader, principal.orgId, q)),
   bindRead(readSpecs.orgKeys, async (q, { db, principal }) => orgKeys(db.reader, principal.orgId, q)),
+  // Issue 11 item 2: the API described from its declarations (artifacts.ts); one read per artifact.
+  bindRead(artifactsIndex, async () => new RawJson(artifactsIndexBody())),
+  ...artifactReads.map(({ file, spec }) => bindRead(spec, async () => new RawJson(servedArtifact(file).text))),
 ];

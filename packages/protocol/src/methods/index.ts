@@ -45,6 +45,7 @@ export {
   type PublicRouteSpec,
 } from './org.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
+export { ARTIFACT_FILES, ARTIFACTS_READ, artifactReads, artifactsIndex, type ArtifactFile } from './artifacts-reads.js';
 export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
 export { COST_ROLLUP_RANGE_DAYS_MAX } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';

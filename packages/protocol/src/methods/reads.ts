@@ -6,6 +6,7 @@ import { task } from './board.js';
 import { contact, contactKind } from './contacts.js';
 import { id, isoDate, queryInt, read, text } from './index-fields.js';
 import { AGENT_STATUSES, keyRow, orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
+import { artifactReads, artifactsIndex } from './artifacts-reads.js';
 
 export { orgAgents, orgKeys, orgMembers, orgProfile };
 
@@ -386,4 +387,6 @@ export const reads = [
   orgAgents,
   orgKeys,
   costRollup,
+  artifactsIndex,
+  ...artifactReads.map((a) => a.spec),
 ] as const;

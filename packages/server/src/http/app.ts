@@ -22,6 +22,7 @@ import { malformedQueryMessage, parseQuery } from './query.js';
 import { declaredMethods, methodRegistry, readRegistry, type MethodBinding, type ReadBinding } from '../registry.js';
 import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
+import { registerDocsRoutes } from './docs-route.js';
 import { registerPairRoute } from './pair-route.js';
 import { readiness } from './health.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
@@ -313,7 +314,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    reply.header('cache-control', 'no-store');
+    // The /docs assets set their own (docs-route.ts); everything else is never cached.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     // A request that was in flight when close began ends its keep-alive connection with its
     // answer, so shutdown does not wait out the keep-alive timeout of busy connections.
     if (draining) reply.header('connection', 'close');
@@ -354,6 +356,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       send(reply, 200, JSON.stringify({ ok: true, result: paramsOf(req.body) })),
     );
   }
+  // The API reference (issue 11 item 2): public, like the document it renders.
+  registerDocsRoutes(app);
   app.register(consolePlugin, { db, cookieSecure: options.cookieSecure ?? false });
   // Registered before the key pipeline's wildcard: the one route whose credential is a pairing code.
   registerPairRoute(app, { db, rate: options.pairRate, paramsOf });
