@@ -44,14 +44,15 @@ export {
   type PairingCodeCreate,
   type PublicRouteSpec,
 } from './org.js';
+import { reads } from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
 export { COST_ROLLUP_RANGE_DAYS_MAX } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
 export { PRIORITIES } from './board.js';
 
-/** Every POST method of the contract, declared once (architecture guide). */
-export const methods: readonly MethodSpec[] = [
+/** Every declaration in one tuple whose element types keep each method's literal name and kind. */
+const declared = [] = [
   ...booksMethods,
   ...receivablesMethods,
   ...payablesMethods,
@@ -65,7 +66,29 @@ export const methods: readonly MethodSpec[] = [
   ...askMethods,
   ...boardMethods,
   ...approvalMethods,
-];
+] as const satisfies readonly MethodSpec[];
+
+/** Every POST method of the contract, declared once (architecture guide). */
+export const methods: readonly MethodSpec[] = declared;
+
+/** Any one declaration, with its literal name, kind and exact params/result schemas. */
+export type DeclaredMethod = (typeof declared)[number];
+/** The name of a declared POST method (`books.invoiceDraft`, …). */
+export type MethodName = DeclaredMethod['name'];
+/** Declarations by name, as types: `MethodsByName['books.invoiceDraft']['params']`. */
+export type MethodsByName = { readonly [S in DeclaredMethod as S['name']]: S };
+/**
+ * The same declarations keyed by name, typed per name (the typed client indexes params and
+ * results through this; issue 11 item 4). The objects are the ones in `methods`.
+ */
+export const methodsByName: MethodsByName = Object.fromEntries(declared.map((m) => [m.name, m])) as unknown as MethodsByName;
+
+/** Any one GET read declaration, with its literal name. */
+export type DeclaredRead = (typeof reads)[number];
+/** The name of a declared GET read (`events`, `approval.wait`, …). */
+export type ReadName = DeclaredRead['name'];
+/** Read declarations by name, as types. */
+export type ReadsByName = { readonly [S in DeclaredRead as S['name']]: S };
 
 /** `family.method`, both parts identifiers (D1: anything else is a malformed name). */
 export const METHOD_NAME = /^[a-z][a-zA-Z0-9]{0,39}\.[a-z][a-zA-Z0-9]{0,59}$/;
