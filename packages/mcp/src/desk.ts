@@ -1,3 +1,4 @@
+import type { FinanceDesk } from '@finance-desk/client';
 import type { Frame } from '@finance-desk/protocol';
 
 /**
@@ -31,3 +32,8 @@ export interface Desk {
   /** A GET read; `body` is the read's payload, or the error frame when status is 4xx/5xx. */
   get(name: string, query?: DeskQuery, opts?: DeskCallOptions): Promise<DeskGetResult>;
 }
+
+/** The typed client is a Desk: checked here so a change to either side fails the build. */
+export type FinanceDeskIsADesk = FinanceDesk extends Desk ? true : never;
+const _check: FinanceDeskIsADesk = true;
+void _check;

@@ -4,3 +4,4 @@ export type { Desk, DeskCallOptions, DeskGetResult, DeskPostResult, DeskQuery } 
 export { toolName, TOOL_NAME } from './names.js';
 export { APPROVAL_REQUEST_TOOL, APPROVAL_WAIT_TOOL } from './describe.js';
 export type { NextStep, ToolResult } from './results.js';
+export { handleMcpHttp, MCP_MESSAGE_BYTES_MAX, serveStdio } from './transports.js';
