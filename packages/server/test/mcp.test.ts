@@ -5,6 +5,7 @@
  * on a real database. One full approval loop per transport: write → hold → approval_request →
  * a human approves with the CLI → approval_wait → retry with the proof → the ledger id.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { approval, books, methods, readSpecs, reads, type MethodKind } from '@finance-desk/protocol';
 import { toolName } from '@finance-desk/mcp';
@@ -216,6 +217,48 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       const whoami = await call(reader, toolName(readSpecs.orgSelf.name), {});
       expect(whoami.isError).toBeFalsy();
       expect(whoami.structuredContent).toMatchObject({ slug });
+    });
+  });
+
+  describe('the stdio command', () => {
+    it('writes only MCP messages on stdout and ends when the host closes stdin', async () => {
+      const child = spawn(process.execPath, [BIN, 'mcp'], {
+        env: { PATH: process.env.PATH ?? '', FINANCE_DESK_URL: server.url, FINANCE_DESK_API_KEY: keys.observer },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: toolName(readSpecs.orgSelf.name), arguments: {} } });
+      const deadline = Date.now() + 20_000;
+      while (out.split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      const lines = out.split('\n').filter((l) => l !== '');
+      expect(lines).toHaveLength(2);
+      const [init, self] = lines.map((l) => JSON.parse(l));
+      expect(init).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'finance-desk' }, capabilities: { tools: {} } } });
+      expect(init.result.instructions).toContain(toolName(approval.request.name));
+      expect(self).toMatchObject({ jsonrpc: '2.0', id: 2, result: { structuredContent: { slug } } });
+    });
+
+    it('refuses to start without its environment, naming the variable', () => {
+      const run = (env: Record<string, string>) =>
+        spawnSync(process.execPath, [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', input: '' });
+      const noUrl = run({ FINANCE_DESK_API_KEY: keys.agent });
+      expect(noUrl.status).toBe(2);
+      expect(noUrl.stdout).toBe('');
+      expect(noUrl.stderr).toMatch(/^finance-desk: FINANCE_DESK_URL: /);
+      const noKey = run({ FINANCE_DESK_URL: server.url });
+      expect(noKey.status).toBe(2);
+      expect(noKey.stderr).toMatch(/^finance-desk: FINANCE_DESK_API_KEY: /);
+      const badUrl = run({ FINANCE_DESK_URL: 'ftp://example', FINANCE_DESK_API_KEY: keys.agent });
+      expect(badUrl.stderr).toMatch(/^finance-desk: FINANCE_DESK_URL: must be an http\(s\) URL/);
     });
   });
 
