@@ -276,6 +276,40 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       expect(wrong.status).toBe(401);
     });
 
+    it('never answers 5xx to hostile requests, and appends nothing for them', async () => {
+      const auth = { authorization: `Bearer ${keys.agent}` };
+      const json = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const rpc = (method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 7, method, ...(params === undefined ? {} : { params }) });
+      const before = (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json())) as any;
+      expect(before.head).toMatchObject({ seq: expect.any(Number), rowHash: expect.any(String) });
+      const cases: { headers: Record<string, string>; body?: string; method?: string }[] = [
+        { headers: json, body: '{' },
+        { headers: json, body: '' },
+        { headers: json, body: '"x"' },
+        { headers: json, body: '[]' },
+        { headers: json, body: '{"jsonrpc":"2.0"}' },
+        { headers: json, body: rpc('no/such/method') },
+        { headers: json, body: rpc('tools/call', { name: 'no_such_tool', arguments: {} }) },
+        { headers: json, body: rpc('tools/call', { name: toolName(books.invoiceDraft.name), arguments: [1, 2] }) },
+        { headers: json, body: rpc('tools/call', { name: toolName(books.invoiceDraft.name), arguments: 'x' }) },
+        { headers: json, body: rpc('tools/call', { name: toolName(readSpecs.events.name), arguments: { limit: { a: 1 } } }) },
+        { headers: json, body: rpc('tools/call', { name: toolName(books.invoiceDraft.name), arguments: { totalCents: 1e300, payeeName: '\u202e', description: 'x'.repeat(100_000), dueDays: -1 } }) },
+        { headers: json, body: JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }))) },
+        { headers: { ...json, 'content-type': 'text/plain' }, body: rpc('tools/list') },
+        { headers: { ...auth, 'content-type': 'application/json' }, body: rpc('tools/list') },
+        { headers: { ...json, 'mcp-protocol-version': '1900-01-01' }, body: rpc('tools/list') },
+        { headers: auth, method: 'DELETE' },
+        { headers: auth, method: 'PUT', body: '{}' },
+      ];
+      for (const c of cases) {
+        const res = await fetch(`${server.url}/mcp`, { method: c.method ?? 'POST', headers: c.headers, ...(c.body !== undefined ? { body: c.body } : {}) });
+        const text = await res.text();
+        expect(res.status, `${c.method ?? 'POST'} ${String(c.body).slice(0, 60)} → ${text.slice(0, 200)}`).toBeLessThan(500);
+      }
+      const after = (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json())) as any;
+      expect(after.head).toEqual(before.head);
+    });
+
     it('has no server-initiated stream in stateless mode (GET is 405) and bounds the body as the API does', async () => {
       const auth = { authorization: `Bearer ${keys.agent}` };
       const get = await fetch(`${server.url}/mcp`, { headers: { ...auth, accept: 'text/event-stream' } });
