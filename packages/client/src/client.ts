@@ -30,6 +30,7 @@ import {
 } from './retry.js';
 import type {
   ApprovalWaitView,
+  DoneOf,
   GetOptions,
   ParamsOf,
   PostOptions,
@@ -257,7 +258,7 @@ export class FinanceDesk {
    * ApprovalDeniedError when the human rejects or the approval expires, ApprovalTimeoutError after
    * `maxWaitMs` without a decision.
    */
-  async callWithApproval<M extends MethodName>(method: M, params: ParamsOf<M>, opts: ApprovalLoopOptions = {}): Promise<ResultOf<M>> {
+  async callWithApproval<M extends MethodName>(method: M, params: ParamsOf<M>, opts: ApprovalLoopOptions = {}): Promise<DoneOf<M>> {
     const started = Date.now();
     const maxWaitMs = opts.maxWaitMs ?? DEFAULT_APPROVAL_WAIT_MS;
     const pollMs = Math.min(Math.max(opts.pollMs ?? limits.approvalWaitMsMax, 1), limits.approvalWaitMsMax);
@@ -265,7 +266,7 @@ export class FinanceDesk {
     let ref: ApprovalRef;
     try {
       const first = await this.call(method, params, postOpts);
-      if (!isHold(first)) return first as ResultOf<M>;
+      if (!isHold(first)) return first as DoneOf<M>;
       ref = first.approval;
     } catch (error) {
       if (error instanceof FinanceDeskError && error.code === 'GOVERNANCE_NOT_READY' && error.approval) ref = error.approval;
@@ -297,7 +298,7 @@ export class FinanceDesk {
         null,
       );
     }
-    return done as ResultOf<M>;
+    return done as DoneOf<M>;
   }
 
   private headers(): Record<string, string> {
