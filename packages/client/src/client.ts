@@ -11,7 +11,6 @@ import {
   type ErrorFrame,
   type EventRow,
   type Frame,
-  type HoldResult,
   type MethodKind,
   type MethodName,
   type ReadName,
@@ -185,12 +184,14 @@ export class FinanceDesk {
 
   /**
    * Typed: resolves to the result, or the HoldResult for a signature act that is held (use
-   * isHold). Throws FinanceDeskError on an error frame.
+   * isHold). Throws FinanceDeskError on an error frame. The type is the method's declared result,
+   * which for a signature act that can be held already includes the hold shape; so a method that
+   * is never held needs no isHold check to be used (its type is a subtype of `ResultOf<M> | HoldResult`).
    */
-  async call<M extends MethodName>(method: M, params: ParamsOf<M>, opts: PostOptions = {}): Promise<ResultOf<M> | HoldResult> {
+  async call<M extends MethodName>(method: M, params: ParamsOf<M>, opts: PostOptions = {}): Promise<ResultOf<M>> {
     const { answer } = await this.postAnswer(method, params, opts);
     const frame = isFrame(answer.body) ? answer.body : notAFrame(answer.status);
-    if (frame.ok) return frame.result as ResultOf<M> | HoldResult;
+    if (frame.ok) return frame.result as ResultOf<M>;
     throw this.errorOf(frame, answer);
   }
 
