@@ -274,7 +274,7 @@ export class FinanceDesk {
       else throw error;
     }
     const filed = await this.call(approvalSpecs.request.name, requestParams(ref), postOpts);
-    if (isHold(filed)) throw new FinanceDeskError({ code: 'INTERNAL', message: 'approval.request answered with a hold' }, 500, null);
+    if (isHold(filed)) throw new FinanceDeskError({ code: 'INTERNAL', message: `${approvalSpecs.request.name} answered with a hold` }, 500, null);
     const { approvalId } = filed;
     for (let round = 1; ; round += 1) {
       const left = maxWaitMs - (Date.now() - started);

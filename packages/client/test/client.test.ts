@@ -4,7 +4,7 @@
  * the request, an INTERNAL, a tampered ledger row) come from a fetch wrapped around the real one:
  * every request still reaches the real server unless the test says it does not.
  */
-import { approval, books, readSpecs, type EventRow } from '@finance-desk/protocol';
+import { approval, books, booksReads, readSpecs, type EventRow } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { CreatedOrg } from '../../server/src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from '../../server/test/harness.js';
@@ -15,7 +15,9 @@ import {
   ChainBrokenError,
   FinanceDesk,
   FinanceDeskError,
+  backoffMs,
   isHold,
+  retryAfterMs,
   type ClientOptions,
   type WaitingInfo,
 } from '../src/index.js';
@@ -28,7 +30,7 @@ interface Sent {
 
 /** A fetch that records what it sends, and lets a test replace or alter an answer. */
 function recording(
-  intercept?: (sent: Sent, n: number, real: () => Promise<Response>) => Promise<Response>,
+  intercept?: (sent: Sent, n: number, real: () => Promise<Response>, init?: RequestInit) => Promise<Response>,
 ): { fetch: typeof fetch; sent: Sent[] } {
   const sent: Sent[] = [];
   const wrapped: typeof fetch = async (input, init) => {
@@ -40,7 +42,7 @@ function recording(
     };
     sent.push(s);
     const real = () => fetch(input, init);
-    return intercept ? intercept(s, sent.length, real) : real();
+    return intercept ? intercept(s, sent.length, real, init) : real();
   };
   return { fetch: wrapped, sent };
 }
@@ -88,6 +90,10 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     const head = (await c.read(readSpecs.snapshot.name)) as { head: { seq: number } };
     expect(head.head.seq).toBeGreaterThan(0);
     expect(rec.sent.slice(1).every((s) => s.method === 'GET' && s.key === null)).toBe(true);
+    // A POST of kind read has no side effect to protect: no key.
+    const chart = await c.call(booksReads.accounts.name, {});
+    expect(chart.accounts.length).toBeGreaterThan(0);
+    expect(rec.sent.at(-1)).toEqual({ method: 'POST', path: booksReads.accounts.name, key: null });
   });
 
   it('an error frame throws FinanceDeskError with code, status, field and request id, and is not retried', async () => {
@@ -188,7 +194,7 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     const o = await t.org();
     const c = client({}, o.keys.agent);
     for (let i = 0; i < 5; i += 1) await c.call(books.invoiceDraft.name, draft(`Payee ${i}`));
-    const all = (await t.get(o.keys.observer, 'events?limit=500')).body.events as EventRow[];
+    const all = (await t.get(o.keys.observer, `${readSpecs.events.name}?limit=500`)).body.events as EventRow[];
     expect(all.length).toBeGreaterThanOrEqual(5);
 
     const rec = recording();
@@ -268,7 +274,7 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
       books.invoiceChaseStep.name,
     ]);
     // The act is done: the ledger's last row carries the returned ledgerId.
-    const last = ((await t.get(org.keys.observer, 'events?limit=500')).body.events as EventRow[]).at(-1);
+    const last = ((await t.get(org.keys.observer, `${readSpecs.events.name}?limit=500`)).body.events as EventRow[]).at(-1);
     expect(last?.entity_id).toBe(id);
     expect(last?.row_hash.startsWith(result.ledgerId)).toBe(true);
   });
@@ -310,14 +316,39 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     const waits: WaitingInfo[] = [];
     const started = Date.now();
     const timedOut = await client()
-      .callWithApproval(books.invoiceChaseStep.name, { id, step: 2 }, { maxWaitMs: 600, pollMs: 250, onWaiting: (w) => waits.push(w) })
+      .callWithApproval(books.invoiceChaseStep.name, { id, step: 2 }, { maxWaitMs: 1500, pollMs: 200, onWaiting: (w) => waits.push(w) })
       .catch((e: unknown) => e);
     expect(timedOut).toBeInstanceOf(ApprovalTimeoutError);
     expect(timedOut).toMatchObject({ approvalStatus: 'pending', approvalId: waits[0]?.approvalId });
-    // 600 ms in rounds of at most 250 ms: several rounds, numbered in order, each reported.
+    // 1.5 s in rounds of at most 200 ms: several rounds, numbered in order, each reported.
     expect(waits.length).toBeGreaterThanOrEqual(2);
     expect(waits.map((w) => w.round)).toEqual(waits.map((_w, i) => i + 1));
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('an abort signal ends the approval loop while it waits', async () => {
+    const id = await sentInvoice(t, org);
+    // The long-poll itself is played by the wrapped fetch (hold and request reach the server):
+    // a wait aborted on the wire leaves the test server's close() hanging for about a minute.
+    const rec = recording(async (s, _n, real, init) => {
+      if (s.path !== readSpecs.approvalWait.name) return real();
+      return new Promise<Response>((_resolve, reject) => {
+        const signal = init?.signal;
+        if (!signal) return reject(new Error('the wait was sent without the caller’s signal'));
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    });
+    const ac = new AbortController();
+    const started = Date.now();
+    const aborted = await client({ fetch: rec.fetch })
+      .callWithApproval(books.invoiceChaseStep.name, { id, step: 2 }, {
+        signal: ac.signal,
+        onWaiting: () => setTimeout(() => ac.abort(), 100),
+      })
+      .catch((e: unknown) => e);
+    expect(aborted).toMatchObject({ name: 'AbortError' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(rec.sent.map((s) => s.path)).toEqual([books.invoiceChaseStep.name, approval.request.name, readSpecs.approvalWait.name]);
   });
 
   it('params and results are typed from the declarations (checked by tsc -p tsconfig.test.json)', () => {
@@ -384,5 +415,24 @@ describe.each(engines)('@finance-desk/client under a rate limit (%s)', (engine) 
     expect(limited).toBeInstanceOf(FinanceDeskError);
     expect(limited).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterMs: expect.any(Number) });
     expect((limited as FinanceDeskError).retryAfterMs).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe('retry arithmetic', () => {
+  it('backoff doubles up to the cap, jittered within its upper half', () => {
+    const b = { baseMs: 100, maxMs: 1000 };
+    expect([0, 1, 2, 3, 4, 9].map((n) => backoffMs(n, b, () => 1))).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect([0, 1, 2, 3, 4, 9].map((n) => backoffMs(n, b, () => 0))).toEqual([50, 100, 200, 400, 500, 500]);
+  });
+
+  it('Retry-After in seconds or as an HTTP date, and the message hint: the larger wins', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs('2', undefined, now)).toBe(2000);
+    expect(retryAfterMs(null, 'rate limit exceeded for this key; retry in 3 seconds', now)).toBe(3000);
+    expect(retryAfterMs('1', 'rate limit exceeded for this key; retry in 3 seconds', now)).toBe(3000);
+    expect(retryAfterMs('4', 'retry in 3 seconds', now)).toBe(4000);
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', undefined, now)).toBe(5000);
+    expect(retryAfterMs(null, 'rate limit exceeded', now)).toBeUndefined();
+    expect(retryAfterMs('soon', undefined, now)).toBeUndefined();
   });
 });
