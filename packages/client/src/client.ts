@@ -11,7 +11,6 @@ import {
   type ErrorFrame,
   type EventRow,
   type Frame,
-  type HoldResult,
   type MethodKind,
   type MethodName,
   type ReadName,
@@ -30,6 +29,7 @@ import {
 } from './retry.js';
 import type {
   ApprovalWaitView,
+  DoneOf,
   GetOptions,
   ParamsOf,
   PostOptions,
@@ -184,12 +184,14 @@ export class FinanceDesk {
 
   /**
    * Typed: resolves to the result, or the HoldResult for a signature act that is held (use
-   * isHold). Throws FinanceDeskError on an error frame.
+   * isHold). Throws FinanceDeskError on an error frame. The type is the method's declared result,
+   * which for a signature act that can be held already includes the hold shape; so a method that
+   * is never held needs no isHold check to be used (its type is a subtype of `ResultOf<M> | HoldResult`).
    */
-  async call<M extends MethodName>(method: M, params: ParamsOf<M>, opts: PostOptions = {}): Promise<ResultOf<M> | HoldResult> {
+  async call<M extends MethodName>(method: M, params: ParamsOf<M>, opts: PostOptions = {}): Promise<ResultOf<M>> {
     const { answer } = await this.postAnswer(method, params, opts);
     const frame = isFrame(answer.body) ? answer.body : notAFrame(answer.status);
-    if (frame.ok) return frame.result as ResultOf<M> | HoldResult;
+    if (frame.ok) return frame.result as ResultOf<M>;
     throw this.errorOf(frame, answer);
   }
 
@@ -257,7 +259,7 @@ export class FinanceDesk {
    * ApprovalDeniedError when the human rejects or the approval expires, ApprovalTimeoutError after
    * `maxWaitMs` without a decision.
    */
-  async callWithApproval<M extends MethodName>(method: M, params: ParamsOf<M>, opts: ApprovalLoopOptions = {}): Promise<ResultOf<M>> {
+  async callWithApproval<M extends MethodName>(method: M, params: ParamsOf<M>, opts: ApprovalLoopOptions = {}): Promise<DoneOf<M>> {
     const started = Date.now();
     const maxWaitMs = opts.maxWaitMs ?? DEFAULT_APPROVAL_WAIT_MS;
     const pollMs = Math.min(Math.max(opts.pollMs ?? limits.approvalWaitMsMax, 1), limits.approvalWaitMsMax);
@@ -265,14 +267,14 @@ export class FinanceDesk {
     let ref: ApprovalRef;
     try {
       const first = await this.call(method, params, postOpts);
-      if (!isHold(first)) return first as ResultOf<M>;
+      if (!isHold(first)) return first as DoneOf<M>;
       ref = first.approval;
     } catch (error) {
       if (error instanceof FinanceDeskError && error.code === 'GOVERNANCE_NOT_READY' && error.approval) ref = error.approval;
       else throw error;
     }
     const filed = await this.call(approvalSpecs.request.name, requestParams(ref), postOpts);
-    if (isHold(filed)) throw new FinanceDeskError({ code: 'INTERNAL', message: 'approval.request answered with a hold' }, 500, null);
+    if (isHold(filed)) throw new FinanceDeskError({ code: 'INTERNAL', message: `${approvalSpecs.request.name} answered with a hold` }, 500, null);
     const { approvalId } = filed;
     for (let round = 1; ; round += 1) {
       const left = maxWaitMs - (Date.now() - started);
@@ -297,7 +299,7 @@ export class FinanceDesk {
         null,
       );
     }
-    return done as ResultOf<M>;
+    return done as DoneOf<M>;
   }
 
   private headers(): Record<string, string> {

@@ -1,5 +1,6 @@
 import {
   isErrorCode,
+  readSpecs,
   statusOf,
   type ApprovalRef,
   type ChainBreakReason,
@@ -72,7 +73,7 @@ export class ApprovalTimeoutError extends FinanceDeskError {
     super(
       {
         code: 'GOVERNANCE_NOT_READY',
-        message: `approval ${approvalId} is still pending after ${waitedMs} ms; wait again with approval.wait or retry later`,
+        message: `approval ${approvalId} is still pending after ${waitedMs} ms; wait again with ${readSpecs.approvalWait.name} or retry later`,
       },
       statusOf('GOVERNANCE_NOT_READY'),
       requestId,

@@ -4,6 +4,7 @@ export { ApprovalDeniedError, ApprovalTimeoutError, ChainBrokenError, FinanceDes
 export { backoffMs, retryAfterMs } from './retry.js';
 export type {
   ApprovalWaitView,
+  DoneOf,
   EventRow,
   GetOptions,
   HoldResult,

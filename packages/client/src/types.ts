@@ -18,6 +18,12 @@ export type ParamsOf<M extends MethodName> = MethodParams<M>;
 export type ResultOf<M extends MethodName> = MethodResult<M>;
 
 /**
+ * What a signature act answers once it is done: its result without the hold shape (a signature
+ * method's declared result is "done or held"; `callWithApproval` only resolves with the former).
+ */
+export type DoneOf<M extends MethodName> = Exclude<ResultOf<M>, { readonly status: 'approval_required' }>;
+
+/**
  * The query of read `N`. Query values travel as strings and the declarations parse them, so a
  * parameter the server reads as a number may be given as a number here.
  */
