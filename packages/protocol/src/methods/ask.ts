@@ -66,4 +66,4 @@ export const ask = method({
   }),
 });
 
-export const askMethods: readonly MethodSpec[] = [ask];
+export const askMethods = [ask] as const satisfies readonly MethodSpec[];

@@ -142,4 +142,4 @@ export const assets = method({
   }),
 });
 
-export const assetsMethods: readonly MethodSpec[] = [assetDepreciationRun, assetDispose, assets];
+export const assetsMethods = [assetDepreciationRun, assetDispose, assets] as const satisfies readonly MethodSpec[];

@@ -269,4 +269,4 @@ export const reports = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const booksReadMethods: readonly MethodSpec[] = [accounts, journals, reports];
+export const booksReadMethods = [accounts, journals, reports] as const satisfies readonly MethodSpec[];

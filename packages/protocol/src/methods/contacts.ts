@@ -69,4 +69,4 @@ export const contactUpdate = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const contactsMethods: readonly MethodSpec[] = [contactCreate, contactUpdate];
+export const contactsMethods = [contactCreate, contactUpdate] as const satisfies readonly MethodSpec[];

@@ -49,13 +49,27 @@ export const id = () =>
     .max(limits.idCharsMax)
     .regex(/^[A-Za-z0-9_-]+$/, { error: 'must be an id (letters, digits, _ and -)' });
 
+/**
+ * The bounds of every queryInt schema. The wire carries a string, but a schema generator (the MCP
+ * server's tool schemas) shows the integer it stands for; queryInt's refine cannot be introspected.
+ */
+const queryIntRanges = new WeakMap<object, { readonly min: number; readonly max: number }>();
+
 /** Query-string integer (GET reads): digits only, so `1.5`, `-1` or `abc` are refused. */
-export const queryInt = (min: number, max: number) =>
-  z
+export const queryInt = (min: number, max: number) => {
+  const schema = z
     .string()
     .regex(/^\d{1,15}$/, { error: `must be an integer from ${min} to ${max}` })
     .transform(Number)
     .refine((n) => n >= min && n <= max, { error: `must be an integer from ${min} to ${max}` });
+  queryIntRanges.set(schema, { min, max });
+  return schema;
+};
+
+/** The integer range a queryInt schema accepts, or undefined for any other schema. */
+export function queryIntRange(schema: object): { readonly min: number; readonly max: number } | undefined {
+  return queryIntRanges.get(schema);
+}
 
 /** Page size of a POST read (`limit`): 1 to limits.pageRowsMax; the server's default is pageRowsDefault. */
 export const pageLimit = () =>

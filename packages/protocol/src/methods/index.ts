@@ -11,6 +11,7 @@ import { taxMethods } from './tax.js';
 import { payrollMethods } from './payroll.js';
 import { contactsMethods } from './contacts.js';
 import { askMethods } from './ask.js';
+import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
 export * as books from './books.js';
@@ -44,6 +45,7 @@ export {
   type PairingCodeCreate,
   type PublicRouteSpec,
 } from './org.js';
+import { reads } from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
 export { ARTIFACT_FILES, ARTIFACTS_READ, artifactReads, artifactsIndex, type ArtifactFile } from './artifacts-reads.js';
 export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
@@ -51,8 +53,8 @@ export { COST_ROLLUP_RANGE_DAYS_MAX } from './reads.js';
 export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
 export { PRIORITIES } from './board.js';
 
-/** Every POST method of the contract, declared once (architecture guide). */
-export const methods: readonly MethodSpec[] = [
+/** Every declaration in one tuple whose element types keep each method's literal name and kind. */
+const declared = [] = [
   ...booksMethods,
   ...receivablesMethods,
   ...payablesMethods,
@@ -66,7 +68,45 @@ export const methods: readonly MethodSpec[] = [
   ...askMethods,
   ...boardMethods,
   ...approvalMethods,
-];
+] as const satisfies readonly MethodSpec[];
+
+/** Every POST method of the contract, declared once (architecture guide). */
+export const methods: readonly MethodSpec[] = declared;
+
+/** Any one declaration, with its literal name, kind and exact params/result schemas. */
+export type DeclaredMethod = (typeof declared)[number];
+/** The name of a declared POST method (`books.invoiceDraft`, …). */
+export type MethodName = DeclaredMethod['name'];
+/** Declarations by name, as types: `MethodsByName['books.invoiceDraft']['params']`. */
+export type MethodsByName = { readonly [S in DeclaredMethod as S['name']]: S };
+/**
+ * The same declarations keyed by name, typed per name (the typed client indexes params and
+ * results through this; issue 11 item 4). The objects are the ones in `methods`.
+ */
+export const methodsByName: MethodsByName = Object.fromEntries(declared.map((m) => [m.name, m])) as unknown as MethodsByName;
+
+/** What a caller sends for method `M`: the params schema's input type (defaults optional). */
+export type MethodParams<M extends MethodName> = z.input<MethodsByName[M]['params']>;
+/** What method `M` answers in `result` on success: the result schema's output type. */
+export type MethodResult<M extends MethodName> = z.output<MethodsByName[M]['result']>;
+
+/** Any one GET read declaration, with its literal name. */
+export type DeclaredRead = (typeof reads)[number];
+/** The name of a declared GET read (`events`, `approval.wait`, …). */
+export type ReadName = DeclaredRead['name'];
+/** Read declarations by name, as types. */
+export type ReadsByName = { readonly [S in DeclaredRead as S['name']]: S };
 
 /** `family.method`, both parts identifiers (D1: anything else is a malformed name). */
 export const METHOD_NAME = /^[a-z][a-zA-Z0-9]{0,39}\.[a-z][a-zA-Z0-9]{0,59}$/;
+/** The query a caller may send to read `N` (values as the query schema accepts them: strings). */
+export type ReadQuery<N extends ReadName> = z.input<ReadsByName[N]['query']>;
+/** The query of read `N` as the server parses it (integers as numbers, defaults filled in). */
+export type ReadQueryParsed<N extends ReadName> = z.output<ReadsByName[N]['query']>;
+/**
+ * What read `N` answers: its declared result when the declaration has one, else `unknown`
+ * (reads gain result schemas in issue 11 item 1; this type picks them up as they land).
+ */
+export type ReadResult<N extends ReadName> = ReadsByName[N] extends { readonly result: infer R extends z.ZodType }
+  ? z.output<R>
+  : unknown;

@@ -137,4 +137,4 @@ export const expenseReject = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const payablesMethods: readonly MethodSpec[] = [billScheduleRun, bills, expenseClaim, expenseApprove, expenseReject];
+export const payablesMethods = [billScheduleRun, bills, expenseClaim, expenseApprove, expenseReject] as const satisfies readonly MethodSpec[];

@@ -155,4 +155,4 @@ export const stpResubmit = method({
 });
 
 /** Declarations of this area (see index.ts). */
-export const payrollMethods: readonly MethodSpec[] = [payrollDraft, payrollSign, payrollRecall, stpResubmit];
+export const payrollMethods = [payrollDraft, payrollSign, payrollRecall, stpResubmit] as const satisfies readonly MethodSpec[];

@@ -238,4 +238,4 @@ export const employees = method({
 });
 
 /** Declarations of this area (see index.ts). */
-export const peopleMethods: readonly MethodSpec[] = [onboardingStart, onboardingAdvance, leaveRequest, leaveApprove, employees];
+export const peopleMethods = [onboardingStart, onboardingAdvance, leaveRequest, leaveApprove, employees] as const satisfies readonly MethodSpec[];

@@ -147,11 +147,11 @@ export const invoices = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const receivablesMethods: readonly MethodSpec[] = [
+export const receivablesMethods = [
   invoiceRecordPayment,
   invoiceCreditNote,
   invoiceVoid,
   invoicePromise,
   statementRun,
   invoices,
-];
+] as const satisfies readonly MethodSpec[];

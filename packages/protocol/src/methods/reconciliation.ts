@@ -398,7 +398,7 @@ export const journalPost = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const reconciliationMethods: readonly MethodSpec[] = [
+export const reconciliationMethods = [
   feedLines,
   feedLinesList,
   matchAccept,
@@ -406,4 +406,4 @@ export const reconciliationMethods: readonly MethodSpec[] = [
   receiptsRegister,
   lineRecode,
   journalPost,
-];
+] as const satisfies readonly MethodSpec[];

@@ -194,4 +194,4 @@ export const taxObligations = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const taxMethods: readonly MethodSpec[] = [taxPrepare, taxHold, taxReturn, taxSignLodge, taxObligations];
+export const taxMethods = [taxPrepare, taxHold, taxReturn, taxSignLodge, taxObligations] as const satisfies readonly MethodSpec[];

@@ -10,10 +10,19 @@ import type { Scope } from '../scopes.js';
  */
 export type MethodKind = 'read' | 'write' | 'new-act' | 'signature';
 
-export interface MethodSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
-  readonly name: string;
+/**
+ * `N` and `K` keep a declaration's name and kind as literal types, so that a typed client can index
+ * params and results by method name straight from the declarations (issue 11 item 4, no codegen).
+ */
+export interface MethodSpec<
+  P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+  N extends string = string,
+  K extends MethodKind = MethodKind,
+> {
+  readonly name: N;
   readonly scope: Scope;
-  readonly kind: MethodKind;
+  readonly kind: K;
   readonly summary: string;
   readonly params: P;
   readonly result: R;
@@ -33,12 +42,13 @@ export interface ReadSpec<Q extends z.ZodType = z.ZodType, R extends z.ZodType =
   readonly result: R;
 }
 
-export function method<P extends z.ZodType, R extends z.ZodType>(
-  spec: MethodSpec<P, R>,
-): MethodSpec<P, R> {
+export function method<P extends z.ZodType, R extends z.ZodType, N extends string, K extends MethodKind>(
+  spec: MethodSpec<P, R, N, K>,
+): MethodSpec<P, R, N, K> {
   return spec;
 }
 
-export function read<Q extends z.ZodType, R extends z.ZodType>(spec: ReadSpec<Q, R>): ReadSpec<Q, R> {
+/** Returns the declaration as written (its literal name included), checked against ReadSpec. */
+export function read<const S extends ReadSpec>(spec: S): S {
   return spec;
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { FinanceDesk } from '@finance-desk/client';
+import { serveStdio } from '@finance-desk/mcp';
 import { Command, CommanderError } from 'commander';
 import { outboxCounts, requeueUndeliverable } from '../adapters/outbox.js';
 import { loadConfig } from '../config.js';
@@ -106,6 +108,22 @@ function program(): Command {
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
+    });
+
+  cli
+    .command('mcp')
+    .description(
+      'serve MCP over stdio for an agent host, calling the API at FINANCE_DESK_URL with the key in FINANCE_DESK_API_KEY (stdout carries only MCP messages)',
+    )
+    .action(async () => {
+      const baseUrl = process.env.FINANCE_DESK_URL;
+      const apiKey = process.env.FINANCE_DESK_API_KEY;
+      if (!baseUrl) throw new CliFailure('FINANCE_DESK_URL: set it to the server, e.g. http://127.0.0.1:8080', 2);
+      if (!apiKey) throw new CliFailure('FINANCE_DESK_API_KEY: set it to an API key of the organisation', 2);
+      if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+        throw new CliFailure('FINANCE_DESK_URL: must be an http(s) URL, e.g. http://127.0.0.1:8080', 2);
+      }
+      await serveStdio(new FinanceDesk({ baseUrl, apiKey }));
     });
 
   const org = cli.command('org').description('organisations');

@@ -15,7 +15,6 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { DomainError } from '../errors.js';
 import { consolePlugin } from '../human/console.js';
 import { newRequestId } from '../ids.js';
-import { authenticate } from '../org/credentials.js';
 import type { Principal } from '../principal.js';
 import { RawJson } from '../raw-json.js';
 import { malformedQueryMessage, parseQuery } from './query.js';
@@ -23,6 +22,8 @@ import { declaredMethods, methodRegistry, readRegistry, type MethodBinding, type
 import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
 import { registerDocsRoutes } from './docs-route.js';
+import { principalOf } from './bearer.js';
+import { registerMcpRoute } from './mcp-route.js';
 import { registerPairRoute } from './pair-route.js';
 import { readiness } from './health.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
@@ -90,11 +91,7 @@ async function gate(
   limiter: RateLimiter,
   metrics: Metrics,
 ): Promise<void> {
-  const header = req.headers.authorization;
-  const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : null;
-  if (!token) fail('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API key>');
-  const principal = await authenticate(db.reader, token);
-  if (!principal) fail('UNAUTHORIZED', 'invalid or revoked API key');
+  const { principal } = await principalOf(db, req.headers.authorization);
 
   const rate = await limiter.take(principal.credentialId);
   reply.header('RateLimit-Limit', rate.limit);
@@ -361,6 +358,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.register(consolePlugin, { db, cookieSecure: options.cookieSecure ?? false });
   // Registered before the key pipeline's wildcard: the one route whose credential is a pairing code.
   registerPairRoute(app, { db, rate: options.pairRate, paramsOf });
+  registerMcpRoute(app, { db });
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',
