@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { read } from './index-fields.js';
-import type { ReadSpec } from './types.js';
 
 /**
  * Machine-readable descriptions of the API (issue 11 item 2), served as GET reads on `org.read`
@@ -52,7 +51,8 @@ export const artifactsIndex = read({
 });
 
 /** One GET read per artifact, `artifacts/<file>`, with the file it serves. */
-export const artifactReads: readonly { readonly file: ArtifactFile; readonly spec: ReadSpec }[] = ARTIFACT_FILES.map((a) => ({
+export const artifactReads = ARTIFACT_FILES.map((a) => ({
   file: a.file,
-  spec: read({ name: `${ARTIFACTS_READ}/${a.file}`, scope: 'org.read', summary: a.summary, query: z.strictObject({}), result: a.result }),
+  // The name's type stays the union of literal names, so typed clients know every read by name.
+  spec: read({ name: `${ARTIFACTS_READ}/${a.file}` as `${typeof ARTIFACTS_READ}/${ArtifactFile}`, scope: 'org.read', summary: a.summary, query: z.strictObject({}), result: a.result }),
 }));
