@@ -640,7 +640,7 @@ export const taxReturn = eventKind({
 export const taxSignLodge = eventKind({
   family: 'books',
   kind: 'books.tax.sign_lodge',
-  summary: 'A BAS was signed by a human and queued for lodgement; its settlement journal posted.',
+  summary: 'A BAS was signed by a human and queued for lodgement; its settlement journal posted (null when nothing settles).',
   payload: z.strictObject({
     id: str(),
     periodStart: str(),
@@ -668,7 +668,7 @@ export const taxLodged = eventKind({
 export const assetDepreciate = eventKind({
   family: 'books',
   kind: 'books.asset.depreciate',
-  summary: 'A depreciation run posted to a period end: each asset and its amount.',
+  summary: 'A depreciation run for a period end: each asset and its amount, its journal (null when nothing was depreciated).',
   payload: z.strictObject({
     runId: str(),
     periodEnd: str(),
@@ -811,7 +811,7 @@ export const payRunDraft = eventKind({
 export const payRunSign = eventKind({
   family: 'books',
   kind: 'books.pay_run.sign',
-  summary: 'A pay run was signed by a human and posted; its ABA file written and its STP pay event queued.',
+  summary: 'A pay run was signed by a human and posted; its ABA file written (null without a funding account) and its STP pay event queued.',
   payload: z.strictObject({
     id: str(),
     paymentDate: str(),
