@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACTION_CLASSES, HELD_REASONS, USER_ROLES } from './signature.js';
 import { TIERS } from './scopes.js';
-import { TAX_CODE_NAMES } from './tax.js';
+import { TAX_CODE_NAMES, type TaxCode } from './tax.js';
 import * as approvalM from './methods/approval.js';
 import * as askM from './methods/ask.js';
 import * as assetsM from './methods/assets.js';
@@ -63,7 +63,7 @@ export const sourceName = (s: EventSource): string => (typeof s === 'string' ? s
 const int = () => z.number().int();
 const str = () => z.string();
 const ids = () => z.array(z.string());
-const taxCode = z.enum(TAX_CODE_NAMES as [string, ...string[]]);
+const taxCode = z.enum(TAX_CODE_NAMES as readonly TaxCode[] as [TaxCode, ...TaxCode[]]);
 const actionClass = z.enum(ACTION_CLASSES);
 const tier = z.enum(TIERS);
 /** Signature acts executed with a human proof name it (governance/signature.ts executeWithProof). */
