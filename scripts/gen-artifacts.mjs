@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes docs/artifacts/<file> (methods.json, openapi.json) from the protocol declarations, the
+// Writes docs/artifacts/<file> (methods.json, openapi.json, events.json) from the protocol declarations, the
 // same text the server serves at GET /api/v1/artifacts/<file>. Run: `npm run artifacts` (after a
 // build); packages/server/test/artifacts.test.ts fails when the committed copies drift.
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { sha256Hex } from './hash.js';
+import { eventCatalogueArtifact } from './events.js';
 import { ACTION_CLASSES } from './signature.js';
 import { ARTIFACT_FILES, type ArtifactFile } from './methods/artifacts-reads.js';
 import { methods, publicRoutes, reads } from './methods/index.js';
@@ -472,6 +473,7 @@ export function renderArtifact(obj: unknown): string {
 const BUILDERS: Readonly<Record<ArtifactFile, () => unknown>> = {
   'methods.json': methodsArtifact,
   'openapi.json': openapiArtifact,
+  'events.json': eventCatalogueArtifact,
 };
 
 export interface RenderedArtifact {

@@ -14,3 +14,20 @@ export * from './methods/index.js';
 export * from './artifacts.js';
 export { cents, days, id as idField, text, multilineText, singleLine, queryInt, queryIntRange, proofFields, withProof, hash64, isoDate, isCalendarDate, email } from './methods/fields.js';
 export * from './methods/people-fields.js';
+export * as events from './events.js';
+export {
+  EVENT_FAMILIES,
+  EVENT_ORIGINS,
+  checkEvent,
+  eventCatalogueArtifact,
+  eventKind,
+  eventKindOf,
+  eventKinds,
+  eventKindsByKind,
+  sourceName,
+  type EventFamily,
+  type EventKindSpec,
+  type EventOrigin,
+  type EventPayloadOf,
+  type EventSource,
+} from './events.js';

@@ -1,7 +1,7 @@
-import { canonicalJson, sha256Hex, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
+import { canonicalJson, sha256Hex, type EventKindSpec, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
-import { appendEvent, lockHead, type Appended, type EventInput } from './ledger/append.js';
+import { appendEvent, lockHead, type Appended, type EventBody } from './ledger/append.js';
 import { clockOf, localDate, orgTimeZone } from './clock.js';
 import type { Capabilities, Database, Queryable, Tx } from './storage/types.js';
 
@@ -17,7 +17,11 @@ export interface Uow {
   readonly now: string;
   /** The organisation's local date at `now` (its time zone; clock.ts): what "today" means. */
   readonly today: string;
-  emit(event: EventInput): Promise<Appended>;
+  /**
+   * Append the call's one event: its declaration (protocol `events.*`, which gives family and
+   * kind) and its entity and payload, the payload typed by the declaration's schema.
+   */
+  emit<E extends EventKindSpec>(event: E, body: EventBody<E>): Promise<Appended>;
 }
 
 /** What a write handler returns: a result, `noop` when the row was already in its target state. */
@@ -95,10 +99,10 @@ async function unitOfWork<R extends WriteResult, E>(
       actor,
       now,
       today: localDate(now, await orgTimeZone(tx, orgId)),
-      emit: async (event) => {
+      emit: async (event, body) => {
         emitted += 1;
         invariant(emitted === 1, 'a call appends exactly one event');
-        return appendEvent(tx, orgId, head, actor, event);
+        return appendEvent(tx, orgId, head, actor, event, body);
       },
     };
     const result = await fn(uow);

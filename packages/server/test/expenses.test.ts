@@ -6,6 +6,7 @@ import { inUnitOfWork } from '../src/write-path.js';
 import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays, journalLines, journalsOf, today } from './payables-helpers.js';
 import { freshKey } from './signature-helpers.js';
+import { testFixture } from './test-events.js';
 
 describe.each(engines)('expense claims (%s)', (engine) => {
   let t: TestServer;
@@ -27,7 +28,7 @@ describe.each(engines)('expense claims (%s)', (engine) => {
 
   const pay = (o: CreatedOrg, claimId: string, amountCents: number) =>
     inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-      const ev = await uow.emit({ family: 'books', kind: 'books.test.reimburse', entityId: claimId, payload: null });
+      const ev = await uow.emit(testFixture, { entityId: claimId, payload: null });
       return applyClaimPayment(uow, { claimId, amountCents, date: today(), reference: 'EFT', ledgerId: ev.ledgerId, journalId: newJournalId() });
     });
 

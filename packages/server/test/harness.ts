@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { firstField, methods, reads } from '@finance-desk/protocol';
+import { checkEvent, firstField, methods, reads } from '@finance-desk/protocol';
 import pg from 'pg';
 import type { z } from 'zod';
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../src/config.js';
+import { eventsAfter } from '../src/ledger/read.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
+import { testCatalogue } from './test-events.js';
 import { createOrg, type CreatedOrg } from '../src/org/orgs.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
@@ -47,6 +49,8 @@ export interface TestServer {
   raw(path: string, init: RequestInit): Promise<Reply>;
   /** Verify every organisation's chain; throws naming the first break. */
   verifyAll(): Promise<void>;
+  /** Check every event of the test's organisations against the event catalogue; throws naming the first misfit. */
+  checkEvents(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -149,9 +153,13 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
         if (!verdict.ok) throw new Error(`chain of ${orgId} broken at seq ${verdict.seq}: ${verdict.reason}`);
       }
     },
+    async checkEvents() {
+      for (const orgId of orgIds) await checkOrgEvents(db, orgId);
+    },
     async close() {
       try {
         await ts.verifyAll();
+        await ts.checkEvents();
       } finally {
         await server.close();
         await db.close();
@@ -160,6 +168,29 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
     },
   };
   return ts;
+}
+
+const EVENT_PAGE_ROWS = 500;
+
+/**
+ * Every event a test's organisation holds is checked against the event catalogue (issue 11
+ * item 1, protocol events.ts): its kind is declared, its family is the kind's, and its stored
+ * payload parses with the kind's strict schema. A handler that writes a payload its declaration
+ * does not describe fails the test that caused it.
+ */
+export async function checkOrgEvents(db: Database, orgId: string): Promise<void> {
+  let cursor = 0;
+  for (;;) {
+    const page = await eventsAfter(db.reader, orgId, cursor, EVENT_PAGE_ROWS);
+    for (const row of page) {
+      const problems = checkEvent({ family: row.family, kind: row.kind, payload: JSON.parse(row.payload) as unknown }, testCatalogue);
+      if (problems.length > 0) {
+        throw new Error(`event seq ${row.seq} (${row.kind}) of ${orgId} does not match the event catalogue: ${problems.join('; ')}`);
+      }
+    }
+    if (page.length < EVENT_PAGE_ROWS) return;
+    cursor = Number(page[page.length - 1]?.seq);
+  }
 }
 
 const METHOD_SPECS = new Map(methods.map((m) => [m.name, m]));

@@ -8,6 +8,7 @@ import { runWrite } from '../src/write-path.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, bank, FUNDING, today } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
+import { testFixture } from './test-events.js';
 
 const draft = { payeeName: 'Idem Pty Ltd', description: 'Once only', totalCents: 5_000, dueDays: 7 };
 
@@ -119,7 +120,7 @@ describe.each(engines)('idempotency keys, D2 (%s)', (engine) => {
     };
     const slow = runWrite(t.db, call, async (uow) => {
       await gate;
-      const e = await uow.emit({ family: 'board', kind: 'item.created', entityId: 'task_slow', payload: null });
+      const e = await uow.emit(testFixture, { entityId: 'task_slow', payload: null });
       return { ledgerId: e.ledgerId };
     });
     await new Promise((r) => setTimeout(r, 20));

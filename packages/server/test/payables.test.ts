@@ -11,6 +11,7 @@ import { parseAba } from './aba-parse.js';
 import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, bank, eventsOf, FUNDING, inDays, journalLines, journalsOf, today } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
+import { testFixture } from './test-events.js';
 
 /** Issue 9 (D11): a line on 1500 carries its fixed asset's details. */
 const ROUTER = { name: 'CNC router', effectiveLifeYears: 10, method: 'diminishing_value' };
@@ -32,7 +33,7 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
   const pay = (o: CreatedOrg, billId: string, amountCents: number) =>
     inUnitOfWork(t.db, o.orgId, '', async (uow) => {
       const journalId = newJournalId();
-      const ev = await uow.emit({ family: 'books', kind: 'books.test.pay', entityId: billId, payload: { amountCents } });
+      const ev = await uow.emit(testFixture, { entityId: billId, payload: { amountCents } });
       return applyBillPayment(uow, { billId, amountCents, date: today(), reference: 'EFT 1', ledgerId: ev.ledgerId, journalId });
     });
 
@@ -448,7 +449,7 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     const later = await approvedBill(t, o, { payeeName: 'Coastal', description: 'c', totalCents: 30_000, dueDays: 40, ...details });
     await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'Coastal', description: 'not approved', totalCents: 1, dueDays: 1, ...details });
     await inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-      const ev = await uow.emit({ family: 'books', kind: 'books.test.pay', entityId: partly.id, payload: null });
+      const ev = await uow.emit(testFixture, { entityId: partly.id, payload: null });
       return applyBillPayment(uow, { billId: partly.id, amountCents: 5_000, date: today(), reference: 'part', ledgerId: ev.ledgerId, journalId: newJournalId() });
     });
     const params = { dueOnOrBefore: inDays(10), paymentDate: today(), funding: { ...FUNDING, accountName: 'Harbourside Joinery Pty Ltd' }, selfBalancing: true };

@@ -11,6 +11,7 @@ import { inUnitOfWork } from '../src/write-path.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
+import { testFixture } from './test-events.js';
 
 const TFN = '876543210';
 const FUND = { fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-123456' };
@@ -296,7 +297,7 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
     // Four fortnights of 76 ordinary hours accrue through the ledger API a pay run will use.
     for (let n = 1; n <= 4; n += 1) {
       await inUnitOfWork(t.db, org.orgId, '', async (uow) => {
-        const ev = await uow.emit({ family: 'books', kind: 'books.test.pay', entityId: e.id, payload: null });
+        const ev = await uow.emit(testFixture, { entityId: e.id, payload: null });
         await accrueLeave(uow, { employeeId: e.id, basis: 'full_time', payRunId: `pay_t${n}`, onDate: '2026-07-16', ordinaryMilliHours: 76_000, ledgerId: ev.ledgerId });
         return {};
       });
@@ -315,7 +316,7 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
     expect(row.taxDeclaration).toMatchObject({ taxFileNumberMasked: '******210', taxScale: 2 });
     // Paid in a pay run: the hours leave the balance and are no longer counted as approved.
     await inUnitOfWork(t.db, org.orgId, '', async (uow) => {
-      const ev = await uow.emit({ family: 'books', kind: 'books.test.pay', entityId: e.id, payload: null });
+      const ev = await uow.emit(testFixture, { entityId: e.id, payload: null });
       await takeLeave(uow, { leaveId: within.body.result.id, payRunId: 'pay_t5', onDate: '2026-08-13', ledgerId: ev.ledgerId });
       return {};
     });

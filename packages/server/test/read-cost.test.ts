@@ -10,6 +10,7 @@ import type { CreatedOrg } from '../src/org/orgs.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
 import { inUnitOfWork } from '../src/write-path.js';
 import { engines, openTestDatabase, startTestServer, type TestServer, migratedSqliteForSuite } from './harness.js';
+import { testFixture } from './test-events.js';
 
 /**
  * Issue 8 item 2: on SQLite the ledger reads were quadratic (the planner walked the journals_date
@@ -137,7 +138,7 @@ describe.each(engines)(`ledger reads over ${DOCUMENTS} seeded documents (%s)`, (
     t = await startTestServer(engine);
     org = await t.org('Read Cost');
     await inUnitOfWork(t.db, org.orgId, '', async (uow) => {
-      const event = await uow.emit({ family: 'books', kind: 'books.journal.post', entityId: 'seed', payload: { documents: DOCUMENTS } });
+      const event = await uow.emit(testFixture, { entityId: 'seed', payload: { documents: DOCUMENTS } });
       await seedBooks(uow.tx, { orgId: org.orgId, ledgerId: event.ledgerId, documents: DOCUMENTS, today });
       return {};
     });

@@ -8,6 +8,7 @@ import { inUnitOfWork } from '../src/write-path.js';
 import { migration } from '../src/domain/receivables/migration.js';
 import { engines, refusal, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 import { freshKey } from './signature-helpers.js';
+import { testFixture } from './test-events.js';
 
 // The organisation's today: test organisations keep the default time zone (clock.ts).
 const today = () => localDate(new Date().toISOString(), DEFAULT_TIME_ZONE);
@@ -302,14 +303,14 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const b = await sent({ ...SIMPLE, payeeName: 'Bay Books', totalCents: 5_000 }, o);
       const res = await inUnitOfWork(t.db, o.orgId, '', async (uow) => {
         const journalId = newJournalId();
-        const ev = await uow.emit({ family: 'books', kind: 'books.test.match', entityId: a.id, payload: null });
+        const ev = await uow.emit(testFixture, { entityId: a.id, payload: null });
         const applied = await applyInvoicePayment(uow, { invoiceId: a.id, amountCents: 10_000, date: today(), reference: 'BANK 9', ledgerId: ev.ledgerId, journalId });
         return { ...applied, journalId, ledgerId: ev.ledgerId };
       });
       expect(res).toMatchObject({ status: 'part_paid', outstandingCents: 100_000 });
       expect(res.paymentId).toMatch(/^pay_/);
       expect(await journal(res.journalId, o)).toMatchObject({ ledger_id: res.ledgerId, source_kind: 'invoice_payment' });
-      expect((await events(o)).filter((e) => e.kind === 'books.test.match')).toHaveLength(1);
+      expect((await events(o)).filter((e) => e.kind === testFixture.kind)).toHaveLength(1);
       const open = await openInvoicesAsOf(t.db.reader, o.orgId, today());
       expect(open).toEqual([
         { id: a.id, kind: 'invoice', party: 'Apex Gym', reference: a.id, issuedOn: today(), postedOn: today(), dueOn: a.dueOn, totalCents: 110_000, outstandingCents: 100_000 },
@@ -317,7 +318,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       ]);
       expect(await openInvoicesAsOf(t.db.reader, o.orgId, addDays(today(), -1))).toEqual([]);
       const over = inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-        const ev = await uow.emit({ family: 'books', kind: 'books.test.match', entityId: b.id, payload: null });
+        const ev = await uow.emit(testFixture, { entityId: b.id, payload: null });
         return applyInvoicePayment(uow, { invoiceId: b.id, amountCents: 5_001, date: today(), reference: '', ledgerId: ev.ledgerId, journalId: newJournalId() });
       });
       await expect(over).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^amountCents: 5001 is more than the 5000/) });

@@ -3,6 +3,7 @@ import { newJournalId, postJournal, type PostingLine } from '../src/domain/gl/po
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { inUnitOfWork } from '../src/write-path.js';
 import type { TestServer } from './harness.js';
+import { testFixture } from './test-events.js';
 
 /**
  * Post one journal through a unit of work, as an act would: its one event first, then the
@@ -19,7 +20,7 @@ export async function postEntry(
   return (
     await inUnitOfWork(t.db, org.orgId, '', async (uow) => {
       const journalId = newJournalId();
-      const event = await uow.emit({ family: 'books', kind: 'books.journal.post', entityId: journalId, payload: { journalId, date, memo } });
+      const event = await uow.emit(testFixture, { entityId: journalId, payload: { journalId, date, memo } });
       await postJournal(uow, { id: journalId, date, memo, source: { kind: 'test', id: journalId }, ledgerId: event.ledgerId, lines });
       return { journalId };
     })

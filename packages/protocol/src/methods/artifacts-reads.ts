@@ -33,6 +33,17 @@ export const ARTIFACT_FILES = [
       'The API as an OpenAPI 3.1 document, generated from the protocol declarations: every method, read and keyless route, ' +
       'the error frame and its codes, the hold frame, rate-limit and idempotency headers; the same file as docs/artifacts/openapi.json.',
   },
+  {
+    file: 'events.json',
+    result: z.object({
+      /** The catalogue's format version (events.ts EVENT_CATALOGUE_VERSION). */
+      version: z.number().int(),
+      events: z.array(z.object({ family: z.string(), kind: z.string(), summary: z.string(), emittedBy: z.array(z.string()), payload: jsonSchema })),
+    }),
+    summary:
+      'The event catalogue: every kind of ledger event (family, kind, summary), which methods (or operator, console, system) emit it, and its payload as JSON Schema; ' +
+      'the same file as docs/artifacts/events.json.',
+  },
 ] as const;
 
 export type ArtifactFile = (typeof ARTIFACT_FILES)[number]['file'];

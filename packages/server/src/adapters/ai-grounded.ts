@@ -1,4 +1,4 @@
-import { isCalendarDate, ledgerId } from '@finance-desk/protocol';
+import { events, isCalendarDate, ledgerId, type EventKindSpec } from '@finance-desk/protocol';
 import { addDays, clockOf, orgTimeZone, startOfLocalDay } from '../clock.js';
 import { agedReport } from '../domain/reports/aged.js';
 import { gstSummary } from '../domain/reports/gst.js';
@@ -319,7 +319,7 @@ async function gst(ctx: AskContext, text: string): Promise<Built> {
     if (b.status === 'lodged' && b.lodged_at) words = `lodged on ${b.lodged_at.slice(0, 10)} (receipt ${b.receipt_file ?? 'on file'})`;
     if (held && b.status === 'prepared') {
       words = 'held for a human to sign (taxSignLodge is waiting for approval) — not lodged';
-      const ev = await latestEventOf(q, orgId, b.id, 'books.signature.hold');
+      const ev = await latestEventOf(q, orgId, b.id, events.signatureHold);
       if (ev) cites.add('hold', held.id, ev);
     }
     answer += ` BAS ${b.id} (${b.period_start} to ${b.period_end}) is ${words}.`;
@@ -329,10 +329,10 @@ async function gst(ctx: AskContext, text: string): Promise<Built> {
   return { intent: 'gst', answer, sources: cites.sources };
 }
 
-async function latestEventOf(q: Queryable, orgId: string, entityId: string, kind: string): Promise<string | null> {
+async function latestEventOf(q: Queryable, orgId: string, entityId: string, event: EventKindSpec): Promise<string | null> {
   const row = await q.get<{ row_hash: string }>(
     'SELECT row_hash FROM events WHERE org_id = ? AND entity_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1',
-    [orgId, entityId, kind],
+    [orgId, entityId, event.kind],
   );
   return row ? ledgerId(row.row_hash) : null;
 }
@@ -411,7 +411,7 @@ async function approvals(ctx: AskContext): Promise<Built> {
   ]);
   const cites = new Cites();
   for (const a of pending) cites.add('approval', a.id, a.ledger_id);
-  for (const h of holds) cites.add('hold', h.id, await latestEventOf(q, orgId, h.subject_id, 'books.signature.hold'));
+  for (const h of holds) cites.add('hold', h.id, await latestEventOf(q, orgId, h.subject_id, events.signatureHold));
   const np = Number(pendingCount?.n ?? 0);
   const nh = Number(holdCount?.n ?? 0);
   const parts = [

@@ -1,3 +1,4 @@
+import { events } from '@finance-desk/protocol';
 import { newId } from '../ids.js';
 import type { Database, Queryable, Tx } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
@@ -56,7 +57,7 @@ export async function requeueUndeliverable(db: Database, orgId: string): Promise
       [orgId],
     );
     const channels = Object.fromEntries(byChannel.map((c) => [c.channel, Number(c.n)]));
-    await uow.emit({ family: 'org', kind: 'outbox.retry', entityId: orgId, payload: { requeued: r.changes, channels } });
+    await uow.emit(events.outboxRetry, { entityId: orgId, payload: { requeued: r.changes, channels } });
     return { requeued: r.changes };
   });
   return done.requeued;

@@ -5,6 +5,7 @@ import {
   type JsonValue,
   type UserRole,
 } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database, Queryable } from '../storage/types.js';
@@ -113,9 +114,7 @@ export async function requestApproval(
   const policy = await loadPolicy(uow.tx, uow.orgId);
   const id = newId('apr');
   const expiresAt = new Date(Date.parse(uow.now) + policy.approvalExpiryMs).toISOString();
-  const event = await uow.emit({
-    family: 'approval',
-    kind: 'approval.requested',
+  const event = await uow.emit(events.approvalRequested, {
     entityId: id,
     payload: { actionClass, subjectId, payloadHash, method: hold.method, summary: hold.summary, expiresAt },
   });
@@ -159,9 +158,7 @@ export async function decideApproval(
     if (status !== 'pending') throw conflict(`approval ${row.id} is ${status}; only a pending approval can be decided`);
     const decided = input.approve ? 'approved' : 'denied';
     const reason = input.reason?.trim() || null;
-    const event = await uow.emit({
-      family: 'approval',
-      kind: `approval.${decided}`,
+    const event = await uow.emit(input.approve ? events.approvalApproved : events.approvalDenied, {
       entityId: row.id,
       payload: { actionClass: row.action_class, subjectId: row.subject_id, payloadHash: row.payload_hash, reason },
     });

@@ -1,4 +1,4 @@
-import { ACTION_CLASSES, USER_ROLES, limits, type ActionClass } from '@finance-desk/protocol';
+import { events, ACTION_CLASSES, USER_ROLES, limits, type ActionClass } from '@finance-desk/protocol';
 import { z } from 'zod';
 import { DomainError } from '../errors.js';
 import type { Database } from '../storage/types.js';
@@ -55,9 +55,7 @@ export async function setPolicy(
       approvalExpiryMs: input.patch.approvalExpiryMs ?? before.approvalExpiryMs,
       decisionRights: rights,
     };
-    const event = await uow.emit({
-      family: 'policy',
-      kind: 'policy.changed',
+    const event = await uow.emit(events.policyChanged, {
       entityId: uow.orgId,
       payload: { before: JSON.parse(serialisePolicy(before)), after: JSON.parse(serialisePolicy(after)) },
     });

@@ -1,4 +1,4 @@
-import { ACTION_CLASSES, type ActionClass, type HoldResult, type MethodSpec } from '@finance-desk/protocol';
+import { events, ACTION_CLASSES, type ActionClass, type HoldResult, type MethodSpec } from '@finance-desk/protocol';
 import { DomainError, conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ResultOf, Uow, WriteResult } from '../write-path.js';
@@ -106,9 +106,7 @@ async function hold(uow: Uow, method: string, b: Binding, params: unknown, summa
     );
   }
   // Held acts are audited too (seed §6.7): every unproven attempt appends its event.
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.signature.hold',
+  const event = await uow.emit(events.signatureHold, {
     entityId: b.subjectId,
     payload: { holdId, method, actionClass: b.actionClass, subjectId: b.subjectId, payloadHash: b.payloadHash, summary },
   });
@@ -139,9 +137,10 @@ async function executeWithProof<P extends object, Row, S extends MethodSpec>(
   let ledgerId = '';
   const proved: Uow = {
     ...uow,
-    emit: async (event) => {
-      const payload = { ...(event.payload as Record<string, unknown> | null), approvalId: proof.id };
-      const appended = await uow.emit({ ...event, payload: payload as never });
+    emit: async (event, body) => {
+      // Every event a signature act executes declares the optional approvalId (protocol events.ts).
+      const payload = { ...(body.payload as Record<string, unknown>), approvalId: proof.id };
+      const appended = await uow.emit(event, { entityId: body.entityId, payload: payload as never });
       ledgerId = appended.ledgerId;
       return appended;
     },

@@ -1,4 +1,4 @@
-import { USER_ROLES, type UserRole } from '@finance-desk/protocol';
+import { events, USER_ROLES, type UserRole } from '@finance-desk/protocol';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database, Queryable } from '../storage/types.js';
@@ -58,7 +58,7 @@ export async function addUser(
       hash,
       uow.now,
     ]);
-    await uow.emit({ family: 'org', kind: 'user.added', entityId: userId, payload: { userId, email, role: input.role } });
+    await uow.emit(events.userAdded, { entityId: userId, payload: { userId, email, role: input.role as UserRole } });
     return {};
   });
   return { userId, email, role: input.role as UserRole, password };

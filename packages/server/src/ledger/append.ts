@@ -1,4 +1,12 @@
-import { canonicalJson, ledgerId, rowHashInputWithPayload, sha256Hex, type JsonValue } from '@finance-desk/protocol';
+import {
+  canonicalJson,
+  ledgerId,
+  rowHashInputWithPayload,
+  sha256Hex,
+  type EventKindSpec,
+  type EventPayloadOf,
+  type JsonValue,
+} from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
 import type { Capabilities, Tx } from '../storage/types.js';
 
@@ -7,11 +15,13 @@ export interface Head {
   rowHash: string;
 }
 
-export interface EventInput {
-  readonly family: string;
-  readonly kind: string;
-  readonly entityId?: string;
-  readonly payload?: JsonValue | null;
+/**
+ * What an emit site gives besides the event's declaration (protocol events.ts): the entity and
+ * the payload, typed by the declaration's schema. Family and kind come from the declaration.
+ */
+export interface EventBody<E extends EventKindSpec = EventKindSpec> {
+  readonly entityId: string;
+  readonly payload: EventPayloadOf<E>;
 }
 
 export interface Appended {
@@ -35,18 +45,20 @@ export async function lockHead(tx: Tx, caps: Capabilities, orgId: string): Promi
 }
 
 /** Append one event after `head`, advancing `head` in place. Same transaction as the change. */
-export async function appendEvent(
+export async function appendEvent<E extends EventKindSpec>(
   tx: Tx,
   orgId: string,
   head: Head,
   actor: string,
-  input: EventInput,
+  event: E,
+  body: EventBody<E>,
 ): Promise<Appended> {
   const seq = head.seq + 1;
   invariant(Number.isSafeInteger(seq), 'seq is a safe integer');
   const at = new Date().toISOString();
-  const payloadText = canonicalJson(input.payload ?? null);
-  const row = { seq, family: input.family, kind: input.kind, entity_id: input.entityId ?? '', actor, at };
+  // Stored as built, never parsed through the schema here (the harness checks every test's events).
+  const payloadText = canonicalJson(body.payload as JsonValue);
+  const row = { seq, family: event.family, kind: event.kind, entity_id: body.entityId, actor, at };
   // The payload is serialised once: the stored text is the hashed text (D9).
   const hash = sha256Hex(rowHashInputWithPayload(head.rowHash, row, payloadText));
   await tx.run(

@@ -1,4 +1,4 @@
-import { canonicalJson, isTier, type Tier } from '@finance-desk/protocol';
+import { events, canonicalJson, isTier, type Tier } from '@finance-desk/protocol';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE, nowIso } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
 import { seedChart } from '../domain/gl/chart.js';
@@ -99,9 +99,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
     await seedChart(tx, orgId, now);
     const keys: IssuedKey[] = [];
     for (const tier of ['observer', 'reader', 'agent'] as const) keys.push(await issueKey(tx, orgId, tier, null, now));
-    await appendEvent(tx, orgId, { seq: 0, rowHash: '' }, '', {
-      family: 'org',
-      kind: 'org.created',
+    await appendEvent(tx, orgId, { seq: 0, rowHash: '' }, '', events.orgCreated, {
       entityId: orgId,
       payload: { name, slug, timeZone, ownerUserId: userId, keyIds: keys.map((k) => k.keyId), decisionRights: input.decisionRights },
     });
@@ -163,9 +161,7 @@ export async function issueOrgKey(
     }
     const key = await issueKey(uow.tx, org.id, tier, agentId, uow.now);
     out = { ...key, agentId };
-    await uow.emit({
-      family: 'org',
-      kind: 'key.issued',
+    await uow.emit(events.keyIssued, {
       entityId: key.keyId,
       payload: { keyId: key.keyId, tier, agentId },
     });
@@ -186,7 +182,7 @@ export async function revokeOrgKey(db: Database, slug: string, keyId: string): P
     if (!row) throw notFound('key', keyId);
     if (row.revoked_at !== null) return { noop: true };
     await uow.tx.run('UPDATE credentials SET revoked_at = ? WHERE id = ?', [uow.now, keyId]);
-    await uow.emit({ family: 'org', kind: 'key.revoked', entityId: keyId, payload: { keyId } });
+    await uow.emit(events.keyRevoked, { entityId: keyId, payload: { keyId } });
     return {};
   });
   return { revoked: !('noop' in result && result.noop === true) };

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { pairingLimits, type PairingCodeCreate, type Tier } from '@finance-desk/protocol';
+import { events, pairingLimits, type PairingCodeCreate, type Tier } from '@finance-desk/protocol';
 import { clockOf } from '../clock.js';
 import { DomainError, conflict, invariant, notFound } from '../errors.js';
 import { hashPassword, verifyPassword } from '../human/passwords.js';
@@ -103,9 +103,7 @@ export async function createPairingCode(
       throw conflict(`this organisation already has ${pairingLimits.openCodesMax} open pairing codes; use them or let them expire`);
     }
     const expiresAt = new Date(Date.parse(uow.now) + ttlMinutes * 60_000).toISOString();
-    const event = await uow.emit({
-      family: 'org',
-      kind: 'org.pairing.create',
+    const event = await uow.emit(events.orgPairingCreate, {
       entityId: codeId,
       payload: { codeId, agentName, tier, expiresAt, chosen: chosen !== undefined },
     });
@@ -174,9 +172,7 @@ export async function exchangePairingCode(db: Database, code: string): Promise<P
       [agentId, uow.orgId, row.agent_name, uow.now, row.tier, uow.now],
     );
     const key = await issueKey(uow.tx, uow.orgId, row.tier, agentId, uow.now);
-    await uow.emit({
-      family: 'org',
-      kind: 'org.agent.pair',
+    await uow.emit(events.orgAgentPair, {
       entityId: agentId,
       payload: { agentId, name: row.agent_name, tier: row.tier, keyId: key.keyId, codeId },
     });
@@ -210,9 +206,7 @@ export async function revokeAgent(
       [uow.orgId, agent.id],
     );
     const keyIds = keys.map((k) => k.id);
-    const event = await uow.emit({
-      family: 'org',
-      kind: 'org.agent.revoke',
+    const event = await uow.emit(events.orgAgentRevoke, {
       entityId: agent.id,
       // Bounded: an agent named by `key issue --agent` may hold many keys; the count is exact.
       payload: { agentId: agent.id, name: agent.name, keyIds: keyIds.slice(0, 100), keyCount: keyIds.length },

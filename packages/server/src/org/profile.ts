@@ -1,4 +1,4 @@
-import { orgProfilePatch, validate, type JsonValue, type OrgProfilePatch } from '@finance-desk/protocol';
+import { events, orgProfilePatch, validate, type JsonValue, type OrgProfilePatch } from '@finance-desk/protocol';
 import { DomainError, invariant, notFound } from '../errors.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
@@ -110,9 +110,7 @@ export async function setProfile(
     }
     const fields = Object.keys(changed) as (keyof OrgProfilePatch)[];
     if (fields.length === 0) return { ...before, ledgerId: null, noop: true };
-    const event = await uow.emit({
-      family: 'org',
-      kind: 'org.profile.update',
+    const event = await uow.emit(events.orgProfileUpdate, {
       entityId: uow.orgId,
       payload: {
         fields,

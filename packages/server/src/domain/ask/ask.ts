@@ -1,4 +1,4 @@
-import { sha256Hex, type ask as askSpecs } from '@finance-desk/protocol';
+import { events, sha256Hex, type ask as askSpecs } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { aiGatewayOf, type GatewayAnswer } from '../../adapters/ai-gateway.js';
 import type { ReadContext } from '../../binding.js';
@@ -31,9 +31,7 @@ export async function prepareAnswer(p: Params, ctx: ReadContext): Promise<Prepar
 export async function recordAnswer(_p: Params, uow: Uow, prepared: Prepared) {
   const { out, asOf, questionHash } = prepared;
   const id = newId('ask');
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.ask.answer',
+  const event = await uow.emit(events.askAnswer, {
     entityId: id,
     payload: {
       questionHash,

@@ -1,4 +1,4 @@
-import { gstOfInclusive, TAX_CODES, type assets } from '@finance-desk/protocol';
+import { events, gstOfInclusive, TAX_CODES, type assets } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
@@ -103,9 +103,7 @@ export async function assetDispose(p: Params, uow: Uow) {
   checkDate(row, p.date, uow.today);
   const d = figures(row, p);
   const journalId = newJournalId();
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.asset.dispose',
+  const event = await uow.emit(events.assetDispose, {
     entityId: row.id,
     payload: {
       assetId: row.id,

@@ -1,4 +1,5 @@
 import type { assets } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -95,9 +96,7 @@ export async function assetDepreciationRun(p: Params, uow: Uow) {
   const totalCents = amounts.reduce((s, a) => s + a.amountCents, 0);
   const journalId = amounts.length > 0 ? newJournalId() : null;
   const list = [...amounts].sort((a, b) => (a.asset.id < b.asset.id ? -1 : 1));
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.asset.depreciate',
+  const event = await uow.emit(events.assetDepreciate, {
     entityId: runId,
     payload: {
       runId,

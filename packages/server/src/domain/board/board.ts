@@ -1,4 +1,5 @@
 import type { board as boardSpecs } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -39,9 +40,7 @@ export async function createTask(
   uow: Uow,
 ) {
   const id = newId('task');
-  const event = await uow.emit({
-    family: 'board',
-    kind: 'item.created',
+  const event = await uow.emit(events.itemCreated, {
     entityId: id,
     payload: { title: params.title, priority: params.priority, col: 'ready' },
   });
@@ -75,9 +74,7 @@ export async function claim(params: z.infer<typeof boardSpecs.claim.params>, uow
   if (row.col !== 'ready') {
     throw conflict(`board item ${row.id} is already claimed by ${row.claimed_by ?? 'someone'}`);
   }
-  const event = await uow.emit({
-    family: 'board',
-    kind: 'item.claimed',
+  const event = await uow.emit(events.itemClaimed, {
     entityId: row.id,
     payload: { claimedBy: uow.actor, col: 'claimed' },
   });

@@ -1,4 +1,4 @@
-import { maskDigits, type contacts } from '@finance-desk/protocol';
+import { events, maskDigits, type contacts } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
@@ -191,9 +191,7 @@ export async function contactCreate(p: CreateParams, uow: Uow) {
     updated_at: uow.now,
     ledger_id: '',
   };
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.contact.create',
+  const event = await uow.emit(events.contactCreate, {
     entityId: row.id,
     // The email is personal data: the chain says one was given, the row holds it.
     payload: { name: row.name, kind: p.kind, abn: row.abn, hasEmail: row.email !== null, created: true },
@@ -217,9 +215,7 @@ async function addKind(uow: Uow, row: ContactRow, p: CreateParams) {
   }
   const column = KIND_COLUMN[p.kind];
   if (Number(row[column]) === 1) return { ...toContact(row), noop: true };
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.contact.create',
+  const event = await uow.emit(events.contactCreate, {
     entityId: row.id,
     payload: { name: row.name, kind: p.kind, abn: row.abn, hasEmail: row.email !== null, created: false },
   });
@@ -254,9 +250,7 @@ export async function contactUpdate(p: UpdateParams, uow: Uow) {
   }
   const changed = (['name', 'email', 'abn'] as const).filter((f) => next[f] !== row[f]);
   if (changed.length === 0) return { ...toContact(row), noop: true };
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.contact.update',
+  const event = await uow.emit(events.contactUpdate, {
     entityId: row.id,
     payload: {
       changed: [...changed],

@@ -1,4 +1,5 @@
 import type { payables, TaxCode } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -50,7 +51,7 @@ function toClaim(row: ClaimRow) {
   };
 }
 
-function eventPayload(row: ClaimRow, extra: Record<string, string | number | null> = {}) {
+function eventPayload<X extends object>(row: ClaimRow, extra: X) {
   return { claimant: row.claimant, amountCents: Number(row.amount_cents), gstCents: Number(row.gst_cents), ...extra };
 }
 
@@ -99,9 +100,7 @@ export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.
     journal_id: null,
     ledger_id: '',
   };
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.expense.claim',
+  const event = await uow.emit(events.expenseClaim, {
     entityId: row.id,
     payload: eventPayload(row, { description: row.description, taxCode: row.tax_code, spentOn: row.spent_on, receiptRef: row.receipt_ref }),
   });
@@ -118,9 +117,7 @@ export async function expenseApprove(params: z.infer<typeof payables.expenseAppr
   if (row.status === 'approved') return { ...toClaim(row), noop: true };
   if (row.status !== 'submitted') throw conflict(`expense claim ${row.id} is ${row.status}; only a submitted claim can be approved`);
   const journalId = newJournalId();
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.expense.approve',
+  const event = await uow.emit(events.expenseApprove, {
     entityId: row.id,
     payload: eventPayload(row, { journalId }),
   });
@@ -144,9 +141,7 @@ export async function expenseReject(params: z.infer<typeof payables.expenseRejec
   const row = await load(uow, params.id);
   if (row.status === 'rejected') return { ...toClaim(row), noop: true };
   if (row.status !== 'submitted') throw conflict(`expense claim ${row.id} is ${row.status}; only a submitted claim can be rejected`);
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.expense.reject',
+  const event = await uow.emit(events.expenseReject, {
     entityId: row.id,
     payload: eventPayload(row, { reason: params.reason }),
   });

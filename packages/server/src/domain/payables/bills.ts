@@ -1,4 +1,4 @@
-import { books, type HeldReason, type TaxCode } from '@finance-desk/protocol';
+import { events, books, type EventPayloadOf, type HeldReason, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { addDays } from '../../clock.js';
 import { conflict, invariant, notFound } from '../../errors.js';
@@ -167,7 +167,7 @@ export function maskedAccount(bsb: string | null, account: string | null): strin
 }
 
 /** D8: every bill event carries payee, totalCents, heldReason and runId. */
-export function billEventPayload(row: BillRow, extra: Record<string, string | number | boolean | null | readonly string[]> = {}) {
+export function billEventPayload<X extends object = Record<never, never>>(row: BillRow, extra: X = {} as X) {
   return {
     payee: row.payee_name,
     totalCents: Number(row.total_cents),
@@ -187,25 +187,30 @@ async function load(uow: Uow, id: string): Promise<LoadedBill> {
   return { ...row, lines, approvedBank: await approvedBankOf(uow.tx, uow.orgId, row.payee_key) };
 }
 
-interface Move {
+type BillVerb = keyof typeof events.billMoves;
+type BillMoveEvent<V extends BillVerb> = (typeof events.billMoves)[V];
+/** The rest of a move's event payload, besides D8's fields and the reason (the move's note). */
+type MoveExtra<V extends BillVerb> = Omit<EventPayloadOf<BillMoveEvent<V>>, 'payee' | 'totalCents' | 'heldReason' | 'runId' | 'reason'>;
+
+interface Move<V extends BillVerb> {
   readonly to: BillStatus;
-  readonly verb: string;
+  /** Picks the move's event declaration (protocol events.billMoves). */
+  readonly verb: V;
   readonly note: string | null;
   /** Extra event payload (e.g. the journal the move posts). */
-  readonly payload?: Record<string, string | number | null | readonly string[]>;
+  readonly payload?: MoveExtra<V>;
   /** The journal the move posts after its event (its ledgerId is the event's). */
   readonly journal?: Omit<JournalInput, 'ledgerId'> | null;
   /** Columns the move sets besides status, note and ledger_id. */
   readonly set?: { readonly journal_id?: string; readonly approved_at?: string; readonly reversal_journal_id?: string };
 }
 
-async function transition(uow: Uow, bill: LoadedBill, move: Move) {
+async function transition<V extends BillVerb>(uow: Uow, bill: LoadedBill, move: Move<V>) {
   const next: BillRow = { ...bill, status: move.to, note: move.note ?? bill.note, journal_id: move.set?.journal_id ?? bill.journal_id };
-  const event = await uow.emit({
-    family: 'books',
-    kind: `books.bill.${move.verb}`,
+  const event = await uow.emit(events.billMoves[move.verb], {
     entityId: bill.id,
-    payload: billEventPayload(next, { ...(move.note !== null ? { reason: move.note } : {}), ...move.payload }),
+    // The verb ties the note and extra to its declaration (Move<V>); TypeScript cannot follow V through the spread.
+    payload: billEventPayload(next, { ...(move.note !== null ? { reason: move.note } : {}), ...move.payload }) as EventPayloadOf<BillMoveEvent<V>>,
   });
   if (move.journal) await postJournal(uow, { ...move.journal, ledgerId: event.ledgerId });
   const set = Object.entries(move.set ?? {});
@@ -272,9 +277,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
     created_at: uow.now,
     ledger_id: '',
   };
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.bill.capture',
+  const event = await uow.emit(events.billCapture, {
     entityId: row.id,
     payload: billEventPayload(row, {
       description: row.description,
@@ -327,13 +330,15 @@ export function billSummary(row: BillRow, approved: ApprovedBank): string {
  */
 async function approve(uow: Uow, bill: LoadedBill) {
   const journalId = bill.journal_id === null ? newJournalId() : null;
+  const postedBy = journalId ?? bill.journal_id;
+  invariant(postedBy !== null, `bill ${bill.id} is posted by this approval or was by an earlier one`);
   const assets = journalId === null ? [] : await plannedBillAssets(uow, bill.id, bill.lines);
   const out = await transition(uow, bill, {
     to: 'approved',
     verb: 'approve',
     note: null,
     payload: {
-      journalId: journalId ?? bill.journal_id,
+      journalId: postedBy,
       gstCents: Number(bill.gst_cents),
       ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     },

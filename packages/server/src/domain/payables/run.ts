@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex, type JsonValue, payables } from '@finance-desk/protocol';
+import { events, canonicalJson, sha256Hex, type JsonValue, payables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { AbaError, ABA_AMOUNT_CENTS_MAX, balancingPayment, buildAba, type AbaBatch, type AbaPayment } from '../../adapters/aba.js';
 import { enqueuePaymentFile } from '../../adapters/payments.js';
@@ -210,9 +210,7 @@ async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typ
   const fileName = `${s.runId}.aba`;
   const billIds = s.payments.map((x) => x.billId);
   const byId = new Map(s.bills.map((b) => [b.id, b]));
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.bill_run.execute',
+  const event = await uow.emit(events.billRunExecute, {
     entityId: s.runId,
     payload: {
       runId: s.runId,

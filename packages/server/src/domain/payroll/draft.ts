@@ -1,4 +1,4 @@
-import { canonicalJson, payroll, sha256Hex, type JsonValue } from '@finance-desk/protocol';
+import { events, canonicalJson, payroll, sha256Hex, type JsonValue } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -122,9 +122,7 @@ async function insertDraft(uow: Uow, p: Params, d: { runKey: string; paramsHash:
   const id = newId('pay');
   const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => d.lines.reduce((s, l) => s + l[k], 0);
   const totals = { grossCents: sum('grossCents'), paygCents: sum('paygCents'), superCents: sum('superCents'), netCents: sum('netCents') };
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.pay_run.draft',
+  const event = await uow.emit(events.payRunDraft, {
     entityId: id,
     payload: {
       id,
@@ -132,7 +130,7 @@ async function insertDraft(uow: Uow, p: Params, d: { runKey: string; paramsHash:
       periodEnd: p.periodEnd,
       paymentDate: p.paymentDate,
       payFrequency: p.payFrequency,
-      lines: d.lines.map((l) => ({ employeeId: l.employeeId, grossCents: l.grossCents, paygCents: l.paygCents, superCents: l.superCents, netCents: l.netCents, leaveIds: l.leaveIds })),
+      lines: d.lines.map((l) => ({ employeeId: l.employeeId, grossCents: l.grossCents, paygCents: l.paygCents, superCents: l.superCents, netCents: l.netCents, leaveIds: [...l.leaveIds] })),
       totals,
       funded: p.funding !== undefined,
     },

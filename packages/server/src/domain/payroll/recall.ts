@@ -1,4 +1,5 @@
 import type { payroll } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import type { ResultOf, Uow } from '../../write-path.js';
@@ -45,9 +46,7 @@ export async function payrollRecall(p: Params, uow: Uow): Promise<ResultOf<typeo
   }
   const reversalId = run.status === 'signed' ? newJournalId() : null;
   const date = uow.today > run.payment_date ? uow.today : run.payment_date;
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.pay_run.recall',
+  const event = await uow.emit(events.payRunRecall, {
     entityId: run.id,
     payload: { id: run.id, from: run.status, reason: p.reason, journalId: run.journal_id, reversalJournalId: reversalId },
   });

@@ -1,4 +1,4 @@
-import { payroll } from '@finance-desk/protocol';
+import { events, payroll } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { AbaError, buildAba, type AbaPayment } from '../../adapters/aba.js';
 import { enqueuePaymentFile } from '../../adapters/payments.js';
@@ -170,9 +170,7 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<t
   }
   const journalId = newJournalId();
   const fileName = f ? `${run.id}.aba` : null;
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.pay_run.sign',
+  const event = await uow.emit(events.payRunSign, {
     entityId: run.id,
     payload: {
       id: run.id,

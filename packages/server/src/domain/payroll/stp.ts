@@ -1,4 +1,5 @@
 import type { payroll } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueLodgement, lodgementDocument, type LodgementConfirmer } from '../../adapters/lodgement.js';
 import { conflict, invariant } from '../../errors.js';
@@ -135,9 +136,7 @@ export async function stpResubmit(p: ResubmitParams, uow: Uow): Promise<ResultOf
   const run = await loadRun(uow.tx, uow.orgId, p.payRunId, uow.caps.forUpdate);
   if (run.status === 'draft') throw conflict(`pay run ${run.id} is a draft: it has no pay event until it is signed`);
   const submissionId = newId('stp');
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.stp.resubmit',
+  const event = await uow.emit(events.stpResubmit, {
     entityId: run.id,
     payload: { payRunId: run.id, submissionId, reason: p.reason },
   });
@@ -152,15 +151,13 @@ export async function stpResubmit(p: ResubmitParams, uow: Uow): Promise<ResultOf
  * delivery of a lodged submission is a no-op.
  */
 export const confirmStpLodged: LodgementConfirmer = async (uow, file, receipt) => {
-  const row = await uow.tx.get<{ id: string; pay_run_id: string; kind: string; status: string }>(
+  const row = await uow.tx.get<{ id: string; pay_run_id: string; kind: StpKind; status: string }>(
     `SELECT id, pay_run_id, kind, status FROM stp_submissions WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, file.subjectId],
   );
   invariant(row !== undefined, `STP submission ${file.subjectId} exists`);
   if (row.status === 'lodged') return { noop: true };
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.stp.lodged',
+  const event = await uow.emit(events.stpLodged, {
     entityId: row.id,
     payload: { id: row.id, payRunId: row.pay_run_id, kind: row.kind, fileName: receipt.fileName, sha256: receipt.sha256 },
   });

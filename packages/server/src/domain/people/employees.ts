@@ -1,4 +1,4 @@
-import { maskDigits, type people } from '@finance-desk/protocol';
+import { events, maskDigits, type people } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -132,9 +132,7 @@ function hoursOf(p: StartParams): number {
 export async function onboardingStart(p: StartParams, uow: Uow): Promise<ResultOf<typeof people.onboardingStart>> {
   const id = newId('emp');
   const bank = p.bsb && p.accountNumber && p.accountName ? { bsb: p.bsb, account: p.accountNumber, name: p.accountName.toUpperCase() } : null;
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.employee.onboarding_start',
+  const event = await uow.emit(events.onboardingStart, {
     entityId: id,
     payload: {
       name: p.name,

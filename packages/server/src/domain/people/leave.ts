@@ -1,4 +1,5 @@
 import type { people } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -75,9 +76,7 @@ export async function leaveRequest(p: RequestParams, uow: Uow): Promise<ResultOf
   const available = (await balancesOf(uow.tx, uow.orgId, emp.id))[p.leaveType].availableMilliHours;
   const warning = shortfall(p.leaveType, available, p.hours);
   const id = newId('lv');
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.leave.request',
+  const event = await uow.emit(events.leaveRequest, {
     entityId: id,
     payload: { employeeId: emp.id, leaveType: p.leaveType, startDate: p.startDate, endDate: p.endDate, hours: p.hours, status: 'requested', warning },
   });
@@ -97,9 +96,7 @@ export async function leaveApprove(p: ApproveParams, uow: Uow): Promise<ResultOf
   const available = (await balancesOf(uow.tx, uow.orgId, row.employee_id))[row.leave_type].availableMilliHours;
   if (row.status === 'approved') return toLeave(row, available, { noop: true });
   const warning = shortfall(row.leave_type, available + Number(row.hours) * MILLI, Number(row.hours));
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.leave.approve',
+  const event = await uow.emit(events.leaveApprove, {
     entityId: row.id,
     payload: { employeeId: row.employee_id, leaveType: row.leave_type, hours: Number(row.hours), status: 'approved', warning },
   });

@@ -1,4 +1,4 @@
-import { maskDigits, people } from '@finance-desk/protocol';
+import { events, maskDigits, people, type EventPayloadOf } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
@@ -89,15 +89,12 @@ function summary(p: Params, s: Subject): string {
   );
 }
 
-async function move(uow: Uow, s: Subject, next: Step | null, set: string, values: readonly (string | number)[], payload: Record<string, string | number | boolean | null>) {
+/** Record a step: its event payload (typed by step, protocol events.onboardingAdvance) names the next one. */
+async function move(uow: Uow, s: Subject, set: string, values: readonly (string | number)[], payload: EventPayloadOf<typeof events.onboardingAdvance>) {
   const from = s.row.next_step;
-  invariant(from !== null, 'a step is only executed while onboarding');
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.employee.onboarding_advance',
-    entityId: s.row.id,
-    payload: { step: from, ...payload, status: next === null ? 'active' : 'onboarding', nextStep: next },
-  });
+  invariant(from === payload.step, 'a step is only executed when it is the next one');
+  const next: Step | null = payload.nextStep;
+  const event = await uow.emit(events.onboardingAdvance, { entityId: s.row.id, payload });
   const moved = await uow.tx.run(
     `UPDATE employees SET ${set}, next_step = ?, status = ?, updated_at = ?, ledger_id = ?
      WHERE org_id = ? AND id = ? AND next_step = ?`,
@@ -112,20 +109,29 @@ async function execute(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeof
     case 'tax_declaration': {
       const claims = p.claimsTaxFreeThreshold ? 1 : 0;
       const scale = taxScaleFor({ tfn: p.taxFileNumber, residency: p.residency, claimsTaxFreeThreshold: p.claimsTaxFreeThreshold, declaredOn: uow.today }, uow.today);
-      return move(uow, s, 'super', 'tfn = ?, residency = ?, claims_tax_free_threshold = ?, tax_declared_on = ?',
+      return move(uow, s, 'tfn = ?, residency = ?, claims_tax_free_threshold = ?, tax_declared_on = ?',
         [p.taxFileNumber, p.residency, claims, uow.today], {
+          step: 'tax_declaration',
           // Never the TFN itself: its last 3 digits, or the not-quoted code (which identifies no one).
           taxFileNumber: tfnQuoted(p.taxFileNumber) ? maskDigits(p.taxFileNumber) : p.taxFileNumber,
           residency: p.residency,
           claimsTaxFreeThreshold: p.claimsTaxFreeThreshold,
           taxScale: scale,
+          status: 'onboarding',
+          nextStep: 'super',
         });
     }
     case 'super':
-      return move(uow, s, 'contract', 'super_fund_name = ?, super_fund_abn = ?, super_member_number = ?',
-        [p.fundName, p.fundAbn, p.memberNumber], { fundName: p.fundName, fundAbn: p.fundAbn, memberNumber: p.memberNumber });
+      return move(uow, s, 'super_fund_name = ?, super_fund_abn = ?, super_member_number = ?', [p.fundName, p.fundAbn, p.memberNumber], {
+        step: 'super',
+        fundName: p.fundName,
+        fundAbn: p.fundAbn,
+        memberNumber: p.memberNumber,
+        status: 'onboarding',
+        nextStep: 'contract',
+      });
     case 'contract':
-      return move(uow, s, null, 'title = ?', [p.title], { title: p.title, startDate: s.row.start_date });
+      return move(uow, s, 'title = ?', [p.title], { step: 'contract', title: p.title, startDate: s.row.start_date, status: 'active', nextStep: null });
   }
 }
 

@@ -1,4 +1,4 @@
-import { books } from '@finance-desk/protocol';
+import { events, books } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { conflict, invariant, notFound } from '../../errors.js';
@@ -101,9 +101,7 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
   async execute(params, row, uow) {
     const message = reminder(row, params.step);
     // Redacted by design (seed §6.5): who, which channel, how many recipients — never the body.
-    const event = await uow.emit({
-      family: 'books',
-      kind: 'books.invoice.chase',
+    const event = await uow.emit(events.invoiceChase, {
       entityId: row.id,
       payload: {
         step: params.step,

@@ -1,4 +1,4 @@
-import { gstOfInclusive, TAX_CODES, type receivables, type TaxCode } from '@finance-desk/protocol';
+import { events, gstOfInclusive, TAX_CODES, type receivables, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -195,9 +195,7 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
   const id = newId('cn');
   const journalId = newJournalId();
   const issuedOn = uow.today;
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.invoice.credit',
+  const event = await uow.emit(events.invoiceCredit, {
     entityId: inv.id,
     payload: {
       creditNoteId: id,

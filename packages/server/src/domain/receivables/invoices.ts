@@ -1,7 +1,7 @@
 import { loadProfile, supplierLines } from '../../org/profile.js';
 import { searchKey } from '../search-key.js';
 import { contactPayload, finishContact, resolveDocumentContact } from '../contacts/contacts.js';
-import { TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
+import { events, TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { addDays } from '../../clock.js';
@@ -110,9 +110,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
   // Issue 10: the customer's contact, found or created in this act (its event is this one).
   const party = await resolveDocumentContact(uow, { ...params, email: params.payeeEmail ?? null }, 'customer');
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.invoice.draft',
+  const event = await uow.emit(events.invoiceDraft, {
     entityId: id,
     // The D6 shape, kept as it was, plus the contact: lines and GST are in the row, the result and books.invoices.
     payload: {
@@ -218,9 +216,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
     : null;
   const journalId = newJournalId();
   // Redacted by design (seed §6.5): the channel and how many recipients, never the body.
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.invoice.send',
+  const event = await uow.emit(events.invoiceSend, {
     entityId: row.id,
     payload: {
       payee: row.payee_name,

@@ -1,4 +1,5 @@
 import type { receivables } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
@@ -63,9 +64,7 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
   // (rolling the event back) when the state or amount does not allow it.
   const owed = await outstandingOn(uow.tx, uow.orgId, invoice.id);
   const journalId = newJournalId();
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.invoice.payment',
+  const event = await uow.emit(events.invoicePayment, {
     entityId: invoice.id,
     payload: {
       payee: invoice.payee_name,

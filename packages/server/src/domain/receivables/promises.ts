@@ -1,4 +1,5 @@
 import type { receivables } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -28,9 +29,7 @@ export async function invoicePromise(p: Params, uow: Uow) {
   const promiseId = newId('prm');
   // The note is the agent's free text about a person's circumstances: kept in the row, not hashed
   // into the permanent chain (seed §6.5 spirit: record that it happened, not the body).
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.invoice.promise',
+  const event = await uow.emit(events.invoicePromise, {
     entityId: row.id,
     payload: {
       promiseId,

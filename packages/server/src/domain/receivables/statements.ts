@@ -1,4 +1,5 @@
 import type { receivables } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { badRequest } from '../../errors.js';
@@ -85,9 +86,7 @@ export async function statementRun(p: Params, uow: Uow) {
   const runId = newId('stm');
   const openCents = statements.reduce((sum, s) => sum + s.openCents, 0);
   // Redacted by design (seed §6.5): counts and totals, the channel and recipients, no bodies.
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.statement.run',
+  const event = await uow.emit(events.statementRun, {
     entityId: runId,
     payload: {
       asOf,

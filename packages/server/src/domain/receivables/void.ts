@@ -1,4 +1,5 @@
 import type { receivables } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
@@ -39,9 +40,7 @@ export async function invoiceVoid(p: Params, uow: Uow) {
   if (row.status !== 'draft') await refuseTouched(uow, row);
   // An invoice sent before invoices were posted has no journal, so nothing to reverse.
   const journalId = row.journal_id === null ? null : newJournalId();
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.invoice.void',
+  const event = await uow.emit(events.invoiceVoid, {
     entityId: row.id,
     payload: { payee: row.payee_name, totalCents: Number(row.total_cents), from: row.status, reason: p.reason, journalId },
   });

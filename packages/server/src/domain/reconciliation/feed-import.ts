@@ -1,4 +1,4 @@
-import { reconciliation as spec } from '@finance-desk/protocol';
+import { events, reconciliation as spec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { addDays } from '../../clock.js';
 import { badRequest, invariant } from '../../errors.js';
@@ -227,9 +227,7 @@ export async function feedLines(p: Params, uow: Uow) {
     };
   }
   const importId = newId('imp');
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.feed.import',
+  const event = await uow.emit(events.feedImport, {
     entityId: importId,
     payload: eventPayload(importId, account, input, plan, fresh, duplicateLineIds.length),
   });

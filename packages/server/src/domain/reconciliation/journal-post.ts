@@ -1,4 +1,4 @@
-import { FIXED_ASSET_ACCOUNT, type reconciliation } from '@finance-desk/protocol';
+import { events, FIXED_ASSET_ACCOUNT, type reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
@@ -41,9 +41,7 @@ export async function journalPost(p: Params, uow: Uow) {
   const lines = posting.filter((l) => (l.debitCents ?? 0) + (l.creditCents ?? 0) > 0);
   const journalId = newJournalId();
   const totalCents = lines.reduce((s, l) => s + (l.debitCents ?? 0), 0);
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.journal.post',
+  const event = await uow.emit(events.journalPost, {
     entityId: journalId,
     payload: {
       journalId,

@@ -1,4 +1,4 @@
-import { reconciliation } from '@finance-desk/protocol';
+import { events, reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
@@ -201,9 +201,7 @@ async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
   const journalId = c.target.kind === 'journal' ? c.target.id : newJournalId();
   const matchId = newId('mat');
   const left = c.target.outstandingCents - amount;
-  const event = await uow.emit({
-    family: 'books',
-    kind: mode === 'accept' ? 'books.match.accept' : 'books.match.resolve',
+  const event = await uow.emit(mode === 'accept' ? events.matchAccept : events.matchResolve, {
     entityId: c.line.id,
     payload: {
       matchId,
@@ -257,9 +255,7 @@ async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
 
 /** Above the floor: park the proposed match on the line for a human (one event, no posting). */
 async function hold(uow: Uow, c: MatchContext, amount: number, floorCents: number) {
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.match.hold',
+  const event = await uow.emit(events.matchHold, {
     entityId: c.line.id,
     payload: {
       lineId: c.line.id,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { reconciliation as spec } from '@finance-desk/protocol';
+import { events, reconciliation as spec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -102,9 +102,7 @@ export async function receiptsRegister(p: Params, uow: Uow) {
           );
     if (link === null || linked)
       return answer(uow, existing, linked?.ledger_id ?? existing.ledger_id, true);
-    const event = await uow.emit({
-      family: 'books',
-      kind: 'books.receipt.link',
+    const event = await uow.emit(events.receiptLink, {
       entityId: existing.id,
       payload: { receiptId: existing.id, sha256, linkKind: link.kind, linkId: link.id },
     });
@@ -112,9 +110,7 @@ export async function receiptsRegister(p: Params, uow: Uow) {
     return answer(uow, existing, event.ledgerId, false);
   }
   const id = newId('rcpt');
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.receipt.register',
+  const event = await uow.emit(events.receiptRegister, {
     entityId: id,
     payload: {
       receiptId: id,

@@ -1,4 +1,5 @@
 import type { reconciliation, TaxCode } from '@finance-desk/protocol';
+import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
@@ -111,9 +112,7 @@ export async function lineRecode(p: Params, uow: Uow) {
   const journalId = newJournalId();
   const previous = line.recode_journal_id;
   const reversalId = previous === null ? null : newJournalId();
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.line.recode',
+  const event = await uow.emit(events.lineRecode, {
     entityId: line.id,
     payload: {
       lineId: line.id,

@@ -1,5 +1,5 @@
 import { loadProfile } from '../../org/profile.js';
-import { tax } from '@finance-desk/protocol';
+import { events, tax } from '@finance-desk/protocol';
 import { actionClassOf } from '../../governance/signature.js';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
@@ -41,7 +41,7 @@ export const BAS_COLUMNS =
 
 export const figuresOf = (row: BasRow): Figures => JSON.parse(row.figures) as Figures;
 
-export const basisOf = (row: BasRow): Basis => (row.basis === 'cash' ? 'cash' : 'accrual');
+export const basisOf = (row: Pick<BasRow, 'basis'>): Basis => (row.basis === 'cash' ? 'cash' : 'accrual');
 
 /** The BAS as every result and read shows it: a receipt only once it is lodged. */
 export function toBas(row: BasRow) {
@@ -74,12 +74,16 @@ export async function loadBas(q: Queryable, orgId: string, id: string, lock = ''
 }
 
 /** Event payloads name the period and the front of the form (integers only, D9). */
-function eventPayload(row: Pick<BasRow, 'id' | 'period_start' | 'period_end' | 'basis'>, f: Figures, extra: Record<string, string> = {}) {
+function eventPayload<X extends object = Record<never, never>>(
+  row: Pick<BasRow, 'id' | 'period_start' | 'period_end' | 'basis'>,
+  f: Figures,
+  extra: X = {} as X,
+) {
   return {
     id: row.id,
     periodStart: row.period_start,
     periodEnd: row.period_end,
-    basis: row.basis,
+    basis: basisOf(row),
     labels: f.labels,
     netCents: f.netCents,
     ...extra,
@@ -121,7 +125,7 @@ export async function taxPrepare(p: PrepareParams, uow: Uow) {
   const id = newId('bas');
   const f = await basFigures(uow.tx, uow.orgId, p.periodStart, p.periodEnd, basis);
   const row0 = { id, period_start: p.periodStart, period_end: p.periodEnd, basis };
-  const event = await uow.emit({ family: 'books', kind: 'books.tax.prepare', entityId: id, payload: eventPayload(row0, f) });
+  const event = await uow.emit(events.taxPrepare, { entityId: id, payload: eventPayload(row0, f) });
   const row: BasRow = {
     ...row0,
     status: 'prepared',
@@ -149,9 +153,7 @@ export async function taxHold(p: ReasonParams, uow: Uow) {
   const row = await loadBas(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);
   if (row.status === 'held') return { ...toBas(row), noop: true };
   if (row.status !== 'prepared') throw conflict(`BAS ${row.id} is ${row.status}; only a prepared BAS can be held`);
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.tax.hold',
+  const event = await uow.emit(events.taxHold, {
     entityId: row.id,
     payload: eventPayload(row, figuresOf(row), { reason: p.reason }),
   });
@@ -194,9 +196,7 @@ export async function taxReturn(p: ReasonParams, uow: Uow) {
     throw conflict(`BAS ${row.id} is ${row.status}; only a prepared or held BAS can be returned`);
   }
   const f = await basFigures(uow.tx, uow.orgId, row.period_start, row.period_end, basisOf(row));
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.tax.return',
+  const event = await uow.emit(events.taxReturn, {
     entityId: row.id,
     payload: eventPayload(row, f, { from: row.status, reason: p.reason }),
   });

@@ -1,5 +1,5 @@
 import { loadProfile } from '../../org/profile.js';
-import { tax } from '@finance-desk/protocol';
+import { events, tax } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueLodgement, lodgementDocument } from '../../adapters/lodgement.js';
 import { conflict, invariant } from '../../errors.js';
@@ -111,9 +111,7 @@ async function execute(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeo
   const f = figuresOf(row);
   const lines = settlementLines(f);
   const journalId = lines.length > 0 ? newJournalId() : null;
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.tax.sign_lodge',
+  const event = await uow.emit(events.taxSignLodge, {
     entityId: row.id,
     payload: { id: row.id, periodStart: row.period_start, periodEnd: row.period_end, labels: f.labels, netCents: f.netCents, journalId },
   });

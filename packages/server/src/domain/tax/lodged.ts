@@ -1,3 +1,4 @@
+import { events } from '@finance-desk/protocol';
 import { invariant } from '../../errors.js';
 import type { LodgementConfirmer } from '../../adapters/lodgement.js';
 import { loadBas } from './bas.js';
@@ -12,9 +13,7 @@ export const confirmBasLodged: LodgementConfirmer = async (uow, file, receipt) =
   const row = await loadBas(uow.tx, uow.orgId, file.subjectId, uow.caps.forUpdate);
   if (row.status === 'lodged') return { noop: true };
   invariant(row.status === 'lodging', `BAS ${row.id} is lodging when its lodgement is delivered (${row.status})`);
-  const event = await uow.emit({
-    family: 'books',
-    kind: 'books.tax.lodged',
+  const event = await uow.emit(events.taxLodged, {
     entityId: row.id,
     payload: { id: row.id, periodStart: row.period_start, periodEnd: row.period_end, fileName: receipt.fileName, sha256: receipt.sha256 },
   });

@@ -1,0 +1,1036 @@
+import { z } from 'zod';
+import { ACTION_CLASSES, HELD_REASONS, USER_ROLES } from './signature.js';
+import { TIERS } from './scopes.js';
+import { TAX_CODE_NAMES, type TaxCode } from './tax.js';
+import * as approvalM from './methods/approval.js';
+import * as askM from './methods/ask.js';
+import * as assetsM from './methods/assets.js';
+import * as boardM from './methods/board.js';
+import * as booksM from './methods/books.js';
+import * as contactsM from './methods/contacts.js';
+import * as orgM from './methods/org.js';
+import * as payablesM from './methods/payables.js';
+import * as payrollM from './methods/payroll.js';
+import * as peopleM from './methods/people.js';
+import * as receivablesM from './methods/receivables.js';
+import * as reconciliationM from './methods/reconciliation.js';
+import * as taxM from './methods/tax.js';
+import { methods } from './methods/index.js';
+import type { MethodSpec } from './methods/types.js';
+import type { PublicRouteSpec } from './methods/org.js';
+
+/**
+ * The event catalogue (issue 11 item 1): every kind of ledger event, declared once with its
+ * family, what it records and the exact shape of its payload. The server emits an event by its
+ * declaration (`uow.emit(events.invoiceSend, { entityId, payload })`), so no emit site writes a
+ * family or kind string, and the payload's type is the schema's input type. The schemas are
+ * strict: the test harness checks every event a test writes against them, and the catalogue is
+ * published as /api/v1/artifacts/events.json. Payloads are stored as built (canonical JSON),
+ * never parsed through these schemas on the write path.
+ */
+
+export const EVENT_FAMILIES = ['org', 'approval', 'policy', 'board', 'books'] as const;
+export type EventFamily = (typeof EVENT_FAMILIES)[number];
+
+/**
+ * Who emits events no API method emits: the operator's CLI (`finance-desk`), the human console,
+ * or the server itself (the lodgement outbox confirming a receipt).
+ */
+export const EVENT_ORIGINS = ['operator', 'console', 'system'] as const;
+export type EventOrigin = (typeof EVENT_ORIGINS)[number];
+
+/** A method declaration, the public pairing route, or an origin outside the API. */
+export type EventSource = MethodSpec | PublicRouteSpec | EventOrigin;
+
+export interface EventKindSpec<S extends z.ZodType = z.ZodType> {
+  readonly family: EventFamily;
+  readonly kind: string;
+  readonly summary: string;
+  readonly payload: S;
+  readonly emittedBy: readonly EventSource[];
+}
+
+/** The payload an emit site builds for a kind (the schema's input type). */
+export type EventPayloadOf<E extends EventKindSpec> = z.input<E['payload']>;
+
+export function eventKind<S extends z.ZodType>(spec: EventKindSpec<S>): EventKindSpec<S> {
+  return spec;
+}
+
+export const sourceName = (s: EventSource): string => (typeof s === 'string' ? s : s.name);
+
+// Field shapes. Exact types; ids and dates are strings as stored.
+const int = () => z.number().int();
+const str = () => z.string();
+const ids = () => z.array(z.string());
+const taxCode = z.enum(TAX_CODE_NAMES as readonly TaxCode[] as [TaxCode, ...TaxCode[]]);
+const actionClass = z.enum(ACTION_CLASSES);
+const tier = z.enum(TIERS);
+/** Signature acts executed with a human proof name it (governance/signature.ts executeWithProof). */
+const proof = { approvalId: z.string().optional() };
+const signatureActs: readonly MethodSpec[] = methods.filter((m) => m.kind === 'signature');
+
+// ---- org ----
+
+export const orgCreated = eventKind({
+  family: 'org',
+  kind: 'org.created',
+  summary: 'An organisation was created (`finance-desk org create`): its name, slug, time zone, owner and first keys. Seq 1 of every chain.',
+  payload: z.strictObject({
+    name: str(),
+    slug: str(),
+    timeZone: str(),
+    ownerUserId: str(),
+    keyIds: ids(),
+    decisionRights: z.boolean(),
+  }),
+  emittedBy: ['operator'],
+});
+
+export const keyIssued = eventKind({
+  family: 'org',
+  kind: 'key.issued',
+  summary: 'An API key was issued by the operator (`finance-desk key issue`), for an agent when one is named.',
+  payload: z.strictObject({ keyId: str(), tier, agentId: str().nullable() }),
+  emittedBy: ['operator'],
+});
+
+export const keyRevoked = eventKind({
+  family: 'org',
+  kind: 'key.revoked',
+  summary: 'An API key was revoked by the operator (`finance-desk key revoke`).',
+  payload: z.strictObject({ keyId: str() }),
+  emittedBy: ['operator'],
+});
+
+export const outboxRetry = eventKind({
+  family: 'org',
+  kind: 'outbox.retry',
+  summary:
+    'Undeliverable outbox rows (emails, payment and lodgement files) were put back in the queue by the operator (`finance-desk outbox retry`, issue 13 item 5): how many, by channel; never their content.',
+  payload: z.strictObject({ requeued: z.number().int().min(1), channels: z.record(z.string(), z.number().int().min(1)) }),
+  emittedBy: ['operator'],
+});
+
+export const userAdded = eventKind({
+  family: 'org',
+  kind: 'user.added',
+  summary: 'A person was added to the organisation (`finance-desk user add`); never the password.',
+  payload: z.strictObject({ userId: str(), email: str(), role: z.enum(USER_ROLES) }),
+  emittedBy: ['operator'],
+});
+
+const profileFields = orgM.orgProfilePatch.keyof();
+const profileValues = z.strictObject({
+  name: str().optional(),
+  legalName: str().nullable().optional(),
+  abn: str().nullable().optional(),
+  gstRegistered: z.boolean().optional(),
+  gstBasis: z.enum(taxM.BAS_BASES).optional(),
+  basFrequency: z.enum(orgM.BAS_FREQUENCIES).optional(),
+  financialYearStartMonth: int().optional(),
+});
+
+export const orgProfileUpdate = eventKind({
+  family: 'org',
+  kind: 'org.profile.update',
+  summary: "The organisation profile changed (console or `finance-desk org profile`): the changed fields' values before and after.",
+  payload: z.strictObject({ fields: z.array(profileFields), before: profileValues, after: profileValues }),
+  emittedBy: ['console', 'operator'],
+});
+
+export const orgPairingCreate = eventKind({
+  family: 'org',
+  kind: 'org.pairing.create',
+  summary: 'An owner created a one-time pairing code for an agent (console or `finance-desk agent pair`); never the secret.',
+  payload: z.strictObject({ codeId: str(), agentName: str(), tier, expiresAt: str(), chosen: z.boolean() }),
+  emittedBy: ['console', 'operator'],
+});
+
+export const orgAgentPair = eventKind({
+  family: 'org',
+  kind: 'org.agent.pair',
+  summary: 'An agent exchanged a pairing code for its API key (POST /api/v1/org/pair).',
+  payload: z.strictObject({ agentId: str(), name: str(), tier, keyId: str(), codeId: str() }),
+  emittedBy: [orgM.orgPair],
+});
+
+export const orgAgentRevoke = eventKind({
+  family: 'org',
+  kind: 'org.agent.revoke',
+  summary: "An owner revoked an agent and every key it holds (console or `finance-desk agent revoke`); at most 100 key ids, the exact count.",
+  payload: z.strictObject({ agentId: str(), name: str(), keyIds: ids().max(100), keyCount: int() }),
+  emittedBy: ['console', 'operator'],
+});
+
+// ---- approval and policy ----
+
+export const approvalRequested = eventKind({
+  family: 'approval',
+  kind: 'approval.requested',
+  summary: 'An agent asked a human to approve a held signature act (D7): class, subject, payload hash, method, summary, expiry.',
+  payload: z.strictObject({
+    actionClass,
+    subjectId: str(),
+    payloadHash: str(),
+    method: str(),
+    summary: str(),
+    expiresAt: str(),
+  }),
+  emittedBy: [approvalM.request],
+});
+
+const decision = z.strictObject({ actionClass, subjectId: str(), payloadHash: str(), reason: str().nullable() });
+
+export const approvalApproved = eventKind({
+  family: 'approval',
+  kind: 'approval.approved',
+  summary: 'A human with decision rights approved a pending approval (console or `finance-desk approval decide`).',
+  payload: decision,
+  emittedBy: ['console', 'operator'],
+});
+
+export const approvalDenied = eventKind({
+  family: 'approval',
+  kind: 'approval.denied',
+  summary: 'A human with decision rights denied a pending approval (console or `finance-desk approval decide`).',
+  payload: decision,
+  emittedBy: ['console', 'operator'],
+});
+
+const policy = z.strictObject({
+  billApprovalFloorCents: int(),
+  materialityFloorCents: int(),
+  approvalExpiryMs: int(),
+  decisionRights: z.partialRecord(actionClass, z.array(z.string())),
+});
+
+export const policyChanged = eventKind({
+  family: 'policy',
+  kind: 'policy.changed',
+  summary: 'An owner changed the organisation policy (D8: floors, approval expiry, decision rights): the whole policy before and after.',
+  payload: z.strictObject({ before: policy, after: policy }),
+  emittedBy: ['console', 'operator'],
+});
+
+// ---- board ----
+
+export const itemCreated = eventKind({
+  family: 'board',
+  kind: 'item.created',
+  summary: 'A task was put on the board (column ready).',
+  payload: z.strictObject({ title: str(), priority: z.enum(boardM.PRIORITIES), col: z.literal('ready') }),
+  emittedBy: [boardM.createTask],
+});
+
+export const itemClaimed = eventKind({
+  family: 'board',
+  kind: 'item.claimed',
+  summary: 'A task was claimed by the calling actor (column claimed).',
+  payload: z.strictObject({ claimedBy: str(), col: z.literal('claimed') }),
+  emittedBy: [boardM.claim],
+});
+
+// ---- books: the signature engine ----
+
+export const signatureHold = eventKind({
+  family: 'books',
+  kind: 'books.signature.hold',
+  summary: 'A signature act was held for a human decision (seed §3, D7): every unproven attempt is audited.',
+  payload: z.strictObject({
+    holdId: str(),
+    method: str(),
+    actionClass,
+    subjectId: str(),
+    payloadHash: str(),
+    summary: str(),
+  }),
+  emittedBy: signatureActs,
+});
+
+// ---- books: receivables ----
+
+const contactRef = { contactId: str(), contactCreated: z.literal(true).optional() };
+const invoiceStatus = booksM.invoiceStatus;
+
+export const invoiceDraft = eventKind({
+  family: 'books',
+  kind: 'books.invoice.draft',
+  summary: 'An invoice was drafted for a customer (its contact found or created): payee, description, total, due days.',
+  payload: z.strictObject({ payee: str(), description: str(), totalCents: int(), dueDays: int(), ...contactRef }),
+  emittedBy: [booksM.invoiceDraft],
+});
+
+export const invoiceSend = eventKind({
+  family: 'books',
+  kind: 'books.invoice.send',
+  summary: 'An invoice was issued and posted (its journal), and emailed when the customer has an address.',
+  payload: z.strictObject({
+    payee: str(),
+    totalCents: int(),
+    gstCents: int(),
+    issuedOn: str(),
+    dueOn: str(),
+    journalId: str(),
+    channel: z.literal('email').nullable(),
+    recipients: int(),
+  }),
+  emittedBy: [booksM.invoiceSend],
+});
+
+export const invoiceChase = eventKind({
+  family: 'books',
+  kind: 'books.invoice.chase',
+  summary: 'A chase reminder step was sent for an unpaid invoice (steps 2 and 3 with a human proof).',
+  payload: z.strictObject({
+    step: int(),
+    channel: z.literal('email'),
+    recipients: int(),
+    totalCents: int(),
+    outstandingCents: int(),
+    ...proof,
+  }),
+  emittedBy: [booksM.invoiceChaseStep],
+});
+
+export const invoicePayment = eventKind({
+  family: 'books',
+  kind: 'books.invoice.payment',
+  summary: 'A customer payment was recorded against an invoice and posted.',
+  payload: z.strictObject({
+    payee: str(),
+    amountCents: int(),
+    date: str(),
+    reference: str(),
+    journalId: str(),
+    outstandingCents: int(),
+  }),
+  emittedBy: [receivablesM.invoiceRecordPayment],
+});
+
+export const invoiceCredit = eventKind({
+  family: 'books',
+  kind: 'books.invoice.credit',
+  summary: "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after.",
+  payload: z.strictObject({
+    creditNoteId: str(),
+    payee: str(),
+    amountCents: int(),
+    gstCents: int(),
+    taxCode,
+    reason: str(),
+    journalId: str(),
+    status: invoiceStatus,
+    outstandingCents: int(),
+  }),
+  emittedBy: [receivablesM.invoiceCreditNote],
+});
+
+export const invoiceVoid = eventKind({
+  family: 'books',
+  kind: 'books.invoice.void',
+  summary: 'An invoice was voided; a sent one has its posting reversed (journalId), a draft none (null).',
+  payload: z.strictObject({
+    payee: str(),
+    totalCents: int(),
+    from: invoiceStatus,
+    reason: str(),
+    journalId: str().nullable(),
+  }),
+  emittedBy: [receivablesM.invoiceVoid],
+});
+
+export const invoicePromise = eventKind({
+  family: 'books',
+  kind: 'books.invoice.promise',
+  summary: 'A customer promised to pay an invoice by a date; whether a note was given, never the note.',
+  payload: z.strictObject({
+    promiseId: str(),
+    payee: str(),
+    promisedOn: str(),
+    amountCents: int(),
+    outstandingCents: int(),
+    hasNote: z.boolean(),
+  }),
+  emittedBy: [receivablesM.invoicePromise],
+});
+
+export const statementRun = eventKind({
+  family: 'books',
+  kind: 'books.statement.run',
+  summary: 'Customer statements were produced and emailed: how many customers, invoices, open cents and recipients.',
+  payload: z.strictObject({
+    asOf: str(),
+    payeeName: str().nullable(),
+    customers: int(),
+    invoices: int(),
+    openCents: int(),
+    channel: z.literal('email'),
+    recipients: int(),
+  }),
+  emittedBy: [receivablesM.statementRun],
+});
+
+// ---- books: payables ----
+
+/** D8: every bill event carries payee, totalCents, heldReason and runId (bills.ts billEventPayload). */
+const billBase = {
+  payee: str(),
+  totalCents: int(),
+  heldReason: z.enum(HELD_REASONS).nullable(),
+  runId: str().nullable(),
+};
+
+export const billCapture = eventKind({
+  family: 'books',
+  kind: 'books.bill.capture',
+  summary: 'A supplier bill was captured (held under PB-B1 when heldReason is set); bank details only masked.',
+  payload: z.strictObject({
+    ...billBase,
+    description: str(),
+    dueOn: str(),
+    gstCents: int(),
+    lineCount: int(),
+    payeeAccount: str().nullable(),
+    ...contactRef,
+  }),
+  emittedBy: [booksM.billCapture],
+});
+
+export const billApprove = eventKind({
+  family: 'books',
+  kind: 'books.bill.approve',
+  summary: 'A bill was approved and (the first time) posted; fixed assets its lines register are named.',
+  payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), assetIds: ids().optional(), ...proof }),
+  emittedBy: [booksM.billApprove],
+});
+
+export const billHold = eventKind({
+  family: 'books',
+  kind: 'books.bill.hold',
+  summary: 'A bill was put on hold (parked) with a reason.',
+  payload: z.strictObject({ ...billBase, reason: str() }),
+  emittedBy: [booksM.billHold],
+});
+
+export const billReturn = eventKind({
+  family: 'books',
+  kind: 'books.bill.return',
+  summary: 'A bill was returned (final); a posted one has its posting reversed and its fixed assets taken off the register.',
+  payload: z.strictObject({
+    ...billBase,
+    reason: str(),
+    reversalJournalId: str().optional(),
+    returnedAssetIds: ids().optional(),
+  }),
+  emittedBy: [booksM.billReturn],
+});
+
+/** The bill transitions (bills.ts `transition`), by verb. */
+export const billMoves = { approve: billApprove, hold: billHold, return: billReturn } as const;
+
+export const billRunExecute = eventKind({
+  family: 'books',
+  kind: 'books.bill_run.execute',
+  summary: 'A payment run paid approved bills: its ABA file, each bill paid, the total and the masked funding account.',
+  payload: z.strictObject({
+    runId: str(),
+    billIds: ids(),
+    bills: z.array(
+      z.strictObject({
+        id: str(),
+        payee: str(),
+        totalCents: int(),
+        amountCents: int(),
+        heldReason: z.enum(HELD_REASONS).nullable(),
+        runId: str(),
+      }),
+    ),
+    billCount: int(),
+    totalCents: int(),
+    paymentDate: str(),
+    fundingAccount: str().nullable(),
+    fileName: str(),
+    journalId: str(),
+    ...proof,
+  }),
+  emittedBy: [payablesM.billScheduleRun],
+});
+
+const claimBase = { claimant: str(), amountCents: int(), gstCents: int() };
+
+export const expenseClaim = eventKind({
+  family: 'books',
+  kind: 'books.expense.claim',
+  summary: 'An employee expense claim was submitted.',
+  payload: z.strictObject({ ...claimBase, description: str(), taxCode, spentOn: str(), receiptRef: str() }),
+  emittedBy: [payablesM.expenseClaim],
+});
+
+export const expenseApprove = eventKind({
+  family: 'books',
+  kind: 'books.expense.approve',
+  summary: 'An expense claim was approved and posted.',
+  payload: z.strictObject({ ...claimBase, journalId: str() }),
+  emittedBy: [payablesM.expenseApprove],
+});
+
+export const expenseReject = eventKind({
+  family: 'books',
+  kind: 'books.expense.reject',
+  summary: 'An expense claim was rejected with a reason.',
+  payload: z.strictObject({ ...claimBase, reason: str() }),
+  emittedBy: [payablesM.expenseReject],
+});
+
+// ---- books: reconciliation ----
+
+export const feedImport = eventKind({
+  family: 'books',
+  kind: 'books.feed.import',
+  summary: 'Bank lines were imported into a bank account: counts (received, imported, duplicates, skipped), date range, money in and out.',
+  payload: z.strictObject({
+    importId: str(),
+    accountCode: str(),
+    source: str(),
+    received: int(),
+    imported: int(),
+    duplicates: int(),
+    skipped: int(),
+    possibleDuplicates: int(),
+    fromDate: str().nullable(),
+    toDate: str().nullable(),
+    inCents: int(),
+    outCents: int(),
+  }),
+  emittedBy: [reconciliationM.feedLines],
+});
+
+const matchPayload = {
+  matchId: str(),
+  lineId: str(),
+  lineAmountCents: int(),
+  date: str(),
+  targetKind: reconciliationM.matchTargetKind,
+  targetId: str(),
+  party: str(),
+  amountCents: int(),
+  outstandingCents: int(),
+  journalId: str(),
+};
+
+export const matchAccept = eventKind({
+  family: 'books',
+  kind: 'books.match.accept',
+  summary: 'A bank line was matched to a document (or journal) below the materiality floor and posted.',
+  payload: z.strictObject(matchPayload),
+  emittedBy: [reconciliationM.matchAccept],
+});
+
+export const matchHold = eventKind({
+  family: 'books',
+  kind: 'books.match.hold',
+  summary: 'A match above the materiality floor was held for books.matchHoldResolve (nothing posted).',
+  payload: z.strictObject({
+    lineId: str(),
+    lineAmountCents: int(),
+    targetKind: reconciliationM.matchTargetKind,
+    targetId: str(),
+    amountCents: int(),
+    materialityFloorCents: int(),
+  }),
+  emittedBy: [reconciliationM.matchAccept],
+});
+
+export const matchResolve = eventKind({
+  family: 'books',
+  kind: 'books.match.resolve',
+  summary: 'A held match was resolved with a human proof and posted.',
+  payload: z.strictObject({ ...matchPayload, ...proof }),
+  emittedBy: [reconciliationM.matchHoldResolve],
+});
+
+const linkKind = z.enum(['line', 'claim']);
+
+export const receiptRegister = eventKind({
+  family: 'books',
+  kind: 'books.receipt.register',
+  summary: 'A receipt file was registered (by its SHA-256), linked to a bank line or a claim when one was named.',
+  payload: z.strictObject({
+    receiptId: str(),
+    sha256: str(),
+    sizeBytes: int(),
+    mimeType: str(),
+    linkKind: linkKind.nullable(),
+    linkId: str().nullable(),
+  }),
+  emittedBy: [reconciliationM.receiptsRegister],
+});
+
+export const receiptLink = eventKind({
+  family: 'books',
+  kind: 'books.receipt.link',
+  summary: 'A receipt already registered was linked to another bank line or claim.',
+  payload: z.strictObject({ receiptId: str(), sha256: str(), linkKind, linkId: str() }),
+  emittedBy: [reconciliationM.receiptsRegister],
+});
+
+export const lineRecode = eventKind({
+  family: 'books',
+  kind: 'books.line.recode',
+  summary: 'A bank line was coded to an account and posted; a previous coding is reversed.',
+  payload: z.strictObject({
+    lineId: str(),
+    lineAmountCents: int(),
+    date: str(),
+    accountCode: str(),
+    taxCode,
+    gstCents: int(),
+    journalId: str(),
+    reversedJournalId: str().nullable(),
+    reversalJournalId: str().nullable(),
+  }),
+  emittedBy: [reconciliationM.lineRecode],
+});
+
+export const journalPost = eventKind({
+  family: 'books',
+  kind: 'books.journal.post',
+  summary: 'A manual journal was posted: total, line count, accounts touched and any fixed assets it registered.',
+  payload: z.strictObject({
+    journalId: str(),
+    date: str(),
+    totalCents: int(),
+    lineCount: int(),
+    accounts: ids(),
+    assetIds: ids().optional(),
+  }),
+  emittedBy: [reconciliationM.journalPost],
+});
+
+// ---- books: tax (BAS) ----
+
+const basLabels = z.strictObject(
+  Object.fromEntries(taxM.BAS_LABELS.map((l) => [l, int()])) as Record<(typeof taxM.BAS_LABELS)[number], ReturnType<typeof int>>,
+);
+const basBase = {
+  id: str(),
+  periodStart: str(),
+  periodEnd: str(),
+  basis: z.enum(taxM.BAS_BASES),
+  labels: basLabels,
+  netCents: int(),
+};
+
+export const taxPrepare = eventKind({
+  family: 'books',
+  kind: 'books.tax.prepare',
+  summary: 'A BAS was prepared from the ledger for a period: basis, label figures and the net owed (+) or refunded (−).',
+  payload: z.strictObject(basBase),
+  emittedBy: [taxM.taxPrepare],
+});
+
+export const taxHold = eventKind({
+  family: 'books',
+  kind: 'books.tax.hold',
+  summary: 'A prepared BAS was held (it cannot be signed) with a reason.',
+  payload: z.strictObject({ ...basBase, reason: str() }),
+  emittedBy: [taxM.taxHold],
+});
+
+export const taxReturn = eventKind({
+  family: 'books',
+  kind: 'books.tax.return',
+  summary: 'A BAS was returned to prepared with its figures recomputed.',
+  payload: z.strictObject({ ...basBase, from: taxM.basStatus, reason: str() }),
+  emittedBy: [taxM.taxReturn],
+});
+
+export const taxSignLodge = eventKind({
+  family: 'books',
+  kind: 'books.tax.sign_lodge',
+  summary: 'A BAS was signed by a human and queued for lodgement; its settlement journal posted (null when nothing settles).',
+  payload: z.strictObject({
+    id: str(),
+    periodStart: str(),
+    periodEnd: str(),
+    labels: basLabels,
+    netCents: int(),
+    journalId: str().nullable(),
+    ...proof,
+  }),
+  emittedBy: [taxM.taxSignLodge],
+});
+
+const lodgedReceipt = { fileName: str(), sha256: str() };
+
+export const taxLodged = eventKind({
+  family: 'books',
+  kind: 'books.tax.lodged',
+  summary: "The lodgement channel confirmed a BAS: the receipt file's name and SHA-256.",
+  payload: z.strictObject({ id: str(), periodStart: str(), periodEnd: str(), ...lodgedReceipt }),
+  emittedBy: ['system'],
+});
+
+// ---- books: fixed assets ----
+
+export const assetDepreciate = eventKind({
+  family: 'books',
+  kind: 'books.asset.depreciate',
+  summary: 'A depreciation run for a period end: each asset and its amount, its journal (null when nothing was depreciated).',
+  payload: z.strictObject({
+    runId: str(),
+    periodEnd: str(),
+    totalCents: int(),
+    journalId: str().nullable(),
+    assets: z.array(z.strictObject({ assetId: str(), amountCents: int() })),
+  }),
+  emittedBy: [assetsM.assetDepreciationRun],
+});
+
+export const assetDispose = eventKind({
+  family: 'books',
+  kind: 'books.asset.dispose',
+  summary: 'A fixed asset was disposed of and posted: proceeds, GST, depreciation to date, gain or loss.',
+  payload: z.strictObject({
+    assetId: str(),
+    date: str(),
+    proceedsCents: int(),
+    taxCode,
+    gstCents: int(),
+    depreciationCents: int(),
+    gainCents: int(),
+    lossCents: int(),
+    journalId: str(),
+  }),
+  emittedBy: [assetsM.assetDispose],
+});
+
+// ---- books: people ----
+
+export const onboardingStart = eventKind({
+  family: 'books',
+  kind: 'books.employee.onboarding_start',
+  summary: 'An employee was added, onboarding (next step tax_declaration); bank account masked.',
+  payload: z.strictObject({
+    name: str(),
+    startDate: str(),
+    employmentBasis: z.enum(peopleM.EMPLOYMENT_BASES),
+    payFrequency: z.enum(peopleM.PAY_FREQUENCIES),
+    annualSalaryCents: int().nullable(),
+    hourlyRateCents: int().nullable(),
+    hoursPerWeek: z.number(),
+    bankAccount: str().nullable(),
+    status: z.literal('onboarding'),
+    nextStep: z.literal('tax_declaration'),
+  }),
+  emittedBy: [peopleM.onboardingStart],
+});
+
+export const onboardingAdvance = eventKind({
+  family: 'books',
+  kind: 'books.employee.onboarding_advance',
+  summary: 'An onboarding step was done (the contract step with a human proof); never the TFN itself (masked, or the not-quoted code).',
+  payload: z.discriminatedUnion('step', [
+    z.strictObject({
+      step: z.literal('tax_declaration'),
+      taxFileNumber: str(),
+      residency: z.enum(['resident', 'foreign']),
+      claimsTaxFreeThreshold: z.boolean(),
+      taxScale: int(),
+      status: z.literal('onboarding'),
+      nextStep: z.literal('super'),
+      ...proof,
+    }),
+    z.strictObject({
+      step: z.literal('super'),
+      fundName: str(),
+      fundAbn: str(),
+      memberNumber: str(),
+      status: z.literal('onboarding'),
+      nextStep: z.literal('contract'),
+      ...proof,
+    }),
+    z.strictObject({
+      step: z.literal('contract'),
+      title: str(),
+      startDate: str(),
+      status: z.literal('active'),
+      nextStep: z.null(),
+      ...proof,
+    }),
+  ]),
+  emittedBy: [peopleM.onboardingAdvance],
+});
+
+const leaveType = z.enum(peopleM.LEAVE_TYPES);
+
+export const leaveRequest = eventKind({
+  family: 'books',
+  kind: 'books.leave.request',
+  summary: 'Leave was requested for an employee; a warning when it exceeds the balance.',
+  payload: z.strictObject({
+    employeeId: str(),
+    leaveType,
+    startDate: str(),
+    endDate: str(),
+    hours: z.number(),
+    status: z.literal('requested'),
+    warning: str().nullable(),
+  }),
+  emittedBy: [peopleM.leaveRequest],
+});
+
+export const leaveApprove = eventKind({
+  family: 'books',
+  kind: 'books.leave.approve',
+  summary: 'A leave request was approved.',
+  payload: z.strictObject({
+    employeeId: str(),
+    leaveType,
+    hours: z.number(),
+    status: z.literal('approved'),
+    warning: str().nullable(),
+  }),
+  emittedBy: [peopleM.leaveApprove],
+});
+
+// ---- books: payroll ----
+
+const payTotals = z.strictObject({ grossCents: int(), paygCents: int(), superCents: int(), netCents: int() });
+const payLine = { employeeId: str(), grossCents: int(), paygCents: int(), superCents: int(), netCents: int() };
+
+export const payRunDraft = eventKind({
+  family: 'books',
+  kind: 'books.pay_run.draft',
+  summary: 'A pay run was drafted: period, payment date, each line and the totals; whether a funding account was given.',
+  payload: z.strictObject({
+    id: str(),
+    periodStart: str(),
+    periodEnd: str(),
+    paymentDate: str(),
+    payFrequency: z.enum(peopleM.PAY_FREQUENCIES),
+    lines: z.array(z.strictObject({ ...payLine, leaveIds: ids() })),
+    totals: payTotals,
+    funded: z.boolean(),
+  }),
+  emittedBy: [payrollM.payrollDraft],
+});
+
+export const payRunSign = eventKind({
+  family: 'books',
+  kind: 'books.pay_run.sign',
+  summary: 'A pay run was signed by a human and posted; its ABA file written (null without a funding account) and its STP pay event queued.',
+  payload: z.strictObject({
+    id: str(),
+    paymentDate: str(),
+    totals: payTotals,
+    lines: z.array(z.strictObject(payLine)),
+    fundingAccount: str().nullable(),
+    fileName: str().nullable(),
+    journalId: str(),
+    ...proof,
+  }),
+  emittedBy: [payrollM.payrollSign],
+});
+
+export const payRunRecall = eventKind({
+  family: 'books',
+  kind: 'books.pay_run.recall',
+  summary: 'A pay run was recalled; a signed one has its posting reversed and an STP correction queued.',
+  payload: z.strictObject({
+    id: str(),
+    from: z.enum(payrollM.PAY_RUN_STATUSES),
+    reason: str(),
+    journalId: str().nullable(),
+    reversalJournalId: str().nullable(),
+  }),
+  emittedBy: [payrollM.payrollRecall],
+});
+
+export const stpResubmit = eventKind({
+  family: 'books',
+  kind: 'books.stp.resubmit',
+  summary: "A signed pay run's STP pay event was queued again with a reason.",
+  payload: z.strictObject({ payRunId: str(), submissionId: str(), reason: str() }),
+  emittedBy: [payrollM.stpResubmit],
+});
+
+export const stpLodged = eventKind({
+  family: 'books',
+  kind: 'books.stp.lodged',
+  summary: "The lodgement channel confirmed an STP submission: the receipt file's name and SHA-256.",
+  payload: z.strictObject({
+    id: str(),
+    payRunId: str(),
+    kind: z.enum(['pay', 'correction', 'resubmission']),
+    ...lodgedReceipt,
+  }),
+  emittedBy: ['system'],
+});
+
+// ---- books: contacts ----
+
+export const contactCreate = eventKind({
+  family: 'books',
+  kind: 'books.contact.create',
+  summary: 'A contact was created (created true) or an existing one of the same name taken (false); whether it has an email, never the email.',
+  payload: z.strictObject({
+    name: str(),
+    kind: contactsM.contactKind,
+    abn: str().nullable(),
+    hasEmail: z.boolean(),
+    created: z.boolean(),
+  }),
+  emittedBy: [contactsM.contactCreate],
+});
+
+export const contactUpdate = eventKind({
+  family: 'books',
+  kind: 'books.contact.update',
+  summary: 'A contact changed: the fields changed, the new and previous name and the new ABN; never the email.',
+  payload: z.strictObject({
+    changed: z.array(z.enum(['name', 'email', 'abn'])),
+    name: str().optional(),
+    previousName: str().optional(),
+    abn: str().nullable().optional(),
+  }),
+  emittedBy: [contactsM.contactUpdate],
+});
+
+// ---- books: ask ----
+
+export const askAnswer = eventKind({
+  family: 'books',
+  kind: 'books.ask.answer',
+  summary: 'A question was answered (books.ask): its hash (never the question), provider, model, tokens, cost, latency, citations.',
+  payload: z.strictObject({
+    questionHash: str(),
+    asOf: str(),
+    provider: str(),
+    model: str(),
+    intent: str().nullable(),
+    inputTokens: int(),
+    outputTokens: int(),
+    costMicroUsd: int(),
+    latencyMs: int(),
+    grounded: z.boolean(),
+    citations: ids(),
+    error: str().optional(),
+    refusedTools: ids().optional(),
+  }),
+  emittedBy: [askM.ask],
+});
+
+/** Every event kind, declared once. */
+export const eventKinds: readonly EventKindSpec[] = [
+  orgCreated,
+  keyIssued,
+  keyRevoked,
+  outboxRetry,
+  userAdded,
+  orgProfileUpdate,
+  orgPairingCreate,
+  orgAgentPair,
+  orgAgentRevoke,
+  approvalRequested,
+  approvalApproved,
+  approvalDenied,
+  policyChanged,
+  itemCreated,
+  itemClaimed,
+  signatureHold,
+  invoiceDraft,
+  invoiceSend,
+  invoiceChase,
+  invoicePayment,
+  invoiceCredit,
+  invoiceVoid,
+  invoicePromise,
+  statementRun,
+  billCapture,
+  billApprove,
+  billHold,
+  billReturn,
+  billRunExecute,
+  expenseClaim,
+  expenseApprove,
+  expenseReject,
+  feedImport,
+  matchAccept,
+  matchHold,
+  matchResolve,
+  receiptRegister,
+  receiptLink,
+  lineRecode,
+  journalPost,
+  taxPrepare,
+  taxHold,
+  taxReturn,
+  taxSignLodge,
+  taxLodged,
+  assetDepreciate,
+  assetDispose,
+  onboardingStart,
+  onboardingAdvance,
+  leaveRequest,
+  leaveApprove,
+  payRunDraft,
+  payRunSign,
+  payRunRecall,
+  stpResubmit,
+  stpLodged,
+  contactCreate,
+  contactUpdate,
+  askAnswer,
+];
+
+/** The catalogue by kind. */
+export const eventKindsByKind: ReadonlyMap<string, EventKindSpec> = new Map(eventKinds.map((e) => [e.kind, e]));
+const byKind = eventKindsByKind;
+
+/** The declaration of a stored event's kind, or undefined for a kind the catalogue does not know. */
+export const eventKindOf = (kind: string): EventKindSpec | undefined => byKind.get(kind);
+
+/** At most this many failing paths are named per event. */
+const PROBLEMS_NAMED = 5;
+
+/**
+ * Check a stored event against the catalogue: its kind is declared, its family is the kind's,
+ * and its payload parses with the kind's strict schema. Returns the problems (empty when it
+ * conforms), each naming the failing path. The test harness runs it over every event a test
+ * writes; it is not on the write path.
+ */
+export function checkEvent(
+  event: { family: string; kind: string; payload: unknown },
+  catalogue: ReadonlyMap<string, EventKindSpec> = byKind,
+): string[] {
+  const spec = catalogue.get(event.kind);
+  if (!spec) return [`kind ${event.kind} is not declared in the event catalogue`];
+  const problems: string[] = [];
+  if (spec.family !== event.family) problems.push(`family is ${event.family}, declared ${spec.family}`);
+  const parsed = spec.payload.safeParse(event.payload);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues.slice(0, PROBLEMS_NAMED)) {
+      problems.push(`payload${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}: ${issue.message}`);
+    }
+  }
+  return problems;
+}
+
+/** Bump when a kind is added or a payload changes shape. */
+export const EVENT_CATALOGUE_VERSION = 1;
+
+/** The catalogue as published (/api/v1/artifacts/events.json): JSON Schema of each payload. */
+export function eventCatalogueArtifact() {
+  return {
+    version: EVENT_CATALOGUE_VERSION,
+    events: eventKinds.map((e) => ({
+      family: e.family,
+      kind: e.kind,
+      summary: e.summary,
+      emittedBy: e.emittedBy.map(sourceName),
+      payload: z.toJSONSchema(e.payload, { io: 'output' }),
+    })),
+  };
+}
