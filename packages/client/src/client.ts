@@ -170,15 +170,7 @@ export class FinanceDesk {
     query: Record<string, string | number | boolean | undefined> = {},
     opts: GetOptions = {},
   ): Promise<{ status: number; body: unknown; requestId: string | null }> {
-    const search = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, String(v));
-    const qs = search.toString();
-    const path = name.split('/').map(encodeURIComponent).join('/');
-    const answer = await this.exchange(
-      { method: 'GET', url: `${this.baseUrl}${API_PREFIX}${path}${qs ? `?${qs}` : ''}`, headers: this.headers() },
-      true,
-      opts.signal,
-    );
+    const answer = await this.getAnswer(name, query, opts.signal);
     return { status: answer.status, body: answer.body, requestId: answer.headers.get(REQUEST_ID_HEADER) };
   }
 
@@ -197,16 +189,7 @@ export class FinanceDesk {
 
   /** Typed GET read: the payload, or FinanceDeskError on an error frame. */
   async read<N extends ReadName>(name: N, query?: QueryOf<N>, opts: GetOptions = {}): Promise<ReadResultOf<N>> {
-    const q = (query ?? {}) as Record<string, string | number | boolean | undefined>;
-    const search = new URLSearchParams();
-    for (const [k, v] of Object.entries(q)) if (v !== undefined) search.set(k, String(v));
-    const qs = search.toString();
-    const path = name.split('/').map(encodeURIComponent).join('/');
-    const answer = await this.exchange(
-      { method: 'GET', url: `${this.baseUrl}${API_PREFIX}${path}${qs ? `?${qs}` : ''}`, headers: this.headers() },
-      true,
-      opts.signal,
-    );
+    const answer = await this.getAnswer(name, (query ?? {}) as Record<string, string | number | boolean | undefined>, opts.signal);
     if (answer.status === 200 && !isErrorFrame(answer.body) && answer.body !== undefined) return answer.body as ReadResultOf<N>;
     throw this.errorOf(isErrorFrame(answer.body) ? answer.body : notAFrame(answer.status), answer);
   }
@@ -300,6 +283,24 @@ export class FinanceDesk {
       );
     }
     return done as DoneOf<M>;
+  }
+
+  /** One GET with its retries (a read has no side effect: always idempotent). */
+  private async getAnswer(
+    name: string,
+    query: Record<string, string | number | boolean | undefined>,
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, String(v));
+    const qs = search.toString();
+    // `org/whoami`-style names keep their slash; each part is encoded.
+    const path = name.split('/').map(encodeURIComponent).join('/');
+    return this.exchange(
+      { method: 'GET', url: `${this.baseUrl}${API_PREFIX}${path}${qs ? `?${qs}` : ''}`, headers: this.headers() },
+      true,
+      signal,
+    );
   }
 
   private headers(): Record<string, string> {
