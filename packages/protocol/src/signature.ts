@@ -1,12 +1,26 @@
 /** The signature law's vocabulary (seed §3, D7, D8), shared by server and clients. */
+/**
+ * The action classes of the six signature acts and PB-B1's bill approval (seed §3, D7), each
+ * written once, here; a method's declaration names its class through this map (issue 11 item 1).
+ */
+export const ACTION_CLASS = {
+  payrollSign: 'books.payroll_sign',
+  taxSignLodge: 'books.tax_sign_lodge',
+  billScheduleRun: 'books.bill_schedule_run',
+  invoiceChaseStep: 'books.invoice_chase_step',
+  onboardingAdvance: 'books.onboarding_advance',
+  matchHoldResolve: 'books.match_hold_resolve',
+  billApprove: 'books.bill_approve',
+} as const;
+
 export const ACTION_CLASSES = [
-  'books.payroll_sign',
-  'books.tax_sign_lodge',
-  'books.bill_schedule_run',
-  'books.invoice_chase_step',
-  'books.onboarding_advance',
-  'books.match_hold_resolve',
-  'books.bill_approve',
+  ACTION_CLASS.payrollSign,
+  ACTION_CLASS.taxSignLodge,
+  ACTION_CLASS.billScheduleRun,
+  ACTION_CLASS.invoiceChaseStep,
+  ACTION_CLASS.onboardingAdvance,
+  ACTION_CLASS.matchHoldResolve,
+  ACTION_CLASS.billApprove,
 ] as const;
 export type ActionClass = (typeof ACTION_CLASSES)[number];
 

@@ -14,6 +14,11 @@ import type { DeclaredResult, ResultOf, Uow, WriteResult } from './write-path.js
 export interface ReadContext {
   readonly db: Database;
   readonly principal: Principal;
+  /**
+   * Aborted when the caller goes away or the server starts to shut down: a long-poll
+   * (approval.wait) answers at once instead of holding the connection and the shutdown open.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export type MethodBinding =

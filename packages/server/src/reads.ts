@@ -47,8 +47,8 @@ export const readHandlers: readonly ReadBinding[] = [
       ? { kind: 'agent' as const, agentId: principal.agent.id, name: principal.agent.name, pairedAt: principal.agent.pairedAt, ...base }
       : { kind: 'key' as const, ...base };
   }),
-  bindRead(readSpecs.approvalWait, async (q, { db, principal }) =>
-    waitForApproval(db, principal.orgId, q.approvalId, q.timeoutMs),
+  bindRead(readSpecs.approvalWait, async (q, { db, principal, signal }) =>
+    waitForApproval(db, principal.orgId, q.approvalId, q.timeoutMs, signal),
   ),
   bindRead(readSpecs.decisionList, async (q, { db, principal }) => listDecisions(db.reader, principal.orgId, q)),
   bindRead(readSpecs.policy, async (_q, { db, principal }) => ({

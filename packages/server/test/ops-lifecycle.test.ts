@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { SHUTDOWN_GRACE_MS } from '../src/server.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
+import { heldAndRequested, sentInvoice } from './signature-helpers.js';
 import { freePorts, runCli, spawnServe, stopServe, waitHealthy, type ServeProcess } from './multiprocess.js';
 
 describe('configuration (issue 13 item 3)', () => {
@@ -166,6 +167,44 @@ describe('a request that arrives while the server closes (issue 13 item 3)', () 
     });
     await t.close();
   });
+});
+
+describe('a long-polling approval.wait (issue 13 item 3)', () => {
+  it('ends when its caller hangs up, and answers at once when the server starts to close', async () => {
+    const t = await startTestServer('sqlite', { metricsToken: 'metrics-token-0123456789abcdef' });
+    const org = await t.org();
+    const invoice = await sentInvoice(t, org);
+    const { approvalId } = await heldAndRequested(t, org, 'books.invoiceChaseStep', { id: invoice, step: 2 });
+    const waiters = async () => {
+      const text = await (await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789abcdef' } })).text();
+      const line = text.split('\n').find((l) => l.startsWith('fd_http_requests_in_flight{route="approval.wait"}'));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const path = `${t.url}/api/v1/approval.wait?approvalId=${approvalId}&timeoutMs=30000`;
+    const headers = { authorization: `Bearer ${org.keys.observer}` };
+
+    // The caller hangs up: the server stops waiting (no waiter left), long before the 30 s timeout.
+    const abort = new AbortController();
+    const gone = fetch(path, { headers, signal: abort.signal }).catch(() => null);
+    for (let i = 0; i < 100 && (await waiters()) === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(await waiters()).toBe(1);
+    abort.abort();
+    await gone;
+    for (let i = 0; i < 100 && (await waiters()) > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(await waiters()).toBe(0);
+
+    // The server starts to close: the waiting caller gets its answer (still pending) at once.
+    const started = Date.now();
+    const waiting = fetch(path, { headers }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    for (let i = 0; i < 100 && (await waiters()) === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await t.verifyAll();
+    const closing = t.server.app.close();
+    const answer = await waiting;
+    await closing;
+    expect(answer).toMatchObject({ status: 200, body: { approvalId, status: 'pending' } });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await t.close();
+  }, 30_000);
 });
 
 describe('SIGTERM under write load (issue 13 item 3)', () => {

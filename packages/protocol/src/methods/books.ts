@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
-import { HELD_REASONS } from '../signature.js';
+import { ACTION_CLASS, HELD_REASONS } from '../signature.js';
 import { cents, days, email, holdFrame, id, method, multilineText, reason, text, withProof } from './index-fields.js';
 import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference, purchaseTaxCode } from './aba-fields.js';
 import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './sale-fields.js';
@@ -93,7 +93,7 @@ export const invoiceChaseStep = method({
   name: 'books.invoiceChaseStep',
   scope: 'books.write',
   kind: 'signature',
-  actionClass: 'books.invoice_chase_step',
+  actionClass: ACTION_CLASS.invoiceChaseStep,
   summary:
     'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once; step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op.',
   params: withProof({ id: id(), step: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be an integer of at least 1' }).max(10, { error: 'must be an integer of at most 10' }) }),
@@ -194,7 +194,7 @@ export const billApprove = method({
   name: 'books.billApprove',
   scope: 'books.write',
   kind: 'signature',
-  actionClass: 'books.bill_approve',
+  actionClass: ACTION_CLASS.billApprove,
   summary:
     'Approve a bill for payment. A bill held under PB-B1 needs a human proof (approvalId or signatureToken for books.bill_approve); without one the answer is GOVERNANCE_NOT_READY.',
   params: withProof({ id: id() }),

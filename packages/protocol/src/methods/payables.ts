@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_CLASS } from '../signature.js';
 import { limits } from '../limits.js';
 import { abaText, accountCode, bankAccountNumber, bsb, purchaseTaxCode } from './aba-fields.js';
 import { bill, billStatus } from './books.js';
@@ -40,7 +41,7 @@ export const billScheduleRun = method({
   name: 'books.billScheduleRun',
   scope: 'books.write',
   kind: 'signature',
-  actionClass: 'books.bill_schedule_run',
+  actionClass: ACTION_CLASS.billScheduleRun,
   summary:
     'Pay approved bills by a Direct Entry (ABA) file: give billIds (1–200) or dueOnOrBefore (every approved bill due by then), the paymentDate (today or later) and the funding account. A signature act: always held for a human, whose summary lists every payment (never a sample) with its payee, amount and the full BSB and account number the file pays, then the total, date and funding account; payee names are quoted. With the proof it creates the run, marks the bills paid, posts Dr 2000 per bill / Cr 1000 (dated paymentDate) and writes <runId>.aba after commit. Each bill needs payee bank details. The run id derives from the bills and params, so a proof covers exactly the bills the human saw.',
   params: withProof({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_CLASS } from '../signature.js';
 import { abaText } from './aba-fields.js';
 import { holdFrame, id, isCalendarDate, isoDate, method, reason, withProof } from './index-fields.js';
 import { funding } from './payables.js';
@@ -121,7 +122,7 @@ export const payrollSign = method({
   name: 'books.payrollSign',
   scope: 'books.write',
   kind: 'signature',
-  actionClass: 'books.payroll_sign',
+  actionClass: ACTION_CLASS.payrollSign,
   summary:
     "Sign a draft pay run: the signature act books.payroll_sign, always held for a human whose summary lists each employee's name, gross, tax withheld, super and net pay, the totals, the payment date and the paying account. With the proof it posts one journal dated paymentDate — Dr 6100 gross, Dr 6200 super / Cr 2200 PAYG, Cr 2300 super, Cr 2400 net wages (Cr 1000 bank instead when a funding account is given: the net pay ABA file <id>.aba is written after commit) — accrues annual and personal leave for full- and part-time staff, takes the approved leave it pays from the balances, and the run is `signed`. Signing a signed run is a no-op; a recalled run is CONFLICT.",
   params: withProof({ id: id() }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_CLASS } from '../signature.js';
 import { abaText, bankAccountNumber, bsb } from './aba-fields.js';
 import { cents, email, holdFrame, id, isCalendarDate, isoDate, method, pageLimit, text, withProof } from './index-fields.js';
 import { abn, taxFileNumber } from './people-fields.js';
@@ -155,7 +156,7 @@ export const onboardingAdvance = method({
   name: 'books.onboardingAdvance',
   scope: 'books.write',
   kind: 'signature',
-  actionClass: 'books.onboarding_advance',
+  actionClass: ACTION_CLASS.onboardingAdvance,
   summary:
     "Advance an employee's onboarding one step, in order: `tax_declaration` {taxFileNumber (9 digits passing the ATO check digit, or an ATO not-quoted code 000000000, 111111111, 333333333, 444444444, 987654321), residency resident|foreign, claimsTaxFreeThreshold}, then `super` {fundName, fundAbn (11 digits passing the ABN check), memberNumber}, then `contract` {title}. A step's fields sit beside id and step. Out of order is CONFLICT naming the next step; repeating the last step done with the same details is a no-op (with other details, CONFLICT). The contract step is the signature act books.onboarding_advance: held for a human whose summary names the employee, role, pay and start date; with the proof the employee becomes `active` (nextStep null). The TFN is stored for Single Touch Payroll but never returned, logged or put in an event (masked to its last 3 digits).",
   params: z.discriminatedUnion('step', [taxDeclarationStep, superStep, contractStep], {

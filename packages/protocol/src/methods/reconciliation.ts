@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_CLASS } from '../signature.js';
 import { limits } from '../limits.js';
 import { TAX_CODE_NAMES, type TaxCode } from '../tax.js';
 import { accountCode } from './aba-fields.js';
@@ -227,7 +228,7 @@ export const matchHoldResolve = method({
   name: 'books.matchHoldResolve',
   scope: 'books.write',
   kind: 'signature',
-  actionClass: 'books.match_hold_resolve',
+  actionClass: ACTION_CLASS.matchHoldResolve,
   summary:
     'Complete a match (as books.matchAccept, same params) for a line above the materiality floor: a signature act. Without proof it answers with the hold frame; after a human approves, retry with approvalId or signatureToken. A line at or below the floor is matched at once.',
   params: withProof({ lineId: id(), target: matchTarget, amountCents: cents().optional() }),

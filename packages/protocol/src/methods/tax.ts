@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_CLASS } from '../signature.js';
 import { holdFrame, id, isCalendarDate, isoDate, method, reason, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 
@@ -132,7 +133,7 @@ export const taxSignLodge = method({
   name: 'books.taxSignLodge',
   scope: 'books.write',
   kind: 'signature',
-  actionClass: 'books.tax_sign_lodge',
+  actionClass: ACTION_CLASS.taxSignLodge,
   summary:
     'Sign and lodge a prepared BAS: a signature act, always held for a human, who reads the period, every label and the net payable to or refundable by the ATO. With the proof: posts the BAS settlement journal dated periodEnd (Dr 2100 GST collected, Cr 1200 GST paid, Dr 2200 PAYG withholding for W2, the net to 2150 ATO integrated client account in whole dollars, the cents dropped to 4200 as BAS rounding), status lodging, and queues the lodgement document (kind bas) through the lodgement adapter; the BAS becomes lodged with a receipt (file name and SHA-256) only when the adapter has delivered it. A held BAS is CONFLICT; a BAS whose labels no longer match the ledger is CONFLICT (taxReturn it); signing a lodging or lodged BAS again is a no-op (D3).',
   params: withProof({ id: id() }),

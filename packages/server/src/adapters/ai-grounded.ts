@@ -1,4 +1,4 @@
-import { events, isCalendarDate, ledgerId, type EventKindSpec } from '@finance-desk/protocol';
+import { ACTION_CLASS, events, isCalendarDate, ledgerId, type EventKindSpec } from '@finance-desk/protocol';
 import { addDays, clockOf, orgTimeZone, startOfLocalDay } from '../clock.js';
 import { agedReport } from '../domain/reports/aged.js';
 import { gstSummary } from '../domain/reports/gst.js';
@@ -311,9 +311,9 @@ async function gst(ctx: AskContext, text: string): Promise<Built> {
   for (const b of bas) {
     cites.add('bas', b.id, b.ledger_id);
     const held = await q.get<{ id: string; created_at: string }>(
-      `SELECT id, created_at FROM holds WHERE org_id = ? AND action_class = 'books.tax_sign_lodge' AND subject_id = ? AND released_at IS NULL
+      `SELECT id, created_at FROM holds WHERE org_id = ? AND action_class = ? AND subject_id = ? AND released_at IS NULL
        ORDER BY created_at DESC LIMIT 1`,
-      [orgId, b.id],
+      [orgId, ACTION_CLASS.taxSignLodge, b.id],
     );
     let words = BAS_WORDS[b.status] ?? b.status;
     if (b.status === 'lodged' && b.lodged_at) words = `lodged on ${b.lodged_at.slice(0, 10)} (receipt ${b.receipt_file ?? 'on file'})`;

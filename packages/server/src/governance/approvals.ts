@@ -202,7 +202,7 @@ export function setApprovalRecheckMs(ms: number): void {
  * Long-poll (D7): answer at once unless pending; else wait for a decision notified by any process
  * (LISTEN/NOTIFY on PostgreSQL), the approval's expiry, or the timeout — whichever comes first.
  */
-export async function waitForApproval(db: Database, orgId: string, approvalId: string, timeoutMs: number) {
+export async function waitForApproval(db: Database, orgId: string, approvalId: string, timeoutMs: number, signal?: AbortSignal) {
   const pending = (r: ApprovalRow) => effectiveStatus(r, new Date().toISOString()) === 'pending';
   let row = await approvalById(db.reader, orgId, approvalId);
   if (!pending(row) || timeoutMs === 0) return waitView(db.reader, orgId, row, new Date().toISOString());
@@ -217,16 +217,19 @@ export async function waitForApproval(db: Database, orgId: string, approvalId: s
   try {
     const deadline = Date.now() + timeoutMs;
     row = await approvalById(db.reader, orgId, approvalId);
-    while (pending(row) && Date.now() < deadline) {
+    while (pending(row) && Date.now() < deadline && !signal?.aborted) {
       const untilExpiry = Date.parse(row.expires_at) - Date.now() + 1;
       const wait = Math.max(0, Math.min(deadline - Date.now(), untilExpiry, RECHECK_MS));
       if (!signalled) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          wake = () => {
+          const timer = setTimeout(done, wait);
+          function done() {
             clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
             resolve();
-          };
+          }
+          wake = done;
+          signal?.addEventListener('abort', done, { once: true });
         });
       }
       signalled = false;

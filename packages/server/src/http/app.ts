@@ -10,6 +10,7 @@ import {
   validate,
   type ErrorCode,
 } from '@finance-desk/protocol';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.js';
@@ -198,13 +199,24 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
   return send(reply, 200, JSON.stringify({ ok: true, result: outcome.result }));
 }
 
-async function callRead(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, r: ReadBinding) {
+async function callRead(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, r: ReadBinding, onDrain: (fn: () => void) => () => void) {
   const malformed = malformedQueryMessage(req.query);
   if (malformed) fail('BAD_REQUEST', malformed);
   const parsed = validate(r.spec.query, req.query ?? {});
   if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
-  const payload = await r.run(parsed.value, { db, principal: g.principal });
-  return send(reply, 200, payload instanceof RawJson ? payload.text : JSON.stringify(payload));
+  // The caller hanging up, or the server starting to close, ends a long-poll early.
+  const abort = new AbortController();
+  const hangUp = () => abort.abort();
+  // The response's 'close' before it is finished: the connection went away.
+  reply.raw.once('close', hangUp);
+  const unregister = onDrain(hangUp);
+  try {
+    const payload = await r.run(parsed.value, { db, principal: g.principal, signal: abort.signal });
+    return send(reply, 200, payload instanceof RawJson ? payload.text : JSON.stringify(payload));
+  } finally {
+    reply.raw.off('close', hangUp);
+    unregister();
+  }
 }
 
 /** Fastify's own client errors in D5 words: which part of the request is wrong (issue 8 item 12). */
@@ -296,8 +308,37 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // once with 503, the error frame and Retry-After, and its connection is closed; requests already
   // running finish (app.close waits for them, and so for their commits).
   let draining = false;
+  const drainListeners = new Set<() => void>();
+  const onDrain = (fn: () => void) => {
+    drainListeners.add(fn);
+    return () => void drainListeners.delete(fn);
+  };
+  // Connections and how many requests each is serving: at close, a connection serving none is
+  // ended at once (Node's closeIdleConnections misses one that never sent a request, and shutdown
+  // then waited out the grace period); one serving a request ends with its answer (onSend below).
+  const connections = new Map<Socket, { serving: number; seen: number }>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.set(socket, { serving: 0, seen: 0 });
+    socket.once('close', () => connections.delete(socket));
+  });
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const c = connections.get(req.socket);
+    if (!c) return;
+    c.serving += 1;
+    c.seen += 1;
+    res.once('close', () => {
+      c.serving -= 1;
+      if (draining && c.serving === 0) req.socket.destroySoon();
+    });
+  });
   app.addHook('preClose', async () => {
     draining = true;
+    for (const fn of drainListeners) fn();
+    // Idle keep-alive connections, and ones that never sent a byte, end now; a connection whose
+    // first request is still arriving stays, to be answered with the 503 frame (onRequest above).
+    for (const [socket, c] of connections) {
+      if (c.serving === 0 && (c.seen > 0 || socket.bytesRead === 0)) socket.destroySoon();
+    }
   });
   app.addHook('onRequest', async (req, reply) => {
     if (!draining) return;
@@ -367,7 +408,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       const g = req.gate;
       if (!g) throw new Error('gate did not run');
       if (g.method) return callMethod(req, reply, db, g, g.method, metrics);
-      if (g.read) return callRead(req, reply, db, g, g.read);
+      if (g.read) return callRead(req, reply, db, g, g.read, onDrain);
       throw new Error('gate resolved nothing');
     },
   });

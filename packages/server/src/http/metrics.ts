@@ -105,17 +105,20 @@ export function registerMetrics(
   app.addHook('onRequest', async (req) => {
     started.set(req, { at: process.hrtime.bigint(), route: '' });
   });
-  app.addHook('preHandler', async (req) => {
+  app.addHook('preHandler', async (req, reply) => {
     const s = started.get(req);
     if (!s) return;
-    s.route = routeOf(req);
-    m.inFlight.inc({ route: s.route });
+    const route = routeOf(req);
+    s.route = route;
+    m.inFlight.inc({ route });
+    // 'close' comes when the answer is sent and also when the caller hangs up first (onResponse
+    // does not run then), so an abandoned long-poll is no longer counted as a waiter.
+    reply.raw.once('close', () => m.inFlight.dec({ route }));
   });
   app.addHook('onResponse', async (req, reply) => {
     const s = started.get(req);
     if (!s) return;
     const route = s.route || routeOf(req);
-    if (s.route) m.inFlight.dec({ route });
     m.requests.inc({ route, status: String(reply.statusCode) });
     m.duration.observe({ route }, Number(process.hrtime.bigint() - s.at) / 1e9);
   });

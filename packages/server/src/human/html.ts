@@ -1,4 +1,4 @@
-import type { ActionClass } from '@finance-desk/protocol';
+import { ACTION_CLASS, type ActionClass } from '@finance-desk/protocol';
 import type { ChainStatus } from './console-data.js';
 import type { HumanSession } from './sessions.js';
 
@@ -44,13 +44,13 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
 
 /** What each class of act does, in the words an owner would use. */
 export const ACT_TITLES: Readonly<Record<ActionClass, string>> = {
-  'books.payroll_sign': 'Sign a pay run',
-  'books.tax_sign_lodge': 'Sign and lodge a business activity statement (BAS)',
-  'books.bill_schedule_run': 'Release a scheduled payment run',
-  'books.invoice_chase_step': 'Escalate dunning on an unpaid invoice',
-  'books.onboarding_advance': 'Issue an employment contract',
-  'books.match_hold_resolve': 'Resolve a held bank-feed match',
-  'books.bill_approve': 'Approve a held bill for payment',
+  [ACTION_CLASS.payrollSign]: 'Sign a pay run',
+  [ACTION_CLASS.taxSignLodge]: 'Sign and lodge a business activity statement (BAS)',
+  [ACTION_CLASS.billScheduleRun]: 'Release a scheduled payment run',
+  [ACTION_CLASS.invoiceChaseStep]: 'Escalate dunning on an unpaid invoice',
+  [ACTION_CLASS.onboardingAdvance]: 'Issue an employment contract',
+  [ACTION_CLASS.matchHoldResolve]: 'Resolve a held bank-feed match',
+  [ACTION_CLASS.billApprove]: 'Approve a held bill for payment',
 };
 
 /** `2025-06-01 14:03 UTC` inside a <time>; the script re-renders it in the reader's zone. */

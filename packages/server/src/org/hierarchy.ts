@@ -1,4 +1,4 @@
-import { ACTION_CLASSES, methods, TIER_SCOPES, TIERS, type ActionClass, type Scope, type Tier, type UserRole } from '@finance-desk/protocol';
+import { ACTION_CLASS, ACTION_CLASSES, methods, TIER_SCOPES, TIERS, type ActionClass, type Scope, type Tier, type UserRole } from '@finance-desk/protocol';
 import { formatCents } from '../money.js';
 import { hasDecisionRights, loadPolicy, mayDecide, type Policy } from '../governance/policy.js';
 import type { Queryable } from '../storage/types.js';
@@ -37,13 +37,13 @@ interface KeyCount {
 /** When a human decision is needed for each class: the seed §3 table with this policy's floors. */
 function humanNeeded(c: ActionClass, p: Policy): string {
   const texts: Record<ActionClass, string> = {
-    'books.payroll_sign': 'always: signing a drafted pay run',
-    'books.tax_sign_lodge': 'always: signing and lodging a prepared BAS',
-    'books.bill_schedule_run': 'always: releasing a payment run',
-    'books.invoice_chase_step': 'chase step 2 or more (dunning escalation); step 1 runs at once',
-    'books.onboarding_advance': 'the contract step of onboarding',
-    'books.match_hold_resolve': `a held bank-feed match above the materiality floor (${formatCents(p.materialityFloorCents)})`,
-    'books.bill_approve':
+    [ACTION_CLASS.payrollSign]: 'always: signing a drafted pay run',
+    [ACTION_CLASS.taxSignLodge]: 'always: signing and lodging a prepared BAS',
+    [ACTION_CLASS.billScheduleRun]: 'always: releasing a payment run',
+    [ACTION_CLASS.invoiceChaseStep]: 'chase step 2 or more (dunning escalation); step 1 runs at once',
+    [ACTION_CLASS.onboardingAdvance]: 'the contract step of onboarding',
+    [ACTION_CLASS.matchHoldResolve]: `a held bank-feed match above the materiality floor (${formatCents(p.materialityFloorCents)})`,
+    [ACTION_CLASS.billApprove]:
       `a bill held under PB-B1: BANK_DETAILS_CHANGED, ABOVE_FLOOR (total above ${formatCents(p.billApprovalFloorCents)}) or NEW_PAYEE`,
   };
   return texts[c];

@@ -1,5 +1,5 @@
-import type { reconciliation, TaxCode } from '@finance-desk/protocol';
-import { events } from '@finance-desk/protocol';
+import type { TaxCode } from '@finance-desk/protocol';
+import { events, reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
@@ -27,7 +27,7 @@ function heldRefusal(line: LineRow) {
   return conflict(
     `bank line ${line.id} is held for a human decision (${Number(line.held_amount_cents ?? 0)} cents to ` +
       `${line.held_kind ?? ''} ${line.held_target_id ?? ''}, above the materiality floor); it cannot be recoded. ` +
-      'Only books.matchHoldResolve with a human approval (approvalId or signatureToken for books.match_hold_resolve) releases it',
+      `Only ${reconciliation.matchHoldResolve.name} with a human approval (approvalId or signatureToken for ${reconciliation.matchHoldResolve.actionClass}) releases it`,
   );
 }
 
