@@ -19,13 +19,26 @@ export function servedArtifact(file: string): RenderedArtifact {
   return a;
 }
 
-/** `GET /api/v1/artifacts`: each artifact's name, path and SHA-256, so a client refetches only on change. */
-export function artifactsIndexBody(): string {
+/** The checkpoint signer's public side per database's server (startServer sets it; issue 13 item 6). */
+const verifierKeys = new WeakMap<object, { readonly keyName: string; readonly verifierKey: string }>();
+
+export function setCheckpointVerifier(db: object, key: { readonly keyName: string; readonly verifierKey: string }): void {
+  verifierKeys.set(db, key);
+}
+
+/**
+ * `GET /api/v1/artifacts`: each artifact's name, path and SHA-256, so a client refetches only on
+ * change; and, when checkpoints are signed, the verifier key and this organisation's log origin,
+ * so an auditor can check any checkpoint (give them the key through another channel too).
+ */
+export function artifactsIndexBody(db: object, orgId: string): string {
+  const signer = verifierKeys.get(db);
+  const checkpoints = signer ? { keyName: signer.keyName, verifierKey: signer.verifierKey, origin: `${signer.keyName}/${orgId}` } : null;
   const artifacts = [...servedArtifacts().values()].map((a) => ({
     name: a.file,
     path: `/api/v1/${ARTIFACTS_READ}/${a.file}`,
     sha256: a.sha256,
     bytes: Buffer.byteLength(a.text, 'utf8'),
   }));
-  return `${JSON.stringify({ artifacts })}\n`;
+  return `${JSON.stringify({ artifacts, checkpoints })}\n`;
 }

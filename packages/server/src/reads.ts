@@ -114,6 +114,6 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.orgAgents, async (q, { db, principal }) => orgAgents(db.reader, principal.orgId, q)),
   bindRead(readSpecs.orgKeys, async (q, { db, principal }) => orgKeys(db.reader, principal.orgId, q)),
   // Issue 11 item 2: the API described from its declarations (artifacts.ts); one read per artifact.
-  bindRead(artifactsIndex, async () => new RawJson(artifactsIndexBody())),
+  bindRead(artifactsIndex, async (_q, { db, principal }) => new RawJson(artifactsIndexBody(db, principal.orgId))),
   ...artifactReads.map(({ file, spec }) => bindRead(spec, async () => new RawJson(servedArtifact(file).text))),
 ];

@@ -7,6 +7,7 @@ import { FileLodgementSink, Lodgements, type LodgementSink } from './adapters/lo
 import { confirmBasLodged } from './domain/tax/lodged.js';
 import { clockOf, setClock } from './clock.js';
 import { checkpointSweep, signerFrom } from './ledger/checkpoints.js';
+import { setCheckpointVerifier } from './artifacts.js';
 import { DEFAULT_AI_CONFIG, DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
@@ -79,6 +80,7 @@ export async function startServer(
   purge.unref();
   // Signed checkpoints (issue 13 item 6): a sweep off the request path signs every head that is due.
   const signer = config.checkpoint ? signerFrom(config.checkpoint.keyName, config.checkpoint.seed) : null;
+  if (signer) setCheckpointVerifier(db, { keyName: signer.name, verifierKey: signer.vkey });
   let checkpointTimer: NodeJS.Timeout | null = null;
   if (signer && config.checkpoint) {
     const policy = { everyEvents: config.checkpoint.everyEvents, everyMs: config.checkpoint.everyMs };

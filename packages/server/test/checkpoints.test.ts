@@ -106,6 +106,38 @@ describe.each(engines)('signed checkpoints on %s (issue 13 item 6)', (engine) =>
   });
 });
 
+describe('a server that signs checkpoints (issue 13 item 6)', () => {
+  it('publishes its verifier key and the log origin in GET artifacts, and its sweep signs heads as they become due', async () => {
+    const t = await startTestServer('sqlite', { checkpoint: { keyName: 'books.test', seed: SEED, everyEvents: 2, everyMs: 1000 } });
+    try {
+      const org = await t.org();
+      const index = await t.get(org.keys.observer, 'artifacts');
+      expect(index.body.checkpoints).toEqual({ keyName: 'books.test', verifierKey: signer.vkey, origin: `books.test/${org.orgId}` });
+      await t.post(org.keys.agent, 'board.createTask', { title: 'one' });
+      await t.post(org.keys.agent, 'board.createTask', { title: 'two' });
+      let signed: Awaited<ReturnType<typeof listCheckpoints>> = [];
+      for (let i = 0; i < 60 && signed.length === 0; i += 1) {
+        await new Promise((r) => setTimeout(r, 100));
+        signed = await listCheckpoints(t.db.reader, org.orgId, 0, 10);
+      }
+      expect(signed.length).toBeGreaterThanOrEqual(1);
+      expect(await verifyExtends(t.db, org.orgId, signed[0]?.note ?? '', index.body.checkpoints.verifierKey, 'books.test')).toMatchObject({ ok: true });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('says null when it signs none', async () => {
+    const t = await startTestServer('sqlite');
+    try {
+      const org = await t.org();
+      expect((await t.get(org.keys.observer, 'artifacts')).body.checkpoints).toBeNull();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('checkpoint commands (issue 13 item 6)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fd-checkpoint-cli-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

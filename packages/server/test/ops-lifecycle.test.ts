@@ -3,6 +3,7 @@
  * naming it, and an orderly shutdown under load (late arrivals get the error frame, acknowledged
  * writes are all on the ledger, the process exits by itself within its bound).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -205,6 +206,40 @@ describe('a long-polling approval.wait (issue 13 item 3)', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     await t.close();
   }, 30_000);
+});
+
+describe('npm start (issue 13 item 3)', () => {
+  it('passes SIGTERM to the server: it shuts down and frees its port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fd-npmstart-'));
+    const [port] = await freePorts(1);
+    const root = new URL('../../../', import.meta.url).pathname;
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'fd.db')}`, PORT: String(port), LOG_LEVEL: 'warn', EMAIL_OUTBOX_DIR: join(dir, 'out') },
+      stdio: 'ignore',
+    });
+    try {
+      let up = false;
+      for (let i = 0; i < 300 && !up; i += 1) {
+        up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+        if (!up) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(up).toBe(true);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      await exited;
+      // The server itself is gone, not only npm: nothing answers on its port.
+      let answered = true;
+      for (let i = 0; i < 50 && answered; i += 1) {
+        answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
+        if (answered) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(answered).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('SIGTERM under write load (issue 13 item 3)', () => {

@@ -56,9 +56,14 @@ export const artifactsIndex = read({
   scope: 'org.read',
   summary:
     'The machine-readable artifacts of this API: for each, its name, path (GET it with the same key) and the SHA-256 of its bytes, ' +
-    'so a client fetches a description again only when it changed.',
+    'so a client fetches a description again only when it changed; and `checkpoints`: when the server signs checkpoints of each chain, ' +
+    'the key name, the C2SP verifier key and this organisation\'s log origin (null otherwise).',
   query: z.strictObject({}),
-  result: z.object({ artifacts: z.array(z.object({ name: z.string(), path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int() })) }),
+  result: z.object({
+    artifacts: z.array(z.object({ name: z.string(), path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int() })),
+    /** Signed checkpoints (issue 13 item 6): the C2SP verifier key and this organisation's log origin; null when the server signs none. */
+    checkpoints: z.object({ keyName: z.string(), verifierKey: z.string(), origin: z.string() }).nullable(),
+  }),
 });
 
 /** One GET read per artifact, `artifacts/<file>`, with the file it serves. */

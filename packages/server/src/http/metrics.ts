@@ -69,6 +69,17 @@ export function createMetrics(db: Database): Metrics {
       this.set({ state: 'undeliverable' }, backlog.undeliverable);
     },
   });
+  // SQLite's group commit (storage/sqlite.ts): how many units of work share each commit.
+  const grouped = db as { observeCommits?: (fn: (units: number) => void) => void };
+  if (grouped.observeCommits) {
+    const batches = new Histogram({
+      name: 'fd_group_commit_units',
+      help: 'Units of work (writes) per SQLite group commit.',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+      registers: [registry],
+    });
+    grouped.observeCommits((units) => batches.observe(units));
+  }
   const pool = (db as { pool?: { totalCount: number; idleCount: number; waitingCount: number } }).pool;
   if (pool) {
     new Gauge({

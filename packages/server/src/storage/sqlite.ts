@@ -139,9 +139,17 @@ export class SqliteDatabase implements Database {
     });
   }
 
+  /** Called with the number of units in each group commit (metrics: fd_group_commit_units). */
+  private commitObserver: ((units: number) => void) | null = null;
+
+  observeCommits(fn: (units: number) => void): void {
+    this.commitObserver = fn;
+  }
+
   private async flush(): Promise<void> {
     this.running = true;
     const batch = this.queue.splice(0, this.batchJobsMax);
+    this.commitObserver?.(batch.length);
     const exec = (sql: string) => this.writer.raw.exec(sql);
     let outcomes: Outcome[] = [];
     try {
