@@ -141,6 +141,21 @@ function urlSetting(schemes: readonly string[], fallback: string | null) {
     });
 }
 
+/** A secret: unset is null; a bad value is refused without echoing it. */
+function secretSetting(valid: (value: string) => boolean, message: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return null;
+      if (!valid(String(raw))) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return String(raw);
+    });
+}
+
 const flag = z
   .string()
   .optional()
@@ -175,33 +190,14 @@ const envSchema = z.object({
   PAYMENTS_OUTBOX_DIR: text(DEFAULT_PAYMENTS_OUTBOX_DIR, 4096),
   LODGEMENT_OUTBOX_DIR: text(DEFAULT_LODGEMENT_OUTBOX_DIR, 4096),
   COOKIE_SECURE: flag,
-  METRICS_TOKEN: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (unset(raw)) return null;
-      const token = String(raw);
-      if (!/^[\x21-\x7e]{24,256}$/.test(token)) {
-        // Never echoed: it is a secret.
-        ctx.addIssue({ code: 'custom', message: 'must be 24 to 256 printable ASCII characters with no spaces (a long random token)' });
-        return z.NEVER;
-      }
-      return token;
-    }),
-  CHECKPOINT_SIGNING_KEY: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (unset(raw)) return null;
-      const seed = String(raw);
-      const bytes = Buffer.from(seed, 'base64');
-      if (bytes.length !== 32 || bytes.toString('base64') !== seed) {
-        // Never echoed: it is a secret.
-        ctx.addIssue({ code: 'custom', message: 'must be the base64 of a 32-byte Ed25519 seed (finance-desk checkpoint keygen)' });
-        return z.NEVER;
-      }
-      return seed;
-    }),
+  METRICS_TOKEN: secretSetting(
+    (token) => /^[\x21-\x7e]{24,256}$/.test(token),
+    'must be 24 to 256 printable ASCII characters with no spaces (a long random token)',
+  ),
+  CHECKPOINT_SIGNING_KEY: secretSetting((seed) => {
+    const bytes = Buffer.from(seed, 'base64');
+    return bytes.length === 32 && bytes.toString('base64') === seed;
+  }, 'must be the base64 of a 32-byte Ed25519 seed (finance-desk checkpoint keygen)'),
   CHECKPOINT_KEY_NAME: z
     .string()
     .optional()

@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowHashInputWithPayload, sha256Hex } from '@finance-desk/protocol';
 import { checkpointNow, signerFrom } from '../src/ledger/checkpoints.js';
 import { writeAuditPack } from '../src/ops/audit-pack.js';
 import { TarGzWriter } from '../src/ops/tar.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { decide, freshKey, heldAndRequested, sentInvoice } from './signature-helpers.js';
+import { rewriteHistory } from './tamper-helpers.js';
 
 const signer = signerFrom('books.audit.test', Buffer.alloc(32, 9).toString('base64'));
 
@@ -103,7 +103,7 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
 
   it('a history rewritten and re-hashed before packing passes the chain check but not the old checkpoint the auditor holds', async () => {
     const seq = 3;
-    await rehash(t, org.orgId, seq, 'Harbour Cafe', 'Harbour Caff');
+    await rewriteHistory(t, org.orgId, seq, 'Harbour Cafe', 'Harbour Caff');
     try {
       const { out } = await pack('rewritten');
       const folder = unpack(out, mkdtempSync(join(dir, 'z-')));
@@ -116,7 +116,7 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
       // This forger did not also rewrite the ledger ids journals and approvals carry: those are caught too.
       expect(failed.filter((c) => c.name !== 'checkpoint').every((c) => /is not an event of the chain|does not record this SHA-256/.test(c.detail))).toBe(true);
     } finally {
-      await rehash(t, org.orgId, seq, 'Harbour Caff', 'Harbour Cafe');
+      await rewriteHistory(t, org.orgId, seq, 'Harbour Caff', 'Harbour Cafe');
     }
   });
 
@@ -152,22 +152,4 @@ function writeNote(dir: string, name: string, note: string): string {
   const path = join(dir, name);
   writeFileSync(path, note);
   return path;
-}
-
-/** An insider's rewrite: change a row's payload and re-hash every row after it, and the head. */
-async function rehash(t: TestServer, orgId: string, seq: number, from: string, to: string): Promise<void> {
-  await t.db.write(async (tx) => {
-    const rows = await tx.all<{ seq: number; family: string; kind: string; entity_id: string; actor: string; at: string; payload: string; prev_hash: string }>(
-      'SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash FROM events WHERE org_id = ? AND seq >= ? ORDER BY seq',
-      [orgId, seq],
-    );
-    let prev = rows[0]?.prev_hash ?? '';
-    for (const r of rows) {
-      const payload = Number(r.seq) === seq ? r.payload.split(from).join(to) : r.payload;
-      const hash = sha256Hex(rowHashInputWithPayload(prev, { seq: Number(r.seq), family: r.family, kind: r.kind, entity_id: r.entity_id, actor: r.actor, at: r.at }, payload));
-      await tx.run('UPDATE events SET payload = ?, prev_hash = ?, row_hash = ? WHERE org_id = ? AND seq = ?', [payload, prev, hash, orgId, r.seq]);
-      prev = hash;
-    }
-    await tx.run('UPDATE org_heads SET row_hash = ? WHERE org_id = ?', [prev, orgId]);
-  });
 }

@@ -7,32 +7,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCheckpoint, rowHashInputWithPayload, sha256Hex } from '@finance-desk/protocol';
+import { openCheckpoint } from '@finance-desk/protocol';
 import { checkpointNow, checkpointSweep, listCheckpoints, signerFrom, verifyExtends } from '../src/ledger/checkpoints.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, freshDatabaseUrl, runCli, startTestServer, type TestServer } from './harness.js';
+import { rewriteHistory } from './tamper-helpers.js';
 
 const SEED = Buffer.alloc(32, 42).toString('base64');
 const signer = signerFrom('books.test', SEED);
-
-/** What an insider with write access to the database could do: change a row, then re-hash every row after it. */
-async function rewriteHistory(t: TestServer, orgId: string, seq: number, from: string, to: string): Promise<void> {
-  await t.db.write(async (tx) => {
-    const rows = await tx.all<{ seq: number; family: string; kind: string; entity_id: string; actor: string; at: string; payload: string; prev_hash: string }>(
-      'SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash FROM events WHERE org_id = ? AND seq >= ? ORDER BY seq',
-      [orgId, seq],
-    );
-    let prev = rows[0]?.prev_hash ?? '';
-    for (const r of rows) {
-      const payload = Number(r.seq) === seq ? r.payload.replace(from, to) : r.payload;
-      const hash = sha256Hex(rowHashInputWithPayload(prev, { seq: Number(r.seq), family: r.family, kind: r.kind, entity_id: r.entity_id, actor: r.actor, at: r.at }, payload));
-      await tx.run('UPDATE events SET payload = ?, prev_hash = ?, row_hash = ? WHERE org_id = ? AND seq = ?', [payload, prev, hash, orgId, r.seq]);
-      prev = hash;
-    }
-    await tx.run('UPDATE org_heads SET row_hash = ? WHERE org_id = ?', [prev, orgId]);
-  });
-}
 
 describe.each(engines)('signed checkpoints on %s (issue 13 item 6)', (engine) => {
   let t: TestServer;

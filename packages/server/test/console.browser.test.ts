@@ -1,8 +1,5 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { hasChromium, launchChromium, screenshotPath, warnIfNoChromium } from './browser-helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { startTestServer, type TestServer } from './harness.js';
@@ -11,30 +8,8 @@ import { startTestServer, type TestServer } from './harness.js';
  * The approval console in a real browser (issue 3): Debian's Chromium driven by playwright-core.
  * SQLite only: the HTTP tests already cover both engines; this one checks what a person sees.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `[finance-desk tests] console browser test SKIPPED: ${CHROMIUM} not found (apt-get install chromium).`,
-  );
-}
-
-// The committed screenshot is refreshed only on request (UPDATE_SCREENSHOTS=1), so a test run
-// leaves the work tree clean; otherwise it goes to the temp directory and is still taken.
-const SCREENSHOT =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/console-inbox.png')
-    : resolve(tmpdir(), `fd-console-inbox-${process.pid}.png`);
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+warnIfNoChromium('console browser test');
+const SCREENSHOT = screenshotPath('console-inbox.png');
 
 /** The agent's side: invoice drafted and sent, reminder 1, step 2 held, approval.request filed. */
 async function heldChase(t: TestServer, org: CreatedOrg) {
@@ -63,24 +38,16 @@ async function heldChase(t: TestServer, org: CreatedOrg) {
 
 describe.skipIf(!hasChromium)('approval console in Chromium (sqlite)', () => {
   let t: TestServer;
-  let profile: string;
   let browser: BrowserContext;
+  let closeBrowser: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     t = await startTestServer('sqlite');
-    // A fresh profile each run: no cookies or cache from anything else.
-    profile = mkdtempSync(join(tmpdir(), 'fd-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1000, height: 800 },
-    });
+    ({ browser, close: closeBrowser } = await launchChromium({ width: 1000, height: 800 }));
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser?.();
     await t?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('a person signs in, sees the held chase step with its summary, approves it; the agent retry completes', async () => {

@@ -1,9 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { books } from '@finance-desk/protocol';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { hasChromium, launchChromium, screenshotPath, warnIfNoChromium } from './browser-helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_PATHS } from '../src/http/docs-route.js';
 import { startTestServer, type TestServer } from './harness.js';
@@ -14,47 +11,21 @@ import { startTestServer, type TestServer } from './harness.js';
  * test server is aborted and recorded: the page must render the methods with none, and with no
  * Content-Security-Policy violation. SQLite only: nothing here touches the database.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(`[finance-desk tests] /docs browser test SKIPPED: ${CHROMIUM} not found (apt-get install chromium).`);
-}
-
-// As the console's: the committed screenshot is refreshed only with UPDATE_SCREENSHOTS=1.
-const SCREENSHOT =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/api-reference.png')
-    : resolve(tmpdir(), `fd-api-reference-${process.pid}.png`);
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+warnIfNoChromium('/docs browser test');
+const SCREENSHOT = screenshotPath('api-reference.png');
 
 describe.skipIf(!hasChromium)('/docs API reference in Chromium (sqlite)', () => {
   let t: TestServer;
-  let profile: string;
   let browser: BrowserContext;
+  let closeBrowser: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     t = await startTestServer('sqlite');
-    profile = mkdtempSync(join(tmpdir(), 'fd-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
+    ({ browser, close: closeBrowser } = await launchChromium({ width: 1280, height: 900 }));
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser?.();
     await t?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('renders the methods offline: no request leaves the machine, no CSP violation, no error', async () => {

@@ -48,6 +48,15 @@ describe('configuration (issue 13 item 3)', () => {
     ]);
   });
 
+  it('never echoes a secret it refuses', () => {
+    const p = problems({ METRICS_TOKEN: 'short-secret', CHECKPOINT_SIGNING_KEY: 'not-a-seed-secret' });
+    expect(p).toEqual([
+      'METRICS_TOKEN: must be 24 to 256 printable ASCII characters with no spaces (a long random token)',
+      'CHECKPOINT_SIGNING_KEY: must be the base64 of a 32-byte Ed25519 seed (finance-desk checkpoint keygen)',
+    ]);
+    expect(p.join(' ')).not.toMatch(/short-secret|not-a-seed-secret/);
+  });
+
   it('never echoes a URL, which may carry a password', () => {
     const p = problems({ DATABASE_URL: 'mysql://root:hunter2@db/x', REDIS_URL: 'http://:s3cret@r' });
     expect(p).toEqual(['DATABASE_URL: must be a sqlite: or postgres: or postgresql: URL', 'REDIS_URL: must be a redis: or rediss: URL']);

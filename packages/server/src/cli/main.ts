@@ -397,10 +397,7 @@ function program(): Command {
     .option('--dir <dir>', 'a new or empty directory (default export-<slug>-<from>-<to>)')
     .option('--json', 'print JSON')
     .action(async (o: { org: string; from: string; to: string; dir?: string; json?: boolean }) => {
-      for (const [flag, value] of [['--from', o.from], ['--to', o.to]] as const) {
-        if (!isCalendarDate(value)) throw new CliFailure(`${flag}: must be a date YYYY-MM-DD, got "${value.slice(0, 40)}"`, 2);
-      }
-      if (o.to < o.from) throw new CliFailure(`--to: must be on or after --from (${o.from})`, 2);
+      checkPeriodFlags(o);
       const dir = o.dir ?? `export-${o.org}-${o.from}-${o.to}`;
       const report = await withDb(async (db) => {
         const org = await orgBySlug(db.reader, o.org);
@@ -449,10 +446,7 @@ function program(): Command {
     .option('--out <file>', 'the archive to write (default audit-pack-<slug>-<from>-<to>.tar.gz)')
     .option('--json', 'print JSON')
     .action(async (o: { org: string; from: string; to: string; out?: string; json?: boolean }) => {
-      for (const [flag, value] of [['--from', o.from], ['--to', o.to]] as const) {
-        if (!isCalendarDate(value)) throw new CliFailure(`${flag}: must be a date YYYY-MM-DD, got "${value.slice(0, 40)}"`, 2);
-      }
-      if (o.to < o.from) throw new CliFailure(`--to: must be on or after --from (${o.from})`, 2);
+      checkPeriodFlags(o);
       const c = loadConfig().checkpoint;
       const vkey = c ? signerFrom(c.keyName, c.seed).vkey : null;
       const out = o.out ?? `audit-pack-${o.org}-${o.from}-${o.to}.tar.gz`;
@@ -497,6 +491,14 @@ function program(): Command {
       throw new CliFailure('', 1);
     });
   return cli;
+}
+
+/** `--from` and `--to`: calendar dates, in order; a refusal names the flag. */
+function checkPeriodFlags(o: { from: string; to: string }): void {
+  for (const [flag, value] of [['--from', o.from], ['--to', o.to]] as const) {
+    if (!isCalendarDate(value)) throw new CliFailure(`${flag}: must be a date YYYY-MM-DD, got "${value.slice(0, 40)}"`, 2);
+  }
+  if (o.to < o.from) throw new CliFailure(`--to: must be on or after --from (${o.from})`, 2);
 }
 
 /** The signer CHECKPOINT_SIGNING_KEY configures, or a refusal naming the setting. */
