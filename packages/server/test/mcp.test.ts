@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
-import { engines, freshDatabaseUrl, runCli, testConfig, uniqueName } from './harness.js';
+import { engines, freshDatabaseUrl, runCli, startTestServer, testConfig, uniqueName } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
 const TRANSPORTS = ['stdio', 'http'] as const;
@@ -322,6 +322,30 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       });
       expect(huge.status).toBe(400);
       expect(await huge.json()).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^body: larger than the limit/) } });
+    });
+
+    it('takes one token of the key\'s budget per request: a flood of tools/list is RATE_LIMITED with the API\'s frame', async () => {
+      const limited = await startTestServer(engine, { ratePerSecond: 1, rateBurst: 3 });
+      try {
+        const o = await limited.org();
+        const headers = { authorization: `Bearer ${o.keys.agent}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+        const statuses: number[] = [];
+        let refused: unknown = null;
+        for (let i = 0; i < 6; i += 1) {
+          const res = await fetch(`${limited.url}/mcp`, { method: 'POST', headers, body });
+          statuses.push(res.status);
+          if (res.status === 429) {
+            expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+            refused = await res.json();
+          } else await res.text();
+        }
+        expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+        expect(statuses).toContain(429);
+        expect(refused).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' } });
+      } finally {
+        await limited.close();
+      }
     });
   });
 });

@@ -84,6 +84,19 @@ function nameOf(req: FastifyRequest): string {
   return decodeURIComponent(path.slice(API_PREFIX.length));
 }
 
+/** One token of the key's budget, with the RateLimit headers; RATE_LIMITED with Retry-After when spent (D10). */
+export async function takeRate(limiter: RateLimiter, principal: Principal, reply: FastifyReply, metrics: Metrics): Promise<void> {
+  const rate = await limiter.take(principal.credentialId);
+  reply.header('RateLimit-Limit', rate.limit);
+  reply.header('RateLimit-Remaining', rate.remaining);
+  reply.header('RateLimit-Reset', rate.resetSeconds);
+  if (!rate.allowed) {
+    metrics.rateLimited.inc();
+    reply.header('Retry-After', rate.retryAfterSeconds);
+    fail('RATE_LIMITED', `rate limit exceeded for this key; retry in ${rate.retryAfterSeconds} seconds`);
+  }
+}
+
 /** D1 order, first half (before the body is read): credential → rate limit → name → exists → scope. */
 async function gate(
   req: FastifyRequest,
@@ -94,15 +107,7 @@ async function gate(
 ): Promise<void> {
   const { principal } = await principalOf(db, req.headers.authorization);
 
-  const rate = await limiter.take(principal.credentialId);
-  reply.header('RateLimit-Limit', rate.limit);
-  reply.header('RateLimit-Remaining', rate.remaining);
-  reply.header('RateLimit-Reset', rate.resetSeconds);
-  if (!rate.allowed) {
-    metrics.rateLimited.inc();
-    reply.header('Retry-After', rate.retryAfterSeconds);
-    fail('RATE_LIMITED', `rate limit exceeded for this key; retry in ${rate.retryAfterSeconds} seconds`);
-  }
+  await takeRate(limiter, principal, reply, metrics);
 
   let name: string;
   try {
@@ -399,7 +404,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.register(consolePlugin, { db, cookieSecure: options.cookieSecure ?? false });
   // Registered before the key pipeline's wildcard: the one route whose credential is a pairing code.
   registerPairRoute(app, { db, rate: options.pairRate, paramsOf });
-  registerMcpRoute(app, { db });
+  registerMcpRoute(app, { db, takeRate: (principal, reply) => takeRate(rateLimiter, principal, reply, metrics) });
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',

@@ -1,6 +1,7 @@
 import { FinanceDesk } from '@finance-desk/client';
 import { handleMcpHttp } from '@finance-desk/mcp';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Principal } from '../principal.js';
 import { principalOf } from './bearer.js';
 import type { Database } from '../storage/types.js';
 
@@ -48,12 +49,18 @@ function injectFetch(app: FastifyInstance): typeof fetch {
  * key every tool call uses, so MCP can do exactly what that key can do over HTTP. Bodies are
  * bounded by the app's bodyLimit, as the API's are.
  */
-export function registerMcpRoute(app: FastifyInstance, o: { db: Database }): void {
+export function registerMcpRoute(
+  app: FastifyInstance,
+  o: { db: Database; takeRate: (principal: Principal, reply: FastifyReply) => Promise<void> },
+): void {
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
     handler: async (req, reply) => {
-      const { token } = await principalOf(o.db, req.headers.authorization);
+      const { principal, token } = await principalOf(o.db, req.headers.authorization);
+      // Each MCP request takes one token of the key's budget (so listing tools cannot be
+      // flooded), and each tool call's API call takes its own, as over HTTP.
+      await o.takeRate(principal, reply);
       // No retries in process: a RATE_LIMITED or 503 answer goes back to the model as it came.
       const desk = new FinanceDesk({ baseUrl: IN_PROCESS_BASE, apiKey: token, fetch: injectFetch(app), maxRetries: 0 });
       const headers = new Headers();
