@@ -90,88 +90,64 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 const unset = (v: unknown): boolean => v === undefined || v === '';
 
-function intSetting(min: number, max: number, fallback: number) {
+/** What a setting's check says of a value: the parsed value, or the problem (no `got` for secrets). */
+type Checked<T> = { readonly value: T } | { readonly problem: string };
+
+/**
+ * One environment setting: unset (or empty) is `fallback`; otherwise `check` parses the text or
+ * names the problem, which becomes the ConfigError's `NAME: problem`.
+ */
+function setting<T, F = T>(fallback: F, check: (text: string) => Checked<T>): z.ZodPipe<z.ZodOptional<z.ZodString>, z.ZodTransform<T | F, string | undefined>> {
   return z
     .string()
     .optional()
-    .transform((raw, ctx) => {
+    .transform((raw, ctx): T | F => {
       if (unset(raw)) return fallback;
-      const text = String(raw);
-      if (!/^\d{1,16}$/.test(text) || Number(text) < min || Number(text) > max) {
-        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}, got "${text.slice(0, 40)}"` });
-        return z.NEVER;
-      }
-      return Number(text);
+      const checked = check(String(raw));
+      if ('value' in checked) return checked.value;
+      ctx.addIssue({ code: 'custom', message: checked.problem });
+      return z.NEVER;
     });
 }
+
+const got = (text: string) => `got "${text.slice(0, 40)}"`;
+
+const intSetting = (min: number, max: number, fallback: number) =>
+  setting(fallback, (text) =>
+    /^\d{1,16}$/.test(text) && Number(text) >= min && Number(text) <= max
+      ? { value: Number(text) }
+      : { problem: `must be an integer from ${min} to ${max}, ${got(text)}` },
+  );
 
 function oneOf<const T extends readonly string[]>(values: T, fallback: T[number], fold: (v: string) => string = (v) => v) {
-  return z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (unset(raw)) return fallback;
-      const v = fold(String(raw));
-      if (!(values as readonly string[]).includes(v)) {
-        ctx.addIssue({ code: 'custom', message: `must be one of ${values.join(', ')}, got "${String(raw).slice(0, 40)}"` });
-        return z.NEVER;
-      }
-      return v as T[number];
-    });
+  return setting(fallback, (text): Checked<T[number]> => {
+    const v = fold(text);
+    return (values as readonly string[]).includes(v) ? { value: v as T[number] } : { problem: `must be one of ${values.join(', ')}, ${got(text)}` };
+  });
 }
 
-function urlSetting(schemes: readonly string[], fallback: string | null) {
-  return z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (unset(raw)) return fallback;
-      const text = String(raw);
-      let scheme: string | null = null;
-      try {
-        scheme = new URL(text).protocol.replace(/:$/, '');
-      } catch {
-        // `sqlite:relative/path` parses as a URL; a bare word does not.
-      }
-      if (scheme === null || !schemes.includes(scheme)) {
-        ctx.addIssue({ code: 'custom', message: `must be a ${schemes.map((s) => `${s}:`).join(' or ')} URL` });
-        return z.NEVER;
-      }
-      return text;
-    });
-}
-
-/** A secret: unset is null; a bad value is refused without echoing it. */
-function secretSetting(valid: (value: string) => boolean, message: string) {
-  return z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (unset(raw)) return null;
-      if (!valid(String(raw))) {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return String(raw);
-    });
-}
-
-const flag = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (unset(raw) || raw === '0') return false;
-    if (raw === '1') return true;
-    ctx.addIssue({ code: 'custom', message: `must be 1 or 0, got "${String(raw).slice(0, 40)}"` });
-    return z.NEVER;
+/** A URL of one of `schemes`; never echoed (it may carry a password). */
+const urlSetting = (schemes: readonly string[], fallback: string | null) =>
+  setting(fallback, (text) => {
+    let scheme: string | null = null;
+    try {
+      scheme = new URL(text).protocol.replace(/:$/, '');
+    } catch {
+      // `sqlite:relative/path` parses as a URL; a bare word does not.
+    }
+    return scheme !== null && schemes.includes(scheme) ? { value: text } : { problem: `must be a ${schemes.map((x) => `${x}:`).join(' or ')} URL` };
   });
 
+/** A secret: unset is null; a bad value is refused without echoing it. */
+const secretSetting = (valid: (value: string) => boolean, problem: string) =>
+  setting(null, (text) => (valid(text) ? { value: text } : { problem }));
+
+const flag = setting(false, (text) =>
+  text === '0' ? { value: false } : text === '1' ? { value: true } : { problem: `must be 1 or 0, ${got(text)}` },
+);
+
 const text = (fallback: string, max = 500) =>
-  z
-    .string()
-    .max(max, { error: `must be at most ${max} characters` })
-    .optional()
-    .transform((raw) => (unset(raw) ? fallback : String(raw)));
+  setting(fallback, (value) => (value.length <= max ? { value } : { problem: `must be at most ${max} characters` }));
 
 /** The environment's settings, each with its default (README "Configuration"). */
 const envSchema = z.object({
@@ -198,17 +174,11 @@ const envSchema = z.object({
     const bytes = Buffer.from(seed, 'base64');
     return bytes.length === 32 && bytes.toString('base64') === seed;
   }, 'must be the base64 of a 32-byte Ed25519 seed (finance-desk checkpoint keygen)'),
-  CHECKPOINT_KEY_NAME: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (unset(raw)) return 'finance-desk.invalid';
-      if (!/^[A-Za-z0-9][A-Za-z0-9.\-_/]{0,99}$/.test(String(raw))) {
-        ctx.addIssue({ code: 'custom', message: `must be 1 to 100 of letters, digits, . - _ / (e.g. books.example.com), got "${String(raw).slice(0, 40)}"` });
-        return z.NEVER;
-      }
-      return String(raw);
-    }),
+  CHECKPOINT_KEY_NAME: setting('finance-desk.invalid', (value) =>
+    /^[A-Za-z0-9][A-Za-z0-9.\-_/]{0,99}$/.test(value)
+      ? { value }
+      : { problem: `must be 1 to 100 of letters, digits, . - _ / (e.g. books.example.com), ${got(value)}` },
+  ),
   CHECKPOINT_EVERY_EVENTS: intSetting(1, 100_000_000, 1000),
   CHECKPOINT_EVERY_MS: intSetting(1000, 7 * 24 * 60 * 60 * 1000, 60 * 60 * 1000),
   AI_PROVIDER: oneOf(['grounded', 'openai'] as const, 'grounded'),
@@ -220,11 +190,12 @@ const envSchema = z.object({
   AI_TIMEOUT_MS: intSetting(1, 10 * 60 * 1000, DEFAULT_AI_CONFIG.timeoutMs),
 });
 
-type Env = z.output<typeof envSchema>;
+/** Every setting has a value after parsing (an unset one its fallback), so no key is optional. */
+type Env = { readonly [K in keyof z.output<typeof envSchema>]-?: Exclude<z.output<typeof envSchema>[K], undefined> };
 
 function parseEnv(env: NodeJS.ProcessEnv): Env {
   const parsed = envSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return parsed.data as Env;
   throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
 }
 

@@ -21,20 +21,15 @@ export const ATTEMPTS_MAX = 8;
 const UNDELIVERABLE = `((delivered_at IS NULL AND attempts >= ${ATTEMPTS_MAX}) OR (delivered_at IS NOT NULL AND last_error IS NOT NULL))`;
 
 /** What waits in an organisation's outbox (GET ops): still to be tried, and given up on. */
-export async function outboxCounts(q: Queryable, orgId: string): Promise<{ queued: number; undeliverable: number }> {
+/** What is still to deliver and what was given up on: one organisation's, or every one's (/metrics). */
+export async function outboxCounts(q: Queryable, orgId: string | null): Promise<{ queued: number; undeliverable: number }> {
+  const scope = orgId === null ? '' : 'org_id = ? AND ';
   const count = async (where: string) =>
-    Number((await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM outbox WHERE org_id = ? AND ${where}`, [orgId]))?.n ?? 0);
+    Number((await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM outbox WHERE ${scope}${where}`, orgId === null ? [] : [orgId]))?.n ?? 0);
   return {
     queued: await count(`delivered_at IS NULL AND attempts < ${ATTEMPTS_MAX}`),
     undeliverable: await count(UNDELIVERABLE),
   };
-}
-
-/** Every organisation's outbox, for /metrics (issue 13 item 2): still to deliver, and given up on. */
-export async function outboxBacklog(q: Queryable): Promise<{ queued: number; undeliverable: number }> {
-  const count = async (where: string) =>
-    Number((await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM outbox WHERE ${where}`, []))?.n ?? 0);
-  return { queued: await count(`delivered_at IS NULL AND attempts < ${ATTEMPTS_MAX}`), undeliverable: await count(UNDELIVERABLE) };
 }
 
 /**

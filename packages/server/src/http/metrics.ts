@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { outboxBacklog } from '../adapters/outbox.js';
+import { outboxCounts } from '../adapters/outbox.js';
 import type { Database } from '../storage/types.js';
 
 /**
@@ -64,7 +64,7 @@ export function createMetrics(db: Database): Metrics {
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const backlog = await outboxBacklog(db.reader);
+      const backlog = await outboxCounts(db.reader, null);
       this.set({ state: 'queued' }, backlog.queued);
       this.set({ state: 'undeliverable' }, backlog.undeliverable);
     },
