@@ -89,6 +89,9 @@ const SEED = new Set([
   'approval.request', 'board.createTask', 'board.claim',
 ]);
 const extensions = methods.filter((m) => !SEED.has(m.name)).map((m) => `\`${m.name}\``);
+const extendedParams = methods
+  .filter((m) => SEED.has(m.name) && m.extendedParams?.length)
+  .map((m) => `\`${m.name}\` (${m.extendedParams.map((p) => `\`${p}\``).join(', ')})`);
 const out = [
   '# Methods',
   '',
@@ -101,6 +104,9 @@ const out = [
   '',
   `Methods beyond the seed's list (extensions; the seed's own methods keep its names and meaning): ${extensions.join(', ')}.`,
   '',
+  ...(extendedParams.length
+    ? [`Optional params beyond the seed on the seed's own methods (extensions; leaving them out keeps the seed's behaviour): ${extendedParams.join('; ')}.`, '']
+    : []),
   '| method | scope | kind | action class |',
   '|---|---|---|---|',
   ...methods.map((m) => `| [\`${m.name}\`](#${m.name.replace(/\./g, '').toLowerCase()}) | ${m.scope} | ${m.kind} | ${m.actionClass ?? ''} |`),
@@ -116,6 +122,8 @@ const out = [
 ];
 for (const m of methods) {
   out.push(`## ${m.name}`, '', m.summary, '', `Scope \`${m.scope}\`, kind \`${m.kind}\`${m.actionClass ? `, action class \`${m.actionClass}\`` : ''}.`, '');
+  if (!SEED.has(m.name)) out.push('Extension beyond the seed: a method the seed does not name.', '');
+  else if (m.extendedParams?.length) out.push(`Extension beyond the seed: optional params ${m.extendedParams.map((p) => `\`${p}\``).join(', ')}.`, '');
   out.push('Params (JSON Schema):', '', fence(z.toJSONSchema(m.params, { io: 'input', unrepresentable: 'any' })), '');
   for (const ex of examples.get(m.name) ?? []) {
     out.push(`**${ex.note}** — \`POST /api/v1/${m.name}\``, '', fence({ params: ex.params }), '', `HTTP ${ex.status}`, '', fence(ex.body), '');

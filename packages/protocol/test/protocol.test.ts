@@ -422,3 +422,14 @@ describe('hardening found in review', () => {
     expect(verifyChain(rows)).toMatchObject({ ok: false, seq: 5, reason: 'prev_hash' });
   });
 });
+
+describe('extended params (issue 12: extensions are documented as such)', () => {
+  it('every param a declaration lists as beyond the seed is one of its declared params', async () => {
+    const { methods } = await import('../src/methods/index.js');
+    for (const m of methods) {
+      if (!m.extendedParams) continue;
+      const schema = z.toJSONSchema(m.params, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
+      for (const p of m.extendedParams) expect(Object.keys(schema.properties ?? {}), `${m.name}.${p}`).toContain(p);
+    }
+  });
+});

@@ -28,6 +28,11 @@ export interface MethodSpec<
   readonly result: R;
   /** Signature acts (D7): the action class a human approves. */
   readonly actionClass?: string;
+  /**
+   * Params this service adds to a method the seed names (issue 12: extensions are documented as
+   * such): docs/methods.md lists them per method, and a test checks each is a declared param.
+   */
+  readonly extendedParams?: readonly string[];
 }
 
 /**
