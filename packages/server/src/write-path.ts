@@ -2,7 +2,7 @@ import { canonicalJson, sha256Hex, type EventKindSpec, type JsonValue, type Meth
 import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
 import { appendEvent, lockHead, type Appended, type EventBody } from './ledger/append.js';
-import { clockOf, localDate, orgTimeZone } from './clock.js';
+import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
 import type { Capabilities, Database, Queryable, Tx } from './storage/types.js';
 
 /**
@@ -17,6 +17,11 @@ export interface Uow {
   readonly now: string;
   /** The organisation's local date at `now` (its time zone; clock.ts): what "today" means. */
   readonly today: string;
+  /**
+   * The organisation's lock date (issue 12 item 2), read in the unit's transaction: nothing posts
+   * on or before it (domain/gl/periods.ts); null when no owner has set one.
+   */
+  readonly lockDate: string | null;
   /**
    * Append the call's one event: its declaration (protocol `events.*`, which gives family and
    * kind) and its entity and payload, the payload typed by the declaration's schema.
@@ -92,13 +97,18 @@ async function unitOfWork<R extends WriteResult, E>(
     if (early !== undefined) return { early };
     let emitted = 0;
     const now = clockOf(db)();
+    const org = await tx.get<{ time_zone: string | null; lock_date: string | null }>(
+      'SELECT time_zone, lock_date FROM organisations WHERE id = ?',
+      [orgId],
+    );
     const uow: Uow = {
       tx,
       caps: db.caps,
       orgId,
       actor,
       now,
-      today: localDate(now, await orgTimeZone(tx, orgId)),
+      today: localDate(now, org?.time_zone ?? DEFAULT_TIME_ZONE),
+      lockDate: org?.lock_date ?? null,
       emit: async (event, body) => {
         emitted += 1;
         invariant(emitted === 1, 'a call appends exactly one event');

@@ -16,6 +16,7 @@ import { migration as stp } from '../domain/payroll/migration-stp.js';
 import { migration as contacts } from '../domain/contacts/migration.js';
 import { migration as calendar } from '../calendar/migration.js';
 import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
+import { migration as dayOne } from '../domain/gl/migration-day-one.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 
@@ -365,6 +366,8 @@ export const migrations: readonly Migration[] = [
   calendar,
   // Signed checkpoints of each chain head, 29 (issue 13 item 6).
   checkpoints,
+  // Invoice numbers and references, lock date, conversion date, 30 (issue 12).
+  dayOne,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

@@ -5,6 +5,7 @@ import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { CHART } from './chart.js';
 import { placeholders } from '../../storage/sql.js';
+import { checkPostable } from './periods.js';
 
 /**
  * Posting to the general ledger. Every act that moves money calls `postJournal` inside its unit
@@ -37,6 +38,8 @@ export interface JournalInput {
   readonly source: { readonly kind: string; readonly id: string };
   readonly ledgerId: string;
   readonly lines: readonly PostingLine[];
+  /** The param that set `date`, named if it falls in a locked period (default `date`). */
+  readonly dateField?: string;
 }
 
 const BY_KEY = new Map(CHART.filter((a) => a.key).map((a) => [a.key, a.code]));
@@ -75,6 +78,8 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
     total += dr;
   }
   invariant(isBalanced(lines), `journal ${id} balances (debits equal credits)`);
+  // The backstop of the lock date (periods.ts): entry points check their own dates first.
+  checkPostable(uow, input.date, input.dateField ?? 'date');
   await uow.tx.run(
     `INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
