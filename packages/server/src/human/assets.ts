@@ -62,6 +62,33 @@ button.secondary { background:#fff; color:var(--accent); }
   border:1px solid var(--ok); }
 .notice.error { background:var(--badbg); border-color:var(--bad); }
 .note, .hint { color:var(--muted); }
+/* The owner's view of the books (issue 12 item 6, owner-views.ts). */
+.subnav ul { border-bottom:1px solid var(--line); padding-bottom:.4rem; margin-bottom:.5rem; }
+.readonly { margin:0 0 1rem; font-size:.9rem; }
+.cards.two { grid-template-columns:repeat(auto-fit, minmax(18rem, 1fr)); margin-bottom:1rem; }
+.table-wrap { overflow-x:auto; margin:0 0 1rem; }
+table { border-collapse:collapse; width:100%; background:var(--card); }
+table.narrow-table { max-width:36rem; }
+caption { text-align:left; font-weight:700; padding:.4rem 0; }
+th, td { text-align:left; padding:.35rem .6rem; border-bottom:1px solid var(--line);
+  vertical-align:top; }
+th[scope="row"] { font-weight:400; }
+.num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+tr.overdue { background:var(--badbg); }
+tr.overdue th, tr.overdue td { border-bottom-color:#f5c2c7; }
+tr.group th { font-weight:700; background:var(--bg); }
+tr.total th, tr.total td { font-weight:700; }
+tr.grand th, tr.grand td { border-top:2px solid var(--fg); }
+.badge.status { color:var(--muted); }
+.filter { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:0 0 1rem; }
+.filter input, .filter select { width:auto; }
+select { font:inherit; padding:.45rem; border:1px solid #8c959f; border-radius:6px; }
+.events li { border-bottom:1px solid var(--line); padding:.5rem 0; }
+.events p { margin:0; overflow-wrap:anywhere; }
+.event-head { color:var(--muted); font-size:.9rem; }
+.caller { font-size:.95rem; }
+.caller .label { color:var(--muted); }
+.pager { display:flex; gap:1rem; }
 @media (max-width: 40rem) {
   dl.facts, dl.payload { grid-template-columns:1fr; }
   dd { margin-bottom:.35rem; }

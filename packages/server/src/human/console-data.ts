@@ -62,7 +62,7 @@ async function actorName(q: Queryable, orgId: string, id: string): Promise<strin
   return id;
 }
 
-async function namesOf(
+export async function namesOf(
   q: Queryable,
   orgId: string,
   ids: Iterable<string>,

@@ -1,5 +1,6 @@
 import { ACTION_CLASS, type ActionClass } from '@finance-desk/protocol';
 import type { ChainStatus } from './console-data.js';
+import { mayViewBooks } from './owner-access.js';
 import type { HumanSession } from './sessions.js';
 
 /**
@@ -81,16 +82,18 @@ function chainBadge(chain: ChainStatus): Html {
 <span class="mono" title="${chain.head.rowHash}">${head}</span> ${badge}</p>`;
 }
 
-export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents';
+export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents' | 'books';
 
-function nav(current: NavKey | null): Html {
-  const items: readonly [NavKey, string, string][] = [
+function nav(current: NavKey | null, session: HumanSession): Html {
+  const items: [NavKey, string, string][] = [
     ['inbox', '/console', 'Inbox'],
     ['history', '/console/history', 'History'],
     ['policy', '/console/policy', 'Policy'],
     ['org', '/console/org', 'Organisation'],
     ['agents', '/console/agents', 'Agents'],
   ];
+  // The owner's read-only view of the books (issue 12 item 6, owner-pages.ts).
+  if (mayViewBooks(session.role)) items.push(['books', '/console/books', 'Books']);
   const links = items.map(([key, href, label]) =>
     key === current
       ? html`<li><a href="${href}" aria-current="page">${label}</a></li>`
@@ -111,7 +114,7 @@ function header(c: Chrome): Html {
   <p class="brand">Finance Desk</p>
   <p class="who"><span>${s.orgName}</span> <span class="mono">(${s.orgSlug})</span> · ${s.email}, ${s.role}</p>
   ${chainBadge(c.chain)}
-  ${nav(c.current)}
+  ${nav(c.current, s)}
   <form method="post" action="/console/logout" class="logout">
     <input type="hidden" name="_csrf" value="${s.csrf}">
     <button type="submit" class="secondary">Sign out</button>

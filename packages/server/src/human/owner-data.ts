@@ -1,0 +1,425 @@
+import {
+  booksReads,
+  eventKindOf,
+  payables,
+  reconciliation,
+  receivables,
+  validate,
+} from '@finance-desk/protocol';
+import type { z } from 'zod';
+import type { ReadContext } from '../binding.js';
+import { orgToday } from '../clock.js';
+import { DomainError, badRequest, notFound } from '../errors.js';
+import { accountBalanceCents } from '../domain/gl/post.js';
+import { listBills } from '../domain/payables/bills-read.js';
+import { PAYABLES_ACCOUNT } from '../domain/payables/ledger-api.js';
+import { DEFAULT_BANK_ACCOUNT } from '../domain/reconciliation/feed-import.js';
+import { feedLinesList } from '../domain/reconciliation/feed-read.js';
+import { loadSaleLines } from '../domain/receivables/invoice-lines.js';
+import { INVOICE_COLUMNS, outstandingOf, toInvoice, type InvoiceRow } from '../domain/receivables/invoices.js';
+import { listInvoices } from '../domain/receivables/invoices-read.js';
+import { RECEIVABLES_ACCOUNT } from '../domain/receivables/ledger-api.js';
+import { runReport } from '../domain/reports/reports.js';
+import { basFigures, type Figures } from '../domain/tax/figures.js';
+import { loadProfile } from '../org/profile.js';
+import type { Principal } from '../principal.js';
+import { placeholders } from '../storage/sql.js';
+import type { Database, Queryable } from '../storage/types.js';
+import { namesOf } from './console-data.js';
+import { OWNER_VIEW_ROLES, mayViewBooks } from './owner-access.js';
+import type { HumanSession } from './sessions.js';
+
+/**
+ * The owner's read-only view of the books (issue 12 item 6). Every figure comes from the same
+ * domain function the API's read uses (books.invoices, books.bills, books.feedLinesList,
+ * books.reports, the BAS figures), called with a read-only principal of the signed-in person's
+ * organisation, so the page and the API can never disagree; the few queries of this file are
+ * bounded (LIMIT) and always filtered by the session's organisation.
+ */
+
+export function requireBooksViewer(s: HumanSession): void {
+  if (!mayViewBooks(s.role)) {
+    throw new DomainError(
+      'FORBIDDEN_SCOPE',
+      `user ${s.userId} is a ${s.role}; the owner's view of the books is for ${OWNER_VIEW_ROLES.map((r) => `${r}s`).join(' and ')}`,
+    );
+  }
+}
+
+/** Rows per page of every list in the owner's view (the API's own page bound is 200). */
+export const OWNER_PAGE_ROWS = 50;
+/** Events on the overview, and per page of the activity list. */
+export const ACTIVITY_OVERVIEW = 15;
+export const ACTIVITY_PAGE = 50;
+/** Bank accounts shown (distinct account codes of the feed, plus the default bank account). */
+const BANK_ACCOUNTS_MAX = 20;
+
+/**
+ * The read context the API reads take: a principal of the session's organisation with only
+ * books.read (observer tier), acting as the signed-in person. Reads never emit events.
+ */
+export function readContextOf(db: Database, s: HumanSession): ReadContext {
+  const principal: Principal = {
+    orgId: s.orgId,
+    orgSlug: s.orgSlug,
+    credentialId: s.userId,
+    tier: 'observer',
+    scopes: ['books.read'],
+    actor: s.userId,
+    agent: null,
+  };
+  return { db, principal };
+}
+
+/** The query string as text fields: a repeated field is refused, an empty one is absent. */
+export type Query = Readonly<Record<string, unknown>> | undefined;
+
+export function queryField(query: Query, name: string): string | undefined {
+  const value = query?.[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw badRequest(`${name}: give it once, as text`);
+  return value === '' ? undefined : value;
+}
+
+function parsedOr400<S extends z.ZodType>(schema: S, data: unknown): z.infer<S> {
+  const out = validate(schema, data);
+  if (!out.ok) throw badRequest(out.message);
+  return out.value;
+}
+
+// ---- invoices and bills ----
+
+export type InvoiceStatusFilter = z.infer<typeof receivables.invoices.params>['status'];
+
+export interface OwnerInvoice {
+  readonly id: string;
+  /** The human number (INV-0001) when the invoice has one, else null (show the id). */
+  readonly number: string | null;
+  readonly customer: string;
+  readonly status: string;
+  readonly issuedOn: string | null;
+  readonly dueOn: string | null;
+  readonly totalCents: number;
+  readonly outstandingCents: number;
+  readonly overdue: boolean;
+}
+
+/** Unpaid and past its due date, as at the organisation's today. */
+export function isOverdue(d: { dueOn: string | null; outstandingCents: number; status: string }, today: string): boolean {
+  return d.dueOn !== null && d.dueOn < today && d.outstandingCents > 0 && d.status !== 'draft' && d.status !== 'void';
+}
+
+/** Human numbers of a page of invoices (migration 30's invoices.number), one bounded query. */
+async function invoiceNumbers(q: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.all<{ id: string; number: string | null }>(
+    `SELECT id, number FROM invoices WHERE org_id = ? AND id IN (${placeholders(ids.length)})`,
+    [orgId, ...ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.number]));
+}
+
+export async function ownerInvoices(db: Database, s: HumanSession, query: Query) {
+  const p = parsedOr400(receivables.invoices.params, {
+    ...optional('status', queryField(query, 'status')),
+    ...optional('cursor', queryField(query, 'cursor')),
+    limit: OWNER_PAGE_ROWS,
+  });
+  const ctx = readContextOf(db, s);
+  const [{ invoices, nextCursor }, today] = await Promise.all([listInvoices(p, ctx), orgToday(db, s.orgId)]);
+  const numbers = await invoiceNumbers(db.reader, s.orgId, invoices.map((i) => i.id));
+  const rows: OwnerInvoice[] = invoices.map((i) => ({
+    id: i.id,
+    number: numbers.get(i.id) ?? null,
+    customer: i.payeeName,
+    status: i.status,
+    issuedOn: i.issuedOn,
+    dueOn: i.dueOn,
+    totalCents: i.totalCents,
+    outstandingCents: i.outstandingCents,
+    overdue: isOverdue(i, today),
+  }));
+  return { rows, nextCursor, status: p.status ?? null, cursor: p.cursor ?? null, today };
+}
+
+/** One invoice of this organisation with its lines and its ledger history; another's is 404. */
+export async function ownerInvoice(db: Database, s: HumanSession, id: string) {
+  const q = db.reader;
+  const row = await q.get<InvoiceRow & { number: string | null }>(
+    `SELECT ${INVOICE_COLUMNS}, number FROM invoices WHERE org_id = ? AND id = ?`,
+    [s.orgId, id],
+  );
+  if (!row) throw notFound('invoice', id);
+  const [lines, outstanding, today] = await Promise.all([
+    loadSaleLines(q, s.orgId, [row.id]),
+    outstandingOf(q, s.orgId, row),
+    orgToday(db, s.orgId),
+  ]);
+  const invoice = toInvoice(row, lines.get(row.id) ?? [], outstanding);
+  const history = await activityOf(q, s.orgId, { entityId: row.id, limit: ACTIVITY_PAGE });
+  return { invoice, number: row.number, overdue: isOverdue(invoice, today), history };
+}
+
+export interface OwnerBill {
+  readonly id: string;
+  readonly supplier: string;
+  readonly status: string;
+  readonly dueOn: string | null;
+  readonly totalCents: number;
+  readonly outstandingCents: number;
+  readonly overdue: boolean;
+}
+
+export async function ownerBills(db: Database, s: HumanSession, query: Query) {
+  const p = parsedOr400(payables.bills.params, {
+    ...optional('status', queryField(query, 'status')),
+    ...optional('cursor', queryField(query, 'cursor')),
+    limit: OWNER_PAGE_ROWS,
+  });
+  const ctx = readContextOf(db, s);
+  const [{ bills, nextCursor }, today] = await Promise.all([listBills(p, ctx), orgToday(db, s.orgId)]);
+  const rows: OwnerBill[] = bills.map((b) => ({
+    id: b.id,
+    supplier: b.payeeName,
+    status: b.status,
+    dueOn: b.dueOn,
+    totalCents: b.totalCents,
+    outstandingCents: b.outstandingCents,
+    overdue: isOverdue(b, today),
+  }));
+  return { rows, nextCursor, status: p.status ?? null, cursor: p.cursor ?? null, today };
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+// ---- bank feeds ----
+
+export interface BankAccount {
+  readonly code: string;
+  readonly name: string;
+}
+
+/**
+ * The organisation's bank accounts as the feed knows them: the default bank account and every
+ * account code its lines were imported into (at most BANK_ACCOUNTS_MAX), named from the chart.
+ */
+export async function bankAccounts(q: Queryable, orgId: string): Promise<BankAccount[]> {
+  const codes = await q.all<{ account_code: string }>(
+    `SELECT DISTINCT account_code FROM bank_feed_lines WHERE org_id = ? ORDER BY account_code LIMIT ${BANK_ACCOUNTS_MAX}`,
+    [orgId],
+  );
+  const all = [...new Set([DEFAULT_BANK_ACCOUNT, ...codes.map((c) => c.account_code)])].slice(0, BANK_ACCOUNTS_MAX);
+  const names = await q.all<{ code: string; name: string }>(
+    `SELECT code, name FROM accounts WHERE org_id = ? AND code IN (${placeholders(all.length)})`,
+    [orgId, ...all],
+  );
+  const byCode = new Map(names.map((n) => [n.code, n.name]));
+  return all.sort().map((code) => ({ code, name: byCode.get(code) ?? code }));
+}
+
+/** Each bank account's summary: the ledger balance beside what is not yet reconciled. */
+export async function bankSummaries(db: Database, s: HumanSession) {
+  const ctx = readContextOf(db, s);
+  const accounts = await bankAccounts(db.reader, s.orgId);
+  const out = [];
+  for (const a of accounts) {
+    const { summary } = await feedLinesList({ accountCode: a.code, limit: 1, suggestions: false }, ctx);
+    out.push({ account: a, summary });
+  }
+  return out;
+}
+
+export async function ownerBank(db: Database, s: HumanSession, query: Query) {
+  const accounts = await bankAccounts(db.reader, s.orgId);
+  const code = queryField(query, 'account') ?? accounts[0]?.code ?? DEFAULT_BANK_ACCOUNT;
+  const account = accounts.find((a) => a.code === code);
+  if (!account) throw notFound('bank account', code);
+  const p = parsedOr400(reconciliation.feedLinesList.params, {
+    accountCode: code,
+    status: queryField(query, 'status') ?? 'all',
+    ...optional('cursor', queryField(query, 'cursor')),
+    limit: OWNER_PAGE_ROWS,
+    suggestions: false,
+  });
+  const { lines, nextCursor, summary } = await feedLinesList(p, readContextOf(db, s));
+  return { accounts, account, lines, nextCursor, summary, status: p.status ?? 'all', cursor: p.cursor ?? null };
+}
+
+// ---- reports ----
+
+/** The first day of the financial year `date` falls in, for a year starting in `startMonth`. */
+export function yearStartOf(date: string, startMonth: number): string {
+  const year = Number(date.slice(0, 4));
+  const month = Number(date.slice(5, 7));
+  const y = month >= startMonth ? year : year - 1;
+  return `${String(y).padStart(4, '0')}-${String(startMonth).padStart(2, '0')}-01`;
+}
+
+/**
+ * P&L and BAS for from..to, balance sheet as at `to`. Default: this financial year (the
+ * profile's start month) to date. The period is checked by books.reports' own params schema,
+ * so the page refuses exactly what the API refuses, naming the field.
+ */
+export async function ownerReports(db: Database, s: HumanSession, query: Query) {
+  const [profile, today] = await Promise.all([loadProfile(db.reader, s.orgId), orgToday(db, s.orgId)]);
+  const from = queryField(query, 'from') ?? yearStartOf(today, profile.financialYearStartMonth);
+  const to = queryField(query, 'to') ?? today;
+  const period = { from, to };
+  const pl = parsedOr400(booksReads.reports.params, { type: 'profit_and_loss', from, to });
+  const bs = parsedOr400(booksReads.reports.params, { type: 'balance_sheet', asOf: to });
+  const ctx = readContextOf(db, s);
+  const profitAndLoss = await runReport(pl, ctx);
+  const balanceSheet = await runReport(bs, ctx);
+  const basis = profile.gstBasis;
+  const bas: Figures = await basFigures(db.reader, s.orgId, from, to, basis);
+  return {
+    period,
+    profitAndLoss: profitAndLoss as Extract<typeof profitAndLoss, { type: 'profit_and_loss' }>,
+    balanceSheet: balanceSheet as Extract<typeof balanceSheet, { type: 'balance_sheet' }>,
+    bas,
+    basis,
+    gstRegistered: profile.gstRegistered,
+  };
+}
+
+// ---- chain and activity ----
+
+export interface ChainFacts {
+  readonly verifiedSeq: number | null;
+  readonly verifiedAt: string | null;
+  readonly checkpoint: { readonly seq: number; readonly createdAt: string; readonly keyName: string } | null;
+}
+
+/**
+ * What is stored about the chain: the head the console last verified (ledger/migration.ts's
+ * chain_verified, moved forward incrementally by every console page's header) and the newest
+ * signed checkpoint. Nothing here re-reads the chain.
+ */
+export async function chainFacts(q: Queryable, orgId: string): Promise<ChainFacts> {
+  const [v, c] = await Promise.all([
+    q.get<{ seq: number; verified_at: string }>('SELECT seq, verified_at FROM chain_verified WHERE org_id = ?', [orgId]),
+    q.get<{ seq: number; created_at: string; key_name: string }>(
+      'SELECT seq, created_at, key_name FROM checkpoints WHERE org_id = ? ORDER BY seq DESC, key_name LIMIT 1',
+      [orgId],
+    ),
+  ]);
+  return {
+    verifiedSeq: v ? Number(v.seq) : null,
+    verifiedAt: v?.verified_at ?? null,
+    checkpoint: c ? { seq: Number(c.seq), createdAt: c.created_at, keyName: c.key_name } : null,
+  };
+}
+
+/** Payload fields whose text a caller supplied (shown labelled as such, never as the server's). */
+const CALLER_TEXT_FIELDS = ['description', 'reason', 'note', 'memo'] as const;
+const CALLER_TEXT_MAX = 160;
+
+export interface Activity {
+  readonly seq: number;
+  readonly kind: string;
+  /** The event catalogue's description of the kind: the server's words, not the caller's. */
+  readonly summary: string;
+  readonly entityId: string;
+  readonly actor: string;
+  readonly actorName: string;
+  readonly at: string;
+  /** Text from the payload that the caller typed, cut to CALLER_TEXT_MAX characters. */
+  readonly callerText: { readonly field: string; readonly text: string } | null;
+}
+
+function callerTextOf(payload: string): Activity['callerText'] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  for (const field of CALLER_TEXT_FIELDS) {
+    const value = (parsed as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value.trim() !== '') {
+      const chars = [...value];
+      const text = chars.length > CALLER_TEXT_MAX ? `${chars.slice(0, CALLER_TEXT_MAX).join('')}…` : value;
+      return { field, text };
+    }
+  }
+  return null;
+}
+
+/**
+ * The newest events first, at most `limit`: before `beforeSeq` when paging back, or of one
+ * entity. The summary is the catalogue's, so an agent cannot word what the page says happened.
+ */
+export async function activityOf(
+  q: Queryable,
+  orgId: string,
+  f: { readonly limit: number; readonly beforeSeq?: number; readonly entityId?: string },
+): Promise<{ items: Activity[]; nextBefore: number | null }> {
+  const where = ['org_id = ?'];
+  const args: (string | number)[] = [orgId];
+  if (f.beforeSeq !== undefined) {
+    where.push('seq < ?');
+    args.push(f.beforeSeq);
+  }
+  if (f.entityId !== undefined) {
+    where.push('entity_id = ?');
+    args.push(f.entityId);
+  }
+  const rows = await q.all<{ seq: number; kind: string; entity_id: string; actor: string; at: string; payload: string }>(
+    `SELECT seq, kind, entity_id, actor, at, payload FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ${f.limit + 1}`,
+    args,
+  );
+  const page = rows.slice(0, f.limit);
+  const names = await namesOf(q, orgId, page.map((r) => r.actor));
+  const items = page.map((r) => ({
+    seq: Number(r.seq),
+    kind: r.kind,
+    summary: eventKindOf(r.kind)?.summary ?? 'An event of a kind this server does not describe.',
+    entityId: r.entity_id,
+    actor: r.actor,
+    actorName: names.get(r.actor) ?? r.actor,
+    at: r.at,
+    callerText: callerTextOf(r.payload),
+  }));
+  const last = page.at(-1);
+  return { items, nextBefore: rows.length > f.limit && last ? last.seq : null };
+}
+
+/** `before` of the activity page: a positive whole number (a seq), else BAD_REQUEST naming it. */
+export function beforeSeqOf(query: Query): number | undefined {
+  const before = queryField(query, 'before');
+  if (before === undefined) return undefined;
+  if (!/^[1-9]\d{0,14}$/.test(before)) throw badRequest('before: must be a positive whole number (an event seq)');
+  return Number(before);
+}
+
+/** The overview's figures: receivables and payables from their control accounts, the bank. */
+export async function ownerOverview(db: Database, s: HumanSession) {
+  const q = db.reader;
+  const [receivable, payable, bank, chain, activity, today] = await Promise.all([
+    accountBalanceCents(q, s.orgId, RECEIVABLES_ACCOUNT),
+    accountBalanceCents(q, s.orgId, PAYABLES_ACCOUNT),
+    bankSummaries(db, s),
+    chainFacts(q, s.orgId),
+    activityOf(q, s.orgId, { limit: ACTIVITY_OVERVIEW }),
+    orgToday(db, s.orgId),
+  ]);
+  const overdue = await q.get<{ invoices: number; bills: number }>(
+    `SELECT (SELECT COUNT(*) FROM invoices WHERE org_id = ? AND status IN ('sent', 'part_paid') AND due_on < ?) AS invoices,
+            (SELECT COUNT(*) FROM bills WHERE org_id = ? AND status IN ('approved', 'held', 'on_hold', 'captured') AND due_on < ?) AS bills`,
+    [s.orgId, today, s.orgId, today],
+  );
+  return {
+    today,
+    receivableCents: receivable,
+    // 2000 is a liability: its normal balance is a credit, shown positive.
+    payableCents: -payable,
+    overdueInvoices: Number(overdue?.invoices ?? 0),
+    overdueBills: Number(overdue?.bills ?? 0),
+    bank,
+    chain,
+    activity: activity.items,
+  };
+}

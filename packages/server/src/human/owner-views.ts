@@ -1,0 +1,387 @@
+import { books, reconciliation, tax } from '@finance-desk/protocol';
+import { formatCents } from '../money.js';
+import type { ChainStatus } from './console-data.js';
+import { html, raw, when, type Html } from './html.js';
+import type {
+  Activity,
+  BankAccount,
+  ChainFacts,
+  OwnerBill,
+  OwnerInvoice,
+  ownerBank,
+  ownerInvoice,
+  ownerOverview,
+  ownerReports,
+} from './owner-data.js';
+
+/**
+ * The owner's read-only view of the books (issue 12 item 6), as bodies for `page()`. Nothing
+ * here changes anything: the only forms are GET filters and the period picker. Every value goes
+ * through `html` (escaped); text a caller typed is labelled as theirs.
+ */
+
+export type BooksTab = 'overview' | 'invoices' | 'bills' | 'bank' | 'reports' | 'activity';
+
+const TABS: readonly [BooksTab, string, string][] = [
+  ['overview', '/console/books', 'Overview'],
+  ['invoices', '/console/books/invoices', 'Invoices'],
+  ['bills', '/console/books/bills', 'Bills'],
+  ['bank', '/console/books/bank', 'Bank'],
+  ['reports', '/console/books/reports', 'Reports'],
+  ['activity', '/console/books/activity', 'Activity'],
+];
+
+function tabs(current: BooksTab | null): Html {
+  const items = TABS.map(([key, href, label]) =>
+    key === current
+      ? html`<li><a href="${href}" aria-current="page">${label}</a></li>`
+      : html`<li><a href="${href}">${label}</a></li>`,
+  );
+  return html`<nav aria-label="Books" class="subnav"><ul>${items}</ul></nav>
+<p class="hint readonly">Read-only: this view shows the books as the API reports them; nothing here changes them.</p>`;
+}
+
+const money = (cents: number): Html => html`<td class="num">${formatCents(cents)}</td>`;
+const date = (d: string | null): string => d ?? '—';
+
+/** A link to `path` with the given query (empty values dropped). */
+function href(path: string, query: Record<string, string | null | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
+  const text = q.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+function pager(path: string, keep: Record<string, string | null>, cursor: string | null, next: string | null, param = 'cursor'): Html {
+  const first = cursor ? html`<a href="${href(path, keep)}">First page</a>` : null;
+  const more = next ? html`<a href="${href(path, { ...keep, [param]: next })}" rel="next">Next page</a>` : null;
+  if (!first && !more) return html``;
+  return html`<p class="pager">${first}${first && more ? raw(' · ') : null}${more}</p>`;
+}
+
+function statusFilter(path: string, label: string, options: readonly string[], selected: string | null, allLabel: string): Html {
+  const opts = [
+    html`<option value=""${selected === null ? raw(' selected') : null}>${allLabel}</option>`,
+    ...options.map((o) => html`<option value="${o}"${o === selected ? raw(' selected') : null}>${o.replace(/_/g, ' ')}</option>`),
+  ];
+  return html`<form method="get" action="${path}" class="filter">
+  <label for="status">${label}</label>
+  <select id="status" name="status">${opts}</select>
+  <button type="submit" class="secondary">Show</button>
+</form>`;
+}
+
+function statusBadge(status: string, overdue: boolean): Html {
+  const over = overdue ? html` <span class="badge broken">overdue</span>` : null;
+  return html`<span class="badge status">${status.replace(/_/g, ' ')}</span>${over}`;
+}
+
+// ---- overview ----
+
+function chainPanel(chain: ChainStatus, facts: ChainFacts): Html {
+  const badge = chain.verified
+    ? html`<span class="badge ok">verified</span>`
+    : html`<span class="badge broken">BROKEN at seq ${chain.brokenAt?.seq ?? '?'}</span>`;
+  const checkpoint = facts.checkpoint
+    ? html`seq ${facts.checkpoint.seq}, signed ${when(facts.checkpoint.createdAt)} by <code>${facts.checkpoint.keyName}</code>`
+    : html`none signed yet`;
+  const verified = facts.verifiedSeq === null ? html`not yet` : html`through seq ${facts.verifiedSeq}, ${when(facts.verifiedAt)}`;
+  return html`<section class="card" aria-labelledby="chain-title">
+  <h2 id="chain-title">Ledger chain</h2>
+  <dl class="facts">
+    <dt>State</dt><dd>${badge}</dd>
+    <dt>Head</dt><dd>${chain.head.seq === 0 ? 'empty' : html`seq ${chain.head.seq} <code class="hash">${chain.head.rowHash}</code>`}</dd>
+    <dt>Checked</dt><dd>${verified}</dd>
+    <dt>Last checkpoint</dt><dd>${checkpoint}</dd>
+  </dl>
+  <p class="hint">Each console page checks only the events added since the last check; a full check of every event is <code>finance-desk verify</code>.</p>
+</section>`;
+}
+
+function bankTable(rows: Awaited<ReturnType<typeof ownerOverview>>['bank']): Html {
+  const body = rows.map(
+    (r) => html`<tr>
+  <th scope="row"><a href="${href('/console/books/bank', { account: r.account.code })}">${r.account.name}</a> <span class="mono">${r.account.code}</span></th>
+  ${money(r.summary.ledgerBalanceCents)}
+  <td class="num">${r.summary.unreconciledLines}</td>
+  ${money(r.summary.unreconciledCents)}
+</tr>`,
+  );
+  return html`<div class="table-wrap"><table>
+  <caption>Bank accounts</caption>
+  <thead><tr><th scope="col">Account</th><th scope="col" class="num">Ledger balance</th>
+  <th scope="col" class="num">Unreconciled lines</th><th scope="col" class="num">Unreconciled sum</th></tr></thead>
+  <tbody>${body}</tbody>
+</table></div>`;
+}
+
+export function overviewBody(o: Awaited<ReturnType<typeof ownerOverview>>, chain: ChainStatus): Html {
+  return html`<h1>The books at a glance</h1>
+${tabs('overview')}
+<div class="cards two">
+  <section class="card" aria-labelledby="money-title">
+    <h2 id="money-title">Owed, as at ${o.today}</h2>
+    <dl class="facts">
+      <dt>Customers owe you</dt><dd>${formatCents(o.receivableCents)}
+        (<a href="/console/books/invoices">${o.overdueInvoices} overdue ${o.overdueInvoices === 1 ? 'invoice' : 'invoices'}</a>)</dd>
+      <dt>You owe suppliers</dt><dd>${formatCents(o.payableCents)}
+        (<a href="/console/books/bills">${o.overdueBills} overdue ${o.overdueBills === 1 ? 'bill' : 'bills'}</a>)</dd>
+    </dl>
+  </section>
+  ${chainPanel(chain, o.chain)}
+</div>
+${bankTable(o.bank)}
+<section aria-labelledby="activity-title">
+  <h2 id="activity-title">Recent activity</h2>
+  ${activityList(o.activity)}
+  <p><a href="/console/books/activity">All activity</a></p>
+</section>`;
+}
+
+// ---- activity ----
+
+function activityItem(a: Activity): Html {
+  const caller = a.callerText
+    ? html`<p class="caller"><span class="label">Text from ${a.actorName} (${a.callerText.field}), not checked by the server:</span>
+<q>${a.callerText.text}</q></p>`
+    : null;
+  return html`<li class="event">
+  <p class="event-head"><code>${a.kind}</code> <span class="mono">#${a.seq}</span> · ${when(a.at)} · by ${a.actorName}</p>
+  <p class="event-summary">${a.summary}</p>
+  ${caller}
+  <p class="hint">Subject <code>${a.entityId === '' ? '—' : a.entityId}</code></p>
+</li>`;
+}
+
+export function activityList(items: readonly Activity[]): Html {
+  if (items.length === 0) return html`<p>Nothing has happened yet.</p>`;
+  return html`<ol class="events plain">${items.map(activityItem)}</ol>`;
+}
+
+export function activityBody(items: readonly Activity[], before: number | null, nextBefore: number | null): Html {
+  return html`<h1>Activity</h1>
+${tabs('activity')}
+<p class="hint">Newest first: every event in the ledger, described in the server's words. Text an agent or a person typed is shown as theirs.</p>
+${activityList(items)}
+${pager('/console/books/activity', {}, before === null ? null : String(before), nextBefore === null ? null : String(nextBefore), 'before')}`;
+}
+
+// ---- invoices and bills ----
+
+function invoiceRow(i: OwnerInvoice): Html {
+  return html`<tr${i.overdue ? raw(' class="overdue"') : null}>
+  <th scope="row"><a href="/console/books/invoices/${encodeURIComponent(i.id)}">${i.number ?? i.id}</a></th>
+  <td>${i.customer}</td>
+  <td>${date(i.issuedOn)}</td>
+  <td>${date(i.dueOn)}</td>
+  ${money(i.totalCents)}
+  ${money(i.outstandingCents)}
+  <td>${statusBadge(i.status, i.overdue)}</td>
+</tr>`;
+}
+
+export function invoicesBody(v: { rows: readonly OwnerInvoice[]; nextCursor: string | null; status: string | null; cursor: string | null; today: string }): Html {
+  const table = v.rows.length
+    ? html`<div class="table-wrap"><table>
+  <caption>Invoices, oldest first (overdue as at ${v.today})</caption>
+  <thead><tr><th scope="col">Number</th><th scope="col">Customer</th><th scope="col">Issued</th><th scope="col">Due</th>
+  <th scope="col" class="num">Total</th><th scope="col" class="num">Outstanding</th><th scope="col">Status</th></tr></thead>
+  <tbody>${v.rows.map(invoiceRow)}</tbody>
+</table></div>`
+    : html`<p>No invoices${v.status ? ` with status ${v.status.replace(/_/g, ' ')}` : ''}.</p>`;
+  return html`<h1>Invoices</h1>
+${tabs('invoices')}
+${statusFilter('/console/books/invoices', 'Status', books.invoiceStatus.options, v.status, 'all invoices')}
+${table}
+${pager('/console/books/invoices', { status: v.status }, v.cursor, v.nextCursor)}`;
+}
+
+export function invoiceBody(v: Awaited<ReturnType<typeof ownerInvoice>>): Html {
+  const i = v.invoice;
+  const lines = i.lines.map(
+    (l) => html`<tr><td>${l.description}</td><td class="mono">${l.accountCode}</td><td class="mono">${l.taxCode}</td>${money(l.amountCents)}</tr>`,
+  );
+  return html`<h1>Invoice ${v.number ?? i.id}</h1>
+${tabs('invoices')}
+<dl class="facts card">
+  <dt>Customer</dt><dd>${i.payeeName}</dd>
+  <dt>Status</dt><dd>${statusBadge(i.status, v.overdue)}</dd>
+  <dt>Issued</dt><dd>${date(i.issuedOn)}</dd>
+  <dt>Due</dt><dd>${date(i.dueOn)}</dd>
+  <dt>Total</dt><dd>${formatCents(i.totalCents)} (GST ${formatCents(i.gstCents)})</dd>
+  <dt>Outstanding</dt><dd>${formatCents(i.outstandingCents)}</dd>
+  <dt>Description</dt><dd>${i.description}</dd>
+  <dt>Id</dt><dd><code>${i.id}</code></dd>
+</dl>
+<div class="table-wrap"><table>
+  <caption>Lines</caption>
+  <thead><tr><th scope="col">Description</th><th scope="col">Account</th><th scope="col">Tax code</th><th scope="col" class="num">Amount</th></tr></thead>
+  <tbody>${lines}</tbody>
+</table></div>
+<section aria-labelledby="history-title">
+  <h2 id="history-title">What happened to it</h2>
+  ${activityList(v.history.items)}
+</section>`;
+}
+
+function billRow(b: OwnerBill): Html {
+  return html`<tr${b.overdue ? raw(' class="overdue"') : null}>
+  <th scope="row"><code>${b.id}</code></th>
+  <td>${b.supplier}</td>
+  <td>${date(b.dueOn)}</td>
+  ${money(b.totalCents)}
+  ${money(b.outstandingCents)}
+  <td>${statusBadge(b.status, b.overdue)}</td>
+</tr>`;
+}
+
+export function billsBody(v: { rows: readonly OwnerBill[]; nextCursor: string | null; status: string | null; cursor: string | null; today: string }): Html {
+  const table = v.rows.length
+    ? html`<div class="table-wrap"><table>
+  <caption>Bills, oldest first (overdue as at ${v.today})</caption>
+  <thead><tr><th scope="col">Bill</th><th scope="col">Supplier</th><th scope="col">Due</th>
+  <th scope="col" class="num">Total</th><th scope="col" class="num">Outstanding</th><th scope="col">Status</th></tr></thead>
+  <tbody>${v.rows.map(billRow)}</tbody>
+</table></div>`
+    : html`<p>No bills${v.status ? ` with status ${v.status.replace(/_/g, ' ')}` : ''}.</p>`;
+  return html`<h1>Bills</h1>
+${tabs('bills')}
+${statusFilter('/console/books/bills', 'Status', books.billStatus.options, v.status, 'all bills')}
+${table}
+${pager('/console/books/bills', { status: v.status }, v.cursor, v.nextCursor)}`;
+}
+
+// ---- bank ----
+
+function accountPicker(accounts: readonly BankAccount[], current: string, status: string): Html {
+  const opts = accounts.map(
+    (a) => html`<option value="${a.code}"${a.code === current ? raw(' selected') : null}>${a.code} ${a.name}</option>`,
+  );
+  const statuses = ['all', 'unreconciled', ...reconciliation.feedLineStatus.options].map(
+    (s) => html`<option value="${s}"${s === status ? raw(' selected') : null}>${s.replace(/_/g, ' ')}</option>`,
+  );
+  return html`<form method="get" action="/console/books/bank" class="filter">
+  <label for="account">Account</label>
+  <select id="account" name="account">${opts}</select>
+  <label for="status">Lines</label>
+  <select id="status" name="status">${statuses}</select>
+  <button type="submit" class="secondary">Show</button>
+</form>`;
+}
+
+export function bankBody(v: Awaited<ReturnType<typeof ownerBank>>): Html {
+  const s = v.summary;
+  const rows = v.lines.map(
+    (l) => html`<tr${l.status === 'unmatched' || l.status === 'held' ? raw(' class="open"') : null}>
+  <td>${l.date}</td>
+  <td>${l.description}${l.reference ? html` <span class="mono">${l.reference}</span>` : null}</td>
+  ${money(l.amountCents)}
+  ${money(l.remainingCents)}
+  <td><span class="badge status">${l.status.replace(/_/g, ' ')}</span></td>
+</tr>`,
+  );
+  const table = v.lines.length
+    ? html`<div class="table-wrap"><table>
+  <caption>Feed lines of ${v.account.code} ${v.account.name}, oldest first</caption>
+  <thead><tr><th scope="col">Date</th><th scope="col">Bank's description (as imported)</th><th scope="col" class="num">Amount</th>
+  <th scope="col" class="num">Not yet matched</th><th scope="col">Status</th></tr></thead>
+  <tbody>${rows}</tbody>
+</table></div>`
+    : html`<p>No feed lines to show.</p>`;
+  return html`<h1>Bank: ${v.account.name}</h1>
+${tabs('bank')}
+${accountPicker(v.accounts, v.account.code, v.status)}
+<dl class="facts card">
+  <dt>Ledger balance</dt><dd>${formatCents(s.ledgerBalanceCents)}</dd>
+  <dt>Unreconciled lines</dt><dd>${s.unreconciledLines}</dd>
+  <dt>Unreconciled sum</dt><dd>${formatCents(s.unreconciledCents)} (money in positive, out negative)</dd>
+  <dt>Bank balance once reconciled</dt><dd>${formatCents(s.ledgerBalanceCents + s.unreconciledCents)}</dd>
+</dl>
+${table}
+${pager('/console/books/bank', { account: v.account.code, status: v.status }, v.cursor, v.nextCursor)}`;
+}
+
+// ---- reports ----
+
+export interface PeriodForm {
+  readonly from: string;
+  readonly to: string;
+  readonly error: string | null;
+}
+
+function periodForm(f: PeriodForm): Html {
+  const error = f.error ? html`<p role="alert" class="notice error" id="period-error">${f.error}</p>` : null;
+  const described = f.error ? raw(' aria-describedby="period-error"') : null;
+  return html`${error}<form method="get" action="/console/books/reports" class="filter"${described}>
+  <label for="from">From</label>
+  <input id="from" name="from" type="date" value="${f.from}" required>
+  <label for="to">To</label>
+  <input id="to" name="to" type="date" value="${f.to}" required>
+  <button type="submit" class="secondary">Show</button>
+</form>`;
+}
+
+function sectionRows(title: string, s: { accounts: readonly { code: string | null; name: string; amountCents: number }[]; totalCents: number }, id: string): Html {
+  const rows = s.accounts.map(
+    (a) => html`<tr><th scope="row">${a.code ? html`<span class="mono">${a.code}</span> ` : null}${a.name}</th>${money(a.amountCents)}</tr>`,
+  );
+  return html`<tbody>
+<tr class="group"><th scope="rowgroup" colspan="2">${title}</th></tr>
+${rows}
+<tr class="total"><th scope="row">Total ${title.toLowerCase()}</th><td class="num" id="${id}">${formatCents(s.totalCents)}</td></tr>
+</tbody>`;
+}
+
+function basTable(r: Awaited<ReturnType<typeof ownerReports>>): Html {
+  const labels = tax.BAS_LABELS.map(
+    (l) => html`<tr><th scope="row">${l}</th><td class="num" data-label="${l}">$${r.bas.labels[l].toLocaleString('en-AU')}</td></tr>`,
+  );
+  const sum = r.bas.summary;
+  const note = r.gstRegistered ? null : html`<p class="hint">The organisation is not registered for GST (see Organisation).</p>`;
+  return html`<section aria-labelledby="bas-title">
+<h2 id="bas-title">Business activity statement figures</h2>
+<p class="hint">${r.basis} basis, whole dollars, ${r.period.from} to ${r.period.to}: what a BAS prepared for this period would carry.</p>
+${note}
+<div class="table-wrap"><table class="narrow-table">
+  <caption>BAS labels</caption>
+  <tbody>${labels}
+  <tr class="total"><th scope="row">8A (owed to the ATO)</th><td class="num">$${sum['8A'].toLocaleString('en-AU')}</td></tr>
+  <tr class="total"><th scope="row">8B (owed by the ATO)</th><td class="num">$${sum['8B'].toLocaleString('en-AU')}</td></tr>
+  <tr class="total"><th scope="row">9 (${sum.position})</th><td class="num" id="bas-9">$${sum['9'].toLocaleString('en-AU')}</td></tr>
+  </tbody>
+</table></div>
+</section>`;
+}
+
+export function reportsBody(form: PeriodForm, r: Awaited<ReturnType<typeof ownerReports>> | null): Html {
+  if (!r) {
+    return html`<h1>Reports</h1>
+${tabs('reports')}
+${periodForm(form)}`;
+  }
+  const pl = r.profitAndLoss;
+  const bs = r.balanceSheet;
+  return html`<h1>Reports</h1>
+${tabs('reports')}
+${periodForm(form)}
+<section aria-labelledby="pl-title">
+<h2 id="pl-title">Profit and loss, ${pl.from} to ${pl.to}</h2>
+<div class="table-wrap"><table class="narrow-table">
+  <caption>Profit and loss</caption>
+  ${sectionRows('Revenue', pl.revenue, 'pl-revenue')}
+  ${sectionRows('Expenses', pl.expenses, 'pl-expenses')}
+  <tbody><tr class="total grand"><th scope="row">Net profit</th><td class="num" id="pl-net">${formatCents(pl.netProfitCents)}</td></tr></tbody>
+</table></div>
+</section>
+<section aria-labelledby="bs-title">
+<h2 id="bs-title">Balance sheet as at ${bs.asOf}</h2>
+<div class="table-wrap"><table class="narrow-table">
+  <caption>Balance sheet</caption>
+  ${sectionRows('Assets', bs.assets, 'bs-assets')}
+  ${sectionRows('Liabilities', bs.liabilities, 'bs-liabilities')}
+  ${sectionRows('Equity', bs.equity, 'bs-equity')}
+</table></div>
+<p class="hint">Assets equal liabilities plus equity: ${bs.balanced ? 'balanced' : 'NOT balanced'}.</p>
+</section>
+${basTable(r)}`;
+}
