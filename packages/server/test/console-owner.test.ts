@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../src/human/users.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
@@ -132,8 +133,8 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     expect(overdueRow).toContain('<tr class="overdue">');
     expect(overdueRow).toContain(`>${await numberOf(overdueId)}</a>`);
     expect(overdueRow).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Harbour &amp; Co');
-    expect(overdueRow).toContain('<td>2026-09-10</td>');
-    expect(overdueRow).toContain('<td>2026-09-24</td>');
+    expect(overdueRow).toContain('<td class="date">2026-09-10</td>');
+    expect(overdueRow).toContain('<td class="date">2026-09-24</td>');
     expect(overdueRow).toContain('$1,100.00');
     expect(overdueRow).toContain('<span class="badge broken">overdue</span>');
     const partRow = rowOf(m, `/console/books/invoices/${paidPartId}`);
@@ -187,7 +188,7 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     const m = main(r);
     const row = rowOf(m, billId);
     expect(row).toContain('<td>Paper Supplies</td>');
-    expect(row).toContain('<td>2026-09-24</td>');
+    expect(row).toContain('<td class="date">2026-09-24</td>');
     expect(row).toContain('<td class="num">$330.00</td>');
     expect(row).toContain('approved');
     expect(row).toContain('<tr class="overdue">');
@@ -304,4 +305,27 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     const act = main(await get(os, '/console/books/activity'));
     expect(act).not.toContain('October catering');
   });
+
+  it('random queries and ids on every owner page never answer 5xx, and never show another organisation', async () => {
+    const junk = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom('', '-1', '0', '1e309', '99999999999999999999', '2026-02-30', '2026-13-01', '<script>', '\u0000', '%00', '💸', 'all', 'draft', '1000', otherInvoiceId),
+    );
+    const request = fc.record({
+      path: fc.oneof(
+        fc.constantFrom('/console/books', '/console/books/invoices', '/console/books/bills', '/console/books/bank', '/console/books/reports', '/console/books/activity'),
+        fc.oneof(fc.constantFrom(overdueId, otherInvoiceId, '..', '%2e%2e'), fc.string({ minLength: 1, maxLength: 12 })).map((x) => `/console/books/invoices/${encodeURIComponent(x)}`),
+      ),
+      query: fc.array(fc.tuple(fc.constantFrom('status', 'cursor', 'account', 'from', 'to', 'before', 'limit'), junk), { maxLength: 3 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async (q) => {
+        const qs = new URLSearchParams(q.query).toString();
+        const r = await get(owner, `${q.path}${qs ? `?${qs}` : ''}`);
+        expect(r.status, `${JSON.stringify(q)} → ${r.status} ${r.text.slice(0, 200)}`).toBeLessThan(500);
+        expect(r.text).not.toContain('Elsewhere Ltd');
+      }),
+      { numRuns: Number(process.env.FD_HOSTILE_RUNS ?? 150) },
+    );
+  }, 300_000);
 });

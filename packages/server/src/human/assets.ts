@@ -89,6 +89,10 @@ select { font:inherit; padding:.45rem; border:1px solid #8c959f; border-radius:6
 .caller { font-size:.95rem; }
 .caller .label { color:var(--muted); }
 .pager { display:flex; gap:1rem; }
+td.date { white-space:nowrap; }
+.cards.two { align-items:start; }
+.sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0);
+  white-space:nowrap; }
 @media (max-width: 40rem) {
   dl.facts, dl.payload { grid-template-columns:1fr; }
   dd { margin-bottom:.35rem; }

@@ -142,7 +142,7 @@ ${bankTable(o.bank)}
 
 function activityItem(a: Activity): Html {
   const caller = a.callerText
-    ? html`<p class="caller"><span class="label">Text from ${a.actorName} (${a.callerText.field}), not checked by the server:</span>
+    ? html`<p class="caller"><span class="label">${a.callerText.field} as the caller typed it, not checked by the server:</span>
 <q>${a.callerText.text}</q></p>`
     : null;
   return html`<li class="event">
@@ -172,8 +172,8 @@ function invoiceRow(i: OwnerInvoice): Html {
   return html`<tr${i.overdue ? raw(' class="overdue"') : null}>
   <th scope="row"><a href="/console/books/invoices/${encodeURIComponent(i.id)}">${i.number ?? i.id}</a></th>
   <td>${i.customer}</td>
-  <td>${date(i.issuedOn)}</td>
-  <td>${date(i.dueOn)}</td>
+  <td class="date">${date(i.issuedOn)}</td>
+  <td class="date">${date(i.dueOn)}</td>
   ${money(i.totalCents)}
   ${money(i.outstandingCents)}
   <td>${statusBadge(i.status, i.overdue)}</td>
@@ -228,7 +228,7 @@ function billRow(b: OwnerBill): Html {
   return html`<tr${b.overdue ? raw(' class="overdue"') : null}>
   <th scope="row"><code>${b.id}</code></th>
   <td>${b.supplier}</td>
-  <td>${date(b.dueOn)}</td>
+  <td class="date">${date(b.dueOn)}</td>
   ${money(b.totalCents)}
   ${money(b.outstandingCents)}
   <td>${statusBadge(b.status, b.overdue)}</td>
@@ -273,7 +273,7 @@ export function bankBody(v: Awaited<ReturnType<typeof ownerBank>>): Html {
   const s = v.summary;
   const rows = v.lines.map(
     (l) => html`<tr${l.status === 'unmatched' || l.status === 'held' ? raw(' class="open"') : null}>
-  <td>${l.date}</td>
+  <td class="date">${l.date}</td>
   <td>${l.description}${l.reference ? html` <span class="mono">${l.reference}</span>` : null}</td>
   ${money(l.amountCents)}
   ${money(l.remainingCents)}
@@ -295,7 +295,6 @@ ${accountPicker(v.accounts, v.account.code, v.status)}
   <dt>Ledger balance</dt><dd>${formatCents(s.ledgerBalanceCents)}</dd>
   <dt>Unreconciled lines</dt><dd>${s.unreconciledLines}</dd>
   <dt>Unreconciled sum</dt><dd>${formatCents(s.unreconciledCents)} (money in positive, out negative)</dd>
-  <dt>Bank balance once reconciled</dt><dd>${formatCents(s.ledgerBalanceCents + s.unreconciledCents)}</dd>
 </dl>
 ${table}
 ${pager('/console/books/bank', { account: v.account.code, status: v.status }, v.cursor, v.nextCursor)}`;
@@ -332,18 +331,31 @@ ${rows}
 </tbody>`;
 }
 
+/** What each BAS label is, in the ATO's words (shortened). */
+const BAS_LABEL_NAMES: Readonly<Record<string, string>> = {
+  G1: 'Total sales',
+  G2: 'Export sales',
+  G3: 'Other GST-free sales',
+  G10: 'Capital purchases',
+  G11: 'Non-capital purchases',
+  '1A': 'GST on sales',
+  '1B': 'GST on purchases',
+  W1: 'Total salary, wages and other payments',
+  W2: 'Amounts withheld from payments shown at W1',
+};
+
 function basTable(r: Awaited<ReturnType<typeof ownerReports>>): Html {
   const labels = tax.BAS_LABELS.map(
-    (l) => html`<tr><th scope="row">${l}</th><td class="num" data-label="${l}">$${r.bas.labels[l].toLocaleString('en-AU')}</td></tr>`,
+    (l) => html`<tr><th scope="row"><span class="mono">${l}</span> ${BAS_LABEL_NAMES[l] ?? ''}</th><td class="num" data-label="${l}">$${r.bas.labels[l].toLocaleString('en-AU')}</td></tr>`,
   );
   const sum = r.bas.summary;
   const note = r.gstRegistered ? null : html`<p class="hint">The organisation is not registered for GST (see Organisation).</p>`;
   return html`<section aria-labelledby="bas-title">
 <h2 id="bas-title">Business activity statement figures</h2>
-<p class="hint">${r.basis} basis, whole dollars, ${r.period.from} to ${r.period.to}: what a BAS prepared for this period would carry.</p>
+<p class="hint">${r.basis === 'cash' ? 'Cash' : 'Accrual'} basis, whole dollars, ${r.period.from} to ${r.period.to}: what a BAS prepared for this period would carry.</p>
 ${note}
 <div class="table-wrap"><table class="narrow-table">
-  <caption>BAS labels</caption>
+  <caption class="sr-only">BAS labels</caption>
   <tbody>${labels}
   <tr class="total"><th scope="row">8A (owed to the ATO)</th><td class="num">$${sum['8A'].toLocaleString('en-AU')}</td></tr>
   <tr class="total"><th scope="row">8B (owed by the ATO)</th><td class="num">$${sum['8B'].toLocaleString('en-AU')}</td></tr>
@@ -367,7 +379,7 @@ ${periodForm(form)}
 <section aria-labelledby="pl-title">
 <h2 id="pl-title">Profit and loss, ${pl.from} to ${pl.to}</h2>
 <div class="table-wrap"><table class="narrow-table">
-  <caption>Profit and loss</caption>
+  <caption class="sr-only">Profit and loss</caption>
   ${sectionRows('Revenue', pl.revenue, 'pl-revenue')}
   ${sectionRows('Expenses', pl.expenses, 'pl-expenses')}
   <tbody><tr class="total grand"><th scope="row">Net profit</th><td class="num" id="pl-net">${formatCents(pl.netProfitCents)}</td></tr></tbody>
@@ -376,7 +388,7 @@ ${periodForm(form)}
 <section aria-labelledby="bs-title">
 <h2 id="bs-title">Balance sheet as at ${bs.asOf}</h2>
 <div class="table-wrap"><table class="narrow-table">
-  <caption>Balance sheet</caption>
+  <caption class="sr-only">Balance sheet</caption>
   ${sectionRows('Assets', bs.assets, 'bs-assets')}
   ${sectionRows('Liabilities', bs.liabilities, 'bs-liabilities')}
   ${sectionRows('Equity', bs.equity, 'bs-equity')}
