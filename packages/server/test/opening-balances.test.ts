@@ -119,6 +119,20 @@ describe.each(engines)('opening balances (%s)', (engine) => {
     expect(await accountBalanceCents(t.db.reader, o.orgId, '1100')).toBe(60_000);
   });
 
+  it('after the conversion nothing posts on or before the conversion date', async () => {
+    const o = await t.org();
+    const p = params();
+    const r = ok(await t.post(o.keys.agent, 'books.openingBalances', p));
+    const lines = [{ accountCode: '6000', debitCents: 100 }, { accountCode: '1000', creditCents: 100 }];
+    const before = await t.post(o.keys.agent, 'books.journalPost', { date: p.conversionDate, memo: 'Late', lines });
+    expect(before.status).toBe(400);
+    expect(before.body.error).toMatchObject({ field: 'date' });
+    expect(before.body.error.message).toContain(`on or before the conversion date ${p.conversionDate}`);
+    const pay = await t.post(o.keys.agent, 'books.invoiceRecordPayment', { id: r.invoiceIds[0], amountCents: 100, date: p.conversionDate });
+    expect(pay.status).toBe(400);
+    ok(await t.post(o.keys.agent, 'books.journalPost', { date: today(), memo: 'After', lines }));
+  });
+
   it('refuses, naming the field, and changes nothing', async () => {
     const o = await t.org();
     const p = params();
