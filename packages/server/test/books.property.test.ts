@@ -111,9 +111,9 @@ const act = fc.oneof(
   }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replay' as const) }) },
   // Issue 12 item 2: corrections.
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unmatch' as const), pick, one: fc.boolean(), target: pick }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('dishonour' as const), pick, target: pick }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('payReturn' as const), pick, target: pick }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('unmatch' as const), pick, one: fc.boolean(), target: pick }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('dishonour' as const), pick, target: pick }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('payReturn' as const), pick, target: pick }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reverse' as const), pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('statements' as const) }) },
   // Fixed assets (issue 9): bought by a journal dated up to 4 months back or by a bill (today),
@@ -872,7 +872,9 @@ class Run {
       inv.status = inv.outstanding >= inv.totalCents ? 'sent' : 'part_paid';
     };
     if (a.kind === 'unmatch') {
-      const line = at(m.lines, a.pick);
+      // Mostly a line with something to undo (or held); sometimes any line (a no-op).
+      const undoable = m.lines.filter((l) => l.matches.length > 0 || l.status === 'recoded' || l.status === 'held');
+      const line = at(a.target % 4 === 0 || undoable.length === 0 ? m.lines : undoable, a.pick);
       if (!line) return;
       const one = a.one ? at(line.matches, a.target) : undefined;
       const targets = one ? [one] : line.matches;
