@@ -271,6 +271,9 @@ describe.each(engines)('corrections (%s)', (engine) => {
       for (const code of ['6000', '1200', '1000']) expect(await balance(code, o)).toBe(0);
       const row = await t.db.reader.get<{ reversed_by: string }>('SELECT reversed_by FROM journals WHERE org_id = ? AND id = ?', [o.orgId, j.journalId]);
       expect(row?.reversed_by).toBe(r.reversalJournalId);
+      const read = (await t.post(o.keys.reader, 'books.journals', { sourceId: j.journalId })).body.result.journals as any[];
+      expect(read.find((x) => x.id === j.journalId)).toMatchObject({ reversedBy: r.reversalJournalId });
+      expect(read.find((x) => x.id === r.reversalJournalId)).toMatchObject({ reversedBy: null, source: { kind: 'journal_reversal', id: j.journalId } });
       const ev = await lastEvent(o);
       expect(ev).toMatchObject({ kind: 'books.journal.reverse', entity_id: j.journalId });
       expect(ev.payload).toEqual({ journalId: j.journalId, reversalJournalId: r.reversalJournalId, date: today(), totalCents: 11_000, reason: 'Posted twice' });
