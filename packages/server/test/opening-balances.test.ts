@@ -133,6 +133,19 @@ describe.each(engines)('opening balances (%s)', (engine) => {
     ok(await t.post(o.keys.agent, 'books.journalPost', { date: today(), memo: 'After', lines }));
   });
 
+  it('carries documents in for an existing contact (contactId), naming the path when the name is not the contact\'s', async () => {
+    const o = await t.org();
+    const c = ok(await t.post(o.keys.agent, 'books.contactCreate', { name: 'Dune Surf Club', kind: 'customer' }));
+    const p = params();
+    const wrong = await t.post(o.keys.agent, 'books.openingBalances', { ...p, invoices: [p.invoices[0], { ...p.invoices[1], contactId: c.id }] });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toMatchObject({ field: 'invoices[1].payeeName' });
+    const { payeeName: _drop, ...second } = p.invoices[1];
+    const r = ok(await t.post(o.keys.agent, 'books.openingBalances', { ...p, invoices: [p.invoices[0], { ...second, contactId: c.id }] }));
+    const row = await t.db.reader.get<{ contact_id: string; payee_name: string }>('SELECT contact_id, payee_name FROM invoices WHERE org_id = ? AND id = ?', [o.orgId, r.invoiceIds[1]]);
+    expect(row).toEqual({ contact_id: c.id, payee_name: 'Dune Surf Club' });
+  });
+
   it('refuses, naming the field, and changes nothing', async () => {
     const o = await t.org();
     const p = params();
