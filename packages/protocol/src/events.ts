@@ -8,6 +8,7 @@ import * as assetsM from './methods/assets.js';
 import * as boardM from './methods/board.js';
 import * as booksM from './methods/books.js';
 import * as contactsM from './methods/contacts.js';
+import * as correctionsM from './methods/corrections.js';
 import * as orgM from './methods/org.js';
 import * as payablesM from './methods/payables.js';
 import * as payrollM from './methods/payroll.js';
@@ -608,6 +609,94 @@ export const journalPost = eventKind({
   emittedBy: [reconciliationM.journalPost],
 });
 
+// ---- books: opening balances and corrections (issue 12, extensions) ----
+
+export const openingBalancesRecord = eventKind({
+  family: 'books',
+  kind: 'books.opening_balances.record',
+  summary: "The business's conversion was recorded: one journal dated the conversion date, its totals and the documents carried in (counts, not every line).",
+  payload: z.strictObject({
+    conversionDate: str(),
+    journalId: str(),
+    debitCents: int(),
+    accountCount: int(),
+    invoiceCount: int(),
+    receivablesCents: int(),
+    billCount: int(),
+    payablesCents: int(),
+  }),
+  emittedBy: [correctionsM.openingBalances],
+});
+
+const reversedMatch = z.strictObject({
+  matchId: str().nullable(),
+  kind: str(),
+  targetId: str(),
+  amountCents: int(),
+  journalId: str(),
+  reversalJournalId: str().nullable(),
+});
+
+export const lineUnmatch = eventKind({
+  family: 'books',
+  kind: 'books.line.unmatch',
+  summary: "A bank line's matches (or its recode) were undone: each payment journal reversed, the documents reopened, the line unmatched again.",
+  payload: z.strictObject({
+    lineId: str(),
+    lineAmountCents: int(),
+    date: str(),
+    reversed: z.array(reversedMatch),
+    status: str(),
+    reason: str().nullable(),
+  }),
+  emittedBy: [correctionsM.lineUnmatch],
+});
+
+export const invoicePaymentDishonour = eventKind({
+  family: 'books',
+  kind: 'books.invoice.payment_dishonour',
+  summary: "A customer's payment bounced: reversed to the invoice, which is owed again.",
+  payload: z.strictObject({
+    paymentId: str(),
+    amountCents: int(),
+    date: str(),
+    reason: str(),
+    journalId: str(),
+    outstandingCents: int(),
+    status: invoiceStatus,
+  }),
+  emittedBy: [correctionsM.invoicePaymentDishonour],
+});
+
+export const billPaymentReturn = eventKind({
+  family: 'books',
+  kind: 'books.bill.payment_return',
+  summary: 'A payment to a supplier came back: reversed to the bill, which is payable again.',
+  payload: z.strictObject({
+    paymentId: str(),
+    amountCents: int(),
+    date: str(),
+    reason: str(),
+    journalId: str(),
+    outstandingCents: int(),
+  }),
+  emittedBy: [correctionsM.billPaymentReturn],
+});
+
+export const journalReverse = eventKind({
+  family: 'books',
+  kind: 'books.journal.reverse',
+  summary: 'A manual journal was reversed by its mirror journal.',
+  payload: z.strictObject({
+    journalId: str(),
+    reversalJournalId: str(),
+    date: str(),
+    totalCents: int(),
+    reason: str(),
+  }),
+  emittedBy: [correctionsM.journalReverse],
+});
+
 // ---- books: tax (BAS) ----
 
 const basLabels = z.strictObject(
@@ -964,6 +1053,11 @@ export const eventKinds: readonly EventKindSpec[] = [
   receiptLink,
   lineRecode,
   journalPost,
+  openingBalancesRecord,
+  lineUnmatch,
+  invoicePaymentDishonour,
+  billPaymentReturn,
+  journalReverse,
   taxPrepare,
   taxHold,
   taxReturn,

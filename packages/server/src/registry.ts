@@ -15,6 +15,7 @@ import { taxBindings } from './domain/tax/bindings.js';
 import { payrollBindings } from './domain/payroll/bindings.js';
 import { contactsBindings } from './domain/contacts/bindings.js';
 import { askBindings } from './domain/ask/bindings.js';
+import { correctionsBindings } from './domain/corrections/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -35,6 +36,7 @@ const bindings: readonly MethodBinding[] = [
   ...receivablesBindings,
   ...payablesBindings,
   ...reconciliationBindings,
+  ...correctionsBindings,
   ...taxBindings,
   ...booksReadBindings,
   ...assetsBindings,

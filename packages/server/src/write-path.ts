@@ -23,6 +23,12 @@ export interface Uow {
    */
   readonly lockDate: string | null;
   /**
+   * The organisation's conversion date (issue 12 item 2, books.openingBalances), read in the unit's
+   * transaction: the opening balances carry the books up to and including it, so nothing else posts
+   * on or before it (domain/gl/periods.ts); null before a conversion is recorded.
+   */
+  readonly conversionDate: string | null;
+  /**
    * Append the call's one event: its declaration (protocol `events.*`, which gives family and
    * kind) and its entity and payload, the payload typed by the declaration's schema.
    */
@@ -97,8 +103,8 @@ async function unitOfWork<R extends WriteResult, E>(
     if (early !== undefined) return { early };
     let emitted = 0;
     const now = clockOf(db)();
-    const org = await tx.get<{ time_zone: string | null; lock_date: string | null }>(
-      'SELECT time_zone, lock_date FROM organisations WHERE id = ?',
+    const org = await tx.get<{ time_zone: string | null; lock_date: string | null; conversion_date: string | null }>(
+      'SELECT time_zone, lock_date, conversion_date FROM organisations WHERE id = ?',
       [orgId],
     );
     const uow: Uow = {
@@ -109,6 +115,7 @@ async function unitOfWork<R extends WriteResult, E>(
       now,
       today: localDate(now, org?.time_zone ?? DEFAULT_TIME_ZONE),
       lockDate: org?.lock_date ?? null,
+      conversionDate: org?.conversion_date ?? null,
       emit: async (event, body) => {
         emitted += 1;
         invariant(emitted === 1, 'a call appends exactly one event');

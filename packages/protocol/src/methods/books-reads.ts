@@ -58,6 +58,8 @@ export const journal = z.object({
   source: z.object({ kind: z.string(), id: z.string() }),
   /** The ledger event that made this posting. */
   ledgerId: z.string(),
+  /** Issue 12: the journal that reversed this one (books.journalReverse), or null. */
+  reversedBy: z.string().nullable(),
   lines: z.array(journalLine),
 });
 

@@ -11,6 +11,7 @@ import { taxMethods } from './tax.js';
 import { payrollMethods } from './payroll.js';
 import { contactsMethods } from './contacts.js';
 import { askMethods } from './ask.js';
+import { correctionsMethods } from './corrections.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
@@ -28,6 +29,7 @@ export * as tax from './tax.js';
 export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
 export * as ask from './ask.js';
+export * as corrections from './corrections.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -59,6 +61,7 @@ const declared = [] = [
   ...receivablesMethods,
   ...payablesMethods,
   ...reconciliationMethods,
+  ...correctionsMethods,
   ...taxMethods,
   ...booksReadMethods,
   ...assetsMethods,

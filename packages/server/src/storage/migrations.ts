@@ -19,6 +19,7 @@ import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
 import { migration as dayOne } from '../domain/gl/migration-day-one.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
+import { migration as corrections } from '../domain/corrections/migration.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -368,6 +369,8 @@ export const migrations: readonly Migration[] = [
   checkpoints,
   // Invoice numbers and references, lock date, conversion date, 30 (issue 12).
   dayOne,
+  // Opening balances and corrections, 32 (issue 12 item 2).
+  corrections,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

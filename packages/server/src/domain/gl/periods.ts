@@ -11,10 +11,26 @@ export function lockedMessage(date: string, lockDate: string): string {
   return `is ${date}, on or before the lock date ${lockDate}: the books are locked up to and including it (an owner can move the lock date)`;
 }
 
-/** Refuse `date` (the value of param `field`) when it falls on or before the lock date. */
-export function checkPostable(uow: Pick<Uow, 'lockDate'>, date: string, field: string): void {
+/**
+ * Refuse `date` (the value of param `field`) when it falls on or before the lock date, or on or
+ * before the conversion date (issue 12 item 2: the opening balances are the books as at that day;
+ * a posting dated then would change them behind the conversion's back).
+ */
+export function checkPostable(
+  uow: Pick<Uow, 'lockDate'> & { readonly conversionDate?: string | null },
+  date: string,
+  field: string,
+): void {
   if (uow.lockDate !== null && date <= uow.lockDate) {
     throw new DomainError('BAD_REQUEST', `${field} ${lockedMessage(date, uow.lockDate)}`, { field });
+  }
+  const conversion = uow.conversionDate ?? null;
+  if (conversion !== null && date <= conversion) {
+    throw new DomainError(
+      'BAD_REQUEST',
+      `${field} is ${date}, on or before the conversion date ${conversion}: the opening balances carry the books up to and including it`,
+      { field },
+    );
   }
 }
 
@@ -22,7 +38,7 @@ export function checkPostable(uow: Pick<Uow, 'lockDate'>, date: string, field: s
  * A document's issue date (issue 12 item 1): `issueDate` when given — not in the future, not on
  * or before the lock date — else today (which must itself be after the lock date).
  */
-export function issueDateOf(uow: Pick<Uow, 'lockDate' | 'today'>, issueDate: string | undefined, field = 'issueDate'): string {
+export function issueDateOf(uow: Pick<Uow, 'lockDate' | 'today'> & { readonly conversionDate?: string | null }, issueDate: string | undefined, field = 'issueDate'): string {
   const date = issueDate ?? uow.today;
   if (date > uow.today) {
     throw new DomainError('BAD_REQUEST', `${field} must not be in the future (today is ${uow.today})`, { field });

@@ -150,7 +150,7 @@ async function matchedOnJournals(
   if (ids.length === 0) return out;
   const rows = await q.all<{ journal_id: string; matched: number }>(
     `SELECT journal_id, SUM(amount_cents) AS matched FROM bank_feed_matches
-     WHERE org_id = ? AND journal_id IN (${placeholders(ids.length)}) GROUP BY journal_id`,
+     WHERE org_id = ? AND journal_id IN (${placeholders(ids.length)}) AND reversed_at IS NULL GROUP BY journal_id`,
     [orgId, ...ids],
   );
   for (const r of rows) out.set(r.journal_id, Number(r.matched));

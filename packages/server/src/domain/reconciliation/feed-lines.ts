@@ -121,7 +121,7 @@ export async function matchesOf(
   if (lineIds.length === 0) return out;
   const rows = await q.all<MatchRow>(
     `SELECT id, line_id, target_kind, target_id, amount_cents, journal_id, ledger_id FROM bank_feed_matches
-     WHERE org_id = ? AND line_id IN (${placeholders(lineIds.length)}) ORDER BY created_at, id`,
+     WHERE org_id = ? AND line_id IN (${placeholders(lineIds.length)}) AND reversed_at IS NULL ORDER BY created_at, id`,
     [orgId, ...lineIds],
   );
   for (const r of rows) out.set(r.line_id, [...(out.get(r.line_id) ?? []), r]);

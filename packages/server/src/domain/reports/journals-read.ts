@@ -14,6 +14,7 @@ interface JournalRow {
   source_kind: string;
   source_id: string;
   ledger_id: string;
+  reversed_by: string | null;
 }
 
 interface LineRow {
@@ -96,7 +97,7 @@ export async function listJournals(p: Params, ctx: ReadContext) {
   const limit = p.limit ?? limits.pageRowsDefault;
   const { where, args } = await pageFilter(q, orgId, p);
   const rows = await q.all<JournalRow>(
-    `SELECT j.id, j.date, j.memo, j.source_kind, j.source_id, j.ledger_id FROM journals j
+    `SELECT j.id, j.date, j.memo, j.source_kind, j.source_id, j.ledger_id, j.reversed_by FROM journals j
      WHERE ${where.join(' AND ')} ORDER BY j.date, j.id LIMIT ${limit + 1}`,
     args,
   );
@@ -108,6 +109,7 @@ export async function listJournals(p: Params, ctx: ReadContext) {
     memo: r.memo,
     source: { kind: r.source_kind, id: r.source_id },
     ledgerId: r.ledger_id,
+    reversedBy: r.reversed_by,
     lines: (lines.get(r.id) ?? []).map(toLine),
   }));
   return { journals, nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };

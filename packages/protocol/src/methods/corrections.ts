@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference } from './aba-fields.js';
+import { feedLine } from './reconciliation.js';
+import { cents, email, id, isoDate, isCalendarDate, method, reason, text } from './index-fields.js';
+import type { MethodSpec } from './types.js';
+
+/**
+ * Issue 12 item 2: the business's conversion (opening balances) and the corrections a real
+ * business needs — unmatch a bank line, a dishonoured receipt, a returned supplier payment, the
+ * reversal of a manual journal. Every method here is an extension of the seed (docs/methods.md
+ * marks them); each posts through the general ledger and writes one event. Design: docs/decisions.md
+ * "Issue 12 — opening balances and corrections".
+ */
+
+export const openingLimits = {
+  accountsMax: 100,
+  invoicesMax: 500,
+  billsMax: 500,
+  numberCharsMax: 40,
+} as const;
+
+/** Control accounts: their opening balance is the sum of the carried-in documents. */
+export const OPENING_CONTROL_ACCOUNTS = ['1100', '2000', '2500'] as const;
+
+const openingAccount = z
+  .strictObject({
+    accountCode: accountCode(),
+    debitCents: cents().optional(),
+    creditCents: cents().optional(),
+  })
+  .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
+    error: 'give exactly one of debitCents and creditCents',
+    path: ['debitCents'],
+  });
+
+/** outstandingCents ≤ totalCents, dueDate on or after issueDate (named on the document's path). */
+function documentChecks(d: { totalCents: number; outstandingCents: number; issueDate: string; dueDate: string; gstCents?: number | undefined }, ctx: z.RefinementCtx) {
+  if (Number.isSafeInteger(d.outstandingCents) && Number.isSafeInteger(d.totalCents) && d.outstandingCents > d.totalCents)
+    ctx.addIssue({ code: 'custom', path: ['outstandingCents'], message: `must not be more than totalCents (${d.totalCents})` });
+  if (isCalendarDate(d.issueDate) && isCalendarDate(d.dueDate) && d.dueDate < d.issueDate)
+    ctx.addIssue({ code: 'custom', path: ['dueDate'], message: `must be on or after issueDate (${d.issueDate})` });
+  if (d.gstCents !== undefined && Number.isSafeInteger(d.totalCents) && d.gstCents * 11 > d.totalCents + 10)
+    ctx.addIssue({ code: 'custom', path: ['gstCents'], message: 'must be at most 1/11 of totalCents' });
+}
+
+const gstCents = () =>
+  z
+    .number({ error: 'must be an integer number of cents' })
+    .int({ error: 'must be an integer number of cents' })
+    .min(0, { error: 'must be at least 0' });
+
+const openingInvoice = z
+  .strictObject({
+    number: text(openingLimits.numberCharsMax),
+    issueDate: isoDate(),
+    dueDate: isoDate(),
+    payeeName: text().optional(),
+    contactId: id().optional(),
+    payeeEmail: email().optional(),
+    description: text(500),
+    totalCents: cents(),
+    /** The GST the old system already reported on it (for later adjustment notes); default 0. */
+    gstCents: gstCents().optional(),
+    outstandingCents: cents(),
+    reference: text(200).optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.payeeName === undefined && d.contactId === undefined)
+      ctx.addIssue({ code: 'custom', path: ['payeeName'], message: 'is required (or give contactId)' });
+    documentChecks(d, ctx);
+  });
+
+const openingBill = z
+  .strictObject({
+    payeeName: text().optional(),
+    contactId: id().optional(),
+    reference: text(200),
+    issueDate: isoDate(),
+    dueDate: isoDate(),
+    description: text(500),
+    totalCents: cents(),
+    gstCents: gstCents().optional(),
+    outstandingCents: cents(),
+    payeeBsb: bsb().optional(),
+    payeeAccountNumber: bankAccountNumber().optional(),
+    payeeAccountName: abaText(32).optional(),
+    payeeReference: lodgementReference().optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.payeeName === undefined && d.contactId === undefined)
+      ctx.addIssue({ code: 'custom', path: ['payeeName'], message: 'is required (or give contactId)' });
+    const bank = [d.payeeBsb, d.payeeAccountNumber, d.payeeAccountName].filter((x) => x !== undefined).length;
+    if (bank !== 0 && bank !== 3)
+      ctx.addIssue({ code: 'custom', path: ['payeeBsb'], message: 'give payeeBsb, payeeAccountNumber and payeeAccountName together' });
+    documentChecks(d, ctx);
+  });
+
+export const openingBalances = method({
+  name: 'books.openingBalances',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Debits (accounts + invoices' outstanding) must equal credits (accounts + bills' outstanding), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (unique per organisation, CONFLICT naming the index on a clash; a number in the organisation's prefix moves the sequence past it) and dates; the bills as approved (payable by a payment run when they carry bank details, matchable by a bank line). Refused (CONFLICT) when journals dated on or before conversionDate exist. The same params again is a no-op (D3); different params after a conversion is CONFLICT.",
+  params: z.strictObject({
+    conversionDate: isoDate(),
+    accounts: z.array(openingAccount).max(openingLimits.accountsMax, { error: `must have at most ${openingLimits.accountsMax} accounts` }),
+    invoices: z.array(openingInvoice).max(openingLimits.invoicesMax, { error: `must have at most ${openingLimits.invoicesMax} invoices` }).optional(),
+    bills: z.array(openingBill).max(openingLimits.billsMax, { error: `must have at most ${openingLimits.billsMax} bills` }).optional(),
+  }),
+  result: z.object({
+    conversionDate: z.string(),
+    journalId: z.string(),
+    debitCents: z.number().int(),
+    receivablesCents: z.number().int(),
+    payablesCents: z.number().int(),
+    accountCount: z.number().int(),
+    invoiceIds: z.array(z.string()),
+    billIds: z.array(z.string()),
+    ledgerId: z.string(),
+    noop: z.literal(true).optional(),
+  }),
+});
+
+const correctionDate = () => isoDate().optional();
+
+export const lineUnmatch = method({
+  name: 'books.lineUnmatch',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Undo a bank line's matches (all of them, or the one matchId) or its recode: posts, dated date (default today; not in the future, not before the journal it reverses, not on or before the lock date), the mirror of each match's payment journal (a match to an existing bank journal posted nothing, so nothing is reversed) or of the recode journal; the matches are kept, marked reversed; the documents reopen (status and outstanding back); the line goes back to unmatched (or part_matched while other matches stay). A held line is CONFLICT (books.matchHoldResolve decides it); a match whose payment was dishonoured or returned is CONFLICT. Nothing left to undo is a no-op (D3).",
+  params: z.strictObject({ lineId: id(), matchId: id().optional(), date: correctionDate(), reason: reason().optional() }),
+  result: z.object({
+    lineId: z.string(),
+    status: z.string(),
+    line: feedLine,
+    reversed: z.array(
+      z.object({
+        matchId: z.string().nullable(),
+        kind: z.string(),
+        targetId: z.string(),
+        amountCents: z.number().int(),
+        journalId: z.string(),
+        reversalJournalId: z.string().nullable(),
+        documentStatus: z.string().nullable(),
+      }),
+    ),
+    ledgerId: z.string(),
+    noop: z.literal(true).optional(),
+  }),
+});
+
+export const invoicePaymentDishonour = method({
+  name: 'books.invoicePaymentDishonour',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "A customer's payment bounced: posts Dr 1100 (docId = invoice) / Cr the bank it arrived in, dated date (default today; not in the future, not before the payment, not on or before the lock date); the payment is marked dishonoured with reason; the invoice goes back to sent (or part_paid while other payments stand) with its outstanding restored, so chasing resumes. The same payment again is a no-op (D3); a payment undone by books.lineUnmatch is CONFLICT.",
+  params: z.strictObject({ id: id(), paymentId: id(), date: correctionDate(), reason: reason() }),
+  result: z.object({
+    id: z.string(),
+    paymentId: z.string(),
+    amountCents: z.number().int(),
+    date: z.string(),
+    reason: z.string(),
+    status: z.string(),
+    outstandingCents: z.number().int(),
+    journalId: z.string(),
+    ledgerId: z.string(),
+    noop: z.literal(true).optional(),
+  }),
+});
+
+export const billPaymentReturn = method({
+  name: 'books.billPaymentReturn',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "A payment to a supplier came back (wrong account, closed account): paymentId is the payment run (runId) or the bank-line match (matchId) that paid the bill. Posts Dr the bank it left / Cr 2000 (docId = bill), dated date (default today; not in the future, not before the payment, not on or before the lock date); the bill is approved (payable) again with that amount outstanding. The same payment again is a no-op (D3).",
+  params: z.strictObject({ id: id(), paymentId: id(), date: correctionDate(), reason: reason() }),
+  result: z.object({
+    id: z.string(),
+    paymentId: z.string(),
+    amountCents: z.number().int(),
+    date: z.string(),
+    reason: z.string(),
+    status: z.string(),
+    outstandingCents: z.number().int(),
+    journalId: z.string(),
+    ledgerId: z.string(),
+    noop: z.literal(true).optional(),
+  }),
+});
+
+export const journalReverse = method({
+  name: 'books.journalReverse',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Reverse a manual journal (one books.journalPost posted): posts its mirror (sides swapped, GST tags negated so the BAS nets it out) dated date (default today; not in the future, not before the journal, not on or before the lock date) and marks the journal reversed (books.journals shows reversedBy). Journals other acts posted are CONFLICT naming the method that corrects them; a journal that registered a fixed asset (1500) is CONFLICT (books.assetDispose); a journal a bank line is matched to is CONFLICT until books.lineUnmatch. Reversing it again is a no-op (D3).",
+  params: z.strictObject({ journalId: id(), date: correctionDate(), reason: reason() }),
+  result: z.object({
+    journalId: z.string(),
+    reversalJournalId: z.string(),
+    date: z.string(),
+    reason: z.string(),
+    totalCents: z.number().int(),
+    ledgerId: z.string(),
+    noop: z.literal(true).optional(),
+  }),
+});
+
+/** Declarations of this area (see index.ts). */
+export const correctionsMethods = [
+  openingBalances,
+  lineUnmatch,
+  invoicePaymentDishonour,
+  billPaymentReturn,
+  journalReverse,
+] as const satisfies readonly MethodSpec[];

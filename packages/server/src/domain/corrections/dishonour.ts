@@ -1,0 +1,99 @@
+import { corrections, events } from '@finance-desk/protocol';
+import type { z } from 'zod';
+import { conflict, invariant, notFound } from '../../errors.js';
+import type { Uow } from '../../write-path.js';
+import { newJournalId, postJournal } from '../gl/post.js';
+import { outstandingOn } from '../receivables/ledger-api.js';
+import { correctionDate, mirrorOf, reopenInvoice } from './common.js';
+
+/**
+ * books.invoicePaymentDishonour (issue 12, extension): a customer's payment bounced. The payment's
+ * own journal (Dr bank / Cr 1100, docId) is mirrored — Dr 1100 (docId) / Cr the bank it arrived
+ * in — so the invoice owes again and chasing resumes. The payment row stays, marked dishonoured
+ * (never deleted). The same payment again is a no-op (D3).
+ */
+type Params = z.infer<typeof corrections.invoicePaymentDishonour.params>;
+
+interface PaymentRow {
+  id: string;
+  invoice_id: string;
+  amount_cents: number;
+  paid_on: string;
+  journal_id: string;
+  reversed_on: string | null;
+  reversal_kind: string | null;
+  reversal_reason: string | null;
+  reversal_journal_id: string | null;
+  reversal_ledger_id: string | null;
+}
+
+export async function invoicePaymentDishonour(p: Params, uow: Uow) {
+  const invoice = await uow.tx.get<{ id: string; status: string; payee_name: string }>(
+    `SELECT id, status, payee_name FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    [uow.orgId, p.id],
+  );
+  if (!invoice) throw notFound('invoice', p.id);
+  const pay = await uow.tx.get<PaymentRow>(
+    `SELECT id, invoice_id, amount_cents, paid_on, journal_id, reversed_on, reversal_kind, reversal_reason, reversal_journal_id,
+       reversal_ledger_id FROM invoice_payments WHERE org_id = ? AND id = ?`,
+    [uow.orgId, p.paymentId],
+  );
+  if (!pay || pay.invoice_id !== invoice.id) throw notFound(`payment of invoice ${invoice.id}`, p.paymentId);
+  if (pay.reversed_on !== null) {
+    if (pay.reversal_kind === 'dishonoured') {
+      return {
+        id: invoice.id,
+        paymentId: pay.id,
+        amountCents: Number(pay.amount_cents),
+        date: pay.reversed_on,
+        reason: pay.reversal_reason ?? '',
+        status: invoice.status,
+        outstandingCents: await outstandingOn(uow.tx, uow.orgId, invoice.id),
+        journalId: pay.reversal_journal_id ?? '',
+        ledgerId: pay.reversal_ledger_id ?? '',
+        noop: true as const,
+      };
+    }
+    throw conflict(
+      `payment ${pay.id} of invoice ${invoice.id} was undone by ${corrections.lineUnmatch.name} on ${pay.reversed_on}; there is nothing to dishonour`,
+    );
+  }
+  if (invoice.status === 'void') throw conflict(`invoice ${invoice.id} is void; its payments cannot be dishonoured`);
+  const date = correctionDate(uow, p.date, pay.paid_on, `payment ${pay.id} was received`);
+  const amount = Number(pay.amount_cents);
+  const owedBefore = await outstandingOn(uow.tx, uow.orgId, invoice.id);
+  const owed = owedBefore + amount;
+  const total = await uow.tx.get<{ total_cents: number }>('SELECT total_cents FROM invoices WHERE org_id = ? AND id = ?', [uow.orgId, invoice.id]);
+  const status = owed >= Number(total?.total_cents ?? 0) ? 'sent' : 'part_paid';
+  const journalId = newJournalId();
+  const event = await uow.emit(events.invoicePaymentDishonour, {
+    entityId: invoice.id,
+    payload: { paymentId: pay.id, amountCents: amount, date, reason: p.reason, journalId, outstandingCents: owed, status },
+  });
+  await postJournal(uow, {
+    id: journalId,
+    date,
+    memo: `Dishonoured payment ${pay.id} of invoice ${invoice.id} from ${invoice.payee_name}`.slice(0, 500),
+    source: { kind: 'invoice_payment_dishonour', id: pay.id },
+    ledgerId: event.ledgerId,
+    lines: await mirrorOf(uow, pay.journal_id),
+  });
+  await uow.tx.run(
+    `UPDATE invoice_payments SET reversed_on = ?, reversal_kind = 'dishonoured', reversal_reason = ?, reversal_journal_id = ?,
+       reversal_ledger_id = ? WHERE org_id = ? AND id = ? AND reversed_on IS NULL`,
+    [date, p.reason, journalId, event.ledgerId, uow.orgId, pay.id],
+  );
+  const reopened = await reopenInvoice(uow, invoice.id, event.ledgerId);
+  invariant(reopened.outstandingCents === owed && reopened.status === status, 'the event states what the dishonour left owing');
+  return {
+    id: invoice.id,
+    paymentId: pay.id,
+    amountCents: amount,
+    date,
+    reason: p.reason,
+    status,
+    outstandingCents: owed,
+    journalId,
+    ledgerId: event.ledgerId,
+  };
+}
