@@ -5,7 +5,7 @@ import { decideApproval } from '../governance/approvals.js';
 import { setPolicy } from '../governance/policy-admin.js';
 import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { denySchema, requireOwner } from './console-api.js';
-import { chainStatus, consoleApprovals, decisionHistory, policyView } from './console-data.js';
+import { chainStatus, consoleApproval, consoleApprovals, decisionHistory, policyView } from './console-data.js';
 import {
   cookieToken,
   currentSession,
@@ -28,7 +28,7 @@ import {
   sessionCookie,
   type HumanSession,
 } from './sessions.js';
-import { historyBody, inboxBody, loginBody, policyBody } from './views.js';
+import { approvalPageBody, historyBody, inboxBody, loginBody, policyBody } from './views.js';
 
 /** The console's HTML pages (issue 3): sign in, inbox, history, policy. */
 
@@ -172,6 +172,14 @@ function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   });
   app.get('/console', inbox);
   app.get('/console/', inbox);
+  // One approval's card: the link an approval email carries (issue 12 item 5).
+  app.get(
+    '/console/approvals/:id',
+    signedIn(o, async (req, reply, s) => {
+      const a = await consoleApproval(o.db.reader, s, pathId(req));
+      return render(o, reply, s, { status: 200, title: 'Approval', body: approvalPageBody(s, a), current: 'inbox' });
+    }),
+  );
   app.post(
     '/console/approvals/:id/approve',
     formPost(o, async (req, reply, s) => {

@@ -81,7 +81,9 @@ function chainBadge(chain: ChainStatus): Html {
 <span class="mono" title="${chain.head.rowHash}">${head}</span> ${badge}</p>`;
 }
 
-export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents';
+export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents'
+  // Issue 12 item 5 (payment and lodgement files):
+  | 'files';
 
 function nav(current: NavKey | null): Html {
   const items: readonly [NavKey, string, string][] = [
@@ -90,6 +92,8 @@ function nav(current: NavKey | null): Html {
     ['policy', '/console/policy', 'Policy'],
     ['org', '/console/org', 'Organisation'],
     ['agents', '/console/agents', 'Agents'],
+    // Issue 12 item 5: payment and lodgement files (human/files-pages.ts).
+    ['files', '/console/files', 'Files'],
   ];
   const links = items.map(([key, href, label]) =>
     key === current
