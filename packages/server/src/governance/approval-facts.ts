@@ -24,6 +24,8 @@ export interface ApprovalFacts {
   readonly paymentDate: string | null;
   /** A document's due date and its state today: "overdue by 3 days", "not due until …", "due today". */
   readonly due: { readonly on: string; readonly words: string; readonly overdue: boolean } | null;
+  /** Text an agent wrote on the subject (a bill's description and note, an invoice's description), unquoted. */
+  readonly agentText: readonly { readonly label: string; readonly text: string }[];
 }
 
 export interface ApprovalSubject {
@@ -32,7 +34,9 @@ export interface ApprovalSubject {
   readonly params: unknown;
 }
 
-const NONE: ApprovalFacts = { amount: null, toWhom: null, fromAccount: null, payeeAccount: null, paymentDate: null, due: null };
+const NONE: ApprovalFacts = { amount: null, toWhom: null, fromAccount: null, payeeAccount: null, paymentDate: null, due: null, agentText: [] };
+
+const said = (label: string, text: string | null) => (text ? [{ label, text: text.slice(0, 500) }] : []);
 
 function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
@@ -80,6 +84,8 @@ async function owed(q: Queryable, orgId: string, account: string, docId: string,
 
 type BillRow = {
   payee_name: string;
+  description: string;
+  note: string | null;
   total_cents: number | string;
   due_on: string;
   payee_bsb: string | null;
@@ -89,7 +95,7 @@ type BillRow = {
 
 async function billFacts(q: Queryable, orgId: string, id: string, today: string): Promise<ApprovalFacts> {
   const b = await q.get<BillRow>(
-    'SELECT payee_name, total_cents, due_on, payee_bsb, payee_account_number, payee_account_name FROM bills WHERE org_id = ? AND id = ?',
+    'SELECT payee_name, description, note, total_cents, due_on, payee_bsb, payee_account_number, payee_account_name FROM bills WHERE org_id = ? AND id = ?',
     [orgId, id],
   );
   if (!b) return NONE;
@@ -99,12 +105,13 @@ async function billFacts(q: Queryable, orgId: string, id: string, today: string)
     toWhom: quoted(b.payee_name),
     payeeAccount: bankWords(b.payee_bsb, b.payee_account_number, b.payee_account_name) ?? 'no bank details on the bill',
     due: dueWords(b.due_on, today),
+    agentText: [...said('bill description', b.description), ...said('bill note', b.note)],
   };
 }
 
 async function invoiceFacts(q: Queryable, orgId: string, id: string, today: string): Promise<ApprovalFacts> {
-  const inv = await q.get<{ payee_name: string; payee_email: string | null; total_cents: number | string; due_on: string | null }>(
-    'SELECT payee_name, payee_email, total_cents, due_on FROM invoices WHERE org_id = ? AND id = ?',
+  const inv = await q.get<{ payee_name: string; payee_email: string | null; description: string; total_cents: number | string; due_on: string | null }>(
+    'SELECT payee_name, payee_email, description, total_cents, due_on FROM invoices WHERE org_id = ? AND id = ?',
     [orgId, id],
   );
   if (!inv) return NONE;
@@ -115,6 +122,7 @@ async function invoiceFacts(q: Queryable, orgId: string, id: string, today: stri
     amount: left === null ? { cents: Number(inv.total_cents), label: 'invoice total' } : { cents: left, label: 'still owed' },
     toWhom: `${quoted(inv.payee_name)}${inv.payee_email ? ` <${inv.payee_email}>` : ''}`,
     due: inv.due_on ? dueWords(inv.due_on, today) : null,
+    agentText: said('invoice description', inv.description),
   };
 }
 

@@ -82,7 +82,7 @@ export async function emailDeciders(uow: Uow, a: PendingApproval): Promise<numbe
         'This server has no public address set (PUBLIC_URL), so this email cannot give a full link.',
         `Open the approval console where you normally sign in and go to ${path}`,
       ];
-  const words = agentWords(a.params);
+  const words = [...facts.agentText.map((w) => `  ${w.label}: ${quoted(w.text)}`), ...agentWords(a.params)];
   const amount = facts.amount ? ` (${formatCents(facts.amount.cents)})` : '';
   const subject = `Approval needed: ${title}${amount} [${a.approvalId}]`;
   for (const d of deciders) {

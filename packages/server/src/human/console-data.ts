@@ -57,6 +57,7 @@ async function withNames(
   q: Queryable,
   session: HumanSession,
   approvals: readonly Approval[],
+  today?: string,
 ): Promise<ConsoleApproval[]> {
   const policy = await loadPolicy(q, session.orgId);
   const ids = approvals.flatMap((a) =>
@@ -69,10 +70,10 @@ async function withNames(
       changes.set(a.approvalId, await bankChangeOf(q, session.orgId, a.subjectId));
     }
   }
-  const today = localDate(new Date().toISOString(), await orgTimeZone(q, session.orgId));
+  const day = today ?? localDate(new Date().toISOString(), await orgTimeZone(q, session.orgId));
   const facts = new Map<string, ApprovalFacts>();
   for (const a of approvals) {
-    facts.set(a.approvalId, await approvalFacts(q, session.orgId, { actionClass: a.actionClass, subjectId: a.subjectId, params: a.payload.params }, today));
+    facts.set(a.approvalId, await approvalFacts(q, session.orgId, { actionClass: a.actionClass, subjectId: a.subjectId, params: a.payload.params }, day));
   }
   return approvals.map((a) => ({
     ...a,
@@ -91,15 +92,16 @@ export interface ApprovalQuery {
 }
 
 /** Approvals newest first (ids are time-ordered), optionally of one status. */
-export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery) {
+/** `today`: the organisation's local date by the server's clock (orgToday); unset, by the wall clock. */
+export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery, today?: string) {
   const page = await listDecisions(q, session.orgId, f);
-  return { approvals: await withNames(q, session, page.decisions), nextCursor: page.nextCursor };
+  return { approvals: await withNames(q, session, page.decisions, today), nextCursor: page.nextCursor };
 }
 
 /** One approval's card (the link in an approval email): any status; another organisation's is NOT_FOUND. */
-export async function consoleApproval(q: Queryable, session: HumanSession, approvalId: string): Promise<ConsoleApproval> {
+export async function consoleApproval(q: Queryable, session: HumanSession, approvalId: string, today?: string): Promise<ConsoleApproval> {
   const row = await approvalById(q, session.orgId, approvalId);
-  const [one] = await withNames(q, session, [toApproval(row, new Date().toISOString())]);
+  const [one] = await withNames(q, session, [toApproval(row, new Date().toISOString())], today);
   return one as ConsoleApproval;
 }
 
