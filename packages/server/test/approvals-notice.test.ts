@@ -12,6 +12,7 @@ import { ACTION_CLASS } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/clock.js';
 import { setPublicUrl } from '../src/governance/approval-mail.js';
+import { decideApproval } from '../src/governance/approvals.js';
 import { setPolicy } from '../src/governance/policy-admin.js';
 import { addUser } from '../src/human/users.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
@@ -59,12 +60,13 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
   let bookkeeper: { email: string; password: string };
   const outboxDir = mkdtempSync(join(tmpdir(), 'fd-approval-mail-'));
   const paymentsDir = mkdtempSync(join(tmpdir(), 'fd-approval-pay-'));
+  const lodgementDir = mkdtempSync(join(tmpdir(), 'fd-approval-lodge-'));
   // The server's clock: the test moves it forward (never backward) so due dates pass.
   let clock = new Date().toISOString();
   const today = () => clock.slice(0, 10);
 
   beforeAll(async () => {
-    t = await startTestServer(engine, { now: () => clock, emailOutboxDir: outboxDir, paymentsOutboxDir: paymentsDir, publicUrl: PUBLIC });
+    t = await startTestServer(engine, { now: () => clock, emailOutboxDir: outboxDir, paymentsOutboxDir: paymentsDir, lodgementOutboxDir: lodgementDir, publicUrl: PUBLIC });
     org = await t.org('Harbourside Joinery');
     other = await t.org('Other Books');
     const a = await addUser(t.db, { orgId: org.orgId, email: `approver@${org.slug}.example`, role: 'approver', password: 'approver-password-1' });
@@ -84,6 +86,7 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     await t?.close();
     rmSync(outboxDir, { recursive: true, force: true });
     rmSync(paymentsDir, { recursive: true, force: true });
+    rmSync(lodgementDir, { recursive: true, force: true });
   });
 
   /** A sent invoice due in 14 days, the clock moved 20 days on, chased once, step 2 held and filed. */
@@ -267,5 +270,39 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     const second = await t.get(org.keys.reader, `books.files?limit=1&cursor=${first.body.nextCursor as string}`);
     expect(second.body.files[0].id).toBe(all[1]?.id);
     for (let i = 1; i < all.length; i += 1) expect(all[i - 1]!.createdAt >= all[i]!.createdAt).toBe(true);
+  });
+
+  it('a lodged BAS is a file too: listed as bas, its bytes the document the ATO channel received, its SHA-256 the receipt\'s', async () => {
+    const agent = org.keys.agent;
+    const prepared = await t.post(agent, 'books.taxPrepare', { periodStart: '2026-07-01', periodEnd: '2026-09-30' });
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
+    const basId = prepared.body.result.id as string;
+    const held = await t.post(agent, 'books.taxSignLodge', { id: basId });
+    const a = held.body.result.approval;
+    const req = await t.post(agent, 'approval.request', { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } });
+    const approvalId = req.body.result.approvalId as string;
+    await decideApproval(t.db, { orgId: org.orgId, approvalId, user: { id: org.owner.userId, role: 'owner' }, approve: true });
+    const lodged = await t.post(agent, 'books.taxSignLodge', { id: basId, approvalId }, { 'x-idempotency-key': freshKey() });
+    expect(lodged.status, JSON.stringify(lodged.body)).toBe(200);
+    const list = await t.get(org.keys.reader, 'books.files?kind=bas');
+    const row = list.body.files.find((f: { source: string }) => f.source === basId);
+    expect(row).toMatchObject({ kind: 'bas', filename: `${basId}.json`, contentType: 'application/json; charset=utf-8' });
+    expect(list.body.files.every((f: { kind: string }) => f.kind === 'bas')).toBe(true);
+    const one = await t.get(org.keys.reader, `books.file?id=${row.id}`);
+    const bytes = Buffer.from(one.body.contentBase64 as string, 'base64');
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(row.sha256);
+    expect(JSON.parse(bytes.toString('utf8'))).toMatchObject({ kind: 'bas', id: basId });
+    const dropped = join(lodgementDir, `${basId}.json`);
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(dropped) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(dropped).equals(bytes)).toBe(true);
+    // The BAS's lodgement receipt names the same SHA-256.
+    // (confirmed in its own transaction just after the file is written: wait for it).
+    let receipt: string | null = null;
+    while (receipt === null && Date.now() < deadline) {
+      receipt = (await t.db.reader.get<{ receipt_sha256: string | null }>('SELECT receipt_sha256 FROM bas_returns WHERE org_id = ? AND id = ?', [org.orgId, basId]))?.receipt_sha256 ?? null;
+      if (receipt === null) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(receipt).toBe(row.sha256);
   });
 });
