@@ -194,6 +194,6 @@ export function factLines(f: ApprovalFacts): string[] {
   if (f.payeeAccount) lines.push(`Paid into:  ${f.payeeAccount}`);
   if (f.fromAccount) lines.push(`From:       ${f.fromAccount}`);
   if (f.paymentDate) lines.push(`Paid on:    ${f.paymentDate}`);
-  if (f.due) lines.push(`Due:        ${f.due.on} (${f.due.words})`);
+  if (f.due) lines.push(`Due:        ${f.due.overdue ? `${f.due.on} (${f.due.words})` : f.due.words}`);
   return lines;
 }

@@ -61,7 +61,7 @@ button.secondary { background:#fff; color:var(--accent); }
 .badge.overdue { color:var(--bad); background:var(--badbg); }
 dl.facts.lead { margin-bottom:.75rem; font-size:1.02rem; }
 details.technical { margin-top:.75rem; border-top:1px solid var(--line); padding-top:.5rem; }
-details.technical summary { cursor:pointer; color:var(--muted); min-height:44px; display:flex; align-items:center; }
+details.technical summary { cursor:pointer; color:var(--muted); padding:.6rem 0; }
 div.table-wrap { overflow-x:auto; }
 table.files { border-collapse:collapse; width:100%; }
 table.files th, table.files td { text-align:left; padding:.35rem .5rem; border-bottom:1px solid var(--line); vertical-align:top; }

@@ -99,7 +99,9 @@ function leadFacts(a: ConsoleApproval): Html {
   const row = (label: string, value: Html | string | null) =>
     value === null ? null : html`<dt>${label}</dt><dd>${value}</dd>`;
   const due = f.due
-    ? html`<span class="${f.due.overdue ? 'badge overdue' : 'due'}">${f.due.words}</span> (due ${f.due.on})`
+    ? f.due.overdue
+      ? html`<span class="badge overdue">${f.due.words}</span> (was due ${f.due.on})`
+      : html`<span class="due">${f.due.words}</span>`
     : null;
   return html`<dl class="facts lead">
     ${row('Asked by', a.requestedByName)}
