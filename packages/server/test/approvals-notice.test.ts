@@ -231,7 +231,15 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     expect((await t.get(org.keys.observer, 'books.files')).status).toBe(403);
     expect((await t.get(org.keys.observer, `books.file?id=${row.id}`)).status).toBe(403);
     expect((await t.get(other.keys.reader, `books.file?id=${row.id}`)).status).toBe(404);
+    // A payment_file row without a file's fields (as ops tests write) is not listed and not served.
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    await t.db.write((tx) =>
+      tx.run("INSERT INTO outbox (id, org_id, channel, body, created_at, claimed_until) VALUES (?, ?, 'payment_file', '{}', ?, ?)", [
+        `pay_empty_${other.orgId}`, other.orgId, clock, later,
+      ]),
+    );
     expect((await t.get(other.keys.reader, 'books.files')).body).toEqual({ files: [], nextCursor: null });
+    expect((await t.get(other.keys.reader, `books.file?id=pay_empty_${other.orgId}`)).status).toBe(404);
     // An outbox row that is not a file (an email) is not a file.
     const email = await t.db.reader.get<{ id: string }>("SELECT id FROM outbox WHERE org_id = ? AND channel = 'email' LIMIT 1", [org.orgId]);
     expect((await t.get(org.keys.reader, `books.file?id=${email?.id ?? ''}`)).status).toBe(404);

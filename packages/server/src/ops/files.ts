@@ -39,13 +39,19 @@ const KIND_SQL: Readonly<Record<FileKind, { sql: string; args: string[] }>> = {
   stp_pay_event: { sql: 'channel = ? AND body LIKE ?', args: [LODGEMENT_CHANNEL, '%"kind":"stp_pay_event"%'] },
 };
 
+/** A row's file, or null when it is not one (another channel, or a body without a file's fields). */
 function fileOf(row: OutboxRow): { file: FileRow; bytes: Buffer } | null {
-  if (row.channel === PAYMENT_FILE_CHANNEL) {
-    const b = JSON.parse(row.body) as PaymentFile;
+  let b: Partial<PaymentFile & LodgementFile>;
+  try {
+    b = JSON.parse(row.body) as Partial<PaymentFile & LodgementFile>;
+  } catch {
+    return null;
+  }
+  if (typeof b.content !== 'string' || typeof b.fileName !== 'string') return null;
+  if (row.channel === PAYMENT_FILE_CHANNEL && typeof b.runId === 'string') {
     return described(row, 'aba', b.fileName, b.runId, Buffer.from(b.content, 'latin1'));
   }
-  if (row.channel === LODGEMENT_CHANNEL) {
-    const b = JSON.parse(row.body) as LodgementFile;
+  if (row.channel === LODGEMENT_CHANNEL && typeof b.subjectId === 'string' && (b.kind === 'bas' || b.kind === 'stp_pay_event')) {
     return described(row, b.kind, b.fileName, b.subjectId, Buffer.from(b.content, 'utf8'));
   }
   return null;
