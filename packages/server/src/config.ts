@@ -25,6 +25,11 @@ export interface Config {
   readonly paymentsOutboxDir: string;
   /** Lodgement documents (`<id>.json`: BAS, later STP pay events) are written here after commit (D11). */
   readonly lodgementOutboxDir: string;
+  /**
+   * PUBLIC_URL: the console's public address (e.g. https://books.example.com), used in links the
+   * server emails (approval emails link to the approval's card). Unset: emails say so and give the path.
+   */
+  readonly publicUrl?: string | null;
   /** COOKIE_SECURE=1 marks the console's session cookie Secure (set it when served over HTTPS). */
   readonly cookieSecure: boolean;
   /** The AI gateway behind books.ask (issue 10 item 5; adapters/ai-gateway.ts). Unset: the built-in grounded answerer. */
@@ -166,6 +171,7 @@ const envSchema = z.object({
   PAYMENTS_OUTBOX_DIR: text(DEFAULT_PAYMENTS_OUTBOX_DIR, 4096),
   LODGEMENT_OUTBOX_DIR: text(DEFAULT_LODGEMENT_OUTBOX_DIR, 4096),
   COOKIE_SECURE: flag,
+  PUBLIC_URL: urlSetting(['http', 'https'], null),
   METRICS_TOKEN: secretSetting(
     (token) => /^[\x21-\x7e]{24,256}$/.test(token),
     'must be 24 to 256 printable ASCII characters with no spaces (a long random token)',
@@ -235,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentsOutboxDir: e.PAYMENTS_OUTBOX_DIR,
     lodgementOutboxDir: e.LODGEMENT_OUTBOX_DIR,
     cookieSecure: e.COOKIE_SECURE,
+    publicUrl: e.PUBLIC_URL,
     metricsToken: e.METRICS_TOKEN,
     checkpoint: e.CHECKPOINT_SIGNING_KEY
       ? { keyName: e.CHECKPOINT_KEY_NAME, seed: e.CHECKPOINT_SIGNING_KEY, everyEvents: e.CHECKPOINT_EVERY_EVENTS, everyMs: e.CHECKPOINT_EVERY_MS }

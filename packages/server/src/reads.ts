@@ -14,6 +14,7 @@ import { hierarchy } from './org/hierarchy.js';
 import { orgAgents, orgKeys, orgMembers } from './org/org-reads.js';
 import { loadProfile } from './org/profile.js';
 import { costRollup } from './domain/ask/cost-rollup.js';
+import { fileWithContent, listFiles } from './ops/files.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -113,6 +114,9 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.orgMembers, async (q, { db, principal }) => orgMembers(db.reader, principal.orgId, q)),
   bindRead(readSpecs.orgAgents, async (q, { db, principal }) => orgAgents(db.reader, principal.orgId, q)),
   bindRead(readSpecs.orgKeys, async (q, { db, principal }) => orgKeys(db.reader, principal.orgId, q)),
+  // Issue 12 item 5: payment and lodgement files with their SHA-256 (ops/files.ts).
+  bindRead(readSpecs.booksFiles, async (q, { db, principal }) => listFiles(db.reader, principal.orgId, q)),
+  bindRead(readSpecs.booksFile, async (q, { db, principal }) => fileWithContent(db.reader, principal.orgId, q.id)),
   // Issue 11 item 2: the API described from its declarations (artifacts.ts); one read per artifact.
   bindRead(artifactsIndex, async (_q, { db, principal }) => new RawJson(artifactsIndexBody(db, principal.orgId))),
   ...artifactReads.map(({ file, spec }) => bindRead(spec, async () => new RawJson(servedArtifact(file).text))),

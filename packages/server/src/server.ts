@@ -17,6 +17,7 @@ import { purgeIdempotency } from './write-path.js';
 import { AiGateway, setAiGateway } from './adapters/ai-gateway.js';
 import { readTools } from './adapters/ai-tools.js';
 import { methodRegistry } from './registry.js';
+import { setPublicUrl } from './governance/approval-mail.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -59,6 +60,8 @@ export async function startServer(
     throw error;
   });
   if (config.now) setClock(db, config.now);
+  // Approval emails link to the console at this address (issue 12 item 5).
+  setPublicUrl(config.publicUrl ?? null);
   // books.ask's gateway (issue 10 item 5): the configured provider, its tools the books reads.
   setAiGateway(db, new AiGateway(config.ai ?? DEFAULT_AI_CONFIG, readTools(methodRegistry.values())));
   const app = buildApp({

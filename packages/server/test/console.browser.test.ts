@@ -77,7 +77,10 @@ describe.skipIf(!hasChromium)('approval console in Chromium (sqlite)', () => {
     expect(text).toContain('Harbour Cafe');
     expect(text).toContain('$1,100.00');
     expect(text).toContain(`API key ${org.keyIds.agent} (agent tier)`);
-    expect(text).toContain('books.invoiceChaseStep');
+    // Issue 12 item 5: the card leads with how much and when; the technical payload is folded away.
+    expect(text).toMatch(/How much\s+\$1,100\.00 \(still owed\)/);
+    expect(text).toMatch(/Due\s+not due until \d{4}-\d\d-\d\d \(in 14 days\)/);
+    expect(text).not.toContain('books.invoiceChaseStep');
     expect(await page.locator('.chain .badge').innerText()).toBe('verified');
     await page.screenshot({ path: SCREENSHOT });
 
@@ -94,6 +97,11 @@ describe.skipIf(!hasChromium)('approval console in Chromium (sqlite)', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
       'Skip to main content',
     );
+    // The folded technical payload opens on demand and shows the exact method.
+    const technical = card.locator('details.technical');
+    expect(await technical.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    await technical.locator('summary').click();
+    expect(await technical.innerText()).toContain('books.invoiceChaseStep');
 
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.waitForURL(`${t.url}/console?done=approved`);

@@ -1,11 +1,12 @@
-import { board, books, readSpecs, reads } from '@finance-desk/protocol';
+import { board, books, payables, readSpecs, reads } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { bind, bindRead } from '../src/binding.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { RawJson } from '../src/raw-json.js';
 import { checkedRead, checkedResult, engines, startTestServer, type Reply, type TestServer } from './harness.js';
-import { decide, heldAndRequested, sentInvoice } from './signature-helpers.js';
+import { decide, freshKey, heldAndRequested, sentInvoice } from './signature-helpers.js';
+import { approvedBill, bank, FUNDING, inDays } from './payables-helpers.js';
 
 /**
  * Issue 11 item 1: every GET read declares its result, and the harness checks every 200 payload
@@ -87,6 +88,7 @@ describe.each(engines)('every read a real server answers conforms to its declara
   let org: CreatedOrg;
   let taskId: string;
   let approvalId: string;
+  let fileId: string;
 
   beforeAll(async () => {
     t = await startTestServer(engine);
@@ -98,6 +100,14 @@ describe.each(engines)('every read a real server answers conforms to its declara
     const held = await heldAndRequested(t, org, books.invoiceChaseStep.name, { id: invoiceId, step: 2 });
     approvalId = held.approvalId;
     await decide(t, org, approvalId, true);
+    // A payment run, so books.file has a file to answer with (issue 12 item 5).
+    const bill = await approvedBill(t, org, { payeeName: 'Harbour Timber', description: 'Decking', totalCents: 12_345, ...bank('062-000', '12345678', 'Harbour Timber') });
+    const runParams = { billIds: [bill.id], paymentDate: inDays(1), funding: FUNDING };
+    const run = await heldAndRequested(t, org, payables.billScheduleRun.name, runParams);
+    await decide(t, org, run.approvalId, true);
+    const paid = await t.post(org.keys.agent, payables.billScheduleRun.name, { ...runParams, approvalId: run.approvalId }, { 'x-idempotency-key': freshKey() });
+    expect(paid.body.result.status).toBe('executed');
+    fileId = (await t.get(org.keys.reader, readSpecs.booksFiles.name)).body.files[0].id;
   });
   afterAll(async () => t.close());
 
@@ -107,6 +117,7 @@ describe.each(engines)('every read a real server answers conforms to its declara
       [readSpecs.boardContext.name]: `id=${taskId}`,
       [readSpecs.whoami.name]: `slug=${org.slug}`,
       [readSpecs.approvalWait.name]: `approvalId=${approvalId}`,
+      [readSpecs.booksFile.name]: `id=${fileId}`,
     };
     return queries[name] ?? '';
   };
@@ -115,7 +126,9 @@ describe.each(engines)('every read a real server answers conforms to its declara
     for (const r of reads) {
       const q = queryOf(r.name);
       // t.get checks the payload (checkedRead) and throws naming the read on a mismatch.
-      const res = await t.get(org.keys.observer, q ? `${r.name}?${q}` : r.name);
+      // The least key that may read it: observer (org.read), reader for books.read reads.
+      const key = r.scope === 'books.read' ? org.keys.reader : org.keys.observer;
+      const res = await t.get(key, q ? `${r.name}?${q}` : r.name);
       expect(res.status, r.name).toBe(200);
       expect(r.result.safeParse(res.body).success, r.name).toBe(true);
     }

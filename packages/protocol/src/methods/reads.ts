@@ -364,6 +364,51 @@ export const costRollup = read({
   }),
 });
 
+/**
+ * Payment and lodgement files (issue 12 item 5): the ABA files of payment runs and signed pay
+ * runs, and the BAS and STP lodgement documents, exactly as the outbox carried them to the bank
+ * or the ATO (the same source as the audit pack's documents). Extensions to the seed.
+ */
+export const FILE_KINDS = ['aba', 'bas', 'stp_pay_event'] as const;
+
+const fileRow = z.object({
+  /** The outbox row that carried the file (pay_… for payment files, lodg_… for lodgements). */
+  id: z.string(),
+  kind: z.enum(FILE_KINDS),
+  filename: z.string(),
+  contentType: z.string(),
+  sizeBytes: int(),
+  /** Lowercase hex SHA-256 of the file's exact bytes. */
+  sha256: z.string(),
+  createdAt: z.string(),
+  /** What the file is of: the payment run or pay run id (aba), the BAS or pay run id (lodgements). */
+  source: z.string(),
+  /** When the outbox handed it to the bank channel or lodgement agent; null while queued. */
+  deliveredAt: z.string().nullable(),
+});
+
+export const booksFiles = read({
+  name: 'books.files',
+  scope: 'books.read',
+  summary:
+    'Payment and lodgement files (issue 12; an extension): every ABA file a payment run or signed pay run wrote, and every BAS and STP lodgement document, newest first, each with id, kind (aba | bas | stp_pay_event), filename, contentType, sizeBytes, sha256 (of the exact bytes), createdAt, source (the run, pay run or BAS id) and deliveredAt. Optional kind filter. Page with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Fetch one file\'s bytes with books.file.',
+  query: z.strictObject({
+    kind: z.enum(FILE_KINDS, { error: `must be one of ${FILE_KINDS.join(', ')}` }).optional(),
+    cursor: id().optional(),
+    limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+  }),
+  result: z.object({ files: z.array(fileRow), nextCursor: z.string().nullable() }),
+});
+
+export const booksFile = read({
+  name: 'books.file',
+  scope: 'books.read',
+  summary:
+    'One payment or lodgement file (issue 12; an extension) by its id from books.files: its row and contentBase64, the exact bytes the bank or the ATO received (base64), whose SHA-256 is sha256. Another organisation\'s file, or an id that is not a file, is NOT_FOUND.',
+  query: z.strictObject({ id: id() }),
+  result: fileRow.extend({ contentBase64: z.string() }),
+});
+
 /** Reads the seed names that are not built yet: NOT_FOUND "not deployed" (seed §7). None remain. */
 export const NOT_DEPLOYED_READS = [] as const satisfies readonly string[];
 
@@ -387,6 +432,8 @@ export const reads = [
   orgAgents,
   orgKeys,
   costRollup,
+  booksFiles,
+  booksFile,
   artifactsIndex,
   ...artifactReads.map((a) => a.spec),
 ] as const;

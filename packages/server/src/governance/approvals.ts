@@ -10,6 +10,7 @@ import { DomainError, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork, type Uow } from '../write-path.js';
+import { emailDeciders } from './approval-mail.js';
 import { loadPolicy, mayDecide } from './policy.js';
 import { mintToken, signingKey } from './tokens.js';
 
@@ -124,6 +125,9 @@ export async function requestApproval(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
     [uow.orgId, id, actionClass, subjectId, payloadHash, hold.method, canonicalJson(hold.params as JsonValue), hold.summary, uow.actor, uow.now, expiresAt, event.ledgerId],
   );
+  // Issue 12 item 5: the one place an approval becomes pending, so the one place deciders are told
+  // (after commit, through the outbox); the no-op above for a repeat request sends nothing.
+  await emailDeciders(uow, { approvalId: id, actionClass, subjectId, method: hold.method, params: hold.params, summary: hold.summary, requestedAt: uow.now, expiresAt });
   return { approvalId: id, status: 'pending' as const, expiresAt, summary: hold.summary, ledgerId: event.ledgerId };
 }
 

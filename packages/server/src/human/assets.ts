@@ -58,6 +58,13 @@ button.secondary { background:#fff; color:var(--accent); }
 .badge.ok, .badge.approved { color:var(--ok); background:var(--okbg); }
 .badge.broken, .badge.denied { color:var(--bad); background:var(--badbg); }
 .badge.expired { color:var(--muted); }
+.badge.overdue { color:var(--bad); background:var(--badbg); }
+dl.facts.lead { margin-bottom:.75rem; font-size:1.02rem; }
+details.technical { margin-top:.75rem; border-top:1px solid var(--line); padding-top:.5rem; }
+details.technical summary { cursor:pointer; color:var(--muted); padding:.6rem 0; }
+div.table-wrap { overflow-x:auto; }
+table.files { border-collapse:collapse; width:100%; }
+table.files th, table.files td { text-align:left; padding:.35rem .5rem; border-bottom:1px solid var(--line); vertical-align:top; }
 .notice { padding:.6rem .9rem; border-radius:6px; background:var(--okbg);
   border:1px solid var(--ok); }
 .notice.error { background:var(--badbg); border-color:var(--bad); }

@@ -2,15 +2,19 @@ import { books, type ApprovalStatus } from '@finance-desk/protocol';
 import { bankChangeOf, type BankChange } from '../domain/payables/bills.js';
 import {
   APPROVAL_COLUMNS,
+  approvalById,
   listDecisions,
   toApproval,
   type ApprovalRow,
 } from '../governance/approvals.js';
 import { loadPolicy, mayDecide, type Policy } from '../governance/policy.js';
 import { verifyIncrementally } from '../ledger/verify.js';
+import { approvalFacts, type ApprovalFacts } from '../governance/approval-facts.js';
+import { localDate, orgTimeZone } from '../clock.js';
 import type { Database, Queryable } from '../storage/types.js';
 import type { HumanSession } from './sessions.js';
 import { actionClassOf } from '../governance/signature.js';
+import { actorName } from '../governance/actor-name.js';
 
 const BILL_APPROVE = actionClassOf(books.billApprove);
 
@@ -25,6 +29,8 @@ export interface ConsoleApproval extends Approval {
   readonly mayDecide: boolean;
   /** A pending bill approval whose payee bank details changed: old and new (D8, issue 8). */
   readonly bankChange: BankChange | null;
+  /** How much, to whom, from which account, when due (issue 12 item 5): what the card leads with. */
+  readonly facts: ApprovalFacts;
 }
 
 export interface ChainStatus {
@@ -33,33 +39,6 @@ export interface ChainStatus {
   readonly brokenAt: { readonly seq: number; readonly reason: string } | null;
   /** Rows after this seq were checked on this view; earlier ones at an earlier view (item 7). */
   readonly verifiedFrom: number;
-}
-
-/** Who an actor id is, in words. Unknown or system actors fall back to the id itself. */
-async function actorName(q: Queryable, orgId: string, id: string): Promise<string> {
-  if (id === '') return 'the system';
-  if (id.startsWith('usr_')) {
-    const u = await q.get<{ email: string }>(
-      'SELECT email FROM users WHERE org_id = ? AND id = ?',
-      [orgId, id],
-    );
-    return u ? u.email : id;
-  }
-  if (id.startsWith('agt_')) {
-    const a = await q.get<{ name: string }>('SELECT name FROM agents WHERE org_id = ? AND id = ?', [
-      orgId,
-      id,
-    ]);
-    return a ? `agent ${a.name}` : id;
-  }
-  if (id.startsWith('key_')) {
-    const k = await q.get<{ tier: string }>(
-      'SELECT tier FROM credentials WHERE org_id = ? AND id = ?',
-      [orgId, id],
-    );
-    return k ? `API key ${id} (${k.tier} tier)` : id;
-  }
-  return id;
 }
 
 export async function namesOf(
@@ -78,6 +57,7 @@ async function withNames(
   q: Queryable,
   session: HumanSession,
   approvals: readonly Approval[],
+  today?: string,
 ): Promise<ConsoleApproval[]> {
   const policy = await loadPolicy(q, session.orgId);
   const ids = approvals.flatMap((a) =>
@@ -90,8 +70,14 @@ async function withNames(
       changes.set(a.approvalId, await bankChangeOf(q, session.orgId, a.subjectId));
     }
   }
+  const day = today ?? localDate(new Date().toISOString(), await orgTimeZone(q, session.orgId));
+  const facts = new Map<string, ApprovalFacts>();
+  for (const a of approvals) {
+    facts.set(a.approvalId, await approvalFacts(q, session.orgId, { actionClass: a.actionClass, subjectId: a.subjectId, params: a.payload.params }, day));
+  }
   return approvals.map((a) => ({
     ...a,
+    facts: facts.get(a.approvalId) as ApprovalFacts,
     bankChange: changes.get(a.approvalId) ?? null,
     requestedByName: names.get(a.requestedBy) ?? a.requestedBy,
     decidedByName: a.decidedBy ? (names.get(a.decidedBy) ?? a.decidedBy) : null,
@@ -106,9 +92,17 @@ export interface ApprovalQuery {
 }
 
 /** Approvals newest first (ids are time-ordered), optionally of one status. */
-export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery) {
+/** `today`: the organisation's local date by the server's clock (orgToday); unset, by the wall clock. */
+export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery, today?: string) {
   const page = await listDecisions(q, session.orgId, f);
-  return { approvals: await withNames(q, session, page.decisions), nextCursor: page.nextCursor };
+  return { approvals: await withNames(q, session, page.decisions, today), nextCursor: page.nextCursor };
+}
+
+/** One approval's card (the link in an approval email): any status; another organisation's is NOT_FOUND. */
+export async function consoleApproval(q: Queryable, session: HumanSession, approvalId: string, today?: string): Promise<ConsoleApproval> {
+  const row = await approvalById(q, session.orgId, approvalId);
+  const [one] = await withNames(q, session, [toApproval(row, new Date().toISOString())], today);
+  return one as ConsoleApproval;
 }
 
 /**

@@ -1,11 +1,12 @@
 import { statusOf, validate } from '@finance-desk/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { orgToday } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { decideApproval } from '../governance/approvals.js';
 import { setPolicy } from '../governance/policy-admin.js';
 import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { denySchema, requireOwner } from './console-api.js';
-import { chainStatus, consoleApprovals, decisionHistory, policyView } from './console-data.js';
+import { chainStatus, consoleApproval, consoleApprovals, decisionHistory, policyView } from './console-data.js';
 import {
   cookieToken,
   currentSession,
@@ -28,7 +29,7 @@ import {
   sessionCookie,
   type HumanSession,
 } from './sessions.js';
-import { historyBody, inboxBody, loginBody, policyBody } from './views.js';
+import { approvalPageBody, historyBody, inboxBody, loginBody, policyBody } from './views.js';
 
 /** The console's HTML pages (issue 3): sign in, inbox, history, policy. */
 
@@ -165,13 +166,21 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
 
 function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   const inbox = signedIn(o, async (req, reply, s) => {
-    const { approvals } = await consoleApprovals(o.db.reader, s, { status: 'pending', limit: 200 });
+    const { approvals } = await consoleApprovals(o.db.reader, s, { status: 'pending', limit: 200 }, await orgToday(o.db, s.orgId));
     const done = (req.query as { done?: unknown } | undefined)?.done;
     const body = inboxBody(s, approvals, typeof done === 'string' ? done : null);
     return render(o, reply, s, { status: 200, title: 'Inbox', body, current: 'inbox' });
   });
   app.get('/console', inbox);
   app.get('/console/', inbox);
+  // One approval's card: the link an approval email carries (issue 12 item 5).
+  app.get(
+    '/console/approvals/:id',
+    signedIn(o, async (req, reply, s) => {
+      const a = await consoleApproval(o.db.reader, s, pathId(req), await orgToday(o.db, s.orgId));
+      return render(o, reply, s, { status: 200, title: 'Approval', body: approvalPageBody(s, a), current: 'inbox' });
+    }),
+  );
   app.post(
     '/console/approvals/:id/approve',
     formPost(o, async (req, reply, s) => {

@@ -4,6 +4,7 @@ import { consoleGuard, type ConsoleOptions } from './console-http.js';
 import { registerConsolePages } from './console-pages.js';
 import { registerOrgConsole } from './org-pages.js';
 import { registerOwnerConsole } from './owner-pages.js';
+import { registerFilesConsole } from './files-pages.js';
 
 export type { ConsoleOptions } from './console-http.js';
 
@@ -21,4 +22,6 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerOrgConsole(app, options);
   // The owner's read-only view of the books (issue 12 item 6).
   registerOwnerConsole(app, options);
+  // Payment and lodgement files (issue 12 item 5).
+  registerFilesConsole(app, options);
 }

@@ -82,7 +82,9 @@ function chainBadge(chain: ChainStatus): Html {
 <span class="mono" title="${chain.head.rowHash}">${head}</span> ${badge}</p>`;
 }
 
-export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents' | 'books';
+export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents' | 'books'
+  // Issue 12 item 5 (payment and lodgement files):
+  | 'files';
 
 function nav(current: NavKey | null, session: HumanSession): Html {
   const items: [NavKey, string, string][] = [
@@ -91,6 +93,8 @@ function nav(current: NavKey | null, session: HumanSession): Html {
     ['policy', '/console/policy', 'Policy'],
     ['org', '/console/org', 'Organisation'],
     ['agents', '/console/agents', 'Agents'],
+    // Issue 12 item 5: payment and lodgement files (human/files-pages.ts).
+    ['files', '/console/files', 'Files'],
   ];
   // The owner's read-only view of the books (issue 12 item 6, owner-pages.ts).
   if (mayViewBooks(session.role)) items.push(['books', '/console/books', 'Books']);

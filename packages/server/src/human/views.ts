@@ -90,21 +90,63 @@ function bankChangeTable(a: ConsoleApproval): Html | null {
 </table>`;
 }
 
+/**
+ * What the card leads with (issue 12 item 5): who asked, how much, to whom, from which account,
+ * and when; a fact this class of act does not have is left out rather than guessed.
+ */
+function leadFacts(a: ConsoleApproval): Html {
+  const f = a.facts;
+  const row = (label: string, value: Html | string | null) =>
+    value === null ? null : html`<dt>${label}</dt><dd>${value}</dd>`;
+  const due = f.due
+    ? f.due.overdue
+      ? html`<span class="badge overdue">${f.due.words}</span> (was due ${f.due.on})`
+      : html`<span class="due">${f.due.words}</span>`
+    : null;
+  return html`<dl class="facts lead">
+    ${row('Asked by', a.requestedByName)}
+    ${row('How much', f.amount ? html`<strong>${formatCents(f.amount.cents)}</strong> (${f.amount.label})` : null)}
+    ${row('To whom', f.toWhom)}
+    ${row('Paid into', f.payeeAccount)}
+    ${row('From account', f.fromAccount)}
+    ${row('Paid on', f.paymentDate)}
+    ${row('Due', due)}
+    ${row('Requested', when(a.requestedAt))}
+    ${row('Expires', html`${when(a.expiresAt)} (${fromNow(a.expiresAt)})`)}
+  </dl>`;
+}
+
+/** The technical payload, folded away: method, params, action class, subject, payload hash. */
+function technical(a: ConsoleApproval): Html {
+  return html`<details class="technical">
+  <summary>Technical details (method, params, payload hash)</summary>
+  ${payloadList(a)}
+  <p class="hint">Approval <code>${a.approvalId}</code>; the approval binds exactly this payload.</p>
+</details>`;
+}
+
 function approvalCard(a: ConsoleApproval, csrf: string): Html {
-  return html`<article class="card" aria-labelledby="${a.approvalId}-title">
+  return html`<article class="card" id="${a.approvalId}" aria-labelledby="${a.approvalId}-title">
   <h2 id="${a.approvalId}-title">${ACT_TITLES[a.actionClass]}</h2>
+  ${leadFacts(a)}
   <p class="summary" id="${a.approvalId}-summary">${a.summary}</p>
   ${bankChangeTable(a)}
-  <dl class="facts">
-    <dt>Asked by</dt><dd>${a.requestedByName}</dd>
-    <dt>Requested</dt><dd>${when(a.requestedAt)}</dd>
-    <dt>Expires</dt><dd>${when(a.expiresAt)} (${fromNow(a.expiresAt)})</dd>
-    <dt>Approval</dt><dd><code>${a.approvalId}</code></dd>
-  </dl>
-  <h3>Exact payload</h3>
-  ${payloadList(a)}
+  ${technical(a)}
   ${decideForms(a, csrf)}
 </article>`;
+}
+
+/** One approval's own page (the link in its email): its card while pending, else its outcome. */
+export function approvalPageBody(session: HumanSession, a: ConsoleApproval): Html {
+  if (a.status === 'pending') {
+    return html`<h1>Approval waiting for a decision</h1>
+<div class="cards">${approvalCard(a, session.csrf)}</div>
+<p><a href="/console">All pending approvals</a></p>`;
+  }
+  return html`<h1>Approval ${a.status}</h1>
+<p class="notice" role="status">This approval is no longer waiting for a decision.</p>
+<ol class="cards plain">${historyItem(a)}</ol>
+<p><a href="/console/history">Decision history</a></p>`;
 }
 
 const DONE: Readonly<Record<string, string>> = {
