@@ -22,6 +22,7 @@ import {
   type ConsoleOptions,
 } from './console-http.js';
 import { clearedSessionCookie, deleteSession, type HumanSession } from './sessions.js';
+import { clockOf } from '../clock.js';
 
 /**
  * The console's JSON API under /console/api (issue 3). A session cookie is the only credential;
@@ -97,12 +98,12 @@ function registerReads(app: FastifyInstance, o: ConsoleOptions): void {
   app.get('/console/api/approvals', async (req, reply) => {
     const s = await requireSession(o.db, req);
     const q = parsed(approvalsQuery, req.query ?? {});
-    return sendJson(reply, 200, await consoleApprovals(o.db.reader, s, q));
+    return sendJson(reply, 200, await consoleApprovals(o.db.reader, s, q, clockOf(o.db)()));
   });
   app.get('/console/api/decisions', async (req, reply) => {
     const s = await requireSession(o.db, req);
     const q = parsed(historyQuery, req.query ?? {});
-    return sendJson(reply, 200, await decisionHistory(o.db.reader, s, q.limit));
+    return sendJson(reply, 200, await decisionHistory(o.db.reader, s, q.limit, clockOf(o.db)()));
   });
   app.get('/console/api/policy', async (req, reply) => {
     const s = await requireSession(o.db, req);

@@ -106,8 +106,8 @@ export interface ApprovalQuery {
 }
 
 /** Approvals newest first (ids are time-ordered), optionally of one status. */
-export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery) {
-  const page = await listDecisions(q, session.orgId, f);
+export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery, now: string) {
+  const page = await listDecisions(q, session.orgId, f, now);
   return { approvals: await withNames(q, session, page.decisions), nextCursor: page.nextCursor };
 }
 
@@ -115,8 +115,7 @@ export async function consoleApprovals(q: Queryable, session: HumanSession, f: A
  * Decision history: everything no longer pending (approved, denied, or expired undecided),
  * most recently settled first.
  */
-export async function decisionHistory(q: Queryable, session: HumanSession, limit: number) {
-  const now = new Date().toISOString();
+export async function decisionHistory(q: Queryable, session: HumanSession, limit: number, now: string) {
   const rows = await q.all<ApprovalRow>(
     `SELECT ${APPROVAL_COLUMNS} FROM approvals
      WHERE org_id = ? AND (status <> 'pending' OR expires_at < ?)

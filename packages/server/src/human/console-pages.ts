@@ -29,6 +29,7 @@ import {
   type HumanSession,
 } from './sessions.js';
 import { historyBody, inboxBody, loginBody, policyBody } from './views.js';
+import { clockOf } from '../clock.js';
 
 /** The console's HTML pages (issue 3): sign in, inbox, history, policy. */
 
@@ -165,7 +166,7 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
 
 function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   const inbox = signedIn(o, async (req, reply, s) => {
-    const { approvals } = await consoleApprovals(o.db.reader, s, { status: 'pending', limit: 200 });
+    const { approvals } = await consoleApprovals(o.db.reader, s, { status: 'pending', limit: 200 }, clockOf(o.db)());
     const done = (req.query as { done?: unknown } | undefined)?.done;
     const body = inboxBody(s, approvals, typeof done === 'string' ? done : null);
     return render(o, reply, s, { status: 200, title: 'Inbox', body, current: 'inbox' });
@@ -208,7 +209,7 @@ function registerHistoryAndPolicy(app: FastifyInstance, o: ConsoleOptions): void
   app.get(
     '/console/history',
     signedIn(o, async (_req, reply, s) => {
-      const { decisions } = await decisionHistory(o.db.reader, s, 200);
+      const { decisions } = await decisionHistory(o.db.reader, s, 200, clockOf(o.db)());
       return render(o, reply, s, {
         status: 200,
         title: 'History',
