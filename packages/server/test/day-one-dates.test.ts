@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
-import { consoleJson, consoleSignIn } from './console-helpers.js';
+import { consoleForm, consoleJson, consoleSignIn } from './console-helpers.js';
 import { report } from './reports-helpers.js';
 
 /**
@@ -122,7 +122,7 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       expect(ap.parties[0].items[0]).toMatchObject({ id: bill.id, issuedOn: '2026-06-05', dueOn: '2026-07-05', daysOverdue: 10 });
       // June's GST sees June's documents: the sale (1 000 less the 100 credited), the bill's 2 000 and the claim's 500.
       const gst = await report(t, o, { type: 'gst_summary', from: '2026-06-01', to: '2026-06-30' });
-      expect(gst.summary).toMatchObject({ '1A': 9, '1B': 25 });
+      expect(gst.summary).toMatchObject({ '8A': 9, '8B': 25 });
     });
 
     it('an issueDate in the future is refused, naming it, on every document', async () => {
@@ -271,6 +271,15 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       expect(set.status, set.text).toBe(200);
       expect((await t.get(o.keys.reader, 'org/profile')).body.lockDate).toBe('2026-06-30');
       expect((await setProfile(o, { lockDate: null })).status).toBe(200);
+      // The console form: the lock date beside its own message when refused.
+      const s = await owner(o);
+      const form = { _csrf: s.csrf, name: o.slug, legalName: '', abn: '', gstRegistered: 'yes', gstBasis: 'accrual', basFrequency: 'quarterly', financialYearStartMonth: '7', invoicePrefix: 'INV-', invoiceNextNumber: '1' };
+      const future = await consoleForm(t, s, '/console/org', { ...form, lockDate: '2026-08-01' });
+      expect(future.status).toBe(400);
+      expect(future.text).toContain('lockDate must not be in the future');
+      expect((await consoleForm(t, s, '/console/org', { ...form, lockDate: '2026-05-31' })).status).toBe(303);
+      expect((await t.get(o.keys.reader, 'org/profile')).body.lockDate).toBe('2026-05-31');
+      expect((await consoleForm(t, s, '/console/org', { ...form, lockDate: '' })).status).toBe(303);
       const updates = (await eventsOf(o, 'org.profile.update')).map((e) => JSON.parse(e.payload));
       expect(updates).toEqual([
         { fields: ['lockDate'], before: { lockDate: null }, after: { lockDate: '2026-06-30' } },

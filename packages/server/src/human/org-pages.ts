@@ -66,10 +66,13 @@ function profilePatchFromForm(form: URLSearchParams): Record<string, unknown> {
     gstBasis: get('gstBasis'),
     basFrequency: get('basFrequency'),
     financialYearStartMonth: /^\d{1,2}$/.test(month) ? Number(month) : month,
-    // Issue 12: an empty lock date clears it; the next number is digits.
-    invoicePrefix: get('invoicePrefix'),
-    invoiceNextNumber: /^\d{1,9}$/.test(get('invoiceNextNumber')) ? Number(get('invoiceNextNumber')) : get('invoiceNextNumber'),
-    lockDate: get('lockDate') === '' ? null : get('lockDate'),
+    // Issue 12, each only when the form has it (an empty prefix is a choice, not a missing field):
+    // an empty lock date clears it; the next number is digits.
+    ...(form.has('invoicePrefix') ? { invoicePrefix: get('invoicePrefix') } : {}),
+    ...(form.has('invoiceNextNumber')
+      ? { invoiceNextNumber: /^\d{1,9}$/.test(get('invoiceNextNumber')) ? Number(get('invoiceNextNumber')) : get('invoiceNextNumber') }
+      : {}),
+    ...(form.has('lockDate') ? { lockDate: get('lockDate') === '' ? null : get('lockDate') } : {}),
   };
 }
 
