@@ -130,6 +130,9 @@ const profileValues = z.strictObject({
   gstBasis: z.enum(taxM.BAS_BASES).optional(),
   basFrequency: z.enum(orgM.BAS_FREQUENCIES).optional(),
   financialYearStartMonth: int().optional(),
+  invoicePrefix: str().optional(),
+  invoiceNextNumber: int().optional(),
+  lockDate: str().nullable().optional(),
 });
 
 export const orgProfileUpdate = eventKind({
@@ -257,8 +260,18 @@ const invoiceStatus = booksM.invoiceStatus;
 export const invoiceDraft = eventKind({
   family: 'books',
   kind: 'books.invoice.draft',
-  summary: 'An invoice was drafted for a customer (its contact found or created): payee, description, total, due days.',
-  payload: z.strictObject({ payee: str(), description: str(), totalCents: int(), dueDays: int(), ...contactRef }),
+  summary:
+    'An invoice was drafted for a customer (its contact found or created): payee, description, total, due days; its number, and its reference and issue date when given (issue 12).',
+  payload: z.strictObject({
+    payee: str(),
+    description: str(),
+    totalCents: int(),
+    dueDays: int(),
+    ...contactRef,
+    number: str().optional(),
+    reference: str().optional(),
+    issueDate: str().optional(),
+  }),
   emittedBy: [booksM.invoiceDraft],
 });
 
@@ -275,6 +288,8 @@ export const invoiceSend = eventKind({
     journalId: str(),
     channel: z.literal('email').nullable(),
     recipients: int(),
+    /** Issue 12 (absent on events written before it). */
+    number: str().optional(),
   }),
   emittedBy: [booksM.invoiceSend],
 });
@@ -323,6 +338,8 @@ export const invoiceCredit = eventKind({
     journalId: str(),
     status: invoiceStatus,
     outstandingCents: int(),
+    /** Issue 12: the adjustment note's date (absent on events written before it). */
+    issuedOn: str().optional(),
   }),
   emittedBy: [receivablesM.invoiceCreditNote],
 });
@@ -394,6 +411,9 @@ export const billCapture = eventKind({
     lineCount: int(),
     payeeAccount: str().nullable(),
     ...contactRef,
+    /** Issue 12 (absent on events written before it). */
+    issuedOn: str().optional(),
+    reference: str().optional(),
   }),
   emittedBy: [booksM.billCapture],
 });
@@ -464,7 +484,7 @@ export const expenseClaim = eventKind({
   family: 'books',
   kind: 'books.expense.claim',
   summary: 'An employee expense claim was submitted.',
-  payload: z.strictObject({ ...claimBase, description: str(), taxCode, spentOn: str(), receiptRef: str() }),
+  payload: z.strictObject({ ...claimBase, description: str(), taxCode, spentOn: str(), receiptRef: str(), issuedOn: str().optional() }),
   emittedBy: [payablesM.expenseClaim],
 });
 

@@ -15,6 +15,7 @@ import { orgAgents, orgKeys, orgMembers } from './org/org-reads.js';
 import { loadProfile } from './org/profile.js';
 import { costRollup } from './domain/ask/cost-rollup.js';
 import { fileWithContent, listFiles } from './ops/files.js';
+import { clockOf } from './clock.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
@@ -51,7 +52,7 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.approvalWait, async (q, { db, principal, signal }) =>
     waitForApproval(db, principal.orgId, q.approvalId, q.timeoutMs, signal),
   ),
-  bindRead(readSpecs.decisionList, async (q, { db, principal }) => listDecisions(db.reader, principal.orgId, q)),
+  bindRead(readSpecs.decisionList, async (q, { db, principal }) => listDecisions(db.reader, principal.orgId, q, clockOf(db)())),
   bindRead(readSpecs.policy, async (_q, { db, principal }) => ({
     orgId: principal.orgId,
     ...(await loadPolicy(db.reader, principal.orgId)),

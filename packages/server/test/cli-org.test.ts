@@ -43,11 +43,25 @@ describe.each(engines)('CLI org profile and agents (%s)', (engine) => {
     expect(cli('org', 'profile', '--org', 'nobody', '--json').err.trim()).toBe('finance-desk: organisation nobody not found');
     const cleared = cli('org', 'profile', '--org', slug, '--abn', 'none', '--json');
     expect(JSON.parse(cleared.out).abn).toBeNull();
+    // Issue 12: invoice numbering and the lock date (not in the future; "none" unlocks).
+    const locked = cli('org', 'profile', '--org', slug, '--lock-date', '2026-01-31', '--invoice-prefix', 'Q-', '--invoice-next-number', '7', '--json');
+    expect(locked.code, locked.err).toBe(0);
+    expect(JSON.parse(locked.out)).toMatchObject({ lockDate: '2026-01-31', invoicePrefix: 'Q-', invoiceNextNumber: 7 });
+    const future = cli('org', 'profile', '--org', slug, '--lock-date', '2999-01-01', '--json');
+    expect(future.code).not.toBe(0);
+    expect(future.err).toContain('lockDate must not be in the future');
+    const unlocked = cli('org', 'profile', '--org', slug, '--lock-date', 'none', '--json');
+    expect(JSON.parse(unlocked.out).lockDate).toBeNull();
     const events = await withDb((db) =>
       db.reader.all<{ actor: string; payload: string }>("SELECT actor, payload FROM events WHERE org_id = ? AND kind = 'org.profile.update' ORDER BY seq", [orgId]),
     );
-    expect(events.map((e) => [e.actor, JSON.parse(e.payload).fields])).toEqual([['', ['abn', 'gstBasis']], ['', ['abn']]]);
-  });
+    expect(events.map((e) => [e.actor, JSON.parse(e.payload).fields])).toEqual([
+      ['', ['abn', 'gstBasis']],
+      ['', ['abn']],
+      ['', ['invoicePrefix', 'invoiceNextNumber', 'lockDate']],
+      ['', ['lockDate']],
+    ]);
+  }, 120_000); // nine CLI processes (issue 12 added four): slow on a loaded machine
 
   it('agent pair prints the code once; the code pairs; agent revoke revokes the agent and its key', async () => {
     const r = cli('agent', 'pair', '--org', slug, '--name', 'cli-bot', '--tier', 'reader', '--ttl-minutes', '10', '--json');

@@ -38,6 +38,7 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
     expect(r.body).toEqual({
       orgId: org.orgId, slug: org.slug, name: 'Harbour Cafe', legalName: null, abn: null, gstRegistered: true,
       gstBasis: 'accrual', basFrequency: 'quarterly', financialYearStartMonth: 7, timeZone: 'Australia/Sydney',
+      invoicePrefix: 'INV-', invoiceNextNumber: 1, lockDate: null,
     });
   });
 

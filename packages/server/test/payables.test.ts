@@ -251,8 +251,8 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     expect(await openBillsAsOf(t.db.reader, o.orgId, inDays(-1))).toEqual([]); // posted today
     const open = await openBillsAsOf(t.db.reader, o.orgId, today());
     expect(open).toEqual([
-      { id: b.id, kind: 'bill', party: 'Beta', reference: 'b', issuedOn: today(), postedOn: today(), dueOn: inDays(5), totalCents: 20_000, outstandingCents: 20_000 },
-      { id: a.id, kind: 'bill', party: 'Alpha', reference: 'a', issuedOn: today(), postedOn: today(), dueOn: inDays(10), totalCents: 50_000, outstandingCents: 50_000 },
+      { id: b.id, kind: 'bill', party: 'Beta', reference: 'b', quoted: [], issuedOn: today(), postedOn: today(), dueOn: inDays(5), totalCents: 20_000, outstandingCents: 20_000 },
+      { id: a.id, kind: 'bill', party: 'Alpha', reference: 'a', quoted: [], issuedOn: today(), postedOn: today(), dueOn: inDays(10), totalCents: 50_000, outstandingCents: 50_000 },
     ]);
     expect(await pay(o, a.id, 30_000)).toEqual({ status: 'approved', outstandingCents: 20_000 });
     // An overpayment is BAD_REQUEST naming amountCents and what is outstanding, as on invoices.

@@ -313,8 +313,8 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect((await events(o)).filter((e) => e.kind === testFixture.kind)).toHaveLength(1);
       const open = await openInvoicesAsOf(t.db.reader, o.orgId, today());
       expect(open).toEqual([
-        { id: a.id, kind: 'invoice', party: 'Apex Gym', reference: a.id, issuedOn: today(), postedOn: today(), dueOn: a.dueOn, totalCents: 110_000, outstandingCents: 100_000 },
-        { id: b.id, kind: 'invoice', party: 'Bay Books', reference: b.id, issuedOn: today(), postedOn: today(), dueOn: b.dueOn, totalCents: 5_000, outstandingCents: 5_000 },
+        { id: a.id, kind: 'invoice', party: 'Apex Gym', reference: a.id, quoted: [a.number], issuedOn: today(), postedOn: today(), dueOn: a.dueOn, totalCents: 110_000, outstandingCents: 100_000 },
+        { id: b.id, kind: 'invoice', party: 'Bay Books', reference: b.id, quoted: [b.number], issuedOn: today(), postedOn: today(), dueOn: b.dueOn, totalCents: 5_000, outstandingCents: 5_000 },
       ]);
       expect(await openInvoicesAsOf(t.db.reader, o.orgId, addDays(today(), -1))).toEqual([]);
       const over = inUnitOfWork(t.db, o.orgId, '', async (uow) => {

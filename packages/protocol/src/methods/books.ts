@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { ACTION_CLASS, HELD_REASONS } from '../signature.js';
-import { cents, days, email, holdFrame, id, method, multilineText, reason, text, withProof } from './index-fields.js';
+import { cents, days, email, holdFrame, id, isoDate, method, multilineText, reason, text, withProof } from './index-fields.js';
 import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference, purchaseTaxCode } from './aba-fields.js';
 import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './sale-fields.js';
 import { assetInput } from './assets.js';
@@ -9,8 +9,24 @@ import { assetInput } from './assets.js';
 /** Invoice states (docs/examples/receivables.md): draft → sent → part_paid → paid; → credited; → void. */
 export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void']);
 
+/**
+ * Issue 12: a document's own reference (the customer's order number, a job number), one line; the
+ * invoice number is separate (`number`, from the organisation's sequence or given).
+ */
+export const documentReference = () => text(limits.nameCharsMax);
+
+/** Issue 12: an invoice number a business keeps itself: one line, at most 40 characters. */
+export const invoiceNumber = () => text(40);
+
+/** Issue 12: the date a document was issued (default today; not in the future nor in a locked period). */
+export const issueDate = () => isoDate();
+
 export const invoice = z.object({
   id: z.string(),
+  /** Issue 12: the human number (INV-0001), from the organisation's sequence or given; unique per organisation. */
+  number: z.string(),
+  /** Issue 12: the business's own reference for the invoice, if any. */
+  reference: z.string().nullable(),
   status: invoiceStatus,
   payeeName: z.string(),
   /** The customer's contact (issue 10): found or created by payeeName, or given. */
@@ -56,7 +72,8 @@ export const invoiceDraft = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both (issue 10): a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent.",
+    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both (issue 10): a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. Issue 12 extensions: number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent.",
+  extendedParams: ['issueDate', 'number', 'reference'],
   params: z
     .strictObject({
       payeeName: text().optional(),
@@ -67,6 +84,9 @@ export const invoiceDraft = method({
       payeeEmail: email().optional(),
       taxCode: saleTaxCode().optional(),
       lines: z.array(invoiceLineInput).min(1, { error: 'must have at least 1 line' }).max(invoiceLinesMax).optional(),
+      issueDate: issueDate().optional(),
+      number: invoiceNumber().optional(),
+      reference: documentReference().optional(),
     })
     .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {
@@ -84,7 +104,7 @@ export const invoiceSend = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Issue a drafted invoice, dated today and due dueDays later: posts Dr 1100 Accounts receivable (total) / Cr each line\'s revenue account (net of its GST share, tagged with tax code, GST-inclusive base and GST) / Cr 2100 GST collected, and emails it to payeeEmail when set (after commit). Sending a sent invoice again is a no-op (D3).',
+    'Issue a drafted invoice, dated today (or the issueDate it was drafted with, issue 12) and due dueDays later: posts Dr 1100 Accounts receivable (total) / Cr each line\'s revenue account (net of its GST share, tagged with tax code, GST-inclusive base and GST) / Cr 2100 GST collected, and emails it to payeeEmail when set (after commit). Sending a sent invoice again is a no-op (D3).',
   params: z.strictObject({ id: id() }),
   result: invoice,
 });
@@ -122,7 +142,11 @@ export const bill = z.object({
   gstCents: z.number().int(),
   lines: z.array(billLine),
   dueDays: z.number().int(),
+  /** Issue 12: the bill's date (issueDate, default the day captured); its posting is dated it. Null only for bills captured before issue 12. */
+  issuedOn: z.string().nullable(),
   dueOn: z.string(),
+  /** Issue 12: the business's own reference for the bill, if any. */
+  reference: z.string().nullable(),
   heldReason: z.enum(HELD_REASONS).nullable(),
   note: z.string().nullable(),
   runId: z.string().nullable(),
@@ -154,7 +178,8 @@ export const billCapture = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (issue 10; the contact keeps the bank details of its most recently approved bill, PB-B1 still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset, cost its GST-exclusive amount, when the bill is approved (D11; so a capital purchase is given as lines). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved.',
+    'Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (issue 10; the contact keeps the bank details of its most recently approved bill, PB-B1 still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset, cost its GST-exclusive amount, when the bill is approved (D11; so a capital purchase is given as lines). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Issue 12 extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill\'s date: it falls due dueDays after it and its approval posts dated it; reference is the business\'s own reference for it.',
+  extendedParams: ['issueDate', 'reference'],
   params: z
     .strictObject({
       payeeName: text().optional(),
@@ -168,6 +193,8 @@ export const billCapture = method({
       payeeAccountNumber: bankAccountNumber().optional(),
       payeeAccountName: abaText(32).optional(),
       payeeReference: lodgementReference().optional(),
+      issueDate: issueDate().optional(),
+      reference: documentReference().optional(),
     })
     .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {

@@ -3,7 +3,7 @@ import { limits } from '../limits.js';
 import { TIERS } from '../scopes.js';
 import { ACTION_CLASSES, USER_ROLES } from '../signature.js';
 import { BAS_BASES } from './tax.js';
-import { id, queryInt, read, text } from './index-fields.js';
+import { id, isoDate, queryInt, read, text } from './index-fields.js';
 import { abn } from './people-fields.js';
 
 /**
@@ -36,6 +36,15 @@ export const agentName = () =>
     .string({ error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -' })
     .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, { error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -, starting with a letter or digit' });
 
+/** Issue 12: the largest invoice sequence number (eight digits). */
+export const invoiceNumberMax = 99_999_999;
+
+/** Issue 12: an invoice-number prefix: up to 12 letters, digits, '-', '/', '_' or '.'; empty allowed. */
+export const invoicePrefix = () =>
+  z
+    .string({ error: "must be up to 12 letters, digits, '-', '/', '_' or '.'" })
+    .regex(/^[A-Za-z0-9._/-]{0,12}$/, { error: "must be up to 12 letters, digits, '-', '/', '_' or '.'" });
+
 /**
  * A change to the profile (console, CLI). Every field optional; `null` clears ABN and legal name.
  * The defaults (migration 26) are what the code assumed before: GST registered, accrual basis,
@@ -54,6 +63,17 @@ export const orgProfilePatch = z.strictObject({
     .min(1, { error: 'must be a month number from 1 to 12' })
     .max(12, { error: 'must be a month number from 1 to 12' })
     .optional(),
+  /** Issue 12: what invoice numbers start with (INV- gives INV-0001); may be empty. */
+  invoicePrefix: invoicePrefix().optional(),
+  /** Issue 12: the number the next invoice takes; not at or below one already used with the prefix. */
+  invoiceNextNumber: z
+    .number({ error: `must be a whole number from 1 to ${invoiceNumberMax}` })
+    .int({ error: `must be a whole number from 1 to ${invoiceNumberMax}` })
+    .min(1, { error: `must be a whole number from 1 to ${invoiceNumberMax}` })
+    .max(invoiceNumberMax, { error: `must be a whole number from 1 to ${invoiceNumberMax}` })
+    .optional(),
+  /** Issue 12: nothing posts on or before this date (null clears it); not in the future. Owners only (console, CLI). */
+  lockDate: isoDate().nullable().optional(),
 });
 export type OrgProfilePatch = z.infer<typeof orgProfilePatch>;
 
@@ -119,7 +139,7 @@ export const orgProfile = read({
   scope: 'org.read',
   summary:
     'The organisation profile: name, legal name, ABN, GST registration and basis (the default basis of books.taxPrepare), BAS ' +
-    'frequency, financial-year start month, time zone. Owners set it in the console or with `finance-desk org profile`.',
+    'frequency, financial-year start month, time zone; invoice numbering (prefix, next number) and the lock date (issue 12). Owners set it in the console or with `finance-desk org profile`.',
   query: z.strictObject({}),
   result: z.object({
     orgId: z.string(),
@@ -132,6 +152,11 @@ export const orgProfile = read({
     basFrequency: z.enum(BAS_FREQUENCIES),
     financialYearStartMonth: z.number().int(),
     timeZone: z.string(),
+    /** Issue 12: invoice numbering (the next invoice is invoicePrefix + invoiceNextNumber, INV-0001). */
+    invoicePrefix: z.string(),
+    invoiceNextNumber: z.number().int(),
+    /** Issue 12: nothing posts on or before it; null when the books are not locked. */
+    lockDate: z.string().nullable(),
   }),
 });
 

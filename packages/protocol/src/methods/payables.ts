@@ -93,6 +93,8 @@ const claim = z.object({
   taxCode: z.string(),
   accountCode: z.string(),
   spentOn: z.string(),
+  /** Issue 12: the claim's date (issueDate, default the day submitted); its approval posts dated it. Null only for claims submitted before issue 12. */
+  issuedOn: z.string().nullable(),
   receiptRef: z.string(),
   note: z.string().nullable(),
   journalId: z.string().nullable(),
@@ -105,7 +107,8 @@ export const expenseClaim = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account; spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved.',
+    'Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account; spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved. Issue 12 extension: issueDate is the claim\'s date (default today; not in the future, not on or before the lock date, not before spentOn): its approval posts dated it.',
+  extendedParams: ['issueDate'],
   params: z.strictObject({
     claimant: text(),
     description: multilineText(limits.textCharsMax),
@@ -114,6 +117,7 @@ export const expenseClaim = method({
     accountCode: accountCode().optional(),
     spentOn: isoDate(),
     receiptRef: text(100),
+    issueDate: isoDate().optional(),
   }),
   result: claim,
 });

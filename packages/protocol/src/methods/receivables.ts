@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
-import { invoice, invoiceStatus } from './books.js';
+import { invoice, invoiceNumber, invoiceStatus, issueDate } from './books.js';
 import { cents, id, isoDate, method, pageLimit, multilineText, reason, singleLine, text } from './index-fields.js';
 import { saleTaxCode } from './sale-fields.js';
 import type { MethodSpec } from './types.js';
@@ -44,12 +44,14 @@ export const invoiceCreditNote = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Credit part or all of a sent or part_paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is outstanding and what is left to credit of that tax code on the invoice. taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op (D3).",
+    "Credit part or all of a sent or part_paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is outstanding and what is left to credit of that tax code on the invoice. taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op (D3). Issue 12 extension: issueDate dates the adjustment note and its posting (default today; not in the future, not on or before the lock date, not before the invoice's issue date).",
+  extendedParams: ['issueDate'],
   params: z.strictObject({
     id: id(),
     amountCents: cents(),
     reason: reason(),
     taxCode: saleTaxCode().optional(),
+    issueDate: issueDate().optional(),
   }),
   result: z.object({
     id: z.string(),
@@ -133,13 +135,15 @@ export const invoices = method({
   name: 'books.invoices',
   scope: 'books.read',
   kind: 'read',
+  extendedParams: ['number'],
   summary:
-    'List invoices, oldest first, with lines and outstandingCents (from the ledger once sent; 0 for a draft or void invoice). Filters: status, payeeName (case-insensitive substring), contactId (the customer\'s contact, issue 10; another organisation\'s is NOT_FOUND), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
+    'List invoices, oldest first, with lines and outstandingCents (from the ledger once sent; 0 for a draft or void invoice). Filters: status, payeeName (case-insensitive substring), contactId (the customer\'s contact, issue 10; another organisation\'s is NOT_FOUND), dueBefore (due strictly before that date), number (the invoice number, exact; issue 12). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
   params: z.strictObject({
     status: invoiceStatus.optional(),
     payeeName: text().optional(),
     contactId: id().optional(),
     dueBefore: isoDate().optional(),
+    number: invoiceNumber().optional(),
     cursor: id().optional(),
     limit: pageLimit().optional(),
   }),

@@ -73,7 +73,7 @@ export const suggestion = z.object({
   /** What is still owed on the document (for a journal: its net on the bank account, unsigned). */
   outstandingCents: z.number().int(),
   dueOn: z.string().nullable(),
-  /** 0–100: exact amount 60 (part of the line or of the document: 10–20), reference 25, payee up to 15. */
+  /** 0–100: exact amount 60 (part of the line or of the document: 10–20), reference 25 (id, reference, or an invoice's number or document's own reference, issue 12), payee up to 15. */
   score: z.number().int(),
   reasons: z.array(z.enum(['amount', 'partial_amount', 'reference', 'payee'])),
   /** Days between the line's date and the document's due date (journal: its date); breaks ties. */
@@ -171,7 +171,7 @@ export const feedLinesList = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "List bank feed lines, oldest first, with up to 3 ranked suggestions each (suggestions: false to leave them out): money in against open invoices, money out against open bills and expense claims, and either against bank postings no line is matched to yet (journal: a payment recorded directly or a payment run). Exact amount scores 60; the document's id or reference in the description 25; payee name words up to 15; nearer dates break ties. status: unreconciled (default: unmatched, part_matched and held), one status, or all. summary gives the bank account's ledger balance and what the unreconciled lines add up to.",
+    "List bank feed lines, oldest first, with up to 3 ranked suggestions each (suggestions: false to leave them out): money in against open invoices, money out against open bills and expense claims, and either against bank postings no line is matched to yet (journal: a payment recorded directly or a payment run). Exact amount scores 60; the document's id or reference, an invoice's number (INV-0042, as whole words: not INV-00421) or a document's own reference (issue 12) quoted in the line's description or reference 25; payee name words up to 15; nearer dates break ties. status: unreconciled (default: unmatched, part_matched and held), one status, or all. summary gives the bank account's ledger balance and what the unreconciled lines add up to.",
   params: z.strictObject({
     status: z.enum(['unreconciled', 'all', ...feedLineStatus.options]).optional(),
     accountCode: accountCode().optional(),

@@ -63,7 +63,7 @@ function print(json: boolean, value: unknown, human: string): void {
 }
 
 /** `org profile` flags as a profile patch; "none" clears the ABN or legal name; the schema judges the rest. */
-function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string }): Record<string, unknown> {
+function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string; invoicePrefix?: string; invoiceNextNumber?: string; lockDate?: string }): Record<string, unknown> {
   const cleared = (v: string) => (v.trim().toLowerCase() === 'none' ? null : v);
   const yesNo: Record<string, boolean> = { yes: true, no: false, true: true, false: false };
   const patch: Record<string, unknown> = {};
@@ -74,6 +74,12 @@ function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: str
   if (o.gstBasis !== undefined) patch.gstBasis = o.gstBasis;
   if (o.basFrequency !== undefined) patch.basFrequency = o.basFrequency;
   if (o.fyStartMonth !== undefined) patch.financialYearStartMonth = /^\d{1,2}$/.test(o.fyStartMonth) ? Number(o.fyStartMonth) : o.fyStartMonth;
+  // Issue 12: invoice numbering and the lock date ("none" unlocks).
+  if (o.invoicePrefix !== undefined) patch.invoicePrefix = o.invoicePrefix;
+  if (o.invoiceNextNumber !== undefined) {
+    patch.invoiceNextNumber = /^\d{1,9}$/.test(o.invoiceNextNumber) ? Number(o.invoiceNextNumber) : o.invoiceNextNumber;
+  }
+  if (o.lockDate !== undefined) patch.lockDate = cleared(o.lockDate);
   return patch;
 }
 
@@ -196,8 +202,11 @@ function program(): Command {
     .option('--gst-basis <basis>', 'accrual | cash (the default basis of books.taxPrepare)')
     .option('--bas-frequency <f>', 'monthly | quarterly')
     .option('--fy-start-month <n>', 'first month of the financial year, 1 to 12 (default 7)')
+    .option('--invoice-prefix <prefix>', 'what invoice numbers start with (default INV-; "" for none)')
+    .option('--invoice-next-number <n>', 'the number the next invoice takes (above every number already used)')
+    .option('--lock-date <date>', 'YYYY-MM-DD: nothing posts on or before it; not in the future ("none" unlocks)')
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string; json?: boolean }) => {
+    .action(async (o: { org: string; name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string; invoicePrefix?: string; invoiceNextNumber?: string; lockDate?: string; json?: boolean }) => {
       const patch = parseProfilePatch(profilePatchFromFlags(o));
       const out = await withDb(async (db) => {
         const orgId = (await orgBySlug(db.reader, o.org)).id;

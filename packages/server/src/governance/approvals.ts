@@ -8,6 +8,7 @@ import {
 import { events } from '@finance-desk/protocol';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { clockOf } from '../clock.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork, type Uow } from '../write-path.js';
 import { emailDeciders } from './approval-mail.js';
@@ -207,9 +208,12 @@ export function setApprovalRecheckMs(ms: number): void {
  * (LISTEN/NOTIFY on PostgreSQL), the approval's expiry, or the timeout — whichever comes first.
  */
 export async function waitForApproval(db: Database, orgId: string, approvalId: string, timeoutMs: number, signal?: AbortSignal) {
-  const pending = (r: ApprovalRow) => effectiveStatus(r, new Date().toISOString()) === 'pending';
+  // Expiry is judged by the server's clock (clockOf: the injectable one in tests), like every
+  // other date; only how long to wait is wall time (issue 12 item 6).
+  const now = clockOf(db);
+  const pending = (r: ApprovalRow) => effectiveStatus(r, now()) === 'pending';
   let row = await approvalById(db.reader, orgId, approvalId);
-  if (!pending(row) || timeoutMs === 0) return waitView(db.reader, orgId, row, new Date().toISOString());
+  if (!pending(row) || timeoutMs === 0) return waitView(db.reader, orgId, row, now());
   let signalled = false;
   let wake: () => void = () => undefined;
   // Subscribe, then re-read: a decision committed in between is seen by the read or the signal.
@@ -222,7 +226,7 @@ export async function waitForApproval(db: Database, orgId: string, approvalId: s
     const deadline = Date.now() + timeoutMs;
     row = await approvalById(db.reader, orgId, approvalId);
     while (pending(row) && Date.now() < deadline && !signal?.aborted) {
-      const untilExpiry = Date.parse(row.expires_at) - Date.now() + 1;
+      const untilExpiry = Date.parse(row.expires_at) - Date.parse(now()) + 1;
       const wait = Math.max(0, Math.min(deadline - Date.now(), untilExpiry, RECHECK_MS));
       if (!signalled) {
         await new Promise<void>((resolve) => {
@@ -242,7 +246,7 @@ export async function waitForApproval(db: Database, orgId: string, approvalId: s
   } finally {
     unsubscribe();
   }
-  return waitView(db.reader, orgId, row, new Date().toISOString());
+  return waitView(db.reader, orgId, row, now());
 }
 
 export interface DecisionFilters {
@@ -253,9 +257,11 @@ export interface DecisionFilters {
   readonly limit: number;
 }
 
-/** `decision.list`: newest first; `nextCursor` is the last id returned, null at the end. */
-export async function listDecisions(q: Queryable, orgId: string, f: DecisionFilters) {
-  const now = new Date().toISOString();
+/**
+ * `decision.list`: newest first; `nextCursor` is the last id returned, null at the end. `now` is
+ * the server's clock (clockOf), which decides what has expired (issue 12 item 6).
+ */
+export async function listDecisions(q: Queryable, orgId: string, f: DecisionFilters, now: string) {
   const where: string[] = ['org_id = ?'];
   const args: (string | number)[] = [orgId];
   const statusSql: Record<ApprovalStatus, string> = {

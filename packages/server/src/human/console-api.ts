@@ -8,7 +8,7 @@ import {
 } from '@finance-desk/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { orgToday } from '../clock.js';
+import { clockOf, orgToday } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { decideApproval } from '../governance/approvals.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
@@ -98,12 +98,12 @@ function registerReads(app: FastifyInstance, o: ConsoleOptions): void {
   app.get('/console/api/approvals', async (req, reply) => {
     const s = await requireSession(o.db, req);
     const q = parsed(approvalsQuery, req.query ?? {});
-    return sendJson(reply, 200, await consoleApprovals(o.db.reader, s, q, await orgToday(o.db, s.orgId)));
+    return sendJson(reply, 200, await consoleApprovals(o.db.reader, s, q, clockOf(o.db)(), await orgToday(o.db, s.orgId)));
   });
   app.get('/console/api/decisions', async (req, reply) => {
     const s = await requireSession(o.db, req);
     const q = parsed(historyQuery, req.query ?? {});
-    return sendJson(reply, 200, await decisionHistory(o.db.reader, s, q.limit));
+    return sendJson(reply, 200, await decisionHistory(o.db.reader, s, q.limit, clockOf(o.db)()));
   });
   app.get('/console/api/policy', async (req, reply) => {
     const s = await requireSession(o.db, req);

@@ -92,16 +92,19 @@ export interface ApprovalQuery {
 }
 
 /** Approvals newest first (ids are time-ordered), optionally of one status. */
-/** `today`: the organisation's local date by the server's clock (orgToday); unset, by the wall clock. */
-export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery, today?: string) {
-  const page = await listDecisions(q, session.orgId, f);
+/**
+ * `now`: the server's clock (expiry is judged by it); `today`: the organisation's local date by the
+ * same clock (orgToday; due and overdue on the cards); unset, by the wall clock.
+ */
+export async function consoleApprovals(q: Queryable, session: HumanSession, f: ApprovalQuery, now: string, today?: string) {
+  const page = await listDecisions(q, session.orgId, f, now);
   return { approvals: await withNames(q, session, page.decisions, today), nextCursor: page.nextCursor };
 }
 
 /** One approval's card (the link in an approval email): any status; another organisation's is NOT_FOUND. */
-export async function consoleApproval(q: Queryable, session: HumanSession, approvalId: string, today?: string): Promise<ConsoleApproval> {
+export async function consoleApproval(q: Queryable, session: HumanSession, approvalId: string, now: string, today?: string): Promise<ConsoleApproval> {
   const row = await approvalById(q, session.orgId, approvalId);
-  const [one] = await withNames(q, session, [toApproval(row, new Date().toISOString())], today);
+  const [one] = await withNames(q, session, [toApproval(row, now)], today);
   return one as ConsoleApproval;
 }
 
@@ -109,8 +112,7 @@ export async function consoleApproval(q: Queryable, session: HumanSession, appro
  * Decision history: everything no longer pending (approved, denied, or expired undecided),
  * most recently settled first.
  */
-export async function decisionHistory(q: Queryable, session: HumanSession, limit: number) {
-  const now = new Date().toISOString();
+export async function decisionHistory(q: Queryable, session: HumanSession, limit: number, now: string) {
   const rows = await q.all<ApprovalRow>(
     `SELECT ${APPROVAL_COLUMNS} FROM approvals
      WHERE org_id = ? AND (status <> 'pending' OR expires_at < ?)

@@ -1,6 +1,6 @@
 import { statusOf, validate } from '@finance-desk/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { orgToday } from '../clock.js';
+import { clockOf, orgToday } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { decideApproval } from '../governance/approvals.js';
 import { setPolicy } from '../governance/policy-admin.js';
@@ -166,7 +166,7 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
 
 function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   const inbox = signedIn(o, async (req, reply, s) => {
-    const { approvals } = await consoleApprovals(o.db.reader, s, { status: 'pending', limit: 200 }, await orgToday(o.db, s.orgId));
+    const { approvals } = await consoleApprovals(o.db.reader, s, { status: 'pending', limit: 200 }, clockOf(o.db)(), await orgToday(o.db, s.orgId));
     const done = (req.query as { done?: unknown } | undefined)?.done;
     const body = inboxBody(s, approvals, typeof done === 'string' ? done : null);
     return render(o, reply, s, { status: 200, title: 'Inbox', body, current: 'inbox' });
@@ -177,7 +177,7 @@ function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   app.get(
     '/console/approvals/:id',
     signedIn(o, async (req, reply, s) => {
-      const a = await consoleApproval(o.db.reader, s, pathId(req), await orgToday(o.db, s.orgId));
+      const a = await consoleApproval(o.db.reader, s, pathId(req), clockOf(o.db)(), await orgToday(o.db, s.orgId));
       return render(o, reply, s, { status: 200, title: 'Approval', body: approvalPageBody(s, a), current: 'inbox' });
     }),
   );
@@ -217,7 +217,7 @@ function registerHistoryAndPolicy(app: FastifyInstance, o: ConsoleOptions): void
   app.get(
     '/console/history',
     signedIn(o, async (_req, reply, s) => {
-      const { decisions } = await decisionHistory(o.db.reader, s, 200);
+      const { decisions } = await decisionHistory(o.db.reader, s, 200, clockOf(o.db)());
       return render(o, reply, s, {
         status: 200,
         title: 'History',

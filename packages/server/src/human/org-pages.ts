@@ -24,7 +24,19 @@ import type { HumanSession } from './sessions.js';
  * may look. Forms carry the session's CSRF token; the JSON writes carry it in `x-csrf-token`.
  * Each change is one event with the owner's user id as actor (D4).
  */
-const PROFILE_FIELDS = ['name', 'legalName', 'abn', 'gstRegistered', 'gstBasis', 'basFrequency', 'financialYearStartMonth'] as const;
+const PROFILE_FIELDS = [
+  'name',
+  'legalName',
+  'abn',
+  'gstRegistered',
+  'gstBasis',
+  'basFrequency',
+  'financialYearStartMonth',
+  // Issue 12: invoice numbering and the lock date.
+  'invoicePrefix',
+  'invoiceNextNumber',
+  'lockDate',
+] as const;
 
 /** Per-field messages for a profile patch: every problem of a field, under its name. */
 export function profileFieldErrors(patch: Record<string, unknown>): Record<string, string> {
@@ -54,6 +66,13 @@ function profilePatchFromForm(form: URLSearchParams): Record<string, unknown> {
     gstBasis: get('gstBasis'),
     basFrequency: get('basFrequency'),
     financialYearStartMonth: /^\d{1,2}$/.test(month) ? Number(month) : month,
+    // Issue 12, each only when the form has it (an empty prefix is a choice, not a missing field):
+    // an empty lock date clears it; the next number is digits.
+    ...(form.has('invoicePrefix') ? { invoicePrefix: get('invoicePrefix') } : {}),
+    ...(form.has('invoiceNextNumber')
+      ? { invoiceNextNumber: /^\d{1,9}$/.test(get('invoiceNextNumber')) ? Number(get('invoiceNextNumber')) : get('invoiceNextNumber') }
+      : {}),
+    ...(form.has('lockDate') ? { lockDate: get('lockDate') === '' ? null : get('lockDate') } : {}),
   };
 }
 
@@ -119,7 +138,17 @@ function registerPages(app: FastifyInstance, o: ConsoleOptions): void {
         const body = profileBody({ profile, session: s, values: formValues(form), errors, saved: false });
         return render(o, reply, s, { status: 400, title: 'Organisation', body, current: 'org' });
       }
-      await setProfile(o.db, { orgId: s.orgId, actor: s.userId, patch: orgProfilePatch.parse(patch) });
+      try {
+        await setProfile(o.db, { orgId: s.orgId, actor: s.userId, patch: orgProfilePatch.parse(patch) });
+      } catch (error) {
+        // Issue 12: what only the stored books can refuse (a future lock date, a next invoice
+        // number already used) is shown beside its field like any other problem.
+        const field = error instanceof DomainError && error.code === 'BAD_REQUEST' ? error.details.field : undefined;
+        if (!(error instanceof DomainError) || field === undefined || !(PROFILE_FIELDS as readonly string[]).includes(field)) throw error;
+        const profile = await loadProfile(o.db.reader, s.orgId);
+        const body = profileBody({ profile, session: s, values: formValues(form), errors: { [field]: error.message }, saved: false });
+        return render(o, reply, s, { status: 400, title: 'Organisation', body, current: 'org' });
+      }
       return seeOther(reply, '/console/org?saved=1');
     }),
   );

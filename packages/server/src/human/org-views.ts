@@ -10,7 +10,21 @@ import type { HumanSession } from './sessions.js';
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** The form's values as typed (strings), so a refused form shows what the person wrote. */
-export type ProfileForm = Readonly<Record<'name' | 'legalName' | 'abn' | 'gstRegistered' | 'gstBasis' | 'basFrequency' | 'financialYearStartMonth', string>>;
+export type ProfileForm = Readonly<
+  Record<
+    | 'name'
+    | 'legalName'
+    | 'abn'
+    | 'gstRegistered'
+    | 'gstBasis'
+    | 'basFrequency'
+    | 'financialYearStartMonth'
+    | 'invoicePrefix'
+    | 'invoiceNextNumber'
+    | 'lockDate',
+    string
+  >
+>;
 
 export function profileFormValues(p: OrgProfile): ProfileForm {
   return {
@@ -21,6 +35,9 @@ export function profileFormValues(p: OrgProfile): ProfileForm {
     gstBasis: p.gstBasis,
     basFrequency: p.basFrequency,
     financialYearStartMonth: String(p.financialYearStartMonth),
+    invoicePrefix: p.invoicePrefix,
+    invoiceNextNumber: String(p.invoiceNextNumber),
+    lockDate: p.lockDate ?? '',
   };
 }
 
@@ -59,6 +76,8 @@ function profileReadOnly(p: OrgProfile): Html {
   <dt>BAS frequency</dt><dd>${p.basFrequency}</dd>
   <dt>Financial year starts</dt><dd>${MONTHS[p.financialYearStartMonth - 1] ?? ''}</dd>
   <dt>Time zone</dt><dd>${p.timeZone}</dd>
+  <dt>Next invoice number</dt><dd>${p.invoicePrefix}${String(p.invoiceNextNumber).padStart(4, '0')}</dd>
+  <dt>Lock date</dt><dd>${p.lockDate ? `books locked up to and including ${p.lockDate}` : 'not locked'}</dd>
 </dl>`;
 }
 
@@ -90,6 +109,17 @@ ${fieldError('basFrequency', e)}
 <select id="financialYearStartMonth" name="financialYearStartMonth"${described('financialYearStartMonth', e)}>
 ${options(MONTHS.map((_m, i) => String(i + 1)), v.financialYearStartMonth, (m) => MONTHS[Number(m) - 1] ?? m)}</select>
 ${fieldError('financialYearStartMonth', e)}
+<label for="invoicePrefix">Invoice number prefix (may be empty)</label>
+<input id="invoicePrefix" name="invoicePrefix" maxlength="12" value="${v.invoicePrefix}"${described('invoicePrefix', e)}>
+${fieldError('invoicePrefix', e)}
+<label for="invoiceNextNumber">Next invoice number</label>
+<input id="invoiceNextNumber" name="invoiceNextNumber" inputmode="numeric" maxlength="8" value="${v.invoiceNextNumber}"${described('invoiceNextNumber', e)}>
+<p class="hint">The next invoice is the prefix and this number, at least four digits (INV-0001). It must be above every number already used.</p>
+${fieldError('invoiceNextNumber', e)}
+<label for="lockDate">Lock date (optional; YYYY-MM-DD)</label>
+<input id="lockDate" name="lockDate" placeholder="YYYY-MM-DD" maxlength="10" value="${v.lockDate}"${described('lockDate', e)}>
+<p class="hint">Nothing can be posted on or before this date (a filed BAS, a closed year). Leave empty to unlock.</p>
+${fieldError('lockDate', e)}
 <button type="submit">Save profile</button>
 </form>`;
 }

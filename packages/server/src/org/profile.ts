@@ -2,6 +2,7 @@ import { events, orgProfilePatch, validate, type JsonValue, type OrgProfilePatch
 import { DomainError, invariant, notFound } from '../errors.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
+import { formatInvoiceNumber } from '../domain/gl/migration-day-one.js';
 
 /**
  * The organisation profile (issue 10 item 3; migration 26): who the business is to the ATO and
@@ -20,6 +21,11 @@ export interface OrgProfile {
   readonly basFrequency: 'monthly' | 'quarterly';
   readonly financialYearStartMonth: number;
   readonly timeZone: string;
+  /** Issue 12: invoice numbering: the next invoice is invoicePrefix + invoiceNextNumber (INV-0001). */
+  readonly invoicePrefix: string;
+  readonly invoiceNextNumber: number;
+  /** Issue 12: nothing posts on or before it (domain/gl/periods.ts); null when not locked. */
+  readonly lockDate: string | null;
 }
 
 interface ProfileRow {
@@ -33,9 +39,13 @@ interface ProfileRow {
   bas_frequency: string;
   fy_start_month: number | string;
   time_zone: string;
+  invoice_prefix: string;
+  invoice_next: number | string;
+  lock_date: string | null;
 }
 
-const COLUMNS = 'id, slug, name, legal_name, abn, gst_registered, gst_basis, bas_frequency, fy_start_month, time_zone';
+const COLUMNS =
+  'id, slug, name, legal_name, abn, gst_registered, gst_basis, bas_frequency, fy_start_month, time_zone, invoice_prefix, invoice_next, lock_date';
 
 function toProfile(r: ProfileRow): OrgProfile {
   return {
@@ -49,6 +59,9 @@ function toProfile(r: ProfileRow): OrgProfile {
     basFrequency: r.bas_frequency === 'monthly' ? 'monthly' : 'quarterly',
     financialYearStartMonth: Number(r.fy_start_month),
     timeZone: r.time_zone,
+    invoicePrefix: r.invoice_prefix,
+    invoiceNextNumber: Number(r.invoice_next),
+    lockDate: r.lock_date,
   };
 }
 
@@ -77,7 +90,50 @@ const PATCH_COLUMNS: Readonly<Record<keyof OrgProfilePatch, string>> = {
   gstBasis: 'gst_basis',
   basFrequency: 'bas_frequency',
   financialYearStartMonth: 'fy_start_month',
+  invoicePrefix: 'invoice_prefix',
+  invoiceNextNumber: 'invoice_next',
+  lockDate: 'lock_date',
 };
+
+/**
+ * Issue 12: the largest sequence number already used by an invoice numbered `prefix` followed
+ * by digits only (INV-0042 → 42; INV-0042-A is not in the sequence), 0 when none.
+ */
+async function largestUsedNumber(q: Queryable, orgId: string, prefix: string): Promise<number> {
+  const rows = await q.all<{ number: string }>(
+    'SELECT number FROM invoices WHERE org_id = ? AND number IS NOT NULL AND SUBSTR(number, 1, ?) = ?',
+    [orgId, prefix.length, prefix],
+  );
+  let max = 0;
+  for (const r of rows) {
+    const rest = r.number.slice(prefix.length);
+    if (/^[0-9]{1,15}$/.test(rest)) max = Math.max(max, Number(rest));
+  }
+  return max;
+}
+
+/**
+ * Issue 12: what a profile patch may not do. The lock date is not in the future (nothing could
+ * be posted up to it yet); the next invoice number is above every number already used with the
+ * prefix (else the next invoice would repeat one).
+ */
+async function checkPatch(q: Queryable, orgId: string, today: string, before: OrgProfile, changed: readonly string[], patch: OrgProfilePatch) {
+  if (changed.includes('lockDate') && patch.lockDate && patch.lockDate > today) {
+    throw new DomainError('BAD_REQUEST', `lockDate must not be in the future (today is ${today})`, { field: 'lockDate' });
+  }
+  if (changed.includes('invoicePrefix') || changed.includes('invoiceNextNumber')) {
+    const prefix = patch.invoicePrefix ?? before.invoicePrefix;
+    const next = patch.invoiceNextNumber ?? before.invoiceNextNumber;
+    const used = await largestUsedNumber(q, orgId, prefix);
+    if (next <= used) {
+      throw new DomainError(
+        'BAD_REQUEST',
+        `invoiceNextNumber ${next} is at or below ${formatInvoiceNumber(prefix, used)}, already used: the next invoice number must be at least ${used + 1}`,
+        { field: 'invoiceNextNumber' },
+      );
+    }
+  }
+}
 
 /** A patch parsed with the D5 rules (a CLI or a JSON body); BAD_REQUEST naming every bad field. */
 export function parseProfilePatch(input: unknown): OrgProfilePatch {
@@ -110,6 +166,7 @@ export async function setProfile(
     }
     const fields = Object.keys(changed) as (keyof OrgProfilePatch)[];
     if (fields.length === 0) return { ...before, ledgerId: null, noop: true };
+    await checkPatch(uow.tx, uow.orgId, uow.today, before, fields, input.patch);
     const event = await uow.emit(events.orgProfileUpdate, {
       entityId: uow.orgId,
       payload: {

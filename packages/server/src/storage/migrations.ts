@@ -16,7 +16,7 @@ import { migration as stp } from '../domain/payroll/migration-stp.js';
 import { migration as contacts } from '../domain/contacts/migration.js';
 import { migration as calendar } from '../calendar/migration.js';
 import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
-import { migration as dayOne } from '../domain/gl/migration-day-one.js';
+import { migration as dayOne, migrationIssueDates } from '../domain/gl/migration-day-one.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 import { migration as corrections } from '../domain/corrections/migration.js';
@@ -369,6 +369,8 @@ export const migrations: readonly Migration[] = [
   checkpoints,
   // Invoice numbers and references, lock date, conversion date, 30 (issue 12).
   dayOne,
+  // Bill and expense claim issue dates, 31 (issue 12 item 1).
+  migrationIssueDates,
   // Opening balances and corrections, 32 (issue 12 item 2).
   corrections,
 ];

@@ -1,7 +1,8 @@
 import type { payables, TaxCode } from '@finance-desk/protocol';
 import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { badRequest, conflict, invariant, notFound } from '../../errors.js';
+import { badRequest, conflict, DomainError, invariant, notFound } from '../../errors.js';
+import { issueDateOf } from '../gl/periods.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
@@ -24,6 +25,8 @@ interface ClaimRow {
   tax_code: TaxCode;
   account_code: string;
   spent_on: string;
+  /** Issue 12: the claim's date (null for claims submitted before migration 31: they post on approval day). */
+  issued_on: string | null;
   receipt_ref: string;
   note: string | null;
   journal_id: string | null;
@@ -31,7 +34,7 @@ interface ClaimRow {
 }
 
 const COLUMNS =
-  'id, status, claimant, description, amount_cents, gst_cents, tax_code, account_code, spent_on, receipt_ref, note, journal_id, ledger_id';
+  'id, status, claimant, description, amount_cents, gst_cents, tax_code, account_code, spent_on, issued_on, receipt_ref, note, journal_id, ledger_id';
 
 function toClaim(row: ClaimRow) {
   return {
@@ -44,6 +47,7 @@ function toClaim(row: ClaimRow) {
     taxCode: row.tax_code,
     accountCode: row.account_code,
     spentOn: row.spent_on,
+    issuedOn: row.issued_on,
     receiptRef: row.receipt_ref,
     note: row.note,
     journalId: row.journal_id,
@@ -77,6 +81,11 @@ async function load(uow: Uow, id: string): Promise<ClaimRow> {
 export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.params>, uow: Uow) {
   const today = uow.today;
   if (params.spentOn > today) throw badRequest(`spentOn: must not be after today (${today})`);
+  // Issue 12 item 1: the claim's date (default today), which its approval posts on; not before the spend.
+  const issuedOn = issueDateOf(uow, params.issueDate);
+  if (issuedOn < params.spentOn) {
+    throw new DomainError('BAD_REQUEST', `issueDate ${issuedOn} is before spentOn ${params.spentOn}`, { field: 'issueDate' });
+  }
   const taxCode: TaxCode = params.taxCode ?? 'GST_ON_EXPENSES';
   const [line] = await resolveLines(
     uow,
@@ -95,6 +104,7 @@ export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.
     tax_code: line.taxCode,
     account_code: line.accountCode,
     spent_on: params.spentOn,
+    issued_on: issuedOn,
     receipt_ref: params.receiptRef,
     note: null,
     journal_id: null,
@@ -102,12 +112,12 @@ export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.
   };
   const event = await uow.emit(events.expenseClaim, {
     entityId: row.id,
-    payload: eventPayload(row, { description: row.description, taxCode: row.tax_code, spentOn: row.spent_on, receiptRef: row.receipt_ref }),
+    payload: eventPayload(row, { description: row.description, taxCode: row.tax_code, spentOn: row.spent_on, receiptRef: row.receipt_ref, issuedOn }),
   });
   await uow.tx.run(
-    `INSERT INTO expense_claims (org_id, ${COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO expense_claims (org_id, ${COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [uow.orgId, row.id, row.status, row.claimant, row.description, row.amount_cents, row.gst_cents, row.tax_code,
-      row.account_code, row.spent_on, row.receipt_ref, null, null, event.ledgerId, uow.now],
+      row.account_code, row.spent_on, row.issued_on, row.receipt_ref, null, null, event.ledgerId, uow.now],
   );
   return toClaim({ ...row, ledger_id: event.ledgerId });
 }
@@ -117,13 +127,20 @@ export async function expenseApprove(params: z.infer<typeof payables.expenseAppr
   if (row.status === 'approved') return { ...toClaim(row), noop: true };
   if (row.status !== 'submitted') throw conflict(`expense claim ${row.id} is ${row.status}; only a submitted claim can be approved`);
   const journalId = newJournalId();
+  // Issue 12 item 1: dated the claim's issue date (approval day for older claims); refused, naming
+  // id, when the lock date has moved over it since it was submitted.
+  const postOn = row.issued_on ?? uow.today;
+  if (row.issued_on !== null && uow.lockDate !== null && row.issued_on <= uow.lockDate) {
+    throw new DomainError('BAD_REQUEST', `id: expense claim ${row.id} is dated ${row.issued_on}, on or before the lock date ${uow.lockDate}: the books are locked up to and including it (an owner can move the lock date)`, { field: 'id' });
+  }
   const event = await uow.emit(events.expenseApprove, {
     entityId: row.id,
     payload: eventPayload(row, { journalId }),
   });
   await postJournal(uow, {
     id: journalId,
-    date: uow.today,
+    date: postOn,
+    dateField: row.issued_on === null ? 'date' : 'id',
     memo: `Expense claim ${row.id} by ${row.claimant}: ${row.description}`,
     source: { kind: 'expense_claim', id: row.id },
     ledgerId: event.ledgerId,

@@ -42,3 +42,17 @@ export const migration: Migration = {
 export function formatInvoiceNumber(prefix: string, n: number): string {
   return `${prefix}${String(n).padStart(4, '0')}`;
 }
+
+/**
+ * Migration 31 (issue 12 item 1): bills and expense claims carry their issue date (`issueDate`,
+ * default the day captured), so their approval posts dated it. Documents written before it keep
+ * NULL: they post on the day they are approved, as they always did.
+ */
+export const migrationIssueDates: Migration = {
+  id: 31,
+  name: 'bill and expense claim issue dates',
+  statements: [
+    'ALTER TABLE bills ADD COLUMN issued_on TEXT',
+    'ALTER TABLE expense_claims ADD COLUMN issued_on TEXT',
+  ],
+};

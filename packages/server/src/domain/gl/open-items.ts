@@ -9,6 +9,11 @@ export interface OpenItem {
   readonly kind: 'invoice' | 'bill' | 'claim';
   readonly party: string;
   readonly reference: string;
+  /**
+   * Issue 12: other words a bank line may quote for it: an invoice's number (INV-0042) and the
+   * document's own reference. Match suggestions score them as they score `reference`.
+   */
+  readonly quoted?: readonly string[];
   readonly issuedOn: string;
   /** The date of the document's posting (issue, approval): no payment may be dated before it. */
   readonly postedOn: string;

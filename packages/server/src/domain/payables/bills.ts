@@ -1,7 +1,7 @@
 import { events, books, type EventPayloadOf, type HeldReason, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { addDays } from '../../clock.js';
-import { conflict, invariant, notFound } from '../../errors.js';
+import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import type { OpenHold } from '../../governance/approvals.js';
 import { payloadHashOf } from '../../governance/approvals.js';
 import { loadPolicy } from '../../governance/policy.js';
@@ -12,6 +12,7 @@ import { formatCents } from '../../money.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type JournalInput } from '../gl/post.js';
+import { issueDateOf } from '../gl/periods.js';
 import { insertBillLines, loadBillLines, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
 import { contactPayload, finishContact, refreshContactBank, resolveDocumentContact } from '../contacts/contacts.js';
@@ -38,7 +39,10 @@ export interface BillRow {
   total_cents: number;
   gst_cents: number;
   due_days: number;
+  /** Issue 12: the bill's date (null for bills captured before migration 31: they post on approval day). */
+  issued_on: string | null;
   due_on: string;
+  reference: string | null;
   held_reason: HeldReason | null;
   note: string | null;
   run_id: string | null;
@@ -58,8 +62,8 @@ export interface BillRow {
 export type LoadedBill = BillRow & { readonly lines: readonly PurchaseLine[]; readonly approvedBank?: ApprovedBank };
 
 export const BILL_COLUMNS =
-  'id, status, payee_name, payee_key, contact_id, description, total_cents, gst_cents, due_days, due_on, held_reason, note, run_id, ' +
-  'payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
+  'id, status, payee_name, payee_key, contact_id, description, total_cents, gst_cents, due_days, issued_on, due_on, reference, held_reason, ' +
+  'note, run_id, payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
 
 /**
  * Payee identity for PB-B1 (NEW_PAYEE and BANK_DETAILS_CHANGED, D8): case and spacing do not make a
@@ -148,7 +152,9 @@ export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
     gstCents: Number(row.gst_cents),
     lines: lines.map((l) => ({ ...l })),
     dueDays: Number(row.due_days),
+    issuedOn: row.issued_on,
     dueOn: row.due_on,
+    reference: row.reference,
     heldReason: row.held_reason,
     note: row.note,
     runId: row.run_id,
@@ -244,6 +250,8 @@ async function captureLines(uow: Uow, params: CaptureParams): Promise<PurchaseLi
 }
 
 export async function billCapture(params: CaptureParams, uow: Uow) {
+  // Issue 12 item 1: the bill's date (default today); it is due dueDays after it and posts dated it.
+  const issuedOn = issueDateOf(uow, params.issueDate);
   const lines = await captureLines(uow, params);
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
   // Issue 10: the supplier's contact, found or created in this act. PB-B1 still keys the payee by
@@ -264,7 +272,9 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
     total_cents: total,
     gst_cents: lines.reduce((s, l) => s + l.gstCents, 0),
     due_days: params.dueDays,
-    due_on: addDays(uow.today, params.dueDays),
+    issued_on: issuedOn,
+    due_on: addDays(issuedOn, params.dueDays),
+    reference: params.reference ?? null,
     held_reason: heldReason,
     note: null,
     run_id: null,
@@ -286,13 +296,15 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
       lineCount: lines.length,
       payeeAccount: maskedAccount(row.payee_bsb, row.payee_account_number),
       ...contactPayload(party),
+      issuedOn,
+      ...(row.reference !== null ? { reference: row.reference } : {}),
     }),
   });
   await finishContact(uow, party, 'supplier', event.ledgerId);
   await uow.tx.run(
     `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`,
     [uow.orgId, row.id, row.status, row.payee_name, key, party.contactId, row.description, row.total_cents, row.gst_cents, row.due_days,
-      row.due_on, heldReason, null, null, row.payee_bsb, row.payee_account_number, row.payee_account_name,
+      row.issued_on, row.due_on, row.reference, heldReason, null, null, row.payee_bsb, row.payee_account_number, row.payee_account_name,
       row.payee_reference, null, row.created_at, event.ledgerId],
   );
   await insertBillLines(uow, row.id, lines);
@@ -330,6 +342,12 @@ export function billSummary(row: BillRow, approved: ApprovedBank): string {
  */
 async function approve(uow: Uow, bill: LoadedBill) {
   const journalId = bill.journal_id === null ? newJournalId() : null;
+  // Issue 12 item 1: the accrual is dated the bill's issue date (approval day for older bills).
+  // The lock date may have moved over it since capture: then the approval is refused, naming id.
+  const postOn = bill.issued_on ?? uow.today;
+  if (journalId !== null && bill.issued_on !== null && uow.lockDate !== null && bill.issued_on <= uow.lockDate) {
+    throw new DomainError('BAD_REQUEST', `id: bill ${bill.id} is dated ${bill.issued_on}, on or before the lock date ${uow.lockDate}: the books are locked up to and including it (an owner can move the lock date)`, { field: 'id' });
+  }
   const postedBy = journalId ?? bill.journal_id;
   invariant(postedBy !== null, `bill ${bill.id} is posted by this approval or was by an earlier one`);
   const assets = journalId === null ? [] : await plannedBillAssets(uow, bill.id, bill.lines);
@@ -344,7 +362,8 @@ async function approve(uow: Uow, bill: LoadedBill) {
     },
     journal: journalId === null ? null : {
       id: journalId,
-      date: uow.today,
+      date: postOn,
+      dateField: bill.issued_on === null ? 'date' : 'id',
       memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
       source: { kind: 'bill', id: bill.id },
       lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
@@ -352,7 +371,7 @@ async function approve(uow: Uow, bill: LoadedBill) {
     set: journalId === null ? { approved_at: uow.now } : { journal_id: journalId, approved_at: uow.now },
   });
   if (journalId !== null) {
-    await registerAssets(uow, assets, { kind: 'bill', id: bill.id, date: uow.today, journalId, ledgerId: out.ledgerId });
+    await registerAssets(uow, assets, { kind: 'bill', id: bill.id, date: postOn, journalId, ledgerId: out.ledgerId });
   }
   // Issue 10: the contact keeps the bank details of its most recently approved bill.
   if (bill.contact_id !== null) await refreshContactBank(uow, bill.contact_id);

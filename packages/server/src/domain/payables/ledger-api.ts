@@ -17,8 +17,10 @@ interface OpenBillRow {
   id: string;
   payee_name: string;
   payee_reference: string | null;
+  reference: string | null;
   description: string;
   created_at: string;
+  issued_on: string | null;
   due_on: string;
   total_cents: number;
   posted_on: string;
@@ -33,8 +35,8 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
   const balances = await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf);
   if (balances.size === 0) return [];
   const rows = await q.all<OpenBillRow>(
-    `SELECT b.id AS id, b.payee_name AS payee_name, b.payee_reference AS payee_reference,
-       b.description AS description, b.created_at AS created_at, b.due_on AS due_on,
+    `SELECT b.id AS id, b.payee_name AS payee_name, b.payee_reference AS payee_reference, b.reference AS reference,
+       b.description AS description, b.created_at AS created_at, b.issued_on AS issued_on, b.due_on AS due_on,
        b.total_cents AS total_cents, j.date AS posted_on
      FROM bills b JOIN journals j ON j.org_id = b.org_id AND j.id = b.journal_id
      WHERE b.org_id = ? ORDER BY b.due_on, b.id`,
@@ -50,7 +52,9 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
       kind: 'bill',
       party: r.payee_name,
       reference: r.payee_reference ?? r.description,
-      issuedOn: localDate(r.created_at, zone), // captured on, in the organisation's time zone
+      quoted: r.reference === null ? [] : [r.reference],
+      // Issue 12: the bill's date; older bills: captured on, in the organisation's time zone.
+      issuedOn: r.issued_on ?? localDate(r.created_at, zone),
       postedOn: r.posted_on,
       dueOn: r.due_on,
       totalCents: Number(r.total_cents),

@@ -1,6 +1,7 @@
 import { events, gstOfInclusive, TAX_CODES, type receivables, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { badRequest, conflict, invariant } from '../../errors.js';
+import { badRequest, conflict, DomainError, invariant } from '../../errors.js';
+import { issueDateOf } from '../gl/periods.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
@@ -152,6 +153,7 @@ async function recordCredit(uow: Uow, inv: InvoiceRow, c: CreditRow, parts: read
   await postJournal(uow, {
     id: c.journal_id,
     date: c.issued_on,
+    dateField: 'issueDate',
     memo,
     source: { kind: 'credit_note', id: inv.id },
     ledgerId: c.ledger_id,
@@ -194,7 +196,11 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
   const status = left > 0 ? inv.status : paid ? 'paid' : 'credited';
   const id = newId('cn');
   const journalId = newJournalId();
-  const issuedOn = uow.today;
+  // Issue 12 item 1: the adjustment note's date (default today), never before the invoice's own.
+  const issuedOn = issueDateOf(uow, p.issueDate);
+  if (inv.issued_on !== null && issuedOn < inv.issued_on) {
+    throw new DomainError('BAD_REQUEST', `issueDate ${issuedOn} is before invoice ${inv.id} was issued (${inv.issued_on})`, { field: 'issueDate' });
+  }
   const event = await uow.emit(events.invoiceCredit, {
     entityId: inv.id,
     payload: {
@@ -207,6 +213,7 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
       journalId,
       status,
       outstandingCents: left,
+      issuedOn,
     },
   });
   const row: CreditRow = {

@@ -27,6 +27,8 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
       ["payee_search LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(searchKey(p.payeeName))],
       ['contact_id = ?', p.contactId],
       ['due_on < ?', p.dueBefore],
+      // Issue 12: the invoice number, exact (unique per organisation, so at most one).
+      ['number = ?', p.number],
     ],
     p,
   );

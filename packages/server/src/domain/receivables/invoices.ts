@@ -5,11 +5,13 @@ import { events, TAX_CODES, type books, type TaxCode } from '@finance-desk/proto
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { addDays } from '../../clock.js';
-import { conflict, invariant, notFound } from '../../errors.js';
+import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
+import { formatInvoiceNumber } from '../gl/migration-day-one.js';
+import { checkPostable, issueDateOf } from '../gl/periods.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { insertSaleLines, loadSaleLines, resolveSaleLines, salePosting, type SaleLine } from './invoice-lines.js';
 import { outstandingOn } from './ledger-api.js';
@@ -24,6 +26,9 @@ export type InvoiceStatus = 'draft' | 'sent' | 'part_paid' | 'paid' | 'credited'
 
 export interface InvoiceRow {
   id: string;
+  /** Issue 12: the human number (INV-0001); migration 30 numbered the older ones. */
+  number: string | null;
+  reference: string | null;
   status: InvoiceStatus;
   payee_name: string;
   /** Set on every invoice (issue 10; migration 25 filled the older ones). */
@@ -44,7 +49,7 @@ export interface InvoiceRow {
 }
 
 export const INVOICE_COLUMNS =
-  'id, status, payee_name, contact_id, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
+  'id, number, reference, status, payee_name, contact_id, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
   'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id';
 
 /**
@@ -65,8 +70,11 @@ export async function outstandingOf(q: Queryable, orgId: string, row: InvoiceRow
 
 export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number) {
   invariant(row.contact_id !== null, `invoice ${row.id} has a contact`);
+  invariant(row.number !== null, `invoice ${row.id} has a number`);
   return {
     id: row.id,
+    number: row.number,
+    reference: row.reference,
     status: row.status,
     payeeName: row.payee_name,
     contactId: row.contact_id,
@@ -102,8 +110,39 @@ export async function loadInvoice(uow: Uow, id: string): Promise<InvoiceRow> {
   return row;
 }
 
+/**
+ * Issue 12 item 2: the invoice's number. Given: it must be free in the organisation (CONFLICT
+ * naming `number`) and the sequence does not move. Else the organisation's next (prefix and
+ * invoice_next, read FOR UPDATE so two drafts cannot take the same), skipping any a business gave
+ * by hand, and invoice_next moves past it in this transaction. The unique index
+ * (org_id, number) is the backstop.
+ */
+async function allocateNumber(uow: Uow, given: string | undefined): Promise<string> {
+  const taken = async (n: string) =>
+    (await uow.tx.get('SELECT id FROM invoices WHERE org_id = ? AND number = ?', [uow.orgId, n])) !== undefined;
+  if (given !== undefined) {
+    if (await taken(given)) throw new DomainError('CONFLICT', `number ${given} is already another invoice's number`, { field: 'number' });
+    return given;
+  }
+  const org = await uow.tx.get<{ invoice_prefix: string; invoice_next: number | string }>(
+    `SELECT invoice_prefix, invoice_next FROM organisations WHERE id = ?${uow.caps.forUpdate}`,
+    [uow.orgId],
+  );
+  invariant(org !== undefined, `organisation ${uow.orgId} exists`);
+  let next = Number(org.invoice_next);
+  // Bounded: each skip is an invoice someone numbered by hand in the sequence's way.
+  for (let skips = 0; skips < 1000 && (await taken(formatInvoiceNumber(org.invoice_prefix, next))); skips += 1) next += 1;
+  const number = formatInvoiceNumber(org.invoice_prefix, next);
+  if (await taken(number)) throw conflict(`the invoice sequence is blocked at ${number}: the owner can move the next number in the profile`);
+  await uow.tx.run('UPDATE organisations SET invoice_next = ? WHERE id = ?', [next + 1, uow.orgId]);
+  return number;
+}
+
 export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow) {
   const id = newId('inv');
+  // Issue 12 item 1: drafted with an issue date, the invoice is dated it (checked now and again at send).
+  const issuedOn = params.issueDate === undefined ? null : issueDateOf(uow, params.issueDate);
+  const number = await allocateNumber(uow, params.number);
   const defaultTax: TaxCode = params.taxCode ?? 'GST';
   const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents }];
   const lines = await resolveSaleLines(uow, inputs, defaultTax, (i) => (params.lines ? `lines[${i}].accountCode` : 'lines'));
@@ -119,11 +158,16 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       totalCents: params.totalCents,
       dueDays: params.dueDays,
       ...contactPayload(party),
+      number,
+      ...(params.reference !== undefined ? { reference: params.reference } : {}),
+      ...(issuedOn !== null ? { issueDate: issuedOn } : {}),
     },
   });
   await finishContact(uow, party, 'customer', event.ledgerId);
   const row: InvoiceRow = {
     id,
+    number,
+    reference: params.reference ?? null,
     status: 'draft',
     payee_name: party.payeeName,
     contact_id: party.contactId,
@@ -132,8 +176,8 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     gst_cents: gstCents,
     due_days: params.dueDays,
     created_at: uow.now,
-    issued_on: null,
-    due_on: null,
+    issued_on: issuedOn,
+    due_on: issuedOn === null ? null : addDays(issuedOn, params.dueDays),
     payee_email: params.payeeEmail ?? null,
     chase_step: 0,
     journal_id: null,
@@ -142,12 +186,16 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     ledger_id: event.ledgerId,
   };
   await uow.tx.run(
-    `INSERT INTO invoices (org_id, id, status, payee_name, contact_id, payee_search, description, total_cents, gst_cents, due_days,
-       created_at, payee_email, chase_step, ledger_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO invoices (org_id, id, number, reference, issued_on, due_on, status, payee_name, contact_id, payee_search, description,
+       total_cents, gst_cents, due_days, created_at, payee_email, chase_step, ledger_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       uow.orgId,
       id,
+      number,
+      row.reference,
+      row.issued_on,
+      row.due_on,
       'draft',
       row.payee_name,
       party.contactId,
@@ -209,7 +257,10 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
   }
   const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
   invariant(lines.reduce((s, l) => s + l.amountCents, 0) === Number(row.total_cents), 'invoice lines sum to its total');
-  const issuedOn = uow.today;
+  // Issue 12 item 1: the issue date it was drafted with, else today; the lock date may have
+  // moved since the draft, so it is checked again (postJournal would refuse it anyway).
+  const issuedOn = row.issued_on ?? uow.today;
+  checkPostable(uow, issuedOn, row.issued_on === null ? 'date' : 'issueDate');
   const dueOn = addDays(issuedOn, Number(row.due_days));
   const message = row.payee_email
     ? invoiceMessage(row, lines, issuedOn, dueOn, supplierLines(await loadProfile(uow.tx, uow.orgId)))
@@ -227,11 +278,13 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
       journalId,
       channel: message ? 'email' : null,
       recipients: message ? 1 : 0,
+      ...(row.number !== null ? { number: row.number } : {}),
     },
   });
   await postJournal(uow, {
     id: journalId,
     date: issuedOn,
+    dateField: row.issued_on === null ? 'date' : 'issueDate',
     memo: `Invoice ${row.id} to ${row.payee_name}`,
     source: { kind: 'invoice', id: row.id },
     ledgerId: event.ledgerId,

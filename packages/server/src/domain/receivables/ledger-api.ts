@@ -22,10 +22,17 @@ export async function outstandingOn(q: Queryable, orgId: string, invoiceId: stri
 
 interface OpenInvoiceRow {
   id: string;
+  number: string | null;
+  reference: string | null;
   payee_name: string;
   issued_on: string;
   due_on: string;
   total_cents: number;
+}
+
+/** Issue 12: the words a customer's payment may quote for an invoice: its number, its reference. */
+export function quotedOf(...words: readonly (string | null)[]): string[] {
+  return words.filter((w): w is string => w !== null && w.trim() !== '');
 }
 
 /**
@@ -38,7 +45,7 @@ export async function openInvoicesAsOf(q: Queryable, orgId: string, asOf: string
   const balances = await documentBalances(q, orgId, RECEIVABLES_ACCOUNT, asOf);
   if (balances.size === 0) return [];
   const rows = await q.all<OpenInvoiceRow>(
-    `SELECT id, payee_name, issued_on, due_on, total_cents FROM invoices
+    `SELECT id, number, reference, payee_name, issued_on, due_on, total_cents FROM invoices
      WHERE org_id = ? AND journal_id IS NOT NULL ORDER BY due_on, id`,
     [orgId],
   );
@@ -51,6 +58,7 @@ export async function openInvoicesAsOf(q: Queryable, orgId: string, asOf: string
       kind: 'invoice',
       party: r.payee_name,
       reference: r.id,
+      quoted: quotedOf(r.number, r.reference),
       issuedOn: r.issued_on,
       postedOn: r.issued_on,
       dueOn: r.due_on,

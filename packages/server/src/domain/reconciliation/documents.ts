@@ -4,7 +4,7 @@ import type { Queryable } from '../../storage/types.js';
 import { CLAIMS_ACCOUNT, PAYABLE_CLAIM_STATUSES } from '../expenses/ledger-api.js';
 import { PAYABLE_BILL_STATUSES, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { owedOnDocument } from '../payables/settle.js';
-import { OPEN_STATUSES, outstandingOn } from '../receivables/ledger-api.js';
+import { OPEN_STATUSES, outstandingOn, quotedOf } from '../receivables/ledger-api.js';
 import type { TargetKind } from './feed-lines.js';
 import { placeholders } from '../../storage/sql.js';
 
@@ -19,6 +19,8 @@ export interface Target {
   readonly id: string;
   readonly party: string;
   readonly reference: string;
+  /** Issue 12: other words a line may quote for it (an invoice's number, a document's own reference). */
+  readonly quoted: readonly string[];
   readonly status: string;
   /** Unsigned: what is still owed on the document, or the journal's bank amount not yet matched. */
   readonly outstandingCents: number;
@@ -49,12 +51,14 @@ export const RECODE_SOURCES = ['feed_recode', 'feed_recode_reversal'] as const;
 async function invoiceTarget(q: Queryable, orgId: string, id: string): Promise<Target> {
   const r = await q.get<{
     status: string;
+    number: string | null;
+    reference: string | null;
     payee_name: string;
     issued_on: string | null;
     due_on: string | null;
     journal_id: string | null;
   }>(
-    'SELECT status, payee_name, issued_on, due_on, journal_id FROM invoices WHERE org_id = ? AND id = ?',
+    'SELECT status, number, reference, payee_name, issued_on, due_on, journal_id FROM invoices WHERE org_id = ? AND id = ?',
     [orgId, id],
   );
   if (!r) throw notFound('invoice', id);
@@ -64,6 +68,7 @@ async function invoiceTarget(q: Queryable, orgId: string, id: string): Promise<T
     id,
     party: r.payee_name,
     reference: id,
+    quoted: quotedOf(r.number, r.reference),
     status: r.status,
     outstandingCents: owed,
     issuedOn: r.issued_on,
@@ -79,13 +84,15 @@ async function billTarget(q: Queryable, orgId: string, id: string): Promise<Targ
     status: string;
     payee_name: string;
     payee_reference: string | null;
+    reference: string | null;
+    issued_on: string | null;
     created_at: string;
     due_on: string;
     journal_id: string | null;
     posted_on: string | null;
   }>(
     `SELECT b.status AS status, b.payee_name AS payee_name, b.payee_reference AS payee_reference,
-       b.created_at AS created_at, b.due_on AS due_on, b.journal_id AS journal_id, j.date AS posted_on
+       b.reference AS reference, b.issued_on AS issued_on, b.created_at AS created_at, b.due_on AS due_on, b.journal_id AS journal_id, j.date AS posted_on
      FROM bills b LEFT JOIN journals j ON j.org_id = b.org_id AND j.id = b.journal_id
      WHERE b.org_id = ? AND b.id = ?`,
     [orgId, id],
@@ -97,9 +104,10 @@ async function billTarget(q: Queryable, orgId: string, id: string): Promise<Targ
     id,
     party: r.payee_name,
     reference: r.payee_reference ?? id,
+    quoted: quotedOf(r.reference),
     status: r.status,
     outstandingCents: owed,
-    issuedOn: localDate(r.created_at, await orgTimeZone(q, orgId)),
+    issuedOn: r.issued_on ?? localDate(r.created_at, await orgTimeZone(q, orgId)),
     postedOn: r.posted_on,
     dueOn: r.due_on,
     direction: 'out',
@@ -130,6 +138,7 @@ async function claimTarget(q: Queryable, orgId: string, id: string): Promise<Tar
     id,
     party: r.claimant,
     reference: r.receipt_ref,
+    quoted: [],
     status: r.status,
     outstandingCents: owed,
     issuedOn: r.spent_on,
@@ -173,6 +182,7 @@ function journalTarget(r: JournalRow, matched: number): Target {
     id: r.id,
     party: r.memo,
     reference: r.id,
+    quoted: [],
     status: left === 0 ? 'reconciled' : 'unreconciled',
     outstandingCents: left,
     issuedOn: r.date,

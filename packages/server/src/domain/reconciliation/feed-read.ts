@@ -93,6 +93,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
       amountCents: Number(r.amount_cents),
       remainingCents: remainingOf(r),
       description: r.description,
+      reference: r.reference,
     };
     const suggestions = UNRECONCILED.includes(r.status) ? rank(line, targets, exclude) : [];
     return { ...toLine(r, own), suggestions };

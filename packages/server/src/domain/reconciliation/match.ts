@@ -1,6 +1,7 @@
 import { events, reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
+import { checkPostable } from '../gl/periods.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { loadPolicy } from '../../governance/policy.js';
 import { newId } from '../../ids.js';
@@ -198,6 +199,8 @@ async function post(
 
 /** Execute a match: its one event first (naming the journal), then the posting, then the line. */
 async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
+  // Issue 12: a line dated in a locked period is not matched (its payment would post then).
+  checkPostable(uow, c.line.date, 'lineId');
   const journalId = c.target.kind === 'journal' ? c.target.id : newJournalId();
   const matchId = newId('mat');
   const left = c.target.outstandingCents - amount;

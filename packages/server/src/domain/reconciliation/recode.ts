@@ -2,6 +2,7 @@ import type { TaxCode } from '@finance-desk/protocol';
 import { events, reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
+import { checkPostable } from '../gl/periods.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { lineNow, lockLine, type LineRow } from './feed-lines.js';
@@ -104,6 +105,8 @@ export async function lineRecode(p: Params, uow: Uow) {
   }
   if (p.accountCode === line.account_code)
     throw badRequest(`accountCode: ${p.accountCode} is the bank account the line is on`);
+  // Issue 12: a line dated in a locked period is not (re)coded: both journals are dated the line's date.
+  checkPostable(uow, line.date, 'lineId');
   const taxCode = p.taxCode ?? defaultTaxCode(p.accountCode);
   await checkDirectPosting(uow.tx, uow.orgId, p.accountCode, taxCode, 'accountCode');
   const memo = (p.description ?? `Bank line ${line.date}: ${line.description}`).slice(0, 500);

@@ -13,7 +13,8 @@ import { unreconciledJournals, type Target } from './documents.js';
  * - amount: what is left of the line equals what the document owes: 60; the line is a part of
  *   what is owed (a part payment): 20; the document is a part of the line (one payment of several
  *   invoices): 10;
- * - reference: the document's id or reference appears in the description: 25;
+ * - reference: the document's id or reference, or (issue 12) an invoice's number or a document's
+ *   own reference, appears in the description as whole words (INV-1054, not INV-10541): 25;
  * - payee: the share of the payee's name words (3+ letters, not Pty/Ltd/…) in the description: up
  *   to 15.
  * Only candidates with an exact amount, a reference or a payee word are suggested; nearer dates
@@ -28,7 +29,12 @@ export interface SuggestLine {
   /** Unsigned, what is still to match. */
   readonly remainingCents: number;
   readonly description: string;
+  /** The bank's reference for the line, when it has one: searched like the description (issue 12). */
+  readonly reference?: string | null;
 }
+
+/** What a line says: its description and its reference, as padded words. */
+const lineWords = (line: SuggestLine) => words(`${line.description} ${line.reference ?? ''}`);
 
 // Words of company names and of journal memos ("Payment of bill … to …") that say nothing about who.
 const STOP = new Set([
@@ -94,7 +100,10 @@ function wordsOf(t: Target): TargetWords {
   const tokens = [...new Set(words(t.party).trim().split(' '))].filter(
     (w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w),
   );
-  const refs = [t.id, t.reference].map(words).filter((r) => r.trim().length >= 3);
+  // Issue 12: and what a payer quotes for it (INV-0042, its reference), as words, so INV-0042
+  // matches "inv 0042" but not INV-00421; and run together (INV0042), as payers often write it.
+  const compact = t.quoted.map((w) => w.replace(/[^A-Za-z0-9]+/g, ''));
+  const refs = [...new Set([t.id, t.reference, ...t.quoted, ...compact].map(words))].filter((r) => r.trim().length >= 3);
   const on = t.dueOn ?? t.issuedOn;
   const computed = { refs, tokens, day: on === null ? null : epochDay(on) };
   targetWords.set(t, computed);
@@ -108,7 +117,7 @@ function payeePoints(desc: string, tokens: readonly string[]): number {
 }
 
 export function score(line: SuggestLine, t: Target): Suggestion | null {
-  return scoreWords(line, words(line.description), epochDay(line.date), t);
+  return scoreWords(line, lineWords(line), epochDay(line.date), t);
 }
 
 /** score() with the line's description in words and its date as an epoch day, once per line (rank). */
@@ -164,7 +173,9 @@ function indexOf(targets: readonly Target[]): TargetIndex {
   for (const t of targets) {
     push(byAmount, t.outstandingCents, t);
     const { refs, tokens } = wordsOf(t);
-    const keys = new Set([...tokens, ...refs.map((r) => r.trim().split(' ')[0] ?? '')]);
+    // A reference is looked up by its longest word: every line quoting it has that word, and it is
+    // rarer than a first word such as INV, which every invoice number and id shares.
+    const keys = new Set([...tokens, ...refs.map((r) => r.trim().split(' ').reduce((a, b) => (b.length > a.length ? b : a), ''))]);
     for (const w of keys) push(byWord, w, t);
   }
   const index = { byAmount, byWord };
@@ -185,7 +196,7 @@ export function rank(
   targets: readonly Target[],
   exclude: ReadonlySet<string> = new Set(),
 ): Suggestion[] {
-  const desc = words(line.description);
+  const desc = lineWords(line);
   const lineDay = epochDay(line.date);
   return possibleTargets(targets, line, desc)
     .filter((t) => !exclude.has(`${t.kind}:${t.id}`))
@@ -199,6 +210,7 @@ const fromOpenItem = (o: OpenItem): Target => ({
   id: o.id,
   party: o.party,
   reference: o.reference,
+  quoted: o.quoted ?? [],
   status: 'open',
   outstandingCents: o.outstandingCents,
   issuedOn: o.issuedOn,
