@@ -311,7 +311,9 @@ export const invoicePayment = eventKind({
 export const invoiceCredit = eventKind({
   family: 'books',
   kind: 'books.invoice.credit',
-  summary: "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after.",
+  summary:
+    "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after; and (issue 12) " +
+    'whether its adjustment note PDF was emailed to the payee (channel, recipients; never the body).',
   payload: z.strictObject({
     creditNoteId: str(),
     payee: str(),
@@ -322,6 +324,9 @@ export const invoiceCredit = eventKind({
     journalId: str(),
     status: invoiceStatus,
     outstandingCents: int(),
+    /** Issue 12 item 4 (absent on earlier events): the adjustment note's email, redacted as invoiceSend's. */
+    channel: z.literal('email').nullable().optional(),
+    recipients: int().optional(),
   }),
   emittedBy: [receivablesM.invoiceCreditNote],
 });

@@ -44,7 +44,7 @@ export const invoiceCreditNote = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Credit part or all of a sent or part_paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is outstanding and what is left to credit of that tax code on the invoice. taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op (D3).",
+    "Credit part or all of a sent or part_paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is outstanding and what is left to credit of that tax code on the invoice. taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op (D3). When the invoice has a payeeEmail, the adjustment note (a PDF: the original invoice number, amount and GST) is emailed to it (issue 12).",
   params: z.strictObject({
     id: id(),
     amountCents: cents(),

@@ -63,7 +63,20 @@ function print(json: boolean, value: unknown, human: string): void {
 }
 
 /** `org profile` flags as a profile patch; "none" clears the ABN or legal name; the schema judges the rest. */
-function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string }): Record<string, unknown> {
+interface ProfileFlags {
+  name?: string;
+  legalName?: string;
+  abn?: string;
+  gstRegistered?: string;
+  gstBasis?: string;
+  basFrequency?: string;
+  fyStartMonth?: string;
+  paymentAccountName?: string;
+  paymentBsb?: string;
+  paymentAccountNumber?: string;
+}
+
+function profilePatchFromFlags(o: ProfileFlags): Record<string, unknown> {
   const cleared = (v: string) => (v.trim().toLowerCase() === 'none' ? null : v);
   const yesNo: Record<string, boolean> = { yes: true, no: false, true: true, false: false };
   const patch: Record<string, unknown> = {};
@@ -74,6 +87,9 @@ function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: str
   if (o.gstBasis !== undefined) patch.gstBasis = o.gstBasis;
   if (o.basFrequency !== undefined) patch.basFrequency = o.basFrequency;
   if (o.fyStartMonth !== undefined) patch.financialYearStartMonth = /^\d{1,2}$/.test(o.fyStartMonth) ? Number(o.fyStartMonth) : o.fyStartMonth;
+  if (o.paymentAccountName !== undefined) patch.paymentAccountName = cleared(o.paymentAccountName);
+  if (o.paymentBsb !== undefined) patch.paymentBsb = cleared(o.paymentBsb);
+  if (o.paymentAccountNumber !== undefined) patch.paymentAccountNumber = cleared(o.paymentAccountNumber);
   return patch;
 }
 
@@ -196,8 +212,11 @@ function program(): Command {
     .option('--gst-basis <basis>', 'accrual | cash (the default basis of books.taxPrepare)')
     .option('--bas-frequency <f>', 'monthly | quarterly')
     .option('--fy-start-month <n>', 'first month of the financial year, 1 to 12 (default 7)')
+    .option('--payment-account-name <name>', 'name of the account invoices ask customers to pay into ("none" clears it)')
+    .option('--payment-bsb <bsb>', 'BSB of that account, NNN-NNN ("none" clears it)')
+    .option('--payment-account-number <n>', 'its account number, 1 to 9 digits ("none" clears it)')
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string; json?: boolean }) => {
+    .action(async (o: ProfileFlags & { org: string; json?: boolean }) => {
       const patch = parseProfilePatch(profilePatchFromFlags(o));
       const out = await withDb(async (db) => {
         const orgId = (await orgBySlug(db.reader, o.org)).id;

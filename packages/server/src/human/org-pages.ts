@@ -24,7 +24,19 @@ import type { HumanSession } from './sessions.js';
  * may look. Forms carry the session's CSRF token; the JSON writes carry it in `x-csrf-token`.
  * Each change is one event with the owner's user id as actor (D4).
  */
-const PROFILE_FIELDS = ['name', 'legalName', 'abn', 'gstRegistered', 'gstBasis', 'basFrequency', 'financialYearStartMonth'] as const;
+const PROFILE_FIELDS = [
+  'name',
+  'legalName',
+  'abn',
+  'gstRegistered',
+  'gstBasis',
+  'basFrequency',
+  'financialYearStartMonth',
+  // Issue 12 item 4: the account printed as "how to pay" on invoices.
+  'paymentAccountName',
+  'paymentBsb',
+  'paymentAccountNumber',
+] as const;
 
 /** Per-field messages for a profile patch: every problem of a field, under its name. */
 export function profileFieldErrors(patch: Record<string, unknown>): Record<string, string> {
@@ -54,6 +66,10 @@ function profilePatchFromForm(form: URLSearchParams): Record<string, unknown> {
     gstBasis: get('gstBasis'),
     basFrequency: get('basFrequency'),
     financialYearStartMonth: /^\d{1,2}$/.test(month) ? Number(month) : month,
+    // Empty clears (as the ABN): invoices then carry no bank details.
+    paymentAccountName: get('paymentAccountName') === '' ? null : get('paymentAccountName'),
+    paymentBsb: get('paymentBsb') === '' ? null : get('paymentBsb'),
+    paymentAccountNumber: get('paymentAccountNumber') === '' ? null : get('paymentAccountNumber'),
   };
 }
 
@@ -119,7 +135,17 @@ function registerPages(app: FastifyInstance, o: ConsoleOptions): void {
         const body = profileBody({ profile, session: s, values: formValues(form), errors, saved: false });
         return render(o, reply, s, { status: 400, title: 'Organisation', body, current: 'org' });
       }
-      await setProfile(o.db, { orgId: s.orgId, actor: s.userId, patch: orgProfilePatch.parse(patch) });
+      try {
+        await setProfile(o.db, { orgId: s.orgId, actor: s.userId, patch: orgProfilePatch.parse(patch) });
+      } catch (error) {
+        // A refusal that names a field (a BSB without its account number) is shown beside it.
+        const field = error instanceof DomainError ? error.details.field : undefined;
+        if (!(error instanceof DomainError) || field === undefined) throw error;
+        const profile = await loadProfile(o.db.reader, s.orgId);
+        const errors = { [field]: error.message.replace(/^[^:]*: /, '') };
+        const body = profileBody({ profile, session: s, values: formValues(form), errors, saved: false });
+        return render(o, reply, s, { status: 400, title: 'Organisation', body, current: 'org' });
+      }
       return seeOther(reply, '/console/org?saved=1');
     }),
   );

@@ -10,7 +10,21 @@ import type { HumanSession } from './sessions.js';
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** The form's values as typed (strings), so a refused form shows what the person wrote. */
-export type ProfileForm = Readonly<Record<'name' | 'legalName' | 'abn' | 'gstRegistered' | 'gstBasis' | 'basFrequency' | 'financialYearStartMonth', string>>;
+export type ProfileForm = Readonly<
+  Record<
+    | 'name'
+    | 'legalName'
+    | 'abn'
+    | 'gstRegistered'
+    | 'gstBasis'
+    | 'basFrequency'
+    | 'financialYearStartMonth'
+    | 'paymentAccountName'
+    | 'paymentBsb'
+    | 'paymentAccountNumber',
+    string
+  >
+>;
 
 export function profileFormValues(p: OrgProfile): ProfileForm {
   return {
@@ -21,6 +35,9 @@ export function profileFormValues(p: OrgProfile): ProfileForm {
     gstBasis: p.gstBasis,
     basFrequency: p.basFrequency,
     financialYearStartMonth: String(p.financialYearStartMonth),
+    paymentAccountName: p.paymentAccountName ?? '',
+    paymentBsb: p.paymentBsb ?? '',
+    paymentAccountNumber: p.paymentAccountNumber ?? '',
   };
 }
 
@@ -59,6 +76,11 @@ function profileReadOnly(p: OrgProfile): Html {
   <dt>BAS frequency</dt><dd>${p.basFrequency}</dd>
   <dt>Financial year starts</dt><dd>${MONTHS[p.financialYearStartMonth - 1] ?? ''}</dd>
   <dt>Time zone</dt><dd>${p.timeZone}</dd>
+  <dt>Invoices ask for payment to</dt><dd>${
+    p.paymentBsb && p.paymentAccountNumber
+      ? `${p.paymentAccountName ? `${p.paymentAccountName}, ` : ''}BSB ${p.paymentBsb}, account ${p.paymentAccountNumber}`
+      : 'not set'
+  }</dd>
 </dl>`;
 }
 
@@ -90,6 +112,19 @@ ${fieldError('basFrequency', e)}
 <select id="financialYearStartMonth" name="financialYearStartMonth"${described('financialYearStartMonth', e)}>
 ${options(MONTHS.map((_m, i) => String(i + 1)), v.financialYearStartMonth, (m) => MONTHS[Number(m) - 1] ?? m)}</select>
 ${fieldError('financialYearStartMonth', e)}
+<fieldset>
+<legend>How customers pay (printed on invoices)</legend>
+<p class="hint">Optional. BSB and account number go together; the invoice number is the payment reference.</p>
+<label for="paymentAccountName">Account name</label>
+<input id="paymentAccountName" name="paymentAccountName" maxlength="32" value="${v.paymentAccountName}"${described('paymentAccountName', e)}>
+${fieldError('paymentAccountName', e)}
+<label for="paymentBsb">BSB (NNN-NNN)</label>
+<input id="paymentBsb" name="paymentBsb" inputmode="numeric" maxlength="7" value="${v.paymentBsb}"${described('paymentBsb', e)}>
+${fieldError('paymentBsb', e)}
+<label for="paymentAccountNumber">Account number</label>
+<input id="paymentAccountNumber" name="paymentAccountNumber" inputmode="numeric" maxlength="9" value="${v.paymentAccountNumber}"${described('paymentAccountNumber', e)}>
+${fieldError('paymentAccountNumber', e)}
+</fieldset>
 <button type="submit">Save profile</button>
 </form>`;
 }

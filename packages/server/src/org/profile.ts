@@ -20,6 +20,10 @@ export interface OrgProfile {
   readonly basFrequency: 'monthly' | 'quarterly';
   readonly financialYearStartMonth: number;
   readonly timeZone: string;
+  /** Issue 12 item 4: the account invoices ask customers to pay into (migration 34). */
+  readonly paymentAccountName: string | null;
+  readonly paymentBsb: string | null;
+  readonly paymentAccountNumber: string | null;
 }
 
 interface ProfileRow {
@@ -33,9 +37,13 @@ interface ProfileRow {
   bas_frequency: string;
   fy_start_month: number | string;
   time_zone: string;
+  payment_account_name: string | null;
+  payment_bsb: string | null;
+  payment_account_number: string | null;
 }
 
-const COLUMNS = 'id, slug, name, legal_name, abn, gst_registered, gst_basis, bas_frequency, fy_start_month, time_zone';
+const COLUMNS = 'id, slug, name, legal_name, abn, gst_registered, gst_basis, bas_frequency, fy_start_month, time_zone, ' +
+  'payment_account_name, payment_bsb, payment_account_number';
 
 function toProfile(r: ProfileRow): OrgProfile {
   return {
@@ -49,6 +57,9 @@ function toProfile(r: ProfileRow): OrgProfile {
     basFrequency: r.bas_frequency === 'monthly' ? 'monthly' : 'quarterly',
     financialYearStartMonth: Number(r.fy_start_month),
     timeZone: r.time_zone,
+    paymentAccountName: r.payment_account_name,
+    paymentBsb: r.payment_bsb,
+    paymentAccountNumber: r.payment_account_number,
   };
 }
 
@@ -77,6 +88,9 @@ const PATCH_COLUMNS: Readonly<Record<keyof OrgProfilePatch, string>> = {
   gstBasis: 'gst_basis',
   basFrequency: 'bas_frequency',
   financialYearStartMonth: 'fy_start_month',
+  paymentAccountName: 'payment_account_name',
+  paymentBsb: 'payment_bsb',
+  paymentAccountNumber: 'payment_account_number',
 };
 
 /** A patch parsed with the D5 rules (a CLI or a JSON body); BAD_REQUEST naming every bad field. */
@@ -92,6 +106,21 @@ function dbValue(field: keyof OrgProfilePatch, value: unknown): string | number 
 }
 
 /**
+ * Issue 12 item 4: a BSB without an account number (or the reverse) is no way to pay; the
+ * profile after the patch has both or neither. BAD_REQUEST naming the one missing.
+ */
+function checkPaymentAccount(before: OrgProfile, patch: OrgProfilePatch): void {
+  const bsb = patch.paymentBsb === undefined ? before.paymentBsb : patch.paymentBsb;
+  const number = patch.paymentAccountNumber === undefined ? before.paymentAccountNumber : patch.paymentAccountNumber;
+  if (bsb !== null && number === null) {
+    throw new DomainError('BAD_REQUEST', 'paymentAccountNumber: is needed with paymentBsb (customers pay into both)', { field: 'paymentAccountNumber' });
+  }
+  if (bsb === null && number !== null) {
+    throw new DomainError('BAD_REQUEST', 'paymentBsb: is needed with paymentAccountNumber (customers pay into both)', { field: 'paymentBsb' });
+  }
+}
+
+/**
  * Apply a profile patch as one event, `org` / `org.profile.update` (actor: the owner's user id,
  * or "" for the operator's CLI, D4), whose payload holds each changed field's value before and
  * after. Fields equal to the stored value are not changes; a patch that changes nothing is a
@@ -103,6 +132,7 @@ export async function setProfile(
 ): Promise<OrgProfile & { ledgerId: string | null; noop: boolean }> {
   return inUnitOfWork(db, input.orgId, input.actor, async (uow) => {
     const before = await loadProfile(uow.tx, uow.orgId);
+    checkPaymentAccount(before, input.patch);
     const changed: Record<string, { before: JsonValue; after: JsonValue }> = {};
     for (const [field, value] of Object.entries(input.patch) as [keyof OrgProfilePatch, JsonValue | undefined][]) {
       if (value === undefined || before[field] === value) continue;
