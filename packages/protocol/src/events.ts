@@ -129,6 +129,10 @@ const profileValues = z.strictObject({
   gstBasis: z.enum(taxM.BAS_BASES).optional(),
   basFrequency: z.enum(orgM.BAS_FREQUENCIES).optional(),
   financialYearStartMonth: int().optional(),
+  // Issue 12 item 4: the payment account; its number masked to the last 3 digits (maskDigits).
+  paymentAccountName: str().nullable().optional(),
+  paymentBsb: str().nullable().optional(),
+  paymentAccountNumber: str().nullable().optional(),
 });
 
 export const orgProfileUpdate = eventKind({

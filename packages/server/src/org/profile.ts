@@ -1,4 +1,4 @@
-import { events, orgProfilePatch, validate, type JsonValue, type OrgProfilePatch } from '@finance-desk/protocol';
+import { events, maskDigits, orgProfilePatch, validate, type JsonValue, type OrgProfilePatch } from '@finance-desk/protocol';
 import { DomainError, invariant, notFound } from '../errors.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
@@ -136,7 +136,9 @@ export async function setProfile(
     const changed: Record<string, { before: JsonValue; after: JsonValue }> = {};
     for (const [field, value] of Object.entries(input.patch) as [keyof OrgProfilePatch, JsonValue | undefined][]) {
       if (value === undefined || before[field] === value) continue;
-      changed[field] = { before: before[field], after: value };
+      // The account number is shown masked on the ledger (as bank details elsewhere); the change is still visible.
+      const shown = (v: JsonValue) => (field === 'paymentAccountNumber' && typeof v === 'string' ? maskDigits(v) : v);
+      changed[field] = { before: shown(before[field]), after: shown(value) };
     }
     const fields = Object.keys(changed) as (keyof OrgProfilePatch)[];
     if (fields.length === 0) return { ...before, ledgerId: null, noop: true };
