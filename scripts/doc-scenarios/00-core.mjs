@@ -2,7 +2,7 @@
 export async function run({ post, get, decide }) {
   const inv = await post('books.invoiceDraft', { payeeName: 'Bob Smith', payeeEmail: 'bob@example.com', description: 'October catering', totalCents: 110000, dueDays: 14 }, 'Draft an invoice');
   await post('books.invoiceSend', { id: inv.result.id }, 'Send it');
-  await post('books.invoiceChaseStep', { id: inv.result.id, step: 1 }, 'Step 1 runs at once');
+  await post('books.invoiceChaseStep', { id: inv.result.id, step: 1, early: true }, 'Step 1 runs at once (early: true, the invoice is not yet due)');
   const hold = await post('books.invoiceChaseStep', { id: inv.result.id, step: 2 }, 'Step 2 without proof: the hold frame');
   const a = hold.result.approval;
   const req = await post('approval.request', { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } }, 'File the held act for a human decision');

@@ -133,6 +133,10 @@ const profileValues = z.strictObject({
   invoicePrefix: str().optional(),
   invoiceNextNumber: int().optional(),
   lockDate: str().nullable().optional(),
+  // Issue 12 item 4: the payment account; its number masked to the last 3 digits (maskDigits).
+  paymentAccountName: str().nullable().optional(),
+  paymentBsb: str().nullable().optional(),
+  paymentAccountNumber: str().nullable().optional(),
 });
 
 export const orgProfileUpdate = eventKind({
@@ -327,7 +331,9 @@ export const invoicePayment = eventKind({
 export const invoiceCredit = eventKind({
   family: 'books',
   kind: 'books.invoice.credit',
-  summary: "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after.",
+  summary:
+    "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after; and (issue 12) " +
+    'whether its adjustment note PDF was emailed to the payee (channel, recipients; never the body).',
   payload: z.strictObject({
     creditNoteId: str(),
     payee: str(),
@@ -340,6 +346,9 @@ export const invoiceCredit = eventKind({
     outstandingCents: int(),
     /** Issue 12: the adjustment note's date (absent on events written before it). */
     issuedOn: str().optional(),
+    /** Issue 12 item 4 (absent on earlier events): the adjustment note's email, redacted as invoiceSend's. */
+    channel: z.literal('email').nullable().optional(),
+    recipients: int().optional(),
   }),
   emittedBy: [receivablesM.invoiceCreditNote],
 });

@@ -63,6 +63,21 @@ describe.each(engines)('CLI org profile and agents (%s)', (engine) => {
     ]);
   }, 120_000); // nine CLI processes (issue 12 added four): slow on a loaded machine
 
+  it('org profile sets the payment account invoices print (issue 12); BSB and number go together; "none" clears', async () => {
+    const half = cli('org', 'profile', '--org', slug, '--payment-bsb', '062-000', '--json');
+    expect(half.code).not.toBe(0);
+    expect(half.err.trim()).toBe('finance-desk: paymentAccountNumber: is needed with paymentBsb (customers pay into both)');
+    const bad = cli('org', 'profile', '--org', slug, '--payment-bsb', '062000', '--payment-account-number', '12a', '--json');
+    expect(bad.code).toBe(2);
+    expect(bad.err.trim()).toBe('finance-desk: paymentBsb: must be a BSB of the form NNN-NNN; paymentAccountNumber: must be 1 to 9 digits');
+    const set = cli('org', 'profile', '--org', slug, '--payment-account-name', 'Kettle Joinery', '--payment-bsb', '062-000', '--payment-account-number', '12345678', '--json');
+    expect(set.code, set.err).toBe(0);
+    expect(JSON.parse(set.out)).toMatchObject({ paymentAccountName: 'Kettle Joinery', paymentBsb: '062-000', paymentAccountNumber: '12345678' });
+    const cleared = cli('org', 'profile', '--org', slug, '--payment-bsb', 'none', '--payment-account-number', 'none', '--json');
+    expect(cleared.code, cleared.err).toBe(0);
+    expect(JSON.parse(cleared.out)).toMatchObject({ paymentAccountName: 'Kettle Joinery', paymentBsb: null, paymentAccountNumber: null });
+  });
+
   it('agent pair prints the code once; the code pairs; agent revoke revokes the agent and its key', async () => {
     const r = cli('agent', 'pair', '--org', slug, '--name', 'cli-bot', '--tier', 'reader', '--ttl-minutes', '10', '--json');
     expect(r.code, r.err).toBe(0);

@@ -260,7 +260,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
 
       const inv = await post('books.invoiceDraft', { payeeName: 'Ann Customer', description: 'd', totalCents: 5_000, dueDays: 0 });
       await post('books.invoiceSend', { id: inv.result.id });
-      await post('books.invoiceChaseStep', { id: inv.result.id, step: 1 });
+      await post('books.invoiceChaseStep', { id: inv.result.id, step: 1, early: true });
       const hold = (await post('books.invoiceChaseStep', { id: inv.result.id, step: 2 })).result.approval;
       const req = await post('approval.request', {
         actionClass: hold.actionClass,

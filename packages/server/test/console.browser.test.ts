@@ -23,7 +23,7 @@ async function heldChase(t: TestServer, org: CreatedOrg) {
   });
   const id = draft.body.result.id as string;
   expect((await t.post(agent, 'books.invoiceSend', { id })).body.ok).toBe(true);
-  expect((await t.post(agent, 'books.invoiceChaseStep', { id, step: 1 })).body.ok).toBe(true);
+  expect((await t.post(agent, 'books.invoiceChaseStep', { id, step: 1, early: true })).body.ok).toBe(true);
   const held = await t.post(agent, 'books.invoiceChaseStep', { id, step: 2 });
   expect(held.body.result.status).toBe('approval_required');
   const a = held.body.result.approval;

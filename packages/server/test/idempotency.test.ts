@@ -222,10 +222,10 @@ describe.each(engines)('every books write replays with the same key and params, 
   const cases: readonly [string, string, () => Promise<Record<string, unknown>>][] = [
     ['invoiceDraft', 'books.invoiceDraft', async () => ({ payeeName: 'Replay Cafe', description: 'Catering', totalCents: 5_500, dueDays: 7 })],
     ['invoiceSend', 'books.invoiceSend', async () => ({ id: await draftId() })],
-    ['invoiceChaseStep, step 1', 'books.invoiceChaseStep', async () => ({ id: await sentId(), step: 1 })],
+    ['invoiceChaseStep, step 1', 'books.invoiceChaseStep', async () => ({ id: await sentId(), step: 1, early: true })],
     ['invoiceChaseStep, step 2 completed with a proof', 'books.invoiceChaseStep', async () => {
       const id = await sentId();
-      await ok('books.invoiceChaseStep', { id, step: 1 });
+      await ok('books.invoiceChaseStep', { id, step: 1, early: true });
       const { approvalId } = await heldAndRequested(t, org, 'books.invoiceChaseStep', { id, step: 2 });
       await decide(t, org, approvalId, true);
       return { id, step: 2, approvalId };

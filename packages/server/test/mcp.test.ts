@@ -141,7 +141,7 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       const sent = await call(agent, toolName(books.invoiceSend.name), { id: invoiceId });
       expect(sent.structuredContent).toMatchObject({ status: 'sent', ledgerId: expect.any(String) });
       const chaseTool = toolName(books.invoiceChaseStep.name);
-      const step1 = await call(agent, chaseTool, { id: invoiceId, step: 1 });
+      const step1 = await call(agent, chaseTool, { id: invoiceId, step: 1, early: true });
       expect(step1.structuredContent).toMatchObject({ step: 1, ledgerId: expect.any(String) });
 
       // Step 2 needs a human: a hold the model can act on, with the next call ready.

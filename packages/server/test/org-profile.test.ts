@@ -39,6 +39,8 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
       orgId: org.orgId, slug: org.slug, name: 'Harbour Cafe', legalName: null, abn: null, gstRegistered: true,
       gstBasis: 'accrual', basFrequency: 'quarterly', financialYearStartMonth: 7, timeZone: 'Australia/Sydney',
       invoicePrefix: 'INV-', invoiceNextNumber: 1, lockDate: null,
+      // Issue 12 item 4: no payment account until an owner sets one.
+      paymentAccountName: null, paymentBsb: null, paymentAccountNumber: null,
     });
   });
 

@@ -728,7 +728,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
     it('a part_paid invoice can be chased for what is outstanding', async () => {
       const inv = await sent({ ...SIMPLE, payeeEmail: 'a@b.example' });
       await post('books.invoiceRecordPayment', { id: inv.id, amountCents: 60_000 });
-      const r = await post('books.invoiceChaseStep', { id: inv.id, step: 1 });
+      const r = await post('books.invoiceChaseStep', { id: inv.id, step: 1, early: true });
       expect(r.body.result).toMatchObject({ id: inv.id, step: 1 });
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
       expect(mail.subject).toBe(`Friendly reminder: invoice ${inv.id} for $500.00`);
@@ -747,7 +747,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
 
     it('a sent invoice with nothing paid is chased as unpaid; a paid one is CONFLICT naming its state', async () => {
       const inv = await sent({ ...SIMPLE, payeeEmail: 'a@b.example' });
-      expect((await post('books.invoiceChaseStep', { id: inv.id, step: 1 })).body.result).toMatchObject({ id: inv.id, step: 1 });
+      expect((await post('books.invoiceChaseStep', { id: inv.id, step: 1, early: true })).body.result).toMatchObject({ id: inv.id, step: 1 });
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
       expect(mail.text).toContain(`Our records show $1,100.00 of invoice ${inv.id} (total $1,100.00), due on ${inv.dueOn}, is not yet paid.`);
       const held = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });

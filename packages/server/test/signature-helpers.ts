@@ -17,7 +17,7 @@ export async function sentInvoice(t: TestServer, org: CreatedOrg, chased = true,
   });
   const id = draft.body.result.id as string;
   expect((await t.post(org.keys.agent, 'books.invoiceSend', { id })).status).toBe(200);
-  if (chased) expect((await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 1 })).body.ok).toBe(true);
+  if (chased) expect((await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 1, early: true })).body.ok).toBe(true);
   return id;
 }
 

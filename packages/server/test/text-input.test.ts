@@ -168,7 +168,7 @@ describe.each(engines)('D5 text rules, summaries quoted, framework errors (%s)',
     const draftR = await t.post(org.keys.agent, 'books.invoiceDraft', draft({ payeeName: payee, totalCents: 110_000 }));
     const id = draftR.body.result.id as string;
     expect((await t.post(org.keys.agent, 'books.invoiceSend', { id })).status).toBe(200);
-    expect((await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 1 })).status).toBe(200);
+    expect((await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 1, early: true })).status).toBe(200);
     const held = await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 2 });
     const summary = held.body.result.approval.subject.summary as string;
     expect(summary).toContain(`to ${JSON.stringify(payee)} (`);

@@ -115,8 +115,14 @@ export const invoiceChaseStep = method({
   kind: 'signature',
   actionClass: ACTION_CLASS.invoiceChaseStep,
   summary:
-    'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once; step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op.',
-  params: withProof({ id: id(), step: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be an integer of at least 1' }).max(10, { error: 'must be an integer of at most 10' }) }),
+    'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once, but not before the due date (the organisation\'s today) unless `early: true` (issue 12: otherwise BAD_REQUEST naming `early`, with the due date); step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op. The reminder email carries the invoice PDF.',
+  params: withProof({
+    id: id(),
+    step: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be an integer of at least 1' }).max(10, { error: 'must be an integer of at most 10' }),
+    /** Issue 12 extension: send the first reminder before the invoice falls due. */
+    early: z.boolean({ error: 'must be true or false' }).optional(),
+  }),
+  extendedParams: ['early'],
   result: z.union([z.object({ id: z.string(), step: z.number().int(), ledgerId: z.string(), noop: z.boolean().optional() }), holdFrame]),
 });
 

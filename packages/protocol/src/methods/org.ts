@@ -5,6 +5,7 @@ import { ACTION_CLASSES, USER_ROLES } from '../signature.js';
 import { BAS_BASES } from './tax.js';
 import { id, isoDate, queryInt, read, text } from './index-fields.js';
 import { abn } from './people-fields.js';
+import { abaText, bankAccountNumber, bsb } from './aba-fields.js';
 
 /**
  * The organisation's own records (issue 10 items 3 and 4): its profile, the people, agents and
@@ -74,6 +75,14 @@ export const orgProfilePatch = z.strictObject({
     .optional(),
   /** Issue 12: nothing posts on or before this date (null clears it); not in the future. Owners only (console, CLI). */
   lockDate: isoDate().nullable().optional(),
+  /**
+   * Issue 12 item 4: the business's own bank account, printed as "how to pay" on its invoices
+   * (the invoice number is the payment reference). `null` clears each; BSB and account number go
+   * together (the server refuses one without the other, naming the missing field).
+   */
+  paymentAccountName: abaText(32).nullable().optional(),
+  paymentBsb: bsb().nullable().optional(),
+  paymentAccountNumber: bankAccountNumber().nullable().optional(),
 });
 export type OrgProfilePatch = z.infer<typeof orgProfilePatch>;
 
@@ -139,7 +148,7 @@ export const orgProfile = read({
   scope: 'org.read',
   summary:
     'The organisation profile: name, legal name, ABN, GST registration and basis (the default basis of books.taxPrepare), BAS ' +
-    'frequency, financial-year start month, time zone; invoice numbering (prefix, next number) and the lock date (issue 12). Owners set it in the console or with `finance-desk org profile`.',
+    'frequency, financial-year start month, time zone; invoice numbering (prefix, next number) and the lock date, and the bank account invoices ask customers to pay into (paymentAccountName, paymentBsb, paymentAccountNumber) (issue 12). Owners set it in the console or with `finance-desk org profile`.',
   query: z.strictObject({}),
   result: z.object({
     orgId: z.string(),
@@ -157,6 +166,10 @@ export const orgProfile = read({
     invoiceNextNumber: z.number().int(),
     /** Issue 12: nothing posts on or before it; null when the books are not locked. */
     lockDate: z.string().nullable(),
+    /** Issue 12: the bank account invoices ask customers to pay into (null until an owner sets it). */
+    paymentAccountName: z.string().nullable(),
+    paymentBsb: z.string().nullable(),
+    paymentAccountNumber: z.string().nullable(),
   }),
 });
 

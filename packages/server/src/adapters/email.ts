@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -13,6 +13,32 @@ export interface EmailMessage {
   readonly text: string;
   /** Stable id: the outbox row id, so a redelivery is recognisable downstream. */
   readonly messageId: string;
+  /** Files sent with the message (issue 12 item 4: the invoice PDF); optional, so plain text stays as it was. */
+  readonly attachments?: readonly EmailAttachment[];
+}
+
+/** A file attached to a message: its name as the recipient sees it, its MIME type and its bytes. */
+export interface EmailAttachment {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly content: Uint8Array;
+}
+
+/** Bounds (architecture guide: everything bounded): an invoice PDF is a few kilobytes. */
+export const attachmentLimits = { perMessageMax: 4, bytesMax: 2 * 1024 * 1024 } as const;
+
+/** A file name safe in a header: printable ASCII without quotes, backslashes or path separators. */
+export function attachmentName(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9 ._()-]/g, '_').slice(0, 100).trim();
+  return safe === '' ? 'attachment' : safe;
+}
+
+/** Base64 wrapped at 76 characters a line (RFC 2045 §6.8). */
+export function base64Lines(bytes: Uint8Array): string {
+  const b64 = Buffer.from(bytes).toString('base64');
+  const lines: string[] = [];
+  for (let i = 0; i < b64.length; i += 76) lines.push(b64.slice(i, i + 76));
+  return lines.join('\r\n');
 }
 
 export interface Mailer {
@@ -25,20 +51,46 @@ function headerSafe(value: string): string {
   return value.replace(/[\r\n]+/g, ' ').trim();
 }
 
-/** RFC 5322 text of a message (the file outbox writes exactly this). */
+/**
+ * RFC 5322 text of a message (the file outbox writes exactly this). Without attachments, one
+ * text/plain part as before; with them, multipart/mixed (RFC 2046 §5.1.3): the text, then each
+ * file base64-encoded (RFC 2045), between a random boundary. Base64 and the text never hold
+ * `--` followed by 24 hex digits of fresh randomness, and the text is checked anyway.
+ */
 export function renderEml(message: EmailMessage, from: string, date: Date): string {
-  const lines = [
+  const headers = [
     `From: ${headerSafe(from)}`,
     `To: ${message.to ? headerSafe(message.to) : 'undisclosed-recipients:;'}`,
     `Subject: ${headerSafe(message.subject)}`,
     `Date: ${date.toUTCString()}`,
     `Message-ID: <${message.messageId}@finance-desk>`,
     'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: 8bit',
   ];
   const body = message.text.replace(/\r?\n/g, '\r\n');
-  return `${lines.join('\r\n')}\r\n\r\n${body}\r\n`;
+  const files = message.attachments ?? [];
+  if (files.length === 0) {
+    headers.push('Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit');
+    return `${headers.join('\r\n')}\r\n\r\n${body}\r\n`;
+  }
+  let boundary = `=_fd_${randomBytes(12).toString('hex')}`;
+  while (body.includes(boundary)) boundary = `=_fd_${randomBytes(12).toString('hex')}`;
+  headers.push(`Content-Type: multipart/mixed; boundary="${boundary}"`);
+  const parts = [
+    ['Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit', '', body].join('\r\n'),
+    ...files.map((f) => {
+      const name = attachmentName(f.filename);
+      return [
+        `Content-Type: ${headerSafe(f.contentType)}; name="${name}"`,
+        'Content-Transfer-Encoding: base64',
+        `Content-Disposition: attachment; filename="${name}"`,
+        '',
+        base64Lines(f.content),
+      ].join('\r\n');
+    }),
+  ];
+  return `${headers.join('\r\n')}\r\n\r\nThis is a multipart message in MIME format.\r\n${parts
+    .map((p) => `--${boundary}\r\n${p}\r\n`)
+    .join('')}--${boundary}--\r\n`;
 }
 
 /**
@@ -78,6 +130,11 @@ export class SmtpMailer implements Mailer {
       subject: message.subject,
       text: message.text,
       messageId: `<${message.messageId}@finance-desk>`,
+      attachments: (message.attachments ?? []).map((f) => ({
+        filename: attachmentName(f.filename),
+        contentType: f.contentType,
+        content: Buffer.from(f.content),
+      })),
     })) as { messageId?: string };
     return { delivered: true, detail: String(info.messageId ?? '') };
   }

@@ -2,7 +2,8 @@ import { events } from '@finance-desk/protocol';
 import { newId } from '../ids.js';
 import type { Database, Queryable, Tx } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
-import type { EmailMessage, Mailer } from './email.js';
+import { invariant } from '../errors.js';
+import { attachmentLimits, type EmailMessage, type Mailer } from './email.js';
 import type { PaymentFile, PaymentSink } from './payments.js';
 import type { Lodgements } from './lodgement.js';
 
@@ -58,13 +59,51 @@ export async function requeueUndeliverable(db: Database, orgId: string): Promise
   return done.requeued;
 }
 
+/** An attachment as the outbox row keeps it (JSON): its bytes in base64. */
+interface StoredAttachment {
+  filename: string;
+  contentType: string;
+  base64: string;
+}
+
+/**
+ * The email row's body: the whole message, attachments included (base64), so a retry after a
+ * crash or an SMTP failure rebuilds exactly what was decided in the transaction (issue 12 item
+ * 4). Bounded by attachmentLimits; the bytes live only here, never in an event (seed §6.5).
+ */
+function emailBody(message: Omit<EmailMessage, 'messageId'>, id: string): string {
+  const files = message.attachments ?? [];
+  invariant(files.length <= attachmentLimits.perMessageMax, `an email carries at most ${attachmentLimits.perMessageMax} attachments`);
+  const attachments: StoredAttachment[] = files.map((f) => {
+    invariant(f.content.byteLength <= attachmentLimits.bytesMax, `attachment ${f.filename} is at most ${attachmentLimits.bytesMax} bytes`);
+    return { filename: f.filename, contentType: f.contentType, base64: Buffer.from(f.content).toString('base64') };
+  });
+  const { attachments: _files, ...plain } = message;
+  return JSON.stringify({ ...plain, messageId: id, ...(attachments.length > 0 ? { attachments } : {}) });
+}
+
+/** The message an email row holds (rows written before attachments have none). */
+export function emailFromBody(body: string): EmailMessage {
+  const stored = JSON.parse(body) as Omit<EmailMessage, 'attachments'> & { attachments?: StoredAttachment[] };
+  const { attachments, ...plain } = stored;
+  if (!attachments || attachments.length === 0) return plain;
+  return {
+    ...plain,
+    attachments: attachments.map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      content: new Uint8Array(Buffer.from(a.base64, 'base64')),
+    })),
+  };
+}
+
 export async function enqueueEmail(tx: Tx, orgId: string, now: string, message: Omit<EmailMessage, 'messageId'>) {
   const id = newId('msg');
   await tx.run('INSERT INTO outbox (id, org_id, channel, body, created_at) VALUES (?, ?, ?, ?, ?)', [
     id,
     orgId,
     'email',
-    JSON.stringify({ ...message, messageId: id }),
+    emailBody(message, id),
     now,
   ]);
   await tx.notify(OUTBOX_CHANNEL, id);
@@ -125,7 +164,7 @@ export class OutboxDispatcher {
 
   /** Route by channel: `payment_file` to the payments adapter, anything else is email. */
   private async send(channel: string, body: string): Promise<{ delivered: boolean; detail: string }> {
-    if (channel !== 'payment_file') return this.mailer.send(JSON.parse(body) as EmailMessage, this.from);
+    if (channel !== 'payment_file') return this.mailer.send(emailFromBody(body), this.from);
     if (!this.payments) throw new Error('no payments adapter is configured; the payment file waits in the outbox');
     return this.payments.deliver(JSON.parse(body) as PaymentFile);
   }

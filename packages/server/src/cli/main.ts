@@ -63,7 +63,23 @@ function print(json: boolean, value: unknown, human: string): void {
 }
 
 /** `org profile` flags as a profile patch; "none" clears the ABN or legal name; the schema judges the rest. */
-function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string; invoicePrefix?: string; invoiceNextNumber?: string; lockDate?: string }): Record<string, unknown> {
+interface ProfileFlags {
+  name?: string;
+  legalName?: string;
+  abn?: string;
+  gstRegistered?: string;
+  gstBasis?: string;
+  basFrequency?: string;
+  fyStartMonth?: string;
+  invoicePrefix?: string;
+  invoiceNextNumber?: string;
+  lockDate?: string;
+  paymentAccountName?: string;
+  paymentBsb?: string;
+  paymentAccountNumber?: string;
+}
+
+function profilePatchFromFlags(o: ProfileFlags): Record<string, unknown> {
   const cleared = (v: string) => (v.trim().toLowerCase() === 'none' ? null : v);
   const yesNo: Record<string, boolean> = { yes: true, no: false, true: true, false: false };
   const patch: Record<string, unknown> = {};
@@ -80,6 +96,9 @@ function profilePatchFromFlags(o: { name?: string; legalName?: string; abn?: str
     patch.invoiceNextNumber = /^\d{1,9}$/.test(o.invoiceNextNumber) ? Number(o.invoiceNextNumber) : o.invoiceNextNumber;
   }
   if (o.lockDate !== undefined) patch.lockDate = cleared(o.lockDate);
+  if (o.paymentAccountName !== undefined) patch.paymentAccountName = cleared(o.paymentAccountName);
+  if (o.paymentBsb !== undefined) patch.paymentBsb = cleared(o.paymentBsb);
+  if (o.paymentAccountNumber !== undefined) patch.paymentAccountNumber = cleared(o.paymentAccountNumber);
   return patch;
 }
 
@@ -205,8 +224,11 @@ function program(): Command {
     .option('--invoice-prefix <prefix>', 'what invoice numbers start with (default INV-; "" for none)')
     .option('--invoice-next-number <n>', 'the number the next invoice takes (above every number already used)')
     .option('--lock-date <date>', 'YYYY-MM-DD: nothing posts on or before it; not in the future ("none" unlocks)')
+    .option('--payment-account-name <name>', 'name of the account invoices ask customers to pay into ("none" clears it)')
+    .option('--payment-bsb <bsb>', 'BSB of that account, NNN-NNN ("none" clears it)')
+    .option('--payment-account-number <n>', 'its account number, 1 to 9 digits ("none" clears it)')
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; name?: string; legalName?: string; abn?: string; gstRegistered?: string; gstBasis?: string; basFrequency?: string; fyStartMonth?: string; invoicePrefix?: string; invoiceNextNumber?: string; lockDate?: string; json?: boolean }) => {
+    .action(async (o: ProfileFlags & { org: string; json?: boolean }) => {
       const patch = parseProfilePatch(profilePatchFromFlags(o));
       const out = await withDb(async (db) => {
         const orgId = (await orgBySlug(db.reader, o.org)).id;

@@ -36,6 +36,10 @@ const PROFILE_FIELDS = [
   'invoicePrefix',
   'invoiceNextNumber',
   'lockDate',
+  // Issue 12 item 4: the account printed as "how to pay" on invoices.
+  'paymentAccountName',
+  'paymentBsb',
+  'paymentAccountNumber',
 ] as const;
 
 /** Per-field messages for a profile patch: every problem of a field, under its name. */
@@ -73,6 +77,10 @@ function profilePatchFromForm(form: URLSearchParams): Record<string, unknown> {
       ? { invoiceNextNumber: /^\d{1,9}$/.test(get('invoiceNextNumber')) ? Number(get('invoiceNextNumber')) : get('invoiceNextNumber') }
       : {}),
     ...(form.has('lockDate') ? { lockDate: get('lockDate') === '' ? null : get('lockDate') } : {}),
+    // Empty clears (as the ABN): invoices then carry no bank details.
+    paymentAccountName: get('paymentAccountName') === '' ? null : get('paymentAccountName'),
+    paymentBsb: get('paymentBsb') === '' ? null : get('paymentBsb'),
+    paymentAccountNumber: get('paymentAccountNumber') === '' ? null : get('paymentAccountNumber'),
   };
 }
 
@@ -141,12 +149,13 @@ function registerPages(app: FastifyInstance, o: ConsoleOptions): void {
       try {
         await setProfile(o.db, { orgId: s.orgId, actor: s.userId, patch: orgProfilePatch.parse(patch) });
       } catch (error) {
-        // Issue 12: what only the stored books can refuse (a future lock date, a next invoice
-        // number already used) is shown beside its field like any other problem.
-        const field = error instanceof DomainError && error.code === 'BAD_REQUEST' ? error.details.field : undefined;
+        // A refusal that names a profile field (a future lock date, a next invoice number already
+        // used, a BSB without its account number) is shown beside that field like any other problem.
+        const field = error instanceof DomainError ? error.details.field : undefined;
         if (!(error instanceof DomainError) || field === undefined || !(PROFILE_FIELDS as readonly string[]).includes(field)) throw error;
         const profile = await loadProfile(o.db.reader, s.orgId);
-        const body = profileBody({ profile, session: s, values: formValues(form), errors: { [field]: error.message }, saved: false });
+        const errors = { [field]: error.message.startsWith(`${field}: `) ? error.message.slice(field.length + 2) : error.message };
+        const body = profileBody({ profile, session: s, values: formValues(form), errors, saved: false });
         return render(o, reply, s, { status: 400, title: 'Organisation', body, current: 'org' });
       }
       return seeOther(reply, '/console/org?saved=1');

@@ -22,6 +22,9 @@ export type ProfileForm = Readonly<
     | 'invoicePrefix'
     | 'invoiceNextNumber'
     | 'lockDate',
+    | 'paymentAccountName'
+    | 'paymentBsb'
+    | 'paymentAccountNumber',
     string
   >
 >;
@@ -38,6 +41,9 @@ export function profileFormValues(p: OrgProfile): ProfileForm {
     invoicePrefix: p.invoicePrefix,
     invoiceNextNumber: String(p.invoiceNextNumber),
     lockDate: p.lockDate ?? '',
+    paymentAccountName: p.paymentAccountName ?? '',
+    paymentBsb: p.paymentBsb ?? '',
+    paymentAccountNumber: p.paymentAccountNumber ?? '',
   };
 }
 
@@ -78,6 +84,11 @@ function profileReadOnly(p: OrgProfile): Html {
   <dt>Time zone</dt><dd>${p.timeZone}</dd>
   <dt>Next invoice number</dt><dd>${p.invoicePrefix}${String(p.invoiceNextNumber).padStart(4, '0')}</dd>
   <dt>Lock date</dt><dd>${p.lockDate ? `books locked up to and including ${p.lockDate}` : 'not locked'}</dd>
+  <dt>Invoices ask for payment to</dt><dd>${
+    p.paymentBsb && p.paymentAccountNumber
+      ? `${p.paymentAccountName ? `${p.paymentAccountName}, ` : ''}BSB ${p.paymentBsb}, account ${p.paymentAccountNumber}`
+      : 'not set'
+  }</dd>
 </dl>`;
 }
 
@@ -120,6 +131,19 @@ ${fieldError('invoiceNextNumber', e)}
 <input id="lockDate" name="lockDate" placeholder="YYYY-MM-DD" maxlength="10" value="${v.lockDate}"${described('lockDate', e)}>
 <p class="hint">Nothing can be posted on or before this date (a filed BAS, a closed year). Leave empty to unlock.</p>
 ${fieldError('lockDate', e)}
+<fieldset>
+<legend>How customers pay (printed on invoices)</legend>
+<p class="hint">Optional. BSB and account number go together; the invoice number is the payment reference.</p>
+<label for="paymentAccountName">Account name</label>
+<input id="paymentAccountName" name="paymentAccountName" maxlength="32" value="${v.paymentAccountName}"${described('paymentAccountName', e)}>
+${fieldError('paymentAccountName', e)}
+<label for="paymentBsb">BSB (NNN-NNN)</label>
+<input id="paymentBsb" name="paymentBsb" inputmode="numeric" maxlength="7" value="${v.paymentBsb}"${described('paymentBsb', e)}>
+${fieldError('paymentBsb', e)}
+<label for="paymentAccountNumber">Account number</label>
+<input id="paymentAccountNumber" name="paymentAccountNumber" inputmode="numeric" maxlength="9" value="${v.paymentAccountNumber}"${described('paymentAccountNumber', e)}>
+${fieldError('paymentAccountNumber', e)}
+</fieldset>
 <button type="submit">Save profile</button>
 </form>`;
 }

@@ -1,4 +1,4 @@
-import { events, orgProfilePatch, validate, type JsonValue, type OrgProfilePatch } from '@finance-desk/protocol';
+import { events, maskDigits, orgProfilePatch, validate, type JsonValue, type OrgProfilePatch } from '@finance-desk/protocol';
 import { DomainError, invariant, notFound } from '../errors.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
@@ -26,6 +26,10 @@ export interface OrgProfile {
   readonly invoiceNextNumber: number;
   /** Issue 12: nothing posts on or before it (domain/gl/periods.ts); null when not locked. */
   readonly lockDate: string | null;
+  /** Issue 12 item 4: the account invoices ask customers to pay into (migration 34). */
+  readonly paymentAccountName: string | null;
+  readonly paymentBsb: string | null;
+  readonly paymentAccountNumber: string | null;
 }
 
 interface ProfileRow {
@@ -42,10 +46,14 @@ interface ProfileRow {
   invoice_prefix: string;
   invoice_next: number | string;
   lock_date: string | null;
+  payment_account_name: string | null;
+  payment_bsb: string | null;
+  payment_account_number: string | null;
 }
 
 const COLUMNS =
-  'id, slug, name, legal_name, abn, gst_registered, gst_basis, bas_frequency, fy_start_month, time_zone, invoice_prefix, invoice_next, lock_date';
+  'id, slug, name, legal_name, abn, gst_registered, gst_basis, bas_frequency, fy_start_month, time_zone, invoice_prefix, invoice_next, lock_date, ' +
+  'payment_account_name, payment_bsb, payment_account_number';
 
 function toProfile(r: ProfileRow): OrgProfile {
   return {
@@ -62,6 +70,9 @@ function toProfile(r: ProfileRow): OrgProfile {
     invoicePrefix: r.invoice_prefix,
     invoiceNextNumber: Number(r.invoice_next),
     lockDate: r.lock_date,
+    paymentAccountName: r.payment_account_name,
+    paymentBsb: r.payment_bsb,
+    paymentAccountNumber: r.payment_account_number,
   };
 }
 
@@ -93,6 +104,9 @@ const PATCH_COLUMNS: Readonly<Record<keyof OrgProfilePatch, string>> = {
   invoicePrefix: 'invoice_prefix',
   invoiceNextNumber: 'invoice_next',
   lockDate: 'lock_date',
+  paymentAccountName: 'payment_account_name',
+  paymentBsb: 'payment_bsb',
+  paymentAccountNumber: 'payment_account_number',
 };
 
 /**
@@ -148,6 +162,21 @@ function dbValue(field: keyof OrgProfilePatch, value: unknown): string | number 
 }
 
 /**
+ * Issue 12 item 4: a BSB without an account number (or the reverse) is no way to pay; the
+ * profile after the patch has both or neither. BAD_REQUEST naming the one missing.
+ */
+function checkPaymentAccount(before: OrgProfile, patch: OrgProfilePatch): void {
+  const bsb = patch.paymentBsb === undefined ? before.paymentBsb : patch.paymentBsb;
+  const number = patch.paymentAccountNumber === undefined ? before.paymentAccountNumber : patch.paymentAccountNumber;
+  if (bsb !== null && number === null) {
+    throw new DomainError('BAD_REQUEST', 'paymentAccountNumber: is needed with paymentBsb (customers pay into both)', { field: 'paymentAccountNumber' });
+  }
+  if (bsb === null && number !== null) {
+    throw new DomainError('BAD_REQUEST', 'paymentBsb: is needed with paymentAccountNumber (customers pay into both)', { field: 'paymentBsb' });
+  }
+}
+
+/**
  * Apply a profile patch as one event, `org` / `org.profile.update` (actor: the owner's user id,
  * or "" for the operator's CLI, D4), whose payload holds each changed field's value before and
  * after. Fields equal to the stored value are not changes; a patch that changes nothing is a
@@ -159,10 +188,13 @@ export async function setProfile(
 ): Promise<OrgProfile & { ledgerId: string | null; noop: boolean }> {
   return inUnitOfWork(db, input.orgId, input.actor, async (uow) => {
     const before = await loadProfile(uow.tx, uow.orgId);
+    checkPaymentAccount(before, input.patch);
     const changed: Record<string, { before: JsonValue; after: JsonValue }> = {};
     for (const [field, value] of Object.entries(input.patch) as [keyof OrgProfilePatch, JsonValue | undefined][]) {
       if (value === undefined || before[field] === value) continue;
-      changed[field] = { before: before[field], after: value };
+      // The account number is shown masked on the ledger (as bank details elsewhere); the change is still visible.
+      const shown = (v: JsonValue) => (field === 'paymentAccountNumber' && typeof v === 'string' ? maskDigits(v) : v);
+      changed[field] = { before: shown(before[field]), after: shown(value) };
     }
     const fields = Object.keys(changed) as (keyof OrgProfilePatch)[];
     if (fields.length === 0) return { ...before, ledgerId: null, noop: true };

@@ -17,6 +17,7 @@ import { migration as contacts } from '../domain/contacts/migration.js';
 import { migration as calendar } from '../calendar/migration.js';
 import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
 import { migration as dayOne, migrationIssueDates } from '../domain/gl/migration-day-one.js';
+import { migration as paymentAccount } from '../org/migration-payment-account.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 import { migration as corrections } from '../domain/corrections/migration.js';
@@ -373,6 +374,8 @@ export const migrations: readonly Migration[] = [
   migrationIssueDates,
   // Opening balances and corrections, 32 (issue 12 item 2).
   corrections,
+  // The payment account printed on tax invoices, 34 (issue 12 item 4).
+  paymentAccount,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

@@ -1,11 +1,13 @@
 import { events, books } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
-import { conflict, invariant, notFound } from '../../errors.js';
+import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
 import { quoted } from '../../governance/quote.js';
 import { OPEN_STATUSES, outstandingOn } from './ledger-api.js';
+import { invoicePdf } from './documents.js';
+import { loadSaleLines } from './invoice-lines.js';
 
 /**
  * Dunning (D6): step 1 is the first reminder and runs at once; step 2 and above escalate and are
@@ -24,6 +26,12 @@ interface ChaseRow {
   journal_id: string | null;
   /** What is still owed (the ledger's 1100 balance once posted): what a reminder asks for. */
   outstanding_cents: number;
+  /** For the invoice PDF a reminder carries (issue 12 item 4). */
+  description: string;
+  gst_cents: number;
+  issued_on: string | null;
+  /** The organisation's date when the act is judged (step 1 waits for the due date, issue 12). */
+  today: string;
 }
 
 type Params = Omit<z.infer<typeof books.invoiceChaseStep.params>, 'approvalId' | 'signatureToken'>;
@@ -68,15 +76,16 @@ function reminder(row: ChaseRow, step: number) {
 export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseStep> = {
   spec: books.invoiceChaseStep,
   async load(params, uow) {
-    const row = await uow.tx.get<Omit<ChaseRow, 'outstanding_cents'>>(
-      `SELECT id, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id, journal_id
+    const row = await uow.tx.get<Omit<ChaseRow, 'outstanding_cents' | 'today'>>(
+      `SELECT id, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id, journal_id,
+         description, gst_cents, issued_on
        FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
       [uow.orgId, params.id],
     );
     if (!row) throw notFound('invoice', params.id);
     // An invoice sent before invoices were posted has no ledger balance: all of it is owed.
     const owed = row.journal_id === null ? Number(row.total_cents) : await outstandingOn(uow.tx, uow.orgId, row.id);
-    return { ...row, outstanding_cents: owed };
+    return { ...row, outstanding_cents: owed, today: uow.today };
   },
   subjectId: (row) => row.id,
   needsProof: (params) => params.step >= 2,
@@ -94,6 +103,14 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
     if (params.step !== done + 1) {
       throw conflict(
         `invoice ${row.id}: step ${params.step} needs step ${params.step - 1} first; last step done is ${done === 0 ? 'none' : done}`,
+      );
+    }
+    // Issue 12: a first reminder before the invoice falls due is a mistake unless asked for.
+    if (params.step === 1 && params.early !== true && row.due_on !== null && row.today < row.due_on) {
+      throw new DomainError(
+        'BAD_REQUEST',
+        `early: invoice ${row.id} is not due until ${row.due_on} (today is ${row.today}); pass early: true to send the first reminder now`,
+        { field: 'early' },
       );
     }
     return null;
@@ -116,7 +133,13 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
       [params.step, event.ledgerId, uow.orgId, row.id, params.step - 1],
     );
     invariant(moved.changes === 1, 'a chase step is recorded once');
-    await enqueueEmail(uow.tx, uow.orgId, uow.now, message);
+    // The reminder carries the invoice again (issue 12 item 4), as it was issued.
+    const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
+    const pdf =
+      message.to && row.issued_on && row.due_on && lines.length > 0
+        ? await invoicePdf(uow.tx, uow.orgId, row, lines, { issuedOn: row.issued_on, dueOn: row.due_on })
+        : null;
+    await enqueueEmail(uow.tx, uow.orgId, uow.now, pdf ? { ...message, attachments: [pdf] } : message);
     return { id: row.id, step: params.step, ledgerId: event.ledgerId };
   },
 };

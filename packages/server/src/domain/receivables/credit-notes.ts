@@ -1,7 +1,11 @@
 import { events, gstOfInclusive, TAX_CODES, type receivables, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
+import type { EmailAttachment } from '../../adapters/email.js';
+import { enqueueEmail } from '../../adapters/outbox.js';
 import { badRequest, conflict, DomainError, invariant } from '../../errors.js';
 import { issueDateOf } from '../gl/periods.js';
+import { formatCents } from '../../money.js';
+import { adjustmentNotePdf } from './documents.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
@@ -201,6 +205,20 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
   if (inv.issued_on !== null && issuedOn < inv.issued_on) {
     throw new DomainError('BAD_REQUEST', `issueDate ${issuedOn} is before invoice ${inv.id} was issued (${inv.issued_on})`, { field: 'issueDate' });
   }
+  // Issue 12 item 4: the customer receives the adjustment note (GST Act s 29-75) when we have an address.
+  const pdf = inv.payee_email
+    ? await adjustmentNotePdf(uow.tx, uow.orgId, {
+        id,
+        invoiceId: inv.id,
+        invoiceIssuedOn: inv.issued_on,
+        payeeName: inv.payee_name,
+        issuedOn,
+        amountCents: p.amountCents,
+        gstCents: gst,
+        reason: p.reason,
+        outstandingCents: left,
+      })
+    : null;
   const event = await uow.emit(events.invoiceCredit, {
     entityId: inv.id,
     payload: {
@@ -214,6 +232,9 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
       status,
       outstandingCents: left,
       issuedOn,
+      // Redacted by design (seed §6.5), as invoiceSend: the channel and how many recipients.
+      channel: pdf ? 'email' : null,
+      recipients: pdf ? 1 : 0,
     },
   });
   const row: CreditRow = {
@@ -236,5 +257,29 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
       inv.id,
     ]);
   }
+  if (pdf && inv.payee_email) {
+    await enqueueEmail(uow.tx, uow.orgId, uow.now, adjustmentMessage(inv, row, left, pdf));
+  }
   return result(inv, row, status, left);
+}
+
+/** The email an adjustment note travels in; the PDF is the document, the text a covering note. */
+function adjustmentMessage(inv: InvoiceRow, c: CreditRow, left: number, pdf: EmailAttachment) {
+  const title = pdf.filename.startsWith('Adjustment') ? 'Adjustment note' : 'Credit note';
+  return {
+    to: inv.payee_email,
+    subject: `${title} ${c.id} on invoice ${inv.id}: ${formatCents(Number(c.amount_cents))} credited`,
+    text: [
+      `Dear ${inv.payee_name},`,
+      '',
+      `We have credited ${formatCents(Number(c.amount_cents))} to invoice ${inv.id} (${c.reason}).`,
+      left > 0 ? `${formatCents(left)} remains outstanding on that invoice.` : 'Nothing remains outstanding on that invoice.',
+      '',
+      `The ${title.toLowerCase()} is attached (${pdf.filename}).`,
+      '',
+      'Kind regards,',
+      'Accounts receivable',
+    ].join('\n'),
+    attachments: [pdf],
+  };
 }

@@ -15,6 +15,8 @@ import { checkPostable, issueDateOf } from '../gl/periods.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { insertSaleLines, loadSaleLines, resolveSaleLines, salePosting, type SaleLine } from './invoice-lines.js';
 import { outstandingOn } from './ledger-api.js';
+import type { EmailAttachment } from '../../adapters/email.js';
+import { invoicePdf } from './documents.js';
 
 /**
  * Invoice state machine (docs/examples/receivables.md): draft → sent (posted) → part_paid → paid;
@@ -222,8 +224,11 @@ function invoiceMessage(
   issuedOn: string,
   dueOn: string,
   supplier: readonly string[],
+  gstRegistered: boolean,
+  pdf: EmailAttachment,
 ) {
-  const taxable = lines.some((l) => TAX_CODES[l.taxCode].gst);
+  // Issue 12 item 4: a business not registered for GST issues an "Invoice" (as the PDF says).
+  const taxable = gstRegistered && lines.some((l) => TAX_CODES[l.taxCode].gst);
   const title = taxable ? 'Tax invoice' : 'Invoice';
   return {
     to: row.payee_email,
@@ -235,13 +240,18 @@ function invoiceMessage(
       '',
       ...lines.map((l) => `  ${l.description}  ${formatCents(l.amountCents)}  (${l.taxCode})`),
       '',
-      `Total ${formatCents(Number(row.total_cents))}, which includes GST of ${formatCents(Number(row.gst_cents))}.`,
+      taxable
+        ? `Total ${formatCents(Number(row.total_cents))}, which includes GST of ${formatCents(Number(row.gst_cents))}.`
+        : `Total ${formatCents(Number(row.total_cents))}.`,
+      '',
+      `The ${title.toLowerCase()} is attached (${pdf.filename}), with how to pay.`,
       '',
       'Kind regards,',
       'Accounts receivable',
       // The supplier's identity and ABN from the organisation profile (GST Act s 29-70; issue 10 item 3).
       ...supplier,
     ].join('\n'),
+    attachments: [pdf],
   };
 }
 
@@ -262,9 +272,11 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
   const issuedOn = row.issued_on ?? uow.today;
   checkPostable(uow, issuedOn, row.issued_on === null ? 'date' : 'issueDate');
   const dueOn = addDays(issuedOn, Number(row.due_days));
-  const message = row.payee_email
-    ? invoiceMessage(row, lines, issuedOn, dueOn, supplierLines(await loadProfile(uow.tx, uow.orgId)))
-    : null;
+  const profile = row.payee_email ? await loadProfile(uow.tx, uow.orgId) : null;
+  const message =
+    row.payee_email && profile
+      ? invoiceMessage(row, lines, issuedOn, dueOn, supplierLines(profile), profile.gstRegistered, await invoicePdf(uow.tx, uow.orgId, row, lines, { issuedOn, dueOn }))
+      : null;
   const journalId = newJournalId();
   // Redacted by design (seed §6.5): the channel and how many recipients, never the body.
   const event = await uow.emit(events.invoiceSend, {
