@@ -21,7 +21,7 @@ export type ProfileForm = Readonly<
     | 'financialYearStartMonth'
     | 'invoicePrefix'
     | 'invoiceNextNumber'
-    | 'lockDate',
+    | 'lockDate'
     | 'paymentAccountName'
     | 'paymentBsb'
     | 'paymentAccountNumber',
