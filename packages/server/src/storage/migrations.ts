@@ -17,6 +17,7 @@ import { migration as contacts } from '../domain/contacts/migration.js';
 import { migration as calendar } from '../calendar/migration.js';
 import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
 import { migration as dayOne } from '../domain/gl/migration-day-one.js';
+import { migration as bankAccounts } from '../domain/banking/migration.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 
@@ -368,6 +369,8 @@ export const migrations: readonly Migration[] = [
   checkpoints,
   // Invoice numbers and references, lock date, conversion date, 30 (issue 12).
   dayOne,
+  // Bank, credit-card and loan accounts as records, 33 (issue 12 item 3).
+  bankAccounts,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {
