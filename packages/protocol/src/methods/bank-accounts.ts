@@ -131,10 +131,19 @@ const documentPart = z.strictObject({
   target: z.strictObject({ kind: matchTargetKind, id: id() }),
   amountCents: positiveCents(),
 });
+/** An account part may go the other way inside the line (a fee deducted from a receipt): − then. */
+const signedPartCents = () =>
+  z
+    .number({ error: 'must be an integer number of cents' })
+    .int({ error: 'must be an integer number of cents' })
+    .min(-limits.centsMax, { error: `must be at least -${limits.centsMax}` })
+    .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` })
+    .refine((n) => n !== 0, { error: 'must not be 0' });
+
 const accountPart = z.strictObject({
   accountCode: accountCode(),
   taxCode: splitTaxCode.optional(),
-  amountCents: positiveCents(),
+  amountCents: signedPartCents(),
   description: multilineText(limits.textCharsMax).optional(),
 });
 
@@ -147,7 +156,7 @@ export const lineSplit = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    "Apply one bank line to several documents and accounts in one call: parts (2–20; 1 when the line is already part_matched) each either {target: {kind: invoice | bill | claim | journal, id}, amountCents} (as books.matchAccept: the document takes a payment dated the line's date) or {accountCode, taxCode?, amountCents, description?} (as books.lineRecode: coded straight to the account, GST 1/11 for GST codes; taxCode default as lineRecode). The parts must add up to what is left of the line (unsigned amounts; the line's sign gives the direction) and the line ends matched; each document at most once. A line above the materiality floor (policy materialityFloorCents) is matched to documents only through books.matchHoldResolve with a human's approval: a split of such a line with a document part is CONFLICT (resolve each document part with books.matchHoldResolve and amountCents, then split what is left to accounts). Unmatched or part_matched lines only. One event; errors name parts[i].field.",
+    "Apply one bank line to several documents and accounts in one call: parts (2–20; 1 when the line is already part_matched) each either {target: {kind: invoice | bill | claim | journal, id}, amountCents} (as books.matchAccept: the document takes a payment dated the line's date) or {accountCode, taxCode?, amountCents, description?} (as books.lineRecode: coded straight to the account, GST 1/11 for GST codes; taxCode default as lineRecode). Amounts are unsigned in the line's direction (its sign gives it); an account part may be negative, money the other way inside the line (e.g. a card processor's fee deducted from a receipt: Dr 6300 on money in). The parts must add up to what is left of the line, which ends matched; each document at most once. A line above the materiality floor (policy materialityFloorCents) is matched to documents only through books.matchHoldResolve with a human's approval: a split of such a line with a document part is CONFLICT (resolve each document part with books.matchHoldResolve and amountCents, then split what is left to accounts). Unmatched or part_matched lines only. One event; errors name parts[i].field.",
   params: z.strictObject({
     lineId: id(),
     parts: z
@@ -164,6 +173,7 @@ export const lineSplit = method({
         kind: z.enum([...matchTargetKind.options, 'account']),
         /** The document's id, or the account code. */
         targetId: z.string(),
+        /** In the line's direction; negative only for an account part that goes the other way. */
         amountCents: z.number().int(),
         journalId: z.string(),
         /** What the document still owes after this part (0 for an account part). */

@@ -3,6 +3,7 @@ import { registerConsoleApi } from './console-api.js';
 import { consoleGuard, type ConsoleOptions } from './console-http.js';
 import { registerConsolePages } from './console-pages.js';
 import { registerOrgConsole } from './org-pages.js';
+import { registerBankAccountsConsole } from './bank-accounts-pages.js';
 
 export type { ConsoleOptions } from './console-http.js';
 
@@ -18,4 +19,6 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerConsoleApi(app, options);
   // Organisation profile and agents (issue 10 items 3 and 4).
   registerOrgConsole(app, options);
+  // Bank, credit-card and loan accounts (issue 12 item 3).
+  registerBankAccountsConsole(app, options);
 }

@@ -81,7 +81,7 @@ function chainBadge(chain: ChainStatus): Html {
 <span class="mono" title="${chain.head.rowHash}">${head}</span> ${badge}</p>`;
 }
 
-export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents';
+export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents' | 'bank';
 
 function nav(current: NavKey | null): Html {
   const items: readonly [NavKey, string, string][] = [
@@ -90,6 +90,7 @@ function nav(current: NavKey | null): Html {
     ['policy', '/console/policy', 'Policy'],
     ['org', '/console/org', 'Organisation'],
     ['agents', '/console/agents', 'Agents'],
+    ['bank', '/console/bank-accounts', 'Bank accounts'],
   ];
   const links = items.map(([key, href, label]) =>
     key === current

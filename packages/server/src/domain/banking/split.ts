@@ -112,15 +112,18 @@ async function planAccount(uow: Uow, line: LineRow, part: AccountPart, i: number
   const taxCode = part.taxCode ?? defaultTaxCode(part.accountCode);
   await checkDirectPosting(uow.tx, uow.orgId, part.accountCode, taxCode, `parts[${i}].accountCode`);
   const memo = (part.description ?? `Bank line ${line.date} (part ${i + 1}): ${line.description}`).slice(0, 500);
-  const out = Number(line.amount_cents) < 0;
+  // Money leaves the bank on this part when the line is money out, or when a part of money in
+  // goes the other way (a fee deducted): Dr account / Cr bank; otherwise Dr bank / Cr account.
+  const out = Number(line.amount_cents) < 0 !== part.amountCents < 0;
+  const abs = Math.abs(part.amountCents);
   const [coded, ...gst] = taxedPosting(
-    [{ accountCode: part.accountCode, taxCode, ...(out ? { debitCents: part.amountCents } : { creditCents: part.amountCents }) }],
+    [{ accountCode: part.accountCode, taxCode, ...(out ? { debitCents: abs } : { creditCents: abs }) }],
     memo,
   );
   invariant(coded, 'an account part has its coded line');
   const bank: PostingLine = {
     account: line.account_code,
-    ...(out ? { creditCents: part.amountCents } : { debitCents: part.amountCents }),
+    ...(out ? { creditCents: abs } : { debitCents: abs }),
     description: memo,
   };
   const lines = out ? [coded, ...gst, bank] : [bank, coded, ...gst];

@@ -149,7 +149,8 @@ async function matchedOnJournals(
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
   const rows = await q.all<{ journal_id: string; matched: number }>(
-    `SELECT journal_id, SUM(amount_cents) AS matched FROM bank_feed_matches
+    // ABS: a split's account part going the other way inside its line is stored negative (issue 12).
+    `SELECT journal_id, SUM(ABS(amount_cents)) AS matched FROM bank_feed_matches
      WHERE org_id = ? AND journal_id IN (${placeholders(ids.length)}) GROUP BY journal_id`,
     [orgId, ...ids],
   );
