@@ -120,17 +120,6 @@ const splitTaxCode = z.enum(RECODE_TAX_CODES as [TaxCode, ...TaxCode[]], {
   error: `must be one of ${RECODE_TAX_CODES.join(', ')}`,
 });
 
-const positiveCents = () =>
-  z
-    .number({ error: 'must be an integer number of cents' })
-    .int({ error: 'must be an integer number of cents' })
-    .min(1, { error: 'must be at least 1' })
-    .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` });
-
-const documentPart = z.strictObject({
-  target: z.strictObject({ kind: matchTargetKind, id: id() }),
-  amountCents: positiveCents(),
-});
 /** An account part may go the other way inside the line (a fee deducted from a receipt): − then. */
 const signedPartCents = () =>
   z
@@ -140,16 +129,33 @@ const signedPartCents = () =>
     .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` })
     .refine((n) => n !== 0, { error: 'must not be 0' });
 
-const accountPart = z.strictObject({
-  accountCode: accountCode(),
-  taxCode: splitTaxCode.optional(),
-  amountCents: signedPartCents(),
-  description: multilineText(limits.textCharsMax).optional(),
-});
-
-export const splitPart = z.union([documentPart, accountPart], {
-  error: 'must be {target: {kind, id}, amountCents} or {accountCode, taxCode?, amountCents, description?}',
-});
+/**
+ * One part: a document {target, amountCents} or an account {accountCode, taxCode?, amountCents,
+ * description?}. One object with a check rather than a union, so a problem is named by its field
+ * (parts[1].amountCents), not as "matches neither shape".
+ */
+export const splitPart = z
+  .strictObject({
+    target: z.strictObject({ kind: matchTargetKind, id: id() }).optional(),
+    accountCode: accountCode().optional(),
+    taxCode: splitTaxCode.optional(),
+    amountCents: signedPartCents(),
+    description: multilineText(limits.textCharsMax).optional(),
+  })
+  .superRefine((p, ctx) => {
+    if ((p.target === undefined) === (p.accountCode === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: 'give either target (a document) or accountCode (an account)' });
+      return;
+    }
+    if (p.target !== undefined) {
+      for (const field of ['taxCode', 'description'] as const) {
+        if (p[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'is only for an account part' });
+      }
+      if (typeof p.amountCents === 'number' && p.amountCents < 0) {
+        ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'must be positive for a document part' });
+      }
+    }
+  });
 
 export const lineSplit = method({
   name: 'books.lineSplit',

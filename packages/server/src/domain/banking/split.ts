@@ -25,12 +25,12 @@ import { checkDirectPosting, taxedPosting } from '../reconciliation/tax-lines.js
  */
 type Params = z.infer<typeof spec.lineSplit.params>;
 type Part = Params['parts'][number];
-type DocumentPart = Extract<Part, { target: unknown }>;
-type AccountPart = Exclude<Part, DocumentPart>;
+type DocumentPart = Part & { readonly target: NonNullable<Part['target']> };
+type AccountPart = Part & { readonly accountCode: string };
 
 export const SPLIT_SOURCE = 'feed_split';
 
-const isDocument = (p: Part): p is DocumentPart => 'target' in p;
+const isDocument = (p: Part): p is DocumentPart => p.target !== undefined;
 
 interface Planned {
   readonly index: number;
@@ -164,7 +164,11 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
   const matches = (await matchesOf(uow.tx, uow.orgId, [line.id])).get(line.id) ?? [];
   const planned: Planned[] = [];
   for (const [i, part] of p.parts.entries()) {
-    planned.push(isDocument(part) ? await planDocument(uow, line, matches, part, i) : await planAccount(uow, line, part, i));
+    if (isDocument(part)) planned.push(await planDocument(uow, line, matches, part, i));
+    else {
+      invariant(part.accountCode !== undefined, 'the schema asks for target or accountCode');
+      planned.push(await planAccount(uow, line, { ...part, accountCode: part.accountCode }, i));
+    }
   }
   const parts = planned.map((x) => ({
     kind: x.kind,
