@@ -245,7 +245,7 @@ export async function checkBankAccount(q: Queryable, orgId: string, code: string
   if (row.system_key === 'bank') return;
   if (await bankAccountRecord(q, orgId, code)) return;
   if (row.type !== 'asset' || row.system_key !== null) {
-    throw badRequest(`${field}: account ${code} (${row.name}) is not a bank account (books.bankAccounts lists them)`);
+    throw badRequest(`${field}: account ${code} (${row.name}) is not a bank account`);
   }
 }
 
