@@ -5,7 +5,7 @@ import type { CreatedOrg } from '../src/org/orgs.js';
 import { consoleJson, consoleSignIn } from './console-helpers.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill } from './payables-helpers.js';
-import { freshKey } from './signature-helpers.js';
+import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 /**
  * Transfers between bank accounts matched on both sides (books.transferMatch), a transfer seen on
@@ -215,5 +215,20 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     // Accounts only: coding was never a signature act.
     ok(await post('books.lineSplit', { lineId: big, parts: [{ accountCode: '4200', amountCents: 100_000 }, { accountCode: '3000', amountCents: 50_000 }] }));
     expect(await balance(o, '1000')).toBe(150_000);
+  });
+  it('above the floor: each document part through matchHoldResolve with a human, then the rest split to accounts', async () => {
+    const { o, post, line } = await setup();
+    const d = ok(await post('books.invoiceDraft', { payeeName: 'Coastal Cafe Group', description: 'Fit-out', totalCents: 120_000, dueDays: 14 }));
+    ok(await post('books.invoiceSend', { id: d.id }));
+    const big = await line('1000', 150_000, 'COASTAL CAFE AND INTEREST');
+    const params = { lineId: big, target: { kind: 'invoice', id: d.id }, amountCents: 120_000 };
+    const { approvalId } = await heldAndRequested(t, o, 'books.matchHoldResolve', params);
+    await decide(t, o, approvalId, true);
+    ok(await t.post(o.keys.agent, 'books.matchHoldResolve', { ...params, approvalId }, { 'x-idempotency-key': freshKey() }));
+    const r = ok(await post('books.lineSplit', { lineId: big, parts: [{ accountCode: '4100', amountCents: 30_000 }] }));
+    expect(r.line).toMatchObject({ status: 'matched', remainingCents: 0 });
+    expect(r.line.matches.map((m: any) => [m.kind, m.amountCents])).toEqual([['invoice', 120_000], ['account', 30_000]]);
+    expect(await balance(o, '4100')).toBe(-30_000);
+    expect(await balance(o, '1100')).toBe(0);
   });
 });
