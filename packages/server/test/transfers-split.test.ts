@@ -47,7 +47,10 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     const purchase = await line('2610', -17_500, 'BUNNINGS');
     ok(await post('books.lineRecode', { lineId: purchase, accountCode: '6600', taxCode: 'GST_ON_EXPENSES' }));
     const out = await line('1000', -17_500, 'TRANSFER TO VISA', addDays(today(), -2));
-    const into = await line('2610', 17_500, 'PAYMENT THANK YOU');
+    const imported = ok(await post('books.feedLines', { accountCode: '2610', lines: [{ date: today(), amountCents: 17_500, description: `PAYMENT THANK YOU ${freshKey()}` }] }));
+    const into = imported.lineIds[0] as string;
+    // Suggested at import too: the bank line is the other side.
+    expect(imported.suggestions).toEqual([{ lineId: into, candidates: [expect.objectContaining({ kind: 'transfer', id: out })] }]);
     const listed = ok(await post('books.feedLinesList', { accountCode: '1000' }));
     const suggested = listed.lines.find((l: any) => l.id === out).suggestions;
     expect(suggested[0]).toMatchObject({ kind: 'transfer', id: into, outstandingCents: 17_500, daysApart: 2, reasons: ['amount'] });

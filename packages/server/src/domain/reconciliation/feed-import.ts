@@ -9,6 +9,7 @@ import { fingerprint, planImport, type ImportPlan, type PlannedLine } from './de
 import { candidates, rank } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
 import { DEFAULT_BANK_ACCOUNT, checkBankAccount } from '../banking/accounts.js';
+import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
 
 /**
  * books.feedLines: bank lines into a bank account, de-duplicated (dedupe.ts), each a new line
@@ -158,8 +159,15 @@ async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine
     dates[0] ?? '',
     dates.at(-1) ?? '',
   );
+  // Likely transfers: an unmatched opposite line already on another bank account (issue 12).
+  const transfers = await transferSuggestions(
+    uow.tx,
+    uow.orgId,
+    some.map((n) => ({ id: n.id, accountCode: account, date: n.line.date, amountCents: n.line.amountCents, open: true })),
+  );
   return some.flatMap((n) => {
-    const found = rank({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }, targets);
+    const ranked = rank({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }, targets);
+    const found = mergeSuggestions(ranked, transfers.get(n.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return found.length > 0 ? [{ lineId: n.id, candidates: found }] : [];
   });
 }
