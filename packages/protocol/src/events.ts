@@ -15,6 +15,7 @@ import * as payrollM from './methods/payroll.js';
 import * as peopleM from './methods/people.js';
 import * as receivablesM from './methods/receivables.js';
 import * as reconciliationM from './methods/reconciliation.js';
+import * as bankAccountsM from './methods/bank-accounts.js';
 import * as taxM from './methods/tax.js';
 import { methods } from './methods/index.js';
 import type { MethodSpec } from './methods/types.js';
@@ -324,6 +325,8 @@ export const invoicePayment = eventKind({
     reference: str(),
     journalId: str(),
     outstandingCents: int(),
+    /** Issue 12: the bank account that received it. */
+    accountCode: str().optional(),
   }),
   emittedBy: [receivablesM.invoiceRecordPayment],
 });
@@ -726,6 +729,71 @@ export const journalReverse = eventKind({
   emittedBy: [correctionsM.journalReverse],
 });
 
+// ---- books: bank, credit-card and loan accounts (issue 12 item 3) ----
+
+export const bankAccountCreate = eventKind({
+  family: 'books',
+  kind: 'books.bank_account.create',
+  summary:
+    "An owner added a bank, credit-card or loan account (console or `finance-desk bank-account add`) and its chart account: kind, name, account code, the BSB and the account number's last 3 digits when given.",
+  payload: z.strictObject({
+    bankAccountId: str(),
+    kind: z.enum(bankAccountsM.BANK_ACCOUNT_KINDS),
+    name: str(),
+    accountCode: str(),
+    accountType: z.enum(['asset', 'liability']),
+    bsb: str().nullable(),
+    accountNumberEnding: str().nullable(),
+  }),
+  emittedBy: ['console', 'operator'],
+});
+
+export const transferMatch = eventKind({
+  family: 'books',
+  kind: 'books.transfer.match',
+  summary:
+    'A transfer between two bank accounts was matched on both sides: the two lines, accounts, dates, amount and the two journals through 1300 Bank clearing.',
+  payload: z.strictObject({
+    transferId: str(),
+    amountCents: int(),
+    fromLineId: str(),
+    fromAccountCode: str(),
+    fromDate: str(),
+    toLineId: str(),
+    toAccountCode: str(),
+    toDate: str(),
+    journalIds: ids(),
+  }),
+  emittedBy: [bankAccountsM.transferMatch],
+});
+
+export const lineSplit = eventKind({
+  family: 'books',
+  kind: 'books.line.split',
+  summary:
+    "A bank line was applied to several documents and accounts in one call: each part's kind, target (document id or account code), amount, journal and GST.",
+  payload: z.strictObject({
+    lineId: str(),
+    lineAmountCents: int(),
+    date: str(),
+    accountCode: str(),
+    parts: z
+      .array(
+        z.strictObject({
+          kind: reconciliationM.allocationKind,
+          targetId: str(),
+          amountCents: int(),
+          journalId: str(),
+          outstandingCents: int(),
+          taxCode: taxCode.nullable(),
+          gstCents: int(),
+        }),
+      )
+      .max(bankAccountsM.bankAccountLimits.splitPartsMax),
+  }),
+  emittedBy: [bankAccountsM.lineSplit],
+});
+
 // ---- books: tax (BAS) ----
 
 const basLabels = z.strictObject(
@@ -1087,6 +1155,9 @@ export const eventKinds: readonly EventKindSpec[] = [
   invoicePaymentDishonour,
   billPaymentReturn,
   journalReverse,
+  bankAccountCreate,
+  transferMatch,
+  lineSplit,
   taxPrepare,
   taxHold,
   taxReturn,

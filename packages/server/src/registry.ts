@@ -8,6 +8,7 @@ import { readHandlers } from './reads.js';
 import { receivablesBindings } from './domain/receivables/bindings.js';
 import { payablesBindings } from './domain/payables/bindings.js';
 import { reconciliationBindings } from './domain/reconciliation/bindings.js';
+import { bankingBindings } from './domain/banking/bindings.js';
 import { booksReadBindings } from './domain/reports/bindings.js';
 import { assetsBindings } from './domain/assets/bindings.js';
 import { peopleBindings } from './domain/people/bindings.js';
@@ -37,6 +38,7 @@ const bindings: readonly MethodBinding[] = [
   ...payablesBindings,
   ...reconciliationBindings,
   ...correctionsBindings,
+  ...bankingBindings,
   ...taxBindings,
   ...booksReadBindings,
   ...assetsBindings,

@@ -5,6 +5,7 @@ import { booksReadMethods } from './books-reads.js';
 import { payablesMethods } from './payables.js';
 import { receivablesMethods } from './receivables.js';
 import { reconciliationMethods } from './reconciliation.js';
+import { bankAccountMethods } from './bank-accounts.js';
 import { assetsMethods } from './assets.js';
 import { peopleMethods } from './people.js';
 import { taxMethods } from './tax.js';
@@ -21,6 +22,8 @@ export * as approval from './approval.js';
 export * as receivables from './receivables.js';
 export * as payables from './payables.js';
 export * as reconciliation from './reconciliation.js';
+export * as bankAccounts from './bank-accounts.js';
+export { BANK_ACCOUNT_KINDS, bankAccountCreate, type BankAccountCreate, type BankAccountKind } from './bank-accounts.js';
 export * as booksReads from './books-reads.js';
 export * as assets from './assets.js';
 export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.js';
@@ -62,6 +65,7 @@ const declared = [] = [
   ...payablesMethods,
   ...reconciliationMethods,
   ...correctionsMethods,
+  ...bankAccountMethods,
   ...taxMethods,
   ...booksReadMethods,
   ...assetsMethods,

@@ -3,6 +3,7 @@ import { limits } from '../limits.js';
 import { invoice, invoiceNumber, invoiceStatus, issueDate } from './books.js';
 import { cents, id, isoDate, method, pageLimit, multilineText, reason, singleLine, text } from './index-fields.js';
 import { saleTaxCode } from './sale-fields.js';
+import { accountCode } from './aba-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -18,13 +19,16 @@ export const invoiceRecordPayment = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Record money received against a sent or part_paid invoice, in full or in part: posts Dr 1000 bank / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents. The same non-empty reference again on the same invoice with the same amount and date is a no-op (D3); with another amount or date it is CONFLICT.',
+    'Record money received against a sent or part_paid invoice, in full or in part: posts Dr bank (accountCode: any of books.bankAccounts, default 1000) / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents. The same non-empty reference again on the same invoice with the same amount and date is a no-op (D3); with another amount or date it is CONFLICT.',
   params: z.strictObject({
     id: id(),
     amountCents: cents(),
     date: isoDate().optional(),
     reference: reference().optional(),
+    /** Issue 12 item 3: the bank account that received it (books.bankAccounts), default 1000. */
+    accountCode: accountCode().optional(),
   }),
+  extendedParams: ['accountCode'],
   result: z.object({
     id: z.string(),
     paymentId: z.string(),

@@ -32,6 +32,11 @@ export type BankLayout = (typeof BANK_LAYOUTS)[number];
 
 export const feedLineStatus = z.enum(['unmatched', 'part_matched', 'held', 'matched', 'recoded']);
 export const matchTargetKind = z.enum(['invoice', 'bill', 'claim', 'journal']);
+/**
+ * What an allocation of a line names (issue 12 item 3): a match target, the other line of a
+ * transfer (books.transferMatch), or an account a part of a split line was coded to (books.lineSplit).
+ */
+export const allocationKind = z.enum([...matchTargetKind.options, 'transfer', 'account']);
 
 /** A signed amount: + money into the account, − money out; never 0. */
 const signedCents = () =>
@@ -66,7 +71,8 @@ const feedFile = z.strictObject({
 const matchTarget = z.strictObject({ kind: matchTargetKind, id: id() });
 
 export const suggestion = z.object({
-  kind: matchTargetKind,
+  /** transfer: id is the opposite line on another bank account (books.transferMatch). */
+  kind: z.enum([...matchTargetKind.options, 'transfer']),
   id: z.string(),
   party: z.string(),
   reference: z.string(),
@@ -95,7 +101,7 @@ export const feedLine = z.object({
   matches: z.array(
     z.object({
       id: z.string(),
-      kind: matchTargetKind,
+      kind: allocationKind,
       targetId: z.string(),
       amountCents: z.number().int(),
       journalId: z.string(),

@@ -10,6 +10,7 @@ import { decideApproval } from '../governance/approvals.js';
 import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
+import { createBankAccount, listBankAccounts, parseBankAccountCreate } from '../domain/banking/accounts.js';
 import { verifyStoredChain } from '../ledger/verify.js';
 import { formatIssues, isCalendarDate, pairingCodeCreate, textProblem, validate, type ChainBreakReason } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
@@ -278,6 +279,43 @@ function program(): Command {
       const r = await withDb(async (db) => revokeAgent(db, { orgId: (await orgBySlug(db.reader, o.org)).id, agentId: o.agent, actor: '' }));
       const out = { agentId: r.agentId, name: r.name, revokedAt: r.revokedAt, keyIds: r.keyIds, already: r.noop };
       print(o.json === true, out, r.noop ? `agent ${r.agentId} was already revoked` : `agent ${r.agentId} (${r.name}) revoked with ${r.keyIds.length} key(s)`);
+    });
+
+  const bank = cli.command('bank-account').description('bank, credit-card and loan accounts (issue 12 item 3)');
+  bank
+    .command('add')
+    .description("add a bank, credit-card or loan account and its chart account (one event); agents feed lines into it by its code")
+    .requiredOption('--org <slug>')
+    .requiredOption('--kind <kind>', 'bank | credit_card | loan')
+    .requiredOption('--name <name>', "the account's name (also the chart account's)")
+    .option('--bsb <bsb>', 'BSB, NNN-NNN (with --number)')
+    .option('--number <digits>', 'account number, 1 to 9 digits (with --bsb)')
+    .option('--account-code <code>', 'chart code in the kind\'s range (default: the next free one)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; kind: string; name: string; bsb?: string; number?: string; accountCode?: string; json?: boolean }) => {
+      const input = parseBankAccountCreate({
+        kind: o.kind,
+        name: o.name,
+        ...(o.bsb !== undefined ? { bsb: o.bsb } : {}),
+        ...(o.number !== undefined ? { accountNumber: o.number } : {}),
+        ...(o.accountCode !== undefined ? { accountCode: o.accountCode } : {}),
+      });
+      // The operator's CLI is the system on the ledger (D4: actor "").
+      const created = await withDb(async (db) => createBankAccount(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', input }));
+      const a = created.account;
+      print(o.json === true, { ...a, ...(created.noop ? { noop: true } : {}) }, `${created.noop ? 'already there: ' : ''}${a.kind} account ${a.accountCode} ${a.name}${a.id ? ` (${a.id})` : ''}`);
+    });
+  bank
+    .command('list')
+    .description('list the bank accounts with their ledger balances and unreconciled lines')
+    .requiredOption('--org <slug>')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; json?: boolean }) => {
+      const accounts = await withDb(async (db) => listBankAccounts(db.reader, (await orgBySlug(db.reader, o.org)).id));
+      const human = accounts
+        .map((a) => `${a.accountCode}  ${a.kind.padEnd(11)}  ${a.name}  balance ${a.ledgerBalanceCents} cents, ${a.unreconciledLines} unreconciled${a.isDefault ? '  (default)' : ''}`)
+        .join('\n');
+      print(o.json === true, { accounts }, human);
     });
 
   const user = cli.command('user').description('people on the human lane');

@@ -5,6 +5,7 @@ import { registerConsolePages } from './console-pages.js';
 import { registerOrgConsole } from './org-pages.js';
 import { registerOwnerConsole } from './owner-pages.js';
 import { registerFilesConsole } from './files-pages.js';
+import { registerBankAccountsConsole } from './bank-accounts-pages.js';
 
 export type { ConsoleOptions } from './console-http.js';
 
@@ -24,4 +25,6 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerOwnerConsole(app, options);
   // Payment and lodgement files (issue 12 item 5).
   registerFilesConsole(app, options);
+  // Bank, credit-card and loan accounts (issue 12 item 3).
+  registerBankAccountsConsole(app, options);
 }

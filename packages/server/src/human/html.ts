@@ -82,7 +82,7 @@ function chainBadge(chain: ChainStatus): Html {
 <span class="mono" title="${chain.head.rowHash}">${head}</span> ${badge}</p>`;
 }
 
-export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents' | 'books'
+export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents' | 'books' | 'bank'
   // Issue 12 item 5 (payment and lodgement files):
   | 'files';
 
@@ -95,6 +95,7 @@ function nav(current: NavKey | null, session: HumanSession): Html {
     ['agents', '/console/agents', 'Agents'],
     // Issue 12 item 5: payment and lodgement files (human/files-pages.ts).
     ['files', '/console/files', 'Files'],
+    ['bank', '/console/bank-accounts', 'Bank accounts'],
   ];
   // The owner's read-only view of the books (issue 12 item 6, owner-pages.ts).
   if (mayViewBooks(session.role)) items.push(['books', '/console/books', 'Books']);

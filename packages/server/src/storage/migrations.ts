@@ -18,6 +18,7 @@ import { migration as calendar } from '../calendar/migration.js';
 import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
 import { migration as dayOne, migrationIssueDates } from '../domain/gl/migration-day-one.js';
 import { migration as paymentAccount } from '../org/migration-payment-account.js';
+import { migration as bankAccounts } from '../domain/banking/migration.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 import { migration as corrections } from '../domain/corrections/migration.js';
@@ -374,6 +375,8 @@ export const migrations: readonly Migration[] = [
   migrationIssueDates,
   // Opening balances and corrections, 32 (issue 12 item 2).
   corrections,
+  // Bank, credit-card and loan accounts as records, 33 (issue 12 item 3).
+  bankAccounts,
   // The payment account printed on tax invoices, 34 (issue 12 item 4).
   paymentAccount,
 ];

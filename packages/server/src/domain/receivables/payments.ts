@@ -6,6 +6,7 @@ import type { Uow } from '../../write-path.js';
 import { newJournalId } from '../gl/post.js';
 import { loadInvoice } from './invoices.js';
 import { applyInvoicePayment, outstandingOn } from './ledger-api.js';
+import { DEFAULT_BANK_ACCOUNT, checkBankAccount } from '../banking/accounts.js';
 
 /**
  * books.invoiceRecordPayment: money received against an invoice (ledger-api.ts posts it). A
@@ -60,6 +61,8 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
     };
   }
   const date = p.date ?? uow.today;
+  const bankAccount = p.accountCode ?? DEFAULT_BANK_ACCOUNT;
+  await checkBankAccount(uow.tx, uow.orgId, bankAccount, 'accountCode');
   // What the event states is known before the posting; applyInvoicePayment re-checks and refuses
   // (rolling the event back) when the state or amount does not allow it.
   const owed = await outstandingOn(uow.tx, uow.orgId, invoice.id);
@@ -73,6 +76,8 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
       reference,
       journalId,
       outstandingCents: owed - p.amountCents,
+      // Named when the caller chose it (issue 12); absent means 1000, as before.
+      ...(p.accountCode !== undefined ? { accountCode: bankAccount } : {}),
     },
   });
   const applied = await applyInvoicePayment(uow, {
@@ -82,6 +87,7 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
     reference,
     ledgerId: event.ledgerId,
     journalId,
+    bankAccount,
   });
   invariant(applied.outstandingCents === owed - p.amountCents, 'the event states what the payment left outstanding');
   return {

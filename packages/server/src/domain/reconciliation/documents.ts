@@ -158,7 +158,9 @@ async function matchedOnJournals(
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
   const rows = await q.all<{ journal_id: string; matched: number }>(
-    `SELECT journal_id, SUM(amount_cents) AS matched FROM bank_feed_matches
+    // ABS: a split's account part going the other way inside its line is stored negative (issue 12);
+    // a reversed match (lineUnmatch) no longer counts.
+    `SELECT journal_id, SUM(ABS(amount_cents)) AS matched FROM bank_feed_matches
      WHERE org_id = ? AND journal_id IN (${placeholders(ids.length)}) AND reversed_at IS NULL GROUP BY journal_id`,
     [orgId, ...ids],
   );
@@ -213,10 +215,23 @@ async function journalOnBank(
   );
   if (!r || Number(r.net) === 0)
     throw badRequest(`target.id: journal ${id} posts nothing to bank account ${bankAccount}`);
-  if ((RECODE_SOURCES as readonly string[]).includes(r.source_kind)) {
+  if ((RECODE_SOURCES as readonly string[]).includes(r.source_kind) && !(await recodedToHere(q, orgId, id, bankAccount))) {
     throw badRequest(`target.id: journal ${id} recodes a bank line; it is that line's own posting`);
   }
   return journalTarget(r, (await matchedOnJournals(q, orgId, [id])).get(id) ?? 0);
+}
+
+/**
+ * A recode journal is a bank posting of another account when it codes a line of one bank account
+ * to this one (issue 12 item 3: a transfer seen on one side only); the other side's line matches
+ * it. Only the line's current recode counts (a recode replaced by another is reversed).
+ */
+const RECODED_TO_HERE = `EXISTS (SELECT 1 FROM bank_feed_lines b WHERE b.org_id = j.org_id AND b.id = j.source_id
+  AND b.account_code <> ? AND b.status = 'recoded' AND b.recode_journal_id = j.id)`;
+
+async function recodedToHere(q: Queryable, orgId: string, id: string, bankAccount: string): Promise<boolean> {
+  const row = await q.get(`SELECT j.id FROM journals j WHERE j.org_id = ? AND j.id = ? AND ${RECODED_TO_HERE}`, [orgId, id, bankAccount]);
+  return row !== undefined;
 }
 
 /** The target of a match, with what it still owes; NOT_FOUND when not this organisation's. */
@@ -246,9 +261,9 @@ export async function unreconciledJournals(
   to: string,
 ): Promise<Target[]> {
   const rows = await q.all<JournalRow>(
-    `${JOURNAL_NET} AND j.date >= ? AND j.date <= ? AND j.source_kind NOT IN (?, ?)
+    `${JOURNAL_NET} AND j.date >= ? AND j.date <= ? AND (j.source_kind NOT IN (?, ?) OR ${RECODED_TO_HERE})
      GROUP BY j.id, j.date, j.memo, j.source_kind ORDER BY j.date, j.id`,
-    [orgId, bankAccount, from, to, ...RECODE_SOURCES],
+    [orgId, bankAccount, from, to, ...RECODE_SOURCES, bankAccount],
   );
   const live = rows.filter((r) => Number(r.net) !== 0);
   const matched = await matchedOnJournals(

@@ -3,12 +3,13 @@ import type { z } from 'zod';
 import { addDays } from '../../clock.js';
 import { badRequest, invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { ParseError, parseBankFile, type ParsedLine } from './bank-parse.js';
 import { fingerprint, planImport, type ImportPlan, type PlannedLine } from './dedupe.js';
 import { candidates, rank } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
+import { DEFAULT_BANK_ACCOUNT, checkBankAccount } from '../banking/accounts.js';
+import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
 
 /**
  * books.feedLines: bank lines into a bank account, de-duplicated (dedupe.ts), each a new line
@@ -19,24 +20,9 @@ import { placeholders } from '../../storage/sql.js';
  */
 type Params = z.infer<typeof spec.feedLines.params>;
 
-export const DEFAULT_BANK_ACCOUNT = '1000';
-
-/** A bank account: the chart's bank, or an asset account of the organisation's own with no role. */
-export async function checkBankAccount(
-  q: Queryable,
-  orgId: string,
-  code: string,
-  field: string,
-): Promise<void> {
-  const row = await q.get<{ type: string; system_key: string | null; name: string }>(
-    'SELECT type, system_key, name FROM accounts WHERE org_id = ? AND code = ?',
-    [orgId, code],
-  );
-  if (!row) throw badRequest(`${field}: account ${code} does not exist`);
-  if (row.type !== 'asset' || (row.system_key !== null && row.system_key !== 'bank')) {
-    throw badRequest(`${field}: account ${code} (${row.name}) is not a bank account`);
-  }
-}
+// Bank accounts are records since issue 12 (domain/banking): 1000, a bank, card or loan record,
+// or an asset account with no role.
+export { DEFAULT_BANK_ACCOUNT, checkBankAccount } from '../banking/accounts.js';
 
 interface Input {
   readonly lines: readonly ParsedLine[];
@@ -173,8 +159,15 @@ async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine
     dates[0] ?? '',
     dates.at(-1) ?? '',
   );
+  // Likely transfers: an unmatched opposite line already on another bank account (issue 12).
+  const transfers = await transferSuggestions(
+    uow.tx,
+    uow.orgId,
+    some.map((n) => ({ id: n.id, accountCode: account, date: n.line.date, amountCents: n.line.amountCents, open: true })),
+  );
   return some.flatMap((n) => {
-    const found = rank({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }, targets);
+    const ranked = rank({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }, targets);
+    const found = mergeSuggestions(ranked, transfers.get(n.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return found.length > 0 ? [{ lineId: n.id, candidates: found }] : [];
   });
 }

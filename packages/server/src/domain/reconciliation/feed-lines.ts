@@ -13,6 +13,8 @@ import { placeholders } from '../../storage/sql.js';
  */
 export type FeedLineStatus = z.infer<typeof reconciliation.feedLineStatus>;
 export type TargetKind = z.infer<typeof reconciliation.matchTargetKind>;
+/** What an allocation names: a match target, a transfer's other line, or a split's account (issue 12). */
+export type AllocationKind = z.infer<typeof reconciliation.allocationKind>;
 export type FeedLine = z.infer<typeof reconciliation.feedLine>;
 
 export interface LineRow {
@@ -43,7 +45,7 @@ export const LINE_COLUMNS =
 export interface MatchRow {
   id: string;
   line_id: string;
-  target_kind: TargetKind;
+  target_kind: AllocationKind;
   target_id: string;
   amount_cents: number;
   journal_id: string;

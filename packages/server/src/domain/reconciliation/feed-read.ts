@@ -8,6 +8,7 @@ import { DEFAULT_BANK_ACCOUNT } from './feed-import.js';
 import { LINE_COLUMNS, matchesOf, remainingOf, toLine, type LineRow } from './feed-lines.js';
 import { candidates, rank } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
+import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
 
 /**
  * books.feedLinesList: bank lines oldest first (date, then id), paged by a cursor of both, each
@@ -85,6 +86,21 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
           open[0]?.date ?? '',
           open.at(-1)?.date ?? '',
         );
+  // Likely transfers: the opposite line on another bank account (issue 12 item 3).
+  const transfers =
+    p.suggestions === false
+      ? new Map<string, never[]>()
+      : await transferSuggestions(
+          ctx.db.reader,
+          orgId,
+          page.map((r) => ({
+            id: r.id,
+            accountCode: r.account_code,
+            date: r.date,
+            amountCents: Number(r.amount_cents),
+            open: r.status === 'unmatched' && Number(r.matched_cents) === 0,
+          })),
+        );
   const lines = page.map((r) => {
     const own = matches.get(r.id) ?? [];
     const exclude = new Set(own.map((m) => `${m.target_kind}:${m.target_id}`));
@@ -95,7 +111,8 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
       description: r.description,
       reference: r.reference,
     };
-    const suggestions = UNRECONCILED.includes(r.status) ? rank(line, targets, exclude) : [];
+    const ranked = UNRECONCILED.includes(r.status) ? rank(line, targets, exclude) : [];
+    const suggestions = mergeSuggestions(ranked, transfers.get(r.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return { ...toLine(r, own), suggestions };
   });
   const last = page.at(-1);

@@ -173,9 +173,10 @@ export function matchAmount(p: Params, c: MatchContext): number {
   return apply;
 }
 
-async function post(
+/** The payment a match posts (also books.lineSplit's document parts, domain/banking/split.ts). */
+export async function post(
   uow: Uow,
-  c: MatchContext,
+  c: Pick<MatchContext, 'line' | 'target'>,
   amount: number,
   ledgerId: string,
   journalId: string,

@@ -103,6 +103,19 @@ export async function lineRecode(p: Params, uow: Uow) {
         'only a line with nothing applied (unmatched or recoded) can be recoded',
     );
   }
+  if (line.recode_journal_id !== null) {
+    // Issue 12: a line recoded to another bank account may be matched there by that account's
+    // own line (a transfer seen on one side first); its coding then stays.
+    const other = await uow.tx.get<{ line_id: string }>(
+      'SELECT line_id FROM bank_feed_matches WHERE org_id = ? AND journal_id = ?',
+      [uow.orgId, line.recode_journal_id],
+    );
+    if (other) {
+      throw conflict(
+        `bank line ${line.id}'s recode journal ${line.recode_journal_id} is matched by bank line ${other.line_id} on account ${line.recode_account ?? ''}; it cannot be recoded again`,
+      );
+    }
+  }
   if (p.accountCode === line.account_code)
     throw badRequest(`accountCode: ${p.accountCode} is the bank account the line is on`);
   // Issue 12: a line dated in a locked period is not (re)coded: both journals are dated the line's date.

@@ -1,0 +1,12 @@
+import { bankAccounts } from '@finance-desk/protocol';
+import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { bankAccountsRead } from './accounts.js';
+import { lineSplit } from './split.js';
+import { transferMatch } from './transfer.js';
+
+/** Methods of this area (issue 12 item 3), bound once (see registry.ts). */
+export const bankingBindings: readonly MethodBinding[] = [
+  bindQuery(bankAccounts.bankAccounts, bankAccountsRead),
+  bind(bankAccounts.transferMatch, transferMatch),
+  bind(bankAccounts.lineSplit, lineSplit),
+];
