@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { runWrite } from '../src/write-path.js';
+import { consoleJson, consoleSignIn } from './console-helpers.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, bank, FUNDING, today } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -205,6 +206,17 @@ describe.each(engines)('every books write replays with the same key and params, 
   const lineOf = async (amountCents: number) =>
     (await ok('books.feedLines', { lines: [{ date: today(), amountCents, description: unique('BANK LINE') }] })).lineIds[0] as string;
 
+  let saverCode: string | null = null;
+  /** A second bank account, added once by the owner in the console (keys cannot add accounts). */
+  const secondAccount = async () => {
+    if (saverCode) return saverCode;
+    const s = await consoleSignIn(t, org.slug, org.owner.email, org.owner.password);
+    const r = await consoleJson(t, s, 'POST', '/console/api/bank-accounts', { kind: 'bank', name: 'Saver' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    saverCode = (r.body as { result: { account: { accountCode: string } } }).result.account.accountCode;
+    return saverCode;
+  };
+
   const employeeId = async () => (await ok('books.onboardingStart', { ...EMPLOYEE, name: unique('Employee') })).id as string;
   const taxStep = (id: string) =>
     ({ id, step: 'tax_declaration', taxFileNumber: '876543210', residency: 'resident', claimsTaxFreeThreshold: true });
@@ -350,6 +362,48 @@ describe.each(engines)('every books write replays with the same key and params, 
     ['contactUpdate', 'books.contactUpdate', async () => ({
       id: (await ok('books.contactCreate', { name: unique('Contact'), kind: 'customer' })).id,
       email: 'accounts@contact.example',
+    })],
+    // Corrections (issue 12 item 2): each undoes something the case sets up first.
+    ['lineUnmatch', 'books.lineUnmatch', async () => {
+      const id = await sentId(50_000);
+      const lineId = await lineOf(50_000);
+      await ok('books.matchAccept', { lineId, target: { kind: 'invoice', id } });
+      return { lineId, reason: 'matched to the wrong invoice' };
+    }],
+    ['invoicePaymentDishonour', 'books.invoicePaymentDishonour', async () => {
+      const id = await sentId();
+      const paid = await ok('books.invoiceRecordPayment', { id, amountCents: 40_000, reference: unique('EFT') });
+      return { id, paymentId: paid.paymentId, reason: 'cheque bounced' };
+    }],
+    ['billPaymentReturn', 'books.billPaymentReturn', async () => {
+      const bill = await approvedBill(t, org, { payeeName: unique('Payee'), description: 'x', totalCents: 2_000 });
+      const lineId = await lineOf(-2_000);
+      const m = await ok('books.matchAccept', { lineId, target: { kind: 'bill', id: bill.id } });
+      return { id: bill.id, paymentId: m.match.id, reason: 'INVALID ACCT' };
+    }],
+    ['journalReverse', 'books.journalReverse', async () => {
+      const j = await ok('books.journalPost', { date: today(), memo: 'Accrual', lines: [
+        { accountCode: '6000', debitCents: 1_000 },
+        { accountCode: '3000', creditCents: 1_000 },
+      ] });
+      return { journalId: j.journalId, reason: 'posted to the wrong period' };
+    }],
+    // Bank accounts (issue 12 item 3): a transfer to a second account an owner added; a split line.
+    ['transferMatch', 'books.transferMatch', async () => {
+      const saver = await secondAccount();
+      const fromLineId = await lineOf(-3_000);
+      const toLineId = (await ok('books.feedLines', { accountCode: saver, lines: [{ date: today(), amountCents: 3_000, description: unique('TRANSFER IN') }] })).lineIds[0];
+      return { fromLineId, toLineId };
+    }],
+    ['lineSplit (a new act each call)', 'books.lineSplit', async () => {
+      const id = await sentId(20_000);
+      const lineId = await lineOf(25_000);
+      return { lineId, parts: [{ target: { kind: 'invoice', id }, amountCents: 20_000 }, { accountCode: '4200', amountCents: 5_000 }] };
+    }],
+    // Last: the conversion is once per organisation, dated before everything the cases above posted.
+    ['openingBalances', 'books.openingBalances', async () => ({
+      conversionDate: '2000-01-31',
+      accounts: [{ accountCode: '1000', debitCents: 1_000 }, { accountCode: '3000', creditCents: 1_000 }],
     })],
   ];
 

@@ -126,6 +126,36 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     expect(again.body.error.message).toContain(`is matched by bank line ${into}`);
   });
 
+  it('a split line and a transfer are undone by books.lineUnmatch: every part reversed, documents reopened, nothing left on 1300', async () => {
+    const { o, post, line } = await setup();
+    const d = ok(await post('books.invoiceDraft', { payeeName: 'Hills Cafe', description: 'Shelving', totalCents: 11_000, dueDays: 14 }));
+    ok(await post('books.invoiceSend', { id: d.id }));
+    const payout = await line('1000', 10_500, 'STRIPE PAYOUT');
+    ok(await post('books.lineSplit', { lineId: payout, parts: [
+      { target: { kind: 'invoice', id: d.id }, amountCents: 11_000 },
+      { accountCode: '6300', amountCents: -500, description: 'Stripe fees' },
+    ] }));
+    const undone = ok(await post('books.lineUnmatch', { lineId: payout, reason: 'split wrongly' }));
+    expect(undone.line).toMatchObject({ status: 'unmatched', matchedCents: 0, remainingCents: 10_500 });
+    expect(await balance(o, '1000')).toBe(0);
+    expect(await balance(o, '6300')).toBe(0);
+    expect(await balance(o, '1100')).toBe(11_000);
+    const inv = ok(await post('books.invoices', { status: 'sent' })).invoices.find((i: any) => i.id === d.id);
+    expect(inv.outstandingCents).toBe(11_000);
+
+    const out = await line('1000', -4_000, 'TRANSFER TO SAVER');
+    const into = await line('1010', 4_000, 'TRANSFER FROM CHEQUE');
+    ok(await post('books.transferMatch', { fromLineId: out, toLineId: into }));
+    ok(await post('books.lineUnmatch', { lineId: out, reason: 'not a transfer' }));
+    ok(await post('books.lineUnmatch', { lineId: into, reason: 'not a transfer' }));
+    expect(await balance(o, '1000')).toBe(0);
+    expect(await balance(o, '1010')).toBe(0);
+    expect(await balance(o, '1300')).toBe(0);
+    // Both lines are free again: the same transfer can be matched anew.
+    ok(await post('books.transferMatch', { fromLineId: out, toLineId: into }));
+    expect(await balance(o, '1010')).toBe(4_000);
+  });
+
   it('splits one receipt across two invoices and a fee deducted; one event; postings dated the line', async () => {
     const { o, post, line } = await setup();
     const invoice = async (totalCents: number) => {

@@ -163,8 +163,14 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
   checkPostable(uow, line.date, 'lineId');
   const matches = (await matchesOf(uow.tx, uow.orgId, [line.id])).get(line.id) ?? [];
   const planned: Planned[] = [];
+  // An account part going the other way (a fee deducted from a receipt) lets a document part be
+  // larger than what is left of the line: the parts' total is what must equal it (checkLine). So
+  // each document part is judged against the line as the offsetting parts leave it, whatever
+  // their order in the call.
+  const offset = p.parts.reduce((sum, x) => sum + (!isDocument(x) && x.amountCents < 0 ? -x.amountCents : 0), 0);
+  const judged: LineRow = offset === 0 ? line : { ...line, matched_cents: Number(line.matched_cents) - offset };
   for (const [i, part] of p.parts.entries()) {
-    if (isDocument(part)) planned.push(await planDocument(uow, line, matches, part, i));
+    if (isDocument(part)) planned.push(await planDocument(uow, judged, matches, part, i));
     else {
       invariant(part.accountCode !== undefined, 'the schema asks for target or accountCode');
       planned.push(await planAccount(uow, line, { ...part, accountCode: part.accountCode }, i));

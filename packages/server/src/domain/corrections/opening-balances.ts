@@ -185,11 +185,11 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     // payables show the original date. approved_at stays NULL: the old system approved it, not a
     // human here, so its bank details are not "last approved" for PB-B1 (D8).
     await uow.tx.run(
-      `INSERT INTO bills (org_id, ${BILL_COLUMNS}, reference) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')}, ?)`,
+      `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`,
       [uow.orgId, x.id, 'approved', party.payeeName, payeeKey(party.payeeName), party.contactId, d.description, d.totalCents, gst,
-        Math.max(0, daysBetween(d.issueDate, d.dueDate)), d.dueDate, null, null, null, d.payeeBsb ?? null, d.payeeAccountNumber ?? null,
-        d.payeeAccountName?.toUpperCase() ?? null, d.payeeReference?.toUpperCase() ?? null, journalId, `${d.issueDate}T12:00:00.000Z`,
-        event.ledgerId, d.reference],
+        Math.max(0, daysBetween(d.issueDate, d.dueDate)), d.issueDate, d.dueDate, d.reference, null, null, null, d.payeeBsb ?? null,
+        d.payeeAccountNumber ?? null, d.payeeAccountName?.toUpperCase() ?? null, d.payeeReference?.toUpperCase() ?? null, journalId,
+        `${d.issueDate}T12:00:00.000Z`, event.ledgerId],
     );
     await uow.tx.run(
       `INSERT INTO bill_lines (org_id, bill_id, line_no, description, amount_cents, tax_code, account_code) VALUES (?, ?, 1, ?, ?, ?, '6000')`,
