@@ -116,6 +116,8 @@ describe.each(engines)('books.ask through an OpenAI-compatible provider (%s)', (
     expect(names.every((n: string) => ['books_accounts', 'books_journals', 'books_reports', 'books_invoices', 'books_bills', 'books_feedLinesList', 'books_taxObligations', 'books_assets'].includes(n))).toBe(true);
     // Employees' personal data is never offered to an outside model.
     expect(names).not.toContain('books_employees');
+    // Nor the business's own bank account numbers (issue 12).
+    expect(names).not.toContain('books_bankAccounts');
     const row = await auditOf(r.ledgerId);
     expect(row).toMatchObject({ provider: 'openai', model: 'stub-model', error: null });
     expect(Number(row!.input_tokens)).toBe(1_200);

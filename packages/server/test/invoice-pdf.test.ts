@@ -310,7 +310,7 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
       clock = '2026-09-11T01:00:00.000Z';
       expect(await ok(o, 'books.invoiceChaseStep', { id: inv.id, step: 1, early: true })).toMatchObject({ id: inv.id, step: 1 });
       const { mail, text } = await lastMail(o);
-      expect(mail.headers['subject']).toBe(`Friendly reminder: invoice ${inv.id} for $1,100.00`);
+      expect(mail.headers['subject']).toBe(`Friendly reminder: invoice ${inv.number} for $1,100.00`);
       expect(text).toContain('Tax invoice');
       expect(text).toContain('Due date: 24 September 2026');
     });

@@ -191,7 +191,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(JSON.stringify(ev.payload)).not.toContain('Catering');
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
       expect(mail).toMatchObject({ to: 'accounts@harbour-cafe.example' });
-      expect(mail.subject).toBe(`Tax invoice ${inv.id}: $1,444.62 due ${inv.dueOn}`);
+      expect(mail.subject).toBe(`Tax invoice ${inv.number}: $1,444.62 due ${inv.dueOn}`);
       expect(mail.text).toContain('includes GST of $100.00');
     });
 
@@ -731,9 +731,9 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const r = await post('books.invoiceChaseStep', { id: inv.id, step: 1, early: true });
       expect(r.body.result).toMatchObject({ id: inv.id, step: 1 });
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
-      expect(mail.subject).toBe(`Friendly reminder: invoice ${inv.id} for $500.00`);
+      expect(mail.subject).toBe(`Friendly reminder: invoice ${inv.number} for $500.00`);
       // The reminder says what is still outstanding of a part-paid invoice, not that it is unpaid.
-      expect(mail.text).toContain(`Our records show $500.00 of invoice ${inv.id} (total $1,100.00), due on ${inv.dueOn}, is still outstanding.`);
+      expect(mail.text).toContain(`Our records show $500.00 of invoice ${inv.number} (total $1,100.00), due on ${inv.dueOn}, is still outstanding.`);
       expect(mail.text).not.toContain('not yet paid');
       expect((await events()).at(-1).payload).toMatchObject({ outstandingCents: 50_000, totalCents: 110_000 });
       // The escalation a human approves names the real state and what is left, never "unpaid".
@@ -749,7 +749,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const inv = await sent({ ...SIMPLE, payeeEmail: 'a@b.example' });
       expect((await post('books.invoiceChaseStep', { id: inv.id, step: 1, early: true })).body.result).toMatchObject({ id: inv.id, step: 1 });
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
-      expect(mail.text).toContain(`Our records show $1,100.00 of invoice ${inv.id} (total $1,100.00), due on ${inv.dueOn}, is not yet paid.`);
+      expect(mail.text).toContain(`Our records show $1,100.00 of invoice ${inv.number} (total $1,100.00), due on ${inv.dueOn}, is not yet paid.`);
       const held = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });
       expect(held.body.result.approval.subject.summary).toBe(
         `Send dunning step 2 (Second notice) for invoice ${inv.id} to "Second Street Bakery" <a@b.example> ` +

@@ -1,4 +1,4 @@
-import { people, validate, type MethodSpec } from '@finance-desk/protocol';
+import { bankAccounts, people, validate, type MethodSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
 import type { MethodBinding, ReadContext } from '../binding.js';
 
@@ -31,10 +31,12 @@ function schemaOf(spec: MethodSpec): Record<string, unknown> {
 
 /**
  * Reads never offered to a model: people's personal data (names, pay, tax file and bank details
- * of employees) is not sent to an outside provider to answer a books question. Least privilege:
- * the books' figures are enough for every question the gateway is for.
+ * of employees) is not sent to an outside provider to answer a books question, nor the
+ * business's own BSBs and account numbers (books.bankAccounts, issue 12: each account's balance
+ * is in books.accounts and the reports). Least privilege: the books' figures are enough for every
+ * question the gateway is for.
  */
-export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set([people.employees.name]);
+export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set([people.employees.name, bankAccounts.bankAccounts.name]);
 
 export function readTools(bindings: Iterable<MethodBinding>): ReadTool[] {
   const tools: ReadTool[] = [];

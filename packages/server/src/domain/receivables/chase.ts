@@ -16,6 +16,8 @@ import { loadSaleLines } from './invoice-lines.js';
  */
 interface ChaseRow {
   id: string;
+  /** Issue 12: the number the customer knows the invoice by (INV-0001). */
+  number: string | null;
   status: string;
   payee_name: string;
   payee_email: string | null;
@@ -52,15 +54,16 @@ function reminder(row: ChaseRow, step: number) {
   const amount = formatCents(row.outstanding_cents);
   const tone = TONE[Math.min(step, 3)] ?? 'Final notice';
   const due = `due on ${row.due_on ?? 'receipt'}`;
+  const name = row.number ?? row.id;
   return {
     to: row.payee_email,
-    subject: `${tone}: invoice ${row.id} for ${amount}`,
+    subject: `${tone}: invoice ${name} for ${amount}`,
     text: [
       `Dear ${row.payee_name},`,
       '',
       row.status === 'part_paid'
-        ? `Thank you for your payment so far. Our records show ${amount} of invoice ${row.id} (total ${formatCents(Number(row.total_cents))}), ${due}, is still outstanding.`
-        : `Our records show ${amount} of invoice ${row.id} (total ${formatCents(Number(row.total_cents))}), ${due}, is not yet paid.`,
+        ? `Thank you for your payment so far. Our records show ${amount} of invoice ${name} (total ${formatCents(Number(row.total_cents))}), ${due}, is still outstanding.`
+        : `Our records show ${amount} of invoice ${name} (total ${formatCents(Number(row.total_cents))}), ${due}, is not yet paid.`,
       step >= 3
         ? 'This is our final notice before the matter is escalated. Please pay now or contact us today.'
         : step === 2
@@ -77,7 +80,7 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
   spec: books.invoiceChaseStep,
   async load(params, uow) {
     const row = await uow.tx.get<Omit<ChaseRow, 'outstanding_cents' | 'today'>>(
-      `SELECT id, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id, journal_id,
+      `SELECT id, number, status, payee_name, payee_email, total_cents, due_on, chase_step, chase_ledger_id, journal_id,
          description, gst_cents, issued_on
        FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
       [uow.orgId, params.id],

@@ -268,11 +268,11 @@ function adjustmentMessage(inv: InvoiceRow, c: CreditRow, left: number, pdf: Ema
   const title = pdf.filename.startsWith('Adjustment') ? 'Adjustment note' : 'Credit note';
   return {
     to: inv.payee_email,
-    subject: `${title} ${c.id} on invoice ${inv.id}: ${formatCents(Number(c.amount_cents))} credited`,
+    subject: `${title} ${c.id} on invoice ${inv.number ?? inv.id}: ${formatCents(Number(c.amount_cents))} credited`,
     text: [
       `Dear ${inv.payee_name},`,
       '',
-      `We have credited ${formatCents(Number(c.amount_cents))} to invoice ${inv.id} (${c.reason}).`,
+      `We have credited ${formatCents(Number(c.amount_cents))} to invoice ${inv.number ?? inv.id} (${c.reason}).`,
       left > 0 ? `${formatCents(left)} remains outstanding on that invoice.` : 'Nothing remains outstanding on that invoice.',
       '',
       `The ${title.toLowerCase()} is attached (${pdf.filename}).`,

@@ -232,11 +232,11 @@ function invoiceMessage(
   const title = taxable ? 'Tax invoice' : 'Invoice';
   return {
     to: row.payee_email,
-    subject: `${title} ${row.id}: ${formatCents(Number(row.total_cents))} due ${dueOn}`,
+    subject: `${title} ${row.number ?? row.id}: ${formatCents(Number(row.total_cents))} due ${dueOn}`,
     text: [
       `Dear ${row.payee_name},`,
       '',
-      `${title} ${row.id}, issued ${issuedOn}, due ${dueOn}: ${row.description}`,
+      `${title} ${row.number ?? row.id}, issued ${issuedOn}, due ${dueOn}: ${row.description}`,
       '',
       ...lines.map((l) => `  ${l.description}  ${formatCents(l.amountCents)}  (${l.taxCode})`),
       '',
