@@ -1,8 +1,6 @@
-import type { TaxCode } from '@finance-desk/protocol';
 import { DomainError, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { checkPostable } from '../gl/periods.js';
-import type { PostingLine } from '../gl/post.js';
 import { RECEIVABLES_ACCOUNT, outstandingOn } from '../receivables/ledger-api.js';
 
 /**
@@ -25,35 +23,8 @@ export function correctionDate(uow: Uow, date: string | undefined, notBefore: st
   return d;
 }
 
-interface JournalLineRow {
-  account_code: string;
-  debit_cents: number;
-  credit_cents: number;
-  tax_code: TaxCode | null;
-  tax_base_cents: number;
-  gst_cents: number;
-  description: string;
-  doc_id: string | null;
-}
-
-/** A journal's lines, sides swapped and GST tags negated (so the BAS nets it out), docIds kept. */
-export async function mirrorOf(uow: Uow, journalId: string): Promise<PostingLine[]> {
-  const rows = await uow.tx.all<JournalLineRow>(
-    `SELECT account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, description, doc_id FROM journal_lines
-     WHERE org_id = ? AND journal_id = ? ORDER BY line_no`,
-    [uow.orgId, journalId],
-  );
-  invariant(rows.length >= 2, `journal ${journalId} has its lines`);
-  return rows.map((r) => ({
-    account: r.account_code,
-    ...(Number(r.debit_cents) > 0 ? { creditCents: Number(r.debit_cents) } : { debitCents: Number(r.credit_cents) }),
-    taxCode: r.tax_code,
-    taxBaseCents: -Number(r.tax_base_cents),
-    gstCents: -Number(r.gst_cents),
-    description: `Reversal: ${r.description}`.slice(0, 500),
-    docId: r.doc_id,
-  }));
-}
+// The mirror of a journal lives with the ledger (gl/mirror.ts): recode reversals use it too.
+export { mirrorOf } from '../gl/mirror.js';
 
 export interface JournalHead {
   id: string;

@@ -2,6 +2,7 @@ import type { TaxCode } from '@finance-desk/protocol';
 import { events, reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
+import { mirrorOf } from '../gl/mirror.js';
 import { checkPostable } from '../gl/periods.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
@@ -41,36 +42,6 @@ export function defaultTaxCode(accountCode: string): TaxCode {
   if (accountCode === '6300') return 'INPUT_TAXED_EXPENSE';
   if (accountCode === '4100') return 'INPUT_TAXED';
   return 'BAS_EXCLUDED';
-}
-
-interface JournalLineRow {
-  account_code: string;
-  debit_cents: number;
-  credit_cents: number;
-  tax_code: TaxCode | null;
-  tax_base_cents: number;
-  gst_cents: number;
-  description: string;
-}
-
-/** The previous recode journal, sides swapped and tags negated, so the BAS nets it out. */
-async function reversalOf(uow: Uow, journalId: string): Promise<PostingLine[]> {
-  const rows = await uow.tx.all<JournalLineRow>(
-    `SELECT account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, description FROM journal_lines
-     WHERE org_id = ? AND journal_id = ? ORDER BY line_no`,
-    [uow.orgId, journalId],
-  );
-  invariant(rows.length >= 2, `recode journal ${journalId} has its lines`);
-  return rows.map((r) => ({
-    account: r.account_code,
-    ...(Number(r.debit_cents) > 0
-      ? { creditCents: Number(r.debit_cents) }
-      : { debitCents: Number(r.credit_cents) }),
-    taxCode: r.tax_code,
-    taxBaseCents: -Number(r.tax_base_cents),
-    gstCents: -Number(r.gst_cents),
-    description: `Reversal: ${r.description}`,
-  }));
 }
 
 function recodePosting(
@@ -149,7 +120,7 @@ export async function lineRecode(p: Params, uow: Uow) {
       memo: `Reversal of recode ${previous} of bank line ${line.id}`,
       source: { kind: 'feed_recode_reversal', id: line.id },
       ledgerId: event.ledgerId,
-      lines: await reversalOf(uow, previous),
+      lines: await mirrorOf(uow, previous),
     });
   }
   await postJournal(uow, {
