@@ -223,7 +223,10 @@ describe.each(engines)('the signature law (%s)', (engine) => {
         [org.orgId],
       );
       expect(row?.delivered_at).not.toBeNull();
-      expect(JSON.parse(row?.body ?? '{}')).toMatchObject({ to: 'accounts@harbour-cafe.example', subject: expect.stringContaining(id) });
+      // The customer knows the invoice by its number (issue 12), not the internal id.
+      const { number } = await t.db.reader.get<{ number: string }>('SELECT number FROM invoices WHERE org_id = ? AND id = ?', [org.orgId, id]) ?? { number: '?' };
+      expect(number).toMatch(/^INV-\d{4}$/);
+      expect(JSON.parse(row?.body ?? '{}')).toMatchObject({ to: 'accounts@harbour-cafe.example', subject: expect.stringContaining(number) });
     });
 
     it('out of order → CONFLICT naming the last step done; draft → CONFLICT naming the state', async () => {
