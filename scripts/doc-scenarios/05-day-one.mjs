@@ -1,0 +1,60 @@
+// Day-one scenario for docs/methods.md (issue 12): the conversion (opening balances with an
+// invoice and a bill carried in), bank accounts, a transfer matched on both sides, a split line,
+// and each correction: unmatch, a dishonoured receipt, a returned supplier payment, a reversed
+// journal. Runs right after the core scenario, so the conversion date (2020) precedes every posting.
+import { createBankAccount } from '../../packages/server/dist/domain/banking/accounts.js';
+
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
+
+export async function run({ post, org, db }) {
+  const opening = await post('books.openingBalances', {
+    conversionDate: '2020-06-30',
+    accounts: [{ accountCode: '1000', debitCents: 1_000_000 }, { accountCode: '3000', creditCents: 1_042_350 }],
+    invoices: [{ number: 'OLD-950', issueDate: '2020-06-10', dueDate: '2020-07-10', payeeName: 'Bay Books', description: 'Catering, June', totalCents: 55_000, outstandingCents: 55_000 }],
+    bills: [{ payeeName: 'Paper Co', reference: 'PC-881', issueDate: '2020-06-20', dueDate: '2020-07-20', description: 'Till rolls', totalCents: 12_650, outstandingCents: 12_650 }],
+  }, 'The conversion: balances as at 30 June 2020, an open invoice and an open bill carried in with their own numbers and dates (one journal)');
+  await post('books.openingBalances', {
+    conversionDate: '2020-06-30', accounts: [{ accountCode: '1000', debitCents: 500 }, { accountCode: '3000', creditCents: 400 }],
+  }, 'Another conversion with other figures: CONFLICT (recorded once per organisation)');
+  const [carriedInvoice] = opening.result.invoiceIds;
+  const [carriedBill] = opening.result.billIds;
+
+  // A receipt matched to the wrong invoice, then unmatched.
+  const receipt = await post('books.feedLines', { lines: [{ date: today(), amountCents: 55_000, description: 'DIRECT CREDIT BAY BOOKS OLD-950' }] }, 'A receipt quoting the carried-in invoice number');
+  const lineId = receipt.result.lineIds[0];
+  await post('books.matchAccept', { lineId, target: { kind: 'invoice', id: carriedInvoice } }, 'Matched to the carried-in invoice');
+  await post('books.lineUnmatch', { lineId, reason: 'The payment was for another invoice' }, 'Unmatch: the payment journal reversed, the invoice owed again, the line unmatched');
+
+  // A customer's payment bounces.
+  const inv = await post('books.invoiceDraft', { payeeName: 'Hills Cafe', description: 'Shelving', totalCents: 33_000, dueDays: 14 }, 'An invoice to be paid by cheque');
+  await post('books.invoiceSend', { id: inv.result.id }, 'Send it');
+  const paid = await post('books.invoiceRecordPayment', { id: inv.result.id, amountCents: 33_000, reference: 'CHQ 100412' }, 'Paid by cheque');
+  await post('books.invoicePaymentDishonour', { id: inv.result.id, paymentId: paid.result.paymentId, reason: 'Cheque dishonoured: refer to drawer' }, 'The cheque bounced: Dr 1100 / Cr 1000, the invoice is owed again');
+
+  // A supplier payment comes back.
+  const out = await post('books.feedLines', { lines: [{ date: today(), amountCents: -12_650, description: 'TRANSFER TO PAPER CO PC-881' }] }, 'Paying the carried-in bill');
+  const paidBill = await post('books.matchAccept', { lineId: out.result.lineIds[0], target: { kind: 'bill', id: carriedBill } }, 'Matched to the bill');
+  await post('books.billPaymentReturn', { id: carriedBill, paymentId: paidBill.result.match.id, reason: 'INVALID ACCT' }, 'The bank returned it: Dr 1000 / Cr 2000, the bill is payable again');
+
+  // A manual journal posted in error, reversed.
+  const j = await post('books.journalPost', { date: today(), memo: 'Accrue cleaning', lines: [{ accountCode: '6000', debitCents: 4_400 }, { accountCode: '3000', creditCents: 4_400 }] }, 'A manual journal');
+  await post('books.journalReverse', { journalId: j.result.journalId, reason: 'Posted to the wrong account' }, 'Reversed by its mirror journal');
+  await post('books.journalReverse', { journalId: j.result.journalId, reason: 'Posted to the wrong account' }, 'Reversing again: a no-op (D3)');
+
+  // Bank accounts: an owner adds a credit card (console or `finance-desk bank-account add`).
+  const card = await createBankAccount(db, { orgId: org.orgId, actor: '', input: { kind: 'credit_card', name: 'Business Visa' } });
+  await post('books.bankAccounts', {}, 'The bank, card and loan accounts with their balances and unreconciled lines');
+  const code = card.account.accountCode;
+  const from = await post('books.feedLines', { lines: [{ date: today(), amountCents: -20_000, description: 'TRANSFER TO VISA' }] }, 'The bank side of a card repayment');
+  const into = await post('books.feedLines', { accountCode: code, lines: [{ date: today(), amountCents: 20_000, description: 'PAYMENT THANK YOU' }] }, 'The card side, imported into the card account');
+  await post('books.transferMatch', { fromLineId: from.result.lineIds[0], toLineId: into.result.lineIds[0] }, 'A transfer matched on both sides (through 1300 Bank clearing)');
+
+  // One payout paying an invoice less a fee.
+  const sale = await post('books.invoiceDraft', { payeeName: 'Bay Books', description: 'Catering, launch', totalCents: 11_000, dueDays: 7 }, 'An invoice paid through a card processor');
+  await post('books.invoiceSend', { id: sale.result.id }, 'Send it');
+  const payout = await post('books.feedLines', { lines: [{ date: today(), amountCents: 10_500, description: 'STRIPE PAYOUT' }] }, 'The payout, net of the fee');
+  await post('books.lineSplit', {
+    lineId: payout.result.lineIds[0],
+    parts: [{ target: { kind: 'invoice', id: sale.result.id }, amountCents: 11_000 }, { accountCode: '6300', amountCents: -500, description: 'Stripe fee' }],
+  }, 'Split: the invoice paid in full, the fee to 6300 Bank fees, in one event');
+}
