@@ -1,9 +1,9 @@
 import { canonicalJson, sha256Hex, type EventKindSpec, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
-import { appendEvent, lockHead, type Appended, type EventBody } from './ledger/append.js';
+import { appendedOf, chainEvent, insertEvents, lockHead, moveHead, pgArray, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
 import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
-import type { Capabilities, Database, Queryable, Tx } from './storage/types.js';
+import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './storage/types.js';
 
 /**
  * The unit of work a handler receives: the transaction, and `emit` to append the call's one
@@ -84,50 +84,243 @@ function requestHash(method: string, params: unknown): string {
   return sha256Hex(canonicalJson({ method, params: params as JsonValue }));
 }
 
+interface IdemPending {
+  readonly credentialId: string;
+  readonly key: string;
+  readonly method: string;
+  readonly hash: string;
+  readonly result: string;
+  readonly at: string;
+}
+
+interface OrgSettings {
+  readonly time_zone: string | null;
+  readonly lock_date: string | null;
+  readonly conversion_date: string | null;
+}
+
+/**
+ * One organisation's share of a batch (issue 14): the units of work of one organisation that
+ * commit together lock its head once, chain their events onto it in code, and write the events
+ * and idempotency rows set-based with one head update just before COMMIT (storage BatchScope).
+ * `stored` is the head as locked (the row the final UPDATE moves from); `head` runs ahead of it
+ * by the events chained so far. `written`/`idemWritten` count rows already flushed mid-batch (a
+ * unit about to read the events or idempotency tables sees every earlier unit's rows).
+ */
+interface OrgBatch {
+  readonly orgId: string;
+  readonly stored: Head;
+  head: Head;
+  readonly events: ChainedEvent[];
+  written: number;
+  readonly idem: IdemPending[];
+  idemWritten: number;
+  /** The organisation's settings, read once per batch; null after a unit wrote organisations. */
+  settings: OrgSettings | null;
+  /** The unit whose savepoint took the head lock: if it fails, the lock goes with it. */
+  lockedBy: object;
+}
+
+interface Mark {
+  readonly head: Head;
+  readonly events: number;
+  readonly written: number;
+  readonly idem: number;
+  readonly idemWritten: number;
+}
+
+const mark = (b: OrgBatch): Mark => ({
+  head: { ...b.head },
+  events: b.events.length,
+  written: b.written,
+  idem: b.idem.length,
+  idemWritten: b.idemWritten,
+});
+
+/**
+ * A unit failed and rolled back to its savepoint: drop what it chained or queued, and what it
+ * flushed (the savepoint undid those rows, whoever's they were). If its savepoint took the head's
+ * row lock, PostgreSQL released that lock with it, so the next unit must lock again.
+ */
+function restore(tx: Tx, b: OrgBatch, m: Mark, unit: object): void {
+  if (b.lockedBy === unit) {
+    tx.batch.memo.delete(memoKey(b.orgId));
+    return;
+  }
+  b.head = m.head;
+  b.events.length = m.events;
+  b.written = m.written;
+  b.idem.length = m.idem;
+  b.idemWritten = m.idemWritten;
+  b.settings = null;
+}
+
+const memoKey = (orgId: string) => `org-batch:${orgId}`;
+
+/** Write what the batch has queued for the organisation and not yet written. */
+async function flushRows(q: Queryable, caps: Capabilities, b: OrgBatch): Promise<void> {
+  if (b.written < b.events.length) {
+    await insertEvents(q, caps, b.orgId, b.events.slice(b.written));
+    b.written = b.events.length;
+  }
+  if (b.idemWritten < b.idem.length) {
+    await insertIdempotency(q, caps, b.orgId, b.idem.slice(b.idemWritten));
+    b.idemWritten = b.idem.length;
+  }
+}
+
+async function insertIdempotency(q: Queryable, caps: Capabilities, orgId: string, rows: readonly IdemPending[]): Promise<void> {
+  if (caps.engine === 'postgres') {
+    await q.run(
+      `INSERT INTO idempotency (org_id, credential_id, idem_key, method, request_hash, result, created_at)
+       SELECT ?, c, k, m, h, r, t FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(c, k, m, h, r, t)`,
+      [
+        orgId,
+        pgArray(rows.map((r) => r.credentialId)),
+        pgArray(rows.map((r) => r.key)),
+        pgArray(rows.map((r) => r.method)),
+        pgArray(rows.map((r) => r.hash)),
+        pgArray(rows.map((r) => r.result)),
+        pgArray(rows.map((r) => r.at)),
+      ],
+    );
+    return;
+  }
+  for (const r of rows) {
+    await q.run(
+      `INSERT INTO idempotency (org_id, credential_id, idem_key, method, request_hash, result, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [orgId, r.credentialId, r.key, r.method, r.hash, r.result, r.at],
+    );
+  }
+}
+
+/**
+ * The organisation's share of this transaction's batch: the first unit locks the head (FOR
+ * UPDATE on PostgreSQL, so every process's writes of the organisation still serialise on it)
+ * and registers the batch's one write-out before COMMIT.
+ */
+async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object): Promise<OrgBatch> {
+  const key = memoKey(orgId);
+  const known = tx.batch.memo.get(key) as OrgBatch | undefined;
+  if (known) return known;
+  const head = await lockHead(tx, caps, orgId);
+  invariant(head, `organisation ${orgId} has a head row`);
+  const b: OrgBatch = {
+    orgId,
+    stored: { ...head },
+    head,
+    events: [],
+    written: 0,
+    idem: [],
+    idemWritten: 0,
+    settings: null,
+    lockedBy: unit,
+  };
+  tx.batch.memo.set(key, b);
+  tx.batch.beforeCommit(async (q) => {
+    // A batch whose locking unit failed dropped this share; a later unit made its own.
+    if (tx.batch.memo.get(key) !== b) return;
+    await flushRows(q, caps, b);
+    if (b.head.seq !== b.stored.seq) await moveHead(q, orgId, b.stored, b.head);
+  });
+  return b;
+}
+
+/** SQL that reads or writes what the batch holds back (so earlier units' rows go out first). */
+const HELD_BACK = /\b(?:events|idempotency)\b/i;
+/** SQL that changes an organisation's settings (so the batch's copy is read again). */
+const WRITES_ORG = /^\s*(?:UPDATE\s+organisations|INSERT\s+INTO\s+organisations|DELETE\s+FROM\s+organisations)\b/i;
+const sqlKinds = new Map<string, number>();
+
+function kindOf(sql: string): number {
+  let k = sqlKinds.get(sql);
+  if (k === undefined) {
+    k = (HELD_BACK.test(sql) ? 1 : 0) | (WRITES_ORG.test(sql) ? 2 : 0);
+    // The SQL texts are the source's own (bounded); the cap is a backstop.
+    if (sqlKinds.size < 4096) sqlKinds.set(sql, k);
+  }
+  return k;
+}
+
+/** The handler's view of the transaction: the batch's held-back rows are in it when it looks. */
+function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
+  const before = async (sql: string) => {
+    const k = kindOf(sql);
+    if (k & 1) await flushRows(tx, caps, b);
+    if (k & 2) b.settings = null;
+  };
+  return {
+    batch: tx.batch,
+    notify: (channel, payload) => tx.notify(channel, payload),
+    async all<T = Row>(sql: string, params?: readonly SqlValue[]) {
+      await before(sql);
+      return tx.all<T>(sql, params);
+    },
+    async get<T = Row>(sql: string, params?: readonly SqlValue[]) {
+      await before(sql);
+      return tx.get<T>(sql, params);
+    },
+    async run(sql: string, params?: readonly SqlValue[]) {
+      await before(sql);
+      return tx.run(sql, params);
+    },
+  };
+}
+
 /**
  * Run a unit of work for an organisation with exactly one ledger event (or none for a state
- * no-op). Locks the organisation's head, runs `fn`, checks the one-event invariant, and
- * everything commits together. `before` may answer early (an idempotent replay) with no event.
+ * no-op). Takes the organisation's share of the batch (its head locked once per transaction),
+ * runs `fn`, checks the one-event invariant; the event is chained in code and written with the
+ * batch, so it commits with the change or not at all. `before` may answer early (an idempotent
+ * replay) with no event.
  */
 async function unitOfWork<R extends WriteResult, E>(
   db: Database,
   orgId: string,
   actor: string,
-  fn: (uow: Uow) => Promise<R>,
-  before: (tx: Tx) => Promise<E | undefined>,
+  fn: (uow: Uow, batch: OrgBatch) => Promise<R>,
+  before: (tx: Tx, batch: OrgBatch) => Promise<E | undefined>,
 ): Promise<{ early: E } | { result: R }> {
   return db.write(async (tx) => {
-    const head = await lockHead(tx, db.caps, orgId);
-    invariant(head, `organisation ${orgId} has a head row`);
-    const early = await before(tx);
-    if (early !== undefined) return { early };
-    let emitted = 0;
-    const now = clockOf(db)();
-    const org = await tx.get<{ time_zone: string | null; lock_date: string | null; conversion_date: string | null }>(
-      'SELECT time_zone, lock_date, conversion_date FROM organisations WHERE id = ?',
-      [orgId],
-    );
-    const uow: Uow = {
-      tx,
-      caps: db.caps,
-      orgId,
-      actor,
-      now,
-      today: localDate(now, org?.time_zone ?? DEFAULT_TIME_ZONE),
-      lockDate: org?.lock_date ?? null,
-      conversionDate: org?.conversion_date ?? null,
-      emit: async (event, body) => {
-        emitted += 1;
-        invariant(emitted === 1, 'a call appends exactly one event');
-        return appendEvent(tx, orgId, head, actor, event, body);
-      },
-    };
-    const result = await fn(uow);
-    invariant(
-      result.noop === true ? emitted === 0 : emitted === 1,
-      'a side-effecting call appends exactly one event; a state no-op appends none',
-    );
-    return { result };
+    const unit = {};
+    const b = await orgBatch(tx, db.caps, orgId, unit);
+    const m = mark(b);
+    try {
+      const early = await before(tx, b);
+      if (early !== undefined) return { early };
+      let emitted = 0;
+      const now = clockOf(db)();
+      b.settings ??=
+        (await tx.get<OrgSettings>('SELECT time_zone, lock_date, conversion_date FROM organisations WHERE id = ?', [orgId])) ?? null;
+      const org = b.settings;
+      const uow: Uow = {
+        tx: unitTx(tx, db.caps, b),
+        caps: db.caps,
+        orgId,
+        actor,
+        now,
+        today: localDate(now, org?.time_zone ?? DEFAULT_TIME_ZONE),
+        lockDate: org?.lock_date ?? null,
+        conversionDate: org?.conversion_date ?? null,
+        emit: async (event, body) => {
+          emitted += 1;
+          invariant(emitted === 1, 'a call appends exactly one event');
+          const chained = chainEvent(b.head, actor, event, body);
+          b.events.push(chained);
+          return appendedOf(chained);
+        },
+      };
+      const result = await fn(uow, b);
+      invariant(
+        result.noop === true ? emitted === 0 : emitted === 1,
+        'a side-effecting call appends exactly one event; a state no-op appends none',
+      );
+      return { result };
+    } catch (error) {
+      restore(tx, b, m, unit);
+      throw error;
+    }
   }, { batchKey: orgId });
 }
 
@@ -145,12 +338,18 @@ export async function inUnitOfWork<R extends WriteResult>(
   return out.result;
 }
 
-/** A stored result for this key: undefined if none; CONFLICT if the key was used for other params. */
-async function seenResult(q: Queryable, call: WriteCall, key: string, hash: string): Promise<unknown> {
-  const seen = await q.get<IdemRow>(
-    'SELECT method, request_hash, result FROM idempotency WHERE org_id = ? AND credential_id = ? AND idem_key = ?',
-    [call.orgId, call.credentialId, key],
-  );
+/**
+ * A stored result for this key: undefined if none; CONFLICT if the key was used for other params.
+ * Within a batch, a row an earlier unit queued counts as stored.
+ */
+async function seenResult(q: Queryable, call: WriteCall, key: string, hash: string, batch?: OrgBatch): Promise<unknown> {
+  const queued = batch?.idem.find((r) => r.credentialId === call.credentialId && r.key === key);
+  const seen: IdemRow | undefined = queued
+    ? { method: queued.method, request_hash: queued.hash, result: queued.result }
+    : await q.get<IdemRow>(
+        'SELECT method, request_hash, result FROM idempotency WHERE org_id = ? AND credential_id = ? AND idem_key = ?',
+        [call.orgId, call.credentialId, key],
+      );
   if (!seen) return undefined;
   if (seen.request_hash !== hash) {
     throw new DomainError('CONFLICT', `idempotency key was already used for a different request (${seen.method})`);
@@ -196,16 +395,20 @@ export async function runWrite(
       db,
       call.orgId,
       call.actor,
-      async (uow) => {
+      async (uow, batch) => {
         const result = await handler(uow, prepared);
-        await uow.tx.run(
-          `INSERT INTO idempotency (org_id, credential_id, idem_key, method, request_hash, result, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          [call.orgId, call.credentialId, key, call.method, hash, JSON.stringify(result), uow.now],
-        );
+        // Written with the batch's events, before COMMIT (insertIdempotency).
+        batch.idem.push({
+          credentialId: call.credentialId,
+          key,
+          method: call.method,
+          hash,
+          result: JSON.stringify(result),
+          at: uow.now,
+        });
         return result;
       },
-      async (tx) => seenResult(tx, call, key, hash),
+      async (tx, batch) => seenResult(tx, call, key, hash, batch),
     );
     if ('early' in outcome) return { replay: true, result: outcome.early };
     return { replay: false, result: outcome.result };

@@ -28,7 +28,7 @@ if (!pgUrl) {
 
 const PROCESSES = 4;
 /** FD_MP_HOT_WRITES: the nightly `npm run hostile` raises it (issue 13 item 7). */
-const HOT_WRITES = Number(process.env.FD_MP_HOT_WRITES ?? 400);
+const HOT_WRITES = Number(process.env.FD_MP_HOT_WRITES ?? 1000);
 const SPREAD_ORGS = 8;
 const WRITES_PER_SPREAD_ORG = 50;
 

@@ -8,7 +8,7 @@ import {
   type JsonValue,
 } from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
-import type { Capabilities, Tx } from '../storage/types.js';
+import type { Capabilities, Queryable, Tx } from '../storage/types.js';
 
 export interface Head {
   seq: number;
@@ -44,36 +44,125 @@ export async function lockHead(tx: Tx, caps: Capabilities, orgId: string): Promi
   return row ? { seq: Number(row.seq), rowHash: row.row_hash } : null;
 }
 
-/** Append one event after `head`, advancing `head` in place. Same transaction as the change. */
+/** An event chained in code onto a head, not yet written (issue 14: written set-based, per batch). */
+export interface ChainedEvent {
+  readonly seq: number;
+  readonly family: string;
+  readonly kind: string;
+  readonly entityId: string;
+  readonly actor: string;
+  readonly at: string;
+  readonly payload: string;
+  readonly prevHash: string;
+  readonly rowHash: string;
+}
+
+/**
+ * Chain one event onto `head` in code, advancing `head` in place. The payload is serialised once:
+ * the stored text is the hashed text (D9). Nothing is written: see insertEvents.
+ */
+export function chainEvent<E extends EventKindSpec>(head: Head, actor: string, event: E, body: EventBody<E>): ChainedEvent {
+  const seq = head.seq + 1;
+  invariant(Number.isSafeInteger(seq), 'seq is a safe integer');
+  const at = new Date().toISOString();
+  // Stored as built, never parsed through the schema here (the harness checks every test's events).
+  const payload = canonicalJson(body.payload as JsonValue);
+  const row = { seq, family: event.family, kind: event.kind, entity_id: body.entityId, actor, at };
+  const rowHash = sha256Hex(rowHashInputWithPayload(head.rowHash, row, payload));
+  const chained: ChainedEvent = {
+    seq,
+    family: event.family,
+    kind: event.kind,
+    entityId: body.entityId,
+    actor,
+    at,
+    payload,
+    prevHash: head.rowHash,
+    rowHash,
+  };
+  head.seq = seq;
+  head.rowHash = rowHash;
+  return chained;
+}
+
+export function appendedOf(e: ChainedEvent): Appended {
+  return { seq: e.seq, rowHash: e.rowHash, ledgerId: ledgerId(e.rowHash), at: e.at };
+}
+
+/**
+ * Write chained events of one organisation. PostgreSQL: one multi-row INSERT over `unnest` of
+ * column arrays (one round trip, one plan, however many rows); SQLite: its cached single-row
+ * statement per row, in process. The primary key (org_id, seq) refuses any seq written twice.
+ */
+export async function insertEvents(tx: Queryable, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
+  if (rows.length === 0) return;
+  if (caps.engine === 'postgres') {
+    const inserted = await tx.run(
+      `INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
+       SELECT ?, s, f, k, e, a, t, p, ph, rh
+         FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+           AS u(s, f, k, e, a, t, p, ph, rh)`,
+      [
+        orgId,
+        pgArray(rows.map((r) => r.seq)),
+        pgArray(rows.map((r) => r.family)),
+        pgArray(rows.map((r) => r.kind)),
+        pgArray(rows.map((r) => r.entityId)),
+        pgArray(rows.map((r) => r.actor)),
+        pgArray(rows.map((r) => r.at)),
+        pgArray(rows.map((r) => r.payload)),
+        pgArray(rows.map((r) => r.prevHash)),
+        pgArray(rows.map((r) => r.rowHash)),
+      ],
+    );
+    invariant(inserted.changes === rows.length, 'every chained event was written');
+    return;
+  }
+  for (const r of rows) {
+    await tx.run(
+      `INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash],
+    );
+  }
+}
+
+/**
+ * An array parameter as PostgreSQL's array literal text ({"a","b\"c"}): every element quoted and
+ * escaped, so any text survives; node-postgres would do the same for a JS array, but the storage
+ * seam takes only scalar values.
+ */
+export function pgArray(values: readonly (string | number)[]): string {
+  return `{${values.map((v) => (typeof v === 'number' ? String(v) : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+}
+
+/**
+ * Move the stored head from `from` to `to`; the row must still be at `from` (this transaction
+ * locked it), else the chain would fork.
+ */
+export async function moveHead(tx: Queryable, orgId: string, from: Head, to: Head): Promise<void> {
+  const moved = await tx.run('UPDATE org_heads SET seq = ?, row_hash = ? WHERE org_id = ? AND seq = ?', [
+    to.seq,
+    to.rowHash,
+    orgId,
+    from.seq,
+  ]);
+  invariant(moved.changes === 1, 'the head moved only from the seq this transaction read');
+}
+
+/** Append one event after `head` at once (org creation), advancing `head` in place. */
 export async function appendEvent<E extends EventKindSpec>(
   tx: Tx,
+  caps: Capabilities,
   orgId: string,
   head: Head,
   actor: string,
   event: E,
   body: EventBody<E>,
 ): Promise<Appended> {
-  const seq = head.seq + 1;
-  invariant(Number.isSafeInteger(seq), 'seq is a safe integer');
-  const at = new Date().toISOString();
-  // Stored as built, never parsed through the schema here (the harness checks every test's events).
-  const payloadText = canonicalJson(body.payload as JsonValue);
-  const row = { seq, family: event.family, kind: event.kind, entity_id: body.entityId, actor, at };
-  // The payload is serialised once: the stored text is the hashed text (D9).
-  const hash = sha256Hex(rowHashInputWithPayload(head.rowHash, row, payloadText));
-  await tx.run(
-    `INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [orgId, seq, row.family, row.kind, row.entity_id, actor, at, payloadText, head.rowHash, hash],
-  );
-  const moved = await tx.run('UPDATE org_heads SET seq = ?, row_hash = ? WHERE org_id = ? AND seq = ?', [
-    seq,
-    hash,
-    orgId,
-    head.seq,
-  ]);
-  invariant(moved.changes === 1, 'the head moved only from the seq this transaction read');
-  head.seq = seq;
-  head.rowHash = hash;
-  return { seq, rowHash: hash, ledgerId: ledgerId(hash), at };
+  const from = { ...head };
+  const chained = chainEvent(head, actor, event, body);
+  await insertEvents(tx, caps, orgId, [chained]);
+  await moveHead(tx, orgId, from, head);
+  return appendedOf(chained);
 }

@@ -99,7 +99,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
     await seedChart(tx, orgId, now);
     const keys: IssuedKey[] = [];
     for (const tier of ['observer', 'reader', 'agent'] as const) keys.push(await issueKey(tx, orgId, tier, null, now));
-    await appendEvent(tx, orgId, { seq: 0, rowHash: '' }, '', events.orgCreated, {
+    await appendEvent(tx, db.caps, orgId, { seq: 0, rowHash: '' }, '', events.orgCreated, {
       entityId: orgId,
       payload: { name, slug, timeZone, ownerUserId: userId, keyIds: keys.map((k) => k.keyId), decisionRights: input.decisionRights },
     });

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
-import type { Capabilities, Database, Queryable, Row, SqlValue, Tx, WriteOptions } from './types.js';
+import { newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx, type WriteOptions } from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
 // (cents, seq, days), and anything else is a broken invariant, not something to round.
@@ -23,14 +23,69 @@ function toPg(sql: string): string {
   return out;
 }
 
+/** Names of prepared statements by SQL text; bounded, past the bound statements go unnamed. */
+const statementNames = new Map<string, string>();
+const STATEMENT_NAMES_MAX = 4096;
+
+/**
+ * The query as node-postgres takes it: a parameterised statement gets a name, so each connection
+ * parses and plans it once and then only binds and executes it (issue 14: parse and plan were a
+ * large part of PostgreSQL's CPU per write). The SQL here is written once in the source, so the
+ * texts are few; dynamic ones (IN lists of varying length) are bounded by their callers' caps,
+ * and the map by STATEMENT_NAMES_MAX all the same.
+ */
+function statement(sql: string, params: readonly SqlValue[]): pg.QueryConfig {
+  const text = toPg(sql);
+  if (params.length === 0) return { text };
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < STATEMENT_NAMES_MAX) {
+    name = `fd${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] };
+}
+
+const CHANGES = /^\s*(?:INSERT|UPDATE|DELETE|WITH|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|LOCK)\b/i;
+const changesByText = new Map<string, boolean>();
+
+/** Does this statement change data (or take a lock a rollback must end)? Read-only SELECTs do not. */
+function changesData(sql: string): boolean {
+  let c = changesByText.get(sql);
+  if (c === undefined) {
+    c = CHANGES.test(sql) || /\bpg_notify\b|\bnextval\b|\bsetval\b/i.test(sql);
+    if (changesByText.size < STATEMENT_NAMES_MAX) changesByText.set(sql, c);
+  }
+  return c;
+}
+
 class PgQueryable implements Tx {
   constructor(
     private readonly client: pg.Pool | pg.PoolClient,
     private readonly channelPrefix: string,
+    private readonly scope: BatchScope | null = null,
   ) {}
 
+  /** Since the last reset: a statement that changes data was sent / a statement failed. */
+  changed = false;
+  failed = false;
+
+  private async send(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+    if (!this.changed && changesData(sql)) this.changed = true;
+    try {
+      return await this.client.query(statement(sql, params));
+    } catch (error) {
+      this.failed = true;
+      throw error;
+    }
+  }
+
+  get batch(): BatchScope {
+    if (!this.scope) throw new Error('no batch scope outside a write transaction');
+    return this.scope;
+  }
+
   async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const res = await this.client.query(toPg(sql), params as unknown[]);
+    const res = await this.send(sql, params);
     return res.rows as T[];
   }
 
@@ -40,12 +95,13 @@ class PgQueryable implements Tx {
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-    const res = await this.client.query(toPg(sql), params as unknown[]);
+    const res = await this.send(sql, params);
     return { changes: res.rowCount ?? 0 };
   }
 
   /** NOTIFY is transactional in PostgreSQL: listeners hear it only after COMMIT. */
   async notify(channel: string, payload: string): Promise<void> {
+    this.changed = true;
     await this.client.query('SELECT pg_notify($1, $2)', [this.channelPrefix + channel, payload]);
   }
 }
@@ -92,6 +148,13 @@ async function checkout(pool: pg.Pool): Promise<Checkout> {
   };
   client.on('error', onError);
   return out;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+interface BatchAttempt {
+  readonly outcomes: readonly Outcome[];
+  readonly broken: { error: unknown } | null;
 }
 
 interface Job {
@@ -175,34 +238,73 @@ export class PostgresDatabase implements Database {
     }
   }
 
+  /**
+   * A batch first runs without savepoints (issue 14: a savepoint is a round trip per unit, under
+   * the organisation's lock). A unit that fails before it changed anything (no INSERT, UPDATE,
+   * DELETE or notify was sent, and no statement failed) has nothing to undo, so the others go on.
+   * One that fails after a change, or a statement error (it aborts the transaction), rolls the
+   * whole attempt back, and the batch runs again with a savepoint per unit: each unit is then
+   * undone alone, as before. Handlers act only through the transaction, so running one again
+   * after a rollback is running it for the first time.
+   */
   private async runBatch(batch: readonly Job[]): Promise<void> {
     if (batch.length === 1) {
       const job = batch[0]!;
       await this.writeAlone(job.fn).then(job.resolve, job.reject);
       return;
     }
-    type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+    const fast = await this.attemptBatch(batch, false);
+    const done = fast === 'again' ? await this.attemptBatch(batch, true) : fast;
+    if (done === 'again') throw new Error('unreachable: a batch with savepoints is not run again');
+    const { outcomes, broken } = done;
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i];
+      if (outcome && !outcome.ok) job.reject(outcome.error);
+      else if (broken) job.reject(broken.error);
+      else if (outcome) job.resolve(outcome.value);
+      else job.reject(new Error('unit of work was not run'));
+    });
+  }
+
+  private async attemptBatch(batch: readonly Job[], savepoints: boolean): Promise<BatchAttempt | 'again'> {
     const outcomes: Outcome[] = [];
     let broken: { error: unknown } | null = null;
     let held: Checkout | null = null;
     try {
       held = await checkout(this.pool);
       const client = held.client;
-      const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`);
+      const scope = newBatchScope();
+      const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
       // Savepoint control rides with its neighbour in one round trip (simple-query protocol).
-      await client.query('BEGIN; SAVEPOINT unit');
+      await client.query(savepoints ? 'BEGIN; SAVEPOINT unit' : 'BEGIN');
       for (const [i, job] of batch.entries()) {
         let outcome: Outcome;
+        tx.changed = false;
+        tx.failed = false;
         try {
           outcome = { ok: true, value: await job.fn(tx) };
         } catch (error) {
           outcome = { ok: false, error };
         }
-        const next = i === batch.length - 1 ? 'COMMIT' : 'SAVEPOINT unit';
-        // A failed unit is undone alone; if even that fails the connection is gone, and the batch.
-        await client.query(outcome.ok ? `RELEASE SAVEPOINT unit; ${next}` : `ROLLBACK TO SAVEPOINT unit; RELEASE SAVEPOINT unit; ${next}`);
+        if (!savepoints) {
+          if (!outcome.ok && (tx.changed || tx.failed)) {
+            await client.query('ROLLBACK');
+            return 'again';
+          }
+          outcomes.push(outcome);
+          continue;
+        }
         outcomes.push(outcome);
+        const last = i === batch.length - 1;
+        // A failed unit is undone alone; if even that fails the connection is gone, and the batch.
+        // The last unit's savepoint, when it succeeded, is released by COMMIT itself.
+        if (outcome.ok && last) continue;
+        const undo = outcome.ok ? 'RELEASE SAVEPOINT unit' : 'ROLLBACK TO SAVEPOINT unit; RELEASE SAVEPOINT unit';
+        await client.query(last ? undo : `${undo}; SAVEPOINT unit`);
       }
+      // The batch's set-based writes (events, idempotency rows, the head), then one COMMIT.
+      await scope.flush(tx);
+      await client.query('COMMIT');
     } catch (error) {
       broken = { error };
       if (held && !held.lost) await held.client.query('ROLLBACK').catch(() => undefined);
@@ -213,13 +315,7 @@ export class PostgresDatabase implements Database {
         held.release();
       }
     }
-    batch.forEach((job, i) => {
-      const outcome = outcomes[i];
-      if (outcome && !outcome.ok) job.reject(outcome.error);
-      else if (broken) job.reject(broken.error);
-      else if (outcome) job.resolve(outcome.value);
-      else job.reject(new Error('unit of work was not run'));
-    });
+    return { outcomes, broken };
   }
 
   private writeAlone<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -237,7 +333,10 @@ export class PostgresDatabase implements Database {
     const client = held.client;
     try {
       await client.query(begin);
-      const value = await fn(new PgQueryable(client, `${this.schema ?? 'public'}.`));
+      const scope = newBatchScope();
+      const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
+      const value = await fn(tx);
+      await scope.flush(tx);
       await client.query('COMMIT');
       return value;
     } catch (error) {

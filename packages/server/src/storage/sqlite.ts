@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
-import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './types.js';
+import { newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx } from './types.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
 
@@ -154,7 +154,10 @@ export class SqliteDatabase implements Database {
     let outcomes: Outcome[] = [];
     try {
       exec('BEGIN IMMEDIATE');
-      for (const job of batch) outcomes.push(await this.runJob(job));
+      const scope = newBatchScope();
+      for (const job of batch) outcomes.push(await this.runJob(job, scope));
+      // The batch's set-based writes (write-path.ts: events, idempotency rows, heads), then COMMIT.
+      await scope.flush(this.writer);
       exec('COMMIT');
     } catch (error) {
       // BEGIN or COMMIT failed: nothing in the batch is durable, so every unit fails.
@@ -173,7 +176,12 @@ export class SqliteDatabase implements Database {
     if (this.queue.length > 0) this.schedule();
   }
 
-  private async runJob(job: Job): Promise<Outcome> {
+  /**
+   * One unit in its savepoint. A unit whose function returned is released; if releasing (or
+   * undoing a failed one) throws, that throws out of the batch, so the whole batch fails: a unit
+   * whose state the write path kept in the batch's memo is never left half in, half out.
+   */
+  private async runJob(job: Job, batch: BatchScope): Promise<Outcome> {
     const exec = (sql: string) => this.writer.raw.exec(sql);
     exec('SAVEPOINT unit');
     const notices: Notice[] = [];
@@ -185,16 +193,17 @@ export class SqliteDatabase implements Database {
       notify: async (channel, payload) => {
         notices.push([channel, payload]);
       },
+      batch,
     };
+    let outcome: Outcome;
     try {
-      const value = await job.fn(tx);
-      exec('RELEASE unit');
-      return { ok: true, value, notices };
+      outcome = { ok: true, value: await job.fn(tx), notices };
     } catch (error) {
-      exec('ROLLBACK TO unit');
-      exec('RELEASE unit');
-      return { ok: false, error };
+      outcome = { ok: false, error };
     }
+    if (!outcome.ok) exec('ROLLBACK TO unit');
+    exec('RELEASE unit');
+    return outcome;
   }
 
   async migrate(options: MigrateOptions = {}): Promise<void> {

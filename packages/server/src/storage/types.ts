@@ -23,9 +23,39 @@ export interface Capabilities {
   readonly groupCommit: boolean;
 }
 
+/**
+ * What the units of work sharing one transaction (group commit) share besides it (issue 14): a
+ * memo for state the write path keeps across them (an organisation's locked head, the events and
+ * idempotency rows it has not written yet) and work to do once, after the last unit and before
+ * COMMIT (the set-based inserts and the one head update). A unit that fails rolls back to its
+ * savepoint; whoever keeps state in the memo restores its own part (write-path.ts does). A
+ * `beforeCommit` that fails fails the whole batch: nothing in it commits, no unit is answered ok.
+ */
+export interface BatchScope {
+  readonly memo: Map<string, unknown>;
+  beforeCommit(fn: (q: Queryable) => Promise<void>): void;
+}
+
 /** A unit of work's handle: queries plus notifications delivered only if and after it commits. */
 export interface Tx extends Queryable {
   notify(channel: string, payload: string): Promise<void>;
+  readonly batch: BatchScope;
+}
+
+/** A fresh scope, and how an engine runs its `beforeCommit` work (in registration order). */
+export function newBatchScope(): BatchScope & { flush(q: Queryable): Promise<void> } {
+  const hooks: ((q: Queryable) => Promise<void>)[] = [];
+  return {
+    memo: new Map(),
+    beforeCommit(fn) {
+      hooks.push(fn);
+    },
+    async flush(q) {
+      // A hook may register another (a late unit's); run until none is left.
+      for (let i = 0; i < hooks.length; i += 1) await hooks[i]!(q);
+      hooks.length = 0;
+    },
+  };
 }
 
 export interface WriteOptions {
