@@ -229,8 +229,13 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
 
 /** SQL that reads or writes what the batch holds back (so earlier units' rows go out first). */
 const HELD_BACK = /\b(?:events|idempotency)\b/i;
-/** SQL that changes an organisation's settings (so the batch's copy is read again). */
-const WRITES_ORG = /^\s*(?:UPDATE\s+organisations|INSERT\s+INTO\s+organisations|DELETE\s+FROM\s+organisations)\b/i;
+/**
+ * SQL that may change the settings the batch keeps (so its copy is read again): any insert or
+ * delete of an organisation, an update naming one of those columns (not invoice_next, which
+ * every invoiceDraft moves).
+ */
+const WRITES_ORG =
+  /^\s*(?:INSERT\s+INTO\s+organisations|DELETE\s+FROM\s+organisations|UPDATE\s+organisations\b[\s\S]*\b(?:time_zone|lock_date|conversion_date)\b)/i;
 const sqlKinds = new Map<string, number>();
 
 function kindOf(sql: string): number {

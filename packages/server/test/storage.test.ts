@@ -185,3 +185,34 @@ describe.each(engines)('a batch of one organisation’s units of work (%s, issue
     await settle(org.orgId, plan);
   });
 });
+
+describe.each(engines)('the settings a batch keeps (%s, issue 14)', (engine) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+  });
+  afterAll(async () => t.close());
+
+  it('a unit sees a lock date that an earlier unit of its batch set, and not one that a failed unit set', async () => {
+    const org = await t.org();
+    // By unit: a batch that is run again (PostgreSQL, after a unit failed having changed
+    // something) runs its units again, and the last run is the one that commits.
+    const seen = new Map<number, string | null>();
+    const look = (i: number) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        seen.set(i, uow.lockDate);
+        return { noop: true };
+      });
+    const setLock = (date: string, fail: boolean) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        await uow.tx.run('UPDATE organisations SET lock_date = ? WHERE id = ?', [date, uow.orgId]);
+        if (fail) throw new DomainError('CONFLICT', 'refused');
+        return { noop: true };
+      });
+    // On PostgreSQL the first unit runs alone and the rest share the next batch; on SQLite all
+    // of them share one.
+    const results = await Promise.allSettled([look(0), look(1), setLock('2026-01-31', false), look(3), setLock('2026-06-30', true), look(5)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect([...seen.entries()].sort((a, b) => a[0] - b[0])).toEqual([[0, null], [1, null], [3, '2026-01-31'], [5, '2026-01-31']]);
+  });
+});
