@@ -150,12 +150,15 @@ export const lineUnmatch = method({
   }),
 });
 
-export const invoicePaymentDishonour = method({
-  name: 'books.invoicePaymentDishonour',
-  scope: 'books.write',
-  kind: 'write',
-  summary:
-    "A customer's payment bounced: posts Dr 1100 (docId = invoice) / Cr the bank it arrived in, dated date (default today; not in the future, not before the payment, not on or before the lock date); the payment is marked dishonoured with reason; the invoice goes back to sent (or part_paid while other payments stand) with its outstanding restored, so chasing resumes. The same payment again is a no-op (D3); a payment undone by books.lineUnmatch is CONFLICT.",
+/**
+ * The shape books.invoicePaymentDishonour and books.billPaymentReturn share: both undo one payment
+ * of one document (id = the invoice or the bill) and answer with the document's new status and
+ * outstanding. Declared once so the two cannot drift apart (issue 12's review); what differs
+ * between them — which document, which paymentId, which side of the bank it posts — is in each
+ * method's summary. The fields carry no description of their own, so the wire contract and the
+ * generated docs are unchanged.
+ */
+const paymentReversal = {
   params: z.strictObject({ id: id(), paymentId: id(), date: correctionDate(), reason: reason() }),
   result: z.object({
     id: z.string(),
@@ -169,6 +172,16 @@ export const invoicePaymentDishonour = method({
     ledgerId: z.string(),
     noop: z.literal(true).optional(),
   }),
+};
+
+export const invoicePaymentDishonour = method({
+  name: 'books.invoicePaymentDishonour',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "A customer's payment bounced: posts Dr 1100 (docId = invoice) / Cr the bank it arrived in, dated date (default today; not in the future, not before the payment, not on or before the lock date); the payment is marked dishonoured with reason; the invoice goes back to sent (or part_paid while other payments stand) with its outstanding restored, so chasing resumes. The same payment again is a no-op (D3); a payment undone by books.lineUnmatch is CONFLICT.",
+  params: paymentReversal.params,
+  result: paymentReversal.result,
 });
 
 export const billPaymentReturn = method({
@@ -177,19 +190,8 @@ export const billPaymentReturn = method({
   kind: 'write',
   summary:
     "A payment to a supplier came back (wrong account, closed account): paymentId is the payment run (runId) or the bank-line match (matchId) that paid the bill. Posts Dr the bank it left / Cr 2000 (docId = bill), dated date (default today; not in the future, not before the payment, not on or before the lock date); the bill is approved (payable) again with that amount outstanding. The same payment again is a no-op (D3).",
-  params: z.strictObject({ id: id(), paymentId: id(), date: correctionDate(), reason: reason() }),
-  result: z.object({
-    id: z.string(),
-    paymentId: z.string(),
-    amountCents: z.number().int(),
-    date: z.string(),
-    reason: z.string(),
-    status: z.string(),
-    outstandingCents: z.number().int(),
-    journalId: z.string(),
-    ledgerId: z.string(),
-    noop: z.literal(true).optional(),
-  }),
+  params: paymentReversal.params,
+  result: paymentReversal.result,
 });
 
 export const journalReverse = method({

@@ -98,36 +98,29 @@ export async function transferMatch(p: Params, uow: Uow): Promise<ResultOf<typeo
     },
   });
   const memo = `Transfer ${formatCents(amount)} from ${from.account_code} to ${to.account_code}`;
-  await postJournal(uow, {
-    id: journalIds[0],
-    date: from.date,
-    memo: `${memo} (out, bank line ${from.id})`,
-    source: { kind: TRANSFER_SOURCE, id: from.id },
-    ledgerId: event.ledgerId,
-    dateField: 'fromLineId',
-    lines: [
-      { account: { key: 'clearing' }, debitCents: amount, description: memo },
-      { account: from.account_code, creditCents: amount, description: memo },
-    ],
-  });
-  await postJournal(uow, {
-    id: journalIds[1],
-    date: to.date,
-    memo: `${memo} (in, bank line ${to.id})`,
-    source: { kind: TRANSFER_SOURCE, id: to.id },
-    ledgerId: event.ledgerId,
-    dateField: 'toLineId',
-    lines: [
-      { account: to.account_code, debitCents: amount, description: memo },
-      { account: { key: 'clearing' }, creditCents: amount, description: memo },
-    ],
-  });
-  // The from side's allocation carries the transfer id, so a retry answers with it (D3).
+  const clearing = { key: 'clearing' } as const;
+  // One entry per side, each posted, allocated and matched the same way (issue 12's review: one
+  // loop instead of two near-identical postJournal calls). Each journal debits before it credits:
+  // out is Dr 1300 / Cr the from account on the from line's date, in is Dr the to account / Cr 1300
+  // on the to line's date. The from side's allocation carries the transfer id, so a retry answers
+  // with it (D3).
   const sides = [
-    { id: transferId, line: from, other: to, journalId: journalIds[0] },
-    { id: newId('mat'), line: to, other: from, journalId: journalIds[1] },
-  ];
+    { id: transferId, line: from, other: to, journalId: journalIds[0], way: 'out', dateField: 'fromLineId', debit: clearing, credit: from.account_code },
+    { id: newId('mat'), line: to, other: from, journalId: journalIds[1], way: 'in', dateField: 'toLineId', debit: to.account_code, credit: clearing },
+  ] as const;
   for (const s of sides) {
+    await postJournal(uow, {
+      id: s.journalId,
+      date: s.line.date,
+      memo: `${memo} (${s.way}, bank line ${s.line.id})`,
+      source: { kind: TRANSFER_SOURCE, id: s.line.id },
+      ledgerId: event.ledgerId,
+      dateField: s.dateField,
+      lines: [
+        { account: s.debit, debitCents: amount, description: memo },
+        { account: s.credit, creditCents: amount, description: memo },
+      ],
+    });
     await uow.tx.run(
       `INSERT INTO bank_feed_matches (org_id, id, line_id, target_kind, target_id, amount_cents, journal_id, created_at, ledger_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
