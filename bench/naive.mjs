@@ -11,7 +11,7 @@
 // server: the baseline must not move when the write path does.
 import { createHash, randomBytes } from 'node:crypto';
 
-const SCHEMA = `
+export const SCHEMA = `
   CREATE TABLE head (org text PRIMARY KEY, seq bigint NOT NULL, row_hash text NOT NULL);
   CREATE TABLE doc (id bigserial PRIMARY KEY, org text NOT NULL, payee text NOT NULL, total_cents bigint NOT NULL,
                     created_at timestamptz NOT NULL DEFAULT now());
@@ -34,7 +34,7 @@ function percentile(sorted, p) {
  * One unit: the five statements and the commit, each its own round trip, under the head lock.
  * Integer cents; the hash input is the stored body, so the check below rehashes stored bytes.
  */
-async function appendUnit(client, org, i) {
+export async function appendUnit(client, org, i) {
   await client.query('BEGIN');
   try {
     const head = await client.query('SELECT seq, row_hash FROM head WHERE org = $1 FOR UPDATE', [org]);
@@ -104,7 +104,7 @@ async function loadPhase(pool, orgs, clients, seconds, latencies) {
  * each row_hash the SHA-256 of prev_hash + the stored body, the head at the last row, one domain
  * row per event, and exactly the units the loops counted as committed.
  */
-async function checkChains(client, orgs, committed) {
+export async function checkChains(client, orgs, committed) {
   const problems = [];
   for (const org of orgs) {
     const { rows } = await client.query('SELECT seq, prev_hash, row_hash, body FROM event WHERE org = $1 ORDER BY seq', [org]);
@@ -132,7 +132,7 @@ async function checkChains(client, orgs, committed) {
 
 /**
  * Run the baseline on a fresh scratch database of the server at `adminUrl`, dropped afterwards
- * (also when a phase throws). `orgCounts` lists the phases, e.g. [1, 8] organisations; each phase
+ * (also when a phase throws); resolves with its name and one result per phase. `orgCounts` lists the phases, e.g. [1, 8] organisations; each phase
  * gets `warmupSeconds` unmeasured then `seconds` measured with `clients` connections.
  */
 export async function naiveBench({ pg, adminUrl, orgCounts, clients, seconds, warmupSeconds, onCleanup, log }) {
@@ -147,6 +147,7 @@ export async function naiveBench({ pg, adminUrl, orgCounts, clients, seconds, wa
     }
   };
   await admin(`CREATE DATABASE ${name}`);
+  // Dropped in the finally below; onCleanup lets the caller drop it on Ctrl-C mid-run too.
   const drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   onCleanup?.add(drop);
   const url = new URL(adminUrl);
@@ -203,7 +204,7 @@ export async function naiveBench({ pg, adminUrl, orgCounts, clients, seconds, wa
         ok: errors === 0 && problems.length === 0,
       });
     }
-    return phases;
+    return { database: name, phases };
   } finally {
     await pool.end().catch(() => undefined);
     await drop();

@@ -1443,7 +1443,7 @@ async function main() {
   }
   let naive = null;
   if (runNaive) {
-    naive = await naiveBench({
+    ({ phases: naive } = await naiveBench({
       pg: serverRequire('pg'),
       adminUrl: SETTINGS.postgresUrl,
       orgCounts: [...new Set([1, SETTINGS.pgOrgs])],
@@ -1452,7 +1452,7 @@ async function main() {
       warmupSeconds: SETTINGS.warmupSeconds,
       onCleanup: pendingCleanup,
       log,
-    });
+    }));
     for (const p of naive) {
       log(`naive chain append, ${p.orgs} org(s): ${int(p.unitsPerSec)} units/s, p99 ${ms(p.p99)} ms; ${p.ok ? 'chain ok' : `FAILED: ${p.problems.join('; ')} ${p.firstError ?? ''}`}`);
     }
