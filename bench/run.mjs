@@ -1178,11 +1178,16 @@ function goalsList(outcomes, m, naive) {
     `PostgreSQL, one organisation, 4 server processes: ≥ 5 000 writes/s — ` +
       (m ? `${verdict(m.processes >= 4 && m.results.one.reqPerSec >= 5000)} (${int(m.results.one.reqPerSec)} writes/s with ${procs}${vsNaive(m.results.one.reqPerSec, naiveOne)})` : notMeasured(MULTI.id)),
   );
+  // "p99 ≤ 20 ms at half that load": half of 5 000/s. Measured at half the maximum reached, it
+  // counts only when that is at least 2 500/s; a low p99 at a lower rate does not meet the goal.
+  const halfGoalRate = 2500;
+  const pgHalfText = (h) => {
+    const below = h.offered < halfGoalRate ? `, below the ${int(halfGoalRate)}/s that is half the goal's 5 000/s` : '';
+    return `p99 ${ms(h.p99)} ms, p50 ${ms(h.p50)} ms at ${int(h.offered)} req/s offered — half the maximum measured${below} — ${int(h.reqPerSec)}/s answered, ${procs}; the bare route at the same pace: p99 ${ms(m.results.halfBare.p99)} ms`;
+  };
   lines.push(
-    `PostgreSQL, one organisation: p99 ≤ 20 ms at half load — ` +
-      (m
-        ? `${verdict(m.results.half.p99 <= 20)} (p99 ${ms(m.results.half.p99)} ms, p50 ${ms(m.results.half.p50)} ms at ${int(m.results.half.offered)} req/s offered — half the maximum measured — ${int(m.results.half.reqPerSec)}/s answered, ${procs}; the bare route at the same pace: p99 ${ms(m.results.halfBare.p99)} ms)`
-        : notMeasured(MULTI.id)),
+    `PostgreSQL, one organisation: p99 ≤ 20 ms at half of 5 000 writes/s — ` +
+      (m ? `${verdict(m.results.half.p99 <= 20 && m.results.half.offered >= halfGoalRate)} (${pgHalfText(m.results.half)})` : notMeasured(MULTI.id)),
   );
   lines.push(
     `PostgreSQL, ${m ? m.orgCount : SETTINGS.pgOrgs} organisations: ≥ 8 000 writes/s — ` +
