@@ -326,8 +326,11 @@ async function unitOfWork<R extends WriteResult, E>(
       restore(tx, b, m, unit);
       throw error;
     }
-  }, { batchKey: orgId });
+  }, { batchKey: orgId, prelude: async (tx) => void (await orgBatch(tx, db.caps, orgId, PRELUDE)) });
 }
+
+/** The prelude's stand-in for a unit: never a unit that fails, so its lock is never given back. */
+const PRELUDE = {};
 
 const nothingBefore = async (): Promise<undefined> => undefined;
 

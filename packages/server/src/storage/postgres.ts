@@ -159,6 +159,7 @@ interface BatchAttempt {
 
 interface Job {
   readonly fn: (tx: Tx) => Promise<unknown>;
+  readonly prelude: ((tx: Tx) => Promise<void>) | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -214,7 +215,7 @@ export class PostgresDatabase implements Database {
     if (key === undefined) return this.writeAlone(fn);
     return new Promise<T>((resolve, reject) => {
       const queue = this.queues.get(key) ?? [];
-      queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      queue.push({ fn, prelude: options.prelude, resolve: resolve as (value: unknown) => void, reject });
       this.queues.set(key, queue);
       if (this.flushing.has(key)) return;
       this.flushing.add(key);
@@ -231,7 +232,7 @@ export class PostgresDatabase implements Database {
           this.queues.delete(key);
           return;
         }
-        await this.runBatch(queue.splice(0, BATCH_JOBS_MAX));
+        await this.runBatch(queue);
       }
     } finally {
       this.flushing.delete(key);
@@ -247,17 +248,22 @@ export class PostgresDatabase implements Database {
    * undone alone, as before. Handlers act only through the transaction, so running one again
    * after a rollback is running it for the first time.
    */
-  private async runBatch(batch: readonly Job[]): Promise<void> {
-    if (batch.length === 1) {
+  private async runBatch(queue: Job[]): Promise<void> {
+    const prelude = queue[0]?.prelude;
+    // With a prelude (the organisation's head lock) the batch is taken from the queue only once
+    // the prelude holds: units that arrive while it waits for another process join this batch.
+    let batch: Job[] | null = prelude ? null : queue.splice(0, BATCH_JOBS_MAX);
+    if (batch && batch.length === 1) {
       const job = batch[0]!;
       await this.writeAlone(job.fn).then(job.resolve, job.reject);
       return;
     }
-    const fast = await this.attemptBatch(batch, false);
-    const done = fast === 'again' ? await this.attemptBatch(batch, true) : fast;
+    const take = (): Job[] => (batch ??= queue.splice(0, BATCH_JOBS_MAX));
+    const fast = await this.attemptBatch(take, prelude, false);
+    const done = fast === 'again' ? await this.attemptBatch(take, prelude, true) : fast;
     if (done === 'again') throw new Error('unreachable: a batch with savepoints is not run again');
     const { outcomes, broken } = done;
-    batch.forEach((job, i) => {
+    take().forEach((job, i) => {
       const outcome = outcomes[i];
       if (outcome && !outcome.ok) job.reject(outcome.error);
       else if (broken) job.reject(broken.error);
@@ -266,7 +272,11 @@ export class PostgresDatabase implements Database {
     });
   }
 
-  private async attemptBatch(batch: readonly Job[], savepoints: boolean): Promise<BatchAttempt | 'again'> {
+  private async attemptBatch(
+    take: () => readonly Job[],
+    prelude: ((tx: Tx) => Promise<void>) | undefined,
+    savepoints: boolean,
+  ): Promise<BatchAttempt | 'again'> {
     const outcomes: Outcome[] = [];
     let broken: { error: unknown } | null = null;
     let held: Checkout | null = null;
@@ -275,8 +285,14 @@ export class PostgresDatabase implements Database {
       const client = held.client;
       const scope = newBatchScope();
       const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
-      // Savepoint control rides with its neighbour in one round trip (simple-query protocol).
-      await client.query(savepoints ? 'BEGIN; SAVEPOINT unit' : 'BEGIN');
+      await client.query('BEGIN');
+      // Outside every unit's savepoint: a lock it takes is not lost when a unit rolls back.
+      if (prelude) await prelude(tx);
+      const batch = take();
+      // One unit needs no savepoint: if it fails, the transaction is rolled back with it.
+      const single = batch.length === 1;
+      const withSavepoints = savepoints && !single;
+      if (withSavepoints) await client.query('SAVEPOINT unit');
       for (const [i, job] of batch.entries()) {
         let outcome: Outcome;
         tx.changed = false;
@@ -286,10 +302,11 @@ export class PostgresDatabase implements Database {
         } catch (error) {
           outcome = { ok: false, error };
         }
-        if (!savepoints) {
+        if (!withSavepoints) {
           if (!outcome.ok && (tx.changed || tx.failed)) {
             await client.query('ROLLBACK');
-            return 'again';
+            if (!single) return 'again';
+            return { outcomes: [outcome], broken: null };
           }
           outcomes.push(outcome);
           continue;
@@ -315,6 +332,8 @@ export class PostgresDatabase implements Database {
         held.release();
       }
     }
+    // A prelude that failed took no batch yet: the queue's first units fail with it.
+    take();
     return { outcomes, broken };
   }
 

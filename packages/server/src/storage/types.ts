@@ -66,6 +66,13 @@ export interface WriteOptions {
    * isolation and saves a commit (an fsync and round trips under the lock) per unit.
    */
   readonly batchKey?: string;
+  /**
+   * Run once at the start of each batch of this key, before its units are taken from the queue
+   * and outside their savepoints (PostgreSQL; the SQLite writer is serial already). The write
+   * path locks the organisation's head here: while it waits for another process, units that
+   * arrive join the batch, and a unit that rolls back cannot release the lock (issue 14).
+   */
+  readonly prelude?: (tx: Tx) => Promise<void>;
 }
 
 export interface Database {
