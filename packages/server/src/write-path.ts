@@ -270,6 +270,10 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
       await before(sql);
       return tx.run(sql, params);
     },
+    async later(sql: string, params?: readonly SqlValue[]) {
+      await before(sql);
+      return tx.later(sql, params);
+    },
   };
 }
 

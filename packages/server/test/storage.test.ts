@@ -216,3 +216,87 @@ describe.each(engines)('the settings a batch keeps (%s, issue 14)', (engine) => 
     expect([...seen.entries()].sort((a, b) => a[0] - b[0])).toEqual([[0, null], [1, null], [3, '2026-01-31'], [5, '2026-01-31']]);
   });
 });
+
+describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
+  it('queued writes are in the transaction before its next statement, a parent before its children, and commit with it', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      const seen = await db.write(async (tx) => {
+        await tx.later("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", ['org_p', 'org_p']);
+        await tx.later("INSERT INTO org_heads (org_id, seq, row_hash) VALUES (?, 0, '')", ['org_p']);
+        await tx.later('UPDATE organisations SET name = ? WHERE id = ?', ['renamed', 'org_p']);
+        await tx.later('UPDATE organisations SET name = ? WHERE id = ?', ['renamed twice', 'org_p']);
+        return tx.get<{ name: string; seq: number }>(
+          'SELECT o.name, h.seq FROM organisations o JOIN org_heads h ON h.org_id = o.id WHERE o.id = ?',
+          ['org_p'],
+        );
+      });
+      expect(seen).toEqual({ name: 'renamed twice', seq: 0 });
+      // Queued at the very end: still committed with the transaction.
+      await db.write(async (tx) => {
+        await tx.later('UPDATE organisations SET name = ? WHERE id = ?', ['last', 'org_p']);
+      });
+      expect(await db.reader.get('SELECT name FROM organisations WHERE id = ?', ['org_p'])).toEqual({ name: 'last' });
+      await expect(db.write(async (tx) => tx.later('SELECT 1'))).rejects.toThrow(/INSERT, UPDATE or DELETE/);
+      await expect(db.write(async (tx) => tx.later("DELETE FROM organisations WHERE id = 'x' RETURNING id"))).rejects.toThrow(/RETURNING/);
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
+  it('a unit whose queued write the database refuses fails alone, and a failed unit’s queued writes are not sent', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      const unit = (id: string, fail: 'refused' | 'throw' | null) =>
+        db.write(
+          async (tx) => {
+            await tx.later("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", [id, id]);
+            // The same key again: refused by the database when the write goes out.
+            if (fail === 'refused') await tx.later("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", [id, `${id}-2`]);
+            if (fail === 'throw') throw new Error('boom');
+            return id;
+          },
+          { batchKey: 'org_same' },
+        );
+      const plan: [string, 'refused' | 'throw' | null][] = Array.from({ length: 30 }, (_, i) => [
+        `org_${String(i).padStart(2, '0')}`,
+        i % 6 === 2 ? 'refused' : i % 7 === 4 ? 'throw' : null,
+      ]);
+      const results = await Promise.allSettled(plan.map(([id, fail]) => unit(id, fail)));
+      expect(results.map((r) => r.status)).toEqual(plan.map(([, fail]) => (fail ? 'rejected' : 'fulfilled')));
+      const ids = await db.reader.all<{ id: string }>('SELECT id FROM organisations ORDER BY id');
+      expect(ids.map((r) => r.id)).toEqual(plan.filter(([, fail]) => !fail).map(([id]) => id));
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+
+  it('a unit that swallows a statement error is not acknowledged as committed', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      await db.write((tx) => tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES ('org_a', 'a', 'n', 'now')"));
+      const swallow = db.write(async (tx) => {
+        await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES ('org_b', 'b', 'n', 'now')");
+        await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES ('org_a', 'a', 'n', 'now')").catch(() => undefined);
+        return 'ok';
+      });
+      if (engine === 'postgres') {
+        // PostgreSQL aborted the transaction at the refused statement: COMMIT answers ROLLBACK.
+        await expect(swallow).rejects.toThrow();
+        expect(await db.reader.get("SELECT id FROM organisations WHERE id = 'org_b'")).toBeUndefined();
+      } else {
+        // SQLite refuses the statement alone; the rest of the unit stands.
+        await expect(swallow).resolves.toBe('ok');
+        expect(await db.reader.get("SELECT id FROM organisations WHERE id = 'org_b'")).toEqual({ id: 'org_b' });
+      }
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+});

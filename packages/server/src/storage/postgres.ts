@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
-import { newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx, type WriteOptions } from './types.js';
+import { checkLater, newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx, type WriteOptions } from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
 // (cents, seq, days), and anything else is a broken invariant, not something to round.
@@ -69,14 +69,61 @@ class PgQueryable implements Tx {
   changed = false;
   failed = false;
 
+  /** Writes queued by `later`, sent before the next statement (drain). */
+  private queued: { sql: string; params: readonly SqlValue[]; insert: boolean }[] = [];
+
   private async send(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+    if (this.queued.length > 0) await this.drain();
     if (!this.changed && changesData(sql)) this.changed = true;
+    return this.sendNow(sql, params);
+  }
+
+  private async sendNow(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
     try {
       return await this.client.query(statement(sql, params));
     } catch (error) {
       this.failed = true;
       throw error;
     }
+  }
+
+  async later(sql: string, params: readonly SqlValue[] = []): Promise<void> {
+    const kind = checkLater(sql);
+    this.changed = true;
+    this.queued.push({ sql, params, insert: kind === 'INSERT' });
+  }
+
+  /**
+   * Send the queued writes in as few statements as is safe: a run of INSERTs, closed by at most
+   * one UPDATE or DELETE, becomes one statement (`WITH w1 AS (…), w2 AS (…) <last>`). An UPDATE or
+   * DELETE is never combined with another: two changes of one row in one statement are not
+   * defined in PostgreSQL. Inserts' foreign keys are checked at the end of the statement, so a
+   * parent and its children may share one.
+   */
+  async drain(): Promise<void> {
+    while (this.queued.length > 0) {
+      let n = 0;
+      while (n < this.queued.length && this.queued[n]!.insert) n += 1;
+      if (n < this.queued.length) n += 1; // the UPDATE or DELETE that closes the run
+      const group = this.queued.splice(0, n);
+      const last = group[group.length - 1]!;
+      const sql =
+        group.length === 1
+          ? last.sql
+          : `WITH ${group
+              .slice(0, -1)
+              .map((w, i) => `w${i + 1} AS (${w.sql})`)
+              .join(', ')} ${last.sql}`;
+      await this.sendNow(
+        sql,
+        group.flatMap((w) => w.params),
+      );
+    }
+  }
+
+  /** Forget the queued writes of a unit that failed (its savepoint is rolled back). */
+  discard(): void {
+    this.queued = [];
   }
 
   get batch(): BatchScope {
@@ -101,6 +148,7 @@ class PgQueryable implements Tx {
 
   /** NOTIFY is transactional in PostgreSQL: listeners hear it only after COMMIT. */
   async notify(channel: string, payload: string): Promise<void> {
+    if (this.queued.length > 0) await this.drain();
     this.changed = true;
     await this.client.query('SELECT pg_notify($1, $2)', [this.channelPrefix + channel, payload]);
   }
@@ -128,6 +176,15 @@ interface Checkout {
   readonly client: pg.PoolClient;
   lost: boolean;
   release(): void;
+}
+
+/**
+ * COMMIT, and make sure it committed: in a transaction a statement error has aborted, PostgreSQL
+ * answers COMMIT with ROLLBACK and no error. Nothing may be acknowledged then.
+ */
+async function commit(client: pg.PoolClient): Promise<void> {
+  const res = await client.query('COMMIT');
+  if (res.command !== 'COMMIT') throw new Error(`the transaction did not commit (${res.command})`);
 }
 
 async function checkout(pool: pg.Pool): Promise<Checkout> {
@@ -298,15 +355,20 @@ export class PostgresDatabase implements Database {
         tx.changed = false;
         tx.failed = false;
         try {
-          outcome = { ok: true, value: await job.fn(tx) };
+          const value = await job.fn(tx);
+          // With savepoints a unit's queued writes go out inside its own savepoint.
+          if (withSavepoints) await tx.drain();
+          outcome = { ok: true, value };
         } catch (error) {
+          if (withSavepoints) tx.discard();
           outcome = { ok: false, error };
         }
         if (!withSavepoints) {
-          if (!outcome.ok && (tx.changed || tx.failed)) {
+          // A statement error aborts the whole transaction, even one the handler caught.
+          if (tx.failed || (!outcome.ok && tx.changed)) {
             await client.query('ROLLBACK');
             if (!single) return 'again';
-            return { outcomes: [outcome], broken: null };
+            return { outcomes: [outcome.ok ? { ok: false, error: new Error('a statement failed in a unit of work that returned') } : outcome], broken: null };
           }
           outcomes.push(outcome);
           continue;
@@ -319,9 +381,20 @@ export class PostgresDatabase implements Database {
         const undo = outcome.ok ? 'RELEASE SAVEPOINT unit' : 'ROLLBACK TO SAVEPOINT unit; RELEASE SAVEPOINT unit';
         await client.query(last ? undo : `${undo}; SAVEPOINT unit`);
       }
+      if (!withSavepoints) {
+        // The last units' queued writes: if one is refused, it is not known whose it was.
+        try {
+          await tx.drain();
+        } catch (error) {
+          await client.query('ROLLBACK');
+          if (!single) return 'again';
+          return { outcomes: [{ ok: false, error }], broken: null };
+        }
+      }
       // The batch's set-based writes (events, idempotency rows, the head), then one COMMIT.
       await scope.flush(tx);
-      await client.query('COMMIT');
+      await tx.drain();
+      await commit(client);
     } catch (error) {
       broken = { error };
       if (held && !held.lost) await held.client.query('ROLLBACK').catch(() => undefined);
@@ -356,7 +429,8 @@ export class PostgresDatabase implements Database {
       const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
       const value = await fn(tx);
       await scope.flush(tx);
-      await client.query('COMMIT');
+      await tx.drain();
+      await commit(client);
       return value;
     } catch (error) {
       if (!held.lost) await client.query('ROLLBACK').catch(() => undefined);

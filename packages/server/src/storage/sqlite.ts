@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
-import { newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx } from './types.js';
+import { checkLater, newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx } from './types.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
 
@@ -19,6 +19,14 @@ export interface SqliteOptions {
 const SNAPSHOT_POOL_MAX = 4;
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+function settled<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /** A better-sqlite3 connection behind the async `Queryable` face, with a statement cache. */
 class SqliteConnection implements Queryable {
@@ -38,16 +46,22 @@ class SqliteConnection implements Queryable {
     return this.stmt(sql).all(...params) as T[];
   }
 
+  // Errors come back as rejected promises, as from any async driver, never thrown synchronously
+  // (`tx.run(…).catch(…)` must catch them).
   all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return Promise.resolve(this.allSync<T>(sql, params));
+    return settled(() => this.allSync<T>(sql, params));
+  }
+
+  runSync(sql: string, params: readonly SqlValue[] = []): void {
+    this.stmt(sql).run(...params);
   }
 
   get<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return Promise.resolve(this.stmt(sql).get(...params) as T | undefined);
+    return settled(() => this.stmt(sql).get(...params) as T | undefined);
   }
 
   run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-    return Promise.resolve({ changes: this.stmt(sql).run(...params).changes });
+    return settled(() => ({ changes: this.stmt(sql).run(...params).changes }));
   }
 }
 
@@ -192,6 +206,10 @@ export class SqliteDatabase implements Database {
       run: (sql, params) => w.run(sql, params),
       notify: async (channel, payload) => {
         notices.push([channel, payload]);
+      },
+      later: async (sql, params) => {
+        checkLater(sql);
+        w.runSync(sql, params);
       },
       batch,
     };

@@ -40,6 +40,14 @@ export interface BatchScope {
 export interface Tx extends Queryable {
   notify(channel: string, payload: string): Promise<void>;
   readonly batch: BatchScope;
+  /**
+   * A write whose row count nobody needs: an INSERT, UPDATE or DELETE without RETURNING (issue
+   * 14). It is part of the unit of work like any other statement; the engine may send it with the
+   * transaction's next statement instead of on its own round trip (PostgreSQL combines the writes
+   * queued so far into one statement; SQLite runs it at once). A failure surfaces there, and
+   * fails the unit (or, across units, the batch runs again unit by unit).
+   */
+  later(sql: string, params?: readonly SqlValue[]): Promise<void>;
 }
 
 /** A fresh scope, and how an engine runs its `beforeCommit` work (in registration order). */
@@ -99,4 +107,11 @@ export interface Database {
    */
   listen(channel: string, handler: (payload: string) => void): Promise<() => void>;
   close(): Promise<void>;
+}
+
+/** What `Tx.later` takes: an INSERT, UPDATE or DELETE without RETURNING; its kind. */
+export function checkLater(sql: string): 'INSERT' | 'UPDATE' | 'DELETE' {
+  const kind = /^\s*(INSERT|UPDATE|DELETE)\b/i.exec(sql)?.[1]?.toUpperCase();
+  if (kind === undefined || /\bRETURNING\b/i.test(sql)) throw new Error('later() takes an INSERT, UPDATE or DELETE without RETURNING');
+  return kind as 'INSERT' | 'UPDATE' | 'DELETE';
 }
