@@ -115,12 +115,9 @@ export async function loadInvoice(uow: Uow, id: string): Promise<InvoiceRow> {
 /**
  * Issue 12 item 2: the invoice's number. Given: it must be free in the organisation (CONFLICT
  * naming `number`) and the sequence does not move. Else the organisation's next (prefix and
- * invoice_next), skipping any a business gave by hand, and invoice_next moves past it in this
- * transaction. The UPDATE … RETURNING takes the organisation's row lock (PostgreSQL) before
- * reading the sequence, so two drafts cannot take the same number, and moves the sequence by one
- * in the same statement: one statement (one round trip on PostgreSQL) instead of a read and a
- * write (issue 14); only a skip costs a second UPDATE. A refusal rolls the move back with the
- * unit. The unique index (org_id, number) is the backstop.
+ * invoice_next, read FOR UPDATE so two drafts cannot take the same), skipping any a business gave
+ * by hand, and invoice_next moves past it in this transaction. The unique index
+ * (org_id, number) is the backstop.
  */
 async function allocateNumber(uow: Uow, given: string | undefined): Promise<string> {
   const taken = async (n: string) =>
@@ -130,13 +127,11 @@ async function allocateNumber(uow: Uow, given: string | undefined): Promise<stri
     return given;
   }
   const org = await uow.tx.get<{ invoice_prefix: string; invoice_next: number | string }>(
-    'UPDATE organisations SET invoice_next = invoice_next + 1 WHERE id = ? RETURNING invoice_prefix, invoice_next',
+    `SELECT invoice_prefix, invoice_next FROM organisations WHERE id = ?${uow.caps.forUpdate}`,
     [uow.orgId],
   );
   invariant(org !== undefined, `organisation ${uow.orgId} exists`);
-  // RETURNING gives the row after the update: the sequence's number is the one before it.
-  const first = Number(org.invoice_next) - 1;
-  let next = first;
+  let next = Number(org.invoice_next);
   let number = formatInvoiceNumber(org.invoice_prefix, next);
   // Each number is looked up once (issue 14: the free one used to be looked up twice). Bounded:
   // each skip is an invoice someone numbered by hand in the sequence's way; past 1000 the
@@ -146,7 +141,7 @@ async function allocateNumber(uow: Uow, given: string | undefined): Promise<stri
     next += 1;
     number = formatInvoiceNumber(org.invoice_prefix, next);
   }
-  if (next !== first) await uow.tx.run('UPDATE organisations SET invoice_next = ? WHERE id = ?', [next + 1, uow.orgId]);
+  await uow.tx.run('UPDATE organisations SET invoice_next = ? WHERE id = ?', [next + 1, uow.orgId]);
   return number;
 }
 
