@@ -27,18 +27,37 @@ export function canonicalTimeZone(name: string): string | null {
   }
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Per time zone: its formatter, and the last answer with the UTC second it holds for. Every
+ * offset in the time zone database is a whole number of seconds, so a local date can only change
+ * on a whole UTC second: within one second the answer is the same. Every write asks for "today"
+ * (write-path.ts), and formatToParts cost microseconds a request (issue 14 goal 2).
+ */
+interface Zone {
+  readonly format: Intl.DateTimeFormat;
+  second: number;
+  date: string;
+}
+const zones = new Map<string, Zone>();
 
 /** The calendar date (YYYY-MM-DD) of `instant` in `timeZone`: the one place "today" is computed. */
 export function localDate(instant: string, timeZone: string): string {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    formatters.set(timeZone, f);
+  let zone = zones.get(timeZone);
+  if (!zone) {
+    const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    zone = { format, second: Number.NaN, date: '' };
+    zones.set(timeZone, zone);
   }
-  const parts = f.formatToParts(new Date(instant));
+  const at = new Date(instant);
+  const second = Math.floor(at.getTime() / 1000);
+  if (second === zone.second) return zone.date;
+  // An invalid instant throws here (RangeError), as it always did; NaN is never remembered.
+  const parts = zone.format.formatToParts(at);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')}`;
+  const date = `${part('year')}-${part('month')}-${part('day')}`;
+  zone.second = second;
+  zone.date = date;
+  return date;
 }
 
 /**

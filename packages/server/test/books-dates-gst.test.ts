@@ -154,6 +154,20 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
       expect(localDate(MORNING_1_OCT_SYDNEY, 'UTC')).toBe('2026-09-30');
     });
 
+    it('localDate remembers an answer only within its UTC second (issue 14): midnight is never missed', () => {
+      // Sydney midnight on 1 October 2026 (AEST, +10) is 14:00:00.000Z; asked one after another.
+      expect(localDate('2026-09-30T13:59:59.000Z', 'Australia/Sydney')).toBe('2026-09-30');
+      expect(localDate('2026-09-30T13:59:59.999Z', 'Australia/Sydney')).toBe('2026-09-30');
+      expect(localDate('2026-09-30T14:00:00.000Z', 'Australia/Sydney')).toBe('2026-10-01');
+      expect(localDate('2026-09-30T13:59:59.999Z', 'Australia/Sydney')).toBe('2026-09-30');
+      // The same second in another zone is that zone's date; an offset of whole seconds (Monrovia's
+      // −0:44:30 until 1972) still turns over on a second.
+      expect(localDate('2026-09-30T14:00:00.000Z', 'UTC')).toBe('2026-09-30');
+      expect(localDate('1970-01-02T00:44:29.999Z', 'Africa/Monrovia')).toBe('1970-01-01');
+      expect(localDate('1970-01-02T00:44:30.000Z', 'Africa/Monrovia')).toBe('1970-01-02');
+      expect(() => localDate('not an instant', 'UTC')).toThrow(RangeError);
+    });
+
     it('an invoice sent at 09:30 Sydney time on 1 October is issued 1 October, in the December quarter', async () => {
       const o = await t.org();
       at(MORNING_1_OCT_SYDNEY);

@@ -193,6 +193,34 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       expect((await setProfile(o, { invoicePrefix: 'bad prefix!' })).status).toBe(400);
     });
 
+    it('the sequence skips up to 1000 numbers given by hand in its way, then is blocked (CONFLICT naming the number)', async () => {
+      clock = JUL15;
+      const o = await t.org();
+      // Invoices numbered by hand, written as rows (a thousand drafts through HTTP would only be slower).
+      const handNumbered = (from: number, to: number) =>
+        t.db.write(async (tx) => {
+          for (let n = from; n <= to; n += 1) {
+            await tx.run(
+              `INSERT INTO invoices (org_id, id, number, status, payee_name, payee_search, description, total_cents, due_days, created_at, ledger_id)
+               VALUES (?, ?, ?, 'draft', 'A', 'a', 'By hand', 1000, 7, ?, 'hand0000')`,
+              [o.orgId, `inv_hand${n}`, `INV-${String(n).padStart(4, '0')}`, JUL15],
+            );
+          }
+          return null;
+        });
+      // INV-0001 … INV-1000 taken: exactly 1000 skips, and the 1001st number is free.
+      await handNumbered(1, 1000);
+      expect((await draft(o)).number).toBe('INV-1001');
+      // INV-1002 … INV-2002 taken: 1000 skips reach INV-2002, also taken, so the sequence is blocked there.
+      await handNumbered(1002, 2002);
+      const r = await t.post(o.keys.agent, 'books.invoiceDraft', { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7 });
+      expect(r.body.error?.code, JSON.stringify(r.body)).toBe('CONFLICT');
+      expect(r.body.error.message).toBe('the invoice sequence is blocked at INV-2002: the owner can move the next number in the profile');
+      // The refusal changed nothing: the sequence still stands at INV-1002.
+      const next = await t.db.reader.get<{ invoice_next: number }>('SELECT invoice_next FROM organisations WHERE id = ?', [o.orgId]);
+      expect(Number(next?.invoice_next)).toBe(1002);
+    });
+
     it('migration 30 numbers existing invoices in creation order per organisation and continues the sequence', async () => {
       const { db, drop } = await openTestDatabase(engine);
       try {

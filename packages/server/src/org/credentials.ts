@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { TIER_SCOPES, type Tier } from '@finance-desk/protocol';
 import { newId, secret } from '../ids.js';
 import type { Principal } from '../principal.js';
@@ -12,8 +12,9 @@ import type { Queryable, Tx } from '../storage/types.js';
 const KEY_PATTERN = /^fdk_([0-9a-z]{26})_([A-Za-z0-9_-]{43})$/;
 const DUMMY_HASH = Buffer.alloc(32);
 
+/** One-shot `hash` (Node ≥ 20.12): half the cost of a Hash object, on every request (issue 14). */
 function hashSecret(secretText: string): Buffer {
-  return createHash('sha256').update(secretText, 'utf8').digest();
+  return hash('sha256', secretText, 'buffer');
 }
 
 export interface IssuedKey {

@@ -70,6 +70,20 @@ async function contactByKey(uow: Uow, key: string): Promise<ContactRow | undefin
   ]);
 }
 
+/** What a document needs of its contact found by name key (changeOf): not the whole row. */
+type PartyRow = Pick<ContactRow, 'id' | 'email' | 'is_customer' | 'is_supplier'>;
+
+/**
+ * The contact of a name key, with only the columns a document uses: every invoice and bill
+ * drafted by payee name looks it up, and each column is a value built per request (issue 14).
+ */
+async function partyByKey(uow: Uow, key: string): Promise<PartyRow | undefined> {
+  return uow.tx.get<PartyRow>(`SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    key,
+  ]);
+}
+
 /** A document's party, resolved before its event is appended (so every refusal changes nothing). */
 export interface DocumentContact {
   readonly contactId: string;
@@ -105,21 +119,21 @@ export async function resolveDocumentContact(
   }
   invariant(p.payeeName !== undefined, 'the schema requires payeeName or contactId');
   const key = searchKey(p.payeeName);
-  const existing = await contactByKey(uow, key);
+  const existing = await partyByKey(uow, key);
   if (existing) return { contactId: existing.id, payeeName: p.payeeName, created: false, change: changeOf(existing, kind, email) };
   const inserted = await uow.tx.run(
     `INSERT INTO contacts (org_id, id, name, name_key, email, is_customer, is_supplier, created_at, updated_at, ledger_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '') ON CONFLICT (org_id, name_key) DO NOTHING`,
     [uow.orgId, newId('con'), p.payeeName, key, email, kind === 'customer' ? 1 : 0, kind === 'supplier' ? 1 : 0, uow.now, uow.now],
   );
-  const row = await contactByKey(uow, key);
+  const row = await partyByKey(uow, key);
   invariant(row !== undefined, 'a contact holds the name key after insert');
   const created = inserted.changes === 1;
   return { contactId: row.id, payeeName: p.payeeName, created, change: created ? { kind: false, email: null } : changeOf(row, kind, email) };
 }
 
 /** A document makes its contact a customer or supplier, and gives it an email when it had none. */
-function changeOf(row: ContactRow, kind: ContactKind, email: string | null): DocumentContact['change'] {
+function changeOf(row: PartyRow, kind: ContactKind, email: string | null): DocumentContact['change'] {
   return { kind: Number(row[KIND_COLUMN[kind]]) !== 1, email: row.email === null ? email : null };
 }
 

@@ -132,10 +132,15 @@ async function allocateNumber(uow: Uow, given: string | undefined): Promise<stri
   );
   invariant(org !== undefined, `organisation ${uow.orgId} exists`);
   let next = Number(org.invoice_next);
-  // Bounded: each skip is an invoice someone numbered by hand in the sequence's way.
-  for (let skips = 0; skips < 1000 && (await taken(formatInvoiceNumber(org.invoice_prefix, next))); skips += 1) next += 1;
-  const number = formatInvoiceNumber(org.invoice_prefix, next);
-  if (await taken(number)) throw conflict(`the invoice sequence is blocked at ${number}: the owner can move the next number in the profile`);
+  let number = formatInvoiceNumber(org.invoice_prefix, next);
+  // Each number is looked up once (issue 14: the free one used to be looked up twice). Bounded:
+  // each skip is an invoice someone numbered by hand in the sequence's way; past 1000 the
+  // sequence is blocked.
+  for (let skips = 0; await taken(number); skips += 1) {
+    if (skips === 1000) throw conflict(`the invoice sequence is blocked at ${number}: the owner can move the next number in the profile`);
+    next += 1;
+    number = formatInvoiceNumber(org.invoice_prefix, next);
+  }
   await uow.tx.run('UPDATE organisations SET invoice_next = ? WHERE id = ?', [next + 1, uow.orgId]);
   return number;
 }
