@@ -101,6 +101,11 @@ export class SqliteDatabase implements Database {
     raw.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     raw.pragma('busy_timeout = 5000');
     raw.pragma('foreign_keys = ON');
+    // Issue 14: each unit's SAVEPOINT keeps a statement journal of the pages it touches, by
+    // default in a temporary file: ~26 µs of mostly kernel CPU per write, measured with perf. In
+    // memory it is ~2 µs. It only serves rolling back inside the open transaction, never crash
+    // recovery (that is the WAL), so durability is unchanged.
+    raw.pragma('temp_store = MEMORY');
     this.writer = new SqliteConnection(raw);
     // A separate connection for reads: under WAL it sees only committed data, never a batch
     // that is still open on the writer.
