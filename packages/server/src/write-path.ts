@@ -119,6 +119,8 @@ interface OrgBatch {
   settings: OrgSettings | null;
   /** The unit whose savepoint took the head lock: if it fails, the lock goes with it. */
   lockedBy: object;
+  /** Answers of `batchCached` reads, by SQL and parameters (forgotten when their tables change). */
+  readonly cache: Map<string, unknown[]>;
 }
 
 interface Mark {
@@ -153,6 +155,7 @@ function restore(tx: Tx, b: OrgBatch, m: Mark, unit: object): void {
   b.idem.length = m.idem;
   b.idemWritten = m.idemWritten;
   b.settings = null;
+  b.cache.clear();
 }
 
 const memoKey = (orgId: string) => `org-batch:${orgId}`;
@@ -216,6 +219,7 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
     idemWritten: 0,
     settings: null,
     lockedBy: unit,
+    cache: new Map(),
   };
   tx.batch.memo.set(key, b);
   tx.batch.beforeCommit(async (q) => {
@@ -236,12 +240,34 @@ const HELD_BACK = /\b(?:events|idempotency)\b/i;
  */
 const WRITES_ORG =
   /^\s*(?:INSERT\s+INTO\s+organisations|DELETE\s+FROM\s+organisations|UPDATE\s+organisations\b[\s\S]*\b(?:time_zone|lock_date|conversion_date)\b)/i;
+/**
+ * Reads whose answer a batch may keep (issue 14: each is a round trip under the organisation's
+ * lock): SQL text → the tables it reads. Any statement of the batch that changes one of those
+ * tables forgets every kept answer; a unit that fails forgets them too. Register with
+ * `batchCached` at module load, for plain SELECTs of rows that only units of work change.
+ */
+const cachedReads = new Map<string, readonly string[]>();
+let cachedTables: RegExp | null = null;
+
+export function batchCached(sql: string, tables: readonly string[]): string {
+  cachedReads.set(sql, tables);
+  cachedTables = null;
+  sqlKinds.clear();
+  return sql;
+}
+
+const CHANGES = /^\s*(?:INSERT|UPDATE|DELETE|WITH)\b/i;
 const sqlKinds = new Map<string, number>();
 
 function kindOf(sql: string): number {
   let k = sqlKinds.get(sql);
   if (k === undefined) {
-    k = (HELD_BACK.test(sql) ? 1 : 0) | (WRITES_ORG.test(sql) ? 2 : 0);
+    cachedTables ??= new RegExp(`\\b(?:${[...new Set([...cachedReads.values()].flat())].join('|') || '(?!)'})\\b`, 'i');
+    k =
+      (HELD_BACK.test(sql) ? 1 : 0) |
+      (WRITES_ORG.test(sql) ? 2 : 0) |
+      (CHANGES.test(sql) && cachedTables.test(sql) ? 4 : 0) |
+      (cachedReads.has(sql) ? 8 : 0);
     // The SQL texts are the source's own (bounded); the cap is a backstop.
     if (sqlKinds.size < 4096) sqlKinds.set(sql, k);
   }
@@ -254,17 +280,24 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
     const k = kindOf(sql);
     if (k & 1) await flushRows(tx, caps, b);
     if (k & 2) b.settings = null;
+    if (k & 4) b.cache.clear();
+    return k;
+  };
+  const all = async <T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> => {
+    if (!((await before(sql)) & 8)) return tx.all<T>(sql, params);
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    const kept = b.cache.get(key);
+    if (kept) return kept as T[];
+    const rows = await tx.all<T>(sql, params);
+    b.cache.set(key, rows);
+    return rows;
   };
   return {
     batch: tx.batch,
     notify: (channel, payload) => tx.notify(channel, payload),
-    async all<T = Row>(sql: string, params?: readonly SqlValue[]) {
-      await before(sql);
-      return tx.all<T>(sql, params);
-    },
+    all,
     async get<T = Row>(sql: string, params?: readonly SqlValue[]) {
-      await before(sql);
-      return tx.get<T>(sql, params);
+      return (await all<T>(sql, params))[0];
     },
     async run(sql: string, params?: readonly SqlValue[]) {
       await before(sql);

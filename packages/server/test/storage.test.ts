@@ -300,3 +300,40 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
     }
   });
 });
+
+describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+  });
+  afterAll(async () => t.close());
+
+  it('a kept read is forgotten when a unit changes its table, and when a unit fails', async () => {
+    const org = await t.org();
+    // The text invoice-lines.ts registers with batchCached.
+    const ACCOUNT_TYPE = 'SELECT type FROM accounts WHERE org_id = ? AND code = ?';
+    const seen = new Map<number, string | undefined>();
+    const look = (i: number) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        seen.set(i, (await uow.tx.get<{ type: string }>(ACCOUNT_TYPE, [uow.orgId, '4000']))?.type);
+        return { noop: true };
+      });
+    const retype = (type: string, fail: boolean) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        await uow.tx.run('UPDATE accounts SET type = ? WHERE org_id = ? AND code = ?', [type, uow.orgId, '4000']);
+        // Read back inside the unit: the kept answer must not hide the unit's own change.
+        seen.set(-1, (await uow.tx.get<{ type: string }>(ACCOUNT_TYPE, [uow.orgId, '4000']))?.type);
+        if (fail) throw new DomainError('CONFLICT', 'refused');
+        return { noop: true };
+      });
+    const results = await Promise.allSettled([look(0), look(1), retype('expense', false), look(3), retype('asset', true), look(5), look(6)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect([...seen.entries()].filter(([i]) => i >= 0).sort((a, b) => a[0] - b[0])).toEqual([
+      [0, 'revenue'],
+      [1, 'revenue'],
+      [3, 'expense'],
+      [5, 'expense'],
+      [6, 'expense'],
+    ]);
+  });
+});

@@ -1,7 +1,7 @@
 import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
-import type { Uow } from '../../write-path.js';
+import { batchCached, type Uow } from '../../write-path.js';
 import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
 
 /**
@@ -43,8 +43,11 @@ export function allocateSaleGst(lines: readonly { amountCents: number; taxCode: 
 }
 
 /** BAD_REQUEST naming `field` unless `code` is a revenue account of the organisation's chart. */
+/** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
+const ACCOUNT_TYPE = batchCached('SELECT type FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
+
 export async function checkRevenueAccount(q: Queryable, orgId: string, code: string, field: string): Promise<void> {
-  const row = await q.get<{ type: string }>('SELECT type FROM accounts WHERE org_id = ? AND code = ?', [orgId, code]);
+  const row = await q.get<{ type: string }>(ACCOUNT_TYPE, [orgId, code]);
   if (!row) throw badRequest(`${field}: account ${code} does not exist`);
   if (row.type !== 'revenue') {
     const article = /^[aeiou]/.test(row.type) ? 'an' : 'a';
