@@ -136,8 +136,20 @@ function freePort() {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Start `serve` and wait for /healthz. Keeps the tail of its output for diagnostics. */
+/**
+ * The node flags `npm start` gives the server (package.json), so that the bench measures the
+ * server as it is run: issue 14 found the default young generation too small for a busy server
+ * (GC pauses in the half-load p99).
+ */
+const SERVE_NODE_FLAGS = (() => {
+  const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const m = /\bnode((?:\s+--\S+)*)\s+packages\/server\/bin\/finance-desk\.js serve\b/.exec(start);
+  if (!m) throw new Error(`cannot read the server's node flags from the start script: ${start}`);
+  return m[1].trim().split(/\s+/).filter(Boolean);
+})();
+
 async function startServer(env, port) {
-  const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (d) => {
     tail = (tail + d).slice(-8000);
@@ -1247,7 +1259,7 @@ ${table(
 
 ## Method
 
-- Each scenario starts the server as a child process (\`finance-desk serve\`) on a fresh database:
+- Each scenario starts the server as a child process (\`finance-desk serve\`, with the node flags \`npm start\` gives it: \`${SERVE_NODE_FLAGS.join(' ') || 'none'}\`) on a fresh database:
   a new SQLite file in the temp directory, or a new PostgreSQL database (\`CREATE DATABASE fd_bench_…\`,
   dropped afterwards). An organisation is created first with \`finance-desk org create --json\` and
   its agent key is used for the writes. Rate limits are set to ${int(Number(HIGH_RATE))}/s so they never bite;
