@@ -1,8 +1,9 @@
 import { canonicalJson, sha256Hex, type EventKindSpec, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
-import { appendedOf, chainEvent, insertEvents, lockHead, moveHead, pgArray, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
+import { appendedOf, chainEvent, insertEvents, lockHead, moveHead, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
 import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
+import { insertMany, type Column } from './storage/sql.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './storage/types.js';
 
 /**
@@ -173,30 +174,24 @@ async function flushRows(q: Queryable, caps: Capabilities, b: OrgBatch): Promise
 }
 
 async function insertIdempotency(q: Queryable, caps: Capabilities, orgId: string, rows: readonly IdemPending[]): Promise<void> {
-  if (caps.engine === 'postgres') {
-    await q.run(
-      `INSERT INTO idempotency (org_id, credential_id, idem_key, method, request_hash, result, created_at)
-       SELECT ?, c, k, m, h, r, t FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS u(c, k, m, h, r, t)`,
-      [
-        orgId,
-        pgArray(rows.map((r) => r.credentialId)),
-        pgArray(rows.map((r) => r.key)),
-        pgArray(rows.map((r) => r.method)),
-        pgArray(rows.map((r) => r.hash)),
-        pgArray(rows.map((r) => r.result)),
-        pgArray(rows.map((r) => r.at)),
-      ],
-    );
-    return;
-  }
-  for (const r of rows) {
-    await q.run(
-      `INSERT INTO idempotency (org_id, credential_id, idem_key, method, request_hash, result, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [orgId, r.credentialId, r.key, r.method, r.hash, r.result, r.at],
-    );
-  }
+  await insertMany(
+    q,
+    caps,
+    'idempotency',
+    IDEMPOTENCY_COLUMNS,
+    rows.map((r) => [orgId, r.credentialId, r.key, r.method, r.hash, r.result, r.at]),
+  );
 }
+
+const IDEMPOTENCY_COLUMNS: readonly Column[] = [
+  ['org_id', 'text'],
+  ['credential_id', 'text'],
+  ['idem_key', 'text'],
+  ['method', 'text'],
+  ['request_hash', 'text'],
+  ['result', 'text'],
+  ['created_at', 'text'],
+];
 
 /**
  * The organisation's share of this transaction's batch: the first unit locks the head (FOR

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '@finance-desk/protocol';
 import { DomainError } from '../src/errors.js';
 import { migrations } from '../src/storage/migrations.js';
+import { insertMany } from '../src/storage/sql.js';
 import { inUnitOfWork } from '../src/write-path.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 
@@ -335,5 +336,41 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
       [5, 'expense'],
       [6, 'expense'],
     ]);
+  });
+});
+
+describe.each(engines)('insertMany (%s, issue 14)', (engine) => {
+  it('writes every row as given, whatever the text holds', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate();
+      const awkward = ['', 'plain', 'a "quoted" word', 'back\\slash \\" and \\\\', '{braces},commas', 'NULL', 'null', ' spaced ', 'ünïcødé 😀', 'line\nbreak\ttab', "it's"];
+      const rows = awkward.map((text, i) => ['org_x', `cred_${i}`, `key_${i}`, 'm', 'h', text, `2026-01-0${(i % 9) + 1}`]);
+      const written = await db.write((tx) =>
+        insertMany(
+          tx,
+          db.caps,
+          'idempotency',
+          [
+            ['org_id', 'text'],
+            ['credential_id', 'text'],
+            ['idem_key', 'text'],
+            ['method', 'text'],
+            ['request_hash', 'text'],
+            ['result', 'text'],
+            ['created_at', 'text'],
+          ],
+          rows,
+        ),
+      );
+      expect(written).toBe(awkward.length);
+      const back = await db.reader.all<{ idem_key: string; result: string }>('SELECT idem_key, result FROM idempotency ORDER BY credential_id');
+      const byKey = new Map(back.map((r) => [r.idem_key, r.result]));
+      awkward.forEach((text, i) => expect(byKey.get(`key_${i}`)).toBe(text));
+      expect(await db.write((tx) => insertMany(tx, db.caps, 'idempotency', [['org_id', 'text']], []))).toBe(0);
+    } finally {
+      await db.close();
+      await drop();
+    }
   });
 });

@@ -8,6 +8,7 @@ import {
   type JsonValue,
 } from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
+import { insertMany, type Column } from '../storage/sql.js';
 import type { Capabilities, Queryable, Tx } from '../storage/types.js';
 
 export interface Head {
@@ -90,51 +91,32 @@ export function appendedOf(e: ChainedEvent): Appended {
 }
 
 /**
- * Write chained events of one organisation. PostgreSQL: one multi-row INSERT over `unnest` of
- * column arrays (one round trip, one plan, however many rows); SQLite: its cached single-row
- * statement per row, in process. The primary key (org_id, seq) refuses any seq written twice.
+ * Write chained events of one organisation set-based (insertMany: on PostgreSQL one statement
+ * however many rows). The primary key (org_id, seq) refuses any seq written twice.
  */
 export async function insertEvents(tx: Queryable, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
-  if (rows.length === 0) return;
-  if (caps.engine === 'postgres') {
-    const inserted = await tx.run(
-      `INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
-       SELECT ?, s, f, k, e, a, t, p, ph, rh
-         FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-           AS u(s, f, k, e, a, t, p, ph, rh)`,
-      [
-        orgId,
-        pgArray(rows.map((r) => r.seq)),
-        pgArray(rows.map((r) => r.family)),
-        pgArray(rows.map((r) => r.kind)),
-        pgArray(rows.map((r) => r.entityId)),
-        pgArray(rows.map((r) => r.actor)),
-        pgArray(rows.map((r) => r.at)),
-        pgArray(rows.map((r) => r.payload)),
-        pgArray(rows.map((r) => r.prevHash)),
-        pgArray(rows.map((r) => r.rowHash)),
-      ],
-    );
-    invariant(inserted.changes === rows.length, 'every chained event was written');
-    return;
-  }
-  for (const r of rows) {
-    await tx.run(
-      `INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash],
-    );
-  }
+  const written = await insertMany(
+    tx,
+    caps,
+    'events',
+    EVENT_COLUMNS,
+    rows.map((r) => [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash]),
+  );
+  invariant(written === rows.length, 'every chained event was written');
 }
 
-/**
- * An array parameter as PostgreSQL's array literal text ({"a","b\"c"}): every element quoted and
- * escaped, so any text survives; node-postgres would do the same for a JS array, but the storage
- * seam takes only scalar values.
- */
-export function pgArray(values: readonly (string | number)[]): string {
-  return `{${values.map((v) => (typeof v === 'number' ? String(v) : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
-}
+const EVENT_COLUMNS: readonly Column[] = [
+  ['org_id', 'text'],
+  ['seq', 'bigint'],
+  ['family', 'text'],
+  ['kind', 'text'],
+  ['entity_id', 'text'],
+  ['actor', 'text'],
+  ['at', 'text'],
+  ['payload', 'text'],
+  ['prev_hash', 'text'],
+  ['row_hash', 'text'],
+];
 
 /**
  * Move the stored head from `from` to `to`; the row must still be at `from` (this transaction

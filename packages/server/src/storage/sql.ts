@@ -1,4 +1,44 @@
+import type { Capabilities, Queryable } from './types.js';
+
 /** `?, ?, ?` for an `IN (…)` list of n values, in the portable placeholder form (storage/types.ts). */
 export function placeholders(n: number): string {
   return Array.from({ length: n }, () => '?').join(', ');
+}
+
+/**
+ * An array parameter as PostgreSQL's array literal text ({"a","b\"c"}): every element quoted and
+ * escaped, so any text survives; node-postgres would do the same for a JS array, but the storage
+ * seam takes only scalar values.
+ */
+export function pgArray(values: readonly (string | number)[]): string {
+  return `{${values.map((v) => (typeof v === 'number' ? String(v) : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+}
+
+/** A column of `insertMany`: its name and its PostgreSQL type. */
+export type Column = readonly [name: string, type: 'text' | 'bigint'];
+
+/**
+ * Insert many rows in one go (issue 14): on PostgreSQL one `INSERT … SELECT * FROM unnest(…)`
+ * over an array per column (one round trip and one plan, however many rows); on SQLite the
+ * cached single-row statement per row, in process. Returns how many rows were written.
+ */
+export async function insertMany(
+  q: Queryable,
+  caps: Capabilities,
+  table: string,
+  columns: readonly Column[],
+  rows: readonly (readonly (string | number)[])[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const names = columns.map(([name]) => name).join(', ');
+  if (caps.engine === 'postgres') {
+    const written = await q.run(
+      `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${columns.map(([, type]) => `?::${type}[]`).join(', ')})`,
+      columns.map((_, i) => pgArray(rows.map((r) => r[i]!))),
+    );
+    return written.changes;
+  }
+  const sql = `INSERT INTO ${table} (${names}) VALUES (${placeholders(columns.length)})`;
+  for (const r of rows) await q.run(sql, r);
+  return rows.length;
 }
