@@ -34,6 +34,14 @@ export interface Uow {
    * kind) and its entity and payload, the payload typed by the declaration's schema.
    */
   emit<E extends EventKindSpec>(event: E, body: EventBody<E>): Promise<Appended>;
+  /**
+   * The organisation's invoice sequence (issue 12: prefix and next number) as this transaction
+   * has it: read once per batch under the organisation's lock (issue 14), so no other write of
+   * the organisation can move it meanwhile.
+   */
+  invoiceSequence(): Promise<{ readonly prefix: string; readonly next: number }>;
+  /** Move the invoice sequence's next number (queued with the unit's writes: Tx.later). */
+  moveInvoiceSequence(next: number): Promise<void>;
 }
 
 /** What a write handler returns: a result, `noop` when the row was already in its target state. */
@@ -98,6 +106,17 @@ interface OrgSettings {
   readonly time_zone: string | null;
   readonly lock_date: string | null;
   readonly conversion_date: string | null;
+  readonly invoice_prefix: string;
+  readonly invoice_next: number | string;
+}
+
+const SETTINGS_SQL =
+  'SELECT time_zone, lock_date, conversion_date, invoice_prefix, invoice_next FROM organisations WHERE id = ?';
+
+async function settingsOf(tx: Tx, b: OrgBatch): Promise<OrgSettings> {
+  b.settings ??= (await tx.get<OrgSettings>(SETTINGS_SQL, [b.orgId])) ?? null;
+  invariant(b.settings !== null, `organisation ${b.orgId} exists`);
+  return b.settings;
 }
 
 /**
@@ -230,11 +249,11 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
 const HELD_BACK = /\b(?:events|idempotency)\b/i;
 /**
  * SQL that may change the settings the batch keeps (so its copy is read again): any insert or
- * delete of an organisation, an update naming one of those columns (not invoice_next, which
- * every invoiceDraft moves).
+ * delete of an organisation, an update naming one of those columns. (invoiceDraft moves
+ * invoice_next through uow.moveInvoiceSequence, which keeps the copy current instead.)
  */
 const WRITES_ORG =
-  /^\s*(?:INSERT\s+INTO\s+organisations|DELETE\s+FROM\s+organisations|UPDATE\s+organisations\b[\s\S]*\b(?:time_zone|lock_date|conversion_date)\b)/i;
+  /^\s*(?:INSERT\s+INTO\s+organisations|DELETE\s+FROM\s+organisations|UPDATE\s+organisations\b[\s\S]*\b(?:time_zone|lock_date|conversion_date|invoice_prefix|invoice_next)\b)/i;
 /**
  * Reads whose answer a batch may keep (issue 14: each is a round trip under the organisation's
  * lock): SQL text → the tables it reads. Any statement of the batch that changes one of those
@@ -328,24 +347,33 @@ async function unitOfWork<R extends WriteResult, E>(
       if (early !== undefined) return { early };
       let emitted = 0;
       const now = clockOf(db)();
-      b.settings ??=
-        (await tx.get<OrgSettings>('SELECT time_zone, lock_date, conversion_date FROM organisations WHERE id = ?', [orgId])) ?? null;
-      const org = b.settings;
+      const org = await settingsOf(tx, b);
       const uow: Uow = {
         tx: unitTx(tx, db.caps, b),
         caps: db.caps,
         orgId,
         actor,
         now,
-        today: localDate(now, org?.time_zone ?? DEFAULT_TIME_ZONE),
-        lockDate: org?.lock_date ?? null,
-        conversionDate: org?.conversion_date ?? null,
+        today: localDate(now, org.time_zone ?? DEFAULT_TIME_ZONE),
+        lockDate: org.lock_date ?? null,
+        conversionDate: org.conversion_date ?? null,
         emit: async (event, body) => {
           emitted += 1;
           invariant(emitted === 1, 'a call appends exactly one event');
           const chained = chainEvent(b.head, actor, event, body);
           b.events.push(chained);
           return appendedOf(chained);
+        },
+        invoiceSequence: async () => {
+          const settings = await settingsOf(tx, b);
+          return { prefix: settings.invoice_prefix, next: Number(settings.invoice_next) };
+        },
+        moveInvoiceSequence: async (next) => {
+          const settings = await settingsOf(tx, b);
+          // Straight to the transaction, not through unitTx: the batch's copy is kept current
+          // here rather than forgotten.
+          await tx.later('UPDATE organisations SET invoice_next = ? WHERE id = ?', [next, orgId]);
+          b.settings = { ...settings, invoice_next: next };
         },
       };
       const result = await fn(uow, b);

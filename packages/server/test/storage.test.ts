@@ -218,6 +218,42 @@ describe.each(engines)('the settings a batch keeps (%s, issue 14)', (engine) => 
   });
 });
 
+describe.each(engines)('the invoice sequence a batch keeps (%s, issue 14)', (engine) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+  });
+  afterAll(async () => t.close());
+
+  it('moves with the units that move it, follows an owner’s change, and forgets a failed unit’s move', async () => {
+    const org = await t.org();
+    const seen = new Map<number, number>();
+    const take = (i: number, fail = false) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        const seq = await uow.invoiceSequence();
+        seen.set(i, seq.next);
+        await uow.moveInvoiceSequence(seq.next + 1);
+        if (fail) throw new DomainError('CONFLICT', 'refused');
+        return { noop: true };
+      });
+    const ownerSets = (next: number) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        await uow.tx.run('UPDATE organisations SET invoice_prefix = ?, invoice_next = ? WHERE id = ?', ['INV-', next, uow.orgId]);
+        return { noop: true };
+      });
+    const results = await Promise.allSettled([take(0), take(1), take(2), ownerSets(500), take(4), take(5, true), take(6)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect([...seen.entries()].filter(([i]) => i !== 5).sort((a, b) => a[0] - b[0])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [4, 500],
+      [6, 501],
+    ]);
+    expect(await t.db.reader.get('SELECT invoice_next FROM organisations WHERE id = ?', [org.orgId])).toEqual({ invoice_next: 502 });
+  });
+});
+
 describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
   it('queued writes are in the transaction before its next statement, a parent before its children, and commit with it', async () => {
     const { db, drop } = await openTestDatabase(engine);

@@ -115,7 +115,7 @@ export async function loadInvoice(uow: Uow, id: string): Promise<InvoiceRow> {
 /**
  * Issue 12 item 2: the invoice's number. Given: it must be free in the organisation (CONFLICT
  * naming `number`) and the sequence does not move. Else the organisation's next (prefix and
- * invoice_next, read FOR UPDATE so two drafts cannot take the same), skipping any a business gave
+ * invoice_next, under the organisation's lock so two drafts cannot take the same), skipping any a business gave
  * by hand, and invoice_next moves past it in this transaction. The unique index
  * (org_id, number) is the backstop.
  */
@@ -126,20 +126,18 @@ async function allocateNumber(uow: Uow, given: string | undefined): Promise<{ nu
     if (await taken(given)) throw new DomainError('CONFLICT', `number ${given} is already another invoice's number`, { field: 'number' });
     return { number: given, next: null };
   }
-  const org = await uow.tx.get<{ invoice_prefix: string; invoice_next: number | string }>(
-    `SELECT invoice_prefix, invoice_next FROM organisations WHERE id = ?${uow.caps.forUpdate}`,
-    [uow.orgId],
-  );
-  invariant(org !== undefined, `organisation ${uow.orgId} exists`);
-  let next = Number(org.invoice_next);
-  let number = formatInvoiceNumber(org.invoice_prefix, next);
+  // Under the organisation's lock, so two drafts cannot take the same (issue 14: the batch reads
+  // the sequence once and keeps it current, no round trip per draft).
+  const seq = await uow.invoiceSequence();
+  let next = seq.next;
+  let number = formatInvoiceNumber(seq.prefix, next);
   // Each number is looked up once (issue 14: the free one used to be looked up twice). Bounded:
   // each skip is an invoice someone numbered by hand in the sequence's way; past 1000 the
   // sequence is blocked.
   for (let skips = 0; await taken(number); skips += 1) {
     if (skips === 1000) throw conflict(`the invoice sequence is blocked at ${number}: the owner can move the next number in the profile`);
     next += 1;
-    number = formatInvoiceNumber(org.invoice_prefix, next);
+    number = formatInvoiceNumber(seq.prefix, next);
   }
   // The caller moves invoice_next past it (moveSequence), after its own inserts.
   return { number, next: next + 1 };
@@ -150,7 +148,7 @@ async function allocateNumber(uow: Uow, given: string | undefined): Promise<{ nu
  * PostgreSQL the three writes go out as one statement with the unit's next one).
  */
 async function moveSequence(uow: Uow, next: number | null): Promise<void> {
-  if (next !== null) await uow.tx.later('UPDATE organisations SET invoice_next = ? WHERE id = ?', [next, uow.orgId]);
+  if (next !== null) await uow.moveInvoiceSequence(next);
 }
 
 export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow) {
