@@ -302,7 +302,8 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
     const key = `${sql}\u0000${JSON.stringify(params)}`;
     const kept = b.cache.get(key);
     if (kept) return kept as T[];
-    const rows = await tx.all<T>(sql, params);
+    // Frozen: one answer serves several units, so none may change it.
+    const rows = Object.freeze((await tx.all<T>(sql, params)).map((r) => Object.freeze(r))) as T[];
     b.cache.set(key, rows);
     return rows;
   };

@@ -345,6 +345,29 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
   });
   afterAll(async () => t.close());
 
+  it('concurrent drafts for one new payee find the contact the first of them created', async () => {
+    const org = await t.org();
+    const replies = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        t.post(org.keys.agent, 'books.invoiceDraft', {
+          payeeName: 'Brand New Customer Pty Ltd',
+          ...(i % 3 === 0 ? { payeeEmail: `accounts${i}@brandnew.example` } : {}),
+          description: `Job ${i}`,
+          totalCents: 1000 + i,
+          dueDays: 14,
+        }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+    const contactIds = new Set(replies.map((r) => r.body.result.contactId));
+    expect(contactIds.size).toBe(1);
+    const contacts = await t.db.reader.all('SELECT id FROM contacts WHERE org_id = ?', [org.orgId]);
+    expect(contacts).toHaveLength(1);
+    const numbers = replies.map((r) => r.body.result.number).sort();
+    expect(new Set(numbers).size).toBe(24);
+    await t.verifyAll();
+  });
+
   it('a kept read is forgotten when a unit changes its table, and when a unit fails', async () => {
     const org = await t.org();
     // The text invoice-lines.ts registers with batchCached.

@@ -4,7 +4,7 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
-import type { Uow } from '../../write-path.js';
+import { batchCached, type Uow } from '../../write-path.js';
 import { searchKey } from '../search-key.js';
 
 /**
@@ -78,11 +78,15 @@ type PartyRow = Pick<ContactRow, 'id' | 'email' | 'is_customer' | 'is_supplier'>
  * drafted by payee name looks it up, and each column is a value built per request (issue 14).
  */
 async function partyByKey(uow: Uow, key: string): Promise<PartyRow | undefined> {
-  return uow.tx.get<PartyRow>(`SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?${uow.caps.forUpdate}`, [
-    uow.orgId,
-    key,
-  ]);
+  return uow.tx.get<PartyRow>(PARTY_BY_KEY, [uow.orgId, key]);
 }
+
+/**
+ * Kept by a batch of units of work (issue 14: one round trip per draft under the organisation's
+ * lock); any write to contacts forgets it. No FOR UPDATE: the organisation's head lock already
+ * serialises every write that could change the contact until this unit commits.
+ */
+const PARTY_BY_KEY = batchCached('SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?', ['contacts']);
 
 /** A document's party, resolved before its event is appended (so every refusal changes nothing). */
 export interface DocumentContact {
