@@ -6,8 +6,11 @@
  */
 import { canonicalJson } from '@finance-desk/protocol';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { eventJson } from '../src/ledger/read.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventJson, eventsAfter, eventsPageJson, storedRowsAfter } from '../src/ledger/read.js';
+import type { CreatedOrg } from '../src/org/orgs.js';
+import type { Queryable } from '../src/storage/types.js';
+import { engines, startTestServer, type TestServer } from './harness.js';
 
 interface Stored {
   seq: number;
@@ -84,5 +87,39 @@ describe('events rows on the wire (issue 14)', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe.each(engines)('column-array reads give the same rows as object reads (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    org = await t.org();
+    await t.post(org.keys.agent, 'board.createTask', { title: 'Ünïcode "quoted" \\ tâche 🧾', priority: 'high' });
+    await t.post(org.keys.agent, 'books.invoiceDraft', { payeeName: 'Harbour "Cafe"', description: 'Catering\twith a tab', totalCents: 110_000, dueDays: 14 });
+  });
+  afterAll(async () => t.close());
+
+  it('eventsPageJson and storedRowsAfter, with values() and through the object fallback', async () => {
+    const reader = t.db.reader;
+    expect(typeof reader.values).toBe('function');
+    // The same Queryable without values(): the fallback over eventsAfter.
+    const objectsOnly: Queryable = { all: (s, p) => reader.all(s, p), get: (s, p) => reader.get(s, p), run: (s, p) => reader.run(s, p) };
+    for (const [cursor, limit] of [[0, 500], [1, 2], [0, 1], [10_000, 5]] as const) {
+      const fast = await eventsPageJson(reader, org.orgId, cursor, limit);
+      const slow = await eventsPageJson(objectsOnly, org.orgId, cursor, limit);
+      expect(fast).toEqual(slow);
+      expect(fast.rows).toEqual((await eventsAfter(reader, org.orgId, cursor, limit)).map(eventJson));
+      expect(await storedRowsAfter(reader, org.orgId, cursor, limit)).toEqual(await storedRowsAfter(objectsOnly, org.orgId, cursor, limit));
+    }
+    const all = await eventsPageJson(reader, org.orgId, 0, 500);
+    expect(all.rows.length).toBeGreaterThanOrEqual(3);
+    expect(all.lastSeq).toBe(all.rows.length);
+    const rows = await storedRowsAfter(reader, org.orgId, 0, 500);
+    expect(typeof rows[0]?.seq).toBe('number');
+    // Over HTTP the page is those rows.
+    const page = await t.get(org.keys.observer, 'events?limit=500');
+    expect(page.body).toEqual({ events: all.rows.map((r) => JSON.parse(r)), nextCursor: all.lastSeq });
   });
 });

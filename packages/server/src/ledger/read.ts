@@ -1,4 +1,4 @@
-import { isCanonicalJsonText } from '@finance-desk/protocol';
+import { isCanonicalJsonText, type StoredEventRow } from '@finance-desk/protocol';
 import type { Queryable } from '../storage/types.js';
 
 interface StoredEvent {
@@ -25,6 +25,26 @@ export async function eventsAfter(
     `SELECT ${COLUMNS} FROM events WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     [orgId, cursor, limit],
   );
+}
+
+/**
+ * Rows after `cursor` as the verifier takes them (seq a number), one object per row: from column
+ * arrays where the engine offers them, instead of the driver's object plus a copy (issue 14).
+ */
+export async function storedRowsAfter(q: Queryable, orgId: string, cursor: number, limit: number): Promise<StoredEventRow[]> {
+  if (!q.values) return (await eventsAfter(q, orgId, cursor, limit)).map((row) => ({ ...row, seq: Number(row.seq) }));
+  const raw = await q.values(`SELECT ${COLUMNS} FROM events WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?`, [orgId, cursor, limit]);
+  return raw.map((r) => ({
+    seq: Number(r[0]),
+    family: r[1] as string,
+    kind: r[2] as string,
+    entity_id: r[3] as string,
+    actor: r[4] as string,
+    at: r[5] as string,
+    payload: r[6] as string,
+    prev_hash: r[7] as string,
+    row_hash: r[8] as string,
+  }));
 }
 
 export async function eventsOfEntity(q: Queryable, orgId: string, entityId: string) {
@@ -59,13 +79,54 @@ function jsonString(value: string): string {
   return NEEDS_STRINGIFY.test(value) ? JSON.stringify(value) : '"' + value + '"';
 }
 
+/** A stored row's wire JSON from its columns (in COLUMNS' order), the payload spliced in by `wirePayload`. */
+function rowJson(
+  seq: unknown,
+  family: string,
+  kind: string,
+  entityId: string,
+  actor: string,
+  at: string,
+  payload: string,
+  prevHash: string,
+  rowHash: string,
+): string {
+  return (
+    '{"seq":' + String(Number(seq)) + ',"family":' + jsonString(family) + ',"kind":' + jsonString(kind) +
+    ',"entity_id":' + jsonString(entityId) + ',"actor":' + jsonString(actor) + ',"at":' + jsonString(at) +
+    ',"payload":' + wirePayload(payload) + ',"prev_hash":' + jsonString(prevHash) + ',"row_hash":' + jsonString(rowHash) + '}'
+  );
+}
+
 /** A stored row as wire JSON text, its payload spliced in by `wirePayload`. */
 export function eventJson(e: StoredEvent): string {
-  return (
-    '{"seq":' + String(Number(e.seq)) + ',"family":' + jsonString(e.family) + ',"kind":' + jsonString(e.kind) +
-    ',"entity_id":' + jsonString(e.entity_id) + ',"actor":' + jsonString(e.actor) + ',"at":' + jsonString(e.at) +
-    ',"payload":' + wirePayload(e.payload) + ',"prev_hash":' + jsonString(e.prev_hash) + ',"row_hash":' + jsonString(e.row_hash) + '}'
-  );
+  return rowJson(e.seq, e.family, e.kind, e.entity_id, e.actor, e.at, e.payload, e.prev_hash, e.row_hash);
+}
+
+/**
+ * One `GET events` page: each row's wire JSON and the last seq (null when empty). Read as column
+ * arrays where the engine offers it — an object per row was a third of a page's cost (issue 14
+ * goal 3) — over the same keyset query on the (org_id, seq) primary key as eventsAfter.
+ */
+export async function eventsPageJson(
+  q: Queryable,
+  orgId: string,
+  cursor: number,
+  limit: number,
+): Promise<{ rows: string[]; lastSeq: number | null }> {
+  if (!q.values) {
+    const stored = await eventsAfter(q, orgId, cursor, limit);
+    const last = stored[stored.length - 1];
+    return { rows: stored.map(eventJson), lastSeq: last ? Number(last.seq) : null };
+  }
+  const raw = await q.values(`SELECT ${COLUMNS} FROM events WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?`, [orgId, cursor, limit]);
+  const rows = new Array<string>(raw.length);
+  for (let i = 0; i < raw.length; i += 1) {
+    const r = raw[i] as [number, string, string, string, string, string, string, string, string];
+    rows[i] = rowJson(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
+  }
+  const last = raw[raw.length - 1];
+  return { rows, lastSeq: last ? Number(last[0]) : null };
 }
 
 export async function headOf(q: Queryable, orgId: string) {
