@@ -36,6 +36,20 @@ function plainJsonString(value: unknown): value is string {
 }
 
 /**
+ * The last value found plain per head field (actor, at, entity, family, kind). Consecutive rows
+ * of a ledger mostly share family, kind and actor, and comparing with the last plain value is
+ * cheaper than testing again; equal strings are equally plain, so the answer is the same.
+ */
+const lastPlain: string[] = ['', '', '', '', ''];
+
+function plainField(slot: number, value: unknown): value is string {
+  if (value === lastPlain[slot]) return true;
+  if (!plainJsonString(value)) return false;
+  lastPlain[slot] = value;
+  return true;
+}
+
+/**
  * The same text when the payload's canonical JSON is already at hand (the server stores exactly
  * that text, D9), so it is serialised once. The eight keys are written in their sorted order:
  * actor, at, entity_id, family, kind, payload, prev, seq. Seed §6.3 defaults: an absent actor or
@@ -70,11 +84,11 @@ function buildRowHashInput(
   const entity = row.entity_id ?? '';
   const { at, family, kind, seq } = row;
   if (
-    plainJsonString(actor) &&
-    plainJsonString(at) &&
-    plainJsonString(entity) &&
-    plainJsonString(family) &&
-    plainJsonString(kind) &&
+    plainField(0, actor) &&
+    plainField(1, at) &&
+    plainField(2, entity) &&
+    plainField(3, family) &&
+    plainField(4, kind) &&
     typeof payloadCanonical === 'string' &&
     Number.isSafeInteger(seq) &&
     (prevIsDigest || plainJsonString(prev))
