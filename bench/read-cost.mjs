@@ -58,7 +58,7 @@ export async function seed(root, databaseUrl, orgId, documents, today) {
     await db.migrate();
     const started = performance.now();
     await inUnitOfWork(db, orgId, '', async (uow) => {
-      const event = await uow.emit({ family: 'books', kind: 'books.journal.post', entityId: 'bench-seed', payload: { documents } });
+      const event = await uow.emit({ family: 'books', kind: 'books.journal.post' }, { entityId: 'bench-seed', payload: { documents } });
       await seedBooks(uow.tx, { orgId, ledgerId: event.ledgerId, documents, today });
       return {};
     });

@@ -6,18 +6,19 @@
 // Plain ESM on purpose: it drives the compiled server as a child process, exactly as an operator
 // runs it, and loads nothing from the server's TypeScript sources.
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { parserBench, parserTable } from './parsers.mjs';
 import { naiveBench } from './naive.mjs';
 import { measureReads, READS, seed } from './read-cost.mjs';
+import * as ledgerBench from './ledger.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'packages/server/bin/finance-desk.js');
@@ -45,6 +46,7 @@ const SETTINGS = {
   rounds: envNumber('BENCH_ROUNDS', 4, { min: 1, integer: true }),
   verifyRows: envNumber('BENCH_VERIFY_ROWS', 200_000, { min: 1, integer: true }),
   verifyRepeats: envNumber('BENCH_VERIFY_REPEATS', 3, { min: 1, integer: true }),
+  events: envNumber('BENCH_EVENTS', 1_000_000, { min: 0, integer: true }),
   postgresUrl: process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || '',
   only: (process.env.BENCH_SCENARIOS ?? '')
     .split(',')
@@ -820,70 +822,6 @@ async function runReadScenario(scenario, documents) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// verifyChain micro-benchmark
-
-async function verifyBench() {
-  const { verifyChain, rowHash, rowHashInput } = await import(pathToFileURL(PROTOCOL_DIST).href);
-  const n = SETTINGS.verifyRows;
-  const t0 = Date.parse('2025-01-01T00:00:00.000Z');
-  const rows = new Array(n);
-  let prev = '';
-  for (let i = 0; i < n; i += 1) {
-    const row = {
-      seq: i + 1,
-      family: 'books',
-      kind: 'books.invoice.draft',
-      entity_id: `inv_${i.toString(32).padStart(26, '0')}`,
-      actor: 'key_06h0aqkmedxqvzwjpppzvdnw9c',
-      at: new Date(t0 + i * 7).toISOString(),
-      payload: { payee: 'Bench Pty Ltd', description: 'Consulting', totalCents: 123456 + i, dueDays: 14 },
-    };
-    const hash = rowHash(prev, row);
-    rows[i] = { ...row, prev_hash: prev, row_hash: hash };
-    prev = hash;
-  }
-  const inputs = rows.map((r) => rowHashInput(r.prev_hash, r));
-  const inputBytes = inputs.reduce((sum, s) => sum + Buffer.byteLength(s, 'utf8'), 0);
-
-  const time = (fn) => {
-    const start = process.hrtime.bigint();
-    const value = fn();
-    return { seconds: Number(process.hrtime.bigint() - start) / 1e9, value };
-  };
-  let bestVerify = Infinity;
-  let bestSha = Infinity;
-  let bestInput = Infinity;
-  for (let rep = 0; rep < SETTINGS.verifyRepeats; rep += 1) {
-    const v = time(() => verifyChain(rows));
-    if (!v.value.ok || v.value.rows !== n) throw new Error(`verifyChain rejected the benchmark chain: ${JSON.stringify(v.value)}`);
-    bestVerify = Math.min(bestVerify, v.seconds);
-
-    const s = time(() => {
-      let sink = 0;
-      for (let i = 0; i < n; i += 1) sink ^= createHash('sha256').update(inputs[i], 'utf8').digest('hex').charCodeAt(0);
-      return sink;
-    });
-    bestSha = Math.min(bestSha, s.seconds);
-
-    const b = time(() => {
-      let sink = 0;
-      for (let i = 0; i < n; i += 1) sink += rowHashInput(rows[i].prev_hash, rows[i]).length;
-      return sink;
-    });
-    bestInput = Math.min(bestInput, b.seconds);
-  }
-  return {
-    rows: n,
-    repeats: SETTINGS.verifyRepeats,
-    meanInputBytes: inputBytes / n,
-    verifyPerSec: n / bestVerify,
-    shaPerSec: n / bestSha,
-    inputPerSec: n / bestInput,
-    ratio: bestSha / bestVerify,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Machine
 
 async function machineInfo(pgUsed) {
@@ -995,17 +933,7 @@ function chainTable(outcomes) {
   );
 }
 
-function verifyTable(v) {
-  return table(
-    ['Measure', 'rows/s (best of ' + v.repeats + ')'],
-    [
-      ['`verifyChain(rows)`', int(v.verifyPerSec)],
-      ['raw SHA-256 over the precomputed hash inputs', int(v.shaPerSec)],
-      ['`rowHashInput` alone (canonical JSON, no hashing)', int(v.inputPerSec)],
-      ['**verify ÷ raw SHA-256**', `**${pct(v.ratio)}**`],
-    ],
-  );
-}
+const verifyTable = (v) => ledgerBench.verifyTable(v, { table, int, pct });
 
 function goalLine(outcomes) {
   const o = outcomes.get('sqlite-full');
@@ -1178,7 +1106,7 @@ function naiveTable(naive, m) {
 }
 
 /** Issue 14's goals that `npm run bench` measures, each "met" or "not met" with its figures. */
-function goalsList(outcomes, m, naive) {
+function goalsList(outcomes, m, naive, verify, paging) {
   const verdict = (ok) => `**${ok ? 'met' : 'not met'}**`;
   const notMeasured = (why) => `not measured in this run (${why})`;
   const naiveOne = naive?.find((p) => p.orgs === 1);
@@ -1218,6 +1146,16 @@ function goalsList(outcomes, m, naive) {
         ? `${verdict(half.p99 <= 10)} (p99 ${ms(half.p99)} ms, p50 ${ms(half.p50)} ms at ${int(half.offered)} req/s offered — half the maximum measured — ${int(half.reqPerSec)}/s answered; the bare route at the same pace: p99 ${ms(full.results.halfBare.p99)} ms)`
         : notMeasured('sqlite-full')),
   );
+  // Goal 3: the verifier against raw SHA-256 over the same bytes, and paging the events.
+  if (verify) {
+    lines.push(
+      `\`finance-desk verify\` ≥ 80 % of raw SHA-256 over the same bytes — ${verdict(verify.ratio >= 0.8)} ` +
+        `(${pct(verify.ratio)} of one-shot SHA-256; ${pct(verify.ratioCreateHash)} of \`createHash\`)`,
+    );
+  }
+  for (const line of (paging?.length ? ledgerBench.pagingGoal(paging, { int }) : '').split('\n').filter(Boolean)) {
+    lines.push(`Events paging over HTTP, ${line}`);
+  }
   return lines.map((l) => `- ${l}`).join('\n');
 }
 
@@ -1231,7 +1169,7 @@ function multiCheckText(m) {
     : `Checks: **FAILED: ${failed.join(', ')}**`;
 }
 
-function renderDoc({ machine, outcomes, verify, parsers, readOutcomes, multi, naive }) {
+function renderDoc({ machine, outcomes, verify, parsers, readOutcomes, multi, naive, paging }) {
   const s = SETTINGS;
   return `# Benchmarks
 
@@ -1315,10 +1253,8 @@ ${table(
   must be gapless from seq 1, rehash to their stored hashes, end at the head, and number exactly
   the units committed. units/s and p50/p99 (from \`BEGIN\` to \`COMMIT\`'s answer) are over the measured
   seconds. **service ÷ naive** divides the ${s.pgProcesses}-process service's writes/s by it.
-- The verifier micro-benchmark builds ${int(verify.rows)} chained rows in memory with \`rowHash\`
-  (invoice-draft payloads, mean hash input ${Math.round(verify.meanInputBytes)} bytes) and times \`verifyChain(rows)\` against
-  \`createHash('sha256').update(input).digest('hex')\` over the precomputed \`rowHashInput\` strings.
-  Best of ${verify.repeats}.
+${ledgerBench.verifyMethod(verify, { int })}
+${paging.length ? ledgerBench.pagingMethod(s.events) : ''}
 
 ## Write throughput against the bare route
 
@@ -1352,11 +1288,15 @@ ${naiveTable(naive, multi)}
 
 ## Goals (issue 14)
 
-${goalsList(outcomes, multi, naive)}
+${goalsList(outcomes, multi, naive, verify, paging)}
 
 ## Ledger verification
 
 ${verifyTable(verify)}
+
+## Events paging over HTTP
+
+${ledgerBench.pagingTable(paging, { table, int })}
 
 ## Read cost: reports over many documents
 
@@ -1415,8 +1355,11 @@ OFX reader did not answer the first two OFX bodies within 30 s.
   database, is the limit.
 - **Half load** latencies are measured with a paced (open) load, not a closed loop: they are the
   latency a request sees when the server has headroom, plus any queueing the pacing causes.
-- **verify ÷ raw SHA-256** is how close the chain verifier runs to the cost of hashing alone; the
-  rest is building each row's canonical JSON (the \`rowHashInput\` line) and comparing hashes.
+- **stored-row verify ÷ fastest raw SHA-256** is how close \`finance-desk verify\`'s per-row work
+  (link, build the hash input, hash, compare, check the payload is canonical) runs to hashing the
+  same bytes alone (issue 14 goal: ≥ 80 %).
+- **Events paging**: rows/s of one sequential client over HTTP at the largest page (goal ≥ 100 000),
+  and whether the server's memory stays flat while a million rows go through it.
 `;
 }
 
@@ -1428,7 +1371,9 @@ async function main() {
     if (SETTINGS.only.length > 0 && !SETTINGS.only.includes(s.id)) return false;
     return s.engine !== 'postgres' || Boolean(SETTINGS.postgresUrl);
   });
-  const unknown = SETTINGS.only.filter((id) => !ALL_SCENARIOS.some((s) => s.id === id));
+  // `ledger` alone: only the verifier and events-paging sections (issue 14 goal 3).
+  const ledgerOnly = SETTINGS.only.includes('ledger');
+  const unknown = SETTINGS.only.filter((id) => id !== 'ledger' && !ALL_SCENARIOS.some((s) => s.id === id));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown scenario ${unknown.join(', ')}`);
   if (!SETTINGS.postgresUrl) log('PostgreSQL skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to include it');
   const wanted = (s) => (SETTINGS.only.length === 0 || SETTINGS.only.includes(s.id)) && Boolean(SETTINGS.postgresUrl);
@@ -1479,7 +1424,7 @@ async function main() {
     { id: 'sqlite-full', label: 'SQLite', engine: 'sqlite', synchronous: 'FULL' },
     ...(anyPostgres ? [{ id: 'postgres', label: 'PostgreSQL', engine: 'postgres' }] : []),
   ];
-  for (const scenario of readScenarios) {
+  for (const scenario of ledgerOnly ? [] : readScenarios) {
     for (const documents of SETTINGS.readDocuments) {
       log(`read cost: ${scenario.label}, seeding ${int(documents)} documents`);
       const r = await runReadScenario(scenario, documents);
@@ -1491,14 +1436,21 @@ async function main() {
       );
     }
   }
-  log(`verifyChain micro-benchmark: ${int(SETTINGS.verifyRows)} rows, best of ${SETTINGS.verifyRepeats}`);
-  const verify = await verifyBench();
-  log(`verifyChain ${int(verify.verifyPerSec)} rows/s, raw SHA-256 ${int(verify.shaPerSec)} rows/s, ratio ${pct(verify.ratio)}`);
+  log(`ledger verifier micro-benchmark: ${int(SETTINGS.verifyRows)} rows, best of ${SETTINGS.verifyRepeats}`);
+  const verify = await ledgerBench.verifyBench({ protocolDist: PROTOCOL_DIST, rows: SETTINGS.verifyRows, repeats: SETTINGS.verifyRepeats });
+  log(`stored-row verify ${int(verify.storedPerSec)} rows/s, raw SHA-256 ${int(verify.shaPerSec)} rows/s, ratio ${pct(verify.ratio)}`);
+  const paging = [];
+  const pagingScenarios = [readScenarios[0], ...(SETTINGS.postgresUrl && (ledgerOnly || selected.some((s) => s.engine === 'postgres')) ? [{ id: 'postgres', label: 'PostgreSQL', engine: 'postgres' }] : [])];
+  for (const scenario of SETTINGS.events > 0 ? pagingScenarios : []) {
+    const ctx = { root: ROOT, prepareStorage, serverEnv, freePort, startServer, runCli, pendingCleanup, log, orgSlug: ORG_SLUG };
+    paging.push(await ledgerBench.pagingBench(scenario, SETTINGS.events, ctx));
+    log(`events paging: ${ledgerBench.pagingGoal(paging.slice(-1), { int })}`);
+  }
 
   machine.loadAfter = load();
   const parsers = await parserBench();
   log(`bank parsers: ${parsers.rows.map((r) => `${r.format} ${r.body} ${r.ms.toFixed(1)} ms`).join('; ')}`);
-  const doc = renderDoc({ machine, outcomes, verify, parsers, readOutcomes, multi, naive });
+  const doc = renderDoc({ machine, outcomes, verify, parsers, readOutcomes, multi, naive, paging });
   const failed = [...outcomes.values()].filter((o) => Object.values(o.checks).some((ok) => !ok));
   const multiFailed = multi !== null && Object.values(multi.checks).some((ok) => !ok);
   const naiveFailed = naive !== null && naive.some((p) => !p.ok);
@@ -1506,7 +1458,7 @@ async function main() {
     `\n${ratioTable(outcomes)}\n\n${halfLoadTable(outcomes)}\n\n${detailTable(outcomes)}\n\n${chainTable(outcomes)}\n\n` +
       (multi ? `${multiTable(multi)}\n\n${multiChainTable(multi)}\n\n` : '') +
       (naive ? `${naiveTable(naive, multi)}\n\n` : '') +
-      `${goalsList(outcomes, multi, naive)}\n\n${verifyTable(verify)}\n\n${readTables(readOutcomes)}\n\n`,
+      `${goalsList(outcomes, multi, naive, verify, paging)}\n\n${verifyTable(verify)}\n\n${ledgerBench.pagingTable(paging, { table, int })}\n\n${readTables(readOutcomes)}\n\n`,
   );
   if (failed.length > 0 || multiFailed || naiveFailed) {
     for (const o of failed) {

@@ -1,4 +1,5 @@
 import { canonicalJson, type JsonValue } from './canonical-json.js';
+import { isCanonicalJsonText } from './canonical-text.js';
 import { sha256Hex } from './hash.js';
 
 /** A ledger event as it travels on the wire (seed §2.3). */
@@ -22,12 +23,86 @@ export function rowHashInput(prev: string, row: UnhashedEvent): string {
 }
 
 /**
+ * A code unit that keeps a string from being written as itself between quotes: what
+ * JSON.stringify escapes (`"`, `\\`, controls) and any surrogate (canonicalJson refuses lone
+ * ones; pairs are left to it too). Ids, timestamps, kinds and hex hashes have none.
+ */
+const NOT_PLAIN = /["\\\u0000-\u001f\ud800-\udfff]/;
+// (A native regex test per field costs less than a loop over its characters; one pattern over
+// the whole built head, tried too, was no faster.)
+
+function plainJsonString(value: unknown): value is string {
+  return typeof value === 'string' && !NOT_PLAIN.test(value);
+}
+
+/**
+ * The last value found plain per head field (actor, at, entity, family, kind). Consecutive rows
+ * of a ledger mostly share family, kind and actor, and comparing with the last plain value is
+ * cheaper than testing again; equal strings are equally plain, so the answer is the same.
+ */
+const lastPlain: string[] = ['', '', '', '', ''];
+
+function plainField(slot: number, value: unknown): value is string {
+  if (value === lastPlain[slot]) return true;
+  if (!plainJsonString(value)) return false;
+  lastPlain[slot] = value;
+  return true;
+}
+
+/**
  * The same text when the payload's canonical JSON is already at hand (the server stores exactly
  * that text, D9), so it is serialised once. The eight keys are written in their sorted order:
  * actor, at, entity_id, family, kind, payload, prev, seq. Seed §6.3 defaults: an absent actor or
  * entity is "", an absent payload is null.
+ *
+ * Issue 14 goal 3: the verifier and the write path build this text for every row, and building
+ * it through canonicalJson of two small objects cost more than hashing it. When every field is
+ * a plain string (and seq a safe integer) the text is written directly; anything else — a field
+ * that needs escaping, a surrogate, a missing or mistyped field — takes the canonicalJson
+ * construction, so the bytes (and the errors) are those canonicalJson gives in every case
+ * (test: the builder against canonicalJson of the eight-key object).
  */
 export function rowHashInputWithPayload(
+  prev: string,
+  row: Omit<UnhashedEvent, 'payload'>,
+  payloadCanonical: string,
+): string {
+  return buildRowHashInput(prev, false, row, payloadCanonical);
+}
+
+/**
+ * `prevIsDigest`: the caller knows `prev` is a SHA-256 hex digest (the verifier has checked that
+ * it equals the row_hash it recomputed for the row before), so it need not be scanned.
+ */
+function buildRowHashInput(
+  prev: string,
+  prevIsDigest: boolean,
+  row: Omit<UnhashedEvent, 'payload'>,
+  payloadCanonical: string,
+): string {
+  const actor = row.actor ?? '';
+  const entity = row.entity_id ?? '';
+  const { at, family, kind, seq } = row;
+  if (
+    plainField(0, actor) &&
+    plainField(1, at) &&
+    plainField(2, entity) &&
+    plainField(3, family) &&
+    plainField(4, kind) &&
+    typeof payloadCanonical === 'string' &&
+    Number.isSafeInteger(seq) &&
+    (prevIsDigest || plainJsonString(prev))
+  ) {
+    return (
+      '{"actor":"' + actor + '","at":"' + at + '","entity_id":"' + entity + '","family":"' + family + '","kind":"' + kind +
+      '","payload":' + payloadCanonical + ',"prev":"' + prev + '","seq":' + String(seq) + '}'
+    );
+  }
+  return rowHashInputByCanonicalJson(prev, row, payloadCanonical);
+}
+
+/** The general construction: canonicalJson of the head and tail objects, the payload spliced in. */
+function rowHashInputByCanonicalJson(
   prev: string,
   row: Omit<UnhashedEvent, 'payload'>,
   payloadCanonical: string,
@@ -84,16 +159,6 @@ export interface StoredEventRow extends Omit<EventRow, 'payload'> {
  */
 export type ChainBreakReason = 'prev_hash' | 'row_hash' | 'payload';
 
-/** Whether `text` is exactly the canonical JSON of some value: what the server stores (D9). */
-export function isCanonicalJsonText(text: string): boolean {
-  try {
-    return canonicalJson(JSON.parse(text) as JsonValue) === text;
-  } catch {
-    return false;
-  }
-}
-
-
 export type ChainVerdict =
   | { readonly ok: true; readonly rows: number; readonly head: { seq: number; rowHash: string } }
   | {
@@ -113,6 +178,8 @@ export class ChainVerifier {
   private prev: string;
   private seq: number;
   private count = 0;
+  /** `prev` is a row_hash equal to a digest this verifier computed (so plain hex). */
+  private prevIsDigest = false;
   private broken: ChainVerdict | null = null;
 
   /** Start from a known head (seq 0 and '' for the beginning of a ledger). */
@@ -132,7 +199,10 @@ export class ChainVerifier {
    */
   pushStored(row: StoredEventRow): boolean {
     if (!this.links(row)) return false;
-    if (!this.accept(row, sha256Hex(rowHashInputWithPayload(row.prev_hash, row, row.payload)))) return false;
+    // After links(), prev_hash is the row_hash accepted for the row before: a digest we
+    // recomputed (hex) — except at the starting point, which came from the caller.
+    const input = buildRowHashInput(row.prev_hash, this.prevIsDigest, row, row.payload);
+    if (!this.accept(row, sha256Hex(input))) return false;
     if (!isCanonicalJsonText(row.payload)) {
       this.broken = this.breakAt(row.seq, 'payload', 'canonical JSON', row.payload.slice(0, 200));
       return false;
@@ -163,6 +233,7 @@ export class ChainVerifier {
       return false;
     }
     this.prev = row.row_hash;
+    this.prevIsDigest = true;
     this.seq = row.seq;
     return true;
   }

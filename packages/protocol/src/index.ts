@@ -1,4 +1,5 @@
 export * from './canonical-json.js';
+export * from './canonical-text.js';
 export * from './chain.js';
 export * from './checkpoint.js';
 export * from './errors.js';

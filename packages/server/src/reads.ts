@@ -6,7 +6,7 @@ import * as boardDomain from './domain/board/board.js';
 import { notFound } from './errors.js';
 import { listDecisions, waitForApproval } from './governance/approvals.js';
 import { loadPolicy } from './governance/policy.js';
-import { eventJson, eventsAfter, headOf } from './ledger/read.js';
+import { eventsPageJson, headOf } from './ledger/read.js';
 import { RawJson } from './raw-json.js';
 import { listContacts } from './domain/contacts/contacts-read.js';
 import { meetingsList } from './calendar/meetings.js';
@@ -19,10 +19,8 @@ import { clockOf } from './clock.js';
 
 export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.events, async (q, { db, principal }) => {
-    const rows = await eventsAfter(db.reader, principal.orgId, q.cursor, q.limit);
-    const last = rows[rows.length - 1];
-    const nextCursor = last ? Number(last.seq) : q.cursor;
-    return new RawJson(`{"events":[${rows.map(eventJson).join(',')}],"nextCursor":${nextCursor}}`);
+    const page = await eventsPageJson(db.reader, principal.orgId, q.cursor, q.limit);
+    return new RawJson(`{"events":[${page.rows.join(',')}],"nextCursor":${page.lastSeq ?? q.cursor}}`);
   }),
   bindRead(readSpecs.snapshot, async (_q, { db, principal }) => {
     const head = (await headOf(db.reader, principal.orgId)) ?? { seq: 0, rowHash: '' };

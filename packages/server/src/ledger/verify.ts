@@ -1,6 +1,6 @@
 import { ChainVerifier, type ChainVerdict } from '@finance-desk/protocol';
 import type { Database, Queryable } from '../storage/types.js';
-import { eventsAfter, headOf } from './read.js';
+import { headOf, storedRowsAfter } from './read.js';
 
 const PAGE_ROWS = 1000;
 
@@ -34,9 +34,8 @@ async function walk(q: Queryable, orgId: string, from: ChainPoint): Promise<Chai
   const head = (await headOf(q, orgId)) ?? GENESIS;
   let cursor = from.seq;
   for (;;) {
-    const page = await eventsAfter(q, orgId, cursor, PAGE_ROWS);
-    for (const row of page) {
-      const stored = { ...row, seq: Number(row.seq) };
+    const page = await storedRowsAfter(q, orgId, cursor, PAGE_ROWS);
+    for (const stored of page) {
       if (!verifier.pushStored(stored)) return { verdict: verifier.verdict(), head, from: from.seq };
     }
     if (page.length < PAGE_ROWS) break;

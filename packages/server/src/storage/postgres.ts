@@ -136,6 +136,11 @@ class PgQueryable implements Tx {
     return res.rows as T[];
   }
 
+  async values(sql: string, params: readonly SqlValue[] = []): Promise<unknown[][]> {
+    const res = await this.client.query({ text: toPg(sql), values: params as unknown[], rowMode: 'array' });
+    return res.rows as unknown[][];
+  }
+
   async get<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
     const rows = await this.all<T>(sql, params);
     return rows[0];

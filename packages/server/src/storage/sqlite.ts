@@ -31,6 +31,8 @@ function settled<T>(fn: () => T): Promise<T> {
 /** A better-sqlite3 connection behind the async `Queryable` face, with a statement cache. */
 class SqliteConnection implements Queryable {
   private readonly cache = new Map<string, Statement>();
+  /** Statements in raw mode (rows as arrays): a statement's mode is its own, so a cache apart. */
+  private readonly rawCache = new Map<string, Statement>();
   constructor(readonly raw: BetterSqlite3.Database) {}
 
   private stmt(sql: string): Statement {
@@ -54,6 +56,15 @@ class SqliteConnection implements Queryable {
 
   runSync(sql: string, params: readonly SqlValue[] = []): void {
     this.stmt(sql).run(...params);
+  }
+
+  values(sql: string, params: readonly SqlValue[] = []): Promise<unknown[][]> {
+    let s = this.rawCache.get(sql);
+    if (!s) {
+      s = this.raw.prepare(sql).raw(true);
+      this.rawCache.set(sql, s);
+    }
+    return Promise.resolve(s.all(...params) as unknown[][]);
   }
 
   get<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {

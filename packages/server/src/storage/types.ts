@@ -13,6 +13,11 @@ export interface Queryable {
   all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   get<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+  /**
+   * Rows as arrays of column values in the SELECT's order, without an object per row: for reads
+   * that serve many rows (issue 14: `GET events` pages). Optional; `all` is the fallback.
+   */
+  values?(sql: string, params?: readonly SqlValue[]): Promise<unknown[][]>;
 }
 
 export interface Capabilities {
