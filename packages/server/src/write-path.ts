@@ -202,7 +202,7 @@ async function insertIdempotency(q: Queryable, caps: Capabilities, orgId: string
   );
 }
 
-const IDEMPOTENCY_COLUMNS: readonly Column[] = [
+export const IDEMPOTENCY_COLUMNS: readonly Column[] = [
   ['org_id', 'text'],
   ['credential_id', 'text'],
   ['idem_key', 'text'],

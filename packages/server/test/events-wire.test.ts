@@ -9,20 +9,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventJson, eventsAfter, eventsPageJson, storedRowsAfter } from '../src/ledger/read.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
+import type { StoredEvent } from '../src/ledger/read.js';
 import type { Queryable } from '../src/storage/types.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 
-interface Stored {
-  seq: number;
-  family: string;
-  kind: string;
-  entity_id: string;
-  actor: string;
-  at: string;
-  payload: string;
-  prev_hash: string;
-  row_hash: string;
-}
+type Stored = StoredEvent;
 
 /** The definition: the row as JSON.stringify writes it, the payload's value parsed back in. */
 function reference(e: Stored, payloadIsCanonical: boolean): string {

@@ -3,7 +3,7 @@ import { events } from '@finance-desk/protocol';
 import { DomainError } from '../src/errors.js';
 import { migrations } from '../src/storage/migrations.js';
 import { insertMany } from '../src/storage/sql.js';
-import { inUnitOfWork } from '../src/write-path.js';
+import { IDEMPOTENCY_COLUMNS, inUnitOfWork } from '../src/write-path.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 
 describe.each(engines)('storage (%s)', (engine) => {
@@ -410,15 +410,7 @@ describe.each(engines)('insertMany (%s, issue 14)', (engine) => {
           tx,
           db.caps,
           'idempotency',
-          [
-            ['org_id', 'text'],
-            ['credential_id', 'text'],
-            ['idem_key', 'text'],
-            ['method', 'text'],
-            ['request_hash', 'text'],
-            ['result', 'text'],
-            ['created_at', 'text'],
-          ],
+          IDEMPOTENCY_COLUMNS,
           rows,
         ),
       );

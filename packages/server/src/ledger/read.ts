@@ -1,7 +1,7 @@
 import { isCanonicalJsonText, type StoredEventRow } from '@finance-desk/protocol';
 import type { Queryable } from '../storage/types.js';
 
-interface StoredEvent {
+export interface StoredEvent {
   seq: number;
   family: string;
   kind: string;
