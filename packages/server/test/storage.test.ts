@@ -144,8 +144,9 @@ describe.each(engines)('a batch of one organisation’s units of work (%s, issue
 
   async function settle(orgId: string, plan: readonly ('before' | 'after-emit' | 'after-write' | null)[]) {
     const calls = new Map<string, number>();
-    const titles = plan.map((_, i) => `item-${String(i).padStart(3, '0')}`);
-    const results = await Promise.allSettled(plan.map((fail, i) => unit(orgId, titles[i]!, fail, calls)));
+    const title = (i: number) => `item-${String(i).padStart(3, '0')}`;
+    const titles = plan.map((_, i) => title(i));
+    const results = await Promise.allSettled(plan.map((fail, i) => unit(orgId, title(i), fail, calls)));
     expect(results.map((r) => r.status)).toEqual(plan.map((fail) => (fail ? 'rejected' : 'fulfilled')));
     const kept = await t.db.reader.all<{ id: string; ledger_id: string }>(
       'SELECT id, ledger_id FROM board_items WHERE org_id = ? ORDER BY id',

@@ -101,12 +101,12 @@ class PgQueryable implements Tx {
    * parent and its children may share one.
    */
   async drain(): Promise<void> {
-    while (this.queued.length > 0) {
-      let n = 0;
-      while (n < this.queued.length && this.queued[n]!.insert) n += 1;
-      if (n < this.queued.length) n += 1; // the UPDATE or DELETE that closes the run
-      const group = this.queued.splice(0, n);
-      const last = group[group.length - 1]!;
+    for (;;) {
+      // The leading INSERTs and the UPDATE or DELETE that closes their run, if any.
+      const close = this.queued.findIndex((w) => !w.insert);
+      const group = this.queued.splice(0, close === -1 ? this.queued.length : close + 1);
+      const last = group.at(-1);
+      if (last === undefined) return;
       const sql =
         group.length === 1
           ? last.sql

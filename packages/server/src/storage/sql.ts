@@ -14,6 +14,12 @@ export function pgArray(values: readonly (string | number)[]): string {
   return `{${values.map((v) => (typeof v === 'number' ? String(v) : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
 }
 
+function valueAt(row: readonly (string | number)[], i: number): string | number {
+  const v = row[i];
+  if (v === undefined) throw new Error(`insertMany: a row has ${row.length} values, not one per column`);
+  return v;
+}
+
 /** A column of `insertMany`: its name and its PostgreSQL type. */
 export type Column = readonly [name: string, type: 'text' | 'bigint'];
 
@@ -34,7 +40,7 @@ export async function insertMany(
   if (caps.engine === 'postgres') {
     const written = await q.run(
       `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${columns.map(([, type]) => `?::${type}[]`).join(', ')})`,
-      columns.map((_, i) => pgArray(rows.map((r) => r[i]!))),
+      columns.map((_, i) => pgArray(rows.map((r) => valueAt(r, i)))),
     );
     return written.changes;
   }

@@ -65,7 +65,7 @@ export function newBatchScope(): BatchScope & { flush(q: Queryable): Promise<voi
     },
     async flush(q) {
       // A hook may register another (a late unit's); run until none is left.
-      for (let i = 0; i < hooks.length; i += 1) await hooks[i]!(q);
+      for (const hook of hooks) await hook(q);
       hooks.length = 0;
     },
   };
