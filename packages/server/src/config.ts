@@ -14,6 +14,8 @@ export interface Config {
   readonly rateBurst: number;
   readonly redisUrl: string | null;
   readonly sqliteSynchronous: SqliteSynchronous;
+  /** PostgreSQL connections per process (DATABASE_POOL_SIZE; issue 14). */
+  readonly databasePoolSize: number;
   readonly logLevel: string;
   /** FD_BENCH_BARE_ROUTE=1 serves the benchmark baseline route (never in production). */
   readonly benchRoute: boolean;
@@ -163,6 +165,9 @@ const envSchema = z.object({
   RATE_LIMIT_BURST: intSetting(1, 1_000_000, 100),
   REDIS_URL: urlSetting(['redis', 'rediss'], null),
   SQLITE_SYNCHRONOUS: oneOf(['FULL', 'NORMAL'] as const, 'FULL', (v) => v.toUpperCase()),
+  // PostgreSQL connections per process (issue 14): one per organisation whose batch is running,
+  // plus the reads. Bounded so that a few processes stay within the server's max_connections.
+  DATABASE_POOL_SIZE: intSetting(1, 200, 10),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', (v) => v.toLowerCase()),
   FD_BENCH_BARE_ROUTE: flag,
   SMTP_URL: urlSetting(['smtp', 'smtps'], null),
@@ -233,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateBurst: e.RATE_LIMIT_BURST,
     redisUrl: e.REDIS_URL,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     logLevel: e.LOG_LEVEL,
     benchRoute: e.FD_BENCH_BARE_ROUTE,
     smtpUrl: e.SMTP_URL,

@@ -54,7 +54,7 @@ export async function startServer(
   const rateLimiter = await rateLimiterFor(config, (message) => warn(message));
   const db = await (options.db
     ? options.db.migrate().then(() => options.db as Database)
-    : openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous })
+    : openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize })
   ).catch(async (error: unknown) => {
     await rateLimiter.close();
     throw error;

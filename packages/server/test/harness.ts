@@ -90,6 +90,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateBurst: 10_000,
     redisUrl: null,
     sqliteSynchronous: 'NORMAL',
+    databasePoolSize: 10,
     logLevel: 'silent',
     benchRoute: false,
     smtpUrl: null,

@@ -40,6 +40,8 @@ describe('configuration (issue 13 item 3)', () => {
     expect(problems({ RATE_LIMIT_BURST: '0' })).toEqual(['RATE_LIMIT_BURST: must be an integer from 1 to 1000000, got "0"']);
     expect(problems({ PORT: '80.5' })[0]).toMatch(/^PORT: /);
     expect(problems({ SQLITE_SYNCHRONOUS: 'OFF' })).toEqual(['SQLITE_SYNCHRONOUS: must be one of FULL, NORMAL, got "OFF"']);
+    expect(problems({ DATABASE_POOL_SIZE: '0' })).toEqual(['DATABASE_POOL_SIZE: must be an integer from 1 to 200, got "0"']);
+    expect(problems({ DATABASE_POOL_SIZE: '24' })).toEqual([]);
     expect(problems({ COOKIE_SECURE: 'yes' })).toEqual(['COOKIE_SECURE: must be 1 or 0, got "yes"']);
     expect(problems({ AI_PROVIDER: 'openai' })).toEqual([
       'AI_BASE_URL: is required when AI_PROVIDER=openai',

@@ -3,6 +3,9 @@ import { events } from '@finance-desk/protocol';
 import { DomainError } from '../src/errors.js';
 import { migrations } from '../src/storage/migrations.js';
 import { insertMany } from '../src/storage/sql.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/storage/open.js';
+import { PostgresDatabase } from '../src/storage/postgres.js';
 import { IDEMPOTENCY_COLUMNS, inUnitOfWork } from '../src/write-path.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 
@@ -423,6 +426,21 @@ describe.each(engines)('insertMany (%s, issue 14)', (engine) => {
     } finally {
       await db.close();
       await drop();
+    }
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE (issue 14)', () => {
+  it('sizes the PostgreSQL pool of a server process', async () => {
+    const config = loadConfig({ DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_SIZE: '24' });
+    expect(config.databasePoolSize).toBe(24);
+    expect(loadConfig({ DATABASE_URL: process.env.TEST_DATABASE_URL }).databasePoolSize).toBe(10);
+    const db = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+    try {
+      expect(db).toBeInstanceOf(PostgresDatabase);
+      expect((db as PostgresDatabase).pool.options.max).toBe(24);
+    } finally {
+      await db.close();
     }
   });
 });

@@ -36,7 +36,7 @@ class CliFailure extends Error {
 
 async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const db = await openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize });
   try {
     return await fn(db);
   } finally {
