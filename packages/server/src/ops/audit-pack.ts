@@ -18,7 +18,7 @@ import { TarGzWriter } from './tar.js';
  *   files the outbox carried, each with its SHA-256 and the ledger id that recorded it;
  * - checkpoints/: the organisation's signed checkpoints, and verifier-key.txt (the operator's key;
  *   an auditor should prefer the copy they were given separately, `--vkey`);
- * - verify.mjs with lib/ (the protocol package's canonical JSON, hash, chain and checkpoint code,
+ * - verify.mjs with lib/ (the protocol package's canonical JSON and its text check, hash, chain and checkpoint code,
  *   which import only node:crypto) and manifest.json (every file's SHA-256).
  * `node verify.mjs [--vkey KEY] [--checkpoint FILE]` checks everything ties out and exits 0 or 1.
  */
@@ -45,7 +45,7 @@ export interface AuditPackReport {
 const PAGE = 1000;
 
 /** The protocol files the verifier imports (compiled JS; they import only each other and node:crypto). */
-const PROTOCOL_LIB = ['canonical-json.js', 'hash.js', 'chain.js', 'checkpoint.js'] as const;
+const PROTOCOL_LIB = ['canonical-json.js', 'canonical-text.js', 'hash.js', 'chain.js', 'checkpoint.js'] as const;
 
 function protocolDist(): string {
   // Resolved through the package, so it is the protocol build this server runs with.
