@@ -311,7 +311,12 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
     batch: tx.batch,
     notify: (channel, payload) => tx.notify(channel, payload),
     all,
-    async get<T = Row>(sql: string, params?: readonly SqlValue[]) {
+    async get<T = Row>(sql: string, params: readonly SqlValue[] = []) {
+      // Uncached, a get stays a get: it reads one row, however many the statement would yield.
+      if (!(kindOf(sql) & 8)) {
+        await before(sql);
+        return tx.get<T>(sql, params);
+      }
       return (await all<T>(sql, params))[0];
     },
     async run(sql: string, params?: readonly SqlValue[]) {
