@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
 import { appendedOf, chainEvent, insertEvents, lockHead, moveHead, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
 import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
-import { insertMany, type Column } from './storage/sql.js';
+import { changesData, insertMany, type Column } from './storage/sql.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './storage/types.js';
 
 /**
@@ -270,7 +270,6 @@ export function batchCached(sql: string, tables: readonly string[]): string {
   return sql;
 }
 
-const CHANGES = /^\s*(?:INSERT|UPDATE|DELETE|WITH)\b/i;
 const sqlKinds = new Map<string, number>();
 
 function kindOf(sql: string): number {
@@ -280,7 +279,7 @@ function kindOf(sql: string): number {
     k =
       (HELD_BACK.test(sql) ? 1 : 0) |
       (WRITES_ORG.test(sql) ? 2 : 0) |
-      (CHANGES.test(sql) && cachedTables.test(sql) ? 4 : 0) |
+      (changesData(sql) && cachedTables.test(sql) ? 4 : 0) |
       (cachedReads.has(sql) ? 8 : 0);
     // The SQL texts are the source's own (bounded); the cap is a backstop.
     if (sqlKinds.size < 4096) sqlKinds.set(sql, k);

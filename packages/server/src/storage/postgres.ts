@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
+import { changesData } from './sql.js';
 import { checkLater, newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx, type WriteOptions } from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
@@ -45,19 +46,6 @@ function statement(sql: string, params: readonly SqlValue[]): pg.QueryConfig {
   return name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] };
 }
 
-const CHANGES = /^\s*(?:INSERT|UPDATE|DELETE|WITH|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|LOCK)\b/i;
-const changesByText = new Map<string, boolean>();
-
-/** Does this statement change data (or take a lock a rollback must end)? Read-only SELECTs do not. */
-function changesData(sql: string): boolean {
-  let c = changesByText.get(sql);
-  if (c === undefined) {
-    c = CHANGES.test(sql) || /\bpg_notify\b|\bnextval\b|\bsetval\b/i.test(sql);
-    if (changesByText.size < STATEMENT_NAMES_MAX) changesByText.set(sql, c);
-  }
-  return c;
-}
-
 class PgQueryable implements Tx {
   constructor(
     private readonly client: pg.Pool | pg.PoolClient,
@@ -72,15 +60,16 @@ class PgQueryable implements Tx {
   /** Writes queued by `later`, sent before the next statement (drain). */
   private queued: { sql: string; params: readonly SqlValue[]; insert: boolean }[] = [];
 
-  private async send(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+  private async send(sql: string, params: readonly SqlValue[], rowMode?: 'array'): Promise<pg.QueryResult> {
     if (this.queued.length > 0) await this.drain();
     if (!this.changed && changesData(sql)) this.changed = true;
-    return this.sendNow(sql, params);
+    return this.sendNow(sql, params, rowMode);
   }
 
-  private async sendNow(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+  private async sendNow(sql: string, params: readonly SqlValue[], rowMode?: 'array'): Promise<pg.QueryResult> {
     try {
-      return await this.client.query(statement(sql, params));
+      const config = statement(sql, params);
+      return await (rowMode ? this.client.query({ ...config, rowMode }) : this.client.query(config));
     } catch (error) {
       this.failed = true;
       throw error;
@@ -137,7 +126,7 @@ class PgQueryable implements Tx {
   }
 
   async values(sql: string, params: readonly SqlValue[] = []): Promise<unknown[][]> {
-    const res = await this.client.query({ text: toPg(sql), values: params as unknown[], rowMode: 'array' });
+    const res = await this.send(sql, params, 'array');
     return res.rows as unknown[][];
   }
 
@@ -314,12 +303,8 @@ export class PostgresDatabase implements Database {
     const prelude = queue[0]?.prelude;
     // With a prelude (the organisation's head lock) the batch is taken from the queue only once
     // the prelude holds: units that arrive while it waits for another process join this batch.
+    // A batch of one runs without savepoints either way (attemptBatch).
     let batch: Job[] | null = prelude ? null : queue.splice(0, BATCH_JOBS_MAX);
-    if (batch && batch.length === 1) {
-      const job = batch[0]!;
-      await this.writeAlone(job.fn).then(job.resolve, job.reject);
-      return;
-    }
     const take = (): Job[] => (batch ??= queue.splice(0, BATCH_JOBS_MAX));
     const fast = await this.attemptBatch(take, prelude, false);
     const done = fast === 'again' ? await this.attemptBatch(take, prelude, true) : fast;

@@ -48,3 +48,19 @@ export async function insertMany(
   for (const r of rows) await q.run(sql, r);
   return rows.length;
 }
+
+const CHANGES = /^\s*(?:INSERT|UPDATE|DELETE|WITH|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|LOCK)\b/i;
+const changesByText = new Map<string, boolean>();
+
+/**
+ * Does this statement change data (or take a lock a rollback must end)? Read-only SELECTs do not.
+ * The SQL texts are the source's own; the cache stops growing at 4 096 all the same.
+ */
+export function changesData(sql: string): boolean {
+  let c = changesByText.get(sql);
+  if (c === undefined) {
+    c = CHANGES.test(sql) || /\bpg_notify\b|\bnextval\b|\bsetval\b/i.test(sql);
+    if (changesByText.size < 4096) changesByText.set(sql, c);
+  }
+  return c;
+}

@@ -64,7 +64,8 @@ class SqliteConnection implements Queryable {
       s = this.raw.prepare(sql).raw(true);
       this.rawCache.set(sql, s);
     }
-    return Promise.resolve(s.all(...params) as unknown[][]);
+    const raw = s;
+    return settled(() => raw.all(...params) as unknown[][]);
   }
 
   get<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {

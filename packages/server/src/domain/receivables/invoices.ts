@@ -139,16 +139,8 @@ async function allocateNumber(uow: Uow, given: string | undefined): Promise<{ nu
     next += 1;
     number = formatInvoiceNumber(seq.prefix, next);
   }
-  // The caller moves invoice_next past it (moveSequence), after its own inserts.
+  // The caller moves invoice_next past it (uow.moveInvoiceSequence), after its own inserts.
   return { number, next: next + 1 };
-}
-
-/**
- * invoice_next moves in the same unit of work, queued after the invoice's rows (issue 14: on
- * PostgreSQL the three writes go out as one statement with the unit's next one).
- */
-async function moveSequence(uow: Uow, next: number | null): Promise<void> {
-  if (next !== null) await uow.moveInvoiceSequence(next);
 }
 
 export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow) {
@@ -225,7 +217,8 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     ],
   );
   await insertSaleLines(uow, id, lines);
-  await moveSequence(uow, next);
+  // Queued after the invoice's rows (issue 14: on PostgreSQL the three writes go out as one statement).
+  if (next !== null) await uow.moveInvoiceSequence(next);
   return toInvoice(row, lines, 0);
 }
 
