@@ -1,10 +1,10 @@
 import { canonicalJson, sha256Hex, type EventKindSpec, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
-import { appendedOf, chainEvent, insertEvents, lockHead, moveHead, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
+import { appendedOf, chainEvent, moveHead, queueEvents, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
 import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
-import { changesData, insertMany, type Column } from './storage/sql.js';
-import type { Capabilities, Database, Queryable, Row, SqlValue, Tx } from './storage/types.js';
+import { changesData, queueMany, type Column } from './storage/sql.js';
+import type { Capabilities, Database, Queryable, Row, SqlValue, Tx, Writer } from './storage/types.js';
 
 /**
  * The unit of work a handler receives: the transaction, and `emit` to append the call's one
@@ -40,8 +40,19 @@ export interface Uow {
    * the organisation can move it meanwhile.
    */
   invoiceSequence(): Promise<{ readonly prefix: string; readonly next: number }>;
-  /** Move the invoice sequence's next number (queued with the unit's writes: Tx.later). */
+  /**
+   * Move the invoice sequence's next number. Kept by the batch and written once, with its other
+   * held-back rows (issue 14: before COMMIT, or before any statement that names organisations).
+   */
   moveInvoiceSequence(next: number): Promise<void>;
+  /**
+   * A value kept for the batch's later units (issue 14), for answers that a database constraint
+   * checks again when the writes go out (the invoice number's unique index): if the kept answer
+   * was stale, the write is refused and the whole batch runs again exactly, where this returns
+   * null and the caller reads. `load` runs once per batch; the value is forgotten when a unit
+   * fails. Null on SQLite, where a read costs no round trip.
+   */
+  optimistic<T>(key: string, load: () => Promise<T>): Promise<T | null>;
 }
 
 /** What a write handler returns: a result, `noop` when the row was already in its target state. */
@@ -114,8 +125,12 @@ const SETTINGS_SQL =
   'SELECT time_zone, lock_date, conversion_date, invoice_prefix, invoice_next FROM organisations WHERE id = ?';
 
 async function settingsOf(tx: Tx, b: OrgBatch): Promise<OrgSettings> {
-  b.settings ??= (await tx.get<OrgSettings>(SETTINGS_SQL, [b.orgId])) ?? null;
-  invariant(b.settings !== null, `organisation ${b.orgId} exists`);
+  if (b.settings === null) {
+    const read = await tx.get<OrgSettings>(SETTINGS_SQL, [b.orgId]);
+    invariant(read !== undefined, `organisation ${b.orgId} exists`);
+    // The sequence as the batch moved it, when that is not written yet.
+    b.settings = b.seqMoved === null ? read : { ...read, invoice_next: b.seqMoved };
+  }
   return b.settings;
 }
 
@@ -141,6 +156,10 @@ interface OrgBatch {
   lockedBy: object;
   /** Answers of `batchCached` reads, by SQL and parameters (forgotten when their tables change). */
   readonly cache: Map<string, unknown[]>;
+  /** The invoice sequence's next number as moved by the batch and not yet written; null if none. */
+  seqMoved: number | null;
+  /** Values of `uow.optimistic`, by key (forgotten when a unit fails). */
+  readonly kept: Map<string, unknown>;
 }
 
 interface Mark {
@@ -149,6 +168,7 @@ interface Mark {
   readonly written: number;
   readonly idem: number;
   readonly idemWritten: number;
+  readonly seqMoved: number | null;
 }
 
 const mark = (b: OrgBatch): Mark => ({
@@ -157,6 +177,7 @@ const mark = (b: OrgBatch): Mark => ({
   written: b.written,
   idem: b.idem.length,
   idemWritten: b.idemWritten,
+  seqMoved: b.seqMoved,
 });
 
 /**
@@ -174,26 +195,36 @@ function restore(tx: Tx, b: OrgBatch, m: Mark, unit: object): void {
   b.written = m.written;
   b.idem.length = m.idem;
   b.idemWritten = m.idemWritten;
+  b.seqMoved = m.seqMoved;
   b.settings = null;
   b.cache.clear();
+  b.kept.clear();
 }
 
 const memoKey = (orgId: string) => `org-batch:${orgId}`;
 
-/** Write what the batch has queued for the organisation and not yet written. */
-async function flushRows(q: Queryable, caps: Capabilities, b: OrgBatch): Promise<void> {
+/**
+ * Write what the batch has queued for the organisation and not yet written: queued writes of the
+ * transaction (Tx.later), so on PostgreSQL they go out with its next statement (at the end of the
+ * batch, with the head update: one round trip).
+ */
+async function flushRows(q: Writer, caps: Capabilities, b: OrgBatch): Promise<void> {
   if (b.written < b.events.length) {
-    await insertEvents(q, caps, b.orgId, b.events.slice(b.written));
+    await queueEvents(q, caps, b.orgId, b.events.slice(b.written));
     b.written = b.events.length;
   }
   if (b.idemWritten < b.idem.length) {
-    await insertIdempotency(q, caps, b.orgId, b.idem.slice(b.idemWritten));
+    await queueIdempotency(q, caps, b.orgId, b.idem.slice(b.idemWritten));
     b.idemWritten = b.idem.length;
+  }
+  if (b.seqMoved !== null) {
+    await q.later('UPDATE organisations SET invoice_next = ? WHERE id = ?', [b.seqMoved, b.orgId]);
+    b.seqMoved = null;
   }
 }
 
-async function insertIdempotency(q: Queryable, caps: Capabilities, orgId: string, rows: readonly IdemPending[]): Promise<void> {
-  await insertMany(
+async function queueIdempotency(q: Writer, caps: Capabilities, orgId: string, rows: readonly IdemPending[]): Promise<void> {
+  await queueMany(
     q,
     caps,
     'idempotency',
@@ -221,8 +252,14 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
   const key = memoKey(orgId);
   const known = tx.batch.memo.get(key) as OrgBatch | undefined;
   if (known) return known;
-  const head = await lockHead(tx, caps, orgId);
-  invariant(head, `organisation ${orgId} has a head row`);
+  // The head locked and the settings read in one statement (issue 14: one round trip).
+  const row = await tx.get<OrgSettings & { seq: number | string; row_hash: string }>(
+    `SELECT h.seq, h.row_hash, o.time_zone, o.lock_date, o.conversion_date, o.invoice_prefix, o.invoice_next
+       FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE h.org_id = ?${caps.forUpdate ? `${caps.forUpdate} OF h` : ''}`,
+    [orgId],
+  );
+  invariant(row, `organisation ${orgId} has a head row`);
+  const head: Head = { seq: Number(row.seq), rowHash: row.row_hash };
   const b: OrgBatch = {
     orgId,
     stored: { ...head },
@@ -231,9 +268,17 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
     written: 0,
     idem: [],
     idemWritten: 0,
-    settings: null,
+    settings: {
+      time_zone: row.time_zone,
+      lock_date: row.lock_date,
+      conversion_date: row.conversion_date,
+      invoice_prefix: row.invoice_prefix,
+      invoice_next: row.invoice_next,
+    },
     lockedBy: unit,
     cache: new Map(),
+    seqMoved: null,
+    kept: new Map(),
   };
   tx.batch.memo.set(key, b);
   tx.batch.beforeCommit(async (q) => {
@@ -245,8 +290,11 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
   return b;
 }
 
-/** SQL that reads or writes what the batch holds back (so earlier units' rows go out first). */
-const HELD_BACK = /\b(?:events|idempotency)\b/i;
+/**
+ * SQL that reads or writes what the batch holds back (so earlier units' rows go out first):
+ * events, idempotency rows, the invoice sequence.
+ */
+const HELD_BACK = /\b(?:events|idempotency|organisations)\b/i;
 /**
  * SQL that may change the settings the batch keeps (so its copy is read again): any insert or
  * delete of an organisation, an update naming one of those columns. (invoiceDraft moves
@@ -375,10 +423,14 @@ async function unitOfWork<R extends WriteResult, E>(
         },
         moveInvoiceSequence: async (next) => {
           const settings = await settingsOf(tx, b);
-          // Straight to the transaction, not through unitTx: the batch's copy is kept current
-          // here rather than forgotten.
-          await tx.later('UPDATE organisations SET invoice_next = ? WHERE id = ?', [next, orgId]);
+          // Held back with the batch's events: written once (flushRows), kept current here.
+          b.seqMoved = next;
           b.settings = { ...settings, invoice_next: next };
+        },
+        optimistic: async <T>(key: string, load: () => Promise<T>): Promise<T | null> => {
+          if (tx.batch.exact) return null;
+          if (!b.kept.has(key)) b.kept.set(key, await load());
+          return b.kept.get(key) as T;
         },
       };
       const result = await fn(uow, b);

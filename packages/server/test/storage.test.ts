@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '@finance-desk/protocol';
 import { DomainError } from '../src/errors.js';
@@ -7,6 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/storage/open.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
 import { IDEMPOTENCY_COLUMNS, inUnitOfWork } from '../src/write-path.js';
+import { invoiceDraft } from '../src/domain/receivables/invoices.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 
 describe.each(engines)('storage (%s)', (engine) => {
@@ -256,6 +258,48 @@ describe.each(engines)('the invoice sequence a batch keeps (%s, issue 14)', (eng
     ]);
     expect(await t.db.reader.get('SELECT invoice_next FROM organisations WHERE id = ?', [org.orgId])).toEqual({ invoice_next: 502 });
   });
+
+  it('is written once per batch, yet a unit that reads organisations sees it moved, and a failed unit’s move is undone', async () => {
+    const org = await t.org();
+    const take = (fail = false) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        const seq = await uow.invoiceSequence();
+        await uow.moveInvoiceSequence(seq.next + 1);
+        if (fail) throw new DomainError('CONFLICT', 'refused');
+        return { noop: true };
+      });
+    const read = () =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        const row = await uow.tx.get<{ invoice_next: number }>('SELECT invoice_next FROM organisations WHERE id = ?', [uow.orgId]);
+        return { noop: true, next: Number(row?.invoice_next) };
+      });
+    const results = await Promise.allSettled([take(), take(), read(), take(), take(true), read(), take()]);
+    const values = results.map((r) => (r.status === 'fulfilled' ? ('next' in r.value ? r.value.next : 'ok') : 'refused'));
+    expect(values).toEqual(['ok', 'ok', 3, 'ok', 'refused', 4, 'ok']);
+    expect(await t.db.reader.get('SELECT invoice_next FROM organisations WHERE id = ?', [org.orgId])).toEqual({ invoice_next: 5 });
+  });
+
+  it('a number the batch kept as free but another path took in the same batch: refused at write-out, the batch runs again exactly', async () => {
+    const org = await t.org();
+    const draft = () => inUnitOfWork(t.db, org.orgId, 'test', (uow) => invoiceDraft({ payeeName: 'Kept Pty Ltd', description: 'Work', totalCents: 1100, dueDays: 14 } as never, uow));
+    // Numbered by hand outside invoiceDraft (as opening balances does), after the first draft read the window.
+    const byHand = (number: string) =>
+      inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        await uow.tx.run(
+          `INSERT INTO invoices (org_id, id, number, status, payee_name, description, total_cents, due_days, created_at, ledger_id)
+           VALUES (?, ?, ?, 'draft', 'Hand', 'by hand', 100, 14, ?, 'led_none')`,
+          [uow.orgId, `inv_hand_${number}`, number, uow.now],
+        );
+        return { noop: true };
+      });
+    // Issued in one tick: on PostgreSQL one batch (its first attempt keeps the window; the
+    // by-hand number makes the third draft's kept answer stale); on SQLite every look-up is exact.
+    const results = await Promise.all([draft(), byHand('INV-0003'), draft(), draft(), draft()]);
+    const numbers = results.filter((r): r is Awaited<ReturnType<typeof draft>> => 'number' in r).map((r) => r.number);
+    expect(numbers).toEqual(['INV-0001', 'INV-0002', 'INV-0004', 'INV-0005']);
+    expect(await t.db.reader.get('SELECT invoice_next FROM organisations WHERE id = ?', [org.orgId])).toEqual({ invoice_next: 6 });
+    await t.verifyAll();
+  });
 });
 
 describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
@@ -287,6 +331,54 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
     }
   });
 
+  it('a queued write that reads or changes rows of earlier queued writes sees them; one that cannot see them shares their statement', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    try {
+      await db.migrate();
+      const insertOrg = 'INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)';
+      const seen = await db.write(async (tx) => {
+        for (const id of ['org_q1', 'org_q2', 'org_q3']) await tx.later(insertOrg, [id, id, 'one', 'now']);
+        // Changes a row queued just before: it must see it.
+        await tx.later('UPDATE organisations SET name = ? WHERE id = ?', ['renamed', 'org_q2']);
+        await tx.later("INSERT INTO org_heads (org_id, seq, row_hash) VALUES (?, 0, '')", ['org_q1']);
+        // Reads a table a queued write wrote, in a subquery: it must see the row.
+        await tx.later('UPDATE organisations SET name = (SELECT CAST(count(*) AS TEXT) FROM org_heads) WHERE id = ?', ['org_q3']);
+        // Names organisations: not combined with writes it could not see.
+        const changed = await tx.run("UPDATE organisations SET name = name || '!' WHERE id = ?", ['org_q1']);
+        return { changed: changed.changes, rows: await tx.all('SELECT id, name FROM organisations ORDER BY id') };
+      });
+      expect(seen).toEqual({
+        changed: 1,
+        rows: [
+          { id: 'org_q1', name: 'one!' },
+          { id: 'org_q2', name: 'renamed' },
+          { id: 'org_q3', name: '1' },
+        ],
+      });
+      // Thirty plain inserts of one text, then a statement that names none of their tables.
+      (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0];
+        sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      };
+      const counted = await db.write(async (tx) => {
+        for (let i = 0; i < 30; i += 1) await tx.later(insertOrg, [`org_m${String(i).padStart(2, '0')}`, `m${i}`, 'm', 'now']);
+        return tx.get<{ n: number | string }>('SELECT count(*) AS n FROM org_heads');
+      });
+      pg.Client.prototype.query = query;
+      expect(Number(counted?.n)).toBe(1);
+      expect(Number((await db.reader.get<{ n: number | string }>("SELECT count(*) AS n FROM organisations WHERE id LIKE 'org_m%'"))?.n)).toBe(30);
+      // PostgreSQL: BEGIN, one statement for the thirty rows and the read, COMMIT.
+      if (engine === 'postgres') expect(sent.filter((q) => !/^(?:BEGIN|COMMIT)$/.test(q))).toHaveLength(1);
+    } finally {
+      pg.Client.prototype.query = query;
+      await db.close();
+      await drop();
+    }
+  });
+
   it('a unit whose queued write the database refuses fails alone, and a failed unit’s queued writes are not sent', async () => {
     const { db, drop } = await openTestDatabase(engine);
     try {
@@ -294,9 +386,10 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
       const unit = (id: string, fail: 'refused' | 'throw' | null) =>
         db.write(
           async (tx) => {
-            await tx.later("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", [id, id]);
+            // Plain inserts of one text: on PostgreSQL the batch's go out as one multi-row INSERT.
+            await tx.later('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [id, id, 'n', 'now']);
             // The same key again: refused by the database when the write goes out.
-            if (fail === 'refused') await tx.later("INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, 'n', 'now')", [id, `${id}-2`]);
+            if (fail === 'refused') await tx.later('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [id, `${id}-2`, 'n', 'now']);
             if (fail === 'throw') throw new Error('boom');
             return id;
           },

@@ -8,8 +8,8 @@ import {
   type JsonValue,
 } from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
-import { insertMany, type Column } from '../storage/sql.js';
-import type { Capabilities, Queryable, Tx } from '../storage/types.js';
+import { insertMany, queueMany, type Column } from '../storage/sql.js';
+import type { Capabilities, Queryable, Tx, Writer } from '../storage/types.js';
 
 export interface Head {
   seq: number;
@@ -94,13 +94,20 @@ export function appendedOf(e: ChainedEvent): Appended {
  * Write chained events of one organisation set-based (insertMany: on PostgreSQL one statement
  * however many rows). The primary key (org_id, seq) refuses any seq written twice.
  */
+/** `insertEvents` as a queued write of the transaction (Tx.later; issue 14, the batch's write-out). */
+export async function queueEvents(w: Writer, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
+  await queueMany(w, caps, 'events', EVENT_COLUMNS, rows.map(eventValues(orgId)));
+}
+
+const eventValues = (orgId: string) => (r: ChainedEvent) => [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash];
+
 export async function insertEvents(tx: Queryable, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
   const written = await insertMany(
     tx,
     caps,
     'events',
     EVENT_COLUMNS,
-    rows.map((r) => [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash]),
+    rows.map(eventValues(orgId)),
   );
   invariant(written === rows.length, 'every chained event was written');
 }

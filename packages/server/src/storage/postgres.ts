@@ -46,6 +46,116 @@ function statement(sql: string, params: readonly SqlValue[]): pg.QueryConfig {
   return name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] };
 }
 
+/**
+ * A write queued by `Tx.later` (issue 14). Queued writes go out combined: one statement of
+ * data-modifying CTEs (`WITH w1 AS (…), w2 AS (…) <last>`), where plain single-row INSERTs of
+ * the same text become one multi-row INSERT. In such a statement every part sees the snapshot
+ * from before it, none sees another's rows, so a write joins a group only if its text names no
+ * table an earlier write of the group wrote (it would read or change rows it cannot see), with
+ * one exception: plain INSERT … VALUES into a table only such INSERTs wrote (they read nothing).
+ * Foreign keys are checked at the end of the statement, so a parent and its children may share
+ * one. Bounded: at most GROUP_PARAMS_MAX parameters (PostgreSQL's cap is 65 535) and
+ * GROUP_PARTS_MAX parts per statement.
+ */
+interface Queued {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+  /** The table it writes. */
+  readonly table: string;
+  /** A plain `INSERT INTO t (…) VALUES (?, …)`: its text up to VALUES and its row; else null. */
+  readonly plain: { readonly head: string; readonly row: string } | null;
+}
+
+/** A part of a combined statement. `merged`: several rows of plain INSERTs. */
+interface Part {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+  readonly merged?: boolean;
+}
+
+const GROUP_PARAMS_MAX = 30_000;
+const GROUP_PARTS_MAX = 64;
+const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([A-Za-z_][A-Za-z0-9_]*)/i;
+const PLAIN_INSERT = /^(\s*INSERT\s+INTO\s+[A-Za-z_][A-Za-z0-9_]*\s*\([^()]*\)\s*VALUES)\s*(\((?:\s*\?\s*,)*\s*\?\s*\))\s*$/i;
+const namePatterns = new Map<string, RegExp>();
+
+function names(sql: string, table: string): boolean {
+  let re = namePatterns.get(table);
+  if (re === undefined) {
+    re = new RegExp(`\\b${table}\\b`, 'i');
+    namePatterns.set(table, re);
+  }
+  return re.test(sql);
+}
+
+function queuedOf(sql: string, params: readonly SqlValue[], kind: 'INSERT' | 'UPDATE' | 'DELETE'): Queued {
+  const table = TARGET.exec(sql)?.[1]?.toLowerCase();
+  if (table === undefined) throw new Error('later() takes a write to a named table');
+  const m = kind === 'INSERT' ? PLAIN_INSERT.exec(sql) : null;
+  return { sql, params, table, plain: m?.[1] && m[2] ? { head: m[1], row: m[2] } : null };
+}
+
+/** May `sql` be a part of (or close) a statement whose parts wrote `written`? */
+function joins(written: ReadonlyMap<string, boolean>, sql: string, plain: boolean, table: string | null): boolean {
+  for (const [t, onlyPlain] of written) {
+    if (!names(sql, t)) continue;
+    if (plain && t === table && onlyPlain) continue;
+    return false;
+  }
+  return true;
+}
+
+/** The queue cut into groups, each sent as one statement, in order. */
+function groupQueued(queue: readonly Queued[]): Queued[][] {
+  const groups: Queued[][] = [];
+  let group: Queued[] = [];
+  let params = 0;
+  // Table → whether only plain INSERTs wrote it in this group.
+  let written = new Map<string, boolean>();
+  for (const w of queue) {
+    const fits = group.length < GROUP_PARTS_MAX && params + w.params.length <= GROUP_PARAMS_MAX;
+    if (group.length > 0 && !(fits && joins(written, w.sql, w.plain !== null, w.table))) {
+      groups.push(group);
+      group = [];
+      params = 0;
+      written = new Map();
+    }
+    group.push(w);
+    params += w.params.length;
+    written.set(w.table, (written.get(w.table) ?? true) && w.plain !== null);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/** May this statement close the group (one statement with it)? Only a plain read or write that sees none of its rows. */
+function closes(group: readonly Queued[], sql: string, params: readonly SqlValue[]): boolean {
+  if (!/^\s*(?:SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql)) return false;
+  if (group.length >= GROUP_PARTS_MAX || group.reduce((n, w) => n + w.params.length, params.length) > GROUP_PARAMS_MAX) return false;
+  const written = new Map<string, boolean>();
+  for (const w of group) written.set(w.table, (written.get(w.table) ?? true) && w.plain !== null);
+  return joins(written, sql, false, null);
+}
+
+/** Plain INSERTs of one text in a group become one multi-row INSERT (in the first one's place). */
+function mergeRows(group: readonly Queued[]): Part[] {
+  const out: Part[] = [];
+  const byText = new Map<string, { index: number; head: string; row: string; rows: (readonly SqlValue[])[] }>();
+  for (const w of group) {
+    const seen = w.plain ? byText.get(w.sql) : undefined;
+    if (seen) {
+      seen.rows.push(w.params);
+      continue;
+    }
+    if (w.plain) byText.set(w.sql, { index: out.length, ...w.plain, rows: [w.params] });
+    out.push(w);
+  }
+  for (const { index, head, row, rows } of byText.values()) {
+    if (rows.length > 1) out[index] = { sql: `${head} ${rows.map(() => row).join(', ')}`, params: rows.flat(), merged: true };
+  }
+  return out;
+}
+
 class PgQueryable implements Tx {
   constructor(
     private readonly client: pg.Pool | pg.PoolClient,
@@ -57,18 +167,29 @@ class PgQueryable implements Tx {
   changed = false;
   failed = false;
 
-  /** Writes queued by `later`, sent before the next statement (drain). */
-  private queued: { sql: string; params: readonly SqlValue[]; insert: boolean }[] = [];
+  /** Writes queued by `later`, sent before or with the next statement (drain). */
+  private queued: Queued[] = [];
 
   private async send(sql: string, params: readonly SqlValue[], rowMode?: 'array'): Promise<pg.QueryResult> {
-    if (this.queued.length > 0) await this.drain();
     if (!this.changed && changesData(sql)) this.changed = true;
+    if (this.queued.length === 0) return this.sendNow(sql, params, rowMode);
+    // The statement closes the last group of queued writes when it may see none of them (issue
+    // 14: one round trip instead of two); otherwise they go out first.
+    const groups = groupQueued(this.queued);
+    this.queued = [];
+    const last = groups.pop();
+    for (const group of groups) await this.sendGroup(group, null);
+    const closing = last && closes(last, sql, params) ? { sql, params } : null;
+    if (last) {
+      const res = await this.sendGroup(last, closing, rowMode);
+      if (closing) return res;
+    }
     return this.sendNow(sql, params, rowMode);
   }
 
-  private async sendNow(sql: string, params: readonly SqlValue[], rowMode?: 'array'): Promise<pg.QueryResult> {
+  private async sendNow(sql: string, params: readonly SqlValue[], rowMode?: 'array', named = true): Promise<pg.QueryResult> {
     try {
-      const config = statement(sql, params);
+      const config = named ? statement(sql, params) : { text: toPg(sql), values: params as unknown[] };
       return await (rowMode ? this.client.query({ ...config, rowMode }) : this.client.query(config));
     } catch (error) {
       this.failed = true;
@@ -76,38 +197,32 @@ class PgQueryable implements Tx {
     }
   }
 
+  /** A group of queued writes as one statement, closed by `closing` when there is one. */
+  private sendGroup(group: readonly Queued[], closing: Part | null, rowMode?: 'array'): Promise<pg.QueryResult> {
+    const parts = mergeRows(group);
+    if (closing) parts.push(closing);
+    const last = parts.pop();
+    if (last === undefined) throw new Error('unreachable: an empty group of queued writes');
+    if (parts.length === 0) return this.sendNow(last.sql, last.params, rowMode, last.merged !== true);
+    const sql = `WITH ${parts.map((w, i) => `w${i + 1} AS (${w.sql})`).join(', ')} ${last.sql}`;
+    // A combination is named (parsed and planned once per connection) only while it is the
+    // handful of statements one unit sends; batches' combinations vary with their size.
+    const named = parts.length < 4 && ![...parts, last].some((w) => w.merged);
+    return this.sendNow(sql, [...parts.flatMap((w) => w.params), ...last.params], rowMode, named);
+  }
+
   async later(sql: string, params: readonly SqlValue[] = []): Promise<void> {
     const kind = checkLater(sql);
     this.changed = true;
-    this.queued.push({ sql, params, insert: kind === 'INSERT' });
+    this.queued.push(queuedOf(sql, params, kind));
   }
 
-  /**
-   * Send the queued writes in as few statements as is safe: a run of INSERTs, closed by at most
-   * one UPDATE or DELETE, becomes one statement (`WITH w1 AS (…), w2 AS (…) <last>`). An UPDATE or
-   * DELETE is never combined with another: two changes of one row in one statement are not
-   * defined in PostgreSQL. Inserts' foreign keys are checked at the end of the statement, so a
-   * parent and its children may share one.
-   */
+  /** Send every queued write (a unit's end with savepoints, the batch's end). */
   async drain(): Promise<void> {
-    for (;;) {
-      // The leading INSERTs and the UPDATE or DELETE that closes their run, if any.
-      const close = this.queued.findIndex((w) => !w.insert);
-      const group = this.queued.splice(0, close === -1 ? this.queued.length : close + 1);
-      const last = group.at(-1);
-      if (last === undefined) return;
-      const sql =
-        group.length === 1
-          ? last.sql
-          : `WITH ${group
-              .slice(0, -1)
-              .map((w, i) => `w${i + 1} AS (${w.sql})`)
-              .join(', ')} ${last.sql}`;
-      await this.sendNow(
-        sql,
-        group.flatMap((w) => w.params),
-      );
-    }
+    if (this.queued.length === 0) return;
+    const groups = groupQueued(this.queued);
+    this.queued = [];
+    for (const group of groups) await this.sendGroup(group, null);
   }
 
   /** Forget the queued writes of a unit that failed (its savepoint is rolled back). */
@@ -142,7 +257,7 @@ class PgQueryable implements Tx {
 
   /** NOTIFY is transactional in PostgreSQL: listeners hear it only after COMMIT. */
   async notify(channel: string, payload: string): Promise<void> {
-    if (this.queued.length > 0) await this.drain();
+    await this.drain();
     this.changed = true;
     await this.client.query('SELECT pg_notify($1, $2)', [this.channelPrefix + channel, payload]);
   }
@@ -330,7 +445,8 @@ export class PostgresDatabase implements Database {
     try {
       held = await checkout(this.pool);
       const client = held.client;
-      const scope = newBatchScope();
+      // The first attempt may lean on kept answers; one run again may not (uow.optimistic).
+      const scope = newBatchScope(savepoints);
       const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
       await client.query('BEGIN');
       // Outside every unit's savepoint: a lock it takes is not lost when a unit rolls back.
@@ -357,7 +473,8 @@ export class PostgresDatabase implements Database {
           // A statement error aborts the whole transaction, even one the handler caught.
           if (tx.failed || (!outcome.ok && tx.changed)) {
             await client.query('ROLLBACK');
-            if (!single) return 'again';
+            // A first attempt runs again, exact (a batch of one too: it may have leant on kept answers).
+            if (!savepoints) return 'again';
             return { outcomes: [outcome.ok ? { ok: false, error: new Error('a statement failed in a unit of work that returned') } : outcome], broken: null };
           }
           outcomes.push(outcome);
@@ -371,19 +488,22 @@ export class PostgresDatabase implements Database {
         const undo = outcome.ok ? 'RELEASE SAVEPOINT unit' : 'ROLLBACK TO SAVEPOINT unit; RELEASE SAVEPOINT unit';
         await client.query(last ? undo : `${undo}; SAVEPOINT unit`);
       }
-      if (!withSavepoints) {
-        // The last units' queued writes: if one is refused, it is not known whose it was.
+      // The units' queued writes and the batch's set-based ones (events, idempotency rows, the
+      // head): as few statements as the queue allows (one, for a batch of drafts), then COMMIT.
+      if (withSavepoints) {
+        await scope.flush(tx);
+        await tx.drain();
+      } else {
+        // Without savepoints, if a write is refused it is not known whose it was: run again.
         try {
+          await scope.flush(tx);
           await tx.drain();
         } catch (error) {
           await client.query('ROLLBACK');
-          if (!single) return 'again';
+          if (!savepoints) return 'again';
           return { outcomes: [{ ok: false, error }], broken: null };
         }
       }
-      // The batch's set-based writes (events, idempotency rows, the head), then one COMMIT.
-      await scope.flush(tx);
-      await tx.drain();
       await commit(client);
     } catch (error) {
       broken = { error };
@@ -415,7 +535,7 @@ export class PostgresDatabase implements Database {
     const client = held.client;
     try {
       await client.query(begin);
-      const scope = newBatchScope();
+      const scope = newBatchScope(true);
       const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
       const value = await fn(tx);
       await scope.flush(tx);

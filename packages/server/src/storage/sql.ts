@@ -1,4 +1,4 @@
-import type { Capabilities, Queryable } from './types.js';
+import type { Capabilities, Queryable, Writer } from './types.js';
 
 /** `?, ?, ?` for an `IN (…)` list of n values, in the portable placeholder form (storage/types.ts). */
 export function placeholders(n: number): string {
@@ -38,15 +38,41 @@ export async function insertMany(
   if (rows.length === 0) return 0;
   const names = columns.map(([name]) => name).join(', ');
   if (caps.engine === 'postgres') {
-    const written = await q.run(
-      `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${columns.map(([, type]) => `?::${type}[]`).join(', ')})`,
-      columns.map((_, i) => pgArray(rows.map((r) => valueAt(r, i)))),
-    );
-    return written.changes;
+    const { sql, params } = unnestInsert(table, columns, rows);
+    return (await q.run(sql, params)).changes;
   }
   const sql = `INSERT INTO ${table} (${names}) VALUES (${placeholders(columns.length)})`;
   for (const r of rows) await q.run(sql, r);
   return rows.length;
+}
+
+/**
+ * `insertMany` as a queued write (`Tx.later`, issue 14): on PostgreSQL the one INSERT goes out
+ * with the transaction's next statement (the batch's events and idempotency rows with its head
+ * update); on SQLite the rows are written at once. A failure surfaces there.
+ */
+export async function queueMany(
+  w: Writer,
+  caps: Capabilities,
+  table: string,
+  columns: readonly Column[],
+  rows: readonly (readonly (string | number)[])[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  if (caps.engine !== 'postgres') {
+    await insertMany(w, caps, table, columns, rows);
+    return;
+  }
+  const { sql, params } = unnestInsert(table, columns, rows);
+  await w.later(sql, params);
+}
+
+/** PostgreSQL: the rows as one `INSERT … SELECT * FROM unnest(…)` over an array per column. */
+function unnestInsert(table: string, columns: readonly Column[], rows: readonly (readonly (string | number)[])[]) {
+  return {
+    sql: `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')}) SELECT * FROM unnest(${columns.map(([, type]) => `?::${type}[]`).join(', ')})`,
+    params: columns.map((_, i) => pgArray(rows.map((r) => valueAt(r, i)))),
+  };
 }
 
 const CHANGES = /^\s*(?:INSERT|UPDATE|DELETE|WITH|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|LOCK)\b/i;

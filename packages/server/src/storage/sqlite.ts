@@ -58,6 +58,14 @@ class SqliteConnection implements Queryable {
     this.stmt(sql).run(...params);
   }
 
+  /** `Tx.later` on SQLite: in process, so at once. */
+  later(sql: string, params: readonly SqlValue[] = []): Promise<void> {
+    return settled(() => {
+      checkLater(sql);
+      this.runSync(sql, params);
+    });
+  }
+
   values(sql: string, params: readonly SqlValue[] = []): Promise<unknown[][]> {
     let s = this.rawCache.get(sql);
     if (!s) {
@@ -185,7 +193,7 @@ export class SqliteDatabase implements Database {
     let outcomes: Outcome[] = [];
     try {
       exec('BEGIN IMMEDIATE');
-      const scope = newBatchScope();
+      const scope = newBatchScope(true);
       for (const job of batch) outcomes.push(await this.runJob(job, scope));
       // The batch's set-based writes (write-path.ts: events, idempotency rows, heads), then COMMIT.
       await scope.flush(this.writer);
@@ -224,10 +232,7 @@ export class SqliteDatabase implements Database {
       notify: async (channel, payload) => {
         notices.push([channel, payload]);
       },
-      later: async (sql, params) => {
-        checkLater(sql);
-        w.runSync(sql, params);
-      },
+      later: (sql, params) => w.later(sql, params),
       batch,
     };
     let outcome: Outcome;

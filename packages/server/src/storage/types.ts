@@ -38,8 +38,16 @@ export interface Capabilities {
  */
 export interface BatchScope {
   readonly memo: Map<string, unknown>;
-  beforeCommit(fn: (q: Queryable) => Promise<void>): void;
+  /**
+   * This attempt may not lean on answers kept optimistically (write-path `uow.optimistic`): SQLite
+   * (nothing is run again), a PostgreSQL batch run again after a write was refused, a write alone.
+   */
+  readonly exact: boolean;
+  beforeCommit(fn: (q: Writer) => Promise<void>): void;
 }
+
+/** A transaction's statements and its queued writes (`Tx.later`), without the unit's scope. */
+export type Writer = Queryable & Pick<Tx, 'later'>;
 
 /** A unit of work's handle: queries plus notifications delivered only if and after it commits. */
 export interface Tx extends Queryable {
@@ -56,10 +64,11 @@ export interface Tx extends Queryable {
 }
 
 /** A fresh scope, and how an engine runs its `beforeCommit` work (in registration order). */
-export function newBatchScope(): BatchScope & { flush(q: Queryable): Promise<void> } {
-  const hooks: ((q: Queryable) => Promise<void>)[] = [];
+export function newBatchScope(exact: boolean): BatchScope & { flush(q: Writer): Promise<void> } {
+  const hooks: ((q: Writer) => Promise<void>)[] = [];
   return {
     memo: new Map(),
+    exact,
     beforeCommit(fn) {
       hooks.push(fn);
     },
