@@ -335,6 +335,14 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
     const { db, drop } = await openTestDatabase(engine);
     const sent: string[] = [];
     const query = pg.Client.prototype.query;
+    // Every statement PostgreSQL is sent, until pg.Client.prototype.query is put back.
+    const spy = () => {
+      (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0];
+        sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      };
+    };
     try {
       await db.migrate();
       const insertOrg = 'INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)';
@@ -358,11 +366,7 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
         ],
       });
       // Thirty plain inserts of one text, then a statement that names none of their tables.
-      (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
-        const q = args[0];
-        sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      };
+      spy();
       const counted = await db.write(async (tx) => {
         for (let i = 0; i < 30; i += 1) await tx.later(insertOrg, [`org_m${String(i).padStart(2, '0')}`, `m${i}`, 'm', 'now']);
         return tx.get<{ n: number | string }>('SELECT count(*) AS n FROM org_heads');
@@ -372,6 +376,15 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
       expect(Number((await db.reader.get<{ n: number | string }>("SELECT count(*) AS n FROM organisations WHERE id LIKE 'org_m%'"))?.n)).toBe(30);
       // PostgreSQL: BEGIN, one statement for the thirty rows and the read, COMMIT.
       if (engine === 'postgres') expect(sent.filter((q) => !/^(?:BEGIN|COMMIT)$/.test(q))).toHaveLength(1);
+      // Bounded: 8 000 rows of four parameters are past 30 000 parameters a statement, so two.
+      sent.length = 0;
+      spy();
+      await db.write(async (tx) => {
+        for (let i = 0; i < 8000; i += 1) await tx.later(insertOrg, [`org_b${String(i).padStart(4, '0')}`, `b${i}`, 'b', 'now']);
+      });
+      pg.Client.prototype.query = query;
+      expect(Number((await db.reader.get<{ n: number | string }>("SELECT count(*) AS n FROM organisations WHERE id LIKE 'org_b%'"))?.n)).toBe(8000);
+      if (engine === 'postgres') expect(sent.filter((q) => !/^(?:BEGIN|COMMIT)$/.test(q))).toHaveLength(2);
     } finally {
       pg.Client.prototype.query = query;
       await db.close();

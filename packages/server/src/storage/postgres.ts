@@ -106,35 +106,48 @@ function joins(written: ReadonlyMap<string, boolean>, sql: string, plain: boolea
 }
 
 /** The queue cut into groups, each sent as one statement, in order. */
-function groupQueued(queue: readonly Queued[]): Queued[][] {
-  const groups: Queued[][] = [];
-  let group: Queued[] = [];
-  let params = 0;
-  // Table → whether only plain INSERTs wrote it in this group.
-  let written = new Map<string, boolean>();
-  for (const w of queue) {
-    const fits = group.length < GROUP_PARTS_MAX && params + w.params.length <= GROUP_PARAMS_MAX;
-    if (group.length > 0 && !(fits && joins(written, w.sql, w.plain !== null, w.table))) {
-      groups.push(group);
-      group = [];
-      params = 0;
-      written = new Map();
-    }
-    group.push(w);
-    params += w.params.length;
-    written.set(w.table, (written.get(w.table) ?? true) && w.plain !== null);
+/** What a group holds so far: its parts (plain INSERTs of one text are one), parameters, tables written. */
+class Group {
+  readonly writes: Queued[] = [];
+  private readonly texts = new Set<string>();
+  private parts = 0;
+  private params = 0;
+  /** Table → whether only plain INSERTs wrote it in this group. */
+  private readonly written = new Map<string, boolean>();
+
+  /** May `sql` (with `params`) join the group, as a queued write or its closing statement? */
+  admits(sql: string, params: number, plain: boolean, table: string | null): boolean {
+    const newPart = !(plain && this.texts.has(sql));
+    if ((newPart && this.parts >= GROUP_PARTS_MAX) || this.params + params > GROUP_PARAMS_MAX) return false;
+    return joins(this.written, sql, plain, table);
   }
-  if (group.length > 0) groups.push(group);
+
+  add(w: Queued): void {
+    if (!(w.plain && this.texts.has(w.sql))) this.parts += 1;
+    if (w.plain) this.texts.add(w.sql);
+    this.params += w.params.length;
+    this.written.set(w.table, (this.written.get(w.table) ?? true) && w.plain !== null);
+    this.writes.push(w);
+  }
+}
+
+function groupQueued(queue: readonly Queued[]): Group[] {
+  const groups: Group[] = [];
+  let group = new Group();
+  for (const w of queue) {
+    if (group.writes.length > 0 && !group.admits(w.sql, w.params.length, w.plain !== null, w.table)) {
+      groups.push(group);
+      group = new Group();
+    }
+    group.add(w);
+  }
+  if (group.writes.length > 0) groups.push(group);
   return groups;
 }
 
 /** May this statement close the group (one statement with it)? Only a plain read or write that sees none of its rows. */
-function closes(group: readonly Queued[], sql: string, params: readonly SqlValue[]): boolean {
-  if (!/^\s*(?:SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql)) return false;
-  if (group.length >= GROUP_PARTS_MAX || group.reduce((n, w) => n + w.params.length, params.length) > GROUP_PARAMS_MAX) return false;
-  const written = new Map<string, boolean>();
-  for (const w of group) written.set(w.table, (written.get(w.table) ?? true) && w.plain !== null);
-  return joins(written, sql, false, null);
+function closes(group: Group, sql: string, params: readonly SqlValue[]): boolean {
+  return /^\s*(?:SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) && group.admits(sql, params.length, false, null);
 }
 
 /** Plain INSERTs of one text in a group become one multi-row INSERT (in the first one's place). */
@@ -198,8 +211,8 @@ class PgQueryable implements Tx {
   }
 
   /** A group of queued writes as one statement, closed by `closing` when there is one. */
-  private sendGroup(group: readonly Queued[], closing: Part | null, rowMode?: 'array'): Promise<pg.QueryResult> {
-    const parts = mergeRows(group);
+  private sendGroup(group: Group, closing: Part | null, rowMode?: 'array'): Promise<pg.QueryResult> {
+    const parts = mergeRows(group.writes);
     if (closing) parts.push(closing);
     const last = parts.pop();
     if (last === undefined) throw new Error('unreachable: an empty group of queued writes');
