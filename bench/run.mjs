@@ -147,7 +147,8 @@ const SERVE_NODE_FLAGS = (() => {
   const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
   const m = /\bnode((?:\s+--\S+)*)\s+packages\/server\/bin\/finance-desk\.js serve\b/.exec(start);
   if (!m) throw new Error(`cannot read the server's node flags from the start script: ${start}`);
-  return m[1].trim().split(/\s+/).filter(Boolean);
+  // BENCH_EXTRA_NODE_FLAGS: added after them (a profiler, say; bench/README.md).
+  return [...m[1].trim().split(/\s+/).filter(Boolean), ...(process.env.BENCH_EXTRA_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
 })();
 
 async function startServer(env, port) {
