@@ -342,9 +342,6 @@ export async function pageAll(server, key, { limit, expected, sampleMs = 100, ma
  * start `serve`, page everything at the largest page the API allows. `ctx` carries run.mjs's
  * helpers (storage, server, CLI) so both benchmarks start the server the same way.
  */
-/** The paging server's old-generation cap, MiB (see pagingBench). */
-const PAGING_OLD_SPACE_MB = 96;
-
 export async function pagingBench(scenario, events, ctx) {
   const { root, prepareStorage, serverEnv, freePort, startServer, runCli, pendingCleanup, log, orgSlug } = ctx;
   const P = await import(pathToFileURL(join(root, 'packages/protocol/dist/index.js')).href);
@@ -362,10 +359,7 @@ export async function pagingBench(scenario, events, ctx) {
     const verdict = JSON.parse(await runCli(['verify', '--org', orgSlug, '--json'], env));
     const verifySeconds = (performance.now() - verifyStarted) / 1000;
     if (!verdict.ok || verdict.head?.seq !== seeded.headSeq) throw new Error(`finance-desk verify over the seeded ledger: ${JSON.stringify(verdict)}`);
-    // The old generation capped (PAGING_OLD_SPACE_MB): V8 collects instead of growing lazily, so
-    // the RSS rule below measures what paging keeps, not how late the collector runs. A server
-    // that kept something per row paged would run out of heap and fail the run.
-    server = await startServer({ ...env, NODE_OPTIONS: [env.NODE_OPTIONS, `--max-old-space-size=${PAGING_OLD_SPACE_MB}`].filter(Boolean).join(' ') }, Number(env.PORT));
+    server = await startServer(env, Number(env.PORT));
     pendingCleanup.add(server.stop);
     // Warm-up: a few pages, so that the first figures are not the JIT's.
     for (let c = 0; c < 20 * limit; c += limit) {
@@ -438,11 +432,7 @@ export function pagingMethod(events) {
   must pass over them (its rows/s are shown). Then \`finance-desk serve\` starts and one client pages
   \`GET /api/v1/events\` sequentially from cursor 0 at the largest page the API allows, following
   \`nextCursor\`, parsing every page and checking that each row continues the chain (seq + 1,
-  prev_hash = the previous row_hash), after 20 warm-up pages. The server runs with its old
-  generation capped at ${PAGING_OLD_SPACE_MB} MiB (\`NODE_OPTIONS=--max-old-space-size=${PAGING_OLD_SPACE_MB}\`), so the collector
-  works as it goes instead of letting the heap grow lazily (uncapped, RSS climbed by ~75 MiB over a
-  million rows that nothing kept); a server keeping anything per row would exhaust it and fail the
-  run. The server's RSS (\`VmRSS\` of
+  prev_hash = the previous row_hash), after 20 warm-up pages. The server's RSS (\`VmRSS\` of
   /proc/<pid>/status) is sampled every 100 ms: at the start, after the first 100 000 rows (with the
   peak so far), the peak over the whole run, and at the end. Memory is flat when the whole run's
   peak is not above the peak after 100 000 rows (10 % + 16 MiB allowed for the heap settling).`;

@@ -66,11 +66,10 @@ interface Queued {
   readonly plain: { readonly head: string; readonly row: string } | null;
 }
 
-/** A part of a combined statement. `merged`: several rows of plain INSERTs. */
+/** A part of a combined statement. */
 interface Part {
   readonly sql: string;
   readonly params: readonly SqlValue[];
-  readonly merged?: boolean;
 }
 
 const GROUP_PARAMS_MAX = 30_000;
@@ -150,6 +149,23 @@ function closes(group: Group, sql: string, params: readonly SqlValue[]): boolean
   return /^\s*(?:SELECT|INSERT|UPDATE|DELETE)\b/i.test(sql) && group.admits(sql, params.length, false, null);
 }
 
+/**
+ * Is a combined statement named (parsed and planned once per connection)? The first
+ * COMBINATIONS_NAMED_MAX texts are: a batch's write-out has a few shapes (a batch of one draft is
+ * always the same text, and measured, planning it on every batch cost more than the round trips
+ * it saved), while multi-row texts vary with the rows; past the bound they go unnamed, so a
+ * connection's prepared plans stay bounded.
+ */
+const COMBINATIONS_NAMED_MAX = 256;
+const combinationsNamed = new Set<string>();
+
+function nameCombination(sql: string): boolean {
+  if (combinationsNamed.has(sql)) return true;
+  if (combinationsNamed.size >= COMBINATIONS_NAMED_MAX) return false;
+  combinationsNamed.add(sql);
+  return true;
+}
+
 /** Plain INSERTs of one text in a group become one multi-row INSERT (in the first one's place). */
 function mergeRows(group: readonly Queued[]): Part[] {
   const out: Part[] = [];
@@ -164,7 +180,7 @@ function mergeRows(group: readonly Queued[]): Part[] {
     out.push(w);
   }
   for (const { index, head, row, rows } of byText.values()) {
-    if (rows.length > 1) out[index] = { sql: `${head} ${rows.map(() => row).join(', ')}`, params: rows.flat(), merged: true };
+    if (rows.length > 1) out[index] = { sql: `${head} ${rows.map(() => row).join(', ')}`, params: rows.flat() };
   }
   return out;
 }
@@ -216,12 +232,9 @@ class PgQueryable implements Tx {
     if (closing) parts.push(closing);
     const last = parts.pop();
     if (last === undefined) throw new Error('unreachable: an empty group of queued writes');
-    if (parts.length === 0) return this.sendNow(last.sql, last.params, rowMode, last.merged !== true);
+    if (parts.length === 0) return this.sendNow(last.sql, last.params, rowMode, nameCombination(last.sql));
     const sql = `WITH ${parts.map((w, i) => `w${i + 1} AS (${w.sql})`).join(', ')} ${last.sql}`;
-    // A combination is named (parsed and planned once per connection) only while it is the
-    // handful of statements one unit sends; batches' combinations vary with their size.
-    const named = parts.length < 4 && ![...parts, last].some((w) => w.merged);
-    return this.sendNow(sql, [...parts.flatMap((w) => w.params), ...last.params], rowMode, named);
+    return this.sendNow(sql, [...parts.flatMap((w) => w.params), ...last.params], rowMode, nameCombination(sql));
   }
 
   async later(sql: string, params: readonly SqlValue[] = []): Promise<void> {
