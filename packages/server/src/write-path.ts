@@ -121,8 +121,8 @@ interface OrgSettings {
   readonly invoice_next: number | string;
 }
 
-const SETTINGS_SQL =
-  'SELECT time_zone, lock_date, conversion_date, invoice_prefix, invoice_next FROM organisations WHERE id = ?';
+const SETTINGS_COLUMNS = ['time_zone', 'lock_date', 'conversion_date', 'invoice_prefix', 'invoice_next'] as const;
+const SETTINGS_SQL = `SELECT ${SETTINGS_COLUMNS.join(', ')} FROM organisations WHERE id = ?`;
 
 async function settingsOf(tx: Tx, b: OrgBatch): Promise<OrgSettings> {
   if (b.settings === null) {
@@ -252,14 +252,18 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
   const key = memoKey(orgId);
   const known = tx.batch.memo.get(key) as OrgBatch | undefined;
   if (known) return known;
-  // The head locked and the settings read in one statement (issue 14: one round trip).
+  // The head locked and read, with the settings (issue 14: one round trip). On PostgreSQL the row
+  // lock serialises every write of the organisation across all server processes (only the head
+  // row: FOR UPDATE OF h); on SQLite the single writer already does. Either way the next seq is
+  // head + 1 and can never fork.
   const row = await tx.get<OrgSettings & { seq: number | string; row_hash: string }>(
-    `SELECT h.seq, h.row_hash, o.time_zone, o.lock_date, o.conversion_date, o.invoice_prefix, o.invoice_next
+    `SELECT h.seq, h.row_hash, ${SETTINGS_COLUMNS.map((c) => `o.${c}`).join(', ')}
        FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE h.org_id = ?${caps.forUpdate ? `${caps.forUpdate} OF h` : ''}`,
     [orgId],
   );
   invariant(row, `organisation ${orgId} has a head row`);
-  const head: Head = { seq: Number(row.seq), rowHash: row.row_hash };
+  const { seq, row_hash: rowHash, ...settings } = row;
+  const head: Head = { seq: Number(seq), rowHash };
   const b: OrgBatch = {
     orgId,
     stored: { ...head },
@@ -268,13 +272,7 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
     written: 0,
     idem: [],
     idemWritten: 0,
-    settings: {
-      time_zone: row.time_zone,
-      lock_date: row.lock_date,
-      conversion_date: row.conversion_date,
-      invoice_prefix: row.invoice_prefix,
-      invoice_next: row.invoice_next,
-    },
+    settings,
     lockedBy: unit,
     cache: new Map(),
     seqMoved: null,

@@ -32,19 +32,6 @@ export interface Appended {
   readonly at: string;
 }
 
-/**
- * Lock the organisation's head for this transaction and read it. In PostgreSQL the row lock
- * serialises every write of one organisation across all server processes; in SQLite the single
- * writer already does. Either way the next seq is head + 1 and can never fork.
- */
-export async function lockHead(tx: Tx, caps: Capabilities, orgId: string): Promise<Head | null> {
-  const row = await tx.get<{ seq: number; row_hash: string }>(
-    `SELECT seq, row_hash FROM org_heads WHERE org_id = ?${caps.forUpdate}`,
-    [orgId],
-  );
-  return row ? { seq: Number(row.seq), rowHash: row.row_hash } : null;
-}
-
 /** An event chained in code onto a head, not yet written (issue 14: written set-based, per batch). */
 export interface ChainedEvent {
   readonly seq: number;
@@ -94,13 +81,6 @@ export function appendedOf(e: ChainedEvent): Appended {
  * Write chained events of one organisation set-based (insertMany: on PostgreSQL one statement
  * however many rows). The primary key (org_id, seq) refuses any seq written twice.
  */
-/** `insertEvents` as a queued write of the transaction (Tx.later; issue 14, the batch's write-out). */
-export async function queueEvents(w: Writer, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
-  await queueMany(w, caps, 'events', EVENT_COLUMNS, rows.map(eventValues(orgId)));
-}
-
-const eventValues = (orgId: string) => (r: ChainedEvent) => [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash];
-
 export async function insertEvents(tx: Queryable, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
   const written = await insertMany(
     tx,
@@ -111,6 +91,13 @@ export async function insertEvents(tx: Queryable, caps: Capabilities, orgId: str
   );
   invariant(written === rows.length, 'every chained event was written');
 }
+
+/** `insertEvents` as a queued write of the transaction (Tx.later; issue 14, the batch's write-out). */
+export async function queueEvents(w: Writer, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
+  await queueMany(w, caps, 'events', EVENT_COLUMNS, rows.map(eventValues(orgId)));
+}
+
+const eventValues = (orgId: string) => (r: ChainedEvent) => [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash];
 
 const EVENT_COLUMNS: readonly Column[] = [
   ['org_id', 'text'],

@@ -94,17 +94,6 @@ function queuedOf(sql: string, params: readonly SqlValue[], kind: 'INSERT' | 'UP
   return { sql, params, table, plain: m?.[1] && m[2] ? { head: m[1], row: m[2] } : null };
 }
 
-/** May `sql` be a part of (or close) a statement whose parts wrote `written`? */
-function joins(written: ReadonlyMap<string, boolean>, sql: string, plain: boolean, table: string | null): boolean {
-  for (const [t, onlyPlain] of written) {
-    if (!names(sql, t)) continue;
-    if (plain && t === table && onlyPlain) continue;
-    return false;
-  }
-  return true;
-}
-
-/** The queue cut into groups, each sent as one statement, in order. */
 /** What a group holds so far: its parts (plain INSERTs of one text are one), parameters, tables written. */
 class Group {
   readonly writes: Queued[] = [];
@@ -114,11 +103,18 @@ class Group {
   /** Table → whether only plain INSERTs wrote it in this group. */
   private readonly written = new Map<string, boolean>();
 
-  /** May `sql` (with `params`) join the group, as a queued write or its closing statement? */
+  /**
+   * May `sql` (with `params`) join the group, as a queued write or its closing statement? Only
+   * if it names no table the group wrote, except a plain INSERT into a table only plain INSERTs
+   * wrote; and within the bounds.
+   */
   admits(sql: string, params: number, plain: boolean, table: string | null): boolean {
     const newPart = !(plain && this.texts.has(sql));
     if ((newPart && this.parts >= GROUP_PARTS_MAX) || this.params + params > GROUP_PARAMS_MAX) return false;
-    return joins(this.written, sql, plain, table);
+    for (const [t, onlyPlain] of this.written) {
+      if (names(sql, t) && !(plain && t === table && onlyPlain)) return false;
+    }
+    return true;
   }
 
   add(w: Queued): void {
@@ -130,7 +126,9 @@ class Group {
   }
 }
 
+/** The queue cut into groups, each sent as one statement, in order. */
 function groupQueued(queue: readonly Queued[]): Group[] {
+  if (queue.length === 0) return [];
   const groups: Group[] = [];
   let group = new Group();
   for (const w of queue) {
@@ -201,18 +199,14 @@ class PgQueryable implements Tx {
 
   private async send(sql: string, params: readonly SqlValue[], rowMode?: 'array'): Promise<pg.QueryResult> {
     if (!this.changed && changesData(sql)) this.changed = true;
-    if (this.queued.length === 0) return this.sendNow(sql, params, rowMode);
-    // The statement closes the last group of queued writes when it may see none of them (issue
-    // 14: one round trip instead of two); otherwise they go out first.
     const groups = groupQueued(this.queued);
     this.queued = [];
     const last = groups.pop();
     for (const group of groups) await this.sendGroup(group, null);
-    const closing = last && closes(last, sql, params) ? { sql, params } : null;
-    if (last) {
-      const res = await this.sendGroup(last, closing, rowMode);
-      if (closing) return res;
-    }
+    // The statement closes the last group of queued writes when it may see none of them (issue
+    // 14: one round trip instead of two); otherwise they go out first.
+    if (last && closes(last, sql, params)) return this.sendGroup(last, { sql, params }, rowMode);
+    if (last) await this.sendGroup(last, null);
     return this.sendNow(sql, params, rowMode);
   }
 
@@ -245,7 +239,6 @@ class PgQueryable implements Tx {
 
   /** Send every queued write (a unit's end with savepoints, the batch's end). */
   async drain(): Promise<void> {
-    if (this.queued.length === 0) return;
     const groups = groupQueued(this.queued);
     this.queued = [];
     for (const group of groups) await this.sendGroup(group, null);
@@ -516,19 +509,16 @@ export class PostgresDatabase implements Database {
       }
       // The units' queued writes and the batch's set-based ones (events, idempotency rows, the
       // head): as few statements as the queue allows (one, for a batch of drafts), then COMMIT.
-      if (withSavepoints) {
+      try {
         await scope.flush(tx);
         await tx.drain();
-      } else {
-        // Without savepoints, if a write is refused it is not known whose it was: run again.
-        try {
-          await scope.flush(tx);
-          await tx.drain();
-        } catch (error) {
-          await client.query('ROLLBACK');
-          if (!savepoints) return 'again';
-          return { outcomes: [{ ok: false, error }], broken: null };
-        }
+      } catch (error) {
+        // With savepoints the batch breaks. Without, if a write is refused it is not known whose
+        // it was: run again (or, run again already, it was the one unit's).
+        if (withSavepoints) throw error;
+        await client.query('ROLLBACK');
+        if (!savepoints) return 'again';
+        return { outcomes: [{ ok: false, error }], broken: null };
       }
       await commit(client);
     } catch (error) {

@@ -182,13 +182,16 @@ async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly n
     else ranges.push([n, n]);
   }
   const first = ranges[0];
-  if (first === undefined || ranges.length > 2) return { numbers: new Set(), taken: new Set() };
+  if (first === undefined || ranges.length > 2) return noWindow();
   const second = ranges[1] ?? first;
   const rows = await uow.tx.all<{ number: string }>(NUMBER_WINDOW_SQL, [uow.orgId, ...first, ...second]);
   // Too many to hold: no window, each number is looked up.
-  if (rows.length > NUMBER_WINDOW_ROWS_MAX) return { numbers: new Set(), taken: new Set() };
+  if (rows.length > NUMBER_WINDOW_ROWS_MAX) return noWindow();
   return { numbers: new Set(numbers), taken: new Set(rows.map((r) => r.number)) };
 }
+
+/** No numbers known free: each is looked up (the batch still records the ones it gives out). */
+const noWindow = (): NumberWindow => ({ numbers: new Set(), taken: new Set() });
 
 export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow) {
   const id = newId('inv');
