@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
 import { appendedOf, chainEvent, moveHead, queueEvents, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
 import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
+import { credentialStands } from './org/credentials.js';
 import { changesData, queueMany, type Column } from './storage/sql.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx, Writer } from './storage/types.js';
 
@@ -85,6 +86,19 @@ export interface WriteCall {
   readonly method: string;
   readonly params: unknown;
   readonly idempotencyKey: string | null;
+  /**
+   * Set when the API took the principal from its cache (org/principal-cache.ts) instead of
+   * reading the credential for this request: the unit checks it under the organisation's lock
+   * before anything else (checkRemembered).
+   */
+  readonly remembered?: RememberedCredential | undefined;
+}
+
+/** A principal the API remembered: the credential epoch it was known valid at (migration 35). */
+export interface RememberedCredential {
+  readonly epoch: number;
+  /** Told when the unit found the credential standing at a later epoch. */
+  confirmed(epoch: number): void;
 }
 
 export type WriteOutcome =
@@ -160,6 +174,10 @@ interface OrgBatch {
   seqMoved: number | null;
   /** Values of `uow.optimistic`, by key (forgotten when a unit fails). */
   readonly kept: Map<string, unknown>;
+  /** The organisation's credential epoch, read with the head lock (migration 35). */
+  readonly authEpoch: number;
+  /** A unit of this batch changed a credential or an agent: remembered principals are read again. */
+  authDirty: boolean;
 }
 
 interface Mark {
@@ -256,13 +274,13 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
   // lock serialises every write of the organisation across all server processes (only the head
   // row: FOR UPDATE OF h); on SQLite the single writer already does. Either way the next seq is
   // head + 1 and can never fork.
-  const row = await tx.get<OrgSettings & { seq: number | string; row_hash: string }>(
-    `SELECT h.seq, h.row_hash, ${SETTINGS_COLUMNS.map((c) => `o.${c}`).join(', ')}
+  const row = await tx.get<OrgSettings & { seq: number | string; row_hash: string; auth_epoch: number | string }>(
+    `SELECT h.seq, h.row_hash, h.auth_epoch, ${SETTINGS_COLUMNS.map((c) => `o.${c}`).join(', ')}
        FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE h.org_id = ?${caps.forUpdate ? `${caps.forUpdate} OF h` : ''}`,
     [orgId],
   );
   invariant(row, `organisation ${orgId} has a head row`);
-  const { seq, row_hash: rowHash, ...settings } = row;
+  const { seq, row_hash: rowHash, auth_epoch: authEpoch, ...settings } = row;
   const head: Head = { seq: Number(seq), rowHash };
   const b: OrgBatch = {
     orgId,
@@ -277,12 +295,18 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
     cache: new Map(),
     seqMoved: null,
     kept: new Map(),
+    authEpoch: Number(authEpoch),
+    authDirty: false,
   };
   tx.batch.memo.set(key, b);
   tx.batch.beforeCommit(async (q) => {
     // A batch whose locking unit failed dropped this share; a later unit made its own.
     if (tx.batch.memo.get(key) !== b) return;
     await flushRows(q, caps, b);
+    // Migration 35: a batch that changed a credential or an agent moves the credential epoch
+    // with its commit, so every process's remembered principals of the organisation are checked
+    // again (checkRemembered).
+    if (b.authDirty) await q.later('UPDATE org_heads SET auth_epoch = auth_epoch + 1 WHERE org_id = ?', [orgId]);
     if (b.head.seq !== b.stored.seq) await moveHead(q, orgId, b.stored, b.head);
   });
   return b;
@@ -317,6 +341,8 @@ export function batchCached(sql: string, tables: readonly string[]): string {
 }
 
 const sqlKinds = new Map<string, number>();
+/** Tables whose rows decide whether a credential stands (org/credentials.ts credentialStands). */
+const CREDENTIAL_TABLES = /\b(?:credentials|agents)\b/i;
 
 function kindOf(sql: string): number {
   let k = sqlKinds.get(sql);
@@ -326,7 +352,8 @@ function kindOf(sql: string): number {
       (HELD_BACK.test(sql) ? 1 : 0) |
       (WRITES_ORG.test(sql) ? 2 : 0) |
       (changesData(sql) && cachedTables.test(sql) ? 4 : 0) |
-      (cachedReads.has(sql) ? 8 : 0);
+      (cachedReads.has(sql) ? 8 : 0) |
+      (changesData(sql) && CREDENTIAL_TABLES.test(sql) ? 16 : 0);
     // The SQL texts are the source's own (bounded); the cap is a backstop.
     if (sqlKinds.size < 4096) sqlKinds.set(sql, k);
   }
@@ -340,6 +367,7 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
     if (k & 1) await flushRows(tx, caps, b);
     if (k & 2) b.settings = null;
     if (k & 4) b.cache.clear();
+    if (k & 16) b.authDirty = true;
     return k;
   };
   const all = async <T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> => {
@@ -388,12 +416,15 @@ async function unitOfWork<R extends WriteResult, E>(
   actor: string,
   fn: (uow: Uow, batch: OrgBatch) => Promise<R>,
   before: (tx: Tx, batch: OrgBatch) => Promise<E | undefined>,
+  remembered?: { readonly credentialId: string; readonly check: RememberedCredential },
 ): Promise<{ early: E } | { result: R }> {
   return db.write(async (tx) => {
     const unit = {};
     const b = await orgBatch(tx, db.caps, orgId, unit);
     const m = mark(b);
     try {
+      // First of all, before a replay or the handler can answer anything.
+      if (remembered) await checkRemembered(tx, b, remembered.credentialId, remembered.check);
       const early = await before(tx, b);
       if (early !== undefined) return { early };
       let emitted = 0;
@@ -444,10 +475,27 @@ async function unitOfWork<R extends WriteResult, E>(
   }, { batchKey: orgId, prelude: async (tx) => void (await orgBatch(tx, db.caps, orgId, PRELUDE)) });
 }
 
+/**
+ * A principal the API remembered (org/principal-cache.ts), checked under the organisation's head
+ * lock: if the credential epoch is the one it was known valid at, and no unit of this batch has
+ * changed a credential or an agent, nothing about it has changed since — every such change moves
+ * the epoch in its own transaction, and the head lock orders this write after any that
+ * committed. Otherwise the credential is read again in this transaction: revoked (by any
+ * process), the write is UNAUTHORIZED, as it would have been with the key read for this request.
+ */
+async function checkRemembered(tx: Tx, b: OrgBatch, credentialId: string, check: RememberedCredential): Promise<void> {
+  if (!b.authDirty && b.authEpoch === check.epoch) return;
+  if (!(await credentialStands(tx, credentialId))) throw new DomainError('UNAUTHORIZED', 'invalid or revoked API key');
+  if (!b.authDirty) check.confirmed(b.authEpoch);
+}
+
 /** The prelude's stand-in for a unit: never a unit that fails, so its lock is never given back. */
 const PRELUDE = {};
 
 const nothingBefore = async (): Promise<undefined> => undefined;
+
+const rememberedOf = (call: WriteCall) =>
+  call.remembered ? { credentialId: call.credentialId, check: call.remembered } : undefined;
 
 /** A unit of work outside the method pipeline (CLI, human lane): one event, one transaction. */
 export async function inUnitOfWork<R extends WriteResult>(
@@ -497,9 +545,14 @@ export async function runWrite(
   prepare?: () => Promise<unknown>,
 ): Promise<WriteOutcome> {
   const key = call.idempotencyKey;
+  // A remembered principal is only ever checked inside the unit (http/app.ts never lets one reach
+  // a method with a `prepare` step, which runs and may answer before it).
+  invariant(!(call.remembered && prepare), 'a remembered principal does not call a method with a prepare step');
   if (key === null) {
     const prepared = prepare ? await prepare() : undefined;
-    return { replay: false, result: await inUnitOfWork(db, call.orgId, call.actor, (uow) => handler(uow, prepared)) };
+    const out = await unitOfWork(db, call.orgId, call.actor, (uow) => handler(uow, prepared), nothingBefore, rememberedOf(call));
+    if ('early' in out) throw new Error('unreachable: no early answer without a before step');
+    return { replay: false, result: out.result };
   }
   const slot = `${call.orgId}\u0000${call.credentialId}\u0000${key}`;
   if (inFlight.has(slot)) {
@@ -532,6 +585,7 @@ export async function runWrite(
         return result;
       },
       async (tx, batch) => seenResult(tx, call, key, hash, batch),
+      rememberedOf(call),
     );
     if ('early' in outcome) return { replay: true, result: outcome.early };
     return { replay: false, result: outcome.result };

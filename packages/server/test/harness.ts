@@ -43,6 +43,8 @@ export interface TestServer {
   readonly url: string;
   readonly db: Database;
   readonly server: RunningServer;
+  /** Another connection to the same storage, as another process would open it; the caller closes it. */
+  another(): Database;
   org(name?: string, opts?: { decisionRights?: boolean; timeZone?: string }): Promise<CreatedOrg>;
   post(key: string | null, method: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   get(key: string | null, path: string): Promise<Reply>;
@@ -61,17 +63,22 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter}`;
 }
 
-export async function openTestDatabase(engine: Engine): Promise<{ db: Database; drop: () => Promise<void> }> {
+export async function openTestDatabase(
+  engine: Engine,
+): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database }> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
-    const db = new SqliteDatabase({ path: join(dir, 'fd.db') });
-    return { db, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    const path = join(dir, 'fd.db');
+    const db = new SqliteDatabase({ path });
+    return { db, another: () => new SqliteDatabase({ path }), drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   if (!pgUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const url = pgUrl;
   const schema = uniqueName('t').toLowerCase();
-  const db = new PostgresDatabase({ url: pgUrl, schema });
+  const db = new PostgresDatabase({ url, schema });
   return {
     db,
+    another: () => new PostgresDatabase({ url, schema }),
     drop: async () => {
       const client = new pg.Client({ connectionString: pgUrl });
       await client.connect();
@@ -115,7 +122,7 @@ async function toReply(res: Response): Promise<Reply> {
 }
 
 export async function startTestServer(engine: Engine, overrides: Partial<Config> = {}): Promise<TestServer> {
-  const { db, drop } = await openTestDatabase(engine);
+  const { db, drop, another } = await openTestDatabase(engine);
   const server = await startServer(testConfig(overrides), { db, logger: false });
   const orgIds: string[] = [];
   const auth = (key: string | null): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
@@ -124,6 +131,7 @@ export async function startTestServer(engine: Engine, overrides: Partial<Config>
     url: server.url,
     db,
     server,
+    another,
     async org(name = uniqueName('Org'), opts = {}) {
       const created = await createOrg(db, {
         name,

@@ -23,7 +23,8 @@ import { declaredMethods, methodRegistry, readRegistry, type MethodBinding, type
 import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
 import { registerDocsRoutes } from './docs-route.js';
-import { principalOf } from './bearer.js';
+import { bearerOf, principalOf } from './bearer.js';
+import { PrincipalCache } from '../org/principal-cache.js';
 import { registerMcpRoute } from './mcp-route.js';
 import { registerPairRoute } from './pair-route.js';
 import { readiness } from './health.js';
@@ -49,6 +50,12 @@ interface Gate {
   principal: Principal;
   method: MethodBinding | null;
   read: ReadBinding | null;
+  /**
+   * The principal came from the cache (org/principal-cache.ts), not from a read for this request:
+   * the write checks it under the organisation's lock, and any answer given before that is
+   * confirmed against the database first (confirmRemembered).
+   */
+  remembered: { readonly token: string; readonly epoch: number } | null;
 }
 
 declare module 'fastify' {
@@ -97,6 +104,35 @@ export async function takeRate(limiter: RateLimiter, principal: Principal, reply
   }
 }
 
+/**
+ * A request whose principal may come from the cache: a declared write that runs wholly inside a
+ * unit of work (no `prepare` step, which runs and may answer before it; not a read, which has no
+ * unit to check the credential in). Only looks: the gate judges the name in D1 order after.
+ */
+function rememberable(req: FastifyRequest): boolean {
+  if (req.method !== 'POST') return false;
+  let name: string;
+  try {
+    name = nameOf(req);
+  } catch {
+    return false;
+  }
+  const m = methodRegistry.get(name);
+  return m !== undefined && m.write !== undefined && m.prepare === undefined;
+}
+
+/**
+ * An answer about to be given with a remembered principal before its unit checked it (a refused
+ * scope, invalid params, a spent rate): read the credential now, so a revoked key hears
+ * UNAUTHORIZED, as it would have with the key read for this request.
+ */
+async function confirmRemembered(db: Database, cache: PrincipalCache, req: FastifyRequest): Promise<void> {
+  const g = req.gate;
+  if (!g?.remembered) return;
+  cache.forget(g.principal.credentialId);
+  await principalOf(db, `Bearer ${g.remembered.token}`, cache);
+}
+
 /** D1 order, first half (before the body is read): credential → rate limit → name → exists → scope. */
 async function gate(
   req: FastifyRequest,
@@ -104,9 +140,28 @@ async function gate(
   db: Database,
   limiter: RateLimiter,
   metrics: Metrics,
+  cache: PrincipalCache,
 ): Promise<void> {
-  const { principal } = await principalOf(db, req.headers.authorization);
+  const token = rememberable(req) ? bearerOf(req.headers.authorization) : null;
+  const hit = token === null ? null : cache.get(token);
+  const principal = hit ? hit.principal : (await principalOf(db, req.headers.authorization, token === null ? undefined : cache)).principal;
+  req.gate = { principal, method: null, read: null, remembered: hit && token !== null ? { token, epoch: hit.epoch } : null };
+  try {
+    await gateAfterCredential(req, reply, principal, limiter, metrics);
+  } catch (error) {
+    await confirmRemembered(db, cache, req);
+    throw error;
+  }
+}
 
+async function gateAfterCredential(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  principal: Principal,
+  limiter: RateLimiter,
+  metrics: Metrics,
+): Promise<void> {
+  const remembered = req.gate?.remembered ?? null;
   await takeRate(limiter, principal, reply, metrics);
 
   let name: string;
@@ -126,7 +181,7 @@ async function gate(
     if (!principal.scopes.includes(method.spec.scope)) {
       fail('FORBIDDEN_SCOPE', missingScopeMessage(method.spec.scope, name));
     }
-    req.gate = { principal, method, read: null };
+    req.gate = { principal, method, read: null, remembered };
     return;
   }
   const read = readRegistry.get(name);
@@ -136,7 +191,7 @@ async function gate(
   if (!principal.scopes.includes(read.spec.scope)) {
     fail('FORBIDDEN_SCOPE', missingScopeMessage(read.spec.scope, name));
   }
-  req.gate = { principal, method: null, read };
+  req.gate = { principal, method: null, read, remembered: null };
 }
 
 /** D5: `{"params":{…}}` is the wrapped form, any other object the bare params, empty is `{}`. */
@@ -171,7 +226,7 @@ function idempotencyKeyOf(req: FastifyRequest): string | null {
   return raw;
 }
 
-async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, m: MethodBinding, metrics: Metrics) {
+async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, m: MethodBinding, metrics: Metrics, cache: PrincipalCache) {
   const params = paramsOf(req.body);
   const parsed = validate(m.spec.params, params);
   if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
@@ -192,6 +247,9 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
       method: m.spec.name,
       params: parsed.value,
       idempotencyKey: key,
+      remembered: g.remembered
+        ? { epoch: g.remembered.epoch, confirmed: (epoch: number) => cache.confirmed(g.principal.credentialId, epoch) }
+        : undefined,
     },
     (uow, prepared) => write(parsed.value, uow, prepared),
     prepare ? () => prepare(parsed.value, { db, principal: g.principal }) : undefined,
@@ -285,6 +343,8 @@ function clientErrorReply(error: Error & { code?: string }, socket: Socket): voi
 /** Build the HTTP app from the method registry (architecture guide: app.ts). */
 export function buildApp(options: AppOptions): FastifyInstance {
   const { db, rateLimiter } = options;
+  // Principals remembered between requests, for writes checked under their organisation's lock (issue 14).
+  const principals = new PrincipalCache();
   const metrics = createMetrics(db);
   const app = Fastify({
     logger: options.logger ?? false,
@@ -408,12 +468,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',
-    onRequest: async (req, reply) => gate(req, reply, db, rateLimiter, metrics),
+    onRequest: async (req, reply) => gate(req, reply, db, rateLimiter, metrics, principals),
     handler: async (req, reply) => {
       const g = req.gate;
       if (!g) throw new Error('gate did not run');
-      if (g.method) return callMethod(req, reply, db, g, g.method, metrics);
-      if (g.read) return callRead(req, reply, db, g, g.read, onDrain);
+      try {
+        if (g.method) return await callMethod(req, reply, db, g, g.method, metrics, principals);
+        if (g.read) return await callRead(req, reply, db, g, g.read, onDrain);
+      } catch (error) {
+        await confirmRemembered(db, principals, req);
+        throw error;
+      }
       throw new Error('gate resolved nothing');
     },
   });

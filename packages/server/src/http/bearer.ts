@@ -1,5 +1,6 @@
 import { DomainError } from '../errors.js';
-import { authenticate } from '../org/credentials.js';
+import { authenticateWithEpoch, parseKey } from '../org/credentials.js';
+import type { PrincipalCache } from '../org/principal-cache.js';
 import type { Principal } from '../principal.js';
 import type { Database } from '../storage/types.js';
 
@@ -11,12 +12,22 @@ export function bearerOf(header: string | undefined): string | null {
 
 /**
  * D1's first check, shared by the API and the MCP endpoint so both refuse alike: no credential or
- * an unknown or revoked key is UNAUTHORIZED.
+ * an unknown or revoked key is UNAUTHORIZED. With `cache`, a key that authenticates is remembered
+ * there and one that does not is forgotten (org/principal-cache.ts).
  */
-export async function principalOf(db: Database, header: string | undefined): Promise<{ principal: Principal; token: string }> {
+export async function principalOf(
+  db: Database,
+  header: string | undefined,
+  cache?: PrincipalCache,
+): Promise<{ principal: Principal; token: string; epoch: number }> {
   const token = bearerOf(header);
   if (!token) throw new DomainError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API key>');
-  const principal = await authenticate(db.reader, token);
-  if (!principal) throw new DomainError('UNAUTHORIZED', 'invalid or revoked API key');
-  return { principal, token };
+  const found = await authenticateWithEpoch(db.reader, token);
+  if (!found) {
+    const parsed = parseKey(token);
+    if (parsed) cache?.forget(parsed.keyId);
+    throw new DomainError('UNAUTHORIZED', 'invalid or revoked API key');
+  }
+  cache?.remember(found);
+  return { principal: found.principal, token, epoch: found.epoch };
 }

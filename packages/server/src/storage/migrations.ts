@@ -22,6 +22,7 @@ import { migration as bankAccounts } from '../domain/banking/migration.js';
 import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 import { migration as corrections } from '../domain/corrections/migration.js';
+import { migration as authEpoch } from '../org/migration-auth-epoch.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -379,6 +380,8 @@ export const migrations: readonly Migration[] = [
   bankAccounts,
   // The payment account printed on tax invoices, 34 (issue 12 item 4).
   paymentAccount,
+  // The credential epoch on each organisation head, 35 (issue 14: principals kept by the API).
+  authEpoch,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

@@ -1,0 +1,85 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Principal } from '../principal.js';
+import { parseKey, presentedHash, type Authenticated } from './credentials.js';
+
+/**
+ * Principals the API remembers between requests (issue 14): authenticating a key is a database
+ * read per request — on PostgreSQL a round trip, most of what a write in a busy batch costs the
+ * server besides its share of the batch. A remembered key is still proved on every request (its
+ * secret hashed and compared in constant time with the stored hash), and is only ever used for
+ * writes that run entirely inside a unit of work: there, under the organisation's head lock, the
+ * write path compares the epoch remembered here with the organisation's credential epoch, which
+ * every change of a credential or agent moves in its own transaction (migration 35,
+ * write-path.ts). If it moved, the credential is read again in that transaction. So a revoked key
+ * is refused from the moment its revocation commits, by whichever process committed it; an
+ * answer given before a unit (a refused scope, invalid params) is confirmed against the database
+ * first (http/app.ts).
+ *
+ * Bounded: entries are added only for keys that authenticated, at most MAX_ENTRIES (the oldest
+ * goes first), and each is forgotten after TTL_MS, so no field of a principal (an agent's name)
+ * is older than that.
+ */
+export const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
+export const PRINCIPAL_CACHE_TTL_MS = 60_000;
+
+interface Entry {
+  readonly secretHash: Buffer;
+  readonly principal: Principal;
+  epoch: number;
+  readonly until: number;
+}
+
+export interface Remembered {
+  readonly principal: Principal;
+  /** The organisation's credential epoch at which the principal was last known valid. */
+  readonly epoch: number;
+}
+
+export class PrincipalCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly maxEntries = PRINCIPAL_CACHE_MAX_ENTRIES,
+    private readonly ttlMs = PRINCIPAL_CACHE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The remembered principal of this token when its secret proves it; else null. */
+  get(token: string): Remembered | null {
+    const parsed = parseKey(token);
+    if (!parsed) return null;
+    const entry = this.entries.get(parsed.keyId);
+    if (!entry) return null;
+    if (this.now() >= entry.until) {
+      this.entries.delete(parsed.keyId);
+      return null;
+    }
+    const presented = presentedHash(parsed.secretText);
+    if (presented.length !== entry.secretHash.length || !timingSafeEqual(presented, entry.secretHash)) return null;
+    return { principal: entry.principal, epoch: entry.epoch };
+  }
+
+  remember(found: Authenticated): void {
+    const id = found.principal.credentialId;
+    this.entries.delete(id);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(id, { secretHash: found.secretHash, principal: found.principal, epoch: found.epoch, until: this.now() + this.ttlMs });
+  }
+
+  /** The write path found the credential standing at a later epoch: remember that one. */
+  confirmed(credentialId: string, epoch: number): void {
+    const entry = this.entries.get(credentialId);
+    if (entry && epoch > entry.epoch) entry.epoch = epoch;
+  }
+
+  forget(credentialId: string): void {
+    this.entries.delete(credentialId);
+  }
+}
