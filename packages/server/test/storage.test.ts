@@ -392,6 +392,68 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
     }
   });
 
+  it('BEGIN rides with the first statement when its parameters are plain ids, else goes alone; either way one transaction', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    const spy = () => {
+      sent.length = 0;
+      (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0];
+        sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      };
+    };
+    const insertOrg = 'INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)';
+    const count = async (id: string) =>
+      Number((await db.reader.get<{ n: number | string }>('SELECT count(*) AS n FROM organisations WHERE id = ?', [id]))?.n);
+    try {
+      await db.migrate();
+      await db.write(async (tx) => tx.run(insertOrg, ['org_b1', 'b1', 'one', 'now']));
+      // Plain ids: one round trip for BEGIN and the statement (the batch's head lock is such a statement).
+      spy();
+      const row = await db.write(async (tx) => tx.get<{ name: string }>('SELECT name FROM organisations WHERE id = ?', ['org_b1']));
+      pg.Client.prototype.query = query;
+      expect(row).toEqual({ name: 'one' });
+      if (engine === 'postgres') {
+        expect(sent[0]).toBe("BEGIN; SELECT name FROM organisations WHERE id = 'org_b1'");
+        expect(sent).not.toContain('BEGIN');
+      }
+      // A parameter that is not a plain id (a quote): never written into the text; BEGIN goes first.
+      spy();
+      const quoted = await db.write(async (tx) => tx.get<{ n: number | string }>('SELECT count(*) AS n FROM organisations WHERE name = ?', ["o'clock"]));
+      pg.Client.prototype.query = query;
+      expect(Number(quoted?.n)).toBe(0);
+      if (engine === 'postgres') expect(sent.slice(0, 2)).toEqual(['BEGIN', 'SELECT count(*) AS n FROM organisations WHERE name = $1']);
+      // Either way the statements are in the transaction: a unit that fails takes its insert back.
+      for (const name of ['plain', "o'clock"]) {
+        const id = name === 'plain' ? 'org_b2' : 'org_b3';
+        await expect(
+          db.write(async (tx) => {
+            await tx.run(insertOrg, [id, id, name, 'now']);
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect(await count(id)).toBe(0);
+      }
+      // And in a batch: the batch's prelude carries BEGIN; a failed batch leaves nothing.
+      await expect(
+        db.write(
+          async (tx) => {
+            await tx.run(insertOrg, ['org_b4', 'b4', 'n', 'now']);
+            throw new Error('boom');
+          },
+          { batchKey: 'org_b1', prelude: async (tx) => void (await tx.get('SELECT id FROM organisations WHERE id = ?', ['org_b1'])) },
+        ),
+      ).rejects.toThrow('boom');
+      expect(await count('org_b4')).toBe(0);
+    } finally {
+      pg.Client.prototype.query = query;
+      await db.close();
+      await drop();
+    }
+  });
+
   it('a unit whose queued write the database refuses fails alone, and a failed unit’s queued writes are not sent', async () => {
     const { db, drop } = await openTestDatabase(engine);
     try {

@@ -24,6 +24,21 @@ function toPg(sql: string): string {
   return out;
 }
 
+/**
+ * A parameter that may be written into the text as a literal: a short string of letters, digits
+ * and `_ . : -` (the ids the server makes), never a quote or a backslash, so it cannot end the
+ * literal. Only strings: an untyped literal takes its type from the context as a parameter does.
+ */
+const SAFE_LITERAL = /^[A-Za-z0-9_.:-]{0,64}$/;
+/** A statement with more parameters is sent as a prepared one, after a BEGIN of its own. */
+const INLINED_PARAMS_MAX = 8;
+
+/** The statement (placeholders `$n`) with its parameters written in as literals; null if one is not SAFE_LITERAL. */
+function inlined(text: string, params: readonly SqlValue[]): string | null {
+  if (params.length > INLINED_PARAMS_MAX || !params.every((p) => typeof p === 'string' && SAFE_LITERAL.test(p))) return null;
+  return text.replace(/\$(\d+)/g, (_, n: string) => `'${String(params[Number(n) - 1])}'`);
+}
+
 /** Names of prepared statements by SQL text; bounded, past the bound statements go unnamed. */
 const statementNames = new Map<string, string>();
 const STATEMENT_NAMES_MAX = 4096;
@@ -183,6 +198,13 @@ function mergeRows(group: readonly Queued[]): Part[] {
   return out;
 }
 
+/** The answer of a simple query's last statement (node-postgres answers several with a list). */
+function lastResult(res: pg.QueryResult | pg.QueryResult[]): pg.QueryResult {
+  const last = Array.isArray(res) ? res.at(-1) : res;
+  if (last === undefined) throw new Error('unreachable: a simple query of two statements answered nothing');
+  return last;
+}
+
 class PgQueryable implements Tx {
   constructor(
     private readonly client: pg.Pool | pg.PoolClient,
@@ -196,6 +218,25 @@ class PgQueryable implements Tx {
 
   /** Writes queued by `later`, sent before or with the next statement (drain). */
   private queued: Queued[] = [];
+
+  /**
+   * A BEGIN not sent yet (issue 14): it goes in one round trip with the transaction's first
+   * statement when that statement's parameters can be written in as literals (the batch's head
+   * lock, by organisation id), else on its own just before it.
+   */
+  private pendingBegin: string | null = null;
+
+  deferBegin(begin: string): void {
+    this.pendingBegin = begin;
+  }
+
+  /** Send a deferred BEGIN on its own, if it is still waiting (before SAVEPOINT, NOTIFY, COMMIT). */
+  async begun(): Promise<void> {
+    const begin = this.pendingBegin;
+    if (begin === null) return;
+    this.pendingBegin = null;
+    await this.client.query(begin);
+  }
 
   private async send(sql: string, params: readonly SqlValue[], rowMode?: 'array'): Promise<pg.QueryResult> {
     if (!this.changed && changesData(sql)) this.changed = true;
@@ -212,6 +253,14 @@ class PgQueryable implements Tx {
 
   private async sendNow(sql: string, params: readonly SqlValue[], rowMode?: 'array', named = true): Promise<pg.QueryResult> {
     try {
+      const begin = this.pendingBegin;
+      if (begin !== null) {
+        this.pendingBegin = null;
+        const text = rowMode ? null : inlined(toPg(sql), params);
+        // Two statements in one simple query: PostgreSQL runs them in order, answers each.
+        if (text !== null) return lastResult(await this.client.query(`${begin}; ${text}`));
+        await this.client.query(begin);
+      }
       const config = named ? statement(sql, params) : { text: toPg(sql), values: params as unknown[] };
       return await (rowMode ? this.client.query({ ...config, rowMode }) : this.client.query(config));
     } catch (error) {
@@ -277,6 +326,7 @@ class PgQueryable implements Tx {
   /** NOTIFY is transactional in PostgreSQL: listeners hear it only after COMMIT. */
   async notify(channel: string, payload: string): Promise<void> {
     await this.drain();
+    await this.begun();
     this.changed = true;
     await this.client.query('SELECT pg_notify($1, $2)', [this.channelPrefix + channel, payload]);
   }
@@ -467,14 +517,17 @@ export class PostgresDatabase implements Database {
       // The first attempt may lean on kept answers; one run again may not (uow.optimistic).
       const scope = newBatchScope(savepoints);
       const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
-      await client.query('BEGIN');
+      tx.deferBegin('BEGIN');
       // Outside every unit's savepoint: a lock it takes is not lost when a unit rolls back.
       if (prelude) await prelude(tx);
       const batch = take();
       // One unit needs no savepoint: if it fails, the transaction is rolled back with it.
       const single = batch.length === 1;
       const withSavepoints = savepoints && !single;
-      if (withSavepoints) await client.query('SAVEPOINT unit');
+      if (withSavepoints) {
+        await tx.begun();
+        await client.query('SAVEPOINT unit');
+      }
       for (const [i, job] of batch.entries()) {
         let outcome: Outcome;
         tx.changed = false;
@@ -520,6 +573,7 @@ export class PostgresDatabase implements Database {
         if (!savepoints) return 'again';
         return { outcomes: [{ ok: false, error }], broken: null };
       }
+      await tx.begun();
       await commit(client);
     } catch (error) {
       broken = { error };
@@ -550,12 +604,14 @@ export class PostgresDatabase implements Database {
     const held = await checkout(this.pool);
     const client = held.client;
     try {
-      await client.query(begin);
       const scope = newBatchScope(true);
       const tx = new PgQueryable(client, `${this.schema ?? 'public'}.`, scope);
+      // Sent with the first statement (a snapshot read: BEGIN …; SELECT in one round trip).
+      tx.deferBegin(begin);
       const value = await fn(tx);
       await scope.flush(tx);
       await tx.drain();
+      await tx.begun();
       await commit(client);
       return value;
     } catch (error) {
