@@ -1170,7 +1170,7 @@ class Run {
 
     await this.checkPayroll(where);
 
-    const verdict = await verifyStoredChain(this.t.db.reader, this.o.orgId);
+    const verdict = await verifyStoredChain(this.t.db, this.o.orgId);
     expect(verdict.ok, JSON.stringify(verdict)).toBe(true);
   }
 }
