@@ -167,11 +167,11 @@ describe('PrincipalCache', () => {
   });
 
   it('knows a key only with its secret, and forgets it after the TTL', async () => {
-    const { presentedHash } = await import('../src/org/credentials.js');
+    const { hashSecret } = await import('../src/org/credentials.js');
     let now = 1_000;
     const cache = new PrincipalCache(10, 60_000, () => now);
     const secret = 'A'.repeat(43);
-    const entry = found(1, presentedHash(secret));
+    const entry = found(1, hashSecret(secret));
     cache.remember(entry);
     const token = `fdk_${entry.principal.credentialId.slice(4)}_${secret}`;
     expect(cache.get(token)?.epoch).toBe(7);

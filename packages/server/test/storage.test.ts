@@ -11,6 +11,22 @@ import { IDEMPOTENCY_COLUMNS, inUnitOfWork } from '../src/write-path.js';
 import { invoiceDraft } from '../src/domain/receivables/invoices.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 
+const originalQuery = pg.Client.prototype.query;
+
+/** Record into `sent` (emptied first) every statement PostgreSQL is sent, until restoreQuery(). */
+function spyStatements(sent: string[]): void {
+  sent.length = 0;
+  (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0];
+    sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
+    return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+  };
+}
+
+function restoreQuery(): void {
+  pg.Client.prototype.query = originalQuery;
+}
+
 describe.each(engines)('storage (%s)', (engine) => {
   it('migrations apply once and are idempotent, also when run concurrently', async () => {
     const { db, drop } = await openTestDatabase(engine);
@@ -334,15 +350,6 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
   it('a queued write that reads or changes rows of earlier queued writes sees them; one that cannot see them shares their statement', async () => {
     const { db, drop } = await openTestDatabase(engine);
     const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    // Every statement PostgreSQL is sent, until pg.Client.prototype.query is put back.
-    const spy = () => {
-      (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
-        const q = args[0];
-        sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      };
-    };
     try {
       await db.migrate();
       const insertOrg = 'INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)';
@@ -366,27 +373,26 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
         ],
       });
       // Thirty plain inserts of one text, then a statement that names none of their tables.
-      spy();
+      spyStatements(sent);
       const counted = await db.write(async (tx) => {
         for (let i = 0; i < 30; i += 1) await tx.later(insertOrg, [`org_m${String(i).padStart(2, '0')}`, `m${i}`, 'm', 'now']);
         return tx.get<{ n: number | string }>('SELECT count(*) AS n FROM org_heads');
       });
-      pg.Client.prototype.query = query;
+      restoreQuery();
       expect(Number(counted?.n)).toBe(1);
       expect(Number((await db.reader.get<{ n: number | string }>("SELECT count(*) AS n FROM organisations WHERE id LIKE 'org_m%'"))?.n)).toBe(30);
       // PostgreSQL: BEGIN, one statement for the thirty rows and the read, COMMIT.
       if (engine === 'postgres') expect(sent.filter((q) => !/^(?:BEGIN|COMMIT)$/.test(q))).toHaveLength(1);
       // Bounded: 8 000 rows of four parameters are past 30 000 parameters a statement, so two.
-      sent.length = 0;
-      spy();
+      spyStatements(sent);
       await db.write(async (tx) => {
         for (let i = 0; i < 8000; i += 1) await tx.later(insertOrg, [`org_b${String(i).padStart(4, '0')}`, `b${i}`, 'b', 'now']);
       });
-      pg.Client.prototype.query = query;
+      restoreQuery();
       expect(Number((await db.reader.get<{ n: number | string }>("SELECT count(*) AS n FROM organisations WHERE id LIKE 'org_b%'"))?.n)).toBe(8000);
       if (engine === 'postgres') expect(sent.filter((q) => !/^(?:BEGIN|COMMIT)$/.test(q))).toHaveLength(2);
     } finally {
-      pg.Client.prototype.query = query;
+      restoreQuery();
       await db.close();
       await drop();
     }
@@ -395,15 +401,6 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
   it('BEGIN rides with the first statement when its parameters are plain ids, else goes alone; either way one transaction', async () => {
     const { db, drop } = await openTestDatabase(engine);
     const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    const spy = () => {
-      sent.length = 0;
-      (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
-        const q = args[0];
-        sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      };
-    };
     const insertOrg = 'INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)';
     const count = async (id: string) =>
       Number((await db.reader.get<{ n: number | string }>('SELECT count(*) AS n FROM organisations WHERE id = ?', [id]))?.n);
@@ -411,18 +408,18 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
       await db.migrate();
       await db.write(async (tx) => tx.run(insertOrg, ['org_b1', 'b1', 'one', 'now']));
       // Plain ids: one round trip for BEGIN and the statement (the batch's head lock is such a statement).
-      spy();
+      spyStatements(sent);
       const row = await db.write(async (tx) => tx.get<{ name: string }>('SELECT name FROM organisations WHERE id = ?', ['org_b1']));
-      pg.Client.prototype.query = query;
+      restoreQuery();
       expect(row).toEqual({ name: 'one' });
       if (engine === 'postgres') {
         expect(sent[0]).toBe("BEGIN; SELECT name FROM organisations WHERE id = 'org_b1'");
         expect(sent).not.toContain('BEGIN');
       }
       // A parameter that is not a plain id (a quote): never written into the text; BEGIN goes first.
-      spy();
+      spyStatements(sent);
       const quoted = await db.write(async (tx) => tx.get<{ n: number | string }>('SELECT count(*) AS n FROM organisations WHERE name = ?', ["o'clock"]));
-      pg.Client.prototype.query = query;
+      restoreQuery();
       expect(Number(quoted?.n)).toBe(0);
       if (engine === 'postgres') expect(sent.slice(0, 2)).toEqual(['BEGIN', 'SELECT count(*) AS n FROM organisations WHERE name = $1']);
       // Either way the statements are in the transaction: a unit that fails takes its insert back.
@@ -448,7 +445,7 @@ describe.each(engines)('writes sent later (%s, issue 14)', (engine) => {
       ).rejects.toThrow('boom');
       expect(await count('org_b4')).toBe(0);
     } finally {
-      pg.Client.prototype.query = query;
+      restoreQuery();
       await db.close();
       await drop();
     }

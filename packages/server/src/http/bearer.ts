@@ -19,7 +19,7 @@ export async function principalOf(
   db: Database,
   header: string | undefined,
   cache?: PrincipalCache,
-): Promise<{ principal: Principal; token: string; epoch: number }> {
+): Promise<{ principal: Principal; token: string }> {
   const token = bearerOf(header);
   if (!token) throw new DomainError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API key>');
   const found = await authenticateWithEpoch(db.reader, token);
@@ -29,5 +29,5 @@ export async function principalOf(
     throw new DomainError('UNAUTHORIZED', 'invalid or revoked API key');
   }
   cache?.remember(found);
-  return { principal: found.principal, token, epoch: found.epoch };
+  return { principal: found.principal, token };
 }

@@ -12,8 +12,11 @@ import type { Queryable, Tx } from '../storage/types.js';
 const KEY_PATTERN = /^fdk_([0-9a-z]{26})_([A-Za-z0-9_-]{43})$/;
 const DUMMY_HASH = Buffer.alloc(32);
 
-/** One-shot `hash` (Node ≥ 20.12): half the cost of a Hash object, on every request (issue 14). */
-function hashSecret(secretText: string): Buffer {
+/**
+ * What a secret hashes to, stored and presented alike (compared in constant time). One-shot
+ * `hash` (Node ≥ 20.12): half the cost of a Hash object, on every request (issue 14).
+ */
+export function hashSecret(secretText: string): Buffer {
   return hash('sha256', secretText, 'buffer');
 }
 
@@ -58,11 +61,6 @@ export function parseKey(token: string): { readonly keyId: string; readonly secr
   if (!match) return null;
   const [, idBody = '', secretText = ''] = match;
   return { keyId: `key_${idBody}`, secretText };
-}
-
-/** What a presented secret hashes to, as the stored hash is compared (constant time). */
-export function presentedHash(secretText: string): Buffer {
-  return hashSecret(secretText);
 }
 
 /** A principal as read, with what a cache must keep to recognise it again (org/principal-cache.ts). */

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../principal.js';
-import { parseKey, presentedHash, type Authenticated } from './credentials.js';
+import { parseKey, hashSecret, type Authenticated } from './credentials.js';
 
 /**
  * Principals the API remembers between requests (issue 14): authenticating a key is a database
@@ -58,7 +58,7 @@ export class PrincipalCache {
       this.entries.delete(parsed.keyId);
       return null;
     }
-    const presented = presentedHash(parsed.secretText);
+    const presented = hashSecret(parsed.secretText);
     if (presented.length !== entry.secretHash.length || !timingSafeEqual(presented, entry.secretHash)) return null;
     return { principal: entry.principal, epoch: entry.epoch };
   }

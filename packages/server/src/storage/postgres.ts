@@ -33,7 +33,7 @@ const SAFE_LITERAL = /^[A-Za-z0-9_.:-]{0,64}$/;
 /** A statement with more parameters is sent as a prepared one, after a BEGIN of its own. */
 const INLINED_PARAMS_MAX = 8;
 
-/** The statement (placeholders `$n`) with its parameters written in as literals; null if one is not SAFE_LITERAL. */
+/** The statement's `$n` parameters written in as literals; null if one is not SAFE_LITERAL (then it is sent prepared). */
 function inlined(text: string, params: readonly SqlValue[]): string | null {
   if (params.length > INLINED_PARAMS_MAX || !params.every((p) => typeof p === 'string' && SAFE_LITERAL.test(p))) return null;
   return text.replace(/\$(\d+)/g, (_, n: string) => `'${String(params[Number(n) - 1])}'`);
