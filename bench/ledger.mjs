@@ -261,7 +261,21 @@ function cpuSecondsOf(pid) {
  * the previous row_hash), as an auditor's client would check before verifying. The server's RSS
  * is sampled every `sampleMs` on a timer of its own.
  */
-export async function pageAll(server, key, { limit, expected, sampleMs = 100, mark = 100_000, checkpoints = [250_000, 500_000, 750_000] }) {
+/**
+ * V8's old space in use in the server, from its /metrics (prom-client's default gauges): what the
+ * heap retains, apart from the young generation whose size is configured (`npm start` flags).
+ */
+async function oldSpaceOf(server, metricsToken) {
+  if (!metricsToken) return null;
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  const text = await res.text();
+  const m = /^fd_nodejs_heap_space_size_used_bytes\{space="old"\} (\d+(?:\.\d+)?)/m.exec(text);
+  return res.status === 200 && m ? Number(m[1]) : null;
+}
+
+export async function pageAll(server, key, { limit, expected, metricsToken = null, sampleMs = 100, mark = 100_000, checkpoints = [250_000, 500_000, 750_000] }) {
+  const oldStart = await oldSpaceOf(server, metricsToken);
+  let oldAtMark = null;
   const samples = [];
   const sample = () => {
     const rss = rssOf(server.pid);
@@ -299,6 +313,7 @@ export async function pageAll(server, key, { limit, expected, sampleMs = 100, ma
       if (atMark === null && rows >= mark) {
         sample();
         atMark = { rows, seconds: (performance.now() - started) / 1000, rss: samples.at(-1) ?? null, peak: samples.length ? Math.max(...samples) : null };
+        oldAtMark = await oldSpaceOf(server, metricsToken);
       }
       if (along.length < checkpoints.length && rows >= checkpoints[along.length]) {
         sample();
@@ -313,6 +328,7 @@ export async function pageAll(server, key, { limit, expected, sampleMs = 100, ma
   const serverCpuAfter = cpuSecondsOf(server.pid);
   const clientCpu = process.cpuUsage(clientCpuBefore);
   sample();
+  const oldEnd = await oldSpaceOf(server, metricsToken);
   if (rows !== expected) throw new Error(`paged ${rows} events, the organisation holds ${expected}`);
   return {
     rows,
@@ -334,6 +350,7 @@ export async function pageAll(server, key, { limit, expected, sampleMs = 100, ma
     rssPeak: samples.length ? Math.max(...samples) : null,
     rssEnd: samples.at(-1) ?? null,
     samples: samples.length,
+    oldSpace: { start: oldStart, atMark: oldAtMark, end: oldEnd },
   };
 }
 
@@ -349,7 +366,8 @@ export async function pagingBench(scenario, events, ctx) {
   const storage = await prepareStorage(scenario);
   const dropStorage = () => storage.cleanup();
   pendingCleanup.add(dropStorage);
-  const env = serverEnv(storage, await freePort());
+  const metricsToken = nodeCrypto.randomBytes(24).toString('hex');
+  const env = { ...serverEnv(storage, await freePort()), METRICS_TOKEN: metricsToken };
   let server = null;
   try {
     const created = JSON.parse(await runCli(['org', 'create', '--name', 'Bench', '--slug', orgSlug, '--json'], env));
@@ -367,7 +385,7 @@ export async function pagingBench(scenario, events, ctx) {
       await res.arrayBuffer();
     }
     await sleep(200);
-    const paged = await pageAll(server, created.keys.observer, { limit, expected: seeded.totalEvents });
+    const paged = await pageAll(server, created.keys.observer, { limit, expected: seeded.totalEvents, metricsToken });
     await server.stop();
     pendingCleanup.delete(server.stop);
     server = null;
@@ -388,6 +406,7 @@ export function pagingTable(results, { table, int }) {
       'Engine', 'events', 'page (rows)', 'rows/s over HTTP', `rows/s, first ${int(results[0].markRows ?? 100_000)}`, 'MB/s',
       'server CPU µs/row', 'client CPU µs/row',
       'server RSS: start', `after ${int(results[0].markRows ?? 100_000)} rows (peak so far)`, 'after 250k / 500k / 750k rows', 'peak, whole run', 'end',
+      `V8 old space in use: start / after ${int(results[0].markRows ?? 100_000)} rows / end`,
       '`verify --org` rows/s', 'seeded in',
     ],
     results.map((r) => [
@@ -404,6 +423,7 @@ export function pagingTable(results, { table, int }) {
       r.rssAlong.length ? r.rssAlong.map((a) => mib(a.rss)).join(' / ') : '—',
       mib(r.rssPeak),
       mib(r.rssEnd),
+      [r.oldSpace.start, r.oldSpace.atMark, r.oldSpace.end].map(mib).join(' / '),
       int(r.verifyRowsPerSec),
       `${r.seedSeconds.toFixed(1)} s`,
     ]),
@@ -420,7 +440,8 @@ export function pagingGoal(results, { int }) {
       const speed = `${r.scenario.label}: ≥ 100 000 rows/s **${fast ? 'met' : 'not met'}** (${int(r.rowsPerSec)})`;
       if (r.rssPeak === null || r.peakAtMark === null) return `${speed}; memory flat: not measured (no /proc, or fewer than 100 000 events).`;
       const flat = r.rssPeak <= r.peakAtMark * 1.1 + 16 * 2 ** 20;
-      return `${speed}; memory flat **${flat ? 'yes' : 'no'}** (peak ${mib(r.rssPeak)} over ${int(r.rows)} rows against ${mib(r.peakAtMark)} after ${int(r.markRows)}; ${mib(r.rssEnd)} at the end).`;
+      const old = r.oldSpace.end === null ? '' : `; V8 old space ${mib(r.oldSpace.atMark)} after ${int(r.markRows)} rows, ${mib(r.oldSpace.end)} at the end`;
+      return `${speed}; memory flat **${flat ? 'yes' : 'no'}** (RSS peak ${mib(r.rssPeak)} over ${int(r.rows)} rows against ${mib(r.peakAtMark)} after ${int(r.markRows)}; ${mib(r.rssEnd)} at the end${old}).`;
     })
     .join('\n');
 }
@@ -435,5 +456,9 @@ export function pagingMethod(events) {
   prev_hash = the previous row_hash), after 20 warm-up pages. The server's RSS (\`VmRSS\` of
   /proc/<pid>/status) is sampled every 100 ms: at the start, after the first 100 000 rows (with the
   peak so far), the peak over the whole run, and at the end. Memory is flat when the whole run's
-  peak is not above the peak after 100 000 rows (10 % + 16 MiB allowed for the heap settling).`;
+  peak is not above the peak after 100 000 rows (10 % + 16 MiB allowed for the heap settling).
+  V8's old space in use (what the heap keeps beyond the young generation; the server's \`/metrics\`,
+  read at the start, after 100 000 rows and at the end) is shown beside it. The server runs with
+  \`npm start\`'s flags, which fix the young generation at its size from the start
+  (\`--min-semi-space-size\` = \`--max-semi-space-size\`, docs/decisions.md).`;
 }
