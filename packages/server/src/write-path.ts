@@ -54,7 +54,20 @@ export interface Uow {
    * fails. Null on SQLite, where a read costs no round trip.
    */
   optimistic<T>(key: string, load: () => Promise<T>): Promise<T | null>;
+  /**
+   * Several reads in one round trip (issue 14: on PostgreSQL each is one under the organisation's
+   * lock, and with several organisations a batch is a unit or two, so its first reads were half
+   * its round trips). On PostgreSQL the reads the batch does not already keep go out as one
+   * statement, each read's rows as JSON, and the answers of `batchCached` reads are kept as if
+   * read one by one; on SQLite, where a read costs no round trip, they run one after another.
+   * Only for reads whose columns are text, integers or booleans (JSON gives those back as the
+   * driver does: test/storage.test.ts). Answers in the order asked.
+   */
+  readTogether(reads: readonly Read[]): Promise<Row[][]>;
 }
+
+/** A read for `Uow.readTogether`: SQL with `?` parameters, and the parameters. */
+export type Read = readonly [sql: string, params: readonly SqlValue[]];
 
 /** What a write handler returns: a result, `noop` when the row was already in its target state. */
 export type WriteResult = object & { readonly noop?: boolean };
@@ -360,8 +373,16 @@ function kindOf(sql: string): number {
   return k;
 }
 
-/** The handler's view of the transaction: the batch's held-back rows are in it when it looks. */
-function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
+const cacheKey = (sql: string, params: readonly SqlValue[]) => `${sql}\u0000${JSON.stringify(params)}`;
+
+/** Frozen: one kept answer serves several units, so none may change it. */
+const frozen = <T>(rows: readonly T[]): T[] => Object.freeze(rows.map((r) => Object.freeze(r))) as T[];
+
+/**
+ * The handler's view of the transaction: the batch's held-back rows are in it when it looks; and
+ * `together`, Uow.readTogether.
+ */
+function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): { tx: Tx; together(reads: readonly Read[]): Promise<Row[][]> } {
   const before = async (sql: string) => {
     const k = kindOf(sql);
     if (k & 1) await flushRows(tx, caps, b);
@@ -372,33 +393,67 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): Tx {
   };
   const all = async <T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> => {
     if (!((await before(sql)) & 8)) return tx.all<T>(sql, params);
-    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    const key = cacheKey(sql, params);
     const kept = b.cache.get(key);
     if (kept) return kept as T[];
-    // Frozen: one answer serves several units, so none may change it.
-    const rows = Object.freeze((await tx.all<T>(sql, params)).map((r) => Object.freeze(r))) as T[];
+    const rows = frozen(await tx.all<T>(sql, params));
     b.cache.set(key, rows);
     return rows;
   };
-  return {
-    batch: tx.batch,
-    notify: (channel, payload) => tx.notify(channel, payload),
-    all,
-    async get<T = Row>(sql: string, params: readonly SqlValue[] = []) {
-      // Uncached, a get stays a get: it reads one row, however many the statement would yield.
-      if (!(kindOf(sql) & 8)) {
-        await before(sql);
-        return tx.get<T>(sql, params);
+  const together = async (reads: readonly Read[]): Promise<Row[][]> => {
+    const answers: (Row[] | undefined)[] = reads.map(([sql, params]) => (kindOf(sql) & 8 ? (b.cache.get(cacheKey(sql, params)) as Row[] | undefined) : undefined));
+    const asked = answers.flatMap((a, i) => (a === undefined ? [i] : []));
+    if (caps.engine !== 'postgres' || asked.length < 2) {
+      for (const i of asked) {
+        const [sql, params] = reads[i] as Read;
+        answers[i] = await all<Row>(sql, params);
       }
-      return (await all<T>(sql, params))[0];
-    },
-    async run(sql: string, params?: readonly SqlValue[]) {
+      return answers as Row[][];
+    }
+    for (const i of asked) {
+      const [sql] = reads[i] as Read;
+      invariant(/^\s*SELECT\b/i.test(sql) && !changesData(sql), 'readTogether takes plain SELECTs');
       await before(sql);
-      return tx.run(sql, params);
-    },
-    async later(sql: string, params?: readonly SqlValue[]) {
-      await before(sql);
-      return tx.later(sql, params);
+    }
+    // Each read a subquery of its own: its rows as one JSON array, tagged with its place.
+    const sql = asked
+      .map((i, n) => `SELECT ${n} AS i, (SELECT COALESCE(json_agg(t), '[]'::json) FROM (${(reads[i] as Read)[0]}) t) AS r`)
+      .join(' UNION ALL ');
+    const rows = await tx.all<{ i: number; r: Row[] }>(sql, asked.flatMap((i) => (reads[i] as Read)[1]));
+    for (const { i: n, r } of rows) {
+      const i = asked[n];
+      invariant(i !== undefined, 'readTogether: an answer for each read');
+      const [readSql, params] = reads[i] as Read;
+      if (kindOf(readSql) & 8) {
+        answers[i] = frozen(r);
+        b.cache.set(cacheKey(readSql, params), answers[i]);
+      } else answers[i] = r;
+    }
+    invariant(answers.every((a) => a !== undefined), 'readTogether: every read answered');
+    return answers as Row[][];
+  };
+  return {
+    together,
+    tx: {
+      batch: tx.batch,
+      notify: (channel, payload) => tx.notify(channel, payload),
+      all,
+      async get<T = Row>(sql: string, params: readonly SqlValue[] = []) {
+        // Uncached, a get stays a get: it reads one row, however many the statement would yield.
+        if (!(kindOf(sql) & 8)) {
+          await before(sql);
+          return tx.get<T>(sql, params);
+        }
+        return (await all<T>(sql, params))[0];
+      },
+      async run(sql: string, params?: readonly SqlValue[]) {
+        await before(sql);
+        return tx.run(sql, params);
+      },
+      async later(sql: string, params?: readonly SqlValue[]) {
+        await before(sql);
+        return tx.later(sql, params);
+      },
     },
   };
 }
@@ -430,8 +485,9 @@ async function unitOfWork<R extends WriteResult, E>(
       let emitted = 0;
       const now = clockOf(db)();
       const org = await settingsOf(tx, b);
+      const view = unitTx(tx, db.caps, b);
       const uow: Uow = {
-        tx: unitTx(tx, db.caps, b),
+        tx: view.tx,
         caps: db.caps,
         orgId,
         actor,
@@ -461,6 +517,7 @@ async function unitOfWork<R extends WriteResult, E>(
           if (!b.kept.has(key)) b.kept.set(key, await load());
           return b.kept.get(key) as T;
         },
+        readTogether: view.together,
       };
       const result = await fn(uow, b);
       invariant(

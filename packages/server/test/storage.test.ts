@@ -537,6 +537,80 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
     await t.verifyAll();
   });
 
+  it('readTogether answers as the reads one by one would, keeps the batch-cached ones, and forgets them on a change', async () => {
+    const org = await t.org();
+    await t.post(org.keys.agent, 'books.invoiceDraft', { payeeName: 'Together Pty', payeeEmail: 'ap@together.example', description: 'x', totalCents: 1_000, dueDays: 7 });
+    await t.post(org.keys.agent, 'books.invoiceDraft', { payeeName: 'No Mail Co', description: 'y', totalCents: 2_000, dueDays: 7 });
+    // The texts invoice-lines.ts and contacts.ts register with batchCached, a read that is not
+    // kept, and a read of no rows: text, BIGINT and null columns.
+    const ACCOUNT_TYPE = 'SELECT type FROM accounts WHERE org_id = ? AND code = ?';
+    const PARTY_BY_KEY = 'SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?';
+    const reads = [
+      [ACCOUNT_TYPE, [org.orgId, '4000']],
+      [ACCOUNT_TYPE, [org.orgId, '9999']],
+      [PARTY_BY_KEY, [org.orgId, 'together pty']],
+      [PARTY_BY_KEY, [org.orgId, 'no mail co']],
+      ['SELECT number, total_cents, issued_on FROM invoices WHERE org_id = ? ORDER BY number', [org.orgId]],
+    ] as const;
+    const oneByOne = await inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+      const out: unknown[] = [];
+      for (const [sql, params] of reads) out.push(await uow.tx.all(sql, params));
+      return { out, noop: true };
+    });
+    expect(oneByOne.out[2]).toEqual([expect.objectContaining({ email: 'ap@together.example', is_customer: 1, is_supplier: 0 })]);
+    expect(oneByOne.out[3]).toEqual([expect.objectContaining({ email: null })]);
+    expect(oneByOne.out[1]).toEqual([]);
+    const sent: string[] = [];
+    try {
+      const together = await inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        spyStatements(sent);
+        const out = await uow.readTogether(reads);
+        // Kept by the batch: read again, the cached texts send nothing.
+        const again = await uow.tx.get<{ type: string }>(ACCOUNT_TYPE, [org.orgId, '4000']);
+        const sentBefore = sent.length;
+        // A change to accounts forgets the kept answer: the next read goes to the database.
+        await uow.tx.run('UPDATE accounts SET name = name WHERE org_id = ? AND code = ?', [org.orgId, '4000']);
+        await uow.tx.get(ACCOUNT_TYPE, [org.orgId, '4000']);
+        restoreQuery();
+        return { out, again, sentBefore, noop: true };
+      });
+      expect(together.out).toEqual(oneByOne.out);
+      expect(together.again).toEqual({ type: 'revenue' });
+      if (engine === 'postgres') {
+        // One statement for the five reads (the batch's lock was taken before), none for the kept one.
+        expect(together.sentBefore).toBe(1);
+        expect(sent[0]).toMatch(/json_agg/);
+        expect(sent.slice(1).filter((q) => /\bFROM accounts\b/.test(q))).toHaveLength(1);
+        expect(sent.slice(1).filter((q) => /^UPDATE accounts/.test(q))).toHaveLength(1);
+      }
+    } finally {
+      restoreQuery();
+    }
+  });
+
+  it('a lone invoiceDraft reads its number window, account and payee in one round trip (PostgreSQL)', async () => {
+    const org = await t.org();
+    const draft = (i: number) => t.post(org.keys.agent, 'books.invoiceDraft', { payeeName: 'Round Trip Pty', description: `d${i}`, totalCents: 1_000 + i, dueDays: 7 });
+    expect((await draft(0)).status).toBe(200);
+    const sent: string[] = [];
+    try {
+      spyStatements(sent);
+      const res = await draft(1);
+      restoreQuery();
+      expect(res.status).toBe(200);
+      expect(res.body.result).toMatchObject({ payeeName: 'Round Trip Pty', totalCents: 1_001 });
+      if (engine === 'postgres') {
+        // The draft's transaction: BEGIN with the head lock, the three reads, the write-out, COMMIT.
+        const from = sent.findIndex((q) => q.startsWith('BEGIN; '));
+        const to = sent.indexOf('COMMIT');
+        expect(sent.slice(from, to + 1)).toHaveLength(4);
+        expect(sent[from + 1]).toMatch(/json_agg[\s\S]*FROM invoices[\s\S]*FROM accounts[\s\S]*FROM contacts/);
+      }
+    } finally {
+      restoreQuery();
+    }
+  });
+
   it('a kept read is forgotten when a unit changes its table, and when a unit fails', async () => {
     const org = await t.org();
     // The text invoice-lines.ts registers with batchCached.

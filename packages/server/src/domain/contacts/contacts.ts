@@ -4,7 +4,7 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
-import { batchCached, type Uow } from '../../write-path.js';
+import { batchCached, type Read, type Uow } from '../../write-path.js';
 import { searchKey } from '../search-key.js';
 
 /**
@@ -87,6 +87,14 @@ async function partyByKey(uow: Uow, key: string): Promise<PartyRow | undefined> 
  * serialises every write that could change the contact until this unit commits.
  */
 const PARTY_BY_KEY = batchCached('SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?', ['contacts']);
+
+/**
+ * The read resolveDocumentContact will make for a document named by payee name alone, for
+ * Uow.readTogether (issue 14); none when the document names its contact by id.
+ */
+export function documentContactReads(orgId: string, p: { readonly payeeName?: string | undefined; readonly contactId?: string | undefined }): Read[] {
+  return p.contactId === undefined && p.payeeName !== undefined ? [[PARTY_BY_KEY, [orgId, searchKey(p.payeeName)]]] : [];
+}
 
 /** A document's party, resolved before its event is appended (so every refusal changes nothing). */
 export interface DocumentContact {

@@ -1,6 +1,6 @@
 import { loadProfile, supplierLines } from '../../org/profile.js';
 import { searchKey } from '../search-key.js';
-import { contactPayload, finishContact, resolveDocumentContact } from '../contacts/contacts.js';
+import { contactPayload, documentContactReads, finishContact, resolveDocumentContact } from '../contacts/contacts.js';
 import { events, TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
@@ -9,11 +9,11 @@ import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
 import type { Queryable } from '../../storage/types.js';
-import type { Uow } from '../../write-path.js';
+import type { Read, Uow } from '../../write-path.js';
 import { formatInvoiceNumber } from '../gl/migration-day-one.js';
 import { checkPostable, issueDateOf } from '../gl/periods.js';
 import { newJournalId, postJournal } from '../gl/post.js';
-import { insertSaleLines, loadSaleLines, resolveSaleLines, salePosting, type SaleLine } from './invoice-lines.js';
+import { insertSaleLines, loadSaleLines, resolveSaleLines, saleAccountReads, salePosting, type SaleLine } from './invoice-lines.js';
 import { outstandingOn } from './ledger-api.js';
 import type { EmailAttachment } from '../../adapters/email.js';
 import { invoicePdf } from './documents.js';
@@ -119,9 +119,9 @@ export async function loadInvoice(uow: Uow, id: string): Promise<InvoiceRow> {
  * by hand, and invoice_next moves past it in this transaction. The unique index
  * (org_id, number) is the backstop.
  */
-async function allocateNumber(uow: Uow, given: string | undefined): Promise<{ number: string; next: number | null }> {
+async function allocateNumber(uow: Uow, given: string | undefined, alongside: readonly Read[]): Promise<{ number: string; next: number | null }> {
   const seq = await uow.invoiceSequence();
-  const window = await uow.optimistic(NUMBER_WINDOW_KEY, () => numberWindow(uow, seq));
+  const window = await uow.optimistic(NUMBER_WINDOW_KEY, () => numberWindow(uow, seq, alongside));
   const taken = async (n: string) =>
     window?.taken.has(n) ||
     (!window?.numbers.has(n) &&
@@ -153,7 +153,9 @@ async function allocateNumber(uow: Uow, given: string | undefined): Promise<{ nu
  * for a batch of drafts (uow.optimistic) instead of one look-up per draft under the lock. The
  * batch adds each number it gives out to `taken`; a number outside the window is looked up. An
  * invoice numbered by another path in the same batch is not seen here: the unique index
- * (org_id, number) refuses it when the writes go out, and the batch runs again exactly.
+ * (org_id, number) refuses it when the writes go out, and the batch runs again exactly. The
+ * window is read with `alongside`, the draft's other first reads (its accounts and payee), in one
+ * round trip (Uow.readTogether): they are kept by the batch, so they are not read again.
  */
 interface NumberWindow {
   readonly numbers: ReadonlySet<string>;
@@ -173,7 +175,7 @@ const NUMBER_WINDOW_ROWS_MAX = 1024;
  */
 const NUMBER_WINDOW_SQL = `SELECT number FROM invoices WHERE org_id = ? AND ((number >= ? AND number <= ?) OR (number >= ? AND number <= ?)) LIMIT ${NUMBER_WINDOW_ROWS_MAX + 1}`;
 
-async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly next: number }): Promise<NumberWindow> {
+async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly next: number }, alongside: readonly Read[]): Promise<NumberWindow> {
   const numbers = Array.from({ length: NUMBER_WINDOW }, (_, i) => formatInvoiceNumber(seq.prefix, seq.next + i));
   const ranges: [string, string][] = [];
   for (const n of numbers) {
@@ -182,9 +184,13 @@ async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly n
     else ranges.push([n, n]);
   }
   const first = ranges[0];
-  if (first === undefined || ranges.length > 2) return noWindow();
+  if (first === undefined || ranges.length > 2) {
+    await uow.readTogether(alongside);
+    return noWindow();
+  }
   const second = ranges[1] ?? first;
-  const rows = await uow.tx.all<{ number: string }>(NUMBER_WINDOW_SQL, [uow.orgId, ...first, ...second]);
+  const [read = []] = await uow.readTogether([[NUMBER_WINDOW_SQL, [uow.orgId, ...first, ...second]], ...alongside]);
+  const rows = read as { number: string }[];
   // Too many to hold: no window, each number is looked up.
   if (rows.length > NUMBER_WINDOW_ROWS_MAX) return noWindow();
   return { numbers: new Set(numbers), taken: new Set(rows.map((r) => r.number)) };
@@ -197,9 +203,11 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   const id = newId('inv');
   // Issue 12 item 1: drafted with an issue date, the invoice is dated it (checked now and again at send).
   const issuedOn = params.issueDate === undefined ? null : issueDateOf(uow, params.issueDate);
-  const { number, next } = await allocateNumber(uow, params.number);
-  const defaultTax: TaxCode = params.taxCode ?? 'GST';
   const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents }];
+  // Read with the batch's number window (its first draft): one round trip for the three.
+  const alongside = [...saleAccountReads(uow.orgId, inputs), ...documentContactReads(uow.orgId, params)];
+  const { number, next } = await allocateNumber(uow, params.number, alongside);
+  const defaultTax: TaxCode = params.taxCode ?? 'GST';
   const lines = await resolveSaleLines(uow, inputs, defaultTax, (i) => (params.lines ? `lines[${i}].accountCode` : 'lines'));
   const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
   // Issue 10: the customer's contact, found or created in this act (its event is this one).
