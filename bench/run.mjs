@@ -247,6 +247,9 @@ function newTally() {
     serverCpuSeconds: 0,
     loaderCpuSeconds: 0,
     cpuKnown: true,
+    commitUnits: 0,
+    commits: 0,
+    commitsKnown: true,
     warm: { ok: 0, non2xx: 0, errors: 0, timeouts: 0, statusCodes: {} },
   };
 }
@@ -305,6 +308,8 @@ function summarise(t) {
     // Server CPU time per acknowledged request: the cost of a request with the waiting taken out.
     cpuMicrosPerReq: t.cpuKnown && t.ok > 0 ? (t.serverCpuSeconds / t.ok) * 1e6 : null,
     loaderCpu: t.loaderCpuSeconds / t.seconds,
+    // Writes per group commit (the servers' fd_group_commit_units over the measured seconds).
+    unitsPerCommit: t.commitsKnown && t.commits > 0 ? t.commitUnits / t.commits : null,
   };
 }
 
@@ -471,7 +476,28 @@ async function pacedGroups({ servers, orgs, groups, target, rate, seconds, laten
 }
 
 /** Run one phase of load against `servers`, adding its counts, wall time and CPU to `tally`. */
+/**
+ * The servers' group commits so far (`fd_group_commit_units` from /metrics, summed over the
+ * processes): writes and commits. Null if a server does not serve it.
+ */
+async function commitsOf(servers) {
+  let units = 0;
+  let commits = 0;
+  for (const server of servers) {
+    if (!server.metricsToken) return null;
+    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.metricsToken}` } });
+    const text = await res.text();
+    const sum = /^fd_group_commit_units_sum (\d+(?:\.\d+)?)/m.exec(text);
+    const count = /^fd_group_commit_units_count (\d+)/m.exec(text);
+    if (res.status !== 200 || !sum || !count) return null;
+    units += Number(sum[1]);
+    commits += Number(count[1]);
+  }
+  return { units, commits };
+}
+
 async function timedPhase(servers, tally, measured, run) {
+  const commitsBefore = measured ? await commitsOf(servers) : null;
   const cpuBefore = servers.map((s) => cpuSecondsOf(s.pid));
   const selfBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
@@ -484,6 +510,11 @@ async function timedPhase(servers, tally, measured, run) {
     return out;
   }
   addCounts(tally, out.counts, out.codes);
+  const commitsAfter = commitsBefore ? await commitsOf(servers) : null;
+  if (commitsBefore && commitsAfter) {
+    tally.commitUnits += commitsAfter.units - commitsBefore.units;
+    tally.commits += commitsAfter.commits - commitsBefore.commits;
+  } else tally.commitsKnown = false;
   tally.seconds += wall;
   if ([...cpuBefore, ...cpuAfter].some((c) => c === null)) tally.cpuKnown = false;
   else tally.serverCpuSeconds += cpuAfter.reduce((a, c, i) => a + c - cpuBefore[i], 0);
@@ -682,7 +713,10 @@ async function runMultiProcess() {
     const ports = [];
     for (let i = 0; i < processes; i += 1) ports.push(await freePort());
     log(`${MULTI.label}: starting ${processes} servers`);
-    const started = await Promise.allSettled(ports.map((port) => startServer(serverEnv(storage, port), port)));
+    const metricsToken = randomBytes(24).toString('hex');
+    const started = await Promise.allSettled(
+      ports.map(async (port) => ({ ...(await startServer({ ...serverEnv(storage, port), METRICS_TOKEN: metricsToken }, port)), metricsToken })),
+    );
     for (const s of started) {
       if (s.status === 'fulfilled') {
         servers.push(s.value);
@@ -1042,6 +1076,7 @@ function multiTable(m) {
     `${int(x.non2xx + x.warm.non2xx)} / ${int(x.errors + x.warm.errors)}`,
     cpu(x.serverCpu),
     x.cpuMicrosPerReq === null ? '—' : x.cpuMicrosPerReq.toFixed(1),
+    x.unitsPerCommit === null ? '—' : x.unitsPerCommit.toFixed(1),
     cpu(x.loaderCpu),
   ];
   return table(
@@ -1055,6 +1090,7 @@ function multiTable(m) {
       'non-2xx / errors',
       'server CPU (all processes)',
       'server CPU µs/req',
+      'writes per commit',
       'load-generator CPU',
     ],
     [
@@ -1241,7 +1277,9 @@ ${table(
   above), then invoiceDraft over
   ${s.pgOrgs} other organisations (each with its own agent key, so each of its connections reaches every
   process) at full speed. Warm-ups of ${s.warmupSeconds} s before the full-speed phases (counted for errors, not for
-  speed). Server CPU sums the ${s.pgProcesses} processes. Afterwards \`finance-desk verify\` checks every
+  speed). Server CPU sums the ${s.pgProcesses} processes. **writes per commit**: the processes'
+  \`fd_group_commit_units\` (GET /metrics) over the measured seconds — how many writes shared each
+  organisation's commit, i.e. each hold of its head lock. Afterwards \`finance-desk verify\` checks every
   organisation's chain, which must hold each of its acknowledged writes (and at most one more per
   connection per autocannon run, for requests in flight when a run stops).
 - **Naive chain append** (\`${NAIVE.id}\`), the baseline of issue 14 goal 1, on the same PostgreSQL server,

@@ -69,12 +69,13 @@ export function createMetrics(db: Database): Metrics {
       this.set({ state: 'undeliverable' }, backlog.undeliverable);
     },
   });
-  // SQLite's group commit (storage/sqlite.ts): how many units of work share each commit.
+  // Group commit (storage/sqlite.ts: the one writer; storage/postgres.ts: per organisation): how
+  // many units of work share each commit.
   const grouped = db as { observeCommits?: (fn: (units: number) => void) => void };
   if (grouped.observeCommits) {
     const batches = new Histogram({
       name: 'fd_group_commit_units',
-      help: 'Units of work (writes) per SQLite group commit.',
+      help: 'Units of work (writes) per group commit (SQLite: all organisations; PostgreSQL: one organisation per commit).',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
       registers: [registry],
     });

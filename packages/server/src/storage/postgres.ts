@@ -420,6 +420,8 @@ export class PostgresDatabase implements Database {
   /** Units of work waiting per batch key, and the keys whose batches are running. */
   private readonly queues = new Map<string, Job[]>();
   private readonly flushing = new Set<string>();
+  /** Told the units of each batch that committed (metrics: fd_group_commit_units). */
+  private commitObserver: ((units: number) => void) | null = null;
 
   constructor(options: PostgresOptions) {
     this.schema = options.schema;
@@ -459,6 +461,10 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  observeCommits(fn: (units: number) => void): void {
+    this.commitObserver = fn;
+  }
+
   private async flush(key: string): Promise<void> {
     try {
       for (;;) {
@@ -494,6 +500,7 @@ export class PostgresDatabase implements Database {
     const done = fast === 'again' ? await this.attemptBatch(take, prelude, true) : fast;
     if (done === 'again') throw new Error('unreachable: a batch with savepoints is not run again');
     const { outcomes, broken } = done;
+    if (!broken) this.commitObserver?.(take().length);
     take().forEach((job, i) => {
       const outcome = outcomes[i];
       if (outcome && !outcome.ok) job.reject(outcome.error);
