@@ -424,6 +424,9 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): { tx: Tx; together(rea
       const i = asked[n];
       invariant(i !== undefined, 'readTogether: an answer for each read');
       const [readSql, params] = reads[i] as Read;
+      // As the int8 parser (storage/postgres.ts): a number JSON gives back is a safe integer, or a
+      // broken invariant, never something rounded.
+      for (const row of r) for (const v of Object.values(row)) invariant(typeof v !== 'number' || Number.isSafeInteger(v), `readTogether: ${String(v)} is not a safe integer`);
       if (kindOf(readSql) & 8) {
         answers[i] = frozen(r);
         b.cache.set(cacheKey(readSql, params), answers[i]);
