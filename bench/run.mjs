@@ -1066,6 +1066,8 @@ function halfLoadTable(outcomes) {
 function multiTable(m) {
   if (!m) return `_${notRunReason(MULTI)}._`;
   const r = m.results;
+  // The bare route writes nothing: a commit counted in its phase is a write left over from the
+  // phase before, so it shows none.
   const phase = (name, orgs, offered, x) => [
     name,
     String(orgs),
@@ -1076,7 +1078,7 @@ function multiTable(m) {
     `${int(x.non2xx + x.warm.non2xx)} / ${int(x.errors + x.warm.errors)}`,
     cpu(x.serverCpu),
     x.cpuMicrosPerReq === null ? '—' : x.cpuMicrosPerReq.toFixed(1),
-    x.unitsPerCommit === null ? '—' : x.unitsPerCommit.toFixed(1),
+    x.unitsPerCommit === null || orgs === '—' ? '—' : x.unitsPerCommit.toFixed(1),
     cpu(x.loaderCpu),
   ];
   return table(
