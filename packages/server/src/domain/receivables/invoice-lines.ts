@@ -42,9 +42,10 @@ export function allocateSaleGst(lines: readonly { amountCents: number; taxCode: 
   return shares;
 }
 
-/** BAD_REQUEST naming `field` unless `code` is a revenue account of the organisation's chart. */
 /** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
 const ACCOUNT_TYPE = batchCached('SELECT type FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
+
+const ACCOUNT_READS_TOGETHER_MAX = 4;
 
 /**
  * The account reads resolveSaleLines will make for these lines, for Uow.readTogether (issue 14):
@@ -55,8 +56,7 @@ export function saleAccountReads(orgId: string, inputs: readonly SaleLineInput[]
   return codes.map((code) => [ACCOUNT_TYPE, [orgId, code]]);
 }
 
-const ACCOUNT_READS_TOGETHER_MAX = 4;
-
+/** BAD_REQUEST naming `field` unless `code` is a revenue account of the organisation's chart. */
 export async function checkRevenueAccount(q: Queryable, orgId: string, code: string, field: string): Promise<void> {
   const row = await q.get<{ type: string }>(ACCOUNT_TYPE, [orgId, code]);
   if (!row) throw badRequest(`${field}: account ${code} does not exist`);

@@ -119,7 +119,7 @@ export async function loadInvoice(uow: Uow, id: string): Promise<InvoiceRow> {
  * by hand, and invoice_next moves past it in this transaction. The unique index
  * (org_id, number) is the backstop.
  */
-async function allocateNumber(uow: Uow, given: string | undefined, alongside: readonly Read[]): Promise<{ number: string; next: number | null }> {
+async function allocateNumber(uow: Uow, given: string | undefined, alongside: () => readonly Read[]): Promise<{ number: string; next: number | null }> {
   const seq = await uow.invoiceSequence();
   const window = await uow.optimistic(NUMBER_WINDOW_KEY, () => numberWindow(uow, seq, alongside));
   const taken = async (n: string) =>
@@ -154,7 +154,7 @@ async function allocateNumber(uow: Uow, given: string | undefined, alongside: re
  * batch adds each number it gives out to `taken`; a number outside the window is looked up. An
  * invoice numbered by another path in the same batch is not seen here: the unique index
  * (org_id, number) refuses it when the writes go out, and the batch runs again exactly. The
- * window is read with `alongside`, the draft's other first reads (its accounts and payee), in one
+ * window is read with `alongside()`, the draft's other first reads (its accounts and payee), in one
  * round trip (Uow.readTogether): they are kept by the batch, so they are not read again.
  */
 interface NumberWindow {
@@ -175,7 +175,7 @@ const NUMBER_WINDOW_ROWS_MAX = 1024;
  */
 const NUMBER_WINDOW_SQL = `SELECT number FROM invoices WHERE org_id = ? AND ((number >= ? AND number <= ?) OR (number >= ? AND number <= ?)) LIMIT ${NUMBER_WINDOW_ROWS_MAX + 1}`;
 
-async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly next: number }, alongside: readonly Read[]): Promise<NumberWindow> {
+async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly next: number }, alongside: () => readonly Read[]): Promise<NumberWindow> {
   const numbers = Array.from({ length: NUMBER_WINDOW }, (_, i) => formatInvoiceNumber(seq.prefix, seq.next + i));
   const ranges: [string, string][] = [];
   for (const n of numbers) {
@@ -185,11 +185,11 @@ async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly n
   }
   const first = ranges[0];
   if (first === undefined || ranges.length > 2) {
-    await uow.readTogether(alongside);
+    await uow.readTogether(alongside());
     return noWindow();
   }
   const second = ranges[1] ?? first;
-  const [read = []] = await uow.readTogether([[NUMBER_WINDOW_SQL, [uow.orgId, ...first, ...second]], ...alongside]);
+  const [read = []] = await uow.readTogether([[NUMBER_WINDOW_SQL, [uow.orgId, ...first, ...second]], ...alongside()]);
   const rows = read as { number: string }[];
   // Too many to hold: no window, each number is looked up.
   if (rows.length > NUMBER_WINDOW_ROWS_MAX) return noWindow();
@@ -205,7 +205,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   const issuedOn = params.issueDate === undefined ? null : issueDateOf(uow, params.issueDate);
   const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents }];
   // Read with the batch's number window (its first draft): one round trip for the three.
-  const alongside = [...saleAccountReads(uow.orgId, inputs), ...documentContactReads(uow.orgId, params)];
+  const alongside = () => [...saleAccountReads(uow.orgId, inputs), ...documentContactReads(uow.orgId, params)];
   const { number, next } = await allocateNumber(uow, params.number, alongside);
   const defaultTax: TaxCode = params.taxCode ?? 'GST';
   const lines = await resolveSaleLines(uow, inputs, defaultTax, (i) => (params.lines ? `lines[${i}].accountCode` : 'lines'));
