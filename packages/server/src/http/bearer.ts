@@ -1,5 +1,5 @@
 import { DomainError } from '../errors.js';
-import { authenticateWithEpoch, parseKey } from '../org/credentials.js';
+import { authenticate, parseKey } from '../org/credentials.js';
 import type { PrincipalCache } from '../org/principal-cache.js';
 import type { Principal } from '../principal.js';
 import type { Database } from '../storage/types.js';
@@ -22,7 +22,7 @@ export async function principalOf(
 ): Promise<{ principal: Principal; token: string }> {
   const token = bearerOf(header);
   if (!token) throw new DomainError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API key>');
-  const found = await authenticateWithEpoch(db.reader, token);
+  const found = await authenticate(db.reader, token);
   if (!found) {
     const parsed = parseKey(token);
     if (parsed) cache?.forget(parsed.keyId);

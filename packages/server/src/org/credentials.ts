@@ -72,17 +72,13 @@ export interface Authenticated {
   readonly epoch: number;
 }
 
-/** Resolve a bearer token to its principal, or null for missing, malformed, unknown or revoked. */
-export async function authenticate(q: Queryable, token: string): Promise<Principal | null> {
-  return (await authenticateWithEpoch(q, token))?.principal ?? null;
-}
-
 /**
- * `authenticate`, with the organisation's credential epoch read in the same statement (so from
- * the same snapshot as the credential row): a principal remembered with it is known to be as
- * valid as it was while the epoch has not moved.
+ * Resolve a bearer token to its principal, or null for missing, malformed, unknown or revoked;
+ * with the organisation's credential epoch read in the same statement (so from the same snapshot
+ * as the credential row): a principal remembered with it is known to be as valid as it was while
+ * the epoch has not moved.
  */
-export async function authenticateWithEpoch(q: Queryable, token: string): Promise<Authenticated | null> {
+export async function authenticate(q: Queryable, token: string): Promise<Authenticated | null> {
   const parsed = parseKey(token);
   if (!parsed) return null;
   const row = await q.get<CredentialRow & { auth_epoch: number | string }>(

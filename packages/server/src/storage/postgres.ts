@@ -254,13 +254,13 @@ class PgQueryable implements Tx {
   private async sendNow(sql: string, params: readonly SqlValue[], rowMode?: 'array', named = true): Promise<pg.QueryResult> {
     try {
       const begin = this.pendingBegin;
-      if (begin !== null) {
+      const text = begin === null || rowMode ? null : inlined(toPg(sql), params);
+      if (text !== null) {
         this.pendingBegin = null;
-        const text = rowMode ? null : inlined(toPg(sql), params);
         // Two statements in one simple query: PostgreSQL runs them in order, answers each.
-        if (text !== null) return lastResult(await this.client.query(`${begin}; ${text}`));
-        await this.client.query(begin);
+        return lastResult(await this.client.query(`${begin}; ${text}`));
       }
+      await this.begun();
       const config = named ? statement(sql, params) : { text: toPg(sql), values: params as unknown[] };
       return await (rowMode ? this.client.query({ ...config, rowMode }) : this.client.query(config));
     } catch (error) {
