@@ -143,10 +143,25 @@ function clockAt(now: Date): Clock {
   };
 }
 
-async function readBuckets(tx: Tx, caps: Capabilities, buckets: readonly Bucket[]) {
+/**
+ * Every write to login_attempts holds this lock on PostgreSQL, so they run one at a time, as on
+ * SQLite (one writer). Row locks could not do it: an attempt locks its rows as it finds them
+ * and counts the ones that did not exist yet, while the sweep and the row cap delete anyone's
+ * rows, so two attempts sharing an address or an account took the same rows in different
+ * orders and one died of a deadlock (40P01, answered 500). An attempt's transaction is a few
+ * short statements and costs no scrypt, so one at a time is far above the rate sign-ins can
+ * come at. Distinct from the migration lock (storage/postgres.ts, 7 250 001).
+ */
+const LOGIN_ATTEMPTS_LOCK = 7_250_002;
+
+async function oneWriter(tx: Tx, caps: Capabilities): Promise<void> {
+  if (caps.engine === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(?) AS locked', [LOGIN_ATTEMPTS_LOCK]);
+}
+
+async function readBuckets(tx: Tx, buckets: readonly Bucket[]) {
   const rows = await tx.all<BucketRow>(
     `SELECT bucket, failures, window_start, locked_until FROM login_attempts
-     WHERE bucket IN (${placeholders(buckets.length)})${caps.forUpdate}`,
+     WHERE bucket IN (${placeholders(buckets.length)})`,
     buckets.map((b) => b.id),
   );
   return new Map(rows.map((r) => [r.bucket, r]));
@@ -162,8 +177,8 @@ async function lock(tx: Tx, bucket: string, c: Clock): Promise<void> {
 
 /**
  * Decide whether this attempt may go on to the password check, and count it if so, in one
- * write transaction (rows read FOR UPDATE on PostgreSQL; SQLite has one writer), so parallel
- * guesses are counted before any password is checked. A bucket already locked refuses with no
+ * write transaction that is the table's only writer while it runs (oneWriter), so parallel
+ * guesses are counted before any password is checked and each reads the counts exactly. A bucket already locked refuses with no
  * write at all; a bucket whose window is full is locked now (its existing row only) and refuses.
  * Returns the latest lock end, or null when the attempt is counted.
  */
@@ -174,7 +189,8 @@ async function reserveAttempt(
   limits: LoginLimits,
 ): Promise<string | null> {
   return db.write(async (tx) => {
-    const rows = await readBuckets(tx, db.caps, buckets);
+    await oneWriter(tx, db.caps);
+    const rows = await readBuckets(tx, buckets);
     let locked: string | null = null;
     for (const r of rows.values()) {
       if (r.locked_until !== null && r.locked_until > c.at && (locked === null || r.locked_until > locked)) {
@@ -195,33 +211,8 @@ async function reserveAttempt(
     const fresh = buckets.filter((b) => (rows.get(b.id)?.window_start ?? '') < c.stale).length;
     if (fresh > 0) await makeRoom(tx, c, limits.rowsMax - fresh);
     for (const b of buckets) await count(tx, b.id, c);
-    await refuseOvershoot(tx, buckets, c);
     return null;
-  }).catch((error: unknown) => {
-    if (error instanceof Overshoot) return c.lockUntil;
-    throw error;
   });
-}
-
-/** Thrown to roll back an attempt that was counted past a ceiling by a parallel one. */
-class Overshoot extends Error {}
-
-/**
- * FOR UPDATE cannot lock a row that does not exist yet, so on PostgreSQL parallel first attempts
- * all read "no row" and count. The upsert waits for the others' commits and adds to the latest
- * count, so reading it back is exact: past a ceiling, or locked by a parallel attempt meanwhile
- * (count() leaves a live lock alone), this attempt lost the race and is refused by rolling back
- * everything it wrote. The next attempt finds the ceiling reached and locks.
- */
-async function refuseOvershoot(tx: Tx, buckets: readonly Bucket[], c: Clock): Promise<void> {
-  for (const b of buckets) {
-    const row = await tx.get<{ failures: number; locked_until: string | null }>(
-      'SELECT failures, locked_until FROM login_attempts WHERE bucket = ?',
-      [b.id],
-    );
-    const locked = row?.locked_until != null && row.locked_until > c.at;
-    if (locked || Number(row?.failures ?? 0) > b.max) throw new Overshoot('counted past the ceiling');
-  }
 }
 
 async function count(tx: Tx, bucket: string, c: Clock): Promise<void> {
@@ -276,6 +267,7 @@ async function makeRoom(tx: Tx, c: Clock, keep: number): Promise<void> {
 async function recordSuccess(db: Database, buckets: readonly Bucket[]): Promise<void> {
   const [pair, ...shared] = buckets;
   await db.write(async (tx) => {
+    await oneWriter(tx, db.caps);
     if (pair) await tx.run('DELETE FROM login_attempts WHERE bucket = ?', [pair.id]);
     for (const b of shared) {
       await tx.run(
