@@ -618,6 +618,40 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
     }
   });
 
+  it('a billCapture from a known supplier reads its accounts, supplier, bank history and policy in one round trip (PostgreSQL)', async () => {
+    const org = await t.org();
+    const bill = (i: number) =>
+      t.post(org.keys.agent, 'books.billCapture', {
+        payeeName: 'Known Supplies Pty',
+        description: `b${i}`,
+        totalCents: 10_000 + i,
+        dueDays: 14,
+        payeeBsb: '062-000',
+        payeeAccountNumber: '12345678',
+        payeeAccountName: 'Known Supplies',
+      });
+    expect((await bill(0)).status).toBe(200);
+    const sent: string[] = [];
+    try {
+      spyStatements(sent);
+      const res = await bill(1);
+      restoreQuery();
+      expect(res.status).toBe(200);
+      expect(res.body.result).toMatchObject({ payeeName: 'Known Supplies Pty', totalCents: 10_001, status: 'held', heldReason: 'NEW_PAYEE' });
+      if (engine === 'postgres') {
+        const from = sent.findIndex((q) => q.startsWith('BEGIN; '));
+        const to = sent.indexOf('COMMIT');
+        const unit = sent.slice(from + 1, to);
+        // The reads: one statement; after it, nothing reads what it read.
+        expect(unit[0]).toMatch(/json_agg[\s\S]*FROM accounts[\s\S]*FROM contacts[\s\S]*FROM bills[\s\S]*FROM bills[\s\S]*FROM policies/);
+        const reread = unit.slice(1).filter((q) => /^\s*SELECT\b/i.test(q) && /\bFROM (?:accounts|contacts|bills|policies)\b/.test(q));
+        expect(reread, unit.join('\n---\n')).toEqual([]);
+      }
+    } finally {
+      restoreQuery();
+    }
+  });
+
   it('a kept read is forgotten when a unit changes its table, and when a unit fails', async () => {
     const org = await t.org();
     // The text invoice-lines.ts registers with batchCached.

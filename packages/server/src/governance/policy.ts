@@ -1,6 +1,7 @@
 import { ACTION_CLASSES, canonicalJson, limits, type ActionClass, type UserRole } from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
 import type { Queryable } from '../storage/types.js';
+import { batchCached, type Read } from '../write-path.js';
 
 export { ACTION_CLASSES, type ActionClass };
 
@@ -27,8 +28,14 @@ export function defaultPolicy(deciders: readonly string[]): Policy {
   };
 }
 
+/** Kept by a batch of units of work (issue 14): the policy changes only through units (setPolicy). */
+const POLICY_BODY = batchCached('SELECT body FROM policies WHERE org_id = ?', ['policies']);
+
+/** loadPolicy's read, for Uow.readTogether. */
+export const policyRead = (orgId: string): Read => [POLICY_BODY, [orgId]];
+
 export async function loadPolicy(q: Queryable, orgId: string): Promise<Policy> {
-  const row = await q.get<{ body: string }>('SELECT body FROM policies WHERE org_id = ?', [orgId]);
+  const row = await q.get<{ body: string }>(POLICY_BODY, [orgId]);
   invariant(row, `organisation ${orgId} has a policy`);
   return JSON.parse(row.body) as Policy;
 }

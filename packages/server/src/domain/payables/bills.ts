@@ -4,18 +4,18 @@ import { addDays } from '../../clock.js';
 import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import type { OpenHold } from '../../governance/approvals.js';
 import { payloadHashOf } from '../../governance/approvals.js';
-import { loadPolicy } from '../../governance/policy.js';
+import { loadPolicy, policyRead } from '../../governance/policy.js';
 import { actionClassOf, signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { newId } from '../../ids.js';
 import { quoted } from '../../governance/quote.js';
 import { formatCents } from '../../money.js';
 import type { Queryable } from '../../storage/types.js';
-import type { Uow } from '../../write-path.js';
+import { batchCached, type Read, type Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type JournalInput } from '../gl/post.js';
 import { issueDateOf } from '../gl/periods.js';
-import { insertBillLines, loadBillLines, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
+import { insertBillLines, loadBillLines, purchaseAccountReads, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
-import { contactPayload, finishContact, refreshContactBank, resolveDocumentContact } from '../contacts/contacts.js';
+import { contactPayload, documentContactReads, finishContact, refreshContactBank, resolveDocumentContact } from '../contacts/contacts.js';
 import { owedOnDocument } from './settle.js';
 import { plannedBillAssets, registerAssets, returnBillAssets, saveAssetDetails } from '../assets/register.js';
 
@@ -97,15 +97,25 @@ export function bankOf(row: Pick<BillRow, 'payee_bsb' | 'payee_account_number' |
     : null;
 }
 
-export async function approvedBankOf(q: Queryable, orgId: string, key: string): Promise<ApprovedBank> {
-  const known = await q.get('SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1', [orgId, key]);
-  if (!known) return { known: false, last: null };
-  const last = await q.get<Pick<BillRow, 'payee_bsb' | 'payee_account_number' | 'payee_account_name'>>(
-    `SELECT payee_bsb, payee_account_number, payee_account_name FROM bills
+/** Kept by a batch of units of work (issue 14): bills change only through units, which forget them. */
+const PAYEE_APPROVED = batchCached('SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1', ['bills']);
+const PAYEE_LAST_BANK = batchCached(
+  `SELECT payee_bsb, payee_account_number, payee_account_name FROM bills
      WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL AND status <> 'returned' AND payee_bsb IS NOT NULL
      ORDER BY approved_at DESC, id DESC LIMIT 1`,
-    [orgId, key],
-  );
+  ['bills'],
+);
+
+/** approvedBankOf's reads, for Uow.readTogether. */
+const approvedBankReads = (orgId: string, key: string): Read[] => [
+  [PAYEE_APPROVED, [orgId, key]],
+  [PAYEE_LAST_BANK, [orgId, key]],
+];
+
+export async function approvedBankOf(q: Queryable, orgId: string, key: string): Promise<ApprovedBank> {
+  const known = await q.get(PAYEE_APPROVED, [orgId, key]);
+  if (!known) return { known: false, last: null };
+  const last = await q.get<Pick<BillRow, 'payee_bsb' | 'payee_account_number' | 'payee_account_name'>>(PAYEE_LAST_BANK, [orgId, key]);
   return { known: true, last: last ? bankOf(last) : null };
 }
 
@@ -240,18 +250,37 @@ async function heldReasonFor(uow: Uow, key: string, totalCents: number, bank: Ba
 
 type CaptureParams = z.infer<typeof books.billCapture.params>;
 
+const captureTax = (params: CaptureParams): TaxCode => params.taxCode ?? 'GST_ON_EXPENSES';
+
 /** The bill's lines: as given, or one line of the whole bill; accounts checked (BAD_REQUEST). */
 async function captureLines(uow: Uow, params: CaptureParams): Promise<PurchaseLine[]> {
-  const defaultTax: TaxCode = params.taxCode ?? 'GST_ON_EXPENSES';
+  const defaultTax = captureTax(params);
   // Issue 9 (assets, D11): a line on 1500 carries `asset`, named lines[i].asset when missing.
   if (params.lines) return resolveLines(uow, params.lines, defaultTax, (i) => `lines[${i}].accountCode`, (i) => `lines[${i}].asset`);
   invariant(params.totalCents !== undefined, 'the schema requires totalCents without lines');
   return resolveLines(uow, [{ description: params.description, amountCents: params.totalCents }], defaultTax, () => 'taxCode');
 }
 
+/**
+ * Everything billCapture reads before it writes, in one round trip (issue 14): the accounts, the
+ * supplier by name, the payee's last approved bank details and the policy. All are kept by the
+ * batch, so the checks below find them without another statement. The payee is known up front
+ * only when the bill names it (with contactId alone its name comes from the contact).
+ */
+function captureReads(uow: Uow, params: CaptureParams): Read[] {
+  const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents ?? 0 }];
+  return [
+    ...purchaseAccountReads(uow.orgId, inputs, captureTax(params)),
+    ...documentContactReads(uow.orgId, params),
+    ...(params.payeeName !== undefined ? approvedBankReads(uow.orgId, payeeKey(params.payeeName)) : []),
+    policyRead(uow.orgId),
+  ];
+}
+
 export async function billCapture(params: CaptureParams, uow: Uow) {
   // Issue 12 item 1: the bill's date (default today); it is due dueDays after it and posts dated it.
   const issuedOn = issueDateOf(uow, params.issueDate);
+  await uow.readTogether(captureReads(uow, params));
   const lines = await captureLines(uow, params);
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
   // Issue 10: the supplier's contact, found or created in this act. PB-B1 still keys the payee by
