@@ -78,7 +78,7 @@ export async function saveAssetDetails(
 ): Promise<void> {
   for (const [i, l] of lines.entries()) {
     if (l.asset === undefined) continue;
-    await uow.tx.run(
+    await uow.tx.later(
       'INSERT INTO asset_details (org_id, source_id, line_no, name, method, life_years) VALUES (?, ?, ?, ?, ?, ?)',
       [uow.orgId, sourceId, i + 1, l.asset.name, l.asset.method, l.asset.effectiveLifeYears],
     );

@@ -154,7 +154,7 @@ interface LineRow {
 
 export async function insertBillLines(uow: Uow, billId: string, lines: readonly PurchaseLine[]): Promise<void> {
   for (const [i, l] of lines.entries()) {
-    await uow.tx.run(
+    await uow.tx.later(
       `INSERT INTO bill_lines (org_id, bill_id, line_no, description, amount_cents, tax_code, account_code)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
       [uow.orgId, billId, i + 1, l.description, l.amountCents, l.taxCode, l.accountCode],

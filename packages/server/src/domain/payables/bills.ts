@@ -330,7 +330,9 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
     }),
   });
   await finishContact(uow, party, 'supplier', event.ledgerId);
-  await uow.tx.run(
+  // Queued (Tx.later): on PostgreSQL the bill, its lines and asset details go out with the
+  // batch's write-out, not on round trips of their own under the organisation's lock (issue 14).
+  await uow.tx.later(
     `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`,
     [uow.orgId, row.id, row.status, row.payee_name, key, party.contactId, row.description, row.total_cents, row.gst_cents, row.due_days,
       row.issued_on, row.due_on, row.reference, heldReason, null, null, row.payee_bsb, row.payee_account_number, row.payee_account_name,
