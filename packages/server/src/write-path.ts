@@ -181,7 +181,7 @@ interface OrgBatch {
   settings: OrgSettings | null;
   /** The unit whose savepoint took the head lock: if it fails, the lock goes with it. */
   lockedBy: object;
-  /** Answers of `batchCached` reads, by SQL and parameters (forgotten when their tables change). */
+  /** Answers of `batchCached` reads, by cacheKey (forgotten when their tables change). */
   readonly cache: Map<string, unknown[]>;
   /** The invoice sequence's next number as moved by the batch and not yet written; null if none. */
   seqMoved: number | null;
@@ -337,20 +337,52 @@ const HELD_BACK = /\b(?:events|idempotency|organisations)\b/i;
  */
 const WRITES_ORG =
   /^\s*(?:INSERT\s+INTO\s+organisations|DELETE\s+FROM\s+organisations|UPDATE\s+organisations\b[\s\S]*\b(?:time_zone|lock_date|conversion_date|invoice_prefix|invoice_next)\b)/i;
+interface CachedRead {
+  /** Every table the read reads. */
+  readonly tables: readonly string[];
+  /** Writes (SQL texts) that cannot change its answer, whatever their parameters. */
+  readonly unchangedBy: ReadonlySet<string>;
+}
+
 /**
  * Reads whose answer a batch may keep (issue 14: each is a round trip under the organisation's
- * lock): SQL text → the tables it reads. Any statement of the batch that changes one of those
- * tables forgets every kept answer; a unit that fails forgets them too. Register with
- * `batchCached` at module load, for plain SELECTs of rows that only units of work change.
+ * lock): SQL text → the tables it reads. A statement of the batch that changes one of those
+ * tables forgets the kept answers of the reads that read it (those of other tables stay); a unit
+ * that fails forgets them all. Register with `batchCached` at module load, for plain SELECTs of
+ * rows that only units of work change. `unchangedBy` names writes that provably leave the read's
+ * answer alone (say, an insert of rows its WHERE can never select); each needs its reason beside it.
  */
-const cachedReads = new Map<string, readonly string[]>();
+const cachedReads = new Map<string, CachedRead>();
 let cachedTables: RegExp | null = null;
 
-export function batchCached(sql: string, tables: readonly string[]): string {
-  cachedReads.set(sql, tables);
+export function batchCached(sql: string, tables: readonly string[], unchangedBy: readonly string[] = []): string {
+  cachedReads.set(sql, { tables, unchangedBy: new Set(unchangedBy) });
   cachedTables = null;
   sqlKinds.clear();
+  writtenTables.clear();
   return sql;
+}
+
+/** Per write's SQL text: the tables of kept reads it may change (named anywhere in it: over-forgetting is safe). */
+const writtenTables = new Map<string, ReadonlySet<string>>();
+
+function tablesWrittenBy(sql: string): ReadonlySet<string> {
+  let t = writtenTables.get(sql);
+  if (t === undefined) {
+    const all = new Set([...cachedReads.values()].flatMap((r) => r.tables));
+    t = new Set([...all].filter((table) => new RegExp(`\\b${table}\\b`, 'i').test(sql)));
+    if (writtenTables.size < 4096) writtenTables.set(sql, t);
+  }
+  return t;
+}
+
+/** Forget the kept answers a write may have changed. */
+function forgetChangedBy(cache: Map<string, unknown[]>, sql: string): void {
+  const written = tablesWrittenBy(sql);
+  for (const key of cache.keys()) {
+    const read = cachedReads.get(sqlOfKey(key));
+    if (!read || (read.tables.some((table) => written.has(table)) && !read.unchangedBy.has(sql))) cache.delete(key);
+  }
 }
 
 const sqlKinds = new Map<string, number>();
@@ -360,7 +392,7 @@ const CREDENTIAL_TABLES = /\b(?:credentials|agents)\b/i;
 function kindOf(sql: string): number {
   let k = sqlKinds.get(sql);
   if (k === undefined) {
-    cachedTables ??= new RegExp(`\\b(?:${[...new Set([...cachedReads.values()].flat())].join('|') || '(?!)'})\\b`, 'i');
+    cachedTables ??= new RegExp(`\\b(?:${[...new Set([...cachedReads.values()].flatMap((r) => r.tables))].join('|') || '(?!)'})\\b`, 'i');
     k =
       (HELD_BACK.test(sql) ? 1 : 0) |
       (WRITES_ORG.test(sql) ? 2 : 0) |
@@ -374,6 +406,8 @@ function kindOf(sql: string): number {
 }
 
 const cacheKey = (sql: string, params: readonly SqlValue[]) => `${sql}\u0000${JSON.stringify(params)}`;
+/** The read's SQL text of a cacheKey (SQL text holds no NUL). */
+const sqlOfKey = (key: string) => key.slice(0, key.indexOf('\u0000'));
 
 /** Frozen: one kept answer serves several units, so none may change it. */
 const frozen = <T>(rows: readonly T[]): T[] => Object.freeze(rows.map((r) => Object.freeze(r))) as T[];
@@ -387,7 +421,7 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): { tx: Tx; together(rea
     const k = kindOf(sql);
     if (k & 1) await flushRows(tx, caps, b);
     if (k & 2) b.settings = null;
-    if (k & 4) b.cache.clear();
+    if (k & 4) forgetChangedBy(b.cache, sql);
     if (k & 16) b.authDirty = true;
     return k;
   };

@@ -9,6 +9,7 @@ import { openDatabase } from '../src/storage/open.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
 import { IDEMPOTENCY_COLUMNS, inUnitOfWork } from '../src/write-path.js';
 import { invoiceDraft } from '../src/domain/receivables/invoices.js';
+import { BILL_INSERT } from '../src/domain/payables/bills.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 
 const originalQuery = pg.Client.prototype.query;
@@ -648,6 +649,56 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
         // and the write-out.
         expect(unit, unit.join('\n---\n')).toHaveLength(2);
         expect(unit[1]).toMatch(/INSERT INTO bills[\s\S]*INSERT INTO bill_lines[\s\S]*INSERT INTO events/);
+      }
+    } finally {
+      restoreQuery();
+    }
+  });
+
+  it('a write forgets only the kept reads of the tables it writes, and none that declare it harmless', async () => {
+    const org = await t.org();
+    expect((await t.post(org.keys.agent, 'books.billCapture', { payeeName: 'Kept Reads Pty', description: 'x', totalCents: 1_000, dueDays: 7 })).status).toBe(200);
+    // Texts registered with batchCached (invoice-lines.ts, contacts.ts, bills.ts).
+    const ACCOUNT_TYPE = 'SELECT type FROM accounts WHERE org_id = ? AND code = ?';
+    const PARTY_BY_KEY = 'SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?';
+    const PAYEE_APPROVED = 'SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1';
+    const sent: string[] = [];
+    const reads = (q: string) => sent.filter((x) => x.startsWith(q.split(' WHERE ')[0] ?? q)).length;
+    try {
+      const seen = await inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
+        const account = () => uow.tx.get<{ type: string }>(ACCOUNT_TYPE, [uow.orgId, '4000']);
+        const party = () => uow.tx.get<{ id: string }>(PARTY_BY_KEY, [uow.orgId, 'kept reads pty']);
+        const approved = () => uow.tx.get<{ id: string }>(PAYEE_APPROVED, [uow.orgId, 'kept reads pty']);
+        await account();
+        await party();
+        const before = await approved();
+        spyStatements(sent);
+        // accounts changed: its kept read goes again; contacts' and bills' stay.
+        await uow.tx.run('UPDATE accounts SET name = name WHERE org_id = ? AND code = ?', [uow.orgId, '4000']);
+        await account();
+        await party();
+        await approved();
+        const afterAccounts = { accounts: reads(ACCOUNT_TYPE), contacts: reads(PARTY_BY_KEY), bills: reads(PAYEE_APPROVED) };
+        // A new bill has approved_at NULL: PAYEE_APPROVED declares BILL_INSERT harmless.
+        await uow.tx.run(
+          BILL_INSERT,
+          [uow.orgId, 'bill_kept_reads_test', 'captured', 'Kept Reads Pty', 'kept reads pty', null, 'y', 500, 0, 7, '2026-01-01', '2026-01-08', null, null, null, null, null, null, null, null, null, uow.now, ''],
+        );
+        const afterInsert = await approved();
+        const insertRead = reads(PAYEE_APPROVED);
+        // Approving one changes the answer: that write is not declared harmless, so it is read again.
+        await uow.tx.run('UPDATE bills SET approved_at = ? WHERE org_id = ? AND id = ?', [uow.now, uow.orgId, 'bill_kept_reads_test']);
+        const afterApproval = await approved();
+        restoreQuery();
+        return { before, afterAccounts, afterInsert, insertRead, afterApproval, approvalRead: reads(PAYEE_APPROVED), noop: true };
+      });
+      expect(seen.before).toBeUndefined();
+      expect(seen.afterInsert).toBeUndefined();
+      expect(seen.afterApproval).toEqual({ id: 'bill_kept_reads_test' });
+      if (engine === 'postgres') {
+        expect(seen.afterAccounts).toEqual({ accounts: 1, contacts: 0, bills: 0 });
+        expect(seen.insertRead).toBe(0);
+        expect(seen.approvalRead).toBe(1);
       }
     } finally {
       restoreQuery();

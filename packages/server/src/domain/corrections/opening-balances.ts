@@ -7,7 +7,7 @@ import type { ResultOf, Uow } from '../../write-path.js';
 import { finishContact, resolveDocumentContact } from '../contacts/contacts.js';
 import { accountExists, newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { checkPostable } from '../gl/periods.js';
-import { BILL_COLUMNS, payeeKey } from '../payables/bills.js';
+import { BILL_INSERT, payeeKey } from '../payables/bills.js';
 import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
@@ -185,7 +185,7 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     // payables show the original date. approved_at stays NULL: the old system approved it, not a
     // human here, so its bank details are not "last approved" for PB-B1 (D8).
     await uow.tx.run(
-      `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`,
+      BILL_INSERT,
       [uow.orgId, x.id, 'approved', party.payeeName, payeeKey(party.payeeName), party.contactId, d.description, d.totalCents, gst,
         Math.max(0, daysBetween(d.issueDate, d.dueDate)), d.issueDate, d.dueDate, d.reference, null, null, null, d.payeeBsb ?? null,
         d.payeeAccountNumber ?? null, d.payeeAccountName?.toUpperCase() ?? null, d.payeeReference?.toUpperCase() ?? null, journalId,

@@ -65,6 +65,9 @@ export const BILL_COLUMNS =
   'id, status, payee_name, payee_key, contact_id, description, total_cents, gst_cents, due_days, issued_on, due_on, reference, held_reason, ' +
   'note, run_id, payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
 
+/** A new bill (captured, or an opening balance): approved_at is not among its columns, so NULL. */
+export const BILL_INSERT = `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`;
+
 /**
  * Payee identity for PB-B1 (NEW_PAYEE and BANK_DETAILS_CHANGED, D8): case and spacing do not make a
  * new supplier. The one normaliser of payee names; keys are stored (bills.payee_key), so a change
@@ -97,13 +100,18 @@ export function bankOf(row: Pick<BillRow, 'payee_bsb' | 'payee_account_number' |
     : null;
 }
 
-/** Kept by a batch of units of work (issue 14): bills change only through units, which forget them. */
-const PAYEE_APPROVED = batchCached('SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1', ['bills']);
+/**
+ * Kept by a batch of units of work (issue 14): bills change only through units, which forget
+ * them. Both select approved bills only, and BILL_INSERT writes a bill with approved_at NULL, so
+ * a capture leaves them standing: a batch of bills from known suppliers reads them once.
+ */
+const PAYEE_APPROVED = batchCached('SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1', ['bills'], [BILL_INSERT]);
 const PAYEE_LAST_BANK = batchCached(
   `SELECT payee_bsb, payee_account_number, payee_account_name FROM bills
      WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL AND status <> 'returned' AND payee_bsb IS NOT NULL
      ORDER BY approved_at DESC, id DESC LIMIT 1`,
   ['bills'],
+  [BILL_INSERT],
 );
 
 /** approvedBankOf's reads, for Uow.readTogether. */
@@ -333,7 +341,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
   // Queued (Tx.later): on PostgreSQL the bill, its lines and asset details go out with the
   // batch's write-out, not on round trips of their own under the organisation's lock (issue 14).
   await uow.tx.later(
-    `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`,
+    BILL_INSERT,
     [uow.orgId, row.id, row.status, row.payee_name, key, party.contactId, row.description, row.total_cents, row.gst_cents, row.due_days,
       row.issued_on, row.due_on, row.reference, heldReason, null, null, row.payee_bsb, row.payee_account_number, row.payee_account_name,
       row.payee_reference, null, row.created_at, event.ledgerId],
