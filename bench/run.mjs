@@ -76,6 +76,21 @@ const HALF_LOAD = 0.5;
 const BODY = JSON.stringify({
   params: { payeeName: 'Bench Pty Ltd', description: 'Consulting', totalCents: 123456, dueDays: 14 },
 });
+/**
+ * billCapture from one supplier with bank details, never approved: every bill is held NEW_PAYEE
+ * (PB-B1, D8) after the payee's approved-bank reads, the path a bill from a new supplier takes.
+ */
+const BILL_BODY = JSON.stringify({
+  params: {
+    payeeName: 'Bench Supplies Pty Ltd',
+    description: 'Parts',
+    totalCents: 54321,
+    dueDays: 14,
+    payeeBsb: '062-000',
+    payeeAccountNumber: '12345678',
+    payeeAccountName: 'Bench Supplies',
+  },
+});
 const ORG_SLUG = 'bench';
 // The largest limit the server's config accepts (issue 13 validates it: at most 1 000 000), far
 // above any rate reached here, so the limiter never answers 429 during a run.
@@ -97,9 +112,15 @@ const MULTI = { id: 'postgres-4p', label: `PostgreSQL, ${SETTINGS.pgProcesses} s
 const NAIVE = { id: 'naive', label: 'Naive chain append (PostgreSQL, no HTTP)', engine: 'postgres' };
 const ALL_SCENARIOS = [...SCENARIOS, MULTI, NAIVE];
 
+/**
+ * The single-process scenarios' routes. bare and write (invoiceDraft) carry the same body and are
+ * the goals' ratio; bill (billCapture) is measured beside them. The multi-process scenario and the
+ * paced half load use the first two.
+ */
 const TARGETS = [
-  { id: 'bare', label: 'POST /bench/bare', path: '/bench/bare', auth: false },
-  { id: 'write', label: 'POST books.invoiceDraft', path: '/api/v1/books.invoiceDraft', auth: true },
+  { id: 'bare', label: 'POST /bench/bare', path: '/bench/bare', auth: false, body: BODY },
+  { id: 'write', label: 'POST books.invoiceDraft', path: '/api/v1/books.invoiceDraft', auth: true, body: BODY },
+  { id: 'bill', label: 'POST books.billCapture', path: '/api/v1/books.billCapture', auth: true, body: BILL_BODY },
 ];
 
 const log = (...args) => process.stderr.write(`[bench] ${args.join(' ')}\n`);
@@ -227,7 +248,7 @@ function requestOptions(server, target, agentKey) {
     url: `${server.url}${target.path}`,
     method: 'POST',
     headers,
-    body: BODY,
+    body: target.body,
     connections: SETTINGS.connections,
     pipelining: SETTINGS.pipelining,
     timeout: 10,
@@ -314,7 +335,7 @@ function summarise(t) {
 }
 
 /**
- * Warm both routes up, then alternate them in short slices (bare, write, write, bare, …) so that
+ * Warm the routes up, then alternate them in short slices (bare, write, bill, bill, write, bare, …) so that
  * a change in the machine's background load during the run weighs on both sides of the ratio.
  */
 async function measureRoutes(server, agentKey, label) {
@@ -630,12 +651,16 @@ async function runScenario(scenario) {
       verdict = error.out ? JSON.parse(error.out) : { ok: false, error: String(error.message) };
     }
     const w = results.write;
-    // Acknowledged writes, warm-up and the half-load run (which drains, so counts exactly) included.
-    const written = w.ok + w.warm.ok + halfAcked;
+    const b = results.bill;
+    // Acknowledged writes (both write routes), warm-up and the half-load run (which drains, so
+    // counts exactly) included.
+    const written = w.ok + w.warm.ok + b.ok + b.warm.ok + halfAcked;
+    const writeRoutes = 2;
     const appended = verdict.ok ? verdict.rows - before.rows : null;
     const slices = (SETTINGS.warmupSeconds > 0 ? 1 : 0) + SETTINGS.rounds;
     const checks = {
       writeAll200: only200(w),
+      billAll200: only200(b),
       bareAll200: only200(results.bare),
       ...(results.half ? { halfLoadAll200: only200(results.half) && only200(results.halfBare) } : {}),
       chainOk: verdict.ok === true,
@@ -645,7 +670,7 @@ async function runScenario(scenario) {
       chainCoversWrites:
         appended !== null &&
         appended >= written &&
-        appended - written <= slices * SETTINGS.connections * SETTINGS.pipelining,
+        appended - written <= writeRoutes * slices * SETTINGS.connections * SETTINGS.pipelining,
       cleanExit: exit.code === 0 || exit.signal === 'SIGTERM',
     };
     return { scenario, results, verdict, appended, written, checks, serverTail };
@@ -897,11 +922,11 @@ function table(header, rows) {
 
 function ratioTable(outcomes) {
   return table(
-    ['Scenario', 'bare req/s', 'invoiceDraft req/s', 'write ÷ bare', 'write ÷ bare by CPU cost', 'Checks'],
+    ['Scenario', 'bare req/s', 'invoiceDraft req/s', 'write ÷ bare', 'write ÷ bare by CPU cost', 'billCapture req/s', 'bill ÷ bare', 'Checks'],
     SCENARIOS.map((s) => {
       const o = outcomes.get(s.id);
-      if (!o) return [s.label, '—', '—', '—', '—', notRunReason(s)];
-      const { bare, write } = o.results;
+      if (!o) return [s.label, '—', '—', '—', '—', '—', '—', notRunReason(s)];
+      const { bare, write, bill } = o.results;
       const cpuRatio =
         bare.cpuMicrosPerReq && write.cpuMicrosPerReq ? pct(bare.cpuMicrosPerReq / write.cpuMicrosPerReq) : '—';
       return [
@@ -910,6 +935,8 @@ function ratioTable(outcomes) {
         int(write.reqPerSec),
         `**${pct(write.reqPerSec / bare.reqPerSec)}**`,
         cpuRatio,
+        int(bill.reqPerSec),
+        pct(bill.reqPerSec / bare.reqPerSec),
         checkText(o),
       ];
     }),
@@ -1246,12 +1273,16 @@ ${table(
   per route, taken in ${s.rounds} alternating slice(s) of ${+(s.seconds / s.rounds).toFixed(2)} s (bare, write, write, bare, …) so that a change
   in the machine's background load weighs on both sides of the ratio. req/s is the 2xx responses
   over the measured seconds; p50/p99 are exact percentiles of every measured response's latency.
-  Both routes get the same JSON body (${Buffer.byteLength(BODY)} bytes):
+  bare and invoiceDraft get the same JSON body (${Buffer.byteLength(BODY)} bytes); billCapture its own (${Buffer.byteLength(BILL_BODY)} bytes):
   - **bare**: \`POST /bench/bare\` parses the body and echoes it — HTTP, JSON and Fastify, with no
     authentication and no storage. The ceiling for any route on this server.
   - **invoiceDraft**: \`POST /api/v1/books.invoiceDraft\` with \`Authorization: Bearer <agent key>\` —
     authentication, validation, and one transaction that inserts the invoice and appends a
     hash-chained ledger event.
+  - **billCapture**: \`POST /api/v1/books.billCapture\` with the agent key — one supplier with bank
+    details that is never approved, so each bill reads the payee's approved-bank history and is
+    held NEW_PAYEE (D8); the bill, its line and the event in one transaction. Measured beside the
+    goals' ratio, not part of it.
 - Every response is counted: any non-2xx or socket error (warm-up included) fails the run. After
   the server stops, \`finance-desk verify --org bench\` recomputes the whole chain and must find it
   intact and holding every acknowledged write.
