@@ -353,11 +353,9 @@ interface CachedRead {
  * answer alone (say, an insert of rows its WHERE can never select); each needs its reason beside it.
  */
 const cachedReads = new Map<string, CachedRead>();
-let cachedTables: RegExp | null = null;
 
 export function batchCached(sql: string, tables: readonly string[], unchangedBy: readonly string[] = []): string {
   cachedReads.set(sql, { tables, unchangedBy: new Set(unchangedBy) });
-  cachedTables = null;
   sqlKinds.clear();
   writtenTables.clear();
   return sql;
@@ -392,11 +390,10 @@ const CREDENTIAL_TABLES = /\b(?:credentials|agents)\b/i;
 function kindOf(sql: string): number {
   let k = sqlKinds.get(sql);
   if (k === undefined) {
-    cachedTables ??= new RegExp(`\\b(?:${[...new Set([...cachedReads.values()].flatMap((r) => r.tables))].join('|') || '(?!)'})\\b`, 'i');
     k =
       (HELD_BACK.test(sql) ? 1 : 0) |
       (WRITES_ORG.test(sql) ? 2 : 0) |
-      (changesData(sql) && cachedTables.test(sql) ? 4 : 0) |
+      (changesData(sql) && tablesWrittenBy(sql).size > 0 ? 4 : 0) |
       (cachedReads.has(sql) ? 8 : 0) |
       (changesData(sql) && CREDENTIAL_TABLES.test(sql) ? 16 : 0);
     // The SQL texts are the source's own (bounded); the cap is a backstop.

@@ -178,9 +178,9 @@ async function lock(tx: Tx, bucket: string, c: Clock): Promise<void> {
 /**
  * Decide whether this attempt may go on to the password check, and count it if so, in one
  * write transaction that is the table's only writer while it runs (oneWriter), so parallel
- * guesses are counted before any password is checked and each reads the counts exactly. A bucket already locked refuses with no
- * write at all; a bucket whose window is full is locked now (its existing row only) and refuses.
- * Returns the latest lock end, or null when the attempt is counted.
+ * guesses are counted before any password is checked and each reads the counts exactly. A
+ * bucket already locked refuses with no write at all; a bucket whose window is full is locked
+ * now (its existing row only) and refuses. Returns the latest lock end, or null when counted.
  */
 async function reserveAttempt(
   db: Database,
