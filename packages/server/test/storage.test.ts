@@ -655,6 +655,42 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
     }
   });
 
+  it('a journal and its lines are queued: a journalPost writes in one statement after its reads (PostgreSQL)', async () => {
+    const org = await t.org();
+    const today = new Date().toISOString().slice(0, 10);
+    const post = (i: number) =>
+      t.post(org.keys.agent, 'books.journalPost', {
+        date: today,
+        memo: `queued ${i}`,
+        lines: [
+          { accountCode: '6000', debitCents: 1_000 + i },
+          { accountCode: '1000', creditCents: 1_000 + i },
+        ],
+      });
+    expect((await post(0)).status).toBe(200);
+    const sent: string[] = [];
+    try {
+      spyStatements(sent);
+      const res = await post(1);
+      restoreQuery();
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const lines = await t.db.reader.all<{ account_code: string; debit_cents: number; credit_cents: number }>(
+        'SELECT l.account_code, l.debit_cents, l.credit_cents FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id WHERE j.org_id = ? AND j.memo = ? ORDER BY l.line_no',
+        [org.orgId, 'queued 1'],
+      );
+      expect(lines.map((l) => [l.account_code, Number(l.debit_cents), Number(l.credit_cents)])).toEqual([['6000', 1_001, 0], ['1000', 0, 1_001]]);
+      if (engine === 'postgres') {
+        const from = sent.findIndex((q) => q.startsWith('BEGIN; '));
+        const body = sent.slice(from + 1, sent.indexOf('COMMIT'));
+        const writes = body.filter((q) => /\bINSERT INTO\b/.test(q));
+        expect(writes, body.join('\n---\n')).toHaveLength(1);
+        expect(writes[0]).toMatch(/INSERT INTO journals[\s\S]*INSERT INTO journal_lines[\s\S]*INSERT INTO events/);
+      }
+    } finally {
+      restoreQuery();
+    }
+  });
+
   it('a write forgets only the kept reads of the tables it writes, and none that declare it harmless', async () => {
     const org = await t.org();
     expect((await t.post(org.keys.agent, 'books.billCapture', { payeeName: 'Kept Reads Pty', description: 'x', totalCents: 1_000, dueDays: 7 })).status).toBe(200);

@@ -114,7 +114,8 @@ export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.
     entityId: row.id,
     payload: eventPayload(row, { description: row.description, taxCode: row.tax_code, spentOn: row.spent_on, receiptRef: row.receipt_ref, issuedOn }),
   });
-  await uow.tx.run(
+  // Queued (Tx.later): goes out with the batch's write-out on PostgreSQL (issue 14).
+  await uow.tx.later(
     `INSERT INTO expense_claims (org_id, ${COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [uow.orgId, row.id, row.status, row.claimant, row.description, row.amount_cents, row.gst_cents, row.tax_code,
       row.account_code, row.spent_on, row.issued_on, row.receipt_ref, null, null, event.ledgerId, uow.now],

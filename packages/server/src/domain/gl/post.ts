@@ -80,7 +80,10 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
   invariant(isBalanced(lines), `journal ${id} balances (debits equal credits)`);
   // The backstop of the lock date (periods.ts): entry points check their own dates first.
   checkPostable(uow, input.date, input.dateField ?? 'date');
-  await uow.tx.run(
+  // Queued (Tx.later, issue 14): on PostgreSQL the journal and its lines leave with the unit's
+  // next statement or the batch's write-out (lines of one journal as one multi-row INSERT), not on
+  // a round trip each under the organisation's lock; a later read of them sends them first.
+  await uow.tx.later(
     `INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     [uow.orgId, id, input.date, input.memo, input.source.kind, input.source.id, input.ledgerId, uow.now],
@@ -88,7 +91,7 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
   let lineNo = 0;
   for (const l of lines) {
     lineNo += 1;
-    await uow.tx.run(
+    await uow.tx.later(
       `INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents,
          tax_code, tax_base_cents, gst_cents, description, doc_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
