@@ -53,11 +53,11 @@ describe.skipIf(!pgUrl)('PostgreSQL connection loss under a running server', () 
     await scratch?.drop();
   });
 
-  /** Terminate every backend of the scratch database (the server's pool and its listener). */
-  async function terminateAll(): Promise<number> {
+  /** Terminate every backend of the scratch database (the server's pool and its listener), but `spare`. */
+  async function terminateAll(spare = 0): Promise<number> {
     const r = await admin.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [scratch.name],
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND pid <> $2',
+      [scratch.name, spare],
     );
     return r.rowCount ?? 0;
   }
@@ -89,8 +89,48 @@ describe.skipIf(!pgUrl)('PostgreSQL connection loss under a running server', () 
     }
   }, 60_000);
 
+  /** Wait until at least one backend of the scratch database waits for a lock (5 s at most). */
+  async function someoneWaitsForALock(): Promise<void> {
+    for (let i = 0; i < 100; i += 1) {
+      const r = await admin.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+        [scratch.name],
+      );
+      if ((r.rows[0] as { n: number }).n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('no write reached the organisation lock within 5 s');
+  }
+
   it('in-flight requests get INTERNAL, the process stays up, and the chain still verifies', async () => {
     const outcomes: { status: number; code?: string }[] = [];
+    // First, writes surely in flight: the admin connection holds the organisation's head lock,
+    // so the writes wait inside their transactions when every other backend is terminated.
+    // (Timed rounds alone did not ensure it: on a fast machine all 40 could finish first.)
+    const locker = new pg.Client({ connectionString: scratch.url });
+    await locker.connect();
+    let heldOutcomes: { status: number; code?: string }[];
+    try {
+      const pid = (await locker.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number };
+      await locker.query('BEGIN');
+      await locker.query(
+        'SELECT 1 FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE o.slug = $1 FOR UPDATE OF h',
+        [org.slug],
+      );
+      const held = Array.from({ length: 10 }, (_, i) => write(500 + i).catch((error: unknown) => ({ status: -1, code: String(error) })));
+      await someoneWaitsForALock();
+      await terminateAll(pid.pid);
+      await locker.query('ROLLBACK');
+      heldOutcomes = await Promise.all(held);
+    } finally {
+      await locker.end();
+    }
+    expect(heldOutcomes.some((o) => o.code === 'INTERNAL'), JSON.stringify(heldOutcomes)).toBe(true);
+    outcomes.push(...heldOutcomes);
+    await new Promise((r) => setTimeout(r, 300));
+    expectAlive();
+    expect(await write(8999)).toEqual({ status: 200 });
+    // Then termination at varied moments of 40 writes in flight.
     for (let round = 0; round < 6; round += 1) {
       const inFlight = Array.from({ length: 40 }, (_, i) =>
         write(1000 + 100 * round + i).catch((error: unknown) => ({ status: -1, code: String(error) })),
