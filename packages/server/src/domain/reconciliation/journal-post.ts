@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { badRequest } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { accountOf, newJournalId, postJournal } from '../gl/post.js';
-import { directPostingProblem, taxedPosting } from './tax-lines.js';
+import { directPostingProblem, directPostingReads, taxedPosting } from './tax-lines.js';
 import { journalAssetLineProblems, plannedJournalAssets, registerAssets } from '../assets/register.js';
 
 /**
@@ -19,9 +19,12 @@ export async function journalPost(p: Params, uow: Uow) {
   const problems: string[] = [];
   if (p.date > today)
     problems.push(`date: ${p.date} is in the future; post it on or after that day`);
+  const isAssetLine = (l: Params['lines'][number]) => l.accountCode === FIXED_ASSET_ACCOUNT || l.asset !== undefined;
+  // The lines' accounts in one round trip (issue 14), kept by the batch for the checks below.
+  await uow.readTogether(directPostingReads(uow.orgId, p.lines.filter((l) => !isAssetLine(l)).map((l) => l.accountCode)));
   for (const [i, l] of p.lines.entries()) {
     // Issue 9 (D11): a 1500 line registers a fixed asset (checked in domain/assets).
-    if (l.accountCode === FIXED_ASSET_ACCOUNT || l.asset !== undefined) {
+    if (isAssetLine(l)) {
       problems.push(...journalAssetLineProblems(l, i));
       continue;
     }

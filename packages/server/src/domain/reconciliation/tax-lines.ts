@@ -1,6 +1,7 @@
 import { TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { badRequest } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
+import { batchCached, type Read } from '../../write-path.js';
 import type { PostingLine } from '../gl/post.js';
 import { allocateGst } from '../payables/bill-lines.js';
 
@@ -48,6 +49,19 @@ export const CONTROL_KEYS: Readonly<Record<string, string>> = {
 
 const GST_KEYS = new Set(['gst_paid', 'gst_collected']);
 
+/** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
+const POSTING_ACCOUNT = batchCached('SELECT name, system_key FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
+
+const POSTING_READS_TOGETHER_MAX = 4;
+
+/**
+ * The account reads directPostingProblem will make for these codes, for Uow.readTogether (issue
+ * 14): the first few distinct codes (a bounded number of statement shapes; the rest are read alone).
+ */
+export function directPostingReads(orgId: string, codes: readonly string[]): Read[] {
+  return [...new Set(codes)].slice(0, POSTING_READS_TOGETHER_MAX).map((code) => [POSTING_ACCOUNT, [orgId, code]]);
+}
+
 /**
  * The problem with posting `code` (and `taxCode`) directly, or null: BAD_REQUEST text naming
  * `field`. Control accounts are refused; a GST account takes only BAS_EXCLUDED.
@@ -59,10 +73,7 @@ export async function directPostingProblem(
   taxCode: TaxCode | undefined,
   field: string,
 ): Promise<string | null> {
-  const row = await q.get<{ name: string; system_key: string | null }>(
-    'SELECT name, system_key FROM accounts WHERE org_id = ? AND code = ?',
-    [orgId, code],
-  );
+  const row = await q.get<{ name: string; system_key: string | null }>(POSTING_ACCOUNT, [orgId, code]);
   if (!row) return `${field}: account ${code} does not exist`;
   const hint = row.system_key === null ? undefined : CONTROL_KEYS[row.system_key];
   if (hint) return `${field}: account ${code} (${row.name}) is a control account; ${hint}`;
