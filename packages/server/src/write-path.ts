@@ -69,6 +69,17 @@ export interface Uow {
 /** A read for `Uow.readTogether`: SQL with `?` parameters, and the parameters. */
 export type Read = readonly [sql: string, params: readonly SqlValue[]];
 
+/** How many reads of one text a unit gathers: a bounded number of statement shapes. */
+const READS_OF_ONE_TEXT_MAX = 4;
+
+/**
+ * `sql` (parameters: orgId, key) for the first few distinct keys, for Uow.readTogether (issue
+ * 14): the reads a check is about to make, gathered; the rest are read alone when it makes them.
+ */
+export function readsByKey(sql: string, orgId: string, keys: Iterable<string>): Read[] {
+  return [...new Set(keys)].slice(0, READS_OF_ONE_TEXT_MAX).map((key) => [sql, [orgId, key]]);
+}
+
 /** What a write handler returns: a result, `noop` when the row was already in its target state. */
 export type WriteResult = object & { readonly noop?: boolean };
 

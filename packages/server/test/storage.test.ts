@@ -28,6 +28,11 @@ function restoreQuery(): void {
   pg.Client.prototype.query = originalQuery;
 }
 
+/** The statements between a spied write transaction's BEGIN (sent with its first statement) and COMMIT. */
+function transactionBody(sent: readonly string[]): string[] {
+  return sent.slice(sent.findIndex((q) => q.startsWith('BEGIN; ')) + 1, sent.indexOf('COMMIT'));
+}
+
 describe.each(engines)('storage (%s)', (engine) => {
   it('migrations apply once and are idempotent, also when run concurrently', async () => {
     const { db, drop } = await openTestDatabase(engine);
@@ -640,9 +645,7 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
       expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({ payeeName: 'Known Supplies Pty', totalCents: 10_001, status: 'held', heldReason: 'NEW_PAYEE' });
       if (engine === 'postgres') {
-        const from = sent.findIndex((q) => q.startsWith('BEGIN; '));
-        const to = sent.indexOf('COMMIT');
-        const unit = sent.slice(from + 1, to);
+        const unit = transactionBody(sent);
         // The reads: one statement; after it, nothing reads what it read.
         expect(unit[0]).toMatch(/json_agg[\s\S]*FROM accounts[\s\S]*FROM contacts[\s\S]*FROM bills[\s\S]*FROM bills[\s\S]*FROM policies/);
         // Then the bill, its lines, the event and the head go out together: the body is the reads
@@ -680,8 +683,7 @@ describe.each(engines)('reads a batch keeps (%s, issue 14)', (engine) => {
       );
       expect(lines.map((l) => [l.account_code, Number(l.debit_cents), Number(l.credit_cents)])).toEqual([['6000', 1_001, 0], ['1000', 0, 1_001]]);
       if (engine === 'postgres') {
-        const from = sent.findIndex((q) => q.startsWith('BEGIN; '));
-        const body = sent.slice(from + 1, sent.indexOf('COMMIT'));
+        const body = transactionBody(sent);
         // The two accounts in one read, then journal, lines and event in one write.
         expect(body, body.join('\n---\n')).toHaveLength(2);
         expect(body[0]).toMatch(/json_agg[\s\S]*FROM accounts[\s\S]*FROM accounts/);

@@ -1,7 +1,7 @@
 import { FIXED_ASSET_ACCOUNT, gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
-import { batchCached, type Read, type Uow } from '../../write-path.js';
+import { batchCached, readsByKey, type Read, type Uow } from '../../write-path.js';
 import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
 import { assetLineProblems, noAssetHere, type AssetDetails } from '../assets/register.js';
 
@@ -32,15 +32,9 @@ const CONTROL_KEYS = new Set(['bank', 'receivables', 'gst_paid', 'clearing', 'ac
 /** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
 const PURCHASE_ACCOUNT = batchCached('SELECT type, system_key FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
-const ACCOUNT_READS_TOGETHER_MAX = 4;
-
-/**
- * The account reads resolveLines will make for these lines, for Uow.readTogether (issue 14): the
- * first few distinct codes (a bounded number of statement shapes; the rest are read alone).
- */
+/** The account reads resolveLines will make for these lines (readsByKey). */
 export function purchaseAccountReads(orgId: string, inputs: readonly LineInput[], defaultTax: TaxCode): Read[] {
-  const codes = [...new Set(inputs.map((l) => l.accountCode ?? defaultAccountFor(l.taxCode ?? defaultTax)))];
-  return codes.slice(0, ACCOUNT_READS_TOGETHER_MAX).map((code) => [PURCHASE_ACCOUNT, [orgId, code]]);
+  return readsByKey(PURCHASE_ACCOUNT, orgId, inputs.map((l) => l.accountCode ?? defaultAccountFor(l.taxCode ?? defaultTax)));
 }
 
 /** BAD_REQUEST naming `field` unless `code` is an expense account, or an asset that is not a control account. */

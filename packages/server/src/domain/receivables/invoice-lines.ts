@@ -1,7 +1,7 @@
 import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
-import { batchCached, type Read, type Uow } from '../../write-path.js';
+import { batchCached, readsByKey, type Read, type Uow } from '../../write-path.js';
 import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
 
 /**
@@ -45,15 +45,9 @@ export function allocateSaleGst(lines: readonly { amountCents: number; taxCode: 
 /** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
 const ACCOUNT_TYPE = batchCached('SELECT type FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
-const ACCOUNT_READS_TOGETHER_MAX = 4;
-
-/**
- * The account reads resolveSaleLines will make for these lines, for Uow.readTogether (issue 14):
- * the first few distinct codes (a bounded number of statement shapes; the rest are read alone).
- */
+/** The account reads resolveSaleLines will make for these lines (readsByKey). */
 export function saleAccountReads(orgId: string, inputs: readonly SaleLineInput[]): Read[] {
-  const codes = [...new Set(inputs.map((l) => l.accountCode ?? DEFAULT_REVENUE_ACCOUNT))].slice(0, ACCOUNT_READS_TOGETHER_MAX);
-  return codes.map((code) => [ACCOUNT_TYPE, [orgId, code]]);
+  return readsByKey(ACCOUNT_TYPE, orgId, inputs.map((l) => l.accountCode ?? DEFAULT_REVENUE_ACCOUNT));
 }
 
 /** BAD_REQUEST naming `field` unless `code` is a revenue account of the organisation's chart. */

@@ -1,7 +1,7 @@
 import { TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { badRequest } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
-import { batchCached, type Read } from '../../write-path.js';
+import { batchCached, readsByKey, type Read } from '../../write-path.js';
 import type { PostingLine } from '../gl/post.js';
 import { allocateGst } from '../payables/bill-lines.js';
 
@@ -52,14 +52,9 @@ const GST_KEYS = new Set(['gst_paid', 'gst_collected']);
 /** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
 const POSTING_ACCOUNT = batchCached('SELECT name, system_key FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
-const POSTING_READS_TOGETHER_MAX = 4;
-
-/**
- * The account reads directPostingProblem will make for these codes, for Uow.readTogether (issue
- * 14): the first few distinct codes (a bounded number of statement shapes; the rest are read alone).
- */
+/** The account reads directPostingProblem will make for these codes (readsByKey). */
 export function directPostingReads(orgId: string, codes: readonly string[]): Read[] {
-  return [...new Set(codes)].slice(0, POSTING_READS_TOGETHER_MAX).map((code) => [POSTING_ACCOUNT, [orgId, code]]);
+  return readsByKey(POSTING_ACCOUNT, orgId, codes);
 }
 
 /**
