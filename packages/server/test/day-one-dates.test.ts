@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
+import { NUMBER_WINDOW_SQL } from '../src/domain/receivables/invoices.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 import { consoleForm, consoleJson, consoleSignIn } from './console-helpers.js';
 import { report } from './reports-helpers.js';
@@ -191,6 +192,27 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       // Back to INV- with a number already used under it: refused.
       expect((await setProfile(o, { invoicePrefix: 'INV-', invoiceNextNumber: 3 })).status).toBe(400);
       expect((await setProfile(o, { invoicePrefix: 'bad prefix!' })).status).toBe(400);
+    });
+
+    it('a sequence crossing a width (INV-9999 to INV-10000) skips the numbers given by hand on both sides, drafts sent together or alone', async () => {
+      clock = JUL15;
+      const o = await t.org();
+      expect((await setProfile(o, { invoiceNextNumber: 9_998 })).status).toBe(200);
+      // Given by hand in the sequence's way, one of each width.
+      await draft(o, { number: 'INV-9999' });
+      await draft(o, { number: 'INV-10001' });
+      // The next draft reads the window INV-9998 … INV-10253: two ranges of the number index.
+      const together = await Promise.all([draft(o), draft(o), draft(o)]);
+      const alone = await draft(o);
+      const numbers = [...together.map((d) => d.number as string), alone.number as string];
+      expect(numbers.slice(0, 3).sort()).toEqual(['INV-10000', 'INV-10002', 'INV-9998']);
+      expect(numbers[3]).toBe('INV-10003');
+      // The window's two-range read itself (a wrong window is only caught later, by the unique
+      // index, and the batch run again): every number in either range, from this organisation.
+      const other = await t.org();
+      await draft(other, { number: 'INV-9999' });
+      const read = await t.db.reader.all<{ number: string }>(NUMBER_WINDOW_SQL.two, [o.orgId, 'INV-9998', 'INV-9999', o.orgId, 'INV-10000', 'INV-10253']);
+      expect(read.map((r) => r.number).sort()).toEqual(['INV-10000', 'INV-10001', 'INV-10002', 'INV-10003', 'INV-9998', 'INV-9999']);
     });
 
     it('the sequence skips up to 1000 numbers given by hand in its way, then is blocked (CONFLICT naming the number)', async () => {

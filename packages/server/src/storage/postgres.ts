@@ -337,9 +337,32 @@ export interface PostgresOptions {
   /** Schema to use (tests give each file its own); it is created when missing. */
   readonly schema?: string;
   readonly poolSize?: number;
+  /**
+   * A connection's cached plans are dropped (DISCARD PLANS) this long after it opened, then
+   * after twice as long each time, up to `replanMaxMs` (defaults REPLAN_FIRST_MS, REPLAN_MAX_MS).
+   */
+  readonly replanFirstMs?: number;
+  readonly replanMaxMs?: number;
+  /** The clock of that schedule (tests); Date.now by default. */
+  readonly now?: () => number;
 }
 
 const MIGRATION_LOCK = 7_250_001;
+
+/**
+ * Issue 14, sixth round: plans go stale as tables grow. A named statement (statement() above) is
+ * planned for each connection, and from its sixth run on PostgreSQL may keep one generic plan for
+ * the connection's life, chosen with the table sizes of that moment; only ANALYZE or DDL replaces
+ * it. A connection opened on a young database keeps plans for empty tables: measured, the invoice
+ * number window (a range of the (org_id, number) index) ran as a scan of every invoice of the
+ * organisation through another index, filtered, 10 000 rows and more per batch of drafts, under
+ * the organisation's lock, until autovacuum's ANALYZE came round. So each connection drops its
+ * cached plans a second after it opened, then 2, 4, … seconds later, and every minute from then
+ * on: a plan is never much older than the sizes it was chosen for while a table is young and
+ * growing fast, and re-planning costs a few custom plans per statement per minute.
+ */
+const REPLAN_FIRST_MS = 1_000;
+const REPLAN_MAX_MS = 60_000;
 /** Upper bound on units of work sharing one transaction. */
 const BATCH_JOBS_MAX = 256;
 
@@ -443,6 +466,26 @@ export class PostgresDatabase implements Database {
     // pg_terminate_backend). Queries in flight still reject and answer INTERNAL.
     this.pool.on('connect', (client) => {
       client.on('error', () => undefined);
+    });
+    // Cached plans dropped on a schedule (REPLAN_FIRST_MS): when a client is handed out and its
+    // time has come, DISCARD PLANS goes first in its queue — before a checkout's BEGIN, outside any
+    // transaction — so every path (checkouts and the pooled reader's queries) is covered.
+    const first = options.replanFirstMs ?? REPLAN_FIRST_MS;
+    const most = options.replanMaxMs ?? REPLAN_MAX_MS;
+    const replan = new WeakMap<pg.PoolClient, { at: number; every: number }>();
+    const clock = options.now ?? Date.now;
+    this.pool.on('acquire', (client) => {
+      const now = clock();
+      const due = replan.get(client);
+      if (!due) {
+        replan.set(client, { at: now + first, every: first });
+        return;
+      }
+      if (now < due.at) return;
+      due.every = Math.min(due.every * 2, most);
+      due.at = now + due.every;
+      // A failure here is the connection's: the query queued behind it fails and is answered.
+      client.query('DISCARD PLANS').catch(() => undefined);
     });
     this.reader = new PgQueryable(this.pool, `${options.schema ?? 'public'}.`);
   }

@@ -172,8 +172,19 @@ const NUMBER_WINDOW_ROWS_MAX = 1024;
  * scan costs the rows in it (hand-numbered invoices, and any text that sorts between), whatever
  * the plan; an IN list of 256 was a filter of every invoice row against 256 values when the
  * planner chose a sequential scan (measured: it made a batch of drafts several times slower).
+ *
+ * One range (the usual case: every number of the window has one width) is one scan; two are a
+ * scan each, their rows appended (issue 14, sixth round: the ranges used to be OR-ed in one
+ * condition, with the one range given twice, which the index serves only as a bitmap OR). What
+ * made this read slow under load was the plan, not the query: PostgreSQL's generic plan for it,
+ * chosen while the table was young, was every invoice of the organisation through another index,
+ * filtered — storage/postgres.ts drops each connection's cached plans on a schedule for that.
  */
-const NUMBER_WINDOW_SQL = `SELECT number FROM invoices WHERE org_id = ? AND ((number >= ? AND number <= ?) OR (number >= ? AND number <= ?)) LIMIT ${NUMBER_WINDOW_ROWS_MAX + 1}`;
+const NUMBER_RANGE = `SELECT number FROM invoices WHERE org_id = ? AND number >= ? AND number <= ? ORDER BY number LIMIT ${NUMBER_WINDOW_ROWS_MAX + 1}`;
+export const NUMBER_WINDOW_SQL = {
+  one: NUMBER_RANGE,
+  two: `SELECT number FROM (${NUMBER_RANGE}) a UNION ALL SELECT number FROM (${NUMBER_RANGE}) b`,
+} as const;
 
 async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly next: number }, alongside: () => readonly Read[]): Promise<NumberWindow> {
   const numbers = Array.from({ length: NUMBER_WINDOW }, (_, i) => formatInvoiceNumber(seq.prefix, seq.next + i));
@@ -188,8 +199,11 @@ async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly n
     await uow.readTogether(alongside());
     return noWindow();
   }
-  const second = ranges[1] ?? first;
-  const [read = []] = await uow.readTogether([[NUMBER_WINDOW_SQL, [uow.orgId, ...first, ...second]], ...alongside()]);
+  const second = ranges[1];
+  const window: Read = second
+    ? [NUMBER_WINDOW_SQL.two, [uow.orgId, ...first, uow.orgId, ...second]]
+    : [NUMBER_WINDOW_SQL.one, [uow.orgId, ...first]];
+  const [read = []] = await uow.readTogether([window, ...alongside()]);
   const rows = read as { number: string }[];
   // Too many to hold: no window, each number is looked up.
   if (rows.length > NUMBER_WINDOW_ROWS_MAX) return noWindow();
