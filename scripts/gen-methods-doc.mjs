@@ -20,10 +20,11 @@ const server = await startServer(config, { logger: false });
 const org = await createOrg(server.db, { name: 'Harbour Cafe', slug: 'harbour-cafe', decisionRights: true });
 const examples = new Map();
 
-async function post(method, params, note) {
+/** As the scenario organisation's agent, or with `key` as another organisation's (a scenario that needs a fresh one). */
+async function post(method, params, note, key = org.keys.agent) {
   const res = await fetch(`${server.url}/api/v1/${method}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${org.keys.agent}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ params }),
   });
   const body = await res.json();

@@ -1,5 +1,6 @@
 // Fixed assets scenario for docs/methods.md (issue 9 item 4, D11): a van registered from a manual
-// journal line and a lathe from a bill line, month-end depreciation runs, a rerun (no-op), the
+// journal line and a lathe from a bill line, a saw bought without its effective life (pending,
+// skipped by the runs, then registered), month-end depreciation runs, a rerun (no-op), the
 // register, and the van sold. Worked by hand in docs/examples/assets.md.
 // Dates are relative to the organisation's today (Australia/Sydney), so the months are past ones.
 const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
@@ -13,6 +14,15 @@ const firstOf = (monthsAgo) => {
 };
 
 export async function run({ post, decide }) {
+  /** Approve a bill, through PB-B1's hold when it is held. */
+  const approve = async (id, note) => {
+    const first = await post('books.billApprove', { id }, note);
+    if (first.ok) return;
+    const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.error.message)?.[1];
+    const req = await post('approval.request', { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: id } }, 'File the PB-B1 hold');
+    await decide(req.result.approvalId);
+    await post('books.billApprove', { id, approvalId: req.result.approvalId }, 'Approved with the proof');
+  };
   await post('books.journalPost', {
     date: firstOf(3), memo: 'Delivery van bought by the owner',
     lines: [
@@ -27,17 +37,22 @@ export async function run({ post, decide }) {
     payeeName: 'Harbour Machinery', description: 'Lathe', dueDays: 30,
     lines: [{ description: 'Lathe', amountCents: 1_650_000, taxCode: 'GST_ON_CAPITAL', asset: { name: 'Lathe', effectiveLifeYears: 10, method: 'diminishing_value' } }],
   }, 'A bill line on 1500 with asset details: registered when the bill is approved');
-  const first = await post('books.billApprove', { id: bill.result.id }, 'Approve it (PB-B1 holds a new payee above the floor)');
-  if (!first.ok) {
-    const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.error.message)?.[1];
-    const req = await post('approval.request', { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: bill.result.id } }, 'File the PB-B1 hold');
-    await decide(req.result.approvalId);
-    await post('books.billApprove', { id: bill.result.id, approvalId: req.result.approvalId }, 'Approved with the proof: the lathe is registered');
-  }
+  await approve(bill.result.id, 'Approve it (PB-B1 holds a new payee above the floor): the lathe is registered');
+  const saw = await post('books.billCapture', {
+    payeeName: 'Harbour Machinery', description: 'Panel saw', dueDays: 30, issueDate: firstOf(2),
+    lines: [{ description: 'Panel saw', amountCents: 880_000, taxCode: 'GST_ON_CAPITAL' }],
+  }, 'A capital purchase captured without its effective life: the line is accepted');
+  await approve(saw.result.id, 'Approve it: the saw is a pending asset (on 1500 at cost, not depreciated)');
+  const pending = await post('books.assets', { status: 'pending' }, 'Pending assets await books.assetRegister');
   await post('books.assetDepreciationRun', { periodEnd: today() }, 'periodEnd must be the last day of a month');
-  for (const ago of [3, 2, 1]) {
-    await post('books.assetDepreciationRun', { periodEnd: monthEnd(ago) }, `Depreciation to ${monthEnd(ago)}: Dr 6400 / Cr 1510 per asset`);
+  for (const ago of [3, 2]) {
+    await post('books.assetDepreciationRun', { periodEnd: monthEnd(ago) }, `Depreciation to ${monthEnd(ago)}: Dr 6400 / Cr 1510 per asset (a pending asset started by then is skipped and counted)`);
   }
+  const sawId = pending.result?.assets[0]?.id;
+  await post('books.assetRegister', { id: sawId, name: 'Panel saw', effectiveLifeYears: 8, method: 'diminishing_value' }, 'Register the pending saw: active from its bill date');
+  await post('books.assetRegister', { id: sawId, name: 'Panel saw', effectiveLifeYears: 8, method: 'diminishing_value' }, 'An asset already registered is CONFLICT');
+  await post('books.assetRegister', { id: sawId, name: 'Panel saw', effectiveLifeYears: 0, method: 'diminishing_value' }, 'Bad input names the field');
+  await post('books.assetDepreciationRun', { periodEnd: monthEnd(1) }, `Depreciation to ${monthEnd(1)}: the saw catches up from its bill date`);
   await post('books.assetDepreciationRun', { periodEnd: monthEnd(1) }, 'The same month again: a no-op returning the first run');
   const register = await post('books.assets', {}, 'The register today: book values equal 1500 − 1510');
   const vanId = register.result?.assets.find((a) => a.name === 'Delivery van')?.id;

@@ -120,3 +120,20 @@ export function failureResult(tool: string, error: unknown): ToolResult {
   const message = `${tool}: Finance Desk could not be reached (${String((error as Error)?.message ?? error).slice(0, 300)})`;
   return { content: [{ type: 'text', text: message }], structuredContent: { ok: false, error: { message } }, isError: true };
 }
+
+/**
+ * A tool result bounded to `bytesMax` bytes as JSON (what the response will carry): one over it is
+ * replaced by an error the model can act on, so one request cannot make the server write an
+ * unbounded answer. `acted`: the call was a write that already happened, which must not be retried.
+ */
+export function boundedResult(tool: string, result: ToolResult, bytesMax: number, acted: boolean): ToolResult {
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes <= bytesMax) return result;
+  const done = acted ? 'the call itself completed (do not repeat it); read what it did with a read tool' : 'ask for less: a smaller limit, a narrower filter, or the next page by cursor';
+  const message = `${tool}: the result is ${bytes} bytes, more than the ${bytesMax} one MCP response may carry; ${done}`;
+  return {
+    content: [{ type: 'text', text: `RESPONSE_TOO_LARGE: ${message}` }],
+    structuredContent: { ok: false, error: { code: 'RESPONSE_TOO_LARGE', message } },
+    isError: true,
+  };
+}

@@ -1,16 +1,21 @@
-import { queryIntRange, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
+import { flatObjectSchema, queryIntRange, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
 
-/** A tool's inputSchema: MCP requires a JSON Schema object whose top-level type is `object`. */
+/**
+ * A tool's inputSchema: MCP requires a JSON Schema object whose top-level type is `object`, and
+ * hosts' model APIs also require `properties` and refuse oneOf/anyOf/allOf/enum/not at the top.
+ */
 export interface ToolInputSchema {
   readonly type: 'object';
+  readonly properties: Record<string, object>;
   readonly [key: string]: unknown;
 }
 
 function objectSchema(schema: z.core.JSONSchema.BaseSchema): ToolInputSchema {
-  // A union of object params (books.onboardingAdvance) is `oneOf` with no top-level type; every
-  // branch is an object, so declaring it keeps the schema exact and satisfies MCP.
-  return { ...schema, type: 'object' };
+  // A union of object params (books.onboardingAdvance's steps) converts to a top-level `oneOf`:
+  // advertised flattened (the API still validates the union itself, naming the field at fault).
+  const flat = flatObjectSchema(schema as Record<string, unknown>);
+  return { ...flat, type: 'object', properties: (flat.properties as Record<string, object> | undefined) ?? {} };
 }
 
 /** A POST method's params as the model must send them (zod 4, input side: before transforms). */

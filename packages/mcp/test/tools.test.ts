@@ -1,10 +1,10 @@
 /** The tool layer without a server: names, schemas and the results a model sees (issue 11 item 5). */
-import { approval as approvalSpecs, books, methods, people, readSpecs, reads } from '@finance-desk/protocol';
+import { approval as approvalSpecs, books, flatObjectSchema, methods, people, readSpecs, reads } from '@finance-desk/protocol';
 import { describe, expect, it } from 'vitest';
 import { toolCatalogue } from '../src/server.js';
 import { TOOL_NAME, toolName, toolTable } from '../src/names.js';
 import { callQuery } from '../src/schemas.js';
-import { getResult, postResult } from '../src/results.js';
+import { boundedResult, getResult, postResult } from '../src/results.js';
 
 describe('tool names', () => {
   it('maps every declaration to a valid, distinct MCP tool name', () => {
@@ -20,10 +20,38 @@ describe('tool names', () => {
     expect(() => toolTable([[`x.${'y'.repeat(70)}`, 1]])).toThrow(/invalid MCP tool name/);
   });
 
-  it('gives every tool an object input schema (a union of params is oneOf under type object)', () => {
-    for (const tool of toolCatalogue().tools) expect(tool.inputSchema.type, tool.name).toBe('object');
+  it('gives every tool an input schema hosts accept: a top-level object with properties, no oneOf/anyOf/allOf/enum/not there', () => {
+    const { tools } = toolCatalogue();
+    expect(tools.length).toBe(methods.length + reads.length);
+    for (const tool of tools) {
+      const schema = tool.inputSchema as Record<string, unknown>;
+      expect(schema.type, tool.name).toBe('object');
+      expect(typeof schema.properties === 'object' && schema.properties !== null && !Array.isArray(schema.properties), tool.name).toBe(true);
+      for (const key of ['oneOf', 'anyOf', 'allOf', 'enum', 'not']) expect(schema, `${tool.name} has a top-level ${key}`).not.toHaveProperty(key);
+    }
+  });
+
+  it('advertises a union of params flattened: the discriminator an enum, each variant\'s fields optional and labelled', () => {
     const advance = toolCatalogue().tools.find((t) => t.name === toolName(people.onboardingAdvance.name));
-    expect(Array.isArray(advance?.inputSchema.oneOf)).toBe(true);
+    const schema = advance?.inputSchema as { properties: Record<string, { enum?: unknown[]; description?: string }>; required: string[]; additionalProperties?: unknown };
+    expect(schema.properties.step?.enum).toEqual(['tax_declaration', 'super', 'contract']);
+    expect(schema.properties.step?.description).toContain('super needs fundName, fundAbn, memberNumber');
+    expect(schema.required.sort()).toEqual(['id', 'step']);
+    expect(schema.properties.taxFileNumber?.description).toBe('step tax_declaration only, required there');
+    expect(schema.properties.approvalId?.description).toBe('step contract only');
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('refuses to flatten a union it cannot say faithfully', () => {
+    const obj = (props: Record<string, unknown>) => ({ type: 'object', properties: props });
+    expect(() => flatObjectSchema({ oneOf: [obj({ a: { const: 'x' } }), { type: 'string' }] })).toThrow(/must be an object/);
+    expect(() => flatObjectSchema({ oneOf: [obj({ a: { type: 'string' } }), obj({ a: { type: 'string' } })] })).toThrow(/no property with a const/);
+    expect(() => flatObjectSchema({ anyOf: [obj({ k: { const: 1 }, v: { type: 'string' } }), obj({ k: { const: 2 }, v: { type: 'number' } })] })).toThrow(/field v is declared differently/);
+    expect(flatObjectSchema({ type: 'object', properties: {} })).toEqual({ type: 'object', properties: {} });
+  });
+
+  it('builds the tool list once per process and answers the same objects every time', () => {
+    expect(toolCatalogue()).toBe(toolCatalogue());
   });
 });
 
@@ -66,6 +94,16 @@ describe('results', () => {
   it('carries a non-object payload as { result } (structuredContent must be an object)', () => {
     expect(getResult('x', {}, { status: 200, body: [1, 2], requestId: null }).structuredContent).toEqual({ result: [1, 2] });
     expect(postResult('x', {}, { status: 200, requestId: null, frame: { ok: true, result: 'done' } }).structuredContent).toEqual({ result: 'done' });
+  });
+
+  it('bounds a result\'s bytes: over the bound it is an error asking for less (and, after a write, saying it is done)', () => {
+    const big = getResult('events', {}, { status: 200, body: { rows: 'x'.repeat(5_000) }, requestId: null });
+    expect(boundedResult('events', big, 20_000, false)).toBe(big);
+    const cut = boundedResult('events', big, 4_000, false);
+    expect(cut.isError).toBe(true);
+    expect(cut.structuredContent).toMatchObject({ ok: false, error: { code: 'RESPONSE_TOO_LARGE', message: expect.stringMatching(/^events: the result is \d+ bytes, more than the 4000 .* ask for less/) } });
+    expect(JSON.stringify(cut).length).toBeLessThan(4_000);
+    expect(boundedResult('books_x', big, 4_000, true).content[0]?.text).toContain('the call itself completed (do not repeat it)');
   });
 
   it('reports an answer that is not an error frame as an error naming the status', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { flatObjectSchema } from './flat-schema.js';
 import { sha256Hex } from './hash.js';
 import { eventCatalogueArtifact } from './events.js';
 import { ACTION_CLASSES } from './signature.js';
@@ -40,6 +41,14 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
   return out;
 }
 
+/**
+ * Params or a query as a client sends them, always one flat object at the top (flat-schema.ts):
+ * a union of object params is advertised flattened, as the MCP tools advertise it.
+ */
+export function paramsSchemaOf(schema: z.ZodType): JsonSchema {
+  return flatObjectSchema(jsonSchemaOf(schema, 'input'));
+}
+
 /** The read's result schema when its declaration has one (ReadSpec gains `result` in issue 11). */
 function readResult(spec: ReadSpec): z.ZodType | undefined {
   const r = (spec as { result?: unknown }).result;
@@ -77,7 +86,7 @@ export function methodsArtifact(): MethodsArtifact {
       kind: m.kind,
       ...(m.actionClass !== undefined ? { actionClass: m.actionClass } : {}),
       summary: m.summary,
-      params: jsonSchemaOf(m.params, 'input'),
+      params: paramsSchemaOf(m.params),
       result: jsonSchemaOf(m.result, 'output'),
     })),
     reads: byName(reads).map((r) => {
@@ -86,14 +95,14 @@ export function methodsArtifact(): MethodsArtifact {
         name: r.name,
         scope: r.scope,
         summary: r.summary,
-        query: jsonSchemaOf(r.query, 'input'),
+        query: paramsSchemaOf(r.query),
         ...(result ? { result: jsonSchemaOf(result, 'output') } : {}),
       };
     }),
     publicRoutes: byName(publicRoutes).map((p) => ({
       name: p.name,
       summary: p.summary,
-      params: jsonSchemaOf(p.params, 'input'),
+      params: paramsSchemaOf(p.params),
     })),
   };
 }
@@ -349,7 +358,7 @@ function methodOperation(m: MethodSpec): JsonSchema {
     requestBody: {
       required: true,
       description: 'The params, bare or wrapped as `{"params": {…}}` (D5).',
-      content: { 'application/json': { schema: jsonSchemaOf(m.params, 'input') } },
+      content: { 'application/json': { schema: paramsSchemaOf(m.params) } },
     },
     responses: {
       '200': {
@@ -376,7 +385,7 @@ function methodOperation(m: MethodSpec): JsonSchema {
 }
 
 function readOperation(r: ReadSpec): JsonSchema {
-  const query = jsonSchemaOf(r.query, 'input');
+  const query = paramsSchemaOf(r.query);
   const properties = (query.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((query.required ?? []) as string[]);
   const result = readResult(r);
@@ -418,7 +427,7 @@ function publicOperation(p: (typeof publicRoutes)[number]): JsonSchema {
     requestBody: {
       required: true,
       description: 'The params, bare or wrapped as `{"params": {…}}` (D5).',
-      content: { 'application/json': { schema: jsonSchemaOf(p.params, 'input') } },
+      content: { 'application/json': { schema: paramsSchemaOf(p.params) } },
     },
     responses: {
       '200': {

@@ -71,6 +71,19 @@ const tier = z.enum(TIERS);
 /** Signature acts executed with a human proof name it (governance/signature.ts executeWithProof). */
 const proof = { approvalId: z.string().optional() };
 const signatureActs: readonly MethodSpec[] = methods.filter((m) => m.kind === 'signature');
+const sha256 = () => z.string().regex(/^[0-9a-f]{64}$/);
+/**
+ * What an event binds besides its own fields (bindings.ts): each journal it posted, with the
+ * digest of its lines, and each payment or lodgement file it queued or delivered, with its
+ * SHA-256. The write path adds them (an emit site never writes them); events written before the
+ * binding have neither, which is why they are optional.
+ */
+export const journalBindings = z.array(z.strictObject({ id: str(), date: str(), linesSha256: sha256() })).min(1);
+export const fileBindings = z.array(z.strictObject({ outboxId: str(), fileName: str(), sha256: sha256() })).min(1);
+/** The field of every kind that posts a journal. */
+const posting = { journals: journalBindings.optional() };
+/** The field of every kind that queues or delivers a payment or lodgement file. */
+const filing = { files: fileBindings.optional() };
 
 // ---- org ----
 
@@ -285,6 +298,7 @@ export const invoiceSend = eventKind({
   kind: 'books.invoice.send',
   summary: 'An invoice was issued and posted (its journal), and emailed when the customer has an address.',
   payload: z.strictObject({
+    ...posting,
     payee: str(),
     totalCents: int(),
     gstCents: int(),
@@ -319,6 +333,7 @@ export const invoicePayment = eventKind({
   kind: 'books.invoice.payment',
   summary: 'A customer payment was recorded against an invoice and posted.',
   payload: z.strictObject({
+    ...posting,
     payee: str(),
     amountCents: int(),
     date: str(),
@@ -338,6 +353,7 @@ export const invoiceCredit = eventKind({
     "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after; and (issue 12) " +
     'whether its adjustment note PDF was emailed to the payee (channel, recipients; never the body).',
   payload: z.strictObject({
+    ...posting,
     creditNoteId: str(),
     payee: str(),
     amountCents: int(),
@@ -361,6 +377,7 @@ export const invoiceVoid = eventKind({
   kind: 'books.invoice.void',
   summary: 'An invoice was voided; a sent one has its posting reversed (journalId), a draft none (null).',
   payload: z.strictObject({
+    ...posting,
     payee: str(),
     totalCents: int(),
     from: invoiceStatus,
@@ -434,7 +451,7 @@ export const billApprove = eventKind({
   family: 'books',
   kind: 'books.bill.approve',
   summary: 'A bill was approved and (the first time) posted; fixed assets its lines register are named.',
-  payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), assetIds: ids().optional(), ...proof }),
+  payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), assetIds: ids().optional(), ...proof, ...posting }),
   emittedBy: [booksM.billApprove],
 });
 
@@ -451,6 +468,7 @@ export const billReturn = eventKind({
   kind: 'books.bill.return',
   summary: 'A bill was returned (final); a posted one has its posting reversed and its fixed assets taken off the register.',
   payload: z.strictObject({
+    ...posting,
     ...billBase,
     reason: str(),
     reversalJournalId: str().optional(),
@@ -467,6 +485,8 @@ export const billRunExecute = eventKind({
   kind: 'books.bill_run.execute',
   summary: 'A payment run paid approved bills: its ABA file, each bill paid, the total and the masked funding account.',
   payload: z.strictObject({
+    ...posting,
+    ...filing,
     runId: str(),
     billIds: ids(),
     bills: z.array(
@@ -503,8 +523,8 @@ export const expenseClaim = eventKind({
 export const expenseApprove = eventKind({
   family: 'books',
   kind: 'books.expense.approve',
-  summary: 'An expense claim was approved and posted.',
-  payload: z.strictObject({ ...claimBase, journalId: str() }),
+  summary: 'An expense claim was approved and posted; a claim on 1500 Plant and equipment puts a pending fixed asset on the register, named.',
+  payload: z.strictObject({ ...claimBase, journalId: str(), assetIds: ids().optional(), ...posting }),
   emittedBy: [payablesM.expenseApprove],
 });
 
@@ -556,7 +576,7 @@ export const matchAccept = eventKind({
   family: 'books',
   kind: 'books.match.accept',
   summary: 'A bank line was matched to a document (or journal) below the materiality floor and posted.',
-  payload: z.strictObject(matchPayload),
+  payload: z.strictObject({ ...matchPayload, ...posting }),
   emittedBy: [reconciliationM.matchAccept],
 });
 
@@ -579,7 +599,7 @@ export const matchResolve = eventKind({
   family: 'books',
   kind: 'books.match.resolve',
   summary: 'A held match was resolved with a human proof and posted.',
-  payload: z.strictObject({ ...matchPayload, ...proof }),
+  payload: z.strictObject({ ...matchPayload, ...proof, ...posting }),
   emittedBy: [reconciliationM.matchHoldResolve],
 });
 
@@ -613,6 +633,7 @@ export const lineRecode = eventKind({
   kind: 'books.line.recode',
   summary: 'A bank line was coded to an account and posted; a previous coding is reversed.',
   payload: z.strictObject({
+    ...posting,
     lineId: str(),
     lineAmountCents: int(),
     date: str(),
@@ -631,6 +652,7 @@ export const journalPost = eventKind({
   kind: 'books.journal.post',
   summary: 'A manual journal was posted: total, line count, accounts touched and any fixed assets it registered.',
   payload: z.strictObject({
+    ...posting,
     journalId: str(),
     date: str(),
     totalCents: int(),
@@ -648,6 +670,7 @@ export const openingBalancesRecord = eventKind({
   kind: 'books.opening_balances.record',
   summary: "The business's conversion was recorded: one journal dated the conversion date, its totals and the documents carried in (counts, not every line).",
   payload: z.strictObject({
+    ...posting,
     conversionDate: str(),
     journalId: str(),
     debitCents: int(),
@@ -656,6 +679,8 @@ export const openingBalancesRecord = eventKind({
     receivablesCents: int(),
     billCount: int(),
     payablesCents: int(),
+    /** Bills carried in held under PB-B1 (as billCapture holds them); absent on events recorded before bills were checked. */
+    heldBillCount: int().optional(),
   }),
   emittedBy: [correctionsM.openingBalances],
 });
@@ -674,6 +699,7 @@ export const lineUnmatch = eventKind({
   kind: 'books.line.unmatch',
   summary: "A bank line's matches (or its recode) were undone: each payment journal reversed, the documents reopened, the line unmatched again.",
   payload: z.strictObject({
+    ...posting,
     lineId: str(),
     lineAmountCents: int(),
     date: str(),
@@ -689,6 +715,7 @@ export const invoicePaymentDishonour = eventKind({
   kind: 'books.invoice.payment_dishonour',
   summary: "A customer's payment bounced: reversed to the invoice, which is owed again.",
   payload: z.strictObject({
+    ...posting,
     paymentId: str(),
     amountCents: int(),
     date: str(),
@@ -705,6 +732,7 @@ export const billPaymentReturn = eventKind({
   kind: 'books.bill.payment_return',
   summary: 'A payment to a supplier came back: reversed to the bill, which is payable again.',
   payload: z.strictObject({
+    ...posting,
     paymentId: str(),
     amountCents: int(),
     date: str(),
@@ -720,6 +748,7 @@ export const journalReverse = eventKind({
   kind: 'books.journal.reverse',
   summary: 'A manual journal was reversed by its mirror journal.',
   payload: z.strictObject({
+    ...posting,
     journalId: str(),
     reversalJournalId: str(),
     date: str(),
@@ -754,6 +783,7 @@ export const transferMatch = eventKind({
   summary:
     'A transfer between two bank accounts was matched on both sides: the two lines, accounts, dates, amount and the two journals through 1300 Bank clearing.',
   payload: z.strictObject({
+    ...posting,
     transferId: str(),
     amountCents: int(),
     fromLineId: str(),
@@ -773,6 +803,7 @@ export const lineSplit = eventKind({
   summary:
     "A bank line was applied to several documents and accounts in one call: each part's kind, target (document id or account code), amount, journal and GST.",
   payload: z.strictObject({
+    ...posting,
     lineId: str(),
     lineAmountCents: int(),
     date: str(),
@@ -837,6 +868,7 @@ export const taxSignLodge = eventKind({
   kind: 'books.tax.sign_lodge',
   summary: 'A BAS was signed by a human and queued for lodgement; its settlement journal posted (null when nothing settles).',
   payload: z.strictObject({
+    ...posting,
     id: str(),
     periodStart: str(),
     periodEnd: str(),
@@ -854,7 +886,7 @@ export const taxLodged = eventKind({
   family: 'books',
   kind: 'books.tax.lodged',
   summary: "The lodgement channel confirmed a BAS: the receipt file's name and SHA-256.",
-  payload: z.strictObject({ id: str(), periodStart: str(), periodEnd: str(), ...lodgedReceipt }),
+  payload: z.strictObject({ id: str(), periodStart: str(), periodEnd: str(), ...lodgedReceipt, ...filing }),
   emittedBy: ['system'],
 });
 
@@ -865,13 +897,31 @@ export const assetDepreciate = eventKind({
   kind: 'books.asset.depreciate',
   summary: 'A depreciation run for a period end: each asset and its amount, its journal (null when nothing was depreciated).',
   payload: z.strictObject({
+    ...posting,
     runId: str(),
     periodEnd: str(),
     totalCents: int(),
     journalId: str().nullable(),
     assets: z.array(z.strictObject({ assetId: str(), amountCents: int() })),
+    /** Pending assets the run skipped (absent on events written before pending assets). */
+    pendingSkipped: int().optional(),
   }),
   emittedBy: [assetsM.assetDepreciationRun],
+});
+
+export const assetRegister = eventKind({
+  family: 'books',
+  kind: 'books.asset.register',
+  summary: 'A pending fixed asset was given its name, effective life and method: active from its start date (nothing is posted).',
+  payload: z.strictObject({
+    assetId: str(),
+    name: str(),
+    effectiveLifeYears: int(),
+    method: z.enum(assetsM.ASSET_METHODS),
+    startDate: str(),
+    costCents: int(),
+  }),
+  emittedBy: [assetsM.assetRegister],
 });
 
 export const assetDispose = eventKind({
@@ -879,6 +929,7 @@ export const assetDispose = eventKind({
   kind: 'books.asset.dispose',
   summary: 'A fixed asset was disposed of and posted: proceeds, GST, depreciation to date, gain or loss.',
   payload: z.strictObject({
+    ...posting,
     assetId: str(),
     date: str(),
     proceedsCents: int(),
@@ -1008,6 +1059,8 @@ export const payRunSign = eventKind({
   kind: 'books.pay_run.sign',
   summary: 'A pay run was signed by a human and posted; its ABA file written (null without a funding account) and its STP pay event queued.',
   payload: z.strictObject({
+    ...posting,
+    ...filing,
     id: str(),
     paymentDate: str(),
     totals: payTotals,
@@ -1025,6 +1078,7 @@ export const payRunRecall = eventKind({
   kind: 'books.pay_run.recall',
   summary: 'A pay run was recalled; a signed one has its posting reversed and an STP correction queued.',
   payload: z.strictObject({
+    ...posting,
     id: str(),
     from: z.enum(payrollM.PAY_RUN_STATUSES),
     reason: str(),
@@ -1047,6 +1101,7 @@ export const stpLodged = eventKind({
   kind: 'books.stp.lodged',
   summary: "The lodgement channel confirmed an STP submission: the receipt file's name and SHA-256.",
   payload: z.strictObject({
+    ...filing,
     id: str(),
     payRunId: str(),
     kind: z.enum(['pay', 'correction', 'resubmission']),
@@ -1165,6 +1220,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   taxLodged,
   assetDepreciate,
   assetDispose,
+  assetRegister,
   onboardingStart,
   onboardingAdvance,
   leaveRequest,

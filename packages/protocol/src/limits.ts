@@ -5,6 +5,12 @@
 export const limits = {
   /** D5: request bodies over this are BAD_REQUEST. */
   bodyBytesMax: 1024 * 1024,
+  /**
+   * One MCP response (a tool's result, the tool list) is at most this many bytes: a request is one
+   * message (no JSON-RPC batches), so this bounds what one rate-limit token can make the server
+   * produce. A larger tool result is answered with an error asking for less (a smaller page).
+   */
+  mcpResponseBytesMax: 4 * 1024 * 1024,
   /** Seed §8, D9: `events` page size. */
   eventsPageRowsMax: 500,
   eventsPageRowsDefault: 100,

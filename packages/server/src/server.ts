@@ -46,15 +46,24 @@ export async function rateLimiterFor(
 /** `serve`: migrate, then listen. Also used by tests and benchmarks with their own database. */
 export async function startServer(
   config: Config,
-  options: { db?: Database; logger?: boolean; mailer?: Mailer; payments?: PaymentSink; lodgement?: LodgementSink } = {},
+  options: {
+    db?: Database;
+    /** false: no log; a stream: the log's lines go there (at LOG_LEVEL) instead of stdout. */
+    logger?: boolean | { stream: { write(line: string): void } };
+    mailer?: Mailer;
+    payments?: PaymentSink;
+    lodgement?: LodgementSink;
+  } = {},
 ): Promise<RunningServer> {
   // Until the app's logger exists, limiter warnings go to stderr; then through the logger.
   let warn = (message: string): void => void process.stderr.write(`${message}\n`);
   // Redis first: a misconfigured REDIS_URL fails the start before the database is touched.
   const rateLimiter = await rateLimiterFor(config, (message) => warn(message));
+  // The schema is compared with what the migrations create before anything is served: a
+  // database changed outside them (an added trigger, view, index) is refused (schema-check.ts).
   const db = await (options.db
-    ? options.db.migrate().then(() => options.db as Database)
-    : openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize })
+    ? options.db.migrate({ checkSchema: true }).then(() => options.db as Database)
+    : openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize, checkSchema: true })
   ).catch(async (error: unknown) => {
     await rateLimiter.close();
     throw error;
@@ -67,7 +76,12 @@ export async function startServer(
   const app = buildApp({
     db,
     rateLimiter,
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : typeof options.logger === 'object'
+          ? { level: config.logLevel, stream: options.logger.stream }
+          : { level: config.logLevel },
     benchRoute: config.benchRoute,
     cookieSecure: config.cookieSecure,
     pairRate: config.pairRate,

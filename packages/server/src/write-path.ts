@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex, type EventKindSpec, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
+import { canonicalJson, sha256Hex, type EventKindSpec, type FileBinding, type JournalBinding, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
 import { appendedOf, chainEvent, moveHead, queueEvents, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
@@ -35,6 +35,18 @@ export interface Uow {
    * kind) and its entity and payload, the payload typed by the declaration's schema.
    */
   emit<E extends EventKindSpec>(event: E, body: EventBody<E>): Promise<Appended>;
+  /**
+   * Bind a journal the unit posts into its event (domain/gl/post.ts postJournal), before `emit`:
+   * the event's payload gets `journals`, each journal's id, date and lines' digest, so the chain
+   * commits to the lines and not only to an id. `write` runs when the event is chained, with its
+   * ledgerId (the journal records it).
+   */
+  bindJournal(binding: JournalBinding, write: (ledgerId: string) => Promise<void>): void;
+  /**
+   * Bind a payment or lodgement file the unit queues or delivers into its event, before `emit`:
+   * the payload gets `files`, each the outbox row, file name and SHA-256 of the exact bytes.
+   */
+  bindFile(binding: FileBinding): void;
   /**
    * The organisation's invoice sequence (issue 12: prefix and next number) as this transaction
    * has it: read once per batch under the organisation's lock (issue 14), so no other write of
@@ -528,6 +540,10 @@ async function unitOfWork<R extends WriteResult, E>(
       const early = await before(tx, b);
       if (early !== undefined) return { early };
       let emitted = 0;
+      // What the unit binds into its event (Uow.bindJournal, bindFile): known before it is chained.
+      const journals: JournalBinding[] = [];
+      const journalWrites: ((ledgerId: string) => Promise<void>)[] = [];
+      const files: FileBinding[] = [];
       const now = clockOf(db)();
       const org = await settingsOf(tx, b);
       const view = unitTx(tx, db.caps, b);
@@ -543,9 +559,20 @@ async function unitOfWork<R extends WriteResult, E>(
         emit: async (event, body) => {
           emitted += 1;
           invariant(emitted === 1, 'a call appends exactly one event');
-          const chained = chainEvent(b.head, actor, event, body);
+          const chained = chainEvent(b.head, actor, event, boundBody(body, journals, files));
           b.events.push(chained);
-          return appendedOf(chained);
+          const appended = appendedOf(chained);
+          for (const write of journalWrites) await write(appended.ledgerId);
+          return appended;
+        },
+        bindJournal: (binding, write) => {
+          invariant(emitted === 0, `journal ${binding.id} is posted before its event, which binds its lines`);
+          journals.push(binding);
+          journalWrites.push(write);
+        },
+        bindFile: (binding) => {
+          invariant(emitted === 0, `file ${binding.fileName} is bound before its event`);
+          files.push(binding);
         },
         invoiceSequence: async () => {
           const settings = await settingsOf(tx, b);
@@ -569,12 +596,28 @@ async function unitOfWork<R extends WriteResult, E>(
         result.noop === true ? emitted === 0 : emitted === 1,
         'a side-effecting call appends exactly one event; a state no-op appends none',
       );
+      invariant(emitted === 1 || (journals.length === 0 && files.length === 0), 'a journal or file is bound only by an event');
       return { result };
     } catch (error) {
       restore(tx, b, m, unit);
       throw error;
     }
   }, { batchKey: orgId, prelude: async (tx) => void (await orgBatch(tx, db.caps, orgId, PRELUDE)) });
+}
+
+/**
+ * The event's body with what the unit bound (journals, files) added to its payload; unchanged,
+ * with no copy, when nothing was bound. The catalogue declares the two fields on the kinds that
+ * carry them (protocol events.ts); an emit site never writes them itself.
+ */
+function boundBody<E extends EventKindSpec>(body: EventBody<E>, journals: readonly JournalBinding[], files: readonly FileBinding[]): EventBody<E> {
+  if (journals.length === 0 && files.length === 0) return body;
+  const payload = (body.payload ?? {}) as Record<string, unknown>;
+  invariant(typeof payload === 'object' && !('journals' in payload) && !('files' in payload), 'an emit site does not write journals or files itself');
+  return {
+    entityId: body.entityId,
+    payload: { ...payload, ...(journals.length > 0 ? { journals } : {}), ...(files.length > 0 ? { files } : {}) } as EventBody<E>['payload'],
+  };
 }
 
 /**

@@ -183,6 +183,14 @@ describe('the artifacts describe every declaration exactly once', () => {
     expect(catalogue.methods.filter((c: { name: string }) => c.name === name)).toEqual([
       expect.objectContaining({ name, scope: m.scope, kind: m.kind, summary: m.summary }),
     ]);
+    // The params, in both documents, are what tool hosts accept as a tool's input schema (a
+    // generator feeding either to a model must not meet a top-level union).
+    const params = catalogue.methods.find((c: { name: string }) => c.name === name).params;
+    for (const schema of [op.requestBody.content['application/json'].schema, params]) {
+      expect(schema.type).toBe('object');
+      expect(typeof schema.properties).toBe('object');
+      for (const key of ['oneOf', 'anyOf', 'allOf', 'enum', 'not']) expect(schema).not.toHaveProperty(key);
+    }
   });
 
   it.each(reads.map((r) => [r.name, r] as const))('GET %s', (name, r) => {

@@ -113,7 +113,7 @@ describe.each(engines)('books.ask through an OpenAI-compatible provider (%s)', (
     const names = req.body.tools.map((x: any) => x.function.name).sort();
     expect(names).toContain('books_invoices');
     expect(names).toContain('books_reports');
-    expect(names.every((n: string) => ['books_accounts', 'books_journals', 'books_reports', 'books_invoices', 'books_bills', 'books_feedLinesList', 'books_taxObligations', 'books_assets'].includes(n))).toBe(true);
+    expect(names.every((n: string) => ['books_accounts', 'books_journals', 'books_reports', 'books_invoices', 'books_invoice', 'books_bills', 'books_feedLinesList', 'books_taxObligations', 'books_assets'].includes(n))).toBe(true);
     // Employees' personal data is never offered to an outside model.
     expect(names).not.toContain('books_employees');
     // Nor the business's own bank account numbers (issue 12).

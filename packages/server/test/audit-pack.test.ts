@@ -3,16 +3,22 @@
  * checks that everything ties out; a changed byte, or a history rewritten and re-hashed, is caught
  * (the latter by an old checkpoint the auditor holds).
  */
+import { events } from '@finance-desk/protocol';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointNow, signerFrom } from '../src/ledger/checkpoints.js';
 import { writeAuditPack } from '../src/ops/audit-pack.js';
 import { TarGzWriter } from '../src/ops/tar.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
+import { inUnitOfWork } from '../src/write-path.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
+import { approvedBill, bank, FUNDING, inDays, today as today0 } from './payables-helpers.js';
+import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { decide, freshKey, heldAndRequested, sentInvoice } from './signature-helpers.js';
 import { rewriteHistory } from './tamper-helpers.js';
 
@@ -123,6 +129,204 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
   it('refuses to overwrite a file', async () => {
     const { out } = await pack('twice');
     await expect(writeAuditPack(t.db, { orgId: org.orgId, orgSlug: org.slug, from: '2000-01-01', to: today, out, vkey: null, now: '2026-11-25T00:00:00Z' })).rejects.toThrow(/exists/);
+  });
+});
+
+/** A pack's manifest.json recomputed after its files were changed, as a forger would. */
+function reManifest(folder: string): void {
+  const path = join(folder, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as { files: { path: string; sha256: string; bytes: number }[] };
+  for (const f of manifest.files) {
+    const bytes = readFileSync(join(folder, f.path));
+    f.sha256 = createHash('sha256').update(bytes).digest('hex');
+    f.bytes = bytes.length;
+  }
+  writeFileSync(path, `${JSON.stringify(manifest)}\n`);
+}
+
+interface PackJournal {
+  id: string;
+  source: { kind: string; id: string };
+  lines: { debitCents: number; creditCents: number; taxBaseCents: number; gstCents: number }[];
+}
+
+const readJsonl = <T>(path: string): T[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+const writeJsonl = (path: string, rows: readonly unknown[]) => writeFileSync(path, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+
+/** The protocol package's published command, run as `npx @finance-desk/protocol` runs its bin. */
+function runPackage(pack: string, ...args: string[]): Verified {
+  const pkg = fileURLToPath(new URL('../../protocol/package.json', import.meta.url));
+  const bin = (JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string> }).bin['finance-desk-protocol'] as string;
+  const r = spawnSync(process.execPath, [join(dirname(pkg), bin), 'verify-pack', pack, '--json', ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, report: JSON.parse(r.stdout || '{"ok":false,"checks":[]}') };
+}
+
+const failures = (v: Verified) => v.report.checks.filter((c) => !c.ok);
+
+describe.each(engines)('the audit pack binds journals and files to the chain (%s)', (engine) => {
+  let t: TestServer;
+  let org: CreatedOrg;
+  let dir: string;
+  let today: string;
+  let invoiceId: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fd-auditbind-'));
+    t = await startTestServer(engine, { paymentsOutboxDir: join(dir, 'aba'), lodgementOutboxDir: join(dir, 'lodged') });
+    org = await t.org();
+    invoiceId = await sentInvoice(t, org);
+    // An ABA file: a payment run of an approved bill, signed by a human.
+    await approvedBill(t, org, { payeeName: 'Coastal Timber', description: 'Timber', totalCents: 50_000, dueDays: 5, ...bank('062-703', '11223344', 'Coastal Timber Pty Ltd', 'CT-1') });
+    const params = { dueOnOrBefore: inDays(10), paymentDate: today0(), funding: FUNDING };
+    const { approvalId } = await heldAndRequested(t, org, 'books.billScheduleRun', params);
+    await decide(t, org, approvalId, true);
+    const run = await t.post(org.keys.agent, 'books.billScheduleRun', { ...params, approvalId }, { 'x-idempotency-key': freshKey() });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    // An STP pay event: a signed pay run, its lodgement delivered and confirmed.
+    await activeEmployee(t, org, { name: 'Aroha Ngata', annualSalaryCents: 7_280_000 });
+    const payRun = await t.post(org.keys.agent, 'books.payrollDraft', { periodStart: '2026-06-19', periodEnd: '2026-07-02', paymentDate: '2026-07-02', payFrequency: 'fortnightly' });
+    expect(payRun.status, JSON.stringify(payRun.body)).toBe(200);
+    await signPayRun(t, org, payRun.body.result.id);
+    for (let i = 0; i < 100; i += 1) {
+      await t.server.outbox.kick();
+      const lodged = await t.db.reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM stp_submissions WHERE org_id = ? AND status = 'lodged'`, [org.orgId]);
+      if (Number(lodged?.n) > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    today = (await t.post(org.keys.reader, 'books.reports', { type: 'trial_balance' })).body.result.asOf;
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const packed = async (name: string, orgOf: CreatedOrg = org) => {
+    const out = join(dir, `${name}.tar.gz`);
+    await writeAuditPack(t.db, { orgId: orgOf.orgId, orgSlug: orgOf.slug, from: '2000-01-01', to: '2099-12-31', out, vkey: signer.vkey, now: new Date().toISOString() });
+    return { out, folder: unpack(out, mkdtempSync(join(dir, `${name}-`))) };
+  };
+
+  it('an honest pack ties out through its verify.mjs and through the protocol package\'s command, which run the same code', async () => {
+    expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const { out, folder } = await packed('honest');
+    const shipped = runVerifier(folder, '--key', signer.vkey);
+    expect(failures(shipped)).toEqual([]);
+    expect(shipped.code).toBe(0);
+    const summary = (shipped.report as unknown as { summary: { journals: { bound: number; unbound: string[] }; files: { total: number; bound: number; unbound: string[] } } }).summary;
+    expect(summary.journals.unbound).toEqual([]);
+    expect(summary.journals.bound).toBeGreaterThanOrEqual(4);
+    // The ABA file and the STP document, each matching the SHA-256 its event bound.
+    expect(summary.files).toMatchObject({ total: 2, bound: 2, unbound: [] });
+    const documents = readJsonl<{ kind: string; ledgerId: string | null }>(join(folder, 'documents.jsonl'));
+    expect(documents.map((d) => d.kind).sort()).toEqual(['aba', 'stp_pay_event']);
+    expect(documents.every((d) => d.ledgerId !== null)).toBe(true);
+    // The published command, on the archive and on the folder: the same verdict.
+    for (const pack of [out, folder]) {
+      const published = runPackage(pack, '--key', signer.vkey);
+      expect(published.code).toBe(0);
+      expect(published.report).toEqual(shipped.report);
+    }
+    // The pack's verifier is the protocol package's, byte for byte.
+    const dist = fileURLToPath(new URL('.', import.meta.resolve('@finance-desk/protocol')));
+    for (const f of readdirSync(join(folder, 'lib'))) expect(readFileSync(join(folder, 'lib', f))).toEqual(readFileSync(join(dist, f)));
+  });
+
+  it("an invoice journal's lines rewritten (still balanced) and the manifest recomputed: verification fails naming the journal and its event", async () => {
+    const { out, folder } = await packed('rewritten-journal');
+    const path = join(folder, 'journals.jsonl');
+    const journals = readJsonl<PackJournal>(path);
+    const target = journals.find((j) => j.source.kind === 'invoice' && j.source.id === invoiceId);
+    expect(target).toBeDefined();
+    // $1 100.00 becomes $11.00 on every line: still balanced, GST and tags scaled alike.
+    for (const l of target?.lines ?? []) {
+      l.debitCents /= 100;
+      l.creditCents /= 100;
+      l.taxBaseCents /= 100;
+      l.gstCents /= 100;
+    }
+    expect(target?.lines.reduce((n, l) => n + l.debitCents - l.creditCents, 0)).toBe(0);
+    writeJsonl(path, journals);
+    reManifest(folder);
+    for (const v of [runVerifier(folder, '--key', signer.vkey), runPackage(folder, '--key', signer.vkey)]) {
+      expect(v.code).toBe(1);
+      expect(failures(v)).toEqual([
+        { name: 'journals', ok: false, detail: expect.stringMatching(new RegExp(`^${target?.id}: its lines hash to [0-9a-f]{64}, not to the [0-9a-f]{64} event seq \\d+ bound: the journal was rewritten$`)) },
+      ]);
+      expect(v.report.checks.find((c) => c.name === 'chain')?.ok).toBe(true);
+    }
+    // A journal left out of the pack is missed too.
+    writeJsonl(path, journals.filter((j) => j.id !== target?.id));
+    reManifest(folder);
+    expect(failures(runVerifier(folder, '--key', signer.vkey))).toEqual([
+      { name: 'journals', ok: false, detail: expect.stringMatching(new RegExp(`^${target?.id}: posted by event seq \\d+ on .*missing from journals\\.jsonl$`)) },
+    ]);
+    expect(out).toMatch(/\.tar\.gz$/);
+  });
+
+  it('a swapped ABA or STP file, its hashes recomputed in documents.jsonl and the manifest, fails naming the file and its event', async () => {
+    for (const kind of ['aba', 'stp_pay_event']) {
+      const { folder } = await packed(`swapped-${kind}`);
+      const docsPath = join(folder, 'documents.jsonl');
+      const docs = readJsonl<{ kind: string; path: string; sha256: string }>(docsPath);
+      const doc = docs.find((d) => d.kind === kind);
+      expect(doc).toBeDefined();
+      const file = join(folder, doc?.path ?? '');
+      const original = readFileSync(file, 'latin1');
+      // Another account number (ABA) or another TFN (STP), same length.
+      const swapped = kind === 'aba' ? original.replace('11223344', '99887766') : original.replace(/"tfn": "\d+"/, '"tfn": "123456782"');
+      expect(swapped).not.toBe(original);
+      writeFileSync(file, swapped, 'latin1');
+      for (const d of docs) if (d === doc) d.sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+      writeJsonl(docsPath, docs);
+      reManifest(folder);
+      for (const v of [runVerifier(folder, '--key', signer.vkey), runPackage(folder, '--key', signer.vkey)]) {
+        expect(v.code).toBe(1);
+        expect(failures(v)).toEqual([
+          { name: 'documents', ok: false, detail: expect.stringMatching(new RegExp(`^${doc?.path.replace(/[.]/g, '\\.')}: SHA-256 [0-9a-f]{64}, not the [0-9a-f]{64} event seq \\d+ bound for .*: the file was swapped$`)) },
+        ]);
+      }
+    }
+  });
+
+  it('a journal and a payment file recorded before the binding are reported as unbound: counted and listed, neither verified nor failed', async () => {
+    const old = await t.org();
+    // As the code before the binding wrote them: an invoice.send event without `journals`, its
+    // journal recorded with the event's ledger id; a payment file queued with no event binding it.
+    const journalId = 'jnl_before_binding';
+    await inUnitOfWork(t.db, old.orgId, '', async (uow) => {
+      const event = await uow.emit(events.invoiceSend, {
+        entityId: 'inv_before_binding',
+        payload: { payee: 'Harbour Cafe', totalCents: 11_000, gstCents: 1_000, issuedOn: today, dueOn: today, journalId, channel: null, recipients: 0 },
+      });
+      await uow.tx.run('INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+        old.orgId, journalId, today, 'Invoice before binding', 'invoice', 'inv_before_binding', event.ledgerId, uow.now,
+      ]);
+      for (const [n, account, dr, cr] of [[1, '1100', 11_000, 0], [2, '4000', 0, 10_000], [3, '2100', 0, 1_000]] as const) {
+        await uow.tx.run(
+          'INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, description, doc_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [old.orgId, journalId, n, account, dr, cr, null, 0, 0, 'Invoice before binding', null],
+        );
+      }
+      await uow.tx.run("INSERT INTO outbox (id, org_id, channel, body, created_at, delivered_at) VALUES (?, ?, 'payment_file', ?, ?, ?)", [
+        'pay_before_binding', old.orgId, JSON.stringify({ runId: 'run_before', fileName: 'run_before.aba', content: '0 old file\r\n', orgId: old.orgId }), uow.now, uow.now,
+      ]);
+      return {};
+    });
+    await sentInvoice(t, old);
+    const { folder } = await packed('unbound', old);
+    for (const v of [runVerifier(folder, '--key', signer.vkey), runPackage(folder, '--key', signer.vkey)]) {
+      expect(failures(v)).toEqual([]);
+      // Not "everything ties out": exit 3, and the unbound are named.
+      expect(v.code).toBe(3);
+      const report = v.report as unknown as { complete: boolean; summary: { journals: { bound: number; unbound: string[] }; files: { bound: number; unbound: string[] } } };
+      expect(report.complete).toBe(false);
+      expect(report.summary.journals).toMatchObject({ bound: 1, unbound: [journalId] });
+      expect(report.summary.files).toMatchObject({ bound: 0, unbound: ['documents/aba-pay_before_binding-run_before.aba'] });
+      expect(v.report.checks).toContainEqual({ name: 'journals', ok: true, detail: expect.stringMatching(new RegExp(`^UNBOUND: 1 journals .*: ${journalId}$`)) });
+      expect(v.report.checks).toContainEqual({ name: 'documents', ok: true, detail: expect.stringMatching(/^UNBOUND: 1 payment or lodgement files .*: documents\/aba-pay_before_binding-run_before\.aba$/) });
+    }
+    const text = spawnSync(process.execPath, ['verify.mjs', '--key', signer.vkey], { cwd: folder, encoding: 'utf8' }).stdout;
+    expect(text).toMatch(/journals: 1 bound and verified, 1 unbound, of 2; payment and lodgement files: 0 bound and verified, 1 unbound, of 1/);
+    expect(text).not.toContain('everything ties out');
   });
 });
 

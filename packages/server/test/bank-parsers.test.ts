@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { reconciliation } from '@finance-desk/protocol';
 import { csvRecords, detectCsvLayout } from '../src/domain/reconciliation/bank-csv.js';
 import { ParseError, parseBankFile, type BankFile } from '../src/domain/reconciliation/bank-parse.js';
 import { parseDayFirst, parseMoney } from '../src/domain/reconciliation/bank-text.js';
@@ -193,6 +194,31 @@ describe('bank statement parsers', () => {
     const content = '01/07/2026,-10.00,FEE,x,y\r\n';
     expect(detectCsvLayout(csvRecords(content))).toBeNull();
     expect(parseError(() => parseBankFile({ format: 'csv', content })).message).toContain('give file.bank');
+  });
+
+  it('a CSV with a header of its own is refused naming every layout file.bank accepts, with how its rows look', () => {
+    const content = 'Date,Amount,Description\r\n01/07/2026,-10.00,FEE\r\n';
+    const e = parseError(() => parseBankFile({ format: 'csv', content }));
+    expect(e.line).toBe(1);
+    expect(e.message).toMatch(/^the CSV layout was not recognised; give file\.bank, one of: /);
+    // Every layout the field accepts, each with its rows; and nothing else offered as a layout.
+    for (const layout of reconciliation.BANK_LAYOUTS) expect(e.message).toContain(`${layout} (`);
+    const offered = [...e.message.matchAll(/(?:one of: |; )([a-z_]+) \(/g)].map((m) => m[1]);
+    expect(offered).toEqual([...reconciliation.BANK_LAYOUTS]);
+    expect(e.message).toContain('westpac (Westpac Live, header Date, Narrative, Debit Amount, Credit Amount, Balance, Serial)');
+    expect(e.message).toContain('cba (CommBank, no header: date, amount, description, balance)');
+    expect(e.message).toContain('send its rows as lines');
+    // Each layout named parses a file of its shape when given as file.bank.
+    const samples: Record<string, string> = {
+      cba: '01/07/2026,-10.00,FEE,+5.00\n',
+      anz: '01/07/2026,-10.00,FEE\n',
+      westpac: 'Date,Narrative,Debit Amount,Credit Amount,Balance,Serial\n01/07/2026,FEE,10.00,,,\n',
+      westpac_col: 'TRAN_DATE,CLOSING_BAL,AMOUNT,NARRATIVE,SERIAL\n20260701,,-10.00,FEE,\n',
+      nab: 'Date,Amount,Transaction Details,Balance\n01 Jul 26,-10.00,FEE,\n',
+    };
+    for (const bank of reconciliation.BANK_LAYOUTS) {
+      expect(parseBankFile({ format: 'csv', bank, content: samples[bank] ?? '' }).lines.map((l) => l.amountCents), bank).toEqual([-1000]);
+    }
   });
 
   it('refusals name the physical line and the problem', () => {

@@ -5,11 +5,15 @@ import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, bank, FUNDING, inDays, journalLines, today } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
+/** The binding the write path adds for a journal the event posted (protocol bindings.ts). */
+const bound = (id: string) => ({ id, date: today(), linesSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
 /**
  * Issue 12 item 2 corrections, through HTTP on both engines: books.lineUnmatch,
  * books.invoicePaymentDishonour, books.billPaymentReturn, books.journalReverse — each its
  * postings, the document's state, its one event, the D3 no-op and its refusals.
  */
+
 describe.each(engines)('corrections (%s)', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
@@ -179,7 +183,7 @@ describe.each(engines)('corrections (%s)', (engine) => {
       expect(await invoiceRow(inv)).toMatchObject({ status: 'part_paid' });
       const ev = await lastEvent();
       expect(ev).toMatchObject({ kind: 'books.invoice.payment_dishonour', entity_id: inv });
-      expect(ev.payload).toEqual({ paymentId: p2.paymentId, amountCents: 15_000, date: today(), reason: 'Insufficient funds', journalId: r.journalId, outstandingCents: 15_000, status: 'part_paid' });
+      expect(ev.payload).toEqual({ paymentId: p2.paymentId, amountCents: 15_000, date: today(), reason: 'Insufficient funds', journalId: r.journalId, outstandingCents: 15_000, status: 'part_paid', journals: [bound(r.journalId)] });
       const count = (await events()).length;
       expect(ok(await post('books.invoicePaymentDishonour', { id: inv, paymentId: p2.paymentId, reason: 'again' }))).toMatchObject({ noop: true, journalId: r.journalId });
       expect((await events()).length).toBe(count);
@@ -213,6 +217,112 @@ describe.each(engines)('corrections (%s)', (engine) => {
     });
   });
 
+  describe('books.invoicePaymentDishonour by match id, and books.invoice listing payments', () => {
+    const invoiceRead = async (id: string, o: CreatedOrg = org) => ok(await t.post(o.keys.reader, 'books.invoice', { id }));
+    const postingOf = async (journalId: string, o: CreatedOrg = org) =>
+      (await journalLines(t, o.orgId, journalId)).map((l) => [l.account_code, Number(l.debit_cents), Number(l.credit_cents), l.doc_id === null ? null : 'doc']);
+
+    it('lists every payment of an invoice with its id, date, amount and, from a bank match, the match and line', async () => {
+      const inv = await invoice(9_000);
+      const direct = ok(await post('books.invoiceRecordPayment', { id: inv, amountCents: 4_000, reference: 'EFT 9' }));
+      const lineId = await line(5_000);
+      const m = await match(lineId, 'invoice', inv);
+      const read = await invoiceRead(inv);
+      expect(read).toMatchObject({ id: inv, status: 'paid', outstandingCents: 0, totalCents: 9_000 });
+      expect(read.payments).toEqual([
+        { paymentId: direct.paymentId, date: today(), amountCents: 4_000, reference: 'EFT 9', matchId: null, lineId: null, journalId: direct.journalId, reversed: null, reversedOn: null },
+        { paymentId: expect.stringMatching(/^pay_/), date: today(), amountCents: 5_000, reference: `bank line ${lineId}`, matchId: m.match.id, lineId, journalId: m.match.journalId, reversed: null, reversedOn: null },
+      ]);
+      // A draft has none; the read of a list and of one invoice agree.
+      const draft = ok(await post('books.invoiceDraft', { payeeName: 'Harbour Cafe', description: 'Later', totalCents: 100, dueDays: 14 }));
+      expect((await invoiceRead(draft.id)).payments).toEqual([]);
+      const listed = ok(await t.post(org.keys.reader, 'books.invoices', { number: read.number })).invoices[0];
+      const { payments: _p, ...one } = read;
+      expect(one).toEqual(listed);
+    });
+
+    it('dishonours a bank-matched payment by its match id, posting exactly as by its payment id; again by either id is a no-op', async () => {
+      const byMatch = await invoice(6_000);
+      const byPay = await invoice(6_000);
+      const mm = await match(await line(6_000), 'invoice', byMatch);
+      const mp = await match(await line(6_000), 'invoice', byPay);
+      const payOf = async (inv: string) => (await invoiceRead(inv)).payments[0].paymentId as string;
+      const [payM, payP] = [await payOf(byMatch), await payOf(byPay)];
+
+      const a = ok(await post('books.invoicePaymentDishonour', { id: byMatch, paymentId: mm.match.id, reason: 'Dishonoured' }));
+      const evA = await lastEvent();
+      const b = ok(await post('books.invoicePaymentDishonour', { id: byPay, paymentId: payP, reason: 'Dishonoured' }));
+      const evB = await lastEvent();
+      expect(a).toMatchObject({ id: byMatch, paymentId: payM, amountCents: 6_000, date: today(), status: 'sent', outstandingCents: 6_000 });
+      const { id: _ia, paymentId: _pa, journalId: ja, ledgerId: _la, ...restA } = a;
+      const { id: _ib, paymentId: _pb, journalId: jb, ledgerId: _lb, ...restB } = b;
+      expect(restA).toEqual(restB);
+      expect(await postingOf(ja)).toEqual([['1000', 0, 6_000, null], ['1100', 6_000, 0, 'doc']]);
+      expect(await postingOf(ja)).toEqual(await postingOf(jb));
+      expect(evA).toMatchObject({ kind: 'books.invoice.payment_dishonour', entity_id: byMatch });
+      // The events differ only in the ids they name (and what the ids alone make differ).
+      const named = ({ journals: _j, ...rest }: Record<string, unknown>) => rest;
+      expect(named(evA.payload)).toEqual({ ...named(evB.payload), paymentId: payM, journalId: ja });
+      expect(evB.payload.paymentId).toBe(payP);
+      expect(await owedOn('1100', byMatch)).toBe(6_000);
+
+      const count = (await events()).length;
+      expect(ok(await post('books.invoicePaymentDishonour', { id: byMatch, paymentId: mm.match.id, reason: 'again' }))).toMatchObject({ noop: true, paymentId: payM, journalId: ja });
+      expect(ok(await post('books.invoicePaymentDishonour', { id: byMatch, paymentId: payM, reason: 'again' }))).toMatchObject({ noop: true, journalId: ja });
+      expect(ok(await post('books.invoicePaymentDishonour', { id: byPay, paymentId: mp.match.id, reason: 'again' }))).toMatchObject({ noop: true, journalId: jb });
+      expect((await events()).length).toBe(count);
+      expect((await invoiceRead(byMatch)).payments).toEqual([expect.objectContaining({ paymentId: payM, matchId: mm.match.id, reversed: 'dishonoured', reversedOn: today() })]);
+    });
+
+    it('refuses an unknown id, another invoice\'s or organisation\'s match, and a bad id, naming the field; nothing changes', async () => {
+      const a = await invoice(2_000);
+      const b = await invoice(2_000);
+      const ma = await match(await line(2_000), 'invoice', a);
+      const other = await t.org();
+      const otherInv = await invoice(2_000, other);
+      const mo = await match(await line(2_000, other), 'invoice', otherInv, undefined, other);
+      // A match to a bill is no payment of an invoice either.
+      const bill = await approvedBill(t, org, { payeeName: 'Coastal Timber', description: 'Timber', totalCents: 2_000 });
+      const mb = await match(await line(-2_000), 'bill', bill.id);
+      const count = (await events()).length;
+      for (const [id, paymentId] of [[a, 'pay_nope'], [a, 'mat_nope'], [b, ma.match.id], [a, mo.match.id], [a, mb.match.id]] as const) {
+        const r = await post('books.invoicePaymentDishonour', { id, paymentId, reason: 'x' });
+        expect(r.status, `${id} ${paymentId}`).toBe(404);
+        expect(r.body.error).toMatchObject({ code: 'NOT_FOUND', field: 'paymentId', message: `paymentId: ${paymentId} is not a payment (pay_…) or bank-line match (mat_…) of invoice ${id}` });
+      }
+      const missing = await post('books.invoicePaymentDishonour', { id: a, reason: 'x' });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error).toMatchObject({ code: 'BAD_REQUEST', field: 'paymentId' });
+      const bad = await post('books.invoicePaymentDishonour', { id: a, paymentId: 'mat nope', reason: 'x' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatchObject({ code: 'BAD_REQUEST', field: 'paymentId' });
+      expect((await events()).length).toBe(count);
+      expect(await owedOn('1100', a)).toBe(0);
+
+      // The read: another organisation's invoice is NOT_FOUND, a malformed id BAD_REQUEST, both naming id.
+      const theirs = await t.post(org.keys.reader, 'books.invoice', { id: otherInv });
+      expect(theirs.status).toBe(404);
+      expect(theirs.body.error).toMatchObject({ code: 'NOT_FOUND', field: 'id', message: `invoice ${otherInv} not found` });
+      const malformed = await t.post(org.keys.reader, 'books.invoice', { id: 'inv 1' });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error).toMatchObject({ code: 'BAD_REQUEST', field: 'id' });
+      const extra = await t.post(org.keys.reader, 'books.invoice', { id: a, paymentId: ma.match.id });
+      expect(extra.status).toBe(400);
+      expect(extra.body.error).toMatchObject({ code: 'BAD_REQUEST', field: 'paymentId' });
+    });
+
+    it('a match undone by books.lineUnmatch is CONFLICT by its match id too', async () => {
+      const inv = await invoice(1_500);
+      const lineId = await line(1_500);
+      const m = await match(lineId, 'invoice', inv);
+      ok(await post('books.lineUnmatch', { lineId }));
+      const r = await post('books.invoicePaymentDishonour', { id: inv, paymentId: m.match.id, reason: 'x' });
+      expect(r.status).toBe(409);
+      expect(r.body.error.message).toContain('books.lineUnmatch');
+      expect((await invoiceRead(inv)).payments).toEqual([expect.objectContaining({ matchId: m.match.id, reversed: 'unmatched' })]);
+    });
+  });
+
   describe('books.billPaymentReturn', () => {
     it('returns a payment-run payment: Dr bank / Cr 2000, the bill approved and payable again; again is a no-op', async () => {
       const o = await t.org();
@@ -231,7 +341,7 @@ describe.each(engines)('corrections (%s)', (engine) => {
       expect(await balance('1000', o)).toBe(0);
       const ev = await lastEvent(o);
       expect(ev).toMatchObject({ kind: 'books.bill.payment_return', entity_id: bill.id });
-      expect(ev.payload).toEqual({ paymentId: run.runId, amountCents: 12_000, date: today(), reason: 'Account closed', journalId: r.journalId, outstandingCents: 12_000 });
+      expect(ev.payload).toEqual({ paymentId: run.runId, amountCents: 12_000, date: today(), reason: 'Account closed', journalId: r.journalId, outstandingCents: 12_000, journals: [bound(r.journalId)] });
       const count = (await events(o)).length;
       expect(ok(await post('books.billPaymentReturn', { id: bill.id, paymentId: run.runId, reason: 'again' }, o))).toMatchObject({ noop: true, journalId: r.journalId });
       expect((await events(o)).length).toBe(count);
@@ -276,7 +386,7 @@ describe.each(engines)('corrections (%s)', (engine) => {
       expect(read.find((x) => x.id === r.reversalJournalId)).toMatchObject({ reversedBy: null, source: { kind: 'journal_reversal', id: j.journalId } });
       const ev = await lastEvent(o);
       expect(ev).toMatchObject({ kind: 'books.journal.reverse', entity_id: j.journalId });
-      expect(ev.payload).toEqual({ journalId: j.journalId, reversalJournalId: r.reversalJournalId, date: today(), totalCents: 11_000, reason: 'Posted twice' });
+      expect(ev.payload).toEqual({ journalId: j.journalId, reversalJournalId: r.reversalJournalId, date: today(), totalCents: 11_000, reason: 'Posted twice', journals: [bound(r.reversalJournalId)] });
       const count = (await events(o)).length;
       expect(ok(await post('books.journalReverse', { journalId: j.journalId, reason: 'again' }, o))).toMatchObject({ noop: true, reversalJournalId: r.reversalJournalId, reason: 'Posted twice' });
       expect((await events(o)).length).toBe(count);

@@ -86,6 +86,17 @@ describe.each(engines)('day one: a real month, reconciled to the statement (%s)'
     }
     const bills = ok(await post('books.bills', {})).bills as any[];
     const billByRef = new Map<string, string>(bills.map((b) => [b.reference, b.id]));
+    // The carried-in bills are held as billCapture would hold them (new payees): a human approves
+    // each, with its bank details, before anything pays it. Approval posts nothing again.
+    expect(bills.map((b) => [b.status, b.heldReason])).toEqual([['held', 'NEW_PAYEE'], ['held', 'NEW_PAYEE']]);
+    for (const b of bills) {
+      const first = await post('books.billApprove', { id: b.id });
+      expect(first.status).toBe(423);
+      const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.body.error.message)?.[1];
+      const req = ok(await post('approval.request', { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: b.id } }));
+      await decide(t, org, req.approvalId, true);
+      expect(ok(await post('books.billApprove', { id: b.id, approvalId: req.approvalId }, { 'x-idempotency-key': freshKey() })).status).toBe('approved');
+    }
 
     // 3. The statement, as the bank wrote it: the export duplicate is skipped, not imported.
     const imported = ok(await post('books.feedLines', { file: { format: 'csv', bank: 'cba', content: statement } }));

@@ -28,8 +28,9 @@ describe.each(engines)('expense claims (%s)', (engine) => {
 
   const pay = (o: CreatedOrg, claimId: string, amountCents: number) =>
     inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-      const ev = await uow.emit(testFixture, { entityId: claimId, payload: null });
-      return applyClaimPayment(uow, { claimId, amountCents, date: today(), reference: 'EFT', ledgerId: ev.ledgerId, journalId: newJournalId() });
+      const { record, ...applied } = await applyClaimPayment(uow, { claimId, amountCents, date: today(), reference: 'EFT', journalId: newJournalId() });
+      await record((await uow.emit(testFixture, { entityId: claimId, payload: null })).ledgerId);
+      return applied;
     });
 
   it('expenseClaim submits a claim, appends its event and posts nothing', async () => {

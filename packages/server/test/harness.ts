@@ -121,9 +121,19 @@ async function toReply(res: Response): Promise<Reply> {
   return { status: res.status, headers: res.headers, body };
 }
 
-export async function startTestServer(engine: Engine, overrides: Partial<Config> = {}): Promise<TestServer> {
+/**
+ * `logLines`: the server logs (at the config's logLevel, which testConfig sets to silent) and
+ * every line it writes is pushed there, for tests that check what reaches a log.
+ */
+export async function startTestServer(
+  engine: Engine,
+  overrides: Partial<Config> = {},
+  options: { logLines?: string[] } = {},
+): Promise<TestServer> {
   const { db, drop, another } = await openTestDatabase(engine);
-  const server = await startServer(testConfig(overrides), { db, logger: false });
+  const lines = options.logLines;
+  const logger = lines ? { stream: { write: (line: string) => void lines.push(line) } } : false;
+  const server = await startServer(testConfig(overrides), { db, logger });
   const orgIds: string[] = [];
   const auth = (key: string | null): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
   const ts: TestServer = {

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { approval, books, methods, readSpecs, reads, type MethodKind } from '@finance-desk/protocol';
+import { approval, books, limits, methods, readSpecs, reads, type MethodKind } from '@finance-desk/protocol';
 import { toolName } from '@finance-desk/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -246,6 +246,32 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       expect(self).toMatchObject({ jsonrpc: '2.0', id: 2, result: { structuredContent: { slug } } });
     });
 
+    it('runs nothing of a JSON-RPC batch line (the SDK reads one message a line) and goes on answering single messages', async () => {
+      const head = async () => (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: { authorization: `Bearer ${keys.agent}` } }).then((r) => r.json()) as any).head;
+      const before = await head();
+      const child = spawn(process.execPath, [BIN, 'mcp'], {
+        env: { PATH: process.env.PATH ?? '', FINANCE_DESK_URL: server.url, FINANCE_DESK_API_KEY: keys.agent },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const draft = { name: toolName(books.invoiceDraft.name), arguments: { payeeName: 'Batch Stdio', description: 'x', totalCents: 100, dueDays: 0 } };
+      send([{ jsonrpc: '2.0', id: 2, method: 'tools/call', params: draft }, { jsonrpc: '2.0', id: 3, method: 'tools/list' }]);
+      send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: toolName(readSpecs.orgSelf.name), arguments: {} } });
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      const answers = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+      expect(answers.map((a) => a.id)).toEqual([1, 4]);
+      expect(answers[1]).toMatchObject({ result: { structuredContent: { slug } } });
+      expect(await head()).toEqual(before);
+    });
+
     it('refuses to start without its environment, naming the variable', () => {
       const run = (env: Record<string, string>) =>
         spawnSync(process.execPath, [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', input: '' });
@@ -308,6 +334,44 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       }
       const after = (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json())) as any;
       expect(after.head).toEqual(before.head);
+    });
+
+    it('refuses a JSON-RPC batch whole (400, Invalid Request) before any message in it runs; one message still works', async () => {
+      const auth = { authorization: `Bearer ${keys.agent}` };
+      const headers = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const head = async () => (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json()) as any).head;
+      const draft = (payeeName: string) => ({
+        name: toolName(books.invoiceDraft.name),
+        arguments: { payeeName, description: 'Batch', totalCents: 100, dueDays: 0 },
+      });
+      const before = await head();
+      // A write first, then a hundred lists: the batch that once bought a hundred answers for one token.
+      const batch = [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: draft('Batch Buyer') },
+        ...Array.from({ length: 99 }, (_, i) => ({ jsonrpc: '2.0', id: i + 2, method: 'tools/list' })),
+      ];
+      const refused = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(batch) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: expect.stringMatching(/^Invalid Request: JSON-RPC batches are not accepted .*send one message per request$/) },
+        id: null,
+      });
+      const one = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: draft('Batch One') }]) });
+      expect(one.status).toBe(400);
+      await one.text();
+      expect(await head()).toEqual(before);
+
+      const single = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: draft('Single Buyer') }) });
+      expect(single.status).toBe(200);
+      const answer = (await single.json()) as any;
+      expect(answer).toMatchObject({ jsonrpc: '2.0', id: 9, result: { structuredContent: { id: expect.stringMatching(/^inv_/), status: 'draft' } } });
+      expect((await head()).seq).toBeGreaterThan(before.seq);
+      const list = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }) });
+      expect(list.status).toBe(200);
+      const listed = (await list.json()) as any;
+      expect(listed.result.tools).toHaveLength(methods.length + reads.length);
+      expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThanOrEqual(limits.mcpResponseBytesMax);
     });
 
     it('has no server-initiated stream in stateless mode (GET is 405) and bounds the body as the API does', async () => {

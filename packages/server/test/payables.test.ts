@@ -33,8 +33,9 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
   const pay = (o: CreatedOrg, billId: string, amountCents: number) =>
     inUnitOfWork(t.db, o.orgId, '', async (uow) => {
       const journalId = newJournalId();
-      const ev = await uow.emit(testFixture, { entityId: billId, payload: { amountCents } });
-      return applyBillPayment(uow, { billId, amountCents, date: today(), reference: 'EFT 1', ledgerId: ev.ledgerId, journalId });
+      const { record, ...applied } = await applyBillPayment(uow, { billId, amountCents, date: today(), reference: 'EFT 1', journalId });
+      await record((await uow.emit(testFixture, { entityId: billId, payload: { amountCents } })).ledgerId);
+      return applied;
     });
 
   it('billCapture with lines: defaults, GST once per bill, bank details upper-cased, masked in the event', async () => {
@@ -449,8 +450,9 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     const later = await approvedBill(t, o, { payeeName: 'Coastal', description: 'c', totalCents: 30_000, dueDays: 40, ...details });
     await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'Coastal', description: 'not approved', totalCents: 1, dueDays: 1, ...details });
     await inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-      const ev = await uow.emit(testFixture, { entityId: partly.id, payload: null });
-      return applyBillPayment(uow, { billId: partly.id, amountCents: 5_000, date: today(), reference: 'part', ledgerId: ev.ledgerId, journalId: newJournalId() });
+      const { record, ...applied } = await applyBillPayment(uow, { billId: partly.id, amountCents: 5_000, date: today(), reference: 'part', journalId: newJournalId() });
+      await record((await uow.emit(testFixture, { entityId: partly.id, payload: null })).ledgerId);
+      return applied;
     });
     const params = { dueOnOrBefore: inDays(10), paymentDate: today(), funding: { ...FUNDING, accountName: 'Harbourside Joinery Pty Ltd' }, selfBalancing: true };
     const { hold, approvalId } = await heldAndRequested(t, o, 'books.billScheduleRun', params);

@@ -267,6 +267,61 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect(await supers('2026-07-07')).toEqual([expect.objectContaining({ id: july.id, outstandingCents: 78_600, overdue: false })]);
   });
 
+  it('taxObligations: the super and PAYG carried in at a conversion are obligations of their own, first in line for payments', async () => {
+    const o = await t.org();
+    // Converted at 30 June: June's super ($2,280) and the quarter's PAYG withholding ($3,000) still owed.
+    await ok(o, 'books.openingBalances', {
+      conversionDate: '2026-06-30',
+      accounts: [
+        { accountCode: '1000', debitCents: 2_000_000 },
+        { accountCode: '2300', creditCents: 228_000 },
+        { accountCode: '2200', creditCents: 300_000 },
+        { accountCode: '3000', creditCents: 1_472_000 },
+      ],
+    });
+    const ids = await staff(o);
+    const runs: string[] = [];
+    for (const [start, end] of [['2026-06-19', '2026-07-02'], ['2026-07-03', '2026-07-16'], ['2026-07-17', '2026-07-30'], ['2026-07-31', '2026-08-13']] as const) {
+      const d = await ok(o, 'books.payrollDraft', { periodStart: start, periodEnd: end, paymentDate: end, payFrequency: 'fortnightly', employeeIds: ids });
+      await sign(o, d.id);
+      runs.push(d.id);
+    }
+    const pay = (date: string, account: string, cents: number) =>
+      ok(o, 'books.journalPost', { date, memo: `Paid ${account}`, lines: [{ accountCode: account, debitCents: cents }, { accountCode: '1000', creditCents: cents }] });
+    // 21 July: June's super and the June quarter's PAYG are paid.
+    await pay('2026-07-21', '2300', 228_000);
+    await pay('2026-07-21', '2200', 300_000);
+    const read = async (asOf: string) => (await t.post(o.keys.reader, 'books.taxObligations', { asOf })).body.result.obligations as any[];
+    const balance = async (asOf: string, code: string) =>
+      ((await t.post(o.keys.reader, 'books.accounts', { asOf })).body.result.accounts as any[]).find((a) => a.code === code).balanceCents as number;
+    const superOwed = (xs: any[]) => xs.filter((x) => x.kind === 'super_guarantee' || x.kind === 'super_carried_in').reduce((s, x) => s + x.outstandingCents, 0);
+
+    const june = await read('2026-06-30');
+    expect(june.find((x) => x.kind === 'super_carried_in')).toMatchObject({
+      status: 'due', conversionDate: '2026-06-30', accountCode: '2300', dueOn: '2026-07-28', overdue: false, amountCents: 228_000, outstandingCents: 228_000,
+    });
+    expect(june.find((x) => x.kind === 'payg_carried_in')).toMatchObject({
+      status: 'due', conversionDate: '2026-06-30', accountCode: '2200', dueOn: '2026-07-28', overdue: false, amountCents: 300_000, outstandingCents: 300_000,
+    });
+    // The 21 July payment was June's: every July-August run is still owed in full.
+    const now = await read('2026-08-31');
+    expect(now.find((x) => x.kind === 'super_carried_in')).toMatchObject({ status: 'paid', outstandingCents: 0, overdue: false });
+    expect(now.find((x) => x.kind === 'payg_carried_in')).toMatchObject({ status: 'paid', outstandingCents: 0 });
+    expect(now.filter((x) => x.kind === 'super_guarantee').map((x) => [x.id, x.status, x.outstandingCents])).toEqual(runs.map((id) => [id, 'due', 78_600]));
+    // What is owed is the account, at every date.
+    for (const asOf of ['2026-06-30', '2026-07-02', '2026-07-20', '2026-07-21', '2026-08-13', '2026-08-31']) {
+      expect(superOwed(await read(asOf)), asOf).toBe(await balance(asOf, '2300'));
+    }
+    // A later payment settles the oldest run; reversing it owes it again.
+    const later = await pay('2026-08-20', '2300', 100_000);
+    const after = (await read('2026-08-31')).filter((x) => x.kind === 'super_guarantee');
+    expect(after.map((x) => x.outstandingCents)).toEqual([0, 57_200, 78_600, 78_600]);
+    expect(superOwed(await read(inDays(0)))).toBe(await balance(inDays(0), '2300'));
+    await ok(o, 'books.journalReverse', { journalId: later.journalId, reason: 'paid twice' });
+    expect(superOwed(await read(inDays(0)))).toBe(await balance(inDays(0), '2300'));
+    expect(superOwed(await read(inDays(0)))).toBe(4 * 78_600);
+  });
+
   it('bad input names the field and changes nothing; unknown ids are NOT_FOUND; an onboarding employee is CONFLICT', async () => {
     const o = await t.org();
     const aroha = (await staff(o))[0] ?? '';

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
 import { accountBalanceCents } from '../src/domain/gl/post.js';
+import { UNRECOGNISED_CSV } from '../src/domain/reconciliation/bank-csv.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, journalLines } from './payables-helpers.js';
@@ -155,7 +156,7 @@ describe.each(engines)('reconciliation (%s)', (engine) => {
         [{ file: { format: 'ofx', bank: 'cba', content: 'x' } }, 'file.bank: is only for format csv'],
         [{ file: { format: 'xls', content: 'x' } }, 'file.format: must be one of csv, ofx, qif'],
         [{ file: { format: 'csv', bank: 'cba', content: '31/02/2026,"-1.00","X","+1.00"\r\n' } }, 'file.content: line 1: date "31/02/2026" is not a real calendar date'],
-        [{ file: { format: 'csv', content: 'a,b\r\n' } }, 'file.content: line 1: the CSV layout was not recognised; give file.bank (cba, westpac, westpac_col, nab or anz)'],
+        [{ file: { format: 'csv', content: 'a,b\r\n' } }, `file.content: line 1: ${UNRECOGNISED_CSV}`],
         [{ accountCode: '1100', lines: [bankLine(5, 'x')] }, 'accountCode: account 1100 (Accounts receivable) is not a bank account'],
         [{ accountCode: '1999', lines: [bankLine(5, 'x')] }, 'accountCode: account 1999 does not exist'],
         [{ lines: [bankLine(5, 'x', { memo: 'y' })] }, 'lines[0].memo: unknown field'],

@@ -6,8 +6,8 @@ import type { TestServer } from './harness.js';
 import { testFixture } from './test-events.js';
 
 /**
- * Post one journal through a unit of work, as an act would: its one event first, then the
- * journal pointing at that event's ledgerId. For report tests that need postings on chosen
+ * Post one journal through a unit of work, as an act would: the journal, then its one event
+ * (which binds the journal's lines; the journal records the event's ledgerId). For report tests that need postings on chosen
  * dates (methods post today).
  */
 export async function postEntry(
@@ -20,8 +20,8 @@ export async function postEntry(
   return (
     await inUnitOfWork(t.db, org.orgId, '', async (uow) => {
       const journalId = newJournalId();
-      const event = await uow.emit(testFixture, { entityId: journalId, payload: { journalId, date, memo } });
-      await postJournal(uow, { id: journalId, date, memo, source: { kind: 'test', id: journalId }, ledgerId: event.ledgerId, lines });
+      await postJournal(uow, { id: journalId, date, memo, source: { kind: 'test', id: journalId }, lines });
+      await uow.emit(testFixture, { entityId: journalId, payload: { journalId, date, memo } });
       return { journalId };
     })
   ).journalId;

@@ -1,4 +1,4 @@
-import { eventKind, eventKinds, type EventKindSpec } from '@finance-desk/protocol';
+import { eventKind, eventKinds, events, type EventKindSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
 
 /**
@@ -11,7 +11,8 @@ export const testFixture = eventKind({
   family: 'books',
   kind: 'books.test.fixture',
   summary: 'Test only: the one event of a unit of work a test runs directly against a ledger API.',
-  payload: z.record(z.string(), z.union([z.string(), z.number().int()])).nullable(),
+  // `journals`: what the write path binds when the unit posts a journal (protocol bindings.ts).
+  payload: z.record(z.string(), z.union([z.string(), z.number().int(), events.journalBindings])).nullable(),
   emittedBy: ['system'],
 });
 

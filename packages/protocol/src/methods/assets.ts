@@ -7,8 +7,10 @@ import type { MethodSpec } from './types.js';
 /**
  * Fixed assets (D11): registered by a bill line or a manual journal line coded to 1500 Plant and
  * equipment that carries `asset` details, depreciated by month-end runs (prime cost or diminishing
- * value, by days held over 365), disposed of with the gain or loss posted. Postings and the state
- * machine: docs/books.md "Fixed assets"; a worked example: docs/examples/assets.md.
+ * value, by days held over 365), disposed of with the gain or loss posted. A bill line or an
+ * expense claim on 1500 without details puts a pending asset on the register (on 1500 at cost, not
+ * depreciated) until books.assetRegister gives its details. Postings and the state machine:
+ * docs/books.md "Fixed assets"; a worked example: docs/examples/assets.md.
  */
 
 export const ASSET_METHODS = ['prime_cost', 'diminishing_value'] as const;
@@ -19,7 +21,7 @@ export const assetLimits = {
   effectiveLifeYearsMax: 50,
 } as const;
 
-/** The fixed-asset account: a line coded to it registers an asset and must carry `asset`. */
+/** The fixed-asset account: a line coded to it registers an asset (pending when it has no `asset`). */
 export const FIXED_ASSET_ACCOUNT = '1500';
 
 const lifeYears = () =>
@@ -36,7 +38,8 @@ export const assetInput = z.strictObject({
   method: z.enum(ASSET_METHODS, { error: `must be one of ${ASSET_METHODS.join(', ')}` }),
 });
 
-export const assetStatus = z.enum(['active', 'disposed']);
+/** pending: on 1500 at cost, awaiting books.assetRegister (its name, life and method); not depreciated. */
+export const assetStatus = z.enum(['pending', 'active', 'disposed']);
 
 const int = () => z.number().int();
 
@@ -55,13 +58,15 @@ export const assetDepreciationRun = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    `Depreciate every active fixed asset to periodEnd (${monthEndExample}; not in the future). Each asset is depreciated for the days it was held from the day after the previous run's periodEnd (or its start date) to periodEnd, over 365: prime cost = cost × days/365 ÷ life; diminishing value = (cost − depreciation so far) × days/365 × 2 ÷ life; rounded half up to a cent per asset, never below a book value of zero. Posts one journal dated periodEnd: Dr 6400 Depreciation / Cr 1510 Accumulated depreciation per asset (docId = the asset). A run for a periodEnd already run is a no-op (D3) returning that run; a periodEnd before the last run's is CONFLICT. journalId is null when nothing was depreciated.`,
+    `Depreciate every active fixed asset to periodEnd (${monthEndExample}; not in the future). Each asset is depreciated for the days it was held from the day after the previous run's periodEnd (or its start date) to periodEnd, over 365: prime cost = cost × days/365 ÷ life; diminishing value = (cost − depreciation so far) × days/365 × 2 ÷ life; rounded half up to a cent per asset, never below a book value of zero. Posts one journal dated periodEnd: Dr 6400 Depreciation / Cr 1510 Accumulated depreciation per asset (docId = the asset). Pending assets (captured without their effective life) are skipped and counted in pendingSkipped; once registered, the next run depreciates them from their start date. A run for a periodEnd already run is a no-op (D3) returning that run; a periodEnd before the last run's is CONFLICT. journalId is null when nothing was depreciated.`,
   params: z.strictObject({ periodEnd: isoDate() }),
   result: z.object({
     runId: z.string(),
     periodEnd: z.string(),
     assets: z.array(z.object({ assetId: z.string(), amountCents: int() })),
     totalCents: int(),
+    /** Pending assets (started by periodEnd, awaiting books.assetRegister) the run did not depreciate. */
+    pendingSkipped: int(),
     journalId: z.string().nullable(),
     ledgerId: z.string(),
     noop: z.boolean().optional(),
@@ -73,7 +78,7 @@ export const assetDispose = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Dispose of (sell or scrap) an active fixed asset on date (not before it started, not in the future, not before the last depreciation run that covered it). Depreciates it to that date first, then in one journal dated date: Dr 6400 / Cr 1510 (depreciation to date), Dr 1510 (all its accumulated depreciation) / Cr 1500 (its cost), Dr 1000 Business bank account with proceedsCents (GST-inclusive; tagged with taxCode, default GST, so the BAS counts the sale at G1 and its GST at 1A), Cr 2100 with the GST (1/11 when taxCode is GST), and the difference between the GST-exclusive proceeds and the book value as Cr 4300 Gain on disposal or Dr 7100 Loss on disposal. Disposing of a disposed asset is a no-op (D3).',
+    'Dispose of (sell or scrap) an active fixed asset (a pending one is CONFLICT: register it first) on date (not before it started, not in the future, not before the last depreciation run that covered it). Depreciates it to that date first, then in one journal dated date: Dr 6400 / Cr 1510 (depreciation to date), Dr 1510 (all its accumulated depreciation) / Cr 1500 (its cost), Dr 1000 Business bank account with proceedsCents (GST-inclusive; tagged with taxCode, default GST, so the BAS counts the sale at G1 and its GST at 1A), Cr 2100 with the GST (1/11 when taxCode is GST), and the difference between the GST-exclusive proceeds and the book value as Cr 4300 Gain on disposal or Dr 7100 Loss on disposal. Disposing of a disposed asset is a no-op (D3).',
   params: z.strictObject({
     id: id(),
     date: isoDate(),
@@ -101,9 +106,12 @@ export const assetDispose = method({
 
 export const asset = z.object({
   id: z.string(),
+  /** A pending asset's is its document line's description until books.assetRegister names it. */
   name: z.string(),
-  method: z.enum(ASSET_METHODS),
-  effectiveLifeYears: int(),
+  /** Null while pending. */
+  method: z.enum(ASSET_METHODS).nullable(),
+  /** Null while pending. */
+  effectiveLifeYears: int().nullable(),
   startDate: z.string(),
   costCents: int(),
   /** Depreciation posted on or before asOf (at disposal: up to the disposal date). */
@@ -111,8 +119,8 @@ export const asset = z.object({
   /** cost − accumulated depreciation while held; 0 once disposed of (it has left 1500 and 1510). */
   bookValueCents: int(),
   status: assetStatus,
-  /** The document that registered it: a bill (its approval) or a manual journal. */
-  source: z.object({ kind: z.enum(['bill', 'journal']), id: z.string(), lineNo: int(), journalId: z.string() }),
+  /** The document that registered it: a bill (its approval), a manual journal or an expense claim (its approval). */
+  source: z.object({ kind: z.enum(['bill', 'journal', 'expense_claim']), id: z.string(), lineNo: int(), journalId: z.string() }),
   disposal: z
     .object({
       date: z.string(),
@@ -132,14 +140,26 @@ export const assets = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    'The fixed asset register as at asOf (default today): every asset registered on or before asOf with its method, effective life, start date, cost, accumulated depreciation and book value as at asOf, status (active, or disposed when its disposal is dated on or before asOf) and disposal details. totals.bookValueCents equals the ledger\'s 1500 Plant and equipment less 1510 Accumulated depreciation as at asOf. Filter by status.',
+    'The fixed asset register as at asOf (default today): every asset registered on or before asOf with its method, effective life, start date, cost, accumulated depreciation and book value as at asOf, status (pending: captured on 1500 without its effective life, awaiting books.assetRegister, method and effectiveLifeYears null; active; or disposed when its disposal is dated on or before asOf) and disposal details. totals.bookValueCents equals the ledger\'s 1500 Plant and equipment less 1510 Accumulated depreciation as at asOf (pending assets included, at cost); pending counts them and their cost. Filter by status.',
   params: z.strictObject({ asOf: isoDate().optional(), status: assetStatus.optional() }),
   result: z.object({
     asOf: z.string(),
     assets: z.array(asset),
-    /** Over assets held at asOf (disposed ones excluded): 1500, 1510 and their difference. */
+    /** Over assets held at asOf (disposed ones excluded; pending ones included): 1500, 1510 and their difference. */
     totals: z.object({ costCents: int(), accumulatedDepreciationCents: int(), bookValueCents: int() }),
+    /** Pending assets at asOf, awaiting books.assetRegister: how many and their cost (part of totals). */
+    pending: z.object({ count: int(), costCents: int() }),
   }),
 });
 
-export const assetsMethods = [assetDepreciationRun, assetDispose, assets] as const satisfies readonly MethodSpec[];
+export const assetRegister = method({
+  name: 'books.assetRegister',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    'Register a pending fixed asset (one a bill line or an expense claim put on 1500 Plant and equipment without asset details): give its name, effectiveLifeYears (1–50) and method (prime_cost | diminishing_value), as a bill line\'s asset. It becomes active with its start date unchanged (its document\'s date), so the next books.assetDepreciationRun depreciates it from then. Posts nothing: it is on 1500 at cost already. An asset already registered (active or disposed) is CONFLICT; another organisation\'s is NOT_FOUND.',
+  params: z.strictObject({ id: id(), ...assetInput.shape }),
+  result: asset,
+});
+
+export const assetsMethods = [assetDepreciationRun, assetDispose, assets, assetRegister] as const satisfies readonly MethodSpec[];

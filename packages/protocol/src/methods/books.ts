@@ -173,7 +173,7 @@ const billLineInput = z.strictObject({
   amountCents: cents(),
   taxCode: purchaseTaxCode().optional(),
   accountCode: accountCode().optional(),
-  /** D11: a line coded to 1500 registers a fixed asset when the bill is approved (assets.ts). */
+  /** A line coded to 1500 registers a fixed asset when the bill is approved (assets.ts); pending without this. */
   asset: assetInput.optional(),
 });
 
@@ -184,7 +184,7 @@ export const billCapture = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (issue 10; the contact keeps the bank details of its most recently approved bill, PB-B1 still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset, cost its GST-exclusive amount, when the bill is approved (D11; so a capital purchase is given as lines). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Issue 12 extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill\'s date: it falls due dueDays after it and its approval posts dated it; reference is the business\'s own reference for it.',
+    'Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (issue 10; the contact keeps the bank details of its most recently approved bill, PB-B1 still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. PB-B1 (D8) holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Issue 12 extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill\'s date: it falls due dueDays after it and its approval posts dated it; reference is the business\'s own reference for it.',
   extendedParams: ['issueDate', 'reference'],
   params: z
     .strictObject({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference } from './aba-fields.js';
 import { feedLine } from './reconciliation.js';
 import { cents, email, id, isoDate, isCalendarDate, method, reason, text } from './index-fields.js';
+import { HELD_REASONS } from '../signature.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -100,7 +101,7 @@ export const openingBalances = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Debits (accounts + invoices' outstanding) must equal credits (accounts + bills' outstanding), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (unique per organisation, CONFLICT naming the index on a clash; a number in the organisation's prefix moves the sequence past it) and dates; the bills as approved (payable by a payment run when they carry bank details, matchable by a bank line). Refused (CONFLICT) when journals dated on or before conversionDate exist. The same params again is a no-op (D3); different params after a conversion is CONFLICT.",
+    "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Debits (accounts + invoices' outstanding) must equal credits (accounts + bills' outstanding), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (a number in the organisation's prefix moves the sequence past it) and dates. Each bill goes through the same PB-B1 check as books.billCapture (a new payee, bank details that differ from the payee's last approved, or an outstanding amount above the approval floor): a bill it would hold is carried in held with its heldReason (result bills, and books.bills), owed on 2000 but not payable by a run or a bank line until a human approves it with books.billApprove (which posts nothing again); the others as approved (payable by a payment run when they carry bank details, matchable by a bank line). A conversion is for an organisation that does not trade here yet: refused (CONFLICT) once it has any invoice, bill, expense claim, pay run, BAS, journal or bank feed line. The same params again is a no-op (D3); different params after a conversion is CONFLICT.",
   params: z.strictObject({
     conversionDate: isoDate(),
     accounts: z.array(openingAccount).max(openingLimits.accountsMax, { error: `must have at most ${openingLimits.accountsMax} accounts` }),
@@ -116,6 +117,8 @@ export const openingBalances = method({
     accountCount: z.number().int(),
     invoiceIds: z.array(z.string()),
     billIds: z.array(z.string()),
+    /** Each bill carried in (billIds' order) as it came in: held under PB-B1 with its reason, or approved. */
+    bills: z.array(z.object({ id: z.string(), status: z.enum(['held', 'approved']), heldReason: z.enum(HELD_REASONS).nullable() })),
     ledgerId: z.string(),
     noop: z.literal(true).optional(),
   }),
@@ -179,7 +182,7 @@ export const invoicePaymentDishonour = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "A customer's payment bounced: posts Dr 1100 (docId = invoice) / Cr the bank it arrived in, dated date (default today; not in the future, not before the payment, not on or before the lock date); the payment is marked dishonoured with reason; the invoice goes back to sent (or part_paid while other payments stand) with its outstanding restored, so chasing resumes. The same payment again is a no-op (D3); a payment undone by books.lineUnmatch is CONFLICT.",
+    "A customer's payment bounced: paymentId is the payment's own id (pay_…, from books.invoiceRecordPayment or books.invoice's payments) or the bank-line match that recorded it (matchId mat_…, from books.matchAccept, books.matchHoldResolve or books.invoice); the result's paymentId is the payment's own. Posts Dr 1100 (docId = invoice) / Cr the bank it arrived in, dated date (default today; not in the future, not before the payment, not on or before the lock date); the payment is marked dishonoured with reason; the invoice goes back to sent (or part_paid while other payments stand) with its outstanding restored, so chasing resumes. The same payment again is a no-op (D3); a payment undone by books.lineUnmatch is CONFLICT.",
   params: paymentReversal.params,
   result: paymentReversal.result,
 });

@@ -154,6 +154,33 @@ export const invoices = method({
   result: z.object({ invoices: z.array(invoice), nextCursor: z.string().nullable() }),
 });
 
+/** One payment received against an invoice, as books.invoice lists it. */
+export const invoicePayment = z.object({
+  /** The payment's own id (pay_…), as books.invoicePaymentDishonour takes it. */
+  paymentId: z.string(),
+  date: z.string(),
+  amountCents: z.number().int(),
+  reference: z.string(),
+  /** The bank-line match that recorded it (mat_…, also taken by books.invoicePaymentDishonour), or null when recorded directly. */
+  matchId: z.string().nullable(),
+  /** The bank line of that match, or null. */
+  lineId: z.string().nullable(),
+  journalId: z.string(),
+  /** null while the payment stands; dishonoured (books.invoicePaymentDishonour) or unmatched (books.lineUnmatch) once undone. */
+  reversed: z.enum(['dishonoured', 'unmatched']).nullable(),
+  reversedOn: z.string().nullable(),
+});
+
+export const invoiceRead = method({
+  name: 'books.invoice',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    "One invoice by id, as books.invoices lists it (lines, outstandingCents), with payments: every payment received against it, oldest first, each with its paymentId (pay_…), date, amountCents, reference, the bank-line match that recorded it (matchId mat_… and lineId; null when recorded by books.invoiceRecordPayment), journalId, and reversed (null, dishonoured or unmatched) with reversedOn. Either id of a payment is what books.invoicePaymentDishonour takes. Another organisation's invoice is NOT_FOUND.",
+  params: z.strictObject({ id: id() }),
+  result: invoice.extend({ payments: z.array(invoicePayment) }),
+});
+
 /** Declarations of this area (see index.ts); each method once, with strict params. */
 export const receivablesMethods = [
   invoiceRecordPayment,
@@ -162,4 +189,5 @@ export const receivablesMethods = [
   invoicePromise,
   statementRun,
   invoices,
+  invoiceRead,
 ] as const satisfies readonly MethodSpec[];

@@ -162,7 +162,7 @@ const superObligation = z.object({
   kind: z.literal('super_guarantee'),
   /** The pay run's id. */
   id: z.string(),
-  /** paid once payments to 2300 (oldest run first) cover it, as at asOf. */
+  /** paid once payments to 2300 (after the super carried in at conversion, oldest run first) cover it, as at asOf. */
   status: z.enum(['due', 'paid']),
   periodStart: z.string(),
   periodEnd: z.string(),
@@ -176,14 +176,48 @@ const superObligation = z.object({
   outstandingCents: int(),
 });
 
-export const obligation = z.discriminatedUnion('kind', [basObligation, superObligation]);
+/**
+ * A tax liability the organisation owed at its conversion (books.openingBalances): the credit the
+ * opening balances put on 2300 (super_carried_in) or 2200 (payg_carried_in). It is older than any
+ * pay run here, so it is first in line for payments to its account.
+ */
+const carriedInFields = {
+  /** The opening balances journal's id. */
+  id: z.string(),
+  /** paid once payments to the account cover it, as at asOf. */
+  status: z.enum(['due', 'paid']),
+  conversionDate: z.string(),
+  /** The account's opening credit. */
+  amountCents: int(),
+  outstandingCents: int(),
+  /** Not paid in full and due before asOf. */
+  overdue: z.boolean(),
+};
+
+const superCarriedIn = z.object({
+  kind: z.literal('super_carried_in'),
+  ...carriedInFields,
+  accountCode: z.literal('2300'),
+  /** As a pay run paid on the conversion date: Payday Super 7 days after it from 1 July 2026; before, the 28th after the quarter. */
+  dueOn: z.string(),
+});
+
+const paygCarriedIn = z.object({
+  kind: z.literal('payg_carried_in'),
+  ...carriedInFields,
+  accountCode: z.literal('2200'),
+  /** The due date of the BAS period (the organisation's basFrequency) that holds the conversion date. */
+  dueOn: z.string(),
+});
+
+export const obligation = z.discriminatedUnion('kind', [basObligation, superObligation, superCarriedIn, paygCarriedIn]);
 
 export const taxObligations = method({
   name: 'books.taxObligations',
   scope: 'books.read',
   kind: 'read',
   summary:
-    "The organisation's tax obligations, oldest first. Each BAS (kind bas) with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative; PAYG withholding is paid with it, label 4); only a lodged BAS carries a receipt. Each signed pay run's super guarantee (kind super_guarantee) with its due date (Payday Super: 7 days after the payment date from 1 July 2026; for earlier payments the 28th of the month after the quarter), amount and what is still outstanding as at asOf: payments debited to 2300 Superannuation payable settle the oldest runs first. from/to keep the BAS periods that overlap from..to and the pay runs paid in it; asOf (default today) decides overdue: a BAS not lodged, or super not paid in full, and due before asOf.",
+    "The organisation's tax obligations, oldest first. Each BAS (kind bas) with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative; PAYG withholding is paid with it, label 4); only a lodged BAS carries a receipt. Each signed pay run's super guarantee (kind super_guarantee) with its due date (Payday Super: 7 days after the payment date from 1 July 2026; for earlier payments the 28th of the month after the quarter), amount and what is still outstanding as at asOf. Liabilities carried in by books.openingBalances are obligations of their own, first in line for payments: the super owed at conversion (kind super_carried_in, 2300's opening credit, due as a run paid on the conversion date) and the PAYG withholding owed at conversion (kind payg_carried_in, 2200's opening credit, due with the BAS period holding the conversion date). Payments to 2300 Superannuation payable (its debits other than pay run recalls, less its credits other than pay runs' and the opening balances', such as a reversed payment) settle the super carried in, then the oldest runs, so the super outstanding (super_carried_in and super_guarantee together) equals 2300's balance (none when 2300 is in debit: paid ahead); payments to 2200 other than BAS settlements and recalls settle the PAYG carried in. from/to keep the BAS periods that overlap from..to and the pay runs paid in it (and the liabilities carried in at a conversion date in it); asOf (default today) decides overdue: a BAS not lodged, or super not paid in full, and due before asOf.",
   params: z
     .strictObject({ asOf: isoDate().optional(), from: isoDate().optional(), to: isoDate().optional() })
     .superRefine((p, ctx) => {

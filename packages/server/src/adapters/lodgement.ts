@@ -129,7 +129,18 @@ export class Lodgements {
         file.orgId,
       ]);
       invariant(marked.changes === 1, `outbox row ${outboxId} exists`);
-      return confirm(uow, file, { fileName: file.fileName, sha256: sha256Hex(file.content), lodgedAt: uow.now });
+      const receipt = { fileName: file.fileName, sha256: sha256Hex(file.content), lodgedAt: uow.now };
+      // The confirmation's event binds the document delivered (its outbox row and SHA-256): the
+      // lodging act's event cannot, since the document names that event's ledger id.
+      const binding = { outboxId, fileName: receipt.fileName, sha256: receipt.sha256 };
+      const bound: Uow = {
+        ...uow,
+        emit: (event, body) => {
+          uow.bindFile(binding);
+          return uow.emit(event, body);
+        },
+      };
+      return confirm(bound, file, receipt);
     });
   }
 }

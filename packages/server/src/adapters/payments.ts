@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { newId } from '../ids.js';
-import type { Tx } from '../storage/types.js';
+import type { Uow } from '../write-path.js';
 import { FileDrop } from './file-drop.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 
@@ -40,17 +41,22 @@ export class FilePaymentSink implements PaymentSink {
   }
 }
 
-/** Queue a payment file in the caller's transaction; it is delivered after commit. */
-export async function enqueuePaymentFile(tx: Tx, orgId: string, now: string, file: Omit<PaymentFile, 'orgId'>): Promise<string> {
+/**
+ * Queue a payment file in the caller's unit, before its event: the event binds the file's SHA-256
+ * (Uow.bindFile; the bytes as the sink writes them, latin1), so the file an auditor is shown is
+ * the one the act decided. It is delivered after commit.
+ */
+export async function enqueuePaymentFile(uow: Uow, file: Omit<PaymentFile, 'orgId'>): Promise<string> {
   const id = newId('pay');
-  const body: PaymentFile = { ...file, orgId };
-  await tx.run('INSERT INTO outbox (id, org_id, channel, body, created_at) VALUES (?, ?, ?, ?, ?)', [
+  const body: PaymentFile = { ...file, orgId: uow.orgId };
+  uow.bindFile({ outboxId: id, fileName: file.fileName, sha256: createHash('sha256').update(Buffer.from(file.content, 'latin1')).digest('hex') });
+  await uow.tx.run('INSERT INTO outbox (id, org_id, channel, body, created_at) VALUES (?, ?, ?, ?, ?)', [
     id,
-    orgId,
+    uow.orgId,
     PAYMENT_FILE_CHANNEL,
     JSON.stringify(body),
-    now,
+    uow.now,
   ]);
-  await tx.notify(OUTBOX_CHANNEL, id);
+  await uow.tx.notify(OUTBOX_CHANNEL, id);
   return id;
 }

@@ -102,8 +102,9 @@ function unprepared(w: Window, latest: { period_start: string; period_end: strin
 }
 
 /**
- * super.due: each signed pay run's super guarantee still outstanding, on its due date
- * (super-due.ts: Payday Super from 1 July 2026, quarterly before). Payments to 2300 are applied
+ * super.due: each signed pay run's super guarantee still outstanding, and the super carried in at
+ * a conversion (its subject the conversion journal), on its due date (super-due.ts: Payday Super
+ * from 1 July 2026, quarterly before). Payments to 2300 are applied
  * as at today or the end of the range, whichever is later, so a run paid in the range counts.
  */
 export async function superDue(q: Queryable, w: Window): Promise<MeetingItem[]> {
@@ -116,7 +117,7 @@ export async function superDue(q: Queryable, w: Window): Promise<MeetingItem[]> 
       kind: 'super.due',
       id: s.id,
       subjectId: s.id,
-      title: `Super guarantee of pay run ${s.id} (paid ${s.paymentDate}) due${s.dueOn < w.today ? ' (overdue)' : ''}: ${dollars(s.outstandingCents)} outstanding of ${dollars(s.amountCents)}`,
+      title: `${s.kind === 'super_carried_in' ? `Super guarantee carried in at the conversion on ${s.conversionDate}` : `Super guarantee of pay run ${s.id} (paid ${s.paymentDate})`} due${s.dueOn < w.today ? ' (overdue)' : ''}: ${dollars(s.outstandingCents)} outstanding of ${dollars(s.amountCents)}`,
       amountCents: s.outstandingCents,
       status: s.dueOn < w.today ? 'overdue' : 'due',
       ledgerId: null,

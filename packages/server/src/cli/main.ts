@@ -527,7 +527,7 @@ function program(): Command {
         o.json === true,
         report,
         `${report.file} (sha256 ${report.sha256}): ${report.events} events, ${report.journals} journals, ${report.approvals} approvals, ${report.documents} documents, ${report.checkpoints} checkpoints\n` +
-          'check it: tar -xzf the file, then in its folder: node verify.mjs --vkey "<verifier key>"',
+          `check it: npx @finance-desk/protocol verify-pack ${report.file} --key "<verifier key>" (or tar -xzf it, then in its folder: node verify.mjs --key "<verifier key>")`,
       );
     });
 

@@ -34,8 +34,11 @@ import type { RateConfig, RateLimiter } from './rate-limit.js';
 export interface AppOptions {
   readonly db: Database;
   readonly rateLimiter: RateLimiter;
-  /** pino options or false; secrets never reach the log (no headers are serialised). */
-  readonly logger?: boolean | { level: string };
+  /**
+   * pino options or false; secrets never reach the log (no headers are serialised). `stream`
+   * replaces stdout as the destination (tests read the lines a server writes).
+   */
+  readonly logger?: boolean | { level: string; stream?: { write(line: string): void } };
   /** Serve `POST /bench/bare` (a JSON echo with no auth, no storage): the benchmark baseline. */
   readonly benchRoute?: boolean;
   /** Mark the console's session cookie Secure (COOKIE_SECURE=1). */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { headOf } from '../ledger/read.js';
+import { fileOf, type OutboxRow } from './files.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { TarGzWriter } from './tar.js';
 
@@ -13,14 +14,19 @@ import { TarGzWriter } from './tar.js';
  * The audit pack (issue 13 item 6): one .tar.gz an auditor checks offline with nothing but Node
  * and the files in it. Inside, under one folder:
  * - events.jsonl: every event from genesis to the head, each with its payload's stored bytes;
- * - journals.jsonl: the period's journals with their lines; approvals.jsonl: every approval with
- *   its decision; documents/ and documents.jsonl: stored receipts and the payment and lodgement
- *   files the outbox carried, each with its SHA-256 and the ledger id that recorded it;
+ * - journals.jsonl: the period's journals with their lines (each line every field the event that
+ *   posted it binds: protocol bindings.ts); approvals.jsonl: every approval with its decision;
+ *   documents/ and documents.jsonl: stored receipts and the payment and lodgement files the
+ *   outbox carried (the files' exact bytes), each with its SHA-256 and the ledger id that
+ *   recorded or bound it;
  * - checkpoints/: the organisation's signed checkpoints, and verifier-key.txt (the operator's key;
  *   an auditor should prefer the copy they were given separately, `--vkey`);
- * - verify.mjs with lib/ (the protocol package's canonical JSON and its text check, hash, chain and checkpoint code,
- *   which import only node:crypto) and manifest.json (every file's SHA-256).
- * `node verify.mjs [--vkey KEY] [--checkpoint FILE]` checks everything ties out and exits 0 or 1.
+ * - verify.mjs with lib/ (the protocol package's verifier, verify-pack.js, and the canonical JSON,
+ *   hash, chain, checkpoint and binding code it imports, which import only Node's built-in
+ *   modules) and manifest.json (every file's SHA-256).
+ * `node verify.mjs [--key KEY] [--checkpoint FILE]` runs the same checks as the published
+ * `npx @finance-desk/protocol verify-pack PACK`: exit 0 everything ties out, 1 something does not,
+ * 3 nothing failed but some journals or files are unbound (recorded before the binding).
  */
 export interface AuditPackOptions {
   readonly orgId: string;
@@ -45,7 +51,7 @@ export interface AuditPackReport {
 const PAGE = 1000;
 
 /** The protocol files the verifier imports (compiled JS; they import only each other and node:crypto). */
-const PROTOCOL_LIB = ['canonical-json.js', 'canonical-text.js', 'hash.js', 'chain.js', 'checkpoint.js'] as const;
+const PROTOCOL_LIB = ['canonical-json.js', 'canonical-text.js', 'hash.js', 'chain.js', 'checkpoint.js', 'bindings.js', 'verify-pack.js'] as const;
 
 function protocolDist(): string {
   // Resolved through the package, so it is the protocol build this server runs with.
@@ -97,17 +103,19 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
       const head = (await headOf(q, o.orgId)) ?? { seq: 0, rowHash: '' };
       const files: { path: string; sha256: string; bytes: number }[] = [];
       const tar = new TarGzWriter(o.out);
-      const put = async (name: string, content: Buffer | string) => {
+      const put = async (name: string, content: Buffer | string, mode?: number) => {
         const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
         files.push({ path: name, sha256: createHash('sha256').update(buf).digest('hex'), bytes: buf.length });
-        await tar.add(`${root}/${name}`, buf);
+        await tar.add(`${root}/${name}`, buf, mode);
       };
       const putFile = async (name: string, path: string) => {
         files.push({ path: name, sha256: await sha256File(path), bytes: statSync(path).size });
         await tar.addFile(`${root}/${name}`, path);
       };
 
-      // Events, genesis to head, in one snapshot; the stored payload bytes as a string.
+      // Events, genesis to head, in one snapshot; the stored payload bytes as a string. The event
+      // that bound each payment or lodgement file (its outbox row) is noted for documents.jsonl.
+      const fileEvents = new Map<string, string>();
       const events = new Jsonl(join(work, 'events.jsonl'));
       for await (const e of paged<{ seq: number; family: string; kind: string; entity_id: string; actor: string; at: string; payload: string; prev_hash: string; row_hash: string }>(
         q,
@@ -116,6 +124,9 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         (r) => Number(r.seq),
       )) {
         await events.write({ seq: Number(e.seq), family: e.family, kind: e.kind, entity_id: e.entity_id, actor: e.actor, at: e.at, payload: e.payload, prev_hash: e.prev_hash, row_hash: e.row_hash });
+        if (e.payload.includes('"files":')) {
+          for (const f of (JSON.parse(e.payload) as { files?: { outboxId: string }[] }).files ?? []) fileEvents.set(f.outboxId, ledgerId(e.row_hash));
+        }
       }
       await events.close();
 
@@ -126,8 +137,8 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         [o.orgId, o.from, o.to],
         (r) => r.id,
       )) {
-        const lines = await q.all<{ line_no: number; account_code: string; debit_cents: number; credit_cents: number; tax_code: string | null; gst_cents: number; doc_id: string | null; description: string }>(
-          'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, gst_cents, doc_id, description FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
+        const lines = await q.all<{ line_no: number; account_code: string; debit_cents: number; credit_cents: number; tax_code: string | null; tax_base_cents: number; gst_cents: number; doc_id: string | null; description: string }>(
+          'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, doc_id, description FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
           [o.orgId, j.id],
         );
         await journals.write({
@@ -136,7 +147,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           memo: j.memo,
           source: { kind: j.source_kind, id: j.source_id },
           ledgerId: j.ledger_id,
-          lines: lines.map((l) => ({ lineNo: Number(l.line_no), accountCode: l.account_code, debitCents: Number(l.debit_cents), creditCents: Number(l.credit_cents), taxCode: l.tax_code, gstCents: Number(l.gst_cents), docId: l.doc_id, description: l.description })),
+          lines: lines.map((l) => ({ lineNo: Number(l.line_no), accountCode: l.account_code, debitCents: Number(l.debit_cents), creditCents: Number(l.credit_cents), taxCode: l.tax_code, taxBaseCents: Number(l.tax_base_cents), gstCents: Number(l.gst_cents), docId: l.doc_id, description: l.description })),
         });
       }
       await journals.close();
@@ -154,7 +165,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
       await approvals.close();
 
       // Documents: stored receipts, and the payment and lodgement files the outbox carried.
-      const docs: { id: string; kind: string; path: string; sha256: string; bytes: number; ledgerId: string | null }[] = [];
+      const docs: { id: string; kind: string; path: string; fileName?: string; sha256: string; bytes: number; ledgerId: string | null }[] = [];
       for await (const r of paged<{ id: string; sha256: string; filename: string; mime_type: string; content_base64: string; ledger_id: string }>(
         q,
         `SELECT id, sha256, filename, mime_type, content_base64, ledger_id FROM receipts WHERE org_id = ? /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
@@ -166,15 +177,25 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         await put(path, bytes);
         docs.push({ id: r.id, kind: 'receipt', path, sha256: r.sha256, bytes: bytes.length, ledgerId: r.ledger_id });
       }
-      for await (const m of paged<{ id: string; channel: string; body: string }>(
+      // Each file as delivered (ops/files.ts: an ABA file's ASCII, a lodgement's UTF-8), which is
+      // what its event's SHA-256 is of; ledgerId is that event's, null when none binds it.
+      // An STP pay event goes in exactly as lodged, every payee's TFN in full, although no key is
+      // ever served one (books.file masks them): the verifier checks each file byte for byte
+      // against the SHA-256 its event bound, and a masked copy could be altered (a YTD figure, a
+      // payee) without that check seeing it. So the pack keeps the exact bytes, the file unpacks
+      // owner-readable only (0600, like the lodgement sink's), and README.txt says the pack holds
+      // TFNs (docs/decisions.md "TFNs in files").
+      for await (const m of paged<OutboxRow & Record<string, unknown>>(
         q,
-        `SELECT id, channel, body FROM outbox WHERE org_id = ? AND channel <> 'email' /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
+        `SELECT id, channel, body, created_at, delivered_at, last_error FROM outbox WHERE org_id = ? AND channel <> 'email' /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
         [o.orgId],
         (r) => r.id,
       )) {
-        const path = `documents/${m.channel}-${m.id}.json`;
-        await put(path, m.body);
-        docs.push({ id: m.id, kind: m.channel, path, sha256: createHash('sha256').update(m.body).digest('hex'), bytes: Buffer.byteLength(m.body), ledgerId: null });
+        const f = fileOf(m);
+        if (!f) continue;
+        const path = `documents/${f.file.kind}-${m.id}-${f.file.filename}`;
+        await put(path, f.bytes, f.file.kind === 'stp_pay_event' ? 0o600 : undefined);
+        docs.push({ id: m.id, kind: f.file.kind, path, fileName: f.file.filename, sha256: f.file.sha256, bytes: f.bytes.length, ledgerId: fileEvents.get(m.id) ?? null });
       }
 
       const checkpoints = await q.all<{ seq: number; note: string }>('SELECT seq, note FROM checkpoints WHERE org_id = ? ORDER BY seq, key_name', [o.orgId]);
@@ -196,11 +217,20 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           `The chain is included from genesis to its head at seq ${head.seq} (ledger id ${ledgerId(head.rowHash)}).`,
           '',
           'Check it offline with Node.js 20 or later, from this folder:',
-          '  node verify.mjs --vkey "<the verifier key you were given>" [--checkpoint old-checkpoint.txt]',
+          '  node verify.mjs --key "<the verifier key you were given>" [--checkpoint old-checkpoint.txt]',
+          'or, without trusting this folder\'s verifier, with the published one:',
+          '  npx @finance-desk/protocol verify-pack <this .tar.gz or folder> --key "<key>" [--checkpoint old-checkpoint.txt]',
           'It checks every file against manifest.json, recomputes the hash chain over the stored bytes,',
           'opens every checkpoint with the verifier key and checks the chain still reaches each signed root,',
-          'checks every journal balances and was recorded by an event of the chain, every decided approval',
-          'and every document against the chain. Exit code 0: everything ties out.',
+          'checks every journal balances and its lines hash to the digest the event that posted it bound,',
+          'every decided approval against the chain, and every payment and lodgement file against the',
+          'SHA-256 its event bound. Exit code 0: everything ties out; 1: something does not; 3: nothing',
+          'failed, but journals or files recorded before the binding are listed as unbound (not verified).',
+          '',
+          'Handle this pack as payroll records: documents/stp_pay_event-*.json are the Single Touch Payroll',
+          'pay events exactly as the ATO received them, with every employee\'s tax file number (TFN) in full.',
+          'They are here so the verifier can check each one byte for byte against the SHA-256 the chain',
+          'bound; a masked copy could not be checked. Nothing else in the pack holds a TFN.',
           '',
         ].join('\n'),
       );

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { LODGEMENT_CHANNEL, type LodgementFile } from '../adapters/lodgement.js';
 import { PAYMENT_FILE_CHANNEL, type PaymentFile } from '../adapters/payments.js';
+import { maskedPayEvent } from '../domain/payroll/stp.js';
 import { notFound } from '../errors.js';
 import type { Queryable } from '../storage/types.js';
 
@@ -13,11 +14,19 @@ import type { Queryable } from '../storage/types.js';
  * holds the file's exact text, so its bytes and SHA-256 are recomputed here, never stored twice:
  * an ABA file is ASCII written byte for byte (latin1, as the payments sink writes it), a
  * lodgement document UTF-8 (as the lodgement sink writes it and its receipt hashes it).
+ *
+ * A file's `sha256` and `sizeBytes` are always of those exact stored bytes. What is served may
+ * differ: an STP pay event carries every payee's TFN in full, and a TFN is never served to an
+ * API key, so `books.file` (and so the MCP tool) serves it with every TFN masked as
+ * books.employees shows it, saying so (`masked`, with `contentSha256` and `contentSizeBytes` of
+ * the bytes served). The exact bytes go to the lodgement sink, into the operator's audit pack
+ * (its verifier checks them byte for byte) and, in the console, to a person with payroll
+ * decision rights (human/files-pages.ts) — docs/decisions.md "TFNs in files".
  */
 export type FileKind = (typeof readSpecs.FILE_KINDS)[number];
 type FileRow = z.infer<typeof readSpecs.booksFiles.result>['files'][number];
 
-interface OutboxRow {
+export interface OutboxRow {
   id: string;
   channel: string;
   body: string;
@@ -40,7 +49,7 @@ const KIND_SQL: Readonly<Record<FileKind, { sql: string; args: string[] }>> = {
 };
 
 /** A row's file, or null when it is not one (another channel, or a body without a file's fields). */
-function fileOf(row: OutboxRow): { file: FileRow; bytes: Buffer } | null {
+export function fileOf(row: OutboxRow): { file: FileRow; bytes: Buffer } | null {
   let b: Partial<PaymentFile & LodgementFile>;
   try {
     b = JSON.parse(row.body) as Partial<PaymentFile & LodgementFile>;
@@ -112,8 +121,35 @@ export async function fileById(q: Queryable, orgId: string, id: string): Promise
   return d;
 }
 
-/** `books.file`: the row and its exact bytes as base64; `sha256` is of those bytes. */
+/** Kinds whose stored bytes hold a TFN, and the masked form each is served in. */
+const MASKS: Readonly<Partial<Record<FileKind, (text: string) => string>>> = {
+  stp_pay_event: maskedPayEvent,
+};
+
+/**
+ * A file as served to someone who may not see a TFN: masked when its kind carries TFNs, else as
+ * stored; `masked` is true when the bytes differ from the stored ones.
+ */
+export function servedBytes(file: FileRow, bytes: Buffer): { masked: boolean; bytes: Buffer } {
+  const mask = MASKS[file.kind];
+  if (!mask) return { masked: false, bytes };
+  const served = Buffer.from(mask(bytes.toString('utf8')), 'utf8');
+  return served.equals(bytes) ? { masked: false, bytes } : { masked: true, bytes: served };
+}
+
+/**
+ * `books.file`: the row (`sha256`, `sizeBytes` of the exact stored bytes) and the bytes served as
+ * base64 — for an API key never a TFN: `masked` says whether they differ from the stored bytes,
+ * `contentSha256` and `contentSizeBytes` are of the bytes in `contentBase64`.
+ */
 export async function fileWithContent(q: Queryable, orgId: string, id: string) {
   const { file, bytes } = await fileById(q, orgId, id);
-  return { ...file, contentBase64: bytes.toString('base64') };
+  const served = servedBytes(file, bytes);
+  return {
+    ...file,
+    masked: served.masked,
+    contentSha256: createHash('sha256').update(served.bytes).digest('hex'),
+    contentSizeBytes: served.bytes.length,
+    contentBase64: served.bytes.toString('base64'),
+  };
 }

@@ -4,7 +4,8 @@ import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSyn
 import { basename, dirname, join, resolve } from 'node:path';
 import { verifyStoredChain } from '../ledger/verify.js';
 import { migrations } from './migrations.js';
-import { SqliteDatabase } from './sqlite.js';
+import { problemLine } from './schema-check.js';
+import { SqliteDatabase, sqliteSchemaProblems } from './sqlite.js';
 
 /**
  * Backups and restores of the SQLite engine (issue 13 item 4; README "Backups").
@@ -15,7 +16,8 @@ import { SqliteDatabase } from './sqlite.js';
  * snapshot of the database (WAL readers never block the server's writer), so the copy is the
  * database exactly as at one commit: every write acknowledged before the backup began is in it,
  * and no write is half in it. The copy goes to a temporary file beside the target, is fsynced,
- * checked (integrity, migrations, every organisation's chain), and only then renamed into place.
+ * checked (integrity, migrations, the schema exactly as the migrations create it, every
+ * organisation's chain), and only then renamed into place.
  *
  * PostgreSQL is backed up with its own tools (`pg_dump --format=custom`, a consistent snapshot
  * while the servers run) and restored with `pg_restore`; README "Backups" has the commands.
@@ -36,6 +38,12 @@ export interface FileCheck {
    * from a newer build, which this build must not serve). Pending ones are applied by the next start.
    */
   readonly migrations: { readonly applied: number; readonly known: number; readonly unknown: number };
+  /**
+   * How the schema differs from exactly what the migrations it has applied create (an added
+   * trigger, view, table or index, a changed or missing definition): one line each; empty when
+   * it is exactly that. Chains verify whatever triggers surround them, so this is checked apart.
+   */
+  readonly schema: readonly string[];
   readonly organisations: readonly OrgCheck[];
 }
 
@@ -87,19 +95,22 @@ function selfContained(path: string): void {
 
 /**
  * Check a database file that no server is using: SQLite's integrity check, every migration this
- * build knows applied, and every organisation's chain recomputed from genesis.
+ * build knows applied, the schema exactly what those migrations create, and every organisation's
+ * chain recomputed from genesis.
  */
 export async function checkDatabaseFile(path: string): Promise<FileCheck> {
   const raw = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
   let integrity: string;
   let applied: number;
   let unknown: number;
+  let schema: string[];
   try {
     integrity = (raw.pragma('integrity_check', { simple: true }) as string) ?? 'unknown';
     const ids = new Set((raw.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => Number(r.id)));
     applied = migrations.filter((m) => ids.has(m.id)).length;
     const known = new Set(migrations.map((m) => m.id));
     unknown = [...ids].filter((id) => !known.has(id)).length;
+    schema = sqliteSchemaProblems(raw);
   } finally {
     raw.close();
   }
@@ -120,9 +131,10 @@ export async function checkDatabaseFile(path: string): Promise<FileCheck> {
   }
   const known = migrations.length;
   return {
-    ok: integrity === 'ok' && unknown === 0 && organisations.every((o) => o.ok),
+    ok: integrity === 'ok' && unknown === 0 && schema.length === 0 && organisations.every((o) => o.ok),
     integrity,
     migrations: { applied, known, unknown },
+    schema,
     organisations,
   };
 }
@@ -168,6 +180,8 @@ export async function restoreSqlite(from: string, targetPath: string, now: strin
   if (!existsSync(from)) throw new Error(`--from: no file ${from}`);
   const check = await checkDatabaseFile(from);
   for (const suffix of ['-wal', '-shm']) rmSync(`${from}${suffix}`, { force: true });
+  // A schema the migrations did not make is refused by name, whatever else checks out.
+  if (check.schema.length > 0) throw new Error(`restore refused: ${problemLine(check.schema)} (in ${from}); nothing was restored`);
   if (!check.ok) throw new Error(`--from: ${from} does not check out (${describeProblems(check)}); nothing was restored`);
   const to = resolve(targetPath);
   const temp = join(dirname(to), `.${basename(to)}.${process.pid}.restoring`);
@@ -200,6 +214,7 @@ export function describeProblems(check: FileCheck): string {
   if (check.migrations.unknown > 0) {
     problems.push(`migrations: ${check.migrations.unknown} applied that this build does not know (a newer build wrote it)`);
   }
+  if (check.schema.length > 0) problems.push(`schema: ${problemLine(check.schema)}`);
   for (const o of check.organisations) if (!o.ok) problems.push(`${o.slug}: ${o.problem}`);
   return problems.join('; ') || 'ok';
 }

@@ -23,6 +23,7 @@ import { migration as orgProfile } from '../org/migration-profile.js';
 import { migration as aiCalls } from '../domain/ask/migration.js';
 import { migration as corrections } from '../domain/corrections/migration.js';
 import { migration as authEpoch } from '../org/migration-auth-epoch.js';
+import { migration as pendingAssets } from '../domain/assets/migration-pending.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -68,6 +69,13 @@ export interface MigrateOptions {
    * had them, then migrate the rest, as an upgraded installation does). Default: all.
    */
   readonly throughId?: number;
+  /**
+   * After migrating, in the same transaction, compare the schema with exactly what the
+   * migrations create (storage/schema-check.ts) and refuse (SchemaRefused, everything rolled
+   * back) if anything differs. The server's start sets it; a database this call creates from
+   * nothing is not compared (it is the migrations' own work). Only with every migration applied.
+   */
+  readonly checkSchema?: boolean;
 }
 
 /**
@@ -382,6 +390,8 @@ export const migrations: readonly Migration[] = [
   paymentAccount,
   // The credential epoch on each organisation head, 35 (issue 14: principals kept by the API).
   authEpoch,
+  // Pending fixed assets: what each depreciation run skipped, 36.
+  pendingAssets,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

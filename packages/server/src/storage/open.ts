@@ -8,6 +8,8 @@ export interface OpenOptions {
   readonly schema?: string;
   readonly sqliteSynchronous?: SqliteSynchronous;
   readonly poolSize?: number;
+  /** Compare the schema with what the migrations create and refuse a difference (MigrateOptions). */
+  readonly checkSchema?: boolean;
 }
 
 /** Select the engine from `DATABASE_URL` (D10): `sqlite:<path>` or `postgres://…`. */
@@ -42,7 +44,7 @@ export async function openMigrated(url: string, options: OpenOptions = {}): Prom
     throw new Error(`DATABASE_URL: cannot open ${whereOf(url)}: ${reasonOf(error)}`);
   }
   try {
-    await db.migrate();
+    await db.migrate(options.checkSchema ? { checkSchema: true } : {});
     return db;
   } catch (error) {
     await db.close().catch(() => undefined);

@@ -1,5 +1,7 @@
 import pg from 'pg';
-import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
+import { migrations, seedStatements, type MigrateOptions } from './migrations.js';
+import { applyPgMigrations, EMPTY_SCHEMA_SQL, pgReference, pgSchemaProblems } from './postgres-schema.js';
+import { SchemaRefused } from './schema-check.js';
 import { changesData } from './sql.js';
 import { checkLater, newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx, type WriteOptions } from './types.js';
 
@@ -674,6 +676,15 @@ export class PostgresDatabase implements Database {
 
   async migrate(options: MigrateOptions = {}): Promise<void> {
     const through = options.throughId ?? Number.MAX_SAFE_INTEGER;
+    const complete = migrations.every((m) => m.id <= through);
+    const check = options.checkSchema === true && complete;
+    // The schema check's reference is built on a connection of its own (postgres-schema.ts); it
+    // starts now, while this start may wait for the lock, when the schema already has tables.
+    let reference: ReturnType<typeof pgReference> | null = null;
+    if (check && (await this.pool.query<{ found: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS found")).rows[0]?.found) {
+      reference = pgReference(this.url);
+      reference.catch(() => undefined);
+    }
     const held = await checkout(this.pool);
     const client = held.client;
     try {
@@ -682,26 +693,17 @@ export class PostgresDatabase implements Database {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
       await client.query('BEGIN');
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
-      );
-      const done = new Set(
-        (await client.query<{ id: number }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id),
-      );
-      for (const m of migrations) {
-        if (done.has(m.id) || m.id > through) continue;
-        for (const sql of m.statements) await client.query(sql);
-        for (const step of backfillSteps(m)) {
-          const rows = (await client.query<Record<string, unknown>>(step.select)).rows;
-          for (const row of rows) await client.query(toPg(step.update), [...step.params(row)]);
-        }
-        await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
-          m.id,
-          m.name,
-          new Date().toISOString(),
-        ]);
-      }
+      // Under the lock, so no other start is midway: an empty schema is one this start creates.
+      const found = check ? (await client.query<{ empty: boolean; schema: string | null }>(EMPTY_SCHEMA_SQL)).rows[0] : undefined;
+      const existing = found !== undefined && !found.empty;
+      await applyPgMigrations(client, (id) => id <= through);
       for (const seed of seedStatements()) await client.query(toPg(seed.sql), [...seed.params]);
+      // The fully migrated schema, compared in the migration's transaction and under the lock:
+      // a refusal rolls everything this start did back.
+      if (existing) {
+        const problems = await pgSchemaProblems(client, await (reference ?? pgReference(this.url)));
+        if (problems.length > 0) throw new SchemaRefused(problems, `PostgreSQL schema ${found?.schema ?? this.schema ?? 'public'}`);
+      }
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

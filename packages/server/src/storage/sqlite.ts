@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
+import { SchemaRefused, schemaKey, schemaProblems, unknownMigrations, type SchemaObject } from './schema-check.js';
 import { checkLater, newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx } from './types.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
@@ -83,6 +84,82 @@ class SqliteConnection implements Queryable {
   run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
     return settled(() => ({ changes: this.stmt(sql).run(...params).changes }));
   }
+}
+
+/**
+ * Apply the migrations `include` selects that `raw` has not applied yet, in order, recording
+ * each in schema_migrations (the caller holds the transaction). The server's start and the
+ * schema check's in-memory reference both run this, so the reference is exactly what a start creates.
+ */
+export function applySqliteMigrations(raw: BetterSqlite3.Database, include: (id: number) => boolean): void {
+  raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const done = new Set((raw.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => Number(r.id)));
+  for (const m of migrations) {
+    if (done.has(m.id) || !include(m.id)) continue;
+    for (const sql of m.statements) raw.exec(sql);
+    for (const step of backfillSteps(m)) {
+      const update = raw.prepare(step.update);
+      for (const row of raw.prepare(step.select).all() as Record<string, unknown>[]) {
+        update.run(...step.params(row));
+      }
+    }
+    raw.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, new Date().toISOString());
+  }
+}
+
+/** Tables SQLite itself makes (ANALYZE's statistics steer plans only), not the migrations. */
+const SQLITE_OWN = /^sqlite_stat\d$/;
+
+/** A database's schema objects as sqlite_master holds them (the SQL text is the definition). */
+function sqliteSchema(raw: BetterSqlite3.Database): Map<string, SchemaObject> {
+  const rows = raw.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master').all() as { type: string; name: string; tbl_name: string; sql: string | null }[];
+  const out = new Map<string, SchemaObject>();
+  for (const r of rows) {
+    if (r.type === 'table' && SQLITE_OWN.test(r.name)) continue;
+    const object: SchemaObject = {
+      kind: r.type,
+      name: r.name,
+      on: r.type === 'index' || r.type === 'trigger' ? r.tbl_name : '',
+      // Whitespace is layout: a migration re-indented in the source is the same definition.
+      def: (r.sql ?? '').replace(/\s+/g, ' ').trim(),
+    };
+    out.set(schemaKey(object), object);
+  }
+  return out;
+}
+
+/** What the migrations with these ids create, built once per set in an in-memory database. */
+const references = new Map<string, Map<string, SchemaObject>>();
+
+function sqliteReference(ids: ReadonlySet<number>): Map<string, SchemaObject> {
+  const key = [...ids].sort((a, b) => a - b).join(',');
+  let reference = references.get(key);
+  if (!reference) {
+    const mem = new BetterSqlite3(':memory:');
+    try {
+      mem.transaction(() => applySqliteMigrations(mem, (id) => ids.has(id)))();
+      reference = sqliteSchema(mem);
+    } finally {
+      mem.close();
+    }
+    references.set(key, reference);
+  }
+  return reference;
+}
+
+/** The migration ids `raw` records, split into those this build knows and those it does not. */
+function appliedMigrations(raw: BetterSqlite3.Database): { known: Set<number>; unknown: number[] } {
+  const applied = (raw.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => Number(r.id));
+  const ids = new Set(migrations.map((m) => m.id));
+  return { known: new Set(applied.filter((id) => ids.has(id))), unknown: applied.filter((id) => !ids.has(id)) };
+}
+
+/**
+ * How the schema of `raw` differs from what the migrations it has applied (and this build
+ * knows) create, one line per object; empty when it is exactly that.
+ */
+export function sqliteSchemaProblems(raw: BetterSqlite3.Database): string[] {
+  return schemaProblems(sqliteReference(appliedMigrations(raw).known), sqliteSchema(raw));
 }
 
 interface Job {
@@ -249,25 +326,18 @@ export class SqliteDatabase implements Database {
   async migrate(options: MigrateOptions = {}): Promise<void> {
     const raw = this.writer.raw;
     const through = options.throughId ?? Number.MAX_SAFE_INTEGER;
-    raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    const check = options.checkSchema === true && migrations.every((m) => m.id <= through);
     const apply = raw.transaction(() => {
-      const done = new Set(
-        this.writer.allSync<{ id: number }>('SELECT id FROM schema_migrations').map((r) => r.id),
-      );
-      for (const m of migrations) {
-        if (done.has(m.id) || m.id > through) continue;
-        for (const sql of m.statements) raw.exec(sql);
-        for (const step of backfillSteps(m)) {
-          const update = raw.prepare(step.update);
-          for (const row of raw.prepare(step.select).all() as Record<string, unknown>[]) {
-            update.run(...step.params(row));
-          }
-        }
-        raw
-          .prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)')
-          .run(m.id, m.name, new Date().toISOString());
-      }
+      // A file with no schema object yet is one this start creates: nothing to compare.
+      const existing = check && raw.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() !== undefined;
+      applySqliteMigrations(raw, (id) => id <= through);
       for (const seed of seedStatements()) raw.prepare(seed.sql).run(...seed.params);
+      // The fully migrated schema, in the migration's transaction: a refusal rolls it back, so
+      // the file is left as it was.
+      if (existing) {
+        const problems = [...unknownMigrations(appliedMigrations(raw).unknown), ...sqliteSchemaProblems(raw)];
+        if (problems.length > 0) throw new SchemaRefused(problems, `the SQLite file ${this.path}`);
+      }
     });
     apply.immediate();
   }

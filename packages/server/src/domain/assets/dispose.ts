@@ -100,9 +100,19 @@ function disposalLines(row: AssetRow, d: Disposal, proceedsCents: number): Posti
 export async function assetDispose(p: Params, uow: Uow) {
   const row = await loadAsset(uow, p.id);
   if (row.status === 'disposed') return { ...disposalResult(row), noop: true };
+  if (row.status === 'pending') {
+    throw conflict(`asset ${row.id} is pending: register it with books.assetRegister (name, effective life, method) before disposing of it`);
+  }
   checkDate(row, p.date, uow.today);
   const d = figures(row, p);
   const journalId = newJournalId();
+  await postJournal(uow, {
+    id: journalId,
+    date: p.date,
+    memo: `Disposal of ${row.name} (${row.id})`,
+    source: { kind: 'asset_disposal', id: row.id },
+    lines: disposalLines(row, d, p.proceedsCents),
+  });
   const event = await uow.emit(events.assetDispose, {
     entityId: row.id,
     payload: {
@@ -116,14 +126,6 @@ export async function assetDispose(p: Params, uow: Uow) {
       lossCents: d.lossCents,
       journalId,
     },
-  });
-  await postJournal(uow, {
-    id: journalId,
-    date: p.date,
-    memo: `Disposal of ${row.name} (${row.id})`,
-    source: { kind: 'asset_disposal', id: row.id },
-    ledgerId: event.ledgerId,
-    lines: disposalLines(row, d, p.proceedsCents),
   });
   if (d.depreciationCents > 0) {
     await recordDepreciation(uow, { assetId: row.id, date: p.date, runId: null, from: d.from, days: d.days, amountCents: d.depreciationCents, journalId });

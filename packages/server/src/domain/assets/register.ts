@@ -9,8 +9,11 @@ import type { Uow } from '../../write-path.js';
  * bill's approval, the journal's post — in that act's transaction, named in that act's event
  * (`assetIds`). Cost is the line's GST-exclusive amount (what 1500 is debited with), and
  * depreciation starts on the posting's date. So that the register always equals 1500 − 1510,
- * nothing else moves those accounts: a 1500 line without details is refused, as is an
- * expense claim or bank recode to 1500 (docs/decisions.md "Fixed assets").
+ * nothing else moves those accounts: a journal line on 1500 without details is refused, as is a
+ * bank recode to 1500 (docs/decisions.md "Fixed assets"). A bill line or an expense claim on 1500
+ * without details (the supplier's invoice does not say the effective life) registers a *pending*
+ * asset: on the register and 1500 at cost, not depreciated, until books.assetRegister gives its
+ * name, life and method (docs/decisions.md "Pending fixed assets").
  */
 export interface AssetDetails {
   readonly name: string;
@@ -18,13 +21,21 @@ export interface AssetDetails {
   readonly method: AssetMethod;
 }
 
-/** A 1500 line about to be posted: the asset it registers. */
+/** A 1500 line about to be posted: the asset it registers (pending, named by its line, without details). */
 export interface PlannedAsset {
   readonly id: string;
   readonly lineNo: number;
   readonly costCents: number;
-  readonly details: AssetDetails;
+  readonly details: AssetDetails | { readonly pendingName: string };
 }
+
+/**
+ * What a pending asset holds in the register's NOT NULL columns until it is registered: no method
+ * and a life of 0 years, never read as such (books.assets answers null; runs and disposals take
+ * only active assets).
+ */
+export const PENDING_METHOD = '';
+export const PENDING_LIFE_YEARS = 0;
 
 export interface LineWithAsset {
   readonly accountCode: string;
@@ -32,14 +43,18 @@ export interface LineWithAsset {
 }
 
 /**
- * Problems of lines with respect to 1500 (BAD_REQUEST text): a 1500 line needs `asset`, and only
- * a 1500 line may carry one. `assetField(i)` names line i's asset field (for a document without
- * lines, the field that put it on 1500).
+ * Problems of lines with respect to 1500 (BAD_REQUEST text): only a 1500 line may carry `asset`,
+ * and, when `detailsRequired` (a manual journal), a 1500 line needs it. `assetField(i)` names line
+ * i's asset field.
  */
-export function assetLineProblems(lines: readonly LineWithAsset[], assetField: (i: number) => string): string[] {
+export function assetLineProblems(
+  lines: readonly LineWithAsset[],
+  assetField: (i: number) => string,
+  detailsRequired: boolean,
+): string[] {
   const problems: string[] = [];
   for (const [i, l] of lines.entries()) {
-    if (l.accountCode === FIXED_ASSET_ACCOUNT && l.asset === undefined) {
+    if (l.accountCode === FIXED_ASSET_ACCOUNT && l.asset === undefined && detailsRequired) {
       problems.push(
         `${assetField(i)}: is required on a line coded to ${FIXED_ASSET_ACCOUNT} Plant and equipment ` +
           '(a fixed asset: give asset {name, effectiveLifeYears, method})',
@@ -62,12 +77,7 @@ export function journalAssetLineProblems(
   if (l.accountCode === FIXED_ASSET_ACCOUNT && l.debitCents === undefined) {
     return [`lines[${i}].creditCents: account ${FIXED_ASSET_ACCOUNT} Plant and equipment is credited only by books.assetDispose`];
   }
-  return assetLineProblems([l], () => `lines[${i}].asset`);
-}
-
-/** For a document that cannot carry asset details (an expense claim, a recoded bank line). */
-export function noAssetHere(field: string): string {
-  return `${field}: account ${FIXED_ASSET_ACCOUNT} Plant and equipment is for fixed assets, registered from a bill line or a journal line with asset details (D11)`;
+  return assetLineProblems([l], () => `lines[${i}].asset`, true);
 }
 
 /** Keep a captured bill's asset details until it is approved (line numbers from 1). */
@@ -85,11 +95,25 @@ export async function saveAssetDetails(
   }
 }
 
-/** The assets a bill's 1500 lines register on approval (ids reserved for the event). */
+/** The asset an expense claim on 1500 registers on approval: pending (a claim carries no details). */
+export function plannedClaimAsset(line: {
+  readonly accountCode: string;
+  readonly amountCents: number;
+  readonly gstCents: number;
+  readonly description: string;
+}): PlannedAsset[] {
+  if (line.accountCode !== FIXED_ASSET_ACCOUNT) return [];
+  return [{ id: newId('ast'), lineNo: 1, costCents: line.amountCents - line.gstCents, details: { pendingName: line.description } }];
+}
+
+/**
+ * The assets a bill's 1500 lines register on approval (ids reserved for the event): active with
+ * the details captured with the line, pending (named by the line's description) without.
+ */
 export async function plannedBillAssets(
   uow: Uow,
   billId: string,
-  lines: readonly { readonly accountCode: string; readonly amountCents: number; readonly gstCents: number }[],
+  lines: readonly { readonly accountCode: string; readonly amountCents: number; readonly gstCents: number; readonly description: string }[],
 ): Promise<PlannedAsset[]> {
   const rows = await uow.tx.all<{ line_no: number; name: string; method: AssetMethod; life_years: number }>(
     'SELECT line_no, name, method, life_years FROM asset_details WHERE org_id = ? AND source_id = ?',
@@ -100,13 +124,11 @@ export async function plannedBillAssets(
   for (const [i, l] of lines.entries()) {
     if (l.accountCode !== FIXED_ASSET_ACCOUNT) continue;
     const d = byLine.get(i + 1);
-    // Only a bill captured before registration existed (migration 22) lacks them.
-    if (!d) throw conflict(`bill ${billId} line ${i + 1} is on ${FIXED_ASSET_ACCOUNT} without asset details; return it and capture it again with lines[].asset`);
     out.push({
       id: newId('ast'),
       lineNo: i + 1,
       costCents: l.amountCents - l.gstCents,
-      details: { name: d.name, method: d.method, effectiveLifeYears: Number(d.life_years) },
+      details: d ? { name: d.name, method: d.method, effectiveLifeYears: Number(d.life_years) } : { pendingName: l.description },
     });
   }
   return out;
@@ -128,15 +150,24 @@ export function plannedJournalAssets(
 export async function registerAssets(
   uow: Uow,
   planned: readonly PlannedAsset[],
-  source: { readonly kind: 'bill' | 'journal'; readonly id: string; readonly date: string; readonly journalId: string; readonly ledgerId: string },
+  source: {
+    readonly kind: 'bill' | 'journal' | 'expense_claim';
+    readonly id: string;
+    readonly date: string;
+    readonly journalId: string;
+    readonly ledgerId: string;
+  },
 ): Promise<void> {
   for (const a of planned) {
+    const d = a.details;
+    const [name, method, life, status] =
+      'pendingName' in d ? [d.pendingName, PENDING_METHOD, PENDING_LIFE_YEARS, 'pending'] : [d.name, d.method, d.effectiveLifeYears, 'active'];
     await uow.tx.run(
       `INSERT INTO assets (org_id, id, name, method, life_years, start_date, cost_cents, source_kind, source_id,
          source_line_no, journal_id, status, accumulated_cents, ledger_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', 0, ?, ?)`,
-      [uow.orgId, a.id, a.details.name, a.details.method, a.details.effectiveLifeYears, source.date, a.costCents,
-        source.kind, source.id, a.lineNo, source.journalId, source.ledgerId, uow.now],
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+      [uow.orgId, a.id, name, method, life, source.date, a.costCents,
+        source.kind, source.id, a.lineNo, source.journalId, status, source.ledgerId, uow.now],
     );
   }
 }
@@ -152,12 +183,13 @@ export async function returnBillAssets(uow: Uow, billId: string): Promise<string
     [uow.orgId, billId],
   );
   for (const r of rows) {
-    if (r.status !== 'active' || Number(r.accumulated_cents) !== 0) {
+    // A pending asset was never depreciated: it goes back with its bill.
+    if ((r.status !== 'active' && r.status !== 'pending') || Number(r.accumulated_cents) !== 0) {
       throw conflict(`bill ${billId} registered asset ${r.id}, which is ${r.status === 'active' ? 'depreciated' : r.status}; dispose of the asset with books.assetDispose instead`);
     }
   }
   await uow.tx.run(
-    "UPDATE assets SET status = 'returned', closed_on = ? WHERE org_id = ? AND source_id = ? AND status = 'active'",
+    "UPDATE assets SET status = 'returned', closed_on = ? WHERE org_id = ? AND source_id = ? AND status IN ('active', 'pending')",
     [uow.today, uow.orgId, billId],
   );
   return rows.map((r) => r.id);

@@ -6,7 +6,7 @@ import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { daysInclusive, depreciationCents, isMonthEnd, periodStart } from './depreciation.js';
-import { activeAssets, recordDepreciation, type AssetRow } from './store.js';
+import { activeAssets, pendingAssetCount, recordDepreciation, type AssetRow } from './store.js';
 
 /**
  * books.assetDepreciationRun (D11): every active asset depreciated to a month's last day, one
@@ -14,6 +14,8 @@ import { activeAssets, recordDepreciation, type AssetRow } from './store.js';
  * (docId = the asset, so 1510 is traceable per asset), dated periodEnd. Runs go forward: a rerun
  * of a periodEnd is a no-op (D3) answering the first run; an earlier month than the last run is
  * CONFLICT, since later periods have already been depreciated from the book value it would change.
+ * Pending assets (no effective life yet) are skipped and counted (`pendingSkipped`); registered
+ * later, they are depreciated by the next run from their start date.
  */
 type Params = z.infer<typeof assets.assetDepreciationRun.params>;
 
@@ -21,6 +23,7 @@ interface RunRow {
   id: string;
   period_end: string;
   total_cents: number;
+  pending_skipped: number;
   journal_id: string | null;
   ledger_id: string;
 }
@@ -42,6 +45,7 @@ async function runResult(uow: Uow, run: RunRow) {
     periodEnd: run.period_end,
     assets: rows.map((r) => ({ assetId: r.asset_id, amountCents: Number(r.amount_cents) })),
     totalCents: Number(run.total_cents),
+    pendingSkipped: Number(run.pending_skipped),
     journalId: run.journal_id,
     ledgerId: run.ledger_id,
   };
@@ -52,7 +56,7 @@ async function checkPeriodEnd(uow: Uow, periodEnd: string): Promise<RunRow | nul
   if (!isMonthEnd(periodEnd)) throw badRequest(`periodEnd: must be the last day of a month (${periodEnd} is not)`);
   if (periodEnd > uow.today) throw badRequest(`periodEnd: ${periodEnd} is in the future (today is ${uow.today})`);
   const runs = await uow.tx.all<RunRow>(
-    `SELECT id, period_end, total_cents, journal_id, ledger_id FROM asset_runs
+    `SELECT id, period_end, total_cents, pending_skipped, journal_id, ledger_id FROM asset_runs
      WHERE org_id = ? AND period_end >= ? ORDER BY period_end DESC`,
     [uow.orgId, periodEnd],
   );
@@ -91,11 +95,21 @@ export async function assetDepreciationRun(p: Params, uow: Uow) {
   const done = await checkPeriodEnd(uow, p.periodEnd);
   if (done) return { ...(await runResult(uow, done)), noop: true };
   const held = await activeAssets(uow, p.periodEnd);
+  const pendingSkipped = await pendingAssetCount(uow, p.periodEnd);
   const amounts = amountsFor(held, p.periodEnd);
   const runId = newId('dep');
   const totalCents = amounts.reduce((s, a) => s + a.amountCents, 0);
   const journalId = amounts.length > 0 ? newJournalId() : null;
   const list = [...amounts].sort((a, b) => (a.asset.id < b.asset.id ? -1 : 1));
+  if (journalId !== null) {
+    await postJournal(uow, {
+      id: journalId,
+      date: p.periodEnd,
+      memo: `Depreciation to ${p.periodEnd}`,
+      source: { kind: 'asset_depreciation', id: runId },
+      lines: list.flatMap((a) => depreciationLines(a.asset, a.amountCents, `Depreciation to ${p.periodEnd}`)),
+    });
+  }
   const event = await uow.emit(events.assetDepreciate, {
     entityId: runId,
     payload: {
@@ -104,21 +118,12 @@ export async function assetDepreciationRun(p: Params, uow: Uow) {
       totalCents,
       journalId,
       assets: list.map((a) => ({ assetId: a.asset.id, amountCents: a.amountCents })),
+      pendingSkipped,
     },
   });
-  if (journalId !== null) {
-    await postJournal(uow, {
-      id: journalId,
-      date: p.periodEnd,
-      memo: `Depreciation to ${p.periodEnd}`,
-      source: { kind: 'asset_depreciation', id: runId },
-      ledgerId: event.ledgerId,
-      lines: list.flatMap((a) => depreciationLines(a.asset, a.amountCents, `Depreciation to ${p.periodEnd}`)),
-    });
-  }
   await uow.tx.run(
-    'INSERT INTO asset_runs (org_id, id, period_end, total_cents, journal_id, ledger_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    [uow.orgId, runId, p.periodEnd, totalCents, journalId, event.ledgerId, uow.now],
+    'INSERT INTO asset_runs (org_id, id, period_end, total_cents, pending_skipped, journal_id, ledger_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [uow.orgId, runId, p.periodEnd, totalCents, pendingSkipped, journalId, event.ledgerId, uow.now],
   );
   for (const a of list) {
     await recordDepreciation(uow, { assetId: a.asset.id, date: p.periodEnd, runId, from: a.from, days: a.days, amountCents: a.amountCents, journalId: journalId ?? '' });
@@ -131,5 +136,5 @@ export async function assetDepreciationRun(p: Params, uow: Uow) {
       [mine, p.periodEnd, uow.orgId, a.id],
     );
   }
-  return { runId, periodEnd: p.periodEnd, assets: list.map((a) => ({ assetId: a.asset.id, amountCents: a.amountCents })), totalCents, journalId, ledgerId: event.ledgerId };
+  return { runId, periodEnd: p.periodEnd, assets: list.map((a) => ({ assetId: a.asset.id, amountCents: a.amountCents })), totalCents, pendingSkipped, journalId, ledgerId: event.ledgerId };
 }

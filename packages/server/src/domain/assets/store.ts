@@ -15,7 +15,8 @@ export interface AssetRow {
   source_id: string;
   source_line_no: number;
   journal_id: string;
-  status: 'active' | 'disposed' | 'returned';
+  /** pending: on 1500 at cost without method and life (register.ts PENDING_*), until books.assetRegister. */
+  status: 'pending' | 'active' | 'disposed' | 'returned';
   accumulated_cents: number;
   depreciated_to: string | null;
   closed_on: string | null;
@@ -69,6 +70,15 @@ export async function activeAssets(uow: Uow, startedBy: string): Promise<AssetRo
     [uow.orgId, startedBy],
   );
   return rows.map(decodeAsset);
+}
+
+/** Pending assets started by `startedBy`, which a run to that date skips (they await books.assetRegister). */
+export async function pendingAssetCount(uow: Uow, startedBy: string): Promise<number> {
+  const row = await uow.tx.get<{ n: unknown }>(
+    "SELECT COUNT(*) AS n FROM assets WHERE org_id = ? AND status = 'pending' AND start_date <= ?",
+    [uow.orgId, startedBy],
+  );
+  return Number(row?.n ?? 0);
 }
 
 /** Record an amount posted to 1510 for an asset (a run's or a disposal's), dated as its journal. */

@@ -185,6 +185,23 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
     taxCode: x.taxCode,
     gstCents: x.gstCents,
   }));
+  // Every part is posted before the event, which binds the journals' lines.
+  const records: ((ledgerId: string) => Promise<void>)[] = [];
+  for (const x of planned) {
+    if (x.target) {
+      records.push((await post(uow, { line, target: x.target }, x.amountCents, x.journalId)).record);
+    } else {
+      invariant(x.lines, 'an account part has its posting');
+      await postJournal(uow, {
+        id: x.journalId,
+        date: line.date,
+        memo: `Split of bank line ${line.id}: part ${x.index + 1} to ${x.targetId}`,
+        source: { kind: SPLIT_SOURCE, id: line.id },
+        dateField: 'lineId',
+        lines: x.lines,
+      });
+    }
+  }
   const event = await uow.emit(events.lineSplit, {
     entityId: line.id,
     payload: {
@@ -195,21 +212,8 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
       parts,
     },
   });
+  for (const record of records) await record(event.ledgerId);
   for (const x of planned) {
-    if (x.target) {
-      await post(uow, { line, target: x.target }, x.amountCents, event.ledgerId, x.journalId);
-    } else {
-      invariant(x.lines, 'an account part has its posting');
-      await postJournal(uow, {
-        id: x.journalId,
-        date: line.date,
-        memo: `Split of bank line ${line.id}: part ${x.index + 1} to ${x.targetId}`,
-        source: { kind: SPLIT_SOURCE, id: line.id },
-        ledgerId: event.ledgerId,
-        dateField: 'lineId',
-        lines: x.lines,
-      });
-    }
     await uow.tx.run(
       `INSERT INTO bank_feed_matches (org_id, id, line_id, target_kind, target_id, amount_cents, journal_id, created_at, ledger_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -83,6 +83,30 @@ export async function transferMatch(p: Params, uow: Uow): Promise<ResultOf<typeo
   checkPostable(uow, to.date, 'toLineId');
   const transferId = newId('trf');
   const journalIds = [newJournalId(), newJournalId()] as const;
+  const memo = `Transfer ${formatCents(amount)} from ${from.account_code} to ${to.account_code}`;
+  const clearing = { key: 'clearing' } as const;
+  // One entry per side, each posted, allocated and matched the same way (issue 12's review: one
+  // loop instead of two near-identical postJournal calls). Each journal debits before it credits:
+  // out is Dr 1300 / Cr the from account on the from line's date, in is Dr the to account / Cr 1300
+  // on the to line's date. The from side's allocation carries the transfer id, so a retry answers
+  // with it (D3). Both are posted before the event, which binds their lines.
+  const sides = [
+    { id: transferId, line: from, other: to, journalId: journalIds[0], way: 'out', dateField: 'fromLineId', debit: clearing, credit: from.account_code },
+    { id: newId('mat'), line: to, other: from, journalId: journalIds[1], way: 'in', dateField: 'toLineId', debit: to.account_code, credit: clearing },
+  ] as const;
+  for (const s of sides) {
+    await postJournal(uow, {
+      id: s.journalId,
+      date: s.line.date,
+      memo: `${memo} (${s.way}, bank line ${s.line.id})`,
+      source: { kind: TRANSFER_SOURCE, id: s.line.id },
+      dateField: s.dateField,
+      lines: [
+        { account: s.debit, debitCents: amount, description: memo },
+        { account: s.credit, creditCents: amount, description: memo },
+      ],
+    });
+  }
   const event = await uow.emit(events.transferMatch, {
     entityId: transferId,
     payload: {
@@ -97,30 +121,7 @@ export async function transferMatch(p: Params, uow: Uow): Promise<ResultOf<typeo
       journalIds: [...journalIds],
     },
   });
-  const memo = `Transfer ${formatCents(amount)} from ${from.account_code} to ${to.account_code}`;
-  const clearing = { key: 'clearing' } as const;
-  // One entry per side, each posted, allocated and matched the same way (issue 12's review: one
-  // loop instead of two near-identical postJournal calls). Each journal debits before it credits:
-  // out is Dr 1300 / Cr the from account on the from line's date, in is Dr the to account / Cr 1300
-  // on the to line's date. The from side's allocation carries the transfer id, so a retry answers
-  // with it (D3).
-  const sides = [
-    { id: transferId, line: from, other: to, journalId: journalIds[0], way: 'out', dateField: 'fromLineId', debit: clearing, credit: from.account_code },
-    { id: newId('mat'), line: to, other: from, journalId: journalIds[1], way: 'in', dateField: 'toLineId', debit: to.account_code, credit: clearing },
-  ] as const;
   for (const s of sides) {
-    await postJournal(uow, {
-      id: s.journalId,
-      date: s.line.date,
-      memo: `${memo} (${s.way}, bank line ${s.line.id})`,
-      source: { kind: TRANSFER_SOURCE, id: s.line.id },
-      ledgerId: event.ledgerId,
-      dateField: s.dateField,
-      lines: [
-        { account: s.debit, debitCents: amount, description: memo },
-        { account: s.credit, creditCents: amount, description: memo },
-      ],
-    });
     await uow.tx.run(
       `INSERT INTO bank_feed_matches (org_id, id, line_id, target_kind, target_id, amount_cents, journal_id, created_at, ledger_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -35,11 +35,12 @@ export const openInvoicesOfContactsSql = (n: number) =>
 /**
  * The posted bills of a page of contacts that can still owe (approved, or approved then put on
  * hold; paid and returned bills owe nothing, and bills awaiting approval are not owed yet: D8,
- * accrual on approval), through bills_contact (org_id, contact_id, status).
+ * accrual on approval — except a bill carried in by opening balances and held under PB-B1, which
+ * the conversion journal already put on 2000), through bills_contact (org_id, contact_id, status).
  */
 export const postedBillsOfContactsSql = (n: number) =>
   `SELECT id, contact_id FROM bills
-   WHERE org_id = ? AND contact_id IN (${placeholders(n)}) AND status IN ('approved', 'on_hold') AND journal_id IS NOT NULL`;
+   WHERE org_id = ? AND contact_id IN (${placeholders(n)}) AND status IN ('approved', 'on_hold', 'held') AND journal_id IS NOT NULL`;
 
 /** Document ids per ledger statement: owedOnDocuments' IN list stays bounded however many are open. */
 const DOCS_PER_QUERY = 500;

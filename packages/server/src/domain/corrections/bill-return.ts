@@ -96,17 +96,16 @@ export async function billPaymentReturn(p: Params, uow: Uow) {
   const date = correctionDate(uow, p.date, paid.date, `payment ${p.paymentId} was made`);
   const owed = (await owedOnDocument(uow.tx, uow.orgId, PAYABLES_ACCOUNT, bill.id)) + paid.amountCents;
   const journalId = newJournalId();
-  const event = await uow.emit(events.billPaymentReturn, {
-    entityId: bill.id,
-    payload: { paymentId: p.paymentId, amountCents: paid.amountCents, date, reason: p.reason, journalId, outstandingCents: owed },
-  });
   await postJournal(uow, {
     id: journalId,
     date,
     memo: `Returned payment ${p.paymentId} of bill ${bill.id} to ${bill.payee_name}`.slice(0, 500),
     source: { kind: 'bill_payment_return', id: bill.id },
-    ledgerId: event.ledgerId,
     lines: await paid.lines(paid.amountCents),
+  });
+  const event = await uow.emit(events.billPaymentReturn, {
+    entityId: bill.id,
+    payload: { paymentId: p.paymentId, amountCents: paid.amountCents, date, reason: p.reason, journalId, outstandingCents: owed },
   });
   await uow.tx.run(
     `INSERT INTO bill_payment_returns (org_id, id, bill_id, payment_id, amount_cents, returned_on, reason, journal_id, created_at, ledger_id)

@@ -1,6 +1,6 @@
 import { corrections, events } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { conflict, invariant, notFound } from '../../errors.js';
+import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { outstandingOn } from '../receivables/ledger-api.js';
@@ -27,18 +27,43 @@ interface PaymentRow {
   reversal_ledger_id: string | null;
 }
 
+const PAYMENT_COLUMNS =
+  'id, invoice_id, amount_cents, paid_on, journal_id, reversed_on, reversal_kind, reversal_reason, reversal_journal_id, reversal_ledger_id';
+
+/**
+ * The payment `paymentId` names: the payment's own id (pay_…), or the bank-line match that recorded
+ * it (mat_…), as books.billPaymentReturn takes a match. A payment matched from a bank line is
+ * posted in the match's journal, so the match finds it by that journal (and this invoice: one
+ * journal pays one document). Anything else, or another invoice's payment, is NOT_FOUND naming
+ * paymentId.
+ */
+async function paymentOf(uow: Uow, invoiceId: string, paymentId: string): Promise<PaymentRow> {
+  let pay = await uow.tx.get<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM invoice_payments WHERE org_id = ? AND id = ?`, [uow.orgId, paymentId]);
+  if (!pay) {
+    const match = await uow.tx.get<{ journal_id: string }>('SELECT journal_id FROM bank_feed_matches WHERE org_id = ? AND id = ?', [uow.orgId, paymentId]);
+    if (match) {
+      pay = await uow.tx.get<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM invoice_payments WHERE org_id = ? AND journal_id = ? AND invoice_id = ?`, [
+        uow.orgId,
+        match.journal_id,
+        invoiceId,
+      ]);
+    }
+  }
+  if (!pay || pay.invoice_id !== invoiceId) {
+    throw new DomainError('NOT_FOUND', `paymentId: ${paymentId} is not a payment (pay_…) or bank-line match (mat_…) of invoice ${invoiceId}`, {
+      field: 'paymentId',
+    });
+  }
+  return pay;
+}
+
 export async function invoicePaymentDishonour(p: Params, uow: Uow) {
   const invoice = await uow.tx.get<{ id: string; status: string; payee_name: string }>(
     `SELECT id, status, payee_name FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, p.id],
   );
   if (!invoice) throw notFound('invoice', p.id);
-  const pay = await uow.tx.get<PaymentRow>(
-    `SELECT id, invoice_id, amount_cents, paid_on, journal_id, reversed_on, reversal_kind, reversal_reason, reversal_journal_id,
-       reversal_ledger_id FROM invoice_payments WHERE org_id = ? AND id = ?`,
-    [uow.orgId, p.paymentId],
-  );
-  if (!pay || pay.invoice_id !== invoice.id) throw notFound(`payment of invoice ${invoice.id}`, p.paymentId);
+  const pay = await paymentOf(uow, invoice.id, p.paymentId);
   if (pay.reversed_on !== null) {
     if (pay.reversal_kind === 'dishonoured') {
       return {
@@ -66,17 +91,16 @@ export async function invoicePaymentDishonour(p: Params, uow: Uow) {
   const total = await uow.tx.get<{ total_cents: number }>('SELECT total_cents FROM invoices WHERE org_id = ? AND id = ?', [uow.orgId, invoice.id]);
   const status = owed >= Number(total?.total_cents ?? 0) ? 'sent' : 'part_paid';
   const journalId = newJournalId();
-  const event = await uow.emit(events.invoicePaymentDishonour, {
-    entityId: invoice.id,
-    payload: { paymentId: pay.id, amountCents: amount, date, reason: p.reason, journalId, outstandingCents: owed, status },
-  });
   await postJournal(uow, {
     id: journalId,
     date,
     memo: `Dishonoured payment ${pay.id} of invoice ${invoice.id} from ${invoice.payee_name}`.slice(0, 500),
     source: { kind: 'invoice_payment_dishonour', id: pay.id },
-    ledgerId: event.ledgerId,
     lines: await mirrorOf(uow, pay.journal_id),
+  });
+  const event = await uow.emit(events.invoicePaymentDishonour, {
+    entityId: invoice.id,
+    payload: { paymentId: pay.id, amountCents: amount, date, reason: p.reason, journalId, outstandingCents: owed, status },
   });
   await uow.tx.run(
     `UPDATE invoice_payments SET reversed_on = ?, reversal_kind = 'dishonoured', reversal_reason = ?, reversal_journal_id = ?,

@@ -74,17 +74,16 @@ export async function journalReverse(p: Params, uow: Uow) {
   const lines = await mirrorOf(uow, journal.id);
   const totalCents = lines.reduce((s, l) => s + (l.debitCents ?? 0), 0);
   const reversalJournalId = newJournalId();
-  const event = await uow.emit(events.journalReverse, {
-    entityId: journal.id,
-    payload: { journalId: journal.id, reversalJournalId, date, totalCents, reason: p.reason },
-  });
   await postJournal(uow, {
     id: reversalJournalId,
     date,
     memo: `Reversal of journal ${journal.id}: ${p.reason}`,
     source: { kind: 'journal_reversal', id: journal.id },
-    ledgerId: event.ledgerId,
     lines,
+  });
+  const event = await uow.emit(events.journalReverse, {
+    entityId: journal.id,
+    payload: { journalId: journal.id, reversalJournalId, date, totalCents, reason: p.reason },
   });
   await uow.tx.run('UPDATE journals SET reversed_by = ? WHERE org_id = ? AND id = ? AND reversed_by IS NULL', [
     reversalJournalId,

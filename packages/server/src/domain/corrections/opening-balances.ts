@@ -1,4 +1,4 @@
-import { canonicalJson, corrections, events, FIXED_ASSET_ACCOUNT, sha256Hex, type JsonValue } from '@finance-desk/protocol';
+import { canonicalJson, corrections, events, FIXED_ASSET_ACCOUNT, sha256Hex, type HeldReason, type JsonValue } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { daysBetween } from '../../clock.js';
 import { conflict, DomainError, invariant } from '../../errors.js';
@@ -7,7 +7,7 @@ import type { ResultOf, Uow } from '../../write-path.js';
 import { finishContact, resolveDocumentContact } from '../contacts/contacts.js';
 import { accountExists, newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { checkPostable } from '../gl/periods.js';
-import { BILL_INSERT, payeeKey } from '../payables/bills.js';
+import { BILL_INSERT, heldReasonFor, payeeKey } from '../payables/bills.js';
 import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
@@ -18,10 +18,13 @@ import { searchKey } from '../search-key.js';
  * accounts given, and the control accounts as the sum of the documents carried in, one line per
  * document (docId), so aged reports, payments, matches and payment runs work per document from
  * day one. No revenue, expense or GST is posted again (the old system reported them). Decisions
- * (docs/decisions.md, "Issue 12 — opening balances and corrections"): once per organisation (the
+ * (docs/decisions.md, "Issue 12 — opening balances and corrections" and "Opening balances: only
+ * before trading, and carried-in bills face the bill-approval rule"): once per organisation (the
  * same params again is a no-op, D3; other params CONFLICT); refused when any journal is dated on or
- * before the conversion date; documents are dated on or before it; invoice numbers in the
- * organisation's prefix move the sequence past them.
+ * before the conversion date, and once the organisation trades here at all (a document, journal or
+ * bank line): a conversion is not a way to bring bills in around billCapture's hold; documents
+ * are dated on or before it; invoice numbers in the organisation's prefix move the sequence past
+ * them; each carried-in bill is held exactly when billCapture would hold it.
  */
 type Params = z.infer<typeof corrections.openingBalances.params>;
 type Result = ResultOf<typeof corrections.openingBalances>;
@@ -82,17 +85,33 @@ async function clashes(p: Params, uow: Uow): Promise<void> {
         'opening balances are the books as at the conversion date: choose a later conversion date, or reverse those journals',
     );
   }
-  for (const [i, inv] of (p.invoices ?? []).entries()) {
-    const taken = await uow.tx.get<{ id: string }>('SELECT id FROM invoices WHERE org_id = ? AND number = ?', [uow.orgId, inv.number]);
-    if (taken) {
-      throw new DomainError(
-        'CONFLICT',
-        `invoices[${i}].number: ${inv.number} is already invoice ${taken.id}'s number (unique per organisation, index invoices_number)`,
-        { field: `invoices[${i}].number` },
-      );
-    }
+  // Only a business that does not trade here yet converts: otherwise bills would come in approved
+  // around PB-B1 and balances would be posted behind documents already on the books. (No invoice
+  // exists either, so a carried-in number cannot clash with one.)
+  const trades = await uow.tx.get<Record<(typeof TRADING)[number][0], unknown>>(
+    `SELECT ${TRADING.map(([table]) => `EXISTS (SELECT 1 FROM ${table} WHERE org_id = ?) AS ${table}`).join(', ')}`,
+    TRADING.map(() => uow.orgId),
+  );
+  const found = TRADING.filter(([table]) => Boolean(Number(trades?.[table] ?? 0))).map(([, words]) => words);
+  if (found.length > 0) {
+    throw conflict(
+      `the organisation already trades here (it has ${found.join(', ')}); opening balances convert the books of a business ` +
+        'before it trades here. Bring what the old system still owes in as ordinary documents (books.invoiceDraft, ' +
+        'books.billCapture, which holds bills under the bill-approval rule) and other balances with a manual journal (books.journalPost)',
+    );
   }
 }
+
+/** What makes an organisation one that trades here: its documents, journals and bank lines. */
+const TRADING = [
+  ['invoices', 'invoices'],
+  ['bills', 'bills'],
+  ['expense_claims', 'expense claims'],
+  ['pay_runs', 'pay runs'],
+  ['bas_returns', 'BAS returns'],
+  ['journals', 'journals'],
+  ['bank_feed_lines', 'bank feed lines'],
+] as const;
 
 export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
   const hash = sha256Hex(canonicalJson(p as unknown as JsonValue));
@@ -101,7 +120,12 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     [uow.orgId],
   );
   if (prior) {
-    if (prior.params_hash === hash) return { ...(JSON.parse(prior.result) as Result), noop: true as const };
+    if (prior.params_hash === hash) {
+      const stored = JSON.parse(prior.result) as Omit<Result, 'bills'> & { bills?: Result['bills'] };
+      // Conversions recorded before carried-in bills were checked brought every bill in approved.
+      const bills = stored.bills ?? stored.billIds.map((id) => ({ id, status: 'approved' as const, heldReason: null }));
+      return { ...stored, bills, noop: true as const };
+    }
     throw conflict(
       `opening balances were recorded as at ${prior.conversion_date}; they are recorded once. ` +
         `Correct a balance with a manual journal (books.journalPost) dated after it`,
@@ -128,19 +152,15 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
       throw e instanceof DomainError && e.message.startsWith('payeeName:') ? bad(`bills[${i}].payeeName`, e.message.slice(11)) : e;
     }));
   }
-  const event = await uow.emit(events.openingBalancesRecord, {
-    entityId: uow.orgId,
-    payload: {
-      conversionDate: p.conversionDate,
-      journalId,
-      debitCents,
-      accountCount: p.accounts.length,
-      invoiceCount: invoices.length,
-      receivablesCents,
-      billCount: bills.length,
-      payablesCents,
-    },
-  });
+  // PB-B1 as billCapture applies it, against the bills approved here before this call (none are
+  // approved by it), on what is left to pay: the old system's approval is not a human's here.
+  const held: (HeldReason | null)[] = [];
+  for (const [i, x] of bills.entries()) {
+    const party = suppliers[i];
+    invariant(party, 'each bill has its contact');
+    const bank = x.d.payeeBsb && x.d.payeeAccountNumber ? { bsb: x.d.payeeBsb, accountNumber: x.d.payeeAccountNumber, accountName: null } : null;
+    held.push(await heldReasonFor(uow, payeeKey(party.payeeName), x.d.outstandingCents, bank));
+  }
   const lines: PostingLine[] = [
     ...p.accounts.map((a) => ({ account: a.accountCode, debitCents: a.debitCents ?? 0, creditCents: a.creditCents ?? 0, description: `Opening balance ${a.accountCode}` })),
     ...invoices.map((x) => ({ account: RECEIVABLES_ACCOUNT, debitCents: x.d.outstandingCents, docId: x.id, description: `Opening balance: invoice ${x.d.number}` })),
@@ -152,8 +172,21 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     dateField: 'conversionDate',
     memo: `Opening balances at ${p.conversionDate} (conversion)`,
     source: { kind: 'opening_balances', id: uow.orgId },
-    ledgerId: event.ledgerId,
     lines,
+  });
+  const event = await uow.emit(events.openingBalancesRecord, {
+    entityId: uow.orgId,
+    payload: {
+      conversionDate: p.conversionDate,
+      journalId,
+      debitCents,
+      accountCount: p.accounts.length,
+      invoiceCount: invoices.length,
+      receivablesCents,
+      billCount: bills.length,
+      payablesCents,
+      heldBillCount: held.filter((r) => r !== null).length,
+    },
   });
   for (const [i, x] of invoices.entries()) {
     const party = customers[i];
@@ -182,12 +215,15 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     const d = x.d;
     const gst = d.gstCents ?? 0;
     // Captured on its issue date (noon UTC: that date in every Australian time zone), so aged
-    // payables show the original date. approved_at stays NULL: the old system approved it, not a
-    // human here, so its bank details are not "last approved" for PB-B1 (D8).
+    // payables show the original date. Posted by the conversion journal either way; a held bill
+    // waits for billApprove, which then posts nothing again (journal_id is set). approved_at stays
+    // NULL: the old system approved it, not a human here, so its bank details are not "last
+    // approved" for PB-B1 until a human approves it here.
+    const heldReason = held[i] ?? null;
     await uow.tx.run(
       BILL_INSERT,
-      [uow.orgId, x.id, 'approved', party.payeeName, payeeKey(party.payeeName), party.contactId, d.description, d.totalCents, gst,
-        Math.max(0, daysBetween(d.issueDate, d.dueDate)), d.issueDate, d.dueDate, d.reference, null, null, null, d.payeeBsb ?? null,
+      [uow.orgId, x.id, heldReason ? 'held' : 'approved', party.payeeName, payeeKey(party.payeeName), party.contactId, d.description, d.totalCents, gst,
+        Math.max(0, daysBetween(d.issueDate, d.dueDate)), d.issueDate, d.dueDate, d.reference, heldReason, null, null, d.payeeBsb ?? null,
         d.payeeAccountNumber ?? null, d.payeeAccountName?.toUpperCase() ?? null, d.payeeReference?.toUpperCase() ?? null, journalId,
         `${d.issueDate}T12:00:00.000Z`, event.ledgerId],
     );
@@ -207,6 +243,10 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     accountCount: p.accounts.length,
     invoiceIds: invoices.map((x) => x.id),
     billIds: bills.map((x) => x.id),
+    bills: bills.map((x, i) => {
+      const heldReason = held[i] ?? null;
+      return { id: x.id, status: heldReason ? ('held' as const) : ('approved' as const), heldReason };
+    }),
     ledgerId: event.ledgerId,
   };
   await uow.tx.run(

@@ -98,6 +98,17 @@ export async function lineUnmatch(p: Params, uow: Uow) {
   const matched = Number(line.matched_cents) - undone;
   invariant(matched >= 0, `bank line ${line.id} does not unmatch more than it matched`);
   const status = matched === 0 ? 'unmatched' : 'part_matched';
+  // The reversals are posted before the event, which binds their lines.
+  for (const { m, reversalJournalId } of plan) {
+    if (reversalJournalId === null) continue;
+    await postJournal(uow, {
+      id: reversalJournalId,
+      date,
+      memo: `Unmatch of bank line ${line.id} from ${m.target_kind} ${m.target_id}`,
+      source: { kind: 'feed_unmatch', id: line.id },
+      lines: await mirrorOf(uow, m.journal_id),
+    });
+  }
   const event = await uow.emit(events.lineUnmatch, {
     entityId: line.id,
     payload: {
@@ -119,16 +130,6 @@ export async function lineUnmatch(p: Params, uow: Uow) {
   const reversed: Reversed[] = [];
   for (const { m, reversalJournalId } of plan) {
     let documentStatus: string | null = null;
-    if (reversalJournalId !== null) {
-      await postJournal(uow, {
-        id: reversalJournalId,
-        date,
-        memo: `Unmatch of bank line ${line.id} from ${m.target_kind} ${m.target_id}`,
-        source: { kind: 'feed_unmatch', id: line.id },
-        ledgerId: event.ledgerId,
-        lines: await mirrorOf(uow, m.journal_id),
-      });
-    }
     if (m.target_kind === 'invoice') {
       await uow.tx.run(
         `UPDATE invoice_payments SET reversed_on = ?, reversal_kind = 'unmatched', reversal_reason = ?, reversal_journal_id = ?, reversal_ledger_id = ?
@@ -181,17 +182,16 @@ async function unrecode(p: Params, uow: Uow, line: LineRow) {
     journalId,
     reversalJournalId,
   };
-  const event = await uow.emit(events.lineUnmatch, {
-    entityId: line.id,
-    payload: { lineId: line.id, lineAmountCents: Number(line.amount_cents), date, reversed: [entry], status: 'unmatched', reason: p.reason ?? null },
-  });
   await postJournal(uow, {
     id: reversalJournalId,
     date,
     memo: `Unmatch of bank line ${line.id}: reversal of recode ${journalId}`,
     source: { kind: 'feed_recode_reversal', id: line.id },
-    ledgerId: event.ledgerId,
     lines: await mirrorOf(uow, journalId),
+  });
+  const event = await uow.emit(events.lineUnmatch, {
+    entityId: line.id,
+    payload: { lineId: line.id, lineAmountCents: Number(line.amount_cents), date, reversed: [entry], status: 'unmatched', reason: p.reason ?? null },
   });
   await uow.tx.run(
     `UPDATE bank_feed_lines SET status = 'unmatched', recode_account = NULL, recode_tax_code = NULL, recode_gst_cents = NULL,

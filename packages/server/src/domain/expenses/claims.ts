@@ -7,11 +7,13 @@ import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { resolveLines, purchasePosting, type PurchaseLine } from '../payables/bill-lines.js';
+import { plannedClaimAsset, registerAssets } from '../assets/register.js';
 
 /**
  * Staff expense claims. States: submitted → approved (posts: Dr expense net + Dr 1200 GST paid /
  * Cr 2500 Expense claims payable, docId = claim id) → paid (reimbursed through the expenses
- * ledger API); submitted → rejected (final, nothing posted).
+ * ledger API); submitted → rejected (final, nothing posted). A claim on 1500 Plant and equipment
+ * (a GST_ON_CAPITAL claim's default) puts a pending fixed asset on the register when it is posted.
  */
 type ClaimStatus = z.infer<typeof payables.claimStatus>;
 
@@ -134,19 +136,21 @@ export async function expenseApprove(params: z.infer<typeof payables.expenseAppr
   if (row.issued_on !== null && uow.lockDate !== null && row.issued_on <= uow.lockDate) {
     throw new DomainError('BAD_REQUEST', `id: expense claim ${row.id} is dated ${row.issued_on}, on or before the lock date ${uow.lockDate}: the books are locked up to and including it (an owner can move the lock date)`, { field: 'id' });
   }
-  const event = await uow.emit(events.expenseApprove, {
-    entityId: row.id,
-    payload: eventPayload(row, { journalId }),
-  });
+  const line = lineOf(row);
+  const assets = plannedClaimAsset(line);
   await postJournal(uow, {
     id: journalId,
     date: postOn,
     dateField: row.issued_on === null ? 'date' : 'id',
     memo: `Expense claim ${row.id} by ${row.claimant}: ${row.description}`,
     source: { kind: 'expense_claim', id: row.id },
-    ledgerId: event.ledgerId,
-    lines: purchasePosting({ id: row.id, control: { key: 'claims_payable' } }, [lineOf(row)]),
+    lines: purchasePosting({ id: row.id, control: { key: 'claims_payable' } }, [line]),
   });
+  const event = await uow.emit(events.expenseApprove, {
+    entityId: row.id,
+    payload: eventPayload(row, { journalId, ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}) }),
+  });
+  await registerAssets(uow, assets, { kind: 'expense_claim', id: row.id, date: postOn, journalId, ledgerId: event.ledgerId });
   const moved = await uow.tx.run(
     `UPDATE expense_claims SET status = ?, journal_id = ?, approved_at = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = ?`,
     ['approved', journalId, uow.now, event.ledgerId, uow.orgId, row.id, 'submitted'],

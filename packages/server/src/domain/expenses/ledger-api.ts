@@ -7,7 +7,8 @@ import { postDocumentPayment } from '../payables/settle.js';
 
 /**
  * What other areas use of expense claims. Like the payables API, these never emit an event: the
- * caller emits its one event and passes its ledgerId and a reserved journal id.
+ * caller applies the payment before its one event (which binds the journal) and records it with
+ * the event's ledgerId.
  */
 export const CLAIMS_ACCOUNT = '2500';
 
@@ -59,7 +60,8 @@ export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string):
 
 /**
  * Reimburse a claim (in full or in part): Dr 2500 Expense claims payable (docId = claim id) /
- * Cr bank (1000 unless `bankAccount`). The claim becomes `paid` when nothing is left owing.
+ * Cr bank (1000 unless `bankAccount`). The claim becomes `paid` when nothing is left owing. Called
+ * before the caller's event, which binds the journal: `record` keeps the rest with its ledgerId.
  * CONFLICT when the claim is not approved (naming its state), BAD_REQUEST naming amountCents when
  * it would overpay (with what is outstanding), NOT_FOUND when it is not this organisation's.
  */
@@ -70,11 +72,10 @@ export async function applyClaimPayment(
     amountCents: number;
     date: string;
     reference: string;
-    ledgerId: string;
     journalId: string;
     bankAccount?: string;
   },
-): Promise<{ status: string; outstandingCents: number }> {
+): Promise<{ status: string; outstandingCents: number; record: (ledgerId: string) => Promise<void> }> {
   const claim = await uow.tx.get<{ id: string; status: string; claimant: string }>(
     `SELECT id, status, claimant FROM expense_claims WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, p.claimId],
@@ -88,10 +89,12 @@ export async function applyClaimPayment(
     { kind: 'expense claim', id: claim.id, party: claim.claimant, accountCode: CLAIMS_ACCOUNT },
     p,
   );
-  if (left > 0) return { status: claim.status, outstandingCents: left };
-  await uow.tx.run(
-    'UPDATE expense_claims SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
-    ['paid', uow.now, p.ledgerId, uow.orgId, claim.id],
-  );
-  return { status: 'paid', outstandingCents: 0 };
+  if (left > 0) return { status: claim.status, outstandingCents: left, record: async () => undefined };
+  const record = async (ledgerId: string) => {
+    await uow.tx.run(
+      'UPDATE expense_claims SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
+      ['paid', uow.now, ledgerId, uow.orgId, claim.id],
+    );
+  };
+  return { status: 'paid', outstandingCents: 0, record };
 }

@@ -1,4 +1,4 @@
-import type { TaxCode } from '@finance-desk/protocol';
+import { journalLinesSha256, type JournalLineForm, type TaxCode } from '@finance-desk/protocol';
 import { invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
@@ -9,9 +9,10 @@ import { checkPostable } from './periods.js';
 
 /**
  * Posting to the general ledger. Every act that moves money calls `postJournal` inside its unit
- * of work, after its event (so the journal records the event's ledgerId and the event payload
- * names the journal). Debits equal credits or the whole transaction fails: an unbalanced posting
- * is a broken invariant (architecture guide), never silently fixed.
+ * of work, before its event: the event binds the journal's lines (its payload's `journals`, a
+ * digest of the lines: protocol bindings.ts), and the journal, written once the event is chained,
+ * records the event's ledgerId. Debits equal credits or the whole transaction fails: an
+ * unbalanced posting is a broken invariant (architecture guide), never silently fixed.
  */
 export interface PostingLine {
   /** An account code (`6000`) or a chart role (`{ key: 'receivables' }`). */
@@ -36,7 +37,6 @@ export interface JournalInput {
   readonly date: string;
   readonly memo: string;
   readonly source: { readonly kind: string; readonly id: string };
-  readonly ledgerId: string;
   readonly lines: readonly PostingLine[];
   /** The param that set `date`, named if it falls in a locked period (default `date`). */
   readonly dateField?: string;
@@ -66,6 +66,12 @@ export function isBalanced(lines: readonly PostingLine[]): boolean {
   return dr === cr && dr > 0;
 }
 
+/**
+ * Post a journal with the unit's event, which must not have been emitted yet: the lines are
+ * checked and bound into the event now (Uow.bindJournal), and written when the event is chained,
+ * with its ledgerId. The digest is one canonical JSON and one SHA-256 over the rows about to be
+ * written, no statement.
+ */
 export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: string; totalCents: number }> {
   const id = input.id ?? newJournalId();
   const lines = input.lines.filter((l) => (l.debitCents ?? 0) !== 0 || (l.creditCents ?? 0) !== 0);
@@ -80,36 +86,37 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
   invariant(isBalanced(lines), `journal ${id} balances (debits equal credits)`);
   // The backstop of the lock date (periods.ts): entry points check their own dates first.
   checkPostable(uow, input.date, input.dateField ?? 'date');
-  // Queued (Tx.later, issue 14): on PostgreSQL the journal and its lines leave with the unit's
-  // next statement or the batch's write-out (lines of one journal as one multi-row INSERT), not on
-  // a round trip each under the organisation's lock; a later read of them sends them first.
-  await uow.tx.later(
-    `INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, id, input.date, input.memo, input.source.kind, input.source.id, input.ledgerId, uow.now],
-  );
-  let lineNo = 0;
-  for (const l of lines) {
-    lineNo += 1;
+  // The rows as stored, in line order: what the binding's digest covers.
+  const rows: JournalLineForm[] = lines.map((l) => ({
+    accountCode: accountOf(l.account),
+    debitCents: l.debitCents ?? 0,
+    creditCents: l.creditCents ?? 0,
+    taxCode: l.taxCode ?? null,
+    taxBaseCents: l.taxBaseCents ?? 0,
+    gstCents: l.gstCents ?? 0,
+    docId: l.docId ?? null,
+    description: l.description ?? input.memo,
+  }));
+  uow.bindJournal({ id, date: input.date, linesSha256: journalLinesSha256(rows) }, async (ledgerId) => {
+    // Queued (Tx.later, issue 14): on PostgreSQL the journal and its lines leave with the unit's
+    // next statement or the batch's write-out (lines of one journal as one multi-row INSERT), not on
+    // a round trip each under the organisation's lock; a later read of them sends them first.
     await uow.tx.later(
-      `INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents,
-         tax_code, tax_base_cents, gst_cents, description, doc_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        uow.orgId,
-        id,
-        lineNo,
-        accountOf(l.account),
-        l.debitCents ?? 0,
-        l.creditCents ?? 0,
-        l.taxCode ?? null,
-        l.taxBaseCents ?? 0,
-        l.gstCents ?? 0,
-        l.description ?? input.memo,
-        l.docId ?? null,
-      ],
+      `INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [uow.orgId, id, input.date, input.memo, input.source.kind, input.source.id, ledgerId, uow.now],
     );
-  }
+    let lineNo = 0;
+    for (const r of rows) {
+      lineNo += 1;
+      await uow.tx.later(
+        `INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents,
+           tax_code, tax_base_cents, gst_cents, description, doc_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [uow.orgId, id, lineNo, r.accountCode, r.debitCents, r.creditCents, r.taxCode, r.taxBaseCents, r.gstCents, r.description, r.docId],
+      );
+    }
+  });
   return { id, totalCents: total };
 }
 

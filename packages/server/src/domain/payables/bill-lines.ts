@@ -1,9 +1,9 @@
-import { FIXED_ASSET_ACCOUNT, gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
+import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import { batchCached, readsByKey, type Read, type Uow } from '../../write-path.js';
 import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
-import { assetLineProblems, noAssetHere, type AssetDetails } from '../assets/register.js';
+import { assetLineProblems, type AssetDetails } from '../assets/register.js';
 
 /**
  * Lines of a purchase document (a bill, an expense claim): GST-inclusive amounts with a purchase
@@ -74,14 +74,15 @@ export interface LineInput {
   readonly amountCents: number;
   readonly taxCode?: TaxCode | undefined;
   readonly accountCode?: string | undefined;
-  /** D11: a bill line on 1500 carries its fixed asset's details (domain/assets). */
+  /** A bill line on 1500 may carry its fixed asset's details (domain/assets); pending without. */
   readonly asset?: AssetDetails | undefined;
 }
 
 /**
  * Apply defaults, check every account (errors name `lines[i].accountCode`), share the GST.
- * Issue 9 (assets): a line on 1500 needs asset details, named by `assetField`; a document that
- * cannot carry them (an expense claim: no `assetField`) may not be coded to 1500 at all.
+ * Issue 9 (assets): only a line on 1500 may carry asset details, named by `assetField`; a line on
+ * 1500 without them (or a document that cannot carry them, an expense claim: no `assetField`)
+ * registers a pending asset when it is posted.
  */
 export async function resolveLines(
   uow: Uow,
@@ -95,9 +96,7 @@ export async function resolveLines(
     return { ...l, taxCode, accountCode: l.accountCode ?? defaultAccountFor(taxCode) };
   });
   await checkEachAccountOnce(withCodes, (code, i) => checkPurchaseAccount(uow.tx, uow.orgId, code, field(i)));
-  const assetProblems = assetField
-    ? assetLineProblems(withCodes, assetField)
-    : withCodes.flatMap((l, i) => (l.accountCode === FIXED_ASSET_ACCOUNT ? [noAssetHere(field(i))] : []));
+  const assetProblems = assetField ? assetLineProblems(withCodes, assetField, false) : [];
   if (assetProblems.length > 0) throw badRequest(assetProblems.join('; '));
   const gst = allocateGst(withCodes);
   return withCodes.map((l, i): PurchaseLine => ({

@@ -223,20 +223,20 @@ interface Move<V extends BillVerb> {
   readonly note: string | null;
   /** Extra event payload (e.g. the journal the move posts). */
   readonly payload?: MoveExtra<V>;
-  /** The journal the move posts after its event (its ledgerId is the event's). */
-  readonly journal?: Omit<JournalInput, 'ledgerId'> | null;
+  /** The journal the move posts with its event (which binds its lines; its ledgerId is the event's). */
+  readonly journal?: JournalInput | null;
   /** Columns the move sets besides status, note and ledger_id. */
   readonly set?: { readonly journal_id?: string; readonly approved_at?: string; readonly reversal_journal_id?: string };
 }
 
 async function transition<V extends BillVerb>(uow: Uow, bill: LoadedBill, move: Move<V>) {
   const next: BillRow = { ...bill, status: move.to, note: move.note ?? bill.note, journal_id: move.set?.journal_id ?? bill.journal_id };
+  if (move.journal) await postJournal(uow, move.journal);
   const event = await uow.emit(events.billMoves[move.verb], {
     entityId: bill.id,
     // The verb ties the note and extra to its declaration (Move<V>); TypeScript cannot follow V through the spread.
     payload: billEventPayload(next, { ...(move.note !== null ? { reason: move.note } : {}), ...move.payload }) as EventPayloadOf<BillMoveEvent<V>>,
   });
-  if (move.journal) await postJournal(uow, { ...move.journal, ledgerId: event.ledgerId });
   const set = Object.entries(move.set ?? {});
   const moved = await uow.tx.run(
     `UPDATE bills SET status = ?, note = ?, ledger_id = ?${set.map(([column]) => `, ${column} = ?`).join('')}
@@ -247,8 +247,11 @@ async function transition<V extends BillVerb>(uow: Uow, bill: LoadedBill, move: 
   return toBill({ ...next, ledger_id: event.ledgerId }, bill.lines);
 }
 
-/** PB-B1 (D8): BANK_DETAILS_CHANGED (whatever the amount) beats ABOVE_FLOOR, which beats NEW_PAYEE; none → null. */
-async function heldReasonFor(uow: Uow, key: string, totalCents: number, bank: BankDetails | null): Promise<HeldReason | null> {
+/**
+ * PB-B1: BANK_DETAILS_CHANGED (whatever the amount) beats ABOVE_FLOOR, which beats NEW_PAYEE;
+ * none → null. Every way a bill comes in (billCapture, a conversion's carried-in bills) asks here.
+ */
+export async function heldReasonFor(uow: Uow, key: string, totalCents: number, bank: BankDetails | null): Promise<HeldReason | null> {
   const approved = await approvedBankOf(uow.tx, uow.orgId, key);
   if (bankChanged(bank, approved)) return 'BANK_DETAILS_CHANGED';
   const policy = await loadPolicy(uow.tx, uow.orgId);

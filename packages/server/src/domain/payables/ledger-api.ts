@@ -8,8 +8,9 @@ import { postDocumentPayment } from './settle.js';
 
 /**
  * What other areas (reconciliation, reports) use of payables. These functions never emit an
- * event: the caller's act emits its one event (write path) and passes its ledgerId and a
- * reserved journal id, so the payment journal points at the caller's event.
+ * event: the caller's act reserves a journal id, applies the payment before its one event (write
+ * path; the event binds the journal's lines), then records it with the event's ledgerId, so the
+ * payment journal points at the caller's event.
  */
 export const PAYABLES_ACCOUNT = '2000';
 
@@ -70,7 +71,8 @@ export const PAYABLE_BILL_STATUSES: readonly string[] = ['approved'];
 /**
  * Pay a bill (in full or in part) from the bank: Dr 2000 Accounts payable (docId = bill id) /
  * Cr bank (1000 unless `bankAccount`). The bill becomes `paid` when nothing is left owing; its
- * ledgerId is then the caller's event. CONFLICT when the bill is not approved (naming its state),
+ * ledgerId is then the caller's event. Called before that event, which binds the journal: `record`
+ * keeps the rest once the event has its ledgerId. CONFLICT when the bill is not approved (naming its state),
  * BAD_REQUEST naming amountCents when it would overpay (with what is outstanding), NOT_FOUND when
  * it is not this organisation's.
  */
@@ -81,11 +83,10 @@ export async function applyBillPayment(
     amountCents: number;
     date: string;
     reference: string;
-    ledgerId: string;
     journalId: string;
     bankAccount?: string;
   },
-): Promise<{ status: string; outstandingCents: number }> {
+): Promise<{ status: string; outstandingCents: number; record: (ledgerId: string) => Promise<void> }> {
   const bill = await uow.tx.get<{ id: string; status: string; payee_name: string; journal_id: string | null }>(
     `SELECT id, status, payee_name, journal_id FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, p.billId],
@@ -102,10 +103,12 @@ export async function applyBillPayment(
     { kind: 'bill', id: bill.id, party: bill.payee_name, accountCode: PAYABLES_ACCOUNT },
     p,
   );
-  if (left > 0) return { status: bill.status, outstandingCents: left };
-  await uow.tx.run(
-    'UPDATE bills SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
-    ['paid', uow.now, p.ledgerId, uow.orgId, bill.id],
-  );
-  return { status: 'paid', outstandingCents: 0 };
+  if (left > 0) return { status: bill.status, outstandingCents: left, record: async () => undefined };
+  const record = async (ledgerId: string) => {
+    await uow.tx.run(
+      'UPDATE bills SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
+      ['paid', uow.now, ledgerId, uow.orgId, bill.id],
+    );
+  };
+  return { status: 'paid', outstandingCents: 0, record };
 }

@@ -210,6 +210,22 @@ async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typ
   const fileName = `${s.runId}.aba`;
   const billIds = s.payments.map((x) => x.billId);
   const byId = new Map(s.bills.map((b) => [b.id, b]));
+  await postJournal(uow, {
+    id: journalId,
+    date: p.paymentDate,
+    memo: `Payment run ${s.runId}: ${billIds.length} bill${billIds.length === 1 ? '' : 's'} by ABA file`,
+    source: { kind: 'payment_run', id: s.runId },
+    lines: [
+      ...s.payments.map((x) => ({
+        account: PAYABLES_ACCOUNT,
+        debitCents: x.amountCents,
+        docId: x.billId,
+        description: `${x.payee} (${x.billId})`,
+      })),
+      { account: { key: 'bank' }, creditCents: total, description: `ABA ${fileName}` },
+    ],
+  });
+  const outboxId = await enqueuePaymentFile(uow, { runId: s.runId, fileName, content });
   const event = await uow.emit(events.billRunExecute, {
     entityId: s.runId,
     payload: {
@@ -232,22 +248,6 @@ async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typ
       journalId,
     },
   });
-  await postJournal(uow, {
-    id: journalId,
-    date: p.paymentDate,
-    memo: `Payment run ${s.runId}: ${billIds.length} bill${billIds.length === 1 ? '' : 's'} by ABA file`,
-    source: { kind: 'payment_run', id: s.runId },
-    ledgerId: event.ledgerId,
-    lines: [
-      ...s.payments.map((x) => ({
-        account: PAYABLES_ACCOUNT,
-        debitCents: x.amountCents,
-        docId: x.billId,
-        description: `${x.payee} (${x.billId})`,
-      })),
-      { account: { key: 'bank' }, creditCents: total, description: `ABA ${fileName}` },
-    ],
-  });
   for (const id of billIds) {
     const moved = await uow.tx.run(
       `UPDATE bills SET status = ?, run_id = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = ?`,
@@ -255,7 +255,6 @@ async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typ
     );
     invariant(moved.changes === 1, `bill ${id} moves from approved to paid exactly once`);
   }
-  const outboxId = await enqueuePaymentFile(uow.tx, uow.orgId, uow.now, { runId: s.runId, fileName, content });
   return insertRun(uow, p, s, { journalId, total, fileName, billIds, outboxId, ledgerId: event.ledgerId });
 }
 

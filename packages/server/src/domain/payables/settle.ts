@@ -12,7 +12,6 @@ export interface DocumentPayment {
   readonly amountCents: number;
   readonly date: string;
   readonly reference: string;
-  readonly ledgerId: string;
   readonly journalId: string;
   readonly bankAccount?: string | undefined;
 }
@@ -24,7 +23,7 @@ export async function owedOnDocument(q: Queryable, orgId: string, accountCode: s
 
 /**
  * Check the amount against what is owed and post the payment. Returns what is still owed after
- * it. The caller has emitted its event (p.ledgerId) and reserved p.journalId.
+ * it. The caller has reserved p.journalId and emits its event after (which binds the journal).
  */
 export async function postDocumentPayment(
   uow: Uow,
@@ -49,7 +48,6 @@ export async function postDocumentPayment(
     date: p.date,
     memo,
     source: { kind: `${doc.kind.replace(/ /g, '_')}_payment`, id: doc.id },
-    ledgerId: p.ledgerId,
     lines: [
       { account: doc.accountCode, debitCents: p.amountCents, docId: doc.id, description: memo },
       { account: bank, creditCents: p.amountCents, description: memo },

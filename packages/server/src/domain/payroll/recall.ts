@@ -46,17 +46,12 @@ export async function payrollRecall(p: Params, uow: Uow): Promise<ResultOf<typeo
   }
   const reversalId = run.status === 'signed' ? newJournalId() : null;
   const date = uow.today > run.payment_date ? uow.today : run.payment_date;
-  const event = await uow.emit(events.payRunRecall, {
-    entityId: run.id,
-    payload: { id: run.id, from: run.status, reason: p.reason, journalId: run.journal_id, reversalJournalId: reversalId },
-  });
   if (reversalId !== null) {
     await postJournal(uow, {
       id: reversalId,
       date,
       memo: `Recall of pay run ${run.id}: ${p.reason}`,
       source: { kind: 'pay_run_recall', id: run.id },
-      ledgerId: event.ledgerId,
       // Each line the other way round, its W1/W2 tag negated, so the BAS nets the run out.
       lines: runPostingLines(run, false).map((l) => ({
         ...l,
@@ -65,6 +60,12 @@ export async function payrollRecall(p: Params, uow: Uow): Promise<ResultOf<typeo
         taxBaseCents: -(l.taxBaseCents ?? 0),
       })),
     });
+  }
+  const event = await uow.emit(events.payRunRecall, {
+    entityId: run.id,
+    payload: { id: run.id, from: run.status, reason: p.reason, journalId: run.journal_id, reversalJournalId: reversalId },
+  });
+  if (reversalId !== null) {
     await uow.tx.run(`DELETE FROM leave_ledger WHERE org_id = ? AND source_kind = 'pay_run' AND source_id = ?`, [uow.orgId, run.id]);
     await uow.tx.run('UPDATE leave_requests SET pay_run_id = NULL WHERE org_id = ? AND pay_run_id = ?', [uow.orgId, run.id]);
   }

@@ -170,6 +170,14 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<t
   }
   const journalId = newJournalId();
   const fileName = f ? `${run.id}.aba` : null;
+  await postJournal(uow, {
+    id: journalId,
+    date: run.payment_date,
+    memo: `Pay run ${run.id}: ${run.period_start} to ${run.period_end}`,
+    source: { kind: 'pay_run', id: run.id },
+    lines: runPostingLines(run, f !== null),
+  });
+  const outboxId = content !== null && fileName ? await enqueuePaymentFile(uow, { runId: run.id, fileName, content }) : null;
   const event = await uow.emit(events.payRunSign, {
     entityId: run.id,
     payload: {
@@ -182,16 +190,7 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<t
       journalId,
     },
   });
-  await postJournal(uow, {
-    id: journalId,
-    date: run.payment_date,
-    memo: `Pay run ${run.id}: ${run.period_start} to ${run.period_end}`,
-    source: { kind: 'pay_run', id: run.id },
-    ledgerId: event.ledgerId,
-    lines: runPostingLines(run, f !== null),
-  });
   await moveLeave(uow, s, event.ledgerId);
-  const outboxId = content !== null && fileName ? await enqueuePaymentFile(uow.tx, uow.orgId, uow.now, { runId: run.id, fileName, content }) : null;
   const moved = await uow.tx.run(
     `UPDATE pay_runs SET status = 'signed', journal_id = ?, file_name = ?, outbox_id = ?, signed_at = ?, ledger_id = ?
      WHERE org_id = ? AND id = ? AND status = 'draft'`,

@@ -3,10 +3,10 @@ import { events } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueLodgement, lodgementDocument, type LodgementConfirmer } from '../../adapters/lodgement.js';
 import { conflict, invariant } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { newId, secret } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { ResultOf, Uow } from '../../write-path.js';
-import { stpTaxTreatmentCode } from '../people/tax-treatment.js';
+import { maskedTfn, stpTaxTreatmentCode, tfnQuoted } from '../people/tax-treatment.js';
 import { loadLines, loadRun, type PayRunRow } from './runs.js';
 import { placeholders } from '../../storage/sql.js';
 
@@ -20,7 +20,10 @@ import { placeholders } from '../../storage/sql.js';
  * event replaces an earlier one and a correction is simply the YTD without the recalled run.
  *
  * The TFN is in the document (the ATO needs it; the file is 0600 and the outbox row is the
- * document) and nowhere else: no event payload, result or submission row carries it.
+ * document) and nowhere else: no event payload, result or submission row carries it. The
+ * document's exact bytes go only to the lodgement sink, to a person with payroll decision rights
+ * in the console, and into the operator's audit pack (whose verifier checks them byte for byte);
+ * every API key, and every other person, gets `maskedPayEvent` (docs/decisions.md "TFNs in files").
  */
 export type StpKind = 'pay' | 'correction' | 'resubmission';
 
@@ -102,7 +105,51 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
     payRun: { id: run.id, status: run.status, periodStart: run.period_start, periodEnd: run.period_end, paymentDate: run.payment_date },
     financialYear: fy,
     payees,
+    // Masked with the TFNs: without it the masked copy is the whole document but a few digits,
+    // and its SHA-256 (which books.file and the books.stp.lodged event give) would give them away.
+    nonce: secret(NONCE_BYTES),
   };
+}
+
+/** 128 random bits in each pay event: the document's SHA-256 cannot be searched for its TFNs. */
+const NONCE_BYTES = 16;
+
+/** A TFN-shaped run of digits (9, a space or hyphen allowed between them) in a document that is not JSON. */
+const TFN_SHAPED = /(?<!\d)\d(?:[ -]?\d){8}(?!\d)/g;
+
+/**
+ * A pay event as everyone but the lodgement sink and a person with payroll decision rights is
+ * given it (books.file, and so the MCP tool; the console for other deciders): every
+ * `tfn` masked as books.employees shows it (`maskedTfn`: `******210`, a not-quoted code as it
+ * is), the nonce as asterisks, and any other place a payee's TFN appears masked too; the rest
+ * byte for byte as the document was written (the same pretty-printed JSON). A text that does
+ * not parse (no document is written so) has every TFN-shaped run of digits masked.
+ */
+export function maskedPayEvent(content: string): string {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(content) as unknown;
+  } catch {
+    return content.replace(TFN_SHAPED, (m) => maskedTfn(m.replace(/\D/g, '')));
+  }
+  const tfns = new Set<string>();
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v !== 'object' || v === null) return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => {
+        if (k === 'tfn' && typeof x === 'string') {
+          tfns.add(x);
+          return [k, maskedTfn(x)];
+        }
+        if (k === 'nonce' && typeof x === 'string') return [k, '*'.repeat(x.length)];
+        return [k, walk(x)];
+      }),
+    );
+  };
+  let text = `${JSON.stringify(walk(doc), null, 2)}\n`;
+  for (const tfn of tfns) if (tfnQuoted(tfn)) text = text.replaceAll(tfn, maskedTfn(tfn));
+  return text;
 }
 
 /** Queue a pay event for `runId` (read after the caller's state change) under the caller's event; returns the submission id. */

@@ -6,7 +6,7 @@ import { formatCents } from '../../money.js';
 import type { Queryable } from '../../storage/types.js';
 import type { ResultOf, Uow } from '../../write-path.js';
 import { grossForPeriod, type PayBasis } from '../payroll/gross.js';
-import { taxScaleFor, tfnQuoted } from './tax-treatment.js';
+import { maskedTfn, taxScaleFor, tfnQuoted } from './tax-treatment.js';
 
 /**
  * Employees (issue 9 item 1, D11). onboardingStart creates the record `onboarding` with nextStep
@@ -87,7 +87,7 @@ function taxDeclarationOf(row: EmployeeRow, today: string): Employee['taxDeclara
   const quoted = tfnQuoted(row.tfn);
   return {
     // A not-quoted code identifies no one and tells the reader why there is no TFN.
-    taxFileNumberMasked: quoted ? maskDigits(row.tfn) : row.tfn,
+    taxFileNumberMasked: maskedTfn(row.tfn),
     tfnQuoted: quoted,
     residency: declaration.residency,
     claimsTaxFreeThreshold: declaration.claimsTaxFreeThreshold,

@@ -5,7 +5,7 @@ import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import type { ResultOf, Uow } from '../../write-path.js';
 import { describePay, loadEmployee, toEmployee, type EmployeeRow } from './employees.js';
-import { taxScaleFor, tfnQuoted } from './tax-treatment.js';
+import { maskedTfn, taxScaleFor, tfnQuoted } from './tax-treatment.js';
 
 /**
  * books.onboardingAdvance (D11): tax_declaration → super → contract, in order as chase steps go
@@ -68,7 +68,7 @@ function taxWords(row: EmployeeRow, today: string): string {
   if (row.tfn === null || row.residency === null || row.tax_declared_on === null) return 'no tax declaration';
   const claims = Number(row.claims_tax_free_threshold) === 1;
   const scale = taxScaleFor({ tfn: row.tfn, residency: row.residency, claimsTaxFreeThreshold: claims, declaredOn: row.tax_declared_on }, today);
-  const tfn = tfnQuoted(row.tfn) ? `TFN ${maskDigits(row.tfn)}` : `no TFN quoted (ATO code ${row.tfn})`;
+  const tfn = tfnQuoted(row.tfn) ? `TFN ${maskedTfn(row.tfn)}` : `no TFN quoted (ATO code ${row.tfn})`;
   const who = row.residency === 'foreign' ? 'foreign resident' : 'Australian resident';
   return `${who}, ${claims ? 'claims' : 'does not claim'} the tax-free threshold, ${tfn}, PAYG withheld at Schedule 1 Scale ${scale}`;
 }
@@ -113,7 +113,7 @@ async function execute(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeof
         [p.taxFileNumber, p.residency, claims, uow.today], {
           step: 'tax_declaration',
           // Never the TFN itself: its last 3 digits, or the not-quoted code (which identifies no one).
-          taxFileNumber: tfnQuoted(p.taxFileNumber) ? maskDigits(p.taxFileNumber) : p.taxFileNumber,
+          taxFileNumber: maskedTfn(p.taxFileNumber),
           residency: p.residency,
           claimsTaxFreeThreshold: p.claimsTaxFreeThreshold,
           taxScale: scale,

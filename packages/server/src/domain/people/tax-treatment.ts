@@ -1,4 +1,4 @@
-import { isTfnNotQuotedCode } from '@finance-desk/protocol';
+import { isTfnNotQuotedCode, maskDigits } from '@finance-desk/protocol';
 import { addDays } from '../../clock.js';
 import type { TaxScale } from '../payroll/withholding.js';
 
@@ -24,6 +24,16 @@ export const TFN_APPLICATION_GRACE_DAYS = 28;
 
 export function tfnQuoted(tfn: string): boolean {
   return !isTfnNotQuotedCode(tfn);
+}
+
+/**
+ * A TFN as every result, read, event, summary and served file shows it: its last 3 digits
+ * (`******210`), or an ATO not-quoted code as it is (a code identifies no one and tells the reader
+ * why there is no TFN). The one mask: books.employees, onboarding's payload and summary, and the
+ * STP pay event served to a key (ops/files.ts) all use it.
+ */
+export function maskedTfn(tfn: string): string {
+  return tfnQuoted(tfn) ? maskDigits(tfn) : tfn;
 }
 
 export function taxScaleFor(d: TaxDeclaration, paymentDate: string): TaxScale {

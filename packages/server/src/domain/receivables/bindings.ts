@@ -3,7 +3,7 @@ import { bind, bindSignature, bindQuery, type MethodBinding } from '../../bindin
 import { invoiceChaseStep } from './chase.js';
 import { invoiceCreditNote } from './credit-notes.js';
 import { invoiceDraft, invoiceSend } from './invoices.js';
-import { listInvoices } from './invoices-read.js';
+import { listInvoices, readInvoice } from './invoices-read.js';
 import { invoiceRecordPayment } from './payments.js';
 import { invoicePromise } from './promises.js';
 import { statementRun } from './statements.js';
@@ -20,4 +20,5 @@ export const receivablesBindings: readonly MethodBinding[] = [
   bind(receivables.invoicePromise, invoicePromise),
   bind(receivables.statementRun, statementRun),
   bindQuery(receivables.invoices, listInvoices),
+  bindQuery(receivables.invoiceRead, readInvoice),
 ];

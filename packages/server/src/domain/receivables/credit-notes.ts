@@ -149,8 +149,8 @@ async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, 
   return { owed, gst, parts, accountCode: largest.accountCode };
 }
 
-/** Post the credit note (dated its issue date) and keep its row. */
-async function recordCredit(uow: Uow, inv: InvoiceRow, c: CreditRow, parts: readonly CreditPart[]): Promise<void> {
+/** Post the credit note (dated its issue date), before its event: the event binds the journal's lines. */
+async function postCredit(uow: Uow, inv: InvoiceRow, c: Omit<CreditRow, 'ledger_id'>, parts: readonly CreditPart[]): Promise<void> {
   const amount = Number(c.amount_cents);
   const gst = Number(c.gst_cents);
   const memo = `Credit note ${c.id} on invoice ${inv.id} to ${inv.payee_name}: ${c.reason}`;
@@ -160,7 +160,6 @@ async function recordCredit(uow: Uow, inv: InvoiceRow, c: CreditRow, parts: read
     dateField: 'issueDate',
     memo,
     source: { kind: 'credit_note', id: inv.id },
-    ledgerId: c.ledger_id,
     lines: [
       // Each credited account's revenue is reversed; the supply's tags go negative (the BAS
       // nets the credit against its period's sales, or reports it as an adjustment later).
@@ -176,6 +175,12 @@ async function recordCredit(uow: Uow, inv: InvoiceRow, c: CreditRow, parts: read
       { account: RECEIVABLES_ACCOUNT, creditCents: amount, docId: inv.id, description: memo },
     ],
   });
+}
+
+/** Keep the credit note's row, with its event's ledgerId. */
+async function keepCredit(uow: Uow, inv: InvoiceRow, c: CreditRow): Promise<void> {
+  const amount = Number(c.amount_cents);
+  const gst = Number(c.gst_cents);
   await uow.tx.run(
     `INSERT INTO invoice_credit_notes (org_id, invoice_id, created_at, ${CREDIT_COLUMNS})
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -219,6 +224,17 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
         outstandingCents: left,
       })
     : null;
+  const credit: Omit<CreditRow, 'ledger_id'> = {
+    id,
+    amount_cents: p.amountCents,
+    gst_cents: gst,
+    tax_code: code,
+    account_code: accountCode,
+    reason: p.reason,
+    issued_on: issuedOn,
+    journal_id: journalId,
+  };
+  await postCredit(uow, inv, credit, parts);
   const event = await uow.emit(events.invoiceCredit, {
     entityId: inv.id,
     payload: {
@@ -237,18 +253,8 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
       recipients: pdf ? 1 : 0,
     },
   });
-  const row: CreditRow = {
-    id,
-    amount_cents: p.amountCents,
-    gst_cents: gst,
-    tax_code: code,
-    account_code: accountCode,
-    reason: p.reason,
-    issued_on: issuedOn,
-    journal_id: journalId,
-    ledger_id: event.ledgerId,
-  };
-  await recordCredit(uow, inv, row, parts);
+  const row: CreditRow = { ...credit, ledger_id: event.ledgerId };
+  await keepCredit(uow, inv, row);
   if (status !== inv.status) {
     await uow.tx.run('UPDATE invoices SET status = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
       status,

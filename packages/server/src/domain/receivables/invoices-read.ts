@@ -1,11 +1,12 @@
 import type { receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
+import { DomainError } from '../../errors.js';
 import { owedOnDocuments } from '../gl/post.js';
 import { searchKey } from '../search-key.js';
 import { checkContactFilter, containsPattern, pageOfDocuments } from '../paging.js';
 import { loadSaleLines } from './invoice-lines.js';
-import { INVOICE_COLUMNS, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
+import { INVOICE_COLUMNS, outstandingOf, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
 import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
 
 /**
@@ -13,6 +14,7 @@ import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
  * its lines and outstandingCents (as invoices.ts outstandingOf, for a page at once).
  */
 type Params = z.infer<typeof receivables.invoices.params>;
+type OneParams = z.infer<typeof receivables.invoiceRead.params>;
 
 export async function listInvoices(p: Params, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
@@ -39,4 +41,59 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
   ]);
   const invoices = page.map((r) => toInvoice(r, lines.get(r.id) ?? [], outstandingOffLedger(r) ?? owed.get(r.id) ?? 0));
   return { invoices, nextCursor };
+}
+
+interface PaymentRow {
+  id: string;
+  amount_cents: number;
+  paid_on: string;
+  reference: string;
+  journal_id: string;
+  reversed_on: string | null;
+  reversal_kind: string | null;
+  match_id: string | null;
+  line_id: string | null;
+}
+
+function reversalOf(kind: string | null): 'dishonoured' | 'unmatched' | null {
+  return kind === 'dishonoured' || kind === 'unmatched' ? kind : null;
+}
+
+/**
+ * books.invoice: one invoice as books.invoices lists it, with every payment received against it.
+ * A payment matched from a bank line shows the match that recorded it (the match's journal is the
+ * payment's), so a caller holding either id finds the other; books.invoicePaymentDishonour takes
+ * both. Only matches to the invoice itself are joined: a match to a journal (a payment recorded
+ * directly, reconciled later) names that journal, not a payment of its own.
+ */
+export async function readInvoice(p: OneParams, ctx: ReadContext) {
+  const orgId = ctx.principal.orgId;
+  const row = await ctx.db.reader.get<InvoiceRow>(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE org_id = ? AND id = ?`, [orgId, p.id]);
+  if (!row) throw new DomainError('NOT_FOUND', `invoice ${p.id} not found`, { field: 'id' });
+  const [lines, outstanding, payments] = await Promise.all([
+    loadSaleLines(ctx.db.reader, orgId, [row.id]),
+    outstandingOf(ctx.db.reader, orgId, row),
+    ctx.db.reader.all<PaymentRow>(
+      `SELECT p.id, p.amount_cents, p.paid_on, p.reference, p.journal_id, p.reversed_on, p.reversal_kind, m.id AS match_id, m.line_id
+         FROM invoice_payments p
+         LEFT JOIN bank_feed_matches m ON m.org_id = p.org_id AND m.journal_id = p.journal_id AND m.target_kind = 'invoice' AND m.target_id = p.invoice_id
+        WHERE p.org_id = ? AND p.invoice_id = ?
+        ORDER BY p.paid_on, p.created_at, p.id`,
+      [orgId, row.id],
+    ),
+  ]);
+  return {
+    ...toInvoice(row, lines.get(row.id) ?? [], outstanding),
+    payments: payments.map((x) => ({
+      paymentId: x.id,
+      date: x.paid_on,
+      amountCents: Number(x.amount_cents),
+      reference: x.reference,
+      matchId: x.match_id,
+      lineId: x.line_id,
+      journalId: x.journal_id,
+      reversed: reversalOf(x.reversal_kind),
+      reversedOn: x.reversed_on,
+    })),
+  };
 }

@@ -356,6 +356,14 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
       : null;
   const journalId = newJournalId();
   // Redacted by design (seed §6.5): the channel and how many recipients, never the body.
+  await postJournal(uow, {
+    id: journalId,
+    date: issuedOn,
+    dateField: row.issued_on === null ? 'date' : 'issueDate',
+    memo: `Invoice ${row.id} to ${row.payee_name}`,
+    source: { kind: 'invoice', id: row.id },
+    lines: salePosting(row.id, lines),
+  });
   const event = await uow.emit(events.invoiceSend, {
     entityId: row.id,
     payload: {
@@ -369,15 +377,6 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
       recipients: message ? 1 : 0,
       ...(row.number !== null ? { number: row.number } : {}),
     },
-  });
-  await postJournal(uow, {
-    id: journalId,
-    date: issuedOn,
-    dateField: row.issued_on === null ? 'date' : 'issueDate',
-    memo: `Invoice ${row.id} to ${row.payee_name}`,
-    source: { kind: 'invoice', id: row.id },
-    ledgerId: event.ledgerId,
-    lines: salePosting(row.id, lines),
   });
   const moved = await uow.tx.run(
     `UPDATE invoices SET status = 'sent', issued_on = ?, due_on = ?, journal_id = ?, ledger_id = ?

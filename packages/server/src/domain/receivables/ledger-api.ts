@@ -7,8 +7,9 @@ import type { OpenItem } from '../gl/open-items.js';
 
 /**
  * What other areas (reconciliation, reports) use of receivables. These functions never emit an
- * event: the caller's act emits its one event (write path) and passes its ledgerId and a reserved
- * journal id, so the payment journal points at the caller's event.
+ * event: the caller's act reserves a journal id, applies the payment before its one event (write
+ * path; the event binds the journal's lines), then records it with the event's ledgerId, so the
+ * payment journal points at the caller's event.
  */
 export const RECEIVABLES_ACCOUNT = '1100';
 
@@ -74,7 +75,6 @@ export interface InvoicePayment {
   readonly amountCents: number;
   readonly date: string;
   readonly reference: string;
-  readonly ledgerId: string;
   readonly journalId: string;
   /** The bank account the money arrived in; default 1000. */
   readonly bankAccount?: string;
@@ -111,14 +111,15 @@ async function loadForPayment(uow: Uow, p: InvoicePayment): Promise<PayableInvoi
  * Apply money received against an invoice, in full or in part: Dr bank (1000 unless
  * `bankAccount`) / Cr 1100 Accounts receivable (docId = invoice id), dated `date`. The invoice
  * becomes part_paid, or paid when nothing is left owing; when its status moves, its ledgerId
- * becomes the caller's event.
+ * becomes the caller's event. Called before that event, which binds the journal's lines: `record`
+ * keeps the payment and the invoice's status once the event has its ledgerId.
  * BAD_REQUEST naming amountCents when it would overpay (with what is outstanding), CONFLICT when
  * the invoice is not sent/part_paid (naming its state), NOT_FOUND when not this organisation's.
  */
 export async function applyInvoicePayment(
   uow: Uow,
   p: InvoicePayment,
-): Promise<{ paymentId: string; status: 'paid' | 'part_paid'; outstandingCents: number }> {
+): Promise<{ paymentId: string; status: 'paid' | 'part_paid'; outstandingCents: number; record: (ledgerId: string) => Promise<void> }> {
   if (!Number.isSafeInteger(p.amountCents) || p.amountCents <= 0) {
     throw badRequest('amountCents: must be an integer greater than 0');
   }
@@ -138,28 +139,29 @@ export async function applyInvoicePayment(
     date: p.date,
     memo,
     source: { kind: 'invoice_payment', id: invoice.id },
-    ledgerId: p.ledgerId,
     lines: [
       { account: bank, debitCents: p.amountCents, description: memo },
       { account: RECEIVABLES_ACCOUNT, creditCents: p.amountCents, docId: invoice.id, description: memo },
     ],
   });
-  await uow.tx.run(
-    `INSERT INTO invoice_payments (org_id, id, invoice_id, amount_cents, paid_on, reference, journal_id, created_at, ledger_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, paymentId, invoice.id, p.amountCents, p.date, p.reference, p.journalId, uow.now, p.ledgerId],
-  );
   const left = owed - p.amountCents;
   invariant(left >= 0, `invoice ${invoice.id} is not overpaid`);
   const status = left === 0 ? 'paid' : 'part_paid';
-  // ledger_id is the event that moved the invoice into its status (D3), so only a move sets it.
-  if (status !== invoice.status) {
-    await uow.tx.run('UPDATE invoices SET status = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
-      status,
-      p.ledgerId,
-      uow.orgId,
-      invoice.id,
-    ]);
-  }
-  return { paymentId, status, outstandingCents: left };
+  const record = async (ledgerId: string) => {
+    await uow.tx.run(
+      `INSERT INTO invoice_payments (org_id, id, invoice_id, amount_cents, paid_on, reference, journal_id, created_at, ledger_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [uow.orgId, paymentId, invoice.id, p.amountCents, p.date, p.reference, p.journalId, uow.now, ledgerId],
+    );
+    // ledger_id is the event that moved the invoice into its status (D3), so only a move sets it.
+    if (status !== invoice.status) {
+      await uow.tx.run('UPDATE invoices SET status = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
+        status,
+        ledgerId,
+        uow.orgId,
+        invoice.id,
+      ]);
+    }
+  };
+  return { paymentId, status, outstandingCents: left, record };
 }

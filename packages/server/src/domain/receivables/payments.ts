@@ -64,9 +64,17 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
   const bankAccount = p.accountCode ?? DEFAULT_BANK_ACCOUNT;
   await checkBankAccount(uow.tx, uow.orgId, bankAccount, 'accountCode');
   // What the event states is known before the posting; applyInvoicePayment re-checks and refuses
-  // (rolling the event back) when the state or amount does not allow it.
+  // when the state or amount does not allow it. It posts before the event, which binds the lines.
   const owed = await outstandingOn(uow.tx, uow.orgId, invoice.id);
   const journalId = newJournalId();
+  const applied = await applyInvoicePayment(uow, {
+    invoiceId: invoice.id,
+    amountCents: p.amountCents,
+    date,
+    reference,
+    journalId,
+    bankAccount,
+  });
   const event = await uow.emit(events.invoicePayment, {
     entityId: invoice.id,
     payload: {
@@ -80,15 +88,7 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
       ...(p.accountCode !== undefined ? { accountCode: bankAccount } : {}),
     },
   });
-  const applied = await applyInvoicePayment(uow, {
-    invoiceId: invoice.id,
-    amountCents: p.amountCents,
-    date,
-    reference,
-    ledgerId: event.ledgerId,
-    journalId,
-    bankAccount,
-  });
+  await applied.record(event.ledgerId);
   invariant(applied.outstandingCents === owed - p.amountCents, 'the event states what the payment left outstanding');
   return {
     id: invoice.id,

@@ -40,10 +40,6 @@ export async function invoiceVoid(p: Params, uow: Uow) {
   if (row.status !== 'draft') await refuseTouched(uow, row);
   // An invoice sent before invoices were posted has no journal, so nothing to reverse.
   const journalId = row.journal_id === null ? null : newJournalId();
-  const event = await uow.emit(events.invoiceVoid, {
-    entityId: row.id,
-    payload: { payee: row.payee_name, totalCents: Number(row.total_cents), from: row.status, reason: p.reason, journalId },
-  });
   if (journalId !== null) {
     const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
     await postJournal(uow, {
@@ -51,10 +47,13 @@ export async function invoiceVoid(p: Params, uow: Uow) {
       date: uow.today,
       memo: `Void of invoice ${row.id} to ${row.payee_name}: ${p.reason}`,
       source: { kind: 'invoice_void', id: row.id },
-      ledgerId: event.ledgerId,
       lines: salePosting(row.id, lines, -1),
     });
   }
+  const event = await uow.emit(events.invoiceVoid, {
+    entityId: row.id,
+    payload: { payee: row.payee_name, totalCents: Number(row.total_cents), from: row.status, reason: p.reason, journalId },
+  });
   const moved = await uow.tx.run(
     `UPDATE invoices SET status = 'void', void_reason = ?, void_journal_id = ?, ledger_id = ?
      WHERE org_id = ? AND id = ? AND status = ?`,

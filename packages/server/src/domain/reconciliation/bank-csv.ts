@@ -120,6 +120,13 @@ export function detectCsvLayout(records: readonly CsvRecord[]): BankLayout | nul
   return null;
 }
 
+/** The header columns each headed layout is read by (any order; other columns are ignored). */
+const WESTPAC_COLUMNS = ['Date', 'Narrative', 'Debit Amount', 'Credit Amount', 'Balance', 'Serial'] as const;
+const NAB_COLUMNS = ['Date', 'Amount', 'Transaction Details', 'Balance'] as const;
+const WESTPAC_COL_COLUMNS = ['TRAN_DATE', 'CLOSING_BAL', 'AMOUNT', 'NARRATIVE', 'SERIAL'] as const;
+const CBA_FIELDS = 'date, amount, description, balance';
+const ANZ_FIELDS = 'date, amount, description';
+
 function expectFields(r: CsvRecord, n: number, names: string): void {
   if (r.fields.length !== n)
     throw new ParseError(r.line, `expected ${n} fields (${names}), found ${r.fields.length}`);
@@ -138,7 +145,7 @@ const at = (r: CsvRecord, i: number | undefined) => (i === undefined ? '' : (r.f
 
 function cba(records: readonly CsvRecord[]): ParsedLine[] {
   return records.map((r) => {
-    expectFields(r, 4, 'date, amount, description, balance');
+    expectFields(r, 4, CBA_FIELDS);
     // The posting date is column 1; a "Value Date: dd/mm/yyyy" inside the description is not it.
     return line(
       parseDayFirst(at(r, 0), r.line),
@@ -152,7 +159,7 @@ function cba(records: readonly CsvRecord[]): ParsedLine[] {
 
 function anz(records: readonly CsvRecord[]): ParsedLine[] {
   return records.map((r) => {
-    expectFields(r, 3, 'date, amount, description');
+    expectFields(r, 3, ANZ_FIELDS);
     return line(parseDayFirst(at(r, 0), r.line), parseMoney(at(r, 1), r.line), at(r, 2));
   });
 }
@@ -161,14 +168,7 @@ function anz(records: readonly CsvRecord[]): ParsedLine[] {
 function westpac(records: readonly CsvRecord[]): ParsedLine[] {
   const [header, ...rows] = records;
   if (!header) return [];
-  const [date, narrative, debit, credit, balance, serial] = headerIndex(header, [
-    'Date',
-    'Narrative',
-    'Debit Amount',
-    'Credit Amount',
-    'Balance',
-    'Serial',
-  ]);
+  const [date, narrative, debit, credit, balance, serial] = headerIndex(header, WESTPAC_COLUMNS);
   return rows.map((r) => {
     const dr = at(r, debit).trim();
     const cr = at(r, credit).trim();
@@ -195,12 +195,7 @@ function westpac(records: readonly CsvRecord[]): ParsedLine[] {
 function nab(records: readonly CsvRecord[]): ParsedLine[] {
   const [header, ...rows] = records;
   if (!header) return [];
-  const [date, amount, details, balance] = headerIndex(header, [
-    'Date',
-    'Amount',
-    'Transaction Details',
-    'Balance',
-  ]);
+  const [date, amount, details, balance] = headerIndex(header, NAB_COLUMNS);
   return rows.map((r) => {
     const bal = at(r, balance).trim();
     return line(
@@ -217,13 +212,7 @@ function nab(records: readonly CsvRecord[]): ParsedLine[] {
 function westpacCol(records: readonly CsvRecord[]): ParsedStatement {
   const [header, ...rows] = records;
   if (!header) return { lines: [], sourceLines: [] };
-  const [date, closing, amount, narrative, serial] = headerIndex(header, [
-    'TRAN_DATE',
-    'CLOSING_BAL',
-    'AMOUNT',
-    'NARRATIVE',
-    'SERIAL',
-  ]);
+  const [date, closing, amount, narrative, serial] = headerIndex(header, WESTPAC_COL_COLUMNS);
   const byDate = new Map<string, number>();
   const lines = rows.map((r) => {
     const d = parseCompactDate(at(r, date), r.line);
@@ -240,6 +229,34 @@ function westpacCol(records: readonly CsvRecord[]): ParsedStatement {
   return { lines, sourceLines: rows.map((r) => r.line), closingBalanceByDate: byDate };
 }
 
+/**
+ * Every layout file.bank accepts, with the parser that reads it, whether its first record is a
+ * header, and how its rows look: the one table the parser dispatches on and the refusal of an
+ * unrecognised file lists, so the message cannot name a layout the parser lacks or miss one it
+ * has (typed by the protocol's BankLayout: a layout declared there without a parser fails the build).
+ */
+interface LayoutEntry {
+  readonly rows: string;
+  readonly headed: boolean;
+  readonly parse: (records: readonly CsvRecord[]) => readonly ParsedLine[] | ParsedStatement;
+}
+const LAYOUTS: { readonly [L in BankLayout]: LayoutEntry } = {
+  cba: { rows: `CommBank, no header: ${CBA_FIELDS}`, headed: false, parse: cba },
+  westpac: { rows: `Westpac Live, header ${WESTPAC_COLUMNS.join(', ')}`, headed: true, parse: westpac },
+  westpac_col: { rows: `Westpac Corporate Online, header ${WESTPAC_COL_COLUMNS.join(', ')}`, headed: true, parse: westpacCol },
+  nab: { rows: `NAB, header ${NAB_COLUMNS.join(', ')}`, headed: true, parse: nab },
+  anz: { rows: `ANZ, no header: ${ANZ_FIELDS}`, headed: false, parse: anz },
+};
+
+/**
+ * The refusal of a CSV no layout was recognised in: a file with some other header (a spreadsheet's
+ * own `Date,Amount,Description`) is not guessed at, so the caller is told every layout the parser
+ * reads and what its rows look like, and that rows of any other shape go in as `lines`.
+ */
+export const UNRECOGNISED_CSV = `the CSV layout was not recognised; give file.bank, one of: ${Object.entries(LAYOUTS)
+  .map(([id, l]) => `${id} (${l.rows})`)
+  .join('; ')}. A file in another layout: send its rows as lines instead of file`;
+
 export function parseCsv(
   content: string,
   bank: BankLayout | undefined,
@@ -249,17 +266,12 @@ export function parseCsv(
   const records = csvRecords(content, maxLines + 2);
   if (records.length === 0) throw new ParseError(1, 'the file has no rows');
   const layout = bank ?? detectCsvLayout(records);
-  if (layout === null) {
-    throw new ParseError(
-      1,
-      'the CSV layout was not recognised; give file.bank (cba, westpac, westpac_col, nab or anz)',
-    );
-  }
-  const headed = layout === 'westpac' || layout === 'nab' || layout === 'westpac_col';
-  const rows = headed ? records.slice(1) : records;
+  if (layout === null) throw new ParseError(1, UNRECOGNISED_CSV);
+  const entry = LAYOUTS[layout];
+  const rows = entry.headed ? records.slice(1) : records;
   const over = rows[maxLines];
   if (over !== undefined) throw overCap(over.line, maxLines);
-  if (layout === 'westpac_col') return { ...westpacCol(records), layout };
-  const parse = { cba, anz, westpac, nab }[layout];
-  return { lines: parse(records), sourceLines: rows.map((r) => r.line), layout };
+  const parsed = entry.parse(records);
+  if (Array.isArray(parsed)) return { lines: parsed, sourceLines: rows.map((r) => r.line), layout };
+  return { ...(parsed as ParsedStatement), layout };
 }

@@ -44,6 +44,13 @@ export async function journalPost(p: Params, uow: Uow) {
   const lines = posting.filter((l) => (l.debitCents ?? 0) + (l.creditCents ?? 0) > 0);
   const journalId = newJournalId();
   const totalCents = lines.reduce((s, l) => s + (l.debitCents ?? 0), 0);
+  await postJournal(uow, {
+    id: journalId,
+    date: p.date,
+    memo: p.memo,
+    source: { kind: 'manual', id: journalId },
+    lines,
+  });
   const event = await uow.emit(events.journalPost, {
     entityId: journalId,
     payload: {
@@ -54,14 +61,6 @@ export async function journalPost(p: Params, uow: Uow) {
       accounts: [...new Set(lines.map((l) => accountOf(l.account)))].sort(),
       ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     },
-  });
-  await postJournal(uow, {
-    id: journalId,
-    date: p.date,
-    memo: p.memo,
-    source: { kind: 'manual', id: journalId },
-    ledgerId: event.ledgerId,
-    lines,
   });
   await registerAssets(uow, assets, { kind: 'journal', id: journalId, date: p.date, journalId, ledgerId: event.ledgerId });
   return {

@@ -173,38 +173,40 @@ export function matchAmount(p: Params, c: MatchContext): number {
   return apply;
 }
 
-/** The payment a match posts (also books.lineSplit's document parts, domain/banking/split.ts). */
+/**
+ * The payment a match posts (also books.lineSplit's document parts, domain/banking/split.ts),
+ * before the act's event (which binds the journal's lines); `record` keeps the document's side
+ * once the event has its ledgerId.
+ */
 export async function post(
   uow: Uow,
   c: Pick<MatchContext, 'line' | 'target'>,
   amount: number,
-  ledgerId: string,
   journalId: string,
-) {
+): Promise<{ status: string; record: (ledgerId: string) => Promise<void> }> {
   const base = {
     amountCents: amount,
     date: c.line.date,
     reference: `bank line ${c.line.id}`,
-    ledgerId,
     journalId,
     bankAccount: c.line.account_code,
   };
   const { kind, id } = c.target;
-  if (kind === 'invoice')
-    return (await applyInvoicePayment(uow, { invoiceId: id, ...base })).status;
-  if (kind === 'bill') return (await applyBillPayment(uow, { billId: id, ...base })).status;
-  if (kind === 'claim') return (await applyClaimPayment(uow, { claimId: id, ...base })).status;
+  if (kind === 'invoice') return applyInvoicePayment(uow, { invoiceId: id, ...base });
+  if (kind === 'bill') return applyBillPayment(uow, { billId: id, ...base });
+  if (kind === 'claim') return applyClaimPayment(uow, { claimId: id, ...base });
   // An existing bank posting: the line accounts for it; nothing new is posted.
-  return amount === c.target.outstandingCents ? 'reconciled' : 'unreconciled';
+  return { status: amount === c.target.outstandingCents ? 'reconciled' : 'unreconciled', record: async () => undefined };
 }
 
-/** Execute a match: its one event first (naming the journal), then the posting, then the line. */
+/** Execute a match: the posting, its one event (naming the journal, binding its lines), then the line. */
 async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
   // Issue 12: a line dated in a locked period is not matched (its payment would post then).
   checkPostable(uow, c.line.date, 'lineId');
   const journalId = c.target.kind === 'journal' ? c.target.id : newJournalId();
   const matchId = newId('mat');
   const left = c.target.outstandingCents - amount;
+  const posted = await post(uow, c, amount, journalId);
   const event = await uow.emit(mode === 'accept' ? events.matchAccept : events.matchResolve, {
     entityId: c.line.id,
     payload: {
@@ -220,7 +222,8 @@ async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
       journalId,
     },
   });
-  const status = await post(uow, c, amount, event.ledgerId, journalId);
+  await posted.record(event.ledgerId);
+  const status = posted.status;
   const matched = Number(c.line.matched_cents) + amount;
   const lineStatus = matched === Math.abs(Number(c.line.amount_cents)) ? 'matched' : 'part_matched';
   await uow.tx.run(

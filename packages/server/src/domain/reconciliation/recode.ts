@@ -99,6 +99,22 @@ export async function lineRecode(p: Params, uow: Uow) {
   const journalId = newJournalId();
   const previous = line.recode_journal_id;
   const reversalId = previous === null ? null : newJournalId();
+  if (previous !== null && reversalId !== null) {
+    await postJournal(uow, {
+      id: reversalId,
+      date: line.date,
+      memo: `Reversal of recode ${previous} of bank line ${line.id}`,
+      source: { kind: 'feed_recode_reversal', id: line.id },
+      lines: await mirrorOf(uow, previous),
+    });
+  }
+  await postJournal(uow, {
+    id: journalId,
+    date: line.date,
+    memo,
+    source: { kind: 'feed_recode', id: line.id },
+    lines,
+  });
   const event = await uow.emit(events.lineRecode, {
     entityId: line.id,
     payload: {
@@ -112,24 +128,6 @@ export async function lineRecode(p: Params, uow: Uow) {
       reversedJournalId: previous,
       reversalJournalId: reversalId,
     },
-  });
-  if (previous !== null && reversalId !== null) {
-    await postJournal(uow, {
-      id: reversalId,
-      date: line.date,
-      memo: `Reversal of recode ${previous} of bank line ${line.id}`,
-      source: { kind: 'feed_recode_reversal', id: line.id },
-      ledgerId: event.ledgerId,
-      lines: await mirrorOf(uow, previous),
-    });
-  }
-  await postJournal(uow, {
-    id: journalId,
-    date: line.date,
-    memo,
-    source: { kind: 'feed_recode', id: line.id },
-    ledgerId: event.ledgerId,
-    lines,
   });
   await uow.tx.run(
     `UPDATE bank_feed_lines SET status = 'recoded', recode_account = ?, recode_tax_code = ?, recode_gst_cents = ?, recode_journal_id = ?,

@@ -43,7 +43,7 @@ export const CONTROL_KEYS: Readonly<Record<string, string>> = {
   payables: 'match money out to the bill with books.matchAccept',
   claims_payable: 'match money out to the expense claim with books.matchAccept',
   // Issue 9 (D11): the fixed asset register equals 1500 − 1510, so only its acts move them.
-  fixed_assets: 'a fixed asset is registered from a bill line or a journal line with asset details',
+  fixed_assets: 'a fixed asset is registered from a bill line, an expense claim or a journal line with asset details',
   accumulated_depreciation: 'it moves only by books.assetDepreciationRun and books.assetDispose',
 };
 

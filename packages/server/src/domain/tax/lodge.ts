@@ -111,20 +111,19 @@ async function execute(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeo
   const f = figuresOf(row);
   const lines = settlementLines(f);
   const journalId = lines.length > 0 ? newJournalId() : null;
-  const event = await uow.emit(events.taxSignLodge, {
-    entityId: row.id,
-    payload: { id: row.id, periodStart: row.period_start, periodEnd: row.period_end, labels: f.labels, netCents: f.netCents, journalId },
-  });
   if (journalId !== null) {
     await postJournal(uow, {
       id: journalId,
       date: row.period_end,
       memo: `BAS settlement ${row.id} (${row.period_start} to ${row.period_end})`,
       source: { kind: 'bas_settlement', id: row.id },
-      ledgerId: event.ledgerId,
       lines,
     });
   }
+  const event = await uow.emit(events.taxSignLodge, {
+    entityId: row.id,
+    payload: { id: row.id, periodStart: row.period_start, periodEnd: row.period_end, labels: f.labels, netCents: f.netCents, journalId },
+  });
   const profile = await loadProfile(uow.tx, uow.orgId);
   const entity = { name: profile.name, legalName: profile.legalName, abn: profile.abn };
   const content = lodgementDocument('bas', row.id, uow.orgId, uow.now, basDocument(row, f, event.ledgerId, entity));
