@@ -887,7 +887,7 @@ class Run {
     expect(r.body.result.document.outstandingCents, this.trace.at(-1)).toBe(target.owed - amt);
   }
 
-  /** Opening balances (issue 12 item 2): the bank, open invoices and bills carried in, super and PAYG owed, equity the rest. */
+  /** Opening balances: the bank, open invoices and bills carried in, super and PAYG owed, equity the rest. */
   async opening(a: OpeningAct): Promise<void> {
     const m = this.m;
     const { params, invoices, bills, receivable, payable } = this.openingParams(a);
@@ -917,7 +917,7 @@ class Run {
     m.opening = { receivable, payable, bank: a.bankCents, super: a.superCents, payg: a.paygCents };
     m.openedWith = JSON.stringify(params);
     m.journals.push({ id: res.journalId, net: a.bankCents, matched: 0 });
-    // Again with the same params: a no-op (D3).
+    // Again with the same params: a no-op.
     const again = await this.write('books.openingBalances', params, true);
     expect(again.body.result.noop).toBe(true);
     expect(again.body.result.bills).toEqual(res.bills);

@@ -221,9 +221,10 @@ describe.each(engines)('MCP server (%s)', (engine) => {
   });
 
   describe('the stdio command', () => {
-    it('writes only MCP messages on stdout and, when the host closes stdin, answers what it was asked and ends', async () => {
+    /** `finance-desk mcp` as a host runs it, initialised; `output()` is what it wrote on stdout so far. */
+    function stdioSession(apiKey: string) {
       const child = spawn(process.execPath, [BIN, 'mcp'], {
-        env: { PATH: process.env.PATH ?? '', FINANCE_DESK_URL: server.url, FINANCE_DESK_API_KEY: keys.observer },
+        env: { PATH: process.env.PATH ?? '', FINANCE_DESK_URL: server.url, FINANCE_DESK_API_KEY: apiKey },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let out = '';
@@ -234,11 +235,16 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
       send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      return { child, send, exited, output: () => out };
+    }
+
+    it('writes only MCP messages on stdout and, when the host closes stdin, answers what it was asked and ends', async () => {
+      const { child, send, exited, output } = stdioSession(keys.observer);
       send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: toolName(readSpecs.orgSelf.name), arguments: {} } });
       // Closing stdin at once ends the session only after the answers owed are written.
       child.stdin.end();
       expect(await exited).toBe(0);
-      const lines = out.split('\n').filter((l) => l !== '');
+      const lines = output().split('\n').filter((l) => l !== '');
       expect(lines).toHaveLength(2);
       const [init, self] = lines.map((l) => JSON.parse(l));
       expect(init).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'finance-desk' }, capabilities: { tools: {} } } });
@@ -249,24 +255,13 @@ describe.each(engines)('MCP server (%s)', (engine) => {
     it('runs nothing of a JSON-RPC batch line (the SDK reads one message a line) and goes on answering single messages', async () => {
       const head = async () => (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: { authorization: `Bearer ${keys.agent}` } }).then((r) => r.json()) as any).head;
       const before = await head();
-      const child = spawn(process.execPath, [BIN, 'mcp'], {
-        env: { PATH: process.env.PATH ?? '', FINANCE_DESK_URL: server.url, FINANCE_DESK_API_KEY: keys.agent },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        out += chunk;
-      });
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const { child, send, exited, output } = stdioSession(keys.agent);
       const draft = { name: toolName(books.invoiceDraft.name), arguments: { payeeName: 'Batch Stdio', description: 'x', totalCents: 100, dueDays: 0 } };
       send([{ jsonrpc: '2.0', id: 2, method: 'tools/call', params: draft }, { jsonrpc: '2.0', id: 3, method: 'tools/list' }]);
       send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: toolName(readSpecs.orgSelf.name), arguments: {} } });
       child.stdin.end();
       expect(await exited).toBe(0);
-      const answers = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+      const answers = output().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
       expect(answers.map((a) => a.id)).toEqual([1, 4]);
       expect(answers[1]).toMatchObject({ result: { structuredContent: { slug } } });
       expect(await head()).toEqual(before);

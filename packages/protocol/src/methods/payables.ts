@@ -107,7 +107,7 @@ export const expenseClaim = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account (1500 for GST_ON_CAPITAL: approval then puts a pending fixed asset on the register, named by books.assetRegister); spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved. Issue 12 extension: issueDate is the claim\'s date (default today; not in the future, not on or before the lock date, not before spentOn): its approval posts dated it.',
+    'Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account (1500 for GST_ON_CAPITAL: approval then puts a pending fixed asset on the register, named by books.assetRegister); spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved. Extension: issueDate is the claim\'s date (default today; not in the future, not on or before the lock date, not before spentOn): its approval posts dated it.',
   extendedParams: ['issueDate'],
   params: z.strictObject({
     claimant: text(),
@@ -127,7 +127,7 @@ export const expenseApprove = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Approve a submitted claim: posts Dr expense (net of GST, tax-tagged) + Dr 1200 GST paid / Cr 2500 Expense claims payable; a claim on 1500 Plant and equipment becomes a pending fixed asset (books.assets; books.assetRegister). Approving an approved claim is a no-op (D3); a rejected or paid claim is CONFLICT.',
+    'Approve a submitted claim: posts Dr expense (net of GST, tax-tagged) + Dr 1200 GST paid / Cr 2500 Expense claims payable; a claim on 1500 Plant and equipment becomes a pending fixed asset (books.assets; books.assetRegister). Approving an approved claim is a no-op; a rejected or paid claim is CONFLICT.',
   params: z.strictObject({ id: id() }),
   result: claim,
 });

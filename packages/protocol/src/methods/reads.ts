@@ -212,7 +212,7 @@ export const contactsList = read({
   name: 'contacts.list',
   scope: 'org.read',
   summary:
-    "Customers and suppliers (issue 10), in name order (case and accents folded), each with email, ABN, isCustomer, isSupplier, bank (BSB, account number masked to its last 3 digits, account name; from the most recently approved bill) and balances: receivableCents and openInvoices (what is still owed on its sent invoices, as books.invoices' outstandingCents), payableCents and openBills (what is still to pay on its approved bills, as books.bills' outstandingCents once a bill is posted; bills awaiting approval are not owed yet, except bills carried in by books.openingBalances and held, which the conversion posted). Filters: kind (customer | supplier), q (1–100 characters, matched anywhere in the name, case and accents folded). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
+    "Customers and suppliers, in name order (case and accents folded), each with email, ABN, isCustomer, isSupplier, bank (BSB, account number masked to its last 3 digits, account name; from the most recently approved bill) and balances: receivableCents and openInvoices (what is still owed on its sent invoices, as books.invoices' outstandingCents), payableCents and openBills (what is still to pay on its approved bills, as books.bills' outstandingCents once a bill is posted; bills awaiting approval are not owed yet, except bills carried in by books.openingBalances and held, which the conversion posted). Filters: kind (customer | supplier), q (1–100 characters, matched anywhere in the name, case and accents folded). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
   query: z.strictObject({
     kind: contactKind.optional(),
     q: text(limits.contactQueryCharsMax).optional(),
@@ -394,7 +394,7 @@ export const booksFiles = read({
   name: 'books.files',
   scope: 'books.read',
   summary:
-    'Payment and lodgement files (issue 12; an extension): every ABA file a payment run or signed pay run wrote, and every BAS and STP lodgement document, newest first, each with id, kind (aba | bas | stp_pay_event), filename, contentType, sizeBytes and sha256 (of the exact stored bytes, what the bank or the ATO received), createdAt, source (the run, pay run or BAS id) and deliveredAt. Optional kind filter. Page with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Fetch one file\'s bytes with books.file (an STP pay event\'s TFNs masked).',
+    'Payment and lodgement files (an extension): every ABA file a payment run or signed pay run wrote, and every BAS and STP lodgement document, newest first, each with id, kind (aba | bas | stp_pay_event), filename, contentType, sizeBytes and sha256 (of the exact stored bytes, what the bank or the ATO received), createdAt, source (the run, pay run or BAS id) and deliveredAt. Optional kind filter. Page with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Fetch one file\'s bytes with books.file (an STP pay event\'s TFNs masked).',
   query: z.strictObject({
     kind: z.enum(FILE_KINDS, { error: `must be one of ${FILE_KINDS.join(', ')}` }).optional(),
     cursor: id().optional(),
@@ -407,7 +407,7 @@ export const booksFile = read({
   name: 'books.file',
   scope: 'books.read',
   summary:
-    'One payment or lodgement file (issue 12; an extension) by its id from books.files: its row (sizeBytes and sha256 of the exact stored bytes the bank or the ATO received) and contentBase64, the bytes served (base64). A TFN is never served to a key: an STP pay event is served with every payee\'s TFN masked as books.employees shows it (******210; an ATO not-quoted code as it is) and its nonce as asterisks, masked true; every other file is its exact bytes, masked false. contentSha256 and contentSizeBytes are of the bytes served (equal to sha256 and sizeBytes when masked is false). The exact pay event goes only to the lodgement agent and, in the console, to people with payroll decision rights. Another organisation\'s file, or an id that is not a file, is NOT_FOUND.',
+    'One payment or lodgement file (an extension) by its id from books.files: its row (sizeBytes and sha256 of the exact stored bytes the bank or the ATO received) and contentBase64, the bytes served (base64). A TFN is never served to a key: an STP pay event is served with every payee\'s TFN masked as books.employees shows it (******210; an ATO not-quoted code as it is) and its nonce as asterisks, masked true; every other file is its exact bytes, masked false. contentSha256 and contentSizeBytes are of the bytes served (equal to sha256 and sizeBytes when masked is false). The exact pay event goes only to the lodgement agent and, in the console, to people with payroll decision rights. Another organisation\'s file, or an id that is not a file, is NOT_FOUND.',
   query: z.strictObject({ id: id() }),
   result: fileRow.extend({
     /** True when the bytes served differ from the stored ones: an STP pay event's TFNs (and nonce) masked. */

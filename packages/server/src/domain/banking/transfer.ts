@@ -89,7 +89,7 @@ export async function transferMatch(p: Params, uow: Uow): Promise<ResultOf<typeo
   // loop instead of two near-identical postJournal calls). Each journal debits before it credits:
   // out is Dr 1300 / Cr the from account on the from line's date, in is Dr the to account / Cr 1300
   // on the to line's date. The from side's allocation carries the transfer id, so a retry answers
-  // with it (D3). Both are posted before the event, which binds their lines.
+  // with it (a state no-op). Both are posted before the event, which binds their lines.
   const sides = [
     { id: transferId, line: from, other: to, journalId: journalIds[0], way: 'out', dateField: 'fromLineId', debit: clearing, credit: from.account_code },
     { id: newId('mat'), line: to, other: from, journalId: journalIds[1], way: 'in', dateField: 'toLineId', debit: to.account_code, credit: clearing },

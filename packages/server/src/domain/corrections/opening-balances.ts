@@ -18,9 +18,9 @@ import { searchKey } from '../search-key.js';
  * accounts given, and the control accounts as the sum of the documents carried in, one line per
  * document (docId), so aged reports, payments, matches and payment runs work per document from
  * day one. No revenue, expense or GST is posted again (the old system reported them). Decisions
- * (docs/decisions.md, "Issue 12 — opening balances and corrections" and "Opening balances: only
- * before trading, and carried-in bills face the bill-approval rule"): once per organisation (the
- * same params again is a no-op, D3; other params CONFLICT); refused when any journal is dated on or
+ * (docs/decisions.md, the opening-balances records and "Opening balances only before trading;
+ * carried-in bills face the bill-approval rule"): once per organisation (the
+ * same params again is a no-op; other params CONFLICT); refused when any journal is dated on or
  * before the conversion date, and once the organisation trades here at all (a document, journal or
  * bank line): a conversion is not a way to bring bills in around billCapture's hold; documents
  * are dated on or before it; invoice numbers in the organisation's prefix move the sequence past

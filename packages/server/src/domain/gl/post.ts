@@ -66,13 +66,20 @@ export function isBalanced(lines: readonly PostingLine[]): boolean {
   return dr === cr && dr > 0;
 }
 
+/** A posted journal: its id, total debits and its lines as stored (what its binding's digest covers). */
+export interface PostedJournal {
+  readonly id: string;
+  readonly totalCents: number;
+  readonly lines: readonly JournalLineForm[];
+}
+
 /**
  * Post a journal with the unit's event, which must not have been emitted yet: the lines are
  * checked and bound into the event now (Uow.bindJournal), and written when the event is chained,
  * with its ledgerId. The digest is one canonical JSON and one SHA-256 over the rows about to be
  * written, no statement.
  */
-export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: string; totalCents: number }> {
+export async function postJournal(uow: Uow, input: JournalInput): Promise<PostedJournal> {
   const id = input.id ?? newJournalId();
   const lines = input.lines.filter((l) => (l.debitCents ?? 0) !== 0 || (l.creditCents ?? 0) !== 0);
   let total = 0;
@@ -98,7 +105,7 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
     description: l.description ?? input.memo,
   }));
   uow.bindJournal({ id, date: input.date, linesSha256: journalLinesSha256(rows) }, async (ledgerId) => {
-    // Queued (Tx.later, issue 14): on PostgreSQL the journal and its lines leave with the unit's
+    // Queued (Tx.later): on PostgreSQL the journal and its lines leave with the unit's
     // next statement or the batch's write-out (lines of one journal as one multi-row INSERT), not on
     // a round trip each under the organisation's lock; a later read of them sends them first.
     await uow.tx.later(
@@ -117,7 +124,7 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<{ id: 
       );
     }
   });
-  return { id, totalCents: total };
+  return { id, totalCents: total, lines: rows };
 }
 
 /**

@@ -80,7 +80,7 @@ export interface LineInput {
 
 /**
  * Apply defaults, check every account (errors name `lines[i].accountCode`), share the GST.
- * Issue 9 (assets): only a line on 1500 may carry asset details, named by `assetField`; a line on
+ * Fixed assets: only a line on 1500 may carry asset details, named by `assetField`; a line on
  * 1500 without them (or a document that cannot carry them, an expense claim: no `assetField`)
  * registers a pending asset when it is posted.
  */

@@ -153,7 +153,7 @@ export async function applyInvoicePayment(
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [uow.orgId, paymentId, invoice.id, p.amountCents, p.date, p.reference, p.journalId, uow.now, ledgerId],
     );
-    // ledger_id is the event that moved the invoice into its status (D3), so only a move sets it.
+    // ledger_id is the event that moved the invoice into its status (a repeat is a no-op), so only a move sets it.
     if (status !== invoice.status) {
       await uow.tx.run('UPDATE invoices SET status = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
         status,

@@ -43,8 +43,7 @@ export async function journalPost(p: Params, uow: Uow) {
   const assets = plannedJournalAssets(p.lines, posting.map((l) => l.debitCents ?? 0));
   const lines = posting.filter((l) => (l.debitCents ?? 0) + (l.creditCents ?? 0) > 0);
   const journalId = newJournalId();
-  const totalCents = lines.reduce((s, l) => s + (l.debitCents ?? 0), 0);
-  await postJournal(uow, {
+  const posted = await postJournal(uow, {
     id: journalId,
     date: p.date,
     memo: p.memo,
@@ -56,7 +55,7 @@ export async function journalPost(p: Params, uow: Uow) {
     payload: {
       journalId,
       date: p.date,
-      totalCents,
+      totalCents: posted.totalCents,
       lineCount: lines.length,
       accounts: [...new Set(lines.map((l) => accountOf(l.account)))].sort(),
       ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
@@ -67,16 +66,9 @@ export async function journalPost(p: Params, uow: Uow) {
     journalId,
     date: p.date,
     memo: p.memo,
-    totalCents,
-    lines: lines.map((l) => ({
-      accountCode: accountOf(l.account),
-      debitCents: l.debitCents ?? 0,
-      creditCents: l.creditCents ?? 0,
-      taxCode: l.taxCode ?? null,
-      taxBaseCents: l.taxBaseCents ?? 0,
-      gstCents: l.gstCents ?? 0,
-      description: l.description ?? p.memo,
-    })),
+    totalCents: posted.totalCents,
+    // The lines as stored; the result does not repeat their docId (a manual journal has none).
+    lines: posted.lines.map(({ docId: _docId, ...line }) => line),
     ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     ledgerId: event.ledgerId,
   };
