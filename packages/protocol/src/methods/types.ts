@@ -24,6 +24,12 @@ export interface MethodSpec<
   readonly scope: Scope;
   readonly kind: K;
   readonly summary: string;
+  /**
+   * What a model reads as the MCP tool's description: one short paragraph (at most 600
+   * characters) saying what the call does and what it needs, for a reader who has never seen
+   * this repository. `summary` stays the full contract (OpenAPI, docs/methods.md).
+   */
+  readonly brief?: string;
   readonly params: P;
   readonly result: R;
   /** Signature acts (D7): the action class a human approves. */
@@ -43,6 +49,8 @@ export interface ReadSpec<Q extends z.ZodType = z.ZodType, R extends z.ZodType =
   readonly name: string;
   readonly scope: Scope;
   readonly summary: string;
+  /** As MethodSpec.brief: the MCP tool's description. */
+  readonly brief?: string;
   readonly query: Q;
   readonly result: R;
 }
