@@ -5,6 +5,7 @@ import {
   isHold,
   limits,
   methods,
+  pagedReadsByName,
   readSpecs,
   type ApprovalRef,
   type ErrorCode,
@@ -31,6 +32,11 @@ import type {
   ApprovalWaitView,
   DoneOf,
   GetOptions,
+  MethodSurface,
+  PagedName,
+  PageItemOf,
+  PageQueryOf,
+  PaginateOptions,
   ParamsOf,
   PostOptions,
   QueryOf,
@@ -74,6 +80,12 @@ const DEFAULT_APPROVAL_WAIT_MS = 10 * 60_000;
 /** Every declared method's kind, for the runtime half of the idempotency rule. */
 const KIND_OF: ReadonlyMap<string, MethodKind> = new Map(methods.map((m) => [m.name, m.kind]));
 
+/** Every declared method name split at its `.`: the typed surface's family and member. */
+const SURFACE: readonly { readonly name: string; readonly family: string; readonly member: string }[] = methods.map((m) => {
+  const dot = m.name.indexOf('.');
+  return { name: m.name, family: m.name.slice(0, dot), member: m.name.slice(dot + 1) };
+});
+
 interface Answer {
   readonly status: number;
   readonly body: unknown;
@@ -111,11 +123,17 @@ function newIdempotencyKey(): string {
 /** The approval request's params: the hold's approval as it stands, without the hold-only `expiresInMs`. */
 function requestParams(a: ApprovalRef): ParamsOf<typeof approvalSpecs.request.name> {
   return {
-    actionClass: a.actionClass as ParamsOf<typeof approvalSpecs.request.name>['actionClass'],
+    actionClass: a.actionClass,
     payloadHash: a.payloadHash,
     subject: { kind: a.subject.kind, subjectId: a.subject.subjectId, summary: a.subject.summary },
   };
 }
+
+/**
+ * The typed method surface (`fd.books.invoiceDraft(…)`), merged into the class's type; the
+ * constructor builds it from the declarations.
+ */
+export interface FinanceDesk extends MethodSurface {}
 
 /**
  * The Finance Desk client. Every POST of a write kind carries an idempotency key, kept across its
@@ -147,6 +165,30 @@ export class FinanceDesk {
     this.backoff = { baseMs, maxMs };
     this.sleep = opts.sleep ?? realSleep;
     this.userAgent = opts.userAgent ?? '@finance-desk/client';
+    this.buildSurface();
+  }
+
+  /**
+   * `this.<family>.<member>` for every declared method: a frozen object per family whose functions
+   * are `call(name, params, opts)`, each `name`d by its wire name. A family that would shadow a
+   * member of the client is a declaration error, refused here rather than silently hidden.
+   */
+  private buildSurface(): void {
+    const families = new Map<string, Record<string, unknown>>();
+    for (const { name, family, member } of SURFACE) {
+      let target = families.get(family);
+      if (!target) {
+        if (family in this) throw new TypeError(`method family ${family} would shadow FinanceDesk.${family}`);
+        target = {};
+        families.set(family, target);
+      }
+      const fn = (params: unknown, opts?: PostOptions) => this.call(name as MethodName, params as never, opts);
+      Object.defineProperty(fn, 'name', { value: name });
+      target[member] = fn;
+    }
+    for (const [family, target] of families) {
+      Object.defineProperty(this, family, { value: Object.freeze(target), enumerable: true });
+    }
   }
 
   /** Low level, untyped: POST /api/v1/<method>. Never throws for a well-formed error frame. */
@@ -232,6 +274,52 @@ export class FinanceDesk {
       if (rows.length < limit || last === undefined) return;
       if (last.seq <= cursor) throw new FinanceDeskError({ code: 'INTERNAL', message: `events: page after ${cursor} did not advance` }, 500, null);
       cursor = last.seq;
+    }
+  }
+
+  /**
+   * Every item of a cursor-paged list (`books.invoices`, `contacts.list`, … : protocol
+   * `pagedReads`), one by one across pages, as its declaration types it. Follows `nextCursor`
+   * until it is null, or until `opts.limit` items were yielded; the query's own `limit` is the page
+   * size. A page whose nextCursor repeats one already followed throws (the walk would never end).
+   */
+  async *paginate<N extends PagedName>(
+    name: N,
+    query?: PageQueryOf<N>,
+    opts: PaginateOptions = {},
+  ): AsyncGenerator<PageItemOf<N>, void, undefined> {
+    const spec = pagedReadsByName.get(name);
+    if (!spec) throw new TypeError(`paginate: ${String(name)} is not a cursor-paged list`);
+    const max = opts.limit;
+    if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) throw new TypeError('limit: must be a positive integer');
+    const signal = opts.signal ? { signal: opts.signal } : {};
+    const base: Record<string, unknown> = { ...(query ?? {}) };
+    delete base.cursor;
+    const followed = new Set<string>();
+    let cursor: string | undefined;
+    let yielded = 0;
+    for (;;) {
+      const q = cursor === undefined ? base : { ...base, cursor };
+      const page: unknown =
+        spec.via === 'post'
+          ? await this.call(name as MethodName, q as never, signal)
+          : await this.read(name as ReadName, q as never, signal);
+      const items = (page as Record<string, unknown> | null)?.[spec.itemsKey];
+      if (!Array.isArray(items)) {
+        throw new FinanceDeskError({ code: 'INTERNAL', message: `${spec.name}: the page has no ${spec.itemsKey} array` }, 500, null);
+      }
+      for (const item of items) {
+        yield item as PageItemOf<N>;
+        yielded += 1;
+        if (max !== undefined && yielded >= max) return;
+      }
+      const next = (page as { nextCursor?: unknown }).nextCursor;
+      if (next === null || next === undefined) return;
+      if (typeof next !== 'string' || followed.has(next)) {
+        throw new FinanceDeskError({ code: 'INTERNAL', message: `${spec.name}: the page after ${cursor ?? 'the start'} did not advance` }, 500, null);
+      }
+      followed.add(next);
+      cursor = next;
     }
   }
 

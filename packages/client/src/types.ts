@@ -4,13 +4,16 @@ import type {
   MethodName,
   MethodParams,
   MethodResult,
+  PagedName,
+  PageItemOf,
+  PageOf,
   ReadName,
   ReadQuery,
   ReadQueryParsed,
   ReadResult,
 } from '@finance-desk/protocol';
 
-export type { EventRow, HoldResult, MethodName, ReadName };
+export type { EventRow, HoldResult, MethodName, PagedName, PageItemOf, PageOf, ReadName };
 
 /** What `call(M, …)` takes: the input type of M's declared params schema. */
 export type ParamsOf<M extends MethodName> = MethodParams<M>;
@@ -63,5 +66,37 @@ export interface PostOptions {
 }
 
 export interface GetOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** The family of a method name: `books` of `books.invoiceDraft`. */
+export type FamilyOf<N extends string> = N extends `${infer F}.${string}` ? F : never;
+/** Every method family (`books`, `board`, `approval`). */
+export type MethodFamily = FamilyOf<MethodName>;
+
+/**
+ * One method on the typed surface: `fd.books.invoiceDraft(params, opts?)` is `fd.call('books.invoiceDraft',
+ * params, opts)`, and its `name` is the wire name (`fd.books.invoiceDraft.name === 'books.invoiceDraft'`),
+ * for `callWithApproval` or a log line.
+ */
+export type SurfaceMethod<N extends MethodName> = ((params: ParamsOf<N>, opts?: PostOptions) => Promise<ResultOf<N>>) & {
+  readonly name: N;
+};
+
+/**
+ * Every declared method as `fd.<family>.<method>`, built from the declarations (no codegen): the
+ * method names split at their `.`.
+ */
+export type MethodSurface = {
+  readonly [F in MethodFamily]: { readonly [N in MethodName as N extends `${F}.${infer M}` ? M : never]: SurfaceMethod<N> };
+};
+
+/** The query of paged list `N` without its cursor (paginate moves the cursor itself). */
+export type PageQueryOf<N extends PagedName> = Omit<N extends MethodName ? ParamsOf<N> : N extends ReadName ? QueryOf<N> : never, 'cursor'>;
+
+/** Options of `paginate`. */
+export interface PaginateOptions {
+  /** Stop after this many items (a positive integer); default: every item, up to the last page. */
+  readonly limit?: number;
   readonly signal?: AbortSignal;
 }

@@ -1,9 +1,11 @@
-import { approval, limits, proofFields, readSpecs, type MethodKind, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
+import { approval, limits, methods, proofFields, reads, readSpecs, type MethodKind, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
 import { toolName } from './names.js';
 
-/** MCP tool annotations (hints for the model and the host's confirmation UI). */
+/**
+ * MCP tool annotations (hints for the model and the host's confirmation UI). The tool's title is
+ * the Tool's own `title`, so it is not repeated here.
+ */
 export interface ToolAnnotations {
-  readonly title: string;
   readonly readOnlyHint: boolean;
   readonly destructiveHint: boolean;
   readonly idempotentHint: boolean;
@@ -11,18 +13,35 @@ export interface ToolAnnotations {
 }
 
 /**
- * Hints from the method's kind (types.ts MethodKind): a write is idempotent by state (D3) and
- * changes nothing irreversible; a new act records one more event every call; a signature act
- * commits the books to something a human signs for, so hosts should confirm it.
+ * The MCP specification's defaults for absent hints: a tool is taken to write, destructively, not
+ * idempotently, in an open world. Only hints that differ are sent (a read's destructive and
+ * idempotent hints mean nothing, by the specification), so the list carries each fact once.
  */
-const HINTS: Readonly<Record<MethodKind, Omit<ToolAnnotations, 'title' | 'openWorldHint'>>> = {
+export const HINT_DEFAULTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+export function sentHints(hints: ToolAnnotations): Partial<ToolAnnotations> {
+  const out: Partial<Record<keyof ToolAnnotations, boolean>> = {};
+  for (const key of Object.keys(HINT_DEFAULTS) as (keyof ToolAnnotations)[]) {
+    if (hints.readOnlyHint && (key === 'destructiveHint' || key === 'idempotentHint')) continue;
+    if (hints[key] !== HINT_DEFAULTS[key]) out[key] = hints[key];
+  }
+  return out;
+}
+
+/**
+ * Hints from the method's kind (types.ts MethodKind): a write is idempotent by state and changes
+ * nothing irreversible, unless its declaration says a repeat creates another record
+ * (`repeat: 'creates'`); a new act records one more event every call; a signature act commits the
+ * books to something a human signs for, so hosts should confirm it.
+ */
+const HINTS: Readonly<Record<MethodKind, Omit<ToolAnnotations, 'openWorldHint'>>> = {
   read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   write: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   'new-act': { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   signature: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
 };
 
-/** The proof fields of a signature act's retry (fields.ts proofFields; D6). */
+/** The proof fields of a signature act's retry (fields.ts proofFields). */
 export const APPROVAL_ID: keyof typeof proofFields = 'approvalId';
 export const SIGNATURE_TOKEN: keyof typeof proofFields = 'signatureToken';
 
@@ -38,52 +57,99 @@ export function titleOf(declared: string): string {
   return cut < 0 ? head : `${head}: ${words(declared.slice(cut + 1))}`;
 }
 
+/** Whether the same call again (with a new idempotency key) acts again: a new act, a signature act, or a write that creates. */
+export function actsAgain(spec: MethodSpec): boolean {
+  return spec.kind === 'new-act' || spec.kind === 'signature' || (spec.kind === 'write' && spec.repeat === 'creates');
+}
+
 export function methodAnnotations(spec: MethodSpec): ToolAnnotations {
-  return { title: titleOf(spec.name), ...HINTS[spec.kind], openWorldHint: false };
+  return { ...HINTS[spec.kind], idempotentHint: !actsAgain(spec), openWorldHint: false };
 }
 
-export function readAnnotations(spec: ReadSpec): ToolAnnotations {
-  return { title: titleOf(spec.name), ...HINTS.read, openWorldHint: false };
+export function readAnnotations(_spec: ReadSpec): ToolAnnotations {
+  return { ...HINTS.read, openWorldHint: false };
 }
 
-const KIND_NOTES: Readonly<Record<MethodKind, string>> = {
-  read: 'Reads only; changes nothing.',
-  write:
-    'Writes one ledger event (its ledgerId is in the result). Idempotent by state: repeating the same call once it is done changes nothing more.',
-  'new-act': 'Records a new act (one ledger event) on every call: do not repeat it to retry a success.',
-  signature: '',
+/**
+ * Cross-references in declaration texts name API methods and reads (`books.lineRecode`,
+ * `org/profile`, or a books method by its own name, `billApprove`); a model only knows tools, so
+ * each is written as its tool name. A name without `.` or `/` (`events`, `policy`) is an ordinary
+ * word too and is left alone.
+ */
+let crossRefs: { pattern: RegExp; to: ReadonlyMap<string, string> } | undefined;
+
+function crossReferences(): { pattern: RegExp; to: ReadonlyMap<string, string> } {
+  if (crossRefs) return crossRefs;
+  const to = new Map<string, string>();
+  const declared = [...methods.map((m) => m.name), ...reads.map((r) => r.name)].filter((n) => /[./]/.test(n));
+  for (const name of declared) to.set(name, toolName(name));
+  // A method's own name alone (`invoiceDraft`), when it is camelCase and no other family has it.
+  const bare = new Map<string, string[]>();
+  for (const name of declared) {
+    const own = name.slice(name.search(/[./]/) + 1);
+    if (/^[a-z]+[A-Z][A-Za-z0-9]*$/.test(own)) bare.set(own, [...(bare.get(own) ?? []), name]);
+  }
+  for (const [own, names] of bare) if (names.length === 1 && names[0] !== undefined) to.set(own, toolName(names[0]));
+  const escaped = [...to.keys()].sort((a, b) => b.length - a.length).map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  crossRefs = { pattern: new RegExp(`(?<![\\w./])(?:${escaped.join('|')})(?![\\w/]|\\.\\w)`, 'g'), to };
+  return crossRefs;
+}
+
+/** `text` with every declared method or read it names written as the tool's name. */
+export function toolReferences(text: string): string {
+  const { pattern, to } = crossReferences();
+  return text.replace(pattern, (name) => to.get(name) ?? name);
+}
+
+/** What the model reads first: the declaration's brief, or its summary until it has one. */
+function lead(spec: MethodSpec | ReadSpec): string {
+  return toolReferences((spec.brief ?? spec.summary).trim());
+}
+
+const KIND_NOTES: Readonly<Record<'read' | 'write' | 'creates' | 'new-act', string>> = {
+  read: '',
+  write: 'Repeat-safe: the same call again changes nothing more.',
+  creates: 'Creates a record on every call; to retry, reuse idempotencyKey.',
+  'new-act': 'Acts on every call; to retry, reuse idempotencyKey.',
 };
 
-/** The approval loop, taught where the model needs it: in each signature act's description. */
-function approvalLoop(spec: MethodSpec): string {
-  const self = toolName(spec.name);
-  return [
-    `Signature act (action class ${spec.actionClass ?? ''}): a human approves it before it runs.`,
-    `When approval is needed, the first call does nothing and returns a hold: status "approval_required" with approval {actionClass, payloadHash, subject}, subjectId, the server's message, and next (the tool to call and its arguments). Then:`,
-    `1. call ${APPROVAL_REQUEST_TOOL} with the hold's approval fields (actionClass, payloadHash, subject {kind, subjectId}); its result has approvalId;`,
-    `2. call ${APPROVAL_WAIT_TOOL} with {approvalId, timeoutMs: ${limits.approvalWaitMsMax}} and repeat while status is "pending" (a human decides in the console or CLI); "denied" or "expired" means this act cannot complete;`,
-    `3. once "approved", call ${self} again with the same params plus ${APPROVAL_ID} (or ${SIGNATURE_TOKEN} from ${APPROVAL_WAIT_TOOL}'s result; never both). The result then carries the ledgerId. A proof is single-use.`,
-    `If instead the call is refused with GOVERNANCE_NOT_READY and error.approval, follow the same three steps with that approval.`,
-  ].join('\n');
+/** The approval loop, compact, in each signature act's description (the full text is in INSTRUCTIONS). */
+export function approvalNote(spec: MethodSpec): string {
+  return (
+    `Signature act: a human approves it first. On status "approval_required": ${APPROVAL_REQUEST_TOOL} with next.arguments, ` +
+    `${APPROVAL_WAIT_TOOL} until "approved", then ${toolName(spec.name)} again with the same params plus ${APPROVAL_ID}.`
+  );
 }
 
 export function methodDescription(spec: MethodSpec): string {
-  const note = spec.kind === 'signature' ? approvalLoop(spec) : KIND_NOTES[spec.kind];
-  return `${spec.summary}\n\n${note}\n(Finance Desk method ${spec.name}; needs scope ${spec.scope}. Money is integer cents.)`;
+  const note =
+    spec.kind === 'signature' ? approvalNote(spec) : spec.kind === 'write' && spec.repeat === 'creates' ? KIND_NOTES.creates : KIND_NOTES[spec.kind];
+  return note === '' ? lead(spec) : `${lead(spec)}\n\n${note}`;
 }
 
 export function readDescription(spec: ReadSpec): string {
   const wait =
     spec.name === readSpecs.approvalWait.name
-      ? `\n\nStep 2 of the approval loop: pass timeoutMs (up to ${limits.approvalWaitMsMax}) to wait for the human; call again while status is "pending". Once "approved", retry the held tool with ${APPROVAL_ID} (or this result's ${SIGNATURE_TOKEN}).`
+      ? ` Step 2 of the approval loop: wait up to ${limits.approvalWaitMsMax} ms (timeoutMs); call again while "pending"; once "approved", retry the held tool with ${APPROVAL_ID}.`
       : '';
-  return `${spec.summary}${wait}\n\n${KIND_NOTES.read}\n(Finance Desk read ${spec.name}; needs scope ${spec.scope}.)`;
+  // A read says so in its annotations (readOnlyHint) and its own first words ("List…", "One…").
+  return `${lead(spec)}${wait}`;
 }
 
-/** Server-level instructions an MCP host may show the model once. */
+/**
+ * Server-level instructions an MCP host shows the model once: the approval loop in full (each
+ * signature tool carries a compact version), idempotency keys, and how errors read.
+ */
 export const INSTRUCTIONS = [
-  "Finance Desk runs a small business's books; every tool is one API method or read. Money is integer cents.",
-  'Tools marked destructive are signature acts: when a human must approve, they return status "approval_required" with a `next` field.',
-  `Follow it: ${APPROVAL_REQUEST_TOOL} → ${APPROVAL_WAIT_TOOL} (until approved) → the same tool again with the same params plus ${APPROVAL_ID}.`,
-  'An error result carries error.code, error.message and, when one parameter is at fault, error.field.',
+  "Finance Desk runs a small business's books (Australian GST, BAS, PAYG, payroll); every tool is one API method or read. Money is integer cents.",
+  '',
+  'The approval loop. Tools marked destructive are signature acts: a human approves them before they run. When approval is needed, the first call does nothing and returns a hold: status "approval_required" with approval {actionClass, payloadHash, subject}, subjectId, the server\'s message, and next (the calls to make, arguments ready). Then:',
+  `1. call ${APPROVAL_REQUEST_TOOL} with the hold's approval fields (actionClass, payloadHash, subject {kind, subjectId}); its result has approvalId;`,
+  `2. call ${APPROVAL_WAIT_TOOL} with {approvalId, timeoutMs: ${limits.approvalWaitMsMax}} and repeat while status is "pending" (a human decides in the console or CLI); "denied" or "expired" means the act cannot complete;`,
+  `3. once "approved", call the held tool again with the same params plus ${APPROVAL_ID} (or ${SIGNATURE_TOKEN} from ${APPROVAL_WAIT_TOOL}'s result; never both), and without the first call's idempotencyKey (this is a new call). The result carries the ledgerId. A proof is single-use.`,
+  'A call refused with GOVERNANCE_NOT_READY and error.approval (a bill the bill-approval rule holds) follows the same three steps.',
+  '',
+  'Retries. Every tool that writes takes an optional idempotencyKey: send a fresh value with each new call, and the same value when you retry that call after a timeout or an unclear answer; the server then answers the first result instead of acting twice. Tools whose idempotentHint is false (new acts, signature acts, and writes that create a record, such as an invoice draft) act again on every call without it.',
+  '',
+  'Errors. An error result carries error.code, error.message and, when one parameter is at fault, error.field.',
 ].join('\n');

@@ -1,5 +1,6 @@
 import { isHold, limits, type ApprovalRef, type ErrorFrame, type Frame } from '@finance-desk/protocol';
 import { APPROVAL_ID, APPROVAL_REQUEST_TOOL, APPROVAL_WAIT_TOOL } from './describe.js';
+import { IDEMPOTENCY_KEY_ARG } from './schemas.js';
 
 /** The MCP CallTool result this server returns (the SDK's CallToolResult, structurally). */
 export interface ToolResult {
@@ -19,7 +20,9 @@ export interface NextStep {
 const APPROVAL_ID_PLACEHOLDER = `<approvalId from ${APPROVAL_REQUEST_TOOL}>`;
 
 export function nextSteps(approval: ApprovalRef, tool: string, params: unknown): NextStep {
-  const original = typeof params === 'object' && params !== null && !Array.isArray(params) ? params : {};
+  // The retry with the proof is a new call: the first call's idempotency key would replay its hold.
+  const { [IDEMPOTENCY_KEY_ARG]: _key, ...original } = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  void _key;
   return {
     tool: APPROVAL_REQUEST_TOOL,
     arguments: {
@@ -42,8 +45,9 @@ export function nextSteps(approval: ApprovalRef, tool: string, params: unknown):
   };
 }
 
+/** Compact JSON: the model reads every byte of a result, and indentation says nothing. */
 function json(value: unknown): string {
-  return JSON.stringify(value, null, 2);
+  return JSON.stringify(value);
 }
 
 /** structuredContent must be a JSON object: a non-object payload is carried as `{ result }`. */

@@ -1,5 +1,6 @@
-import { flatObjectSchema, queryIntRange, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
+import { flatObjectSchema, limits, queryIntRange, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
+import { toolReferences } from './describe.js';
 
 /**
  * A tool's inputSchema: MCP requires a JSON Schema object whose top-level type is `object`, and
@@ -11,16 +12,103 @@ export interface ToolInputSchema {
   readonly [key: string]: unknown;
 }
 
+/** The argument every write tool takes besides its params: sent as the request's idempotency key. */
+export const IDEMPOTENCY_KEY_ARG = 'idempotencyKey';
+
+/** The API's idempotency key: 1 to 255 printable ASCII characters (the server's X-Idempotency-Key rule). */
+const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${limits.idempotencyKeyCharsMax}}$`);
+
+const IDEMPOTENCY_KEY_SCHEMA = {
+  type: 'string',
+  description: 'Reuse when retrying this call: the server acts once',
+} as const;
+
+/** Every `description` in a JSON Schema (nested too) with its cross-references written as tool names. */
+function withToolReferences(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withToolReferences);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === 'description' && typeof v === 'string' ? toolReferences(v) : withToolReferences(v);
+  }
+  return out;
+}
+
+/**
+ * Keywords a tool schema leaves to the API: lengths, patterns, numeric bounds and closed objects.
+ * The API validates every one of them and names the field at fault, in words a model can act on;
+ * carried into the tool list they cost about a fifth of it, on every turn of every conversation,
+ * for checks hosts do not run. What a model needs to build a call stays: types, properties,
+ * required, enums, formats and each parameter's description (which gives the bounds that matter).
+ */
+const LEFT_TO_THE_API = new Set([
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+  'additionalProperties',
+]);
+
+/** The API's calendar date pattern: shown to the model as the standard `format: date`. */
+const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
+function compact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(compact);
+  if (typeof value !== 'object' || value === null) return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(source)) {
+    if (key === 'properties' && typeof v === 'object' && v !== null) {
+      out[key] = Object.fromEntries(Object.entries(v).map(([name, child]) => [name, compact(child)]));
+    } else if (!LEFT_TO_THE_API.has(key)) {
+      out[key] = compact(v);
+    }
+  }
+  if (source.pattern === DATE_PATTERN && source.format === undefined) out.format = 'date';
+  return out;
+}
+
 function objectSchema(schema: z.core.JSONSchema.BaseSchema): ToolInputSchema {
   // A union of object params (books.onboardingAdvance's steps) converts to a top-level `oneOf`:
   // advertised flattened (the API still validates the union itself, naming the field at fault).
-  const flat = flatObjectSchema(schema as Record<string, unknown>);
+  // `$schema` is dropped: hosts do not need it, and every tool would carry it again.
+  const { $schema: _dialect, ...flat } = compact(withToolReferences(flatObjectSchema(schema as Record<string, unknown>))) as Record<string, unknown>;
+  void _dialect;
   return { ...flat, type: 'object', properties: (flat.properties as Record<string, object> | undefined) ?? {} };
 }
 
 /** A POST method's params as the model must send them (zod 4, input side: before transforms). */
 export function methodInputSchema(spec: MethodSpec): ToolInputSchema {
-  return objectSchema(z.toJSONSchema(spec.params, { io: 'input' }));
+  const schema = objectSchema(z.toJSONSchema(spec.params, { io: 'input' }));
+  if (spec.kind === 'read') return schema;
+  if (IDEMPOTENCY_KEY_ARG in schema.properties) throw new Error(`${spec.name} declares a param ${IDEMPOTENCY_KEY_ARG}, which its MCP tool takes as the idempotency key`);
+  return { ...schema, properties: { ...schema.properties, [IDEMPOTENCY_KEY_ARG]: IDEMPOTENCY_KEY_SCHEMA } };
+}
+
+export type WriteArguments =
+  | { ok: true; params: Record<string, unknown>; idempotencyKey: string | undefined }
+  | { ok: false; field: string; message: string };
+
+/**
+ * A write tool's arguments split into the method's params and the idempotency key (absent when
+ * not given or null); a key the API would refuse is refused here, naming the field.
+ */
+export function writeArguments(args: Record<string, unknown>): WriteArguments {
+  const { [IDEMPOTENCY_KEY_ARG]: key, ...params } = args;
+  if (key === undefined || key === null) return { ok: true, params, idempotencyKey: undefined };
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+    return {
+      ok: false,
+      field: IDEMPOTENCY_KEY_ARG,
+      message: `${IDEMPOTENCY_KEY_ARG}: must be 1 to ${limits.idempotencyKeyCharsMax} printable ASCII characters without spaces`,
+    };
+  }
+  return { ok: true, params, idempotencyKey: key };
 }
 
 /**

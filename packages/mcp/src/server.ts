@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
-import { limits, methods, reads, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
+import { ALWAYS_AREA, ARTIFACTS_READ, AREAS, areaOf, isArea, limits, methods, reads, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Desk } from './desk.js';
-import { INSTRUCTIONS, methodAnnotations, methodDescription, readAnnotations, readDescription } from './describe.js';
+import { INSTRUCTIONS, methodAnnotations, methodDescription, readAnnotations, readDescription, sentHints, titleOf } from './describe.js';
 import { toolTable } from './names.js';
-import { callQuery, methodInputSchema, readInputSchema } from './schemas.js';
+import { callQuery, methodInputSchema, readInputSchema, writeArguments } from './schemas.js';
 import { boundedResult, failureResult, getResult, postResult, type ToolResult } from './results.js';
 
 type Entry = { readonly method: MethodSpec; readonly read?: never } | { readonly read: ReadSpec; readonly method?: never };
@@ -18,32 +18,84 @@ interface Catalogue {
 let catalogue: Catalogue | undefined;
 
 /**
- * Every POST method and every GET read as a tool, built once from the declarations (issue 11
- * item 5): JSON Schemas, annotations and descriptions come from the same specs the API validates
- * with, so a tool can never drift from its method. Throws at start on a tool-name collision.
- * Built once per process and shared by every server (one per HTTP request): a tools/list answers
- * the same objects each time rather than converting every schema again.
+ * The machine-readable descriptions (OpenAPI, the method list, the event catalogue) are for code
+ * generators, not for a model: it has the tools themselves, and one of those documents would fill
+ * its context. They stay reads of the API (GET /api/v1/artifacts/…), not tools.
+ */
+export function isArtifactRead(name: string): boolean {
+  return name === ARTIFACTS_READ || name.startsWith(`${ARTIFACTS_READ}/`);
+}
+
+/**
+ * Every POST method and every GET read as a tool, built once from the declarations: JSON Schemas,
+ * annotations and descriptions come from the same specs the API validates with, so a tool can
+ * never drift from its method. Throws at start on a tool-name collision. Built once per process
+ * and shared by every server (one per HTTP request): a tools/list answers the same objects each
+ * time rather than converting every schema again.
  */
 export function toolCatalogue(): Catalogue {
   if (catalogue) return catalogue;
   const byName = toolTable<Entry>([
     ...methods.map((m) => [m.name, { method: m }] as const),
-    ...reads.map((r) => [r.name, { read: r }] as const),
+    ...reads.filter((r) => !isArtifactRead(r.name)).map((r) => [r.name, { read: r }] as const),
   ]);
   const tools: Tool[] = [];
   for (const [name, entry] of byName) {
     if (entry.method) {
       const m = entry.method;
-      const annotations = methodAnnotations(m);
-      tools.push({ name, title: annotations.title, description: methodDescription(m), inputSchema: methodInputSchema(m), annotations });
+      tools.push({ name, title: titleOf(m.name), description: methodDescription(m), inputSchema: methodInputSchema(m), annotations: sentHints(methodAnnotations(m)) });
     } else {
       const r = entry.read;
-      const annotations = readAnnotations(r);
-      tools.push({ name, title: annotations.title, description: readDescription(r), inputSchema: readInputSchema(r), annotations });
+      tools.push({ name, title: titleOf(r.name), description: readDescription(r), inputSchema: readInputSchema(r), annotations: sentHints(readAnnotations(r)) });
     }
   }
   catalogue = { tools, byName };
   return catalogue;
+}
+
+/** The toolsets a host may load: the API's areas (protocol AREAS). */
+export const TOOLSETS: readonly string[] = AREAS;
+
+/**
+ * `receivables,payables` (a CLI flag, an environment variable, a query parameter) as toolset
+ * names; blanks around commas are ignored and an empty text is every tool (an empty list). Throws
+ * an Error naming an unknown toolset and listing the valid ones.
+ */
+export function parseToolsets(text: string): string[] {
+  const names = [...new Set(text.split(',').map((t) => t.trim()).filter((t) => t !== ''))];
+  const unknown = names.filter((n) => !isArea(n));
+  if (unknown.length > 0) {
+    const named = unknown.slice(0, 5).map((u) => JSON.stringify(u.slice(0, 40))).join(', ') + (unknown.length > 5 ? ', …' : '');
+    throw new Error(`unknown toolset${unknown.length > 1 ? 's' : ''} ${named}: valid toolsets are ${AREAS.join(', ')}`);
+  }
+  return names;
+}
+
+const subsets = new Map<string, Catalogue>();
+
+/**
+ * The catalogue cut to `toolsets` (every tool when none are named). The approval area is always
+ * in: a held signature act needs approval_request and approval_wait to complete.
+ */
+export function toolsetCatalogue(toolsets: readonly string[] = []): Catalogue {
+  const all = toolCatalogue();
+  if (toolsets.length === 0) return all;
+  const wanted = new Set(parseToolsets(toolsets.join(',')));
+  wanted.add(ALWAYS_AREA);
+  const key = [...wanted].sort().join(',');
+  const cached = subsets.get(key);
+  if (cached) return cached;
+  const inSet = (name: string) => {
+    const entry = all.byName.get(name);
+    const area = entry && areaOf(entry.method ? entry.method.name : entry.read.name);
+    return area !== undefined && wanted.has(area);
+  };
+  const subset: Catalogue = {
+    tools: all.tools.filter((t) => inSet(t.name)),
+    byName: new Map([...all.byName].filter(([name]) => inSet(name))),
+  };
+  subsets.set(key, subset);
+  return subset;
 }
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -55,22 +107,34 @@ function argumentsObject(args: unknown): Record<string, unknown> {
 export interface McpServerOptions {
   /** The most bytes one tool result may carry (default limits.mcpResponseBytesMax). */
   readonly responseBytesMax?: number;
+  /**
+   * Load only these toolsets (areas: `receivables`, `payables`, …; see parseToolsets), plus the
+   * approval tools; default every tool. A tool outside them is unknown to this server.
+   */
+  readonly toolsets?: readonly string[];
+}
+
+function badArgument(field: string, message: string): ToolResult {
+  return {
+    content: [{ type: 'text', text: `BAD_REQUEST: ${message} (field ${field})` }],
+    structuredContent: { ok: false, error: { code: 'BAD_REQUEST', message, field } },
+    isError: true,
+  };
 }
 
 /** One tool call: one API call through the desk, its answer as a tool result. */
 async function callTool(desk: Desk, entry: Entry, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
   try {
     if (entry.method) {
-      return postResult(tool, args, await desk.post(entry.method.name, args, { signal }));
+      if (entry.method.kind === 'read') return postResult(tool, args, await desk.post(entry.method.name, args, { signal }));
+      const write = writeArguments(args);
+      if (!write.ok) return badArgument(write.field, write.message);
+      // The model's key when it gave one (a retry of its own call); else the desk makes a fresh one.
+      const opts = write.idempotencyKey === undefined ? { signal } : { signal, idempotencyKey: write.idempotencyKey };
+      return postResult(tool, args, await desk.post(entry.method.name, write.params, opts));
     }
     const query = callQuery(args);
-    if (!query.ok) {
-      return {
-        content: [{ type: 'text', text: `BAD_REQUEST: ${query.message}` }],
-        structuredContent: { ok: false, error: { code: 'BAD_REQUEST', message: query.message, field: query.field } },
-        isError: true,
-      };
-    }
+    if (!query.ok) return badArgument(query.field, query.message);
     return getResult(tool, args, await desk.get(entry.read.name, query.query, { signal }));
   } catch (error) {
     return failureResult(tool, error);
@@ -79,19 +143,23 @@ async function callTool(desk: Desk, entry: Entry, tool: string, args: Record<str
 
 /**
  * One MCP server over a Desk. Each tool call is one API call through the desk, so the API's own
- * rules (credential, scopes, rate limit, validation, the signature law, the ledger) judge it; the
- * desk (the typed client) gives every POST its own idempotency key. A result over
- * `responseBytesMax` is answered with an error asking for less.
+ * rules (credential, scopes, rate limit, validation, the signature law, the ledger) judge it. A
+ * write goes with the model's `idempotencyKey` when it gave one, else the desk (the typed client)
+ * gives it a fresh one. A result over `responseBytesMax` is answered with an error asking for
+ * less. Throws on an unknown toolset.
  */
 export function createMcpServer(desk: Desk, options: McpServerOptions = {}): Server {
-  const { tools, byName } = toolCatalogue();
+  const { tools, byName } = toolsetCatalogue(options.toolsets);
   const responseBytesMax = options.responseBytesMax ?? limits.mcpResponseBytesMax;
   const server = new Server({ name: 'finance-desk', title: 'Finance Desk', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
     const tool = request.params.name;
     const entry = byName.get(tool);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${tool.slice(0, 100)}`);
+    if (!entry) {
+      const outside = toolCatalogue().byName.has(tool) ? ' (not in the toolsets this server loads)' : '';
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${tool.slice(0, 100)}${outside}`);
+    }
     const result = await callTool(desk, entry, tool, argumentsObject(request.params.arguments), extra.signal);
     // A write's result is small; were one ever over the bound, the act stands and the model must know it.
     return boundedResult(tool, result, responseBytesMax, entry.method !== undefined && entry.method.kind !== 'read');

@@ -2,7 +2,7 @@ import { limits } from '@finance-desk/protocol';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Desk } from './desk.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, parseToolsets, type McpServerOptions } from './server.js';
 
 /**
  * A JSON-RPC message is the API's params plus a small envelope: the bound is the API's body limit
@@ -39,13 +39,17 @@ function trackedDesk(desk: Desk): { desk: Desk; idle: () => Promise<void> } {
  * Serve MCP over stdin/stdout until stdin ends and every answer owed is written. stdout carries
  * only MCP frames: nothing here logs, and the caller must not write to stdout either.
  */
-export async function serveStdio(desk: Desk, io: { stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream } = {}): Promise<void> {
+export async function serveStdio(
+  desk: Desk,
+  io: { stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream } = {},
+  options: Pick<McpServerOptions, 'toolsets'> = {},
+): Promise<void> {
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin as typeof process.stdin, (io.stdout ?? process.stdout) as typeof process.stdout, {
     maxBufferSize: MCP_MESSAGE_BYTES_MAX,
   });
   const tracked = trackedDesk(desk);
-  const server = createMcpServer(tracked.desk);
+  const server = createMcpServer(tracked.desk, options);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
@@ -76,6 +80,7 @@ const METHOD_NOT_ALLOWED = JSON.stringify({
 /** JSON-RPC 2.0 error codes used here. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
 const SERVER_ERROR = -32000;
 
 export const BATCH_REFUSED =
@@ -121,6 +126,12 @@ function requestId(message: unknown): string | number | null {
 export interface McpHttpOptions {
   /** The most bytes one response may carry (default limits.mcpResponseBytesMax). */
   readonly responseBytesMax?: number;
+  /**
+   * The toolsets to load, as a host sent them (`/mcp?toolsets=receivables,payables`): the text,
+   * or its values when the parameter came more than once. An unknown one is a 400 JSON-RPC error
+   * naming it and listing the valid ones.
+   */
+  readonly toolsets?: string | readonly string[];
 }
 
 /**
@@ -141,6 +152,14 @@ export async function handleMcpHttp(desk: Desk, request: Request, options: McpHt
     return new Response(METHOD_NOT_ALLOWED, { status: 405, headers: { 'content-type': 'application/json', allow: 'POST, DELETE' } });
   }
   const responseBytesMax = options.responseBytesMax ?? limits.mcpResponseBytesMax;
+  let toolsets: string[] = [];
+  if (options.toolsets !== undefined) {
+    try {
+      toolsets = parseToolsets(typeof options.toolsets === 'string' ? options.toolsets : options.toolsets.join(','));
+    } catch (error) {
+      return rpcError(400, INVALID_PARAMS, `toolsets: ${(error as Error).message}`);
+    }
+  }
   let parsedBody: unknown;
   if (request.method === 'POST') {
     const text = await boundedText(request, MCP_MESSAGE_BYTES_MAX);
@@ -152,7 +171,7 @@ export async function handleMcpHttp(desk: Desk, request: Request, options: McpHt
     }
     if (Array.isArray(parsedBody)) return rpcError(400, INVALID_REQUEST, BATCH_REFUSED);
   }
-  const server = createMcpServer(desk, { responseBytesMax });
+  const server = createMcpServer(desk, { responseBytesMax, toolsets });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -5,11 +5,12 @@ import { sha256Hex } from './hash.js';
 import { eventCatalogueArtifact } from './events.js';
 import { ACTION_CLASSES } from './signature.js';
 import { ARTIFACT_FILES, type ArtifactFile } from './methods/artifacts-reads.js';
+import { holdFrame } from './methods/fields.js';
 import { methods, publicRoutes, reads } from './methods/index.js';
 import type { MethodSpec, ReadSpec } from './methods/types.js';
 
 /**
- * Machine-readable descriptions of the API, generated from the declarations (issue 11 item 2):
+ * Machine-readable descriptions of the API, generated from the declarations:
  * `methods.json` (this project's own shape) and `openapi.json` (OpenAPI 3.1). Nothing here lists a
  * method, read or code by hand: each comes from `methods`, `reads`, `publicRoutes`, ERROR_STATUS.
  * The output is deterministic (lists and paths sorted by name), so the committed copies in
@@ -49,7 +50,7 @@ export function paramsSchemaOf(schema: z.ZodType): JsonSchema {
   return flatObjectSchema(jsonSchemaOf(schema, 'input'));
 }
 
-/** The read's result schema when its declaration has one (ReadSpec gains `result` in issue 11). */
+/** The read's result schema when its declaration has one. */
 function readResult(spec: ReadSpec): z.ZodType | undefined {
   const r = (spec as { result?: unknown }).result;
   return r instanceof z.ZodType ? r : undefined;
@@ -121,7 +122,7 @@ export const HTTP_HEADERS = {
   retryAfter: 'Retry-After',
 } as const;
 
-/** X-Idempotency-Key (D2): 1 to 255 printable ASCII characters (app.ts IDEMPOTENCY_KEY). */
+/** X-Idempotency-Key: 1 to 255 printable ASCII characters (app.ts IDEMPOTENCY_KEY). */
 const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$';
 
 const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string) => ({
@@ -164,7 +165,7 @@ function components(): JsonSchema {
     .sort();
   const approvalRef = {
     type: 'object',
-    description: 'What a human must approve (seed §2.2, D7): file it with approval.request.',
+    description: 'What a human must approve: file it with approval.request.',
     required: ['actionClass', 'payloadHash', 'subject'],
     properties: {
       actionClass: { type: 'string', enum: [...ACTION_CLASSES].sort() },
@@ -197,7 +198,7 @@ function components(): JsonSchema {
   const responses: JsonSchema = {};
   for (const [status, codes] of errorStatuses()) {
     responses[responseName(status)] = {
-      description: `Error frame (D1) with code ${codes.join(' or ')}.`,
+      description: `Error frame with code ${codes.join(' or ')}.`,
       headers: {
         [HTTP_HEADERS.requestId]: ref('headers', HTTP_HEADERS.requestId),
         ...(status === ERROR_STATUS.RATE_LIMITED
@@ -209,7 +210,13 @@ function components(): JsonSchema {
           schema: {
             allOf: [
               ref('schemas', 'ErrorFrame'),
-              { properties: { error: { properties: { code: { enum: codes } } } } },
+              {
+                type: 'object',
+                required: ['error'],
+                properties: {
+                  error: { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } },
+                },
+              },
             ],
           },
         },
@@ -222,8 +229,8 @@ function components(): JsonSchema {
       ErrorFrame: {
         type: 'object',
         description:
-          'Every refusal (D1): a closed code, a message naming the problem, `field` (the first offending parameter, issue 11 ' +
-          'item 3) and, on a GOVERNANCE_NOT_READY refusal a human decision can lift, `approval` to file with approval.request.',
+          'Every refusal: a closed code, a message naming the problem, `field` (the first offending parameter, as a path) ' +
+          'and, on a GOVERNANCE_NOT_READY refusal a human decision can lift, `approval` to file with approval.request.',
         required: ['ok', 'error'],
         properties: {
           ok: { type: 'boolean', const: false },
@@ -242,7 +249,7 @@ function components(): JsonSchema {
       HoldResult: {
         type: 'object',
         description:
-          'The result of a signature act that needs a human (seed §2.2): file `approval` with approval.request, wait for the ' +
+          'The result of a signature act that needs a human: file `approval` with approval.request, wait for the ' +
           'decision (approval.wait), then retry the act with the approvalId.',
         required: ['status', 'approval', 'subjectId', 'message', 'ledgerId'],
         properties: {
@@ -258,7 +265,7 @@ function components(): JsonSchema {
           message: { type: 'string' },
           ledgerId: {
             type: 'string',
-            description: 'The ledger event that records the held attempt (every unproven attempt is audited, seed §6.7).',
+            description: 'The ledger event that records the held attempt (every unproven attempt is audited).',
           },
         },
       },
@@ -271,13 +278,15 @@ function components(): JsonSchema {
       OkFrame: {
         type: 'object',
         description:
-          'Every success of a POST (D1). `code` is IDEMPOTENT_REPLAY only when the answer is the stored one of an earlier ' +
-          'request with the same X-Idempotency-Key (D2).',
+          'Every success of a POST. `code` is IDEMPOTENT_REPLAY only when the answer is the stored one of an earlier ' +
+          'request with the same X-Idempotency-Key.',
         required: ['ok', 'result'],
         properties: {
           ok: { type: 'boolean', const: true },
           code: { type: 'string', const: 'IDEMPOTENT_REPLAY' },
-          // `result` is any JSON here; each operation's 200 response states its schema.
+          // Declared (any JSON here) so that a generator types it as present; each operation's 200
+          // response states its schema and repeats that it is required.
+          result: { description: 'The answer; each operation states its schema.' },
         },
       },
     },
@@ -288,7 +297,7 @@ function components(): JsonSchema {
         in: 'header',
         required: false,
         description:
-          'Makes a retry safe (D2): a second request with the same key answers the stored result with code ' +
+          'Makes a retry safe: a second request with the same key answers the stored result with code ' +
           'IDEMPOTENT_REPLAY instead of acting again. 1 to 255 printable ASCII characters.',
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
       },
@@ -304,7 +313,7 @@ function components(): JsonSchema {
         schema: { type: 'string' },
       },
       [HTTP_HEADERS.idempotentReplayed]: {
-        description: '`true` when the answer is a stored replay (D2).',
+        description: '`true` when the answer is a stored replay.',
         schema: { type: 'string', const: 'true' },
       },
     },
@@ -313,7 +322,7 @@ function components(): JsonSchema {
         type: 'http',
         scheme: 'bearer',
         description:
-          'An API key of the organisation: `Authorization: Bearer <key>`. Its tier (observer, reader, agent) fixes its scopes (D4).',
+          'An API key of the organisation: `Authorization: Bearer <key>`. Its tier (observer, reader, agent) fixes its scopes.',
       },
     },
   };
@@ -339,15 +348,32 @@ function errorResponses(exclude: readonly ErrorCode[]): JsonSchema {
   return out;
 }
 
+/** The ok frame of one operation: `result` required, with the operation's schema. */
 function okWith(result: JsonSchema): JsonSchema {
   return {
-    allOf: [ref('schemas', 'OkFrame'), { type: 'object', properties: { result } }],
+    allOf: [ref('schemas', 'OkFrame'), { type: 'object', required: ['result'], properties: { result } }],
   };
 }
 
+/**
+ * A signature act's declared result is `done | hold` (a union with the shared holdFrame). The 200
+ * answer is stated as `oneOf [ok frame with the done result, HoldFrame]`: the two branches are
+ * disjoint (a oneOf whose branches overlap refuses the very answer both accept), and a generator
+ * names the hold once, by its component. Undefined when the result does not include the hold.
+ */
+function doneResultOf(m: MethodSpec): z.ZodType | undefined {
+  if (!(m.result instanceof z.ZodUnion)) return undefined;
+  const options = m.result.options as readonly z.ZodType[];
+  if (!options.includes(holdFrame)) return undefined;
+  const done = options.filter((o) => o !== holdFrame);
+  const [first, ...rest] = done;
+  if (first === undefined) return undefined;
+  return rest.length === 0 ? first : z.union([first, ...rest]);
+}
+
 function methodOperation(m: MethodSpec): JsonSchema {
-  const result = jsonSchemaOf(m.result, 'output');
-  const ok = okWith(result);
+  const done = m.kind === 'signature' ? doneResultOf(m) : undefined;
+  const ok = okWith(jsonSchemaOf(done ?? m.result, 'output'));
   const writes = m.kind !== 'read';
   return {
     operationId: operationIdOf(m.name),
@@ -357,13 +383,13 @@ function methodOperation(m: MethodSpec): JsonSchema {
     ...(writes ? { parameters: [ref('parameters', 'IdempotencyKey')] } : {}),
     requestBody: {
       required: true,
-      description: 'The params, bare or wrapped as `{"params": {…}}` (D5).',
+      description: 'The params, bare or wrapped as `{"params": {…}}`.',
       content: { 'application/json': { schema: paramsSchemaOf(m.params) } },
     },
     responses: {
       '200': {
         description:
-          m.kind === 'signature'
+          done !== undefined
             ? 'Done, or held for a human decision (the hold frame: result.status approval_required).'
             : 'Done.',
         headers: {
@@ -372,7 +398,7 @@ function methodOperation(m: MethodSpec): JsonSchema {
         },
         content: {
           'application/json': {
-            schema: m.kind === 'signature' ? { oneOf: [ok, ref('schemas', 'HoldFrame')] } : ok,
+            schema: done !== undefined ? { oneOf: [ok, ref('schemas', 'HoldFrame')] } : ok,
           },
         },
       },
@@ -426,7 +452,7 @@ function publicOperation(p: (typeof publicRoutes)[number]): JsonSchema {
     security: [],
     requestBody: {
       required: true,
-      description: 'The params, bare or wrapped as `{"params": {…}}` (D5).',
+      description: 'The params, bare or wrapped as `{"params": {…}}`.',
       content: { 'application/json': { schema: paramsSchemaOf(p.params) } },
     },
     responses: {
@@ -457,11 +483,12 @@ export function openapiArtifact(): JsonSchema {
       summary: 'An HTTP+JSON API through which AI agents run a small business’s books.',
       description:
         'Generated from the protocol declarations (packages/protocol); docs/protocol.md explains the conventions. ' +
-        'POST /api/v1/{method} takes the params as a JSON body and answers an ok frame or an error frame (D1); ' +
+        'POST /api/v1/{method} takes the params as a JSON body and answers an ok frame or an error frame; ' +
         'GET /api/v1/{read} takes a query string and answers the payload. Signature acts may answer the hold frame ' +
         '(status approval_required) until a human approves. Money is integer cents.',
       contact: { name: 'Finance Desk operator' },
-      license: { name: 'UNLICENSED (proprietary)' },
+      // A licence object needs `url` or `identifier` (an SPDX id) or strict validators refuse it.
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This server' }],
     security: [{ bearerApiKey: [] }],

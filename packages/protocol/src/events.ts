@@ -36,9 +36,10 @@ export type EventFamily = (typeof EVENT_FAMILIES)[number];
 
 /**
  * Who emits events no API method emits: the operator's CLI (`finance-desk`), the human console,
- * or the server itself (the lodgement outbox confirming a receipt).
+ * the server itself (the lodgement outbox confirming a receipt), or the OAuth endpoints a remote
+ * MCP connector calls (`/token`, `/revoke`; docs/agents.md "OAuth").
  */
-export const EVENT_ORIGINS = ['operator', 'console', 'system'] as const;
+export const EVENT_ORIGINS = ['operator', 'console', 'system', 'oauth'] as const;
 export type EventOrigin = (typeof EVENT_ORIGINS)[number];
 
 /** A method declaration, the public pairing route, or an origin outside the API. */
@@ -180,9 +181,42 @@ export const orgAgentPair = eventKind({
 export const orgAgentRevoke = eventKind({
   family: 'org',
   kind: 'org.agent.revoke',
-  summary: "An owner revoked an agent and every key it holds (console or `finance-desk agent revoke`); at most 100 key ids, the exact count.",
+  summary:
+    'An agent and every key it holds were revoked: by an owner (console or `finance-desk agent revoke`), or by the OAuth ' +
+    'client it was connected for, revoking its own token at `/revoke` (actor: the agent); at most 100 key ids, the exact count.',
   payload: z.strictObject({ agentId: str(), name: str(), keyIds: ids().max(100), keyCount: int() }),
-  emittedBy: ['console', 'operator'],
+  emittedBy: ['console', 'operator', 'oauth'],
+});
+
+/** The client's own name as it registered (RFC 7591 `client_name`), at most 100 characters; null when it gave none. */
+const oauthClient = { grantId: str(), clientId: str(), clientName: str().max(100).nullable(), redirectHost: str() };
+
+export const orgOAuthConsent = eventKind({
+  family: 'org',
+  kind: 'org.oauth.consent',
+  summary:
+    'An owner approved a remote connector (OAuth client) on the console consent page and chose its tier; an authorization code ' +
+    'was issued, valid until `expiresAt` (never the code). The agent and its key come with the code\'s exchange.',
+  payload: z.strictObject({ ...oauthClient, tier, expiresAt: str() }),
+  emittedBy: ['console'],
+});
+
+export const orgOAuthDeny = eventKind({
+  family: 'org',
+  kind: 'org.oauth.deny',
+  summary: 'An owner denied a remote connector (OAuth client) on the console consent page; nothing was issued.',
+  payload: z.strictObject(oauthClient),
+  emittedBy: ['console'],
+});
+
+export const orgOAuthToken = eventKind({
+  family: 'org',
+  kind: 'org.oauth.token',
+  summary:
+    'A remote connector exchanged its authorization code (with its PKCE verifier) at `/token`: an agent named after the client ' +
+    'was created with an API key of the tier the owner chose (the access token; never the key). Actor: the new agent.',
+  payload: z.strictObject({ grantId: str(), clientId: str(), agentId: str(), name: str(), tier, keyId: str() }),
+  emittedBy: ['oauth'],
 });
 
 // ---- approval and policy ----
@@ -503,6 +537,8 @@ export const billRunExecute = eventKind({
     totalCents: int(),
     paymentDate: str(),
     fundingAccount: str().nullable(),
+    /** The bank account record the file is paid from (fundingAccountId), when one was used. */
+    fundingAccountId: str().optional(),
     fileName: str(),
     journalId: str(),
     ...proof,
@@ -760,11 +796,20 @@ export const journalReverse = eventKind({
 
 // ---- books: bank, credit-card and loan accounts (issue 12 item 3) ----
 
+/** A bank account record's direct-entry details (null where not set): not secret, every bank file carries them. */
+const directEntryDetails = z.strictObject({
+  bankCode: str().nullable(),
+  apcaUserId: str().nullable(),
+  userName: str().nullable(),
+  remitterName: str().nullable(),
+  accountTitle: str().nullable(),
+});
+
 export const bankAccountCreate = eventKind({
   family: 'books',
   kind: 'books.bank_account.create',
   summary:
-    "An owner added a bank, credit-card or loan account (console or `finance-desk bank-account add`) and its chart account: kind, name, account code, the BSB and the account number's last 3 digits when given.",
+    "An owner added a bank, credit-card or loan account (console or `finance-desk bank-account add`) and its chart account (or gave 1000, the default, a record): kind, name, account code, the BSB and the account number's last 3 digits when given, and its direct-entry details (what a bank file paid from it carries).",
   payload: z.strictObject({
     bankAccountId: str(),
     kind: z.enum(bankAccountsM.BANK_ACCOUNT_KINDS),
@@ -773,6 +818,23 @@ export const bankAccountCreate = eventKind({
     accountType: z.enum(['asset', 'liability']),
     bsb: str().nullable(),
     accountNumberEnding: str().nullable(),
+    directEntry: directEntryDetails.optional(),
+  }),
+  emittedBy: ['console', 'operator'],
+});
+
+export const bankAccountUpdate = eventKind({
+  family: 'books',
+  kind: 'books.bank_account.update',
+  summary:
+    "An owner changed a bank account record's BSB, account number or direct-entry details (console or `finance-desk bank-account update`): the fields changed and the values now held (the account number's last 3 digits).",
+  payload: z.strictObject({
+    bankAccountId: str(),
+    accountCode: str(),
+    changed: z.array(str()),
+    bsb: str().nullable(),
+    accountNumberEnding: str().nullable(),
+    directEntry: directEntryDetails,
   }),
   emittedBy: ['console', 'operator'],
 });
@@ -1066,6 +1128,8 @@ export const payRunSign = eventKind({
     totals: payTotals,
     lines: z.array(z.strictObject(payLine)),
     fundingAccount: str().nullable(),
+    /** The bank account record the file is paid from (fundingAccountId), when one was used. */
+    fundingAccountId: str().optional(),
     fileName: str().nullable(),
     journalId: str(),
     ...proof,
@@ -1174,6 +1238,9 @@ export const eventKinds: readonly EventKindSpec[] = [
   orgPairingCreate,
   orgAgentPair,
   orgAgentRevoke,
+  orgOAuthConsent,
+  orgOAuthDeny,
+  orgOAuthToken,
   approvalRequested,
   approvalApproved,
   approvalDenied,
@@ -1211,6 +1278,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   billPaymentReturn,
   journalReverse,
   bankAccountCreate,
+  bankAccountUpdate,
   transferMatch,
   lineSplit,
   taxPrepare,

@@ -81,7 +81,7 @@ export function flatObjectSchema(schema: JsonSchema): JsonSchema {
   const [type] = types;
   properties[discriminator] = withNote(
     { ...(types.size === 1 && type !== undefined ? { type } : {}), enum: values },
-    `chooses the variant; the other fields depend on it: ${variants
+    `picks the fields: ${variants
       .map((b) => {
         const own = [...fields].filter(([, f]) => !everywhere(f.in) && f.requiredIn.includes(valueOf(b))).map(([n]) => n);
         return `${String(valueOf(b))}${own.length > 0 ? ` needs ${own.join(', ')}` : ''}`;

@@ -1,4 +1,5 @@
 import type { ErrorCode } from './errors.js';
+import type { ActionClass } from './signature.js';
 
 /** POST success (D1). `code` appears only on an idempotent replay (D2). */
 export interface OkFrame<R = unknown> {
@@ -7,9 +8,9 @@ export interface OkFrame<R = unknown> {
   readonly code?: 'IDEMPOTENT_REPLAY';
 }
 
-/** What a human must approve, as the hold frame and `approval.request` name it (seed §2.2, D7). */
+/** What a human must approve, as the hold frame and `approval.request` name it (one of the action classes). */
 export interface ApprovalRef {
-  readonly actionClass: string;
+  readonly actionClass: ActionClass;
   readonly payloadHash: string;
   readonly subject: { readonly kind: 'books.signature'; readonly subjectId: string; readonly summary: string };
 }

@@ -30,6 +30,8 @@ export interface Config {
   /**
    * PUBLIC_URL: the console's public address (e.g. https://books.example.com), used in links the
    * server emails (approval emails link to the approval's card). Unset: emails say so and give the path.
+   * Also the OAuth issuer and MCP resource of remote connectors (http/oauth-route.ts): served only
+   * when it is an https origin (http on a loopback address) with no path.
    */
   readonly publicUrl?: string | null;
   /** COOKIE_SECURE=1 marks the console's session cookie Secure (set it when served over HTTPS). */
@@ -44,6 +46,8 @@ export interface Config {
   readonly metricsToken?: string | null;
   /** Budget of POST /api/v1/org/pair per client address; unset: PAIR_ROUTE_RATE (tests widen it). */
   readonly pairRate?: { readonly perSecond: number; readonly burst: number };
+  /** OAuth endpoints' budget per client address and the registered-client cap; unset: the defaults (tests set them). */
+  readonly oauth?: { readonly rate?: { readonly perSecond: number; readonly burst: number }; readonly clientsMax?: number };
 }
 
 export interface CheckpointConfig {

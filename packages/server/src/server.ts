@@ -86,6 +86,8 @@ export async function startServer(
     cookieSecure: config.cookieSecure,
     pairRate: config.pairRate,
     metricsToken: config.metricsToken ?? null,
+    publicUrl: config.publicUrl ?? null,
+    oauth: config.oauth,
   });
   warn = (message) => app.log.warn(message);
   await app.listen({ port: config.port, host: config.host });

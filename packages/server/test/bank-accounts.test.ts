@@ -40,6 +40,7 @@ describe.each(engines)('bank accounts (%s)', (engine) => {
     expect(await accounts(o)).toEqual([
       {
         id: null, kind: 'bank', name: 'Business bank account', accountCode: '1000', bsb: null, accountNumber: null, isDefault: true,
+        bankCode: null, apcaUserId: null, userName: null, remitterName: null, accountTitle: null, directEntry: null,
         ledgerBalanceCents: 0, unreconciledLines: 0, unreconciledCents: 0, createdAt: expect.any(String),
       },
     ]);
@@ -195,6 +196,40 @@ describe.each(engines)('CLI bank-account (%s)', (engine) => {
         [orgId],
       );
       expect(events.map((e) => [e.actor, JSON.parse(e.payload).accountCode])).toEqual([['', '2610'], ['', '1010']]);
+      await checkOrgEvents(db, orgId);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('add takes direct-entry flags; update changes them (one event each, \'\' clears) until the account can fund a bank file', async () => {
+    const added = cli('bank-account', 'add', '--org', slug, '--kind', 'bank', '--name', 'Payments', '--bsb', '034-702', '--number', '458921',
+      '--bank-code', 'WBC', '--apca-user-id', '512734', '--user-name', 'Harbour Cafe', '--json');
+    expect(added.code, added.err).toBe(0);
+    const account = JSON.parse(added.out);
+    expect(account).toMatchObject({ bankCode: 'WBC', apcaUserId: '512734', userName: 'Harbour Cafe', remitterName: null, directEntry: null });
+    const done = cli('bank-account', 'update', '--org', slug, '--id', account.id, '--remitter-name', 'Harbour Cafe', '--account-title', 'Payments', '--json');
+    expect(done.code, done.err).toBe(0);
+    expect(JSON.parse(done.out)).toMatchObject({
+      changed: ['remitterName', 'accountTitle'],
+      account: { directEntry: { bankCode: 'WBC', apcaUserId: '512734', userName: 'Harbour Cafe', remitterName: 'Harbour Cafe', accountTitle: 'Payments' } },
+    });
+    const cleared = cli('bank-account', 'update', '--org', slug, '--id', account.id, '--account-title', '', '--json');
+    expect(JSON.parse(cleared.out).account).toMatchObject({ accountTitle: null, directEntry: { accountTitle: 'Harbour Cafe' } });
+    const none = cli('bank-account', 'update', '--org', slug, '--id', account.id);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('give at least one of');
+    const bad = cli('bank-account', 'update', '--org', slug, '--id', account.id, '--apca-user-id', '12');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('apcaUserId: must be the 6-digit Direct Entry user id');
+    expect(cli('bank-account', 'update', '--org', slug, '--id', 'bac_nope', '--bank-code', 'WBC').err).toContain('bank account bac_nope not found');
+    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    try {
+      const events = await db.reader.all<{ actor: string; payload: string }>(
+        "SELECT actor, payload FROM events WHERE org_id = ? AND kind = 'books.bank_account.update' ORDER BY seq",
+        [orgId],
+      );
+      expect(events.map((e) => [e.actor, JSON.parse(e.payload).changed])).toEqual([['', ['remitterName', 'accountTitle']], ['', ['accountTitle']]]);
       await checkOrgEvents(db, orgId);
     } finally {
       await db.close();

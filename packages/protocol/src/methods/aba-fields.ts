@@ -27,6 +27,12 @@ export const bankAccountNumber = () =>
     .regex(/^\d{1,9}$/, { error: 'must be 1 to 9 digits' })
     .refine((s) => !/^\d{1,9}$/.test(s) || /[1-9]/.test(s), { error: 'must not be all zeros' });
 
+/** The 3-letter APCA abbreviation of the remitter's bank (the ABA header's financial institution). */
+export const apcaBankCode = () => z.string().regex(/^[A-Z]{3}$/, { error: 'must be the 3-letter APCA abbreviation of the bank, e.g. WBC' });
+
+/** The 6-digit Direct Entry user id the bank issued (the ABA header's user identification number). */
+export const apcaUserId = () => z.string().regex(/^\d{6}$/, { error: 'must be the 6-digit Direct Entry user id' });
+
 /** The lodgement reference a payee sees: must not start with a space, a zero or a hyphen. */
 export const lodgementReference = () =>
   abaText(18).refine((s) => s.trim() === '' || !/^[ 0-]/.test(s), {

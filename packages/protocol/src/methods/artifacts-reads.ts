@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { read } from './index-fields.js';
 
 /**
- * Machine-readable descriptions of the API (issue 11 item 2), served as GET reads on `org.read`
- * like every other read (D4). Each file here is generated from the declarations by
+ * Machine-readable descriptions of the API, served as GET reads on `org.read` like every other
+ * read. Each file here is generated from the declarations by
  * `artifacts.ts`; adding an artifact is one entry in ARTIFACT_FILES (and the compiler then asks
  * artifacts.ts for its builder). This module declares names only, so the `reads` list can hold
  * the reads without importing the generator that itself reads that list.
@@ -25,6 +25,8 @@ export const ARTIFACT_FILES = [
     summary:
       'Every POST method (name, scope, kind, action class, summary, params and result as JSON Schema) and every GET read ' +
       '(name, scope, summary, query as JSON Schema), generated from the protocol declarations; the same file as docs/artifacts/methods.json.',
+    brief:
+      'Every method and read of this API with its scope, kind, full contract text, and params and result as JSON Schema. Large: fetch it only when a tool description is not enough.',
   },
   {
     file: 'openapi.json',
@@ -32,6 +34,7 @@ export const ARTIFACT_FILES = [
     summary:
       'The API as an OpenAPI 3.1 document, generated from the protocol declarations: every method, read and keyless route, ' +
       'the error frame and its codes, the hold frame, rate-limit and idempotency headers; the same file as docs/artifacts/openapi.json.',
+    brief: 'The whole API as an OpenAPI 3.1 document (methods, reads, errors, hold frame, headers). Large: for building an HTTP client.',
   },
   {
     file: 'events.json',
@@ -43,6 +46,7 @@ export const ARTIFACT_FILES = [
     summary:
       'The event catalogue: every kind of ledger event (family, kind, summary), which methods (or operator, console, system) emit it, and its payload as JSON Schema; ' +
       'the same file as docs/artifacts/events.json.',
+    brief: 'The event catalogue: every kind of ledger event, the methods that emit it, and its payload as JSON Schema, for reading events.',
   },
 ] as const;
 
@@ -58,10 +62,12 @@ export const artifactsIndex = read({
     'The machine-readable artifacts of this API: for each, its name, path (GET it with the same key) and the SHA-256 of its bytes, ' +
     'so a client fetches a description again only when it changed; and `checkpoints`: when the server signs checkpoints of each chain, ' +
     'the key name, the C2SP verifier key and this organisation\'s log origin (null otherwise).',
+  brief:
+    "This API's machine-readable descriptions (methods.json, openapi.json, events.json) with their paths and SHA-256, to refetch one only when it changed; and, when the server signs ledger checkpoints, the key to verify them.",
   query: z.strictObject({}),
   result: z.object({
     artifacts: z.array(z.object({ name: z.string(), path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int() })),
-    /** Signed checkpoints (issue 13 item 6): the C2SP verifier key and this organisation's log origin; null when the server signs none. */
+    /** Signed checkpoints: the C2SP verifier key and this organisation's log origin; null when the server signs none. */
     checkpoints: z.object({ keyName: z.string(), verifierKey: z.string(), origin: z.string() }).nullable(),
   }),
 });
@@ -70,5 +76,12 @@ export const artifactsIndex = read({
 export const artifactReads = ARTIFACT_FILES.map((a) => ({
   file: a.file,
   // The name's type stays the union of literal names, so typed clients know every read by name.
-  spec: read({ name: `${ARTIFACTS_READ}/${a.file}` as `${typeof ARTIFACTS_READ}/${ArtifactFile}`, scope: 'org.read', summary: a.summary, query: z.strictObject({}), result: a.result }),
+  spec: read({
+    name: `${ARTIFACTS_READ}/${a.file}` as `${typeof ARTIFACTS_READ}/${ArtifactFile}`,
+    scope: 'org.read',
+    summary: a.summary,
+    brief: a.brief,
+    query: z.strictObject({}),
+    result: a.result,
+  }),
 }));

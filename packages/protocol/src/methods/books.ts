@@ -10,26 +10,26 @@ import { assetInput } from './assets.js';
 export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void']);
 
 /**
- * Issue 12: a document's own reference (the customer's order number, a job number), one line; the
+ * A document's own reference (the customer's order number, a job number), one line; the
  * invoice number is separate (`number`, from the organisation's sequence or given).
  */
 export const documentReference = () => text(limits.nameCharsMax);
 
-/** Issue 12: an invoice number a business keeps itself: one line, at most 40 characters. */
+/** An invoice number a business keeps itself: one line, at most 40 characters. */
 export const invoiceNumber = () => text(40);
 
-/** Issue 12: the date a document was issued (default today; not in the future nor in a locked period). */
+/** The date a document was issued (default today; not in the future nor in a locked period). */
 export const issueDate = () => isoDate();
 
 export const invoice = z.object({
   id: z.string(),
-  /** Issue 12: the human number (INV-0001), from the organisation's sequence or given; unique per organisation. */
+  /** The human number (INV-0001), from the organisation's sequence or given; unique per organisation. */
   number: z.string(),
-  /** Issue 12: the business's own reference for the invoice, if any. */
+  /** The business's own reference for the invoice, if any. */
   reference: z.string().nullable(),
   status: invoiceStatus,
   payeeName: z.string(),
-  /** The customer's contact (issue 10): found or created by payeeName, or given. */
+  /** The customer's contact: found or created by payeeName, or given. */
   contactId: z.string(),
   description: z.string(),
   totalCents: z.number().int(),
@@ -52,11 +52,11 @@ export const invoice = z.object({
 });
 
 /**
- * D6 fixes payeeName as required; issue 10 lets a contactId stand in for it (or both be given),
- * so a call written to D6 is still valid and means what it meant.
+ * The original contract makes payeeName required; contacts let a contactId stand in for it (or
+ * both be given), so a call written to the original contract is still valid and means what it meant.
  */
 function requirePayee(p: unknown, ctx: z.RefinementCtx) {
-  // Runs even when other fields are missing (`when` below), so D5's message lists payeeName too.
+  // Runs even when other fields are missing (`when` below), so the validation error lists payeeName too.
   if (typeof p !== 'object' || p === null) return;
   const given = p as { payeeName?: unknown; contactId?: unknown };
   if (given.payeeName === undefined && given.contactId === undefined) {
@@ -71,22 +71,30 @@ export const invoiceDraft = method({
   name: 'books.invoiceDraft',
   scope: 'books.write',
   kind: 'write',
+  repeat: 'creates',
   summary:
-    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both (issue 10): a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. Issue 12 extensions: number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent.",
+    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent.",
   extendedParams: ['issueDate', 'number', 'reference'],
+  brief:
+    'Draft a customer invoice (one line or many). Posts nothing until books.invoiceSend.',
   params: z
     .strictObject({
-      payeeName: text().optional(),
-      contactId: id().optional(),
-      description: multilineText(limits.textCharsMax),
-      totalCents: cents(),
-      dueDays: days(),
-      payeeEmail: email().optional(),
-      taxCode: saleTaxCode().optional(),
-      lines: z.array(invoiceLineInput).min(1, { error: 'must have at least 1 line' }).max(invoiceLinesMax).optional(),
-      issueDate: issueDate().optional(),
-      number: invoiceNumber().optional(),
-      reference: documentReference().optional(),
+      payeeName: text().optional().describe('Name; its contact is found or created'),
+      contactId: id().optional().describe('Customer contact id'),
+      description: multilineText(limits.textCharsMax).describe('What it is for'),
+      totalCents: cents().describe('GST-incl.; sum of lines'),
+      dueDays: days().describe('Days from issue to due date'),
+      payeeEmail: email().optional().describe('Where books_invoiceSend emails it'),
+      taxCode: saleTaxCode().optional().describe('Default GST'),
+      lines: z
+        .array(invoiceLineInput)
+        .min(1, { error: 'must have at least 1 line' })
+        .max(invoiceLinesMax)
+        .optional()
+        .describe('1-100; or totalCents'),
+      issueDate: issueDate().optional().describe('Default: day sent'),
+      number: invoiceNumber().optional().describe('Default: next'),
+      reference: documentReference().optional().describe("The business's own reference"),
     })
     .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {
@@ -104,8 +112,10 @@ export const invoiceSend = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Issue a drafted invoice, dated today (or the issueDate it was drafted with, issue 12) and due dueDays later: posts Dr 1100 Accounts receivable (total) / Cr each line\'s revenue account (net of its GST share, tagged with tax code, GST-inclusive base and GST) / Cr 2100 GST collected, and emails it to payeeEmail when set (after commit). Sending a sent invoice again is a no-op (D3).',
-  params: z.strictObject({ id: id() }),
+    'Issue a drafted invoice, dated today (or the issueDate it was drafted with) and due dueDays later: posts Dr 1100 Accounts receivable (total) / Cr each line\'s revenue account (net of its GST share, tagged with tax code, GST-inclusive base and GST) / Cr 2100 GST collected, and emails it to payeeEmail when set (after commit). Sending a sent invoice again is a no-op.',
+  brief:
+    'Issue a draft: posts Dr 1100 / Cr revenue + 2100, dated issueDate or today; emails payeeEmail.',
+  params: z.strictObject({ id: id().describe('Draft invoice id') }),
   result: invoice,
 });
 
@@ -115,12 +125,19 @@ export const invoiceChaseStep = method({
   kind: 'signature',
   actionClass: ACTION_CLASS.invoiceChaseStep,
   summary:
-    'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once, but not before the due date (the organisation\'s today) unless `early: true` (issue 12: otherwise BAD_REQUEST naming `early`, with the due date); step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op. The reminder email carries the invoice PDF.',
+    'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once, but not before the due date (the organisation\'s today) unless `early: true` (otherwise BAD_REQUEST naming `early`, with the due date); step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op. The reminder email carries the invoice PDF.',
+  brief:
+    'Email a reminder with the invoice PDF. Steps in order from 1: step 1 from the due date (or early); step 2+ escalates.',
   params: withProof({
-    id: id(),
-    step: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).min(1, { error: 'must be an integer of at least 1' }).max(10, { error: 'must be an integer of at most 10' }),
-    /** Issue 12 extension: send the first reminder before the invoice falls due. */
-    early: z.boolean({ error: 'must be true or false' }).optional(),
+    id: id().describe('Invoice id'),
+    step: z
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
+      .min(1, { error: 'must be an integer of at least 1' })
+      .max(10, { error: 'must be an integer of at most 10' })
+      .describe('Next step, 1-10'),
+    /** Extension: send the first reminder before the invoice falls due. */
+    early: z.boolean({ error: 'must be true or false' }).optional().describe('Step 1 before due'),
   }),
   extendedParams: ['early'],
   result: z.union([z.object({ id: z.string(), step: z.number().int(), ledgerId: z.string(), noop: z.boolean().optional() }), holdFrame]),
@@ -140,7 +157,7 @@ export const bill = z.object({
   id: z.string(),
   status: billStatus,
   payeeName: z.string(),
-  /** The supplier's contact (issue 10): found or created by payeeName, or given. */
+  /** The supplier's contact: found or created by payeeName, or given. */
   contactId: z.string(),
   description: z.string(),
   totalCents: z.number().int(),
@@ -148,10 +165,10 @@ export const bill = z.object({
   gstCents: z.number().int(),
   lines: z.array(billLine),
   dueDays: z.number().int(),
-  /** Issue 12: the bill's date (issueDate, default the day captured); its posting is dated it. Null only for bills captured before issue 12. */
+  /** The bill's date (issueDate, default the day captured); its posting is dated it. Null only for bills captured before bills carried a date. */
   issuedOn: z.string().nullable(),
   dueOn: z.string(),
-  /** Issue 12: the business's own reference for the bill, if any. */
+  /** The business's own reference for the bill, if any. */
   reference: z.string().nullable(),
   heldReason: z.enum(HELD_REASONS).nullable(),
   note: z.string().nullable(),
@@ -169,12 +186,12 @@ export const bill = z.object({
 });
 
 const billLineInput = z.strictObject({
-  description: multilineText(limits.nameCharsMax),
-  amountCents: cents(),
-  taxCode: purchaseTaxCode().optional(),
-  accountCode: accountCode().optional(),
+  description: multilineText(limits.nameCharsMax).describe('Line text'),
+  amountCents: cents().describe('GST-inclusive'),
+  taxCode: purchaseTaxCode().optional().describe('Default: taxCode'),
+  accountCode: accountCode().optional().describe('Default 6000 (capital 1500)'),
   /** A line coded to 1500 registers a fixed asset when the bill is approved (assets.ts); pending without this. */
-  asset: assetInput.optional(),
+  asset: assetInput.optional().describe('1500 line; else pending'),
 });
 
 const BANK_FIELDS = ['payeeBsb', 'payeeAccountNumber', 'payeeAccountName'] as const;
@@ -183,24 +200,32 @@ export const billCapture = method({
   name: 'books.billCapture',
   scope: 'books.write',
   kind: 'write',
+  repeat: 'creates',
   summary:
     'Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill\'s date: it falls due dueDays after it and its approval posts dated it; reference is the business\'s own reference for it.',
   extendedParams: ['issueDate', 'reference'],
+  brief:
+    'Record a supplier bill (posts at books.billApprove); held for a human if the payee is new, bank details changed or above the approval floor.',
   params: z
     .strictObject({
-      payeeName: text().optional(),
-      contactId: id().optional(),
-      description: multilineText(limits.textCharsMax),
-      totalCents: cents().optional(),
-      dueDays: days(),
-      taxCode: purchaseTaxCode().optional(),
-      lines: z.array(billLineInput).min(1, { error: 'must have at least 1 line' }).max(100).optional(),
-      payeeBsb: bsb().optional(),
-      payeeAccountNumber: bankAccountNumber().optional(),
-      payeeAccountName: abaText(32).optional(),
-      payeeReference: lodgementReference().optional(),
-      issueDate: issueDate().optional(),
-      reference: documentReference().optional(),
+      payeeName: text().optional().describe('Name; its contact is found or created'),
+      contactId: id().optional().describe('Supplier contact id'),
+      description: multilineText(limits.textCharsMax).describe('What it is for'),
+      totalCents: cents().optional().describe('GST-incl.; or lines'),
+      dueDays: days().describe('Days from issue to due date'),
+      taxCode: purchaseTaxCode().optional().describe('Default GST_ON_EXPENSES'),
+      lines: z
+        .array(billLineInput)
+        .min(1, { error: 'must have at least 1 line' })
+        .max(100)
+        .optional()
+        .describe('1-100; or totalCents'),
+      payeeBsb: bsb().optional().describe('NNN-NNN; all 3 or none'),
+      payeeAccountNumber: bankAccountNumber().optional().describe('1-9 digits'),
+      payeeAccountName: abaText(32).optional().describe('Max 32 chars'),
+      payeeReference: lodgementReference().optional().describe('Payee sees; max 18'),
+      issueDate: issueDate().optional().describe('Default today'),
+      reference: documentReference().optional().describe("The business's own reference"),
     })
     .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {
@@ -229,8 +254,10 @@ export const billApprove = method({
   kind: 'signature',
   actionClass: ACTION_CLASS.billApprove,
   summary:
-    'Approve a bill for payment. A bill held under PB-B1 needs a human proof (approvalId or signatureToken for books.bill_approve); without one the answer is GOVERNANCE_NOT_READY.',
-  params: withProof({ id: id() }),
+    'Approve a bill for payment. A bill the bill-approval rule held (a new payee, changed bank details, or above the approval floor) needs a human proof (approvalId or signatureToken for books.bill_approve); without one the answer is GOVERNANCE_NOT_READY.',
+  brief:
+    'Approve a bill (or release a hold): posts Dr expense + 1200 / Cr 2000. A bill held for a human is refused with error.approval: file it, retry with the proof.',
+  params: withProof({ id: id().describe('Bill id') }),
   result: bill,
 });
 
@@ -239,7 +266,8 @@ export const billHold = method({
   scope: 'books.write',
   kind: 'write',
   summary: 'Put a bill on hold (e.g. disputed) so that it is not paid; billApprove releases it.',
-  params: z.strictObject({ id: id(), reason: reason() }),
+  brief: 'Put a bill on hold so no payment run pays it; books.billApprove releases it.',
+  params: z.strictObject({ id: id().describe('Bill id'), reason: reason().describe('Why held') }),
   result: bill,
 });
 
@@ -248,7 +276,8 @@ export const billReturn = method({
   scope: 'books.write',
   kind: 'write',
   summary: 'Return a bill to the supplier (wrong, duplicate, not ours). Final: it will never be paid.',
-  params: z.strictObject({ id: id(), reason: reason() }),
+  brief: 'Return a bill to the supplier (wrong, duplicate). Final: never paid.',
+  params: z.strictObject({ id: id().describe('Bill id'), reason: reason().describe('Why returned') }),
   result: bill,
 });
 

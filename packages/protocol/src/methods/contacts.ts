@@ -4,11 +4,11 @@ import { abn } from './people-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
- * Contacts (issue 10 item 1; an extension beyond the seed): customers and suppliers as records.
+ * Contacts (an extension beyond the seed): customers and suppliers as records.
  * invoiceDraft and billCapture find or create them by name (one per normalised name: case,
  * accents and spacing do not make a new contact) or take a contactId; these two methods set what
  * documents cannot: email and ABN, and the name's spelling. Bank details come only from approved
- * bills (PB-B1 and the signature law govern them), so no contact method sets them.
+ * bills (the bill-approval rule and the signature law govern them), so no contact method sets them.
  */
 
 export const contactKind = z.enum(['customer', 'supplier']);
@@ -38,12 +38,14 @@ export const contactCreate = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Create a customer or supplier before its first document (extension beyond the seed). One contact per normalised name (case, accents and spacing folded): a name whose contact exists already, with nothing given that differs, is a no-op answering that contact (D3); an email or ABN that differs, or a contact not yet of this kind, is CONFLICT naming the contact (use books.contactUpdate, or name it on a document). abn is checked (11 digits, ABN check digits; spaces between groups allowed and removed). Bank details are never set here: they come from approved bills.',
+    'Create a customer or supplier before its first document (extension beyond the seed). One contact per normalised name (case, accents and spacing folded): a name whose contact exists already, with nothing given that differs, is a no-op answering that contact; an email or ABN that differs, or a contact not yet of this kind, is CONFLICT naming the contact (use books.contactUpdate, or name it on a document). abn is checked (11 digits, ABN check digits; spaces between groups allowed and removed). Bank details are never set here: they come from approved bills.',
+  brief:
+    'Create a contact; an existing name with other email or ABN: CONFLICT (books.contactUpdate).',
   params: z.strictObject({
-    name: text(),
-    kind: contactKind,
-    email: email().optional(),
-    abn: abn().optional(),
+    name: text().describe('Contact name'),
+    kind: contactKind.describe('Contact kind'),
+    email: email().optional().describe('For documents'),
+    abn: abn().optional().describe('11 digits'),
   }),
   result: contact,
 });
@@ -53,13 +55,15 @@ export const contactUpdate = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Change a contact's name (spelling), email or ABN (extension beyond the seed); null clears email or abn. A new name must not normalise to another contact's (CONFLICT naming it); documents keep the payee name they were written with. abn is checked as in contactCreate. Nothing that differs from the record is a no-op (D3). Bank details cannot be changed here: they come only from approved bills, which PB-B1's BANK_DETAILS_CHANGED hold and the signature law govern.",
+    "Change a contact's name (spelling), email or ABN (extension beyond the seed); null clears email or abn. A new name must not normalise to another contact's (CONFLICT naming it); documents keep the payee name they were written with. abn is checked as in contactCreate. Nothing that differs from the record is a no-op. Bank details cannot be changed here: they come only from approved bills, which the bill-approval rule's BANK_DETAILS_CHANGED hold and the signature law govern.",
+  brief:
+    "Correct a contact's name, email or ABN; a name in use: CONFLICT. Bank details come only from bills.",
   params: z
     .strictObject({
-      id: id(),
-      name: text().optional(),
-      email: email().nullable().optional(),
-      abn: abn().nullable().optional(),
+      id: id().describe('Contact id'),
+      name: text().optional().describe('New name'),
+      email: email().nullable().optional().describe('New; null clears'),
+      abn: abn().nullable().optional().describe('New; null clears'),
     })
     .refine((p) => p.name !== undefined || p.email !== undefined || p.abn !== undefined, {
       error: 'give at least one of name, email, abn',

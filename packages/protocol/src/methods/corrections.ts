@@ -6,11 +6,11 @@ import { HELD_REASONS } from '../signature.js';
 import type { MethodSpec } from './types.js';
 
 /**
- * Issue 12 item 2: the business's conversion (opening balances) and the corrections a real
- * business needs — unmatch a bank line, a dishonoured receipt, a returned supplier payment, the
- * reversal of a manual journal. Every method here is an extension of the seed (docs/methods.md
- * marks them); each posts through the general ledger and writes one event. Design: docs/decisions.md
- * "Issue 12 — opening balances and corrections".
+ * The business's conversion (opening balances) and the corrections a real business needs —
+ * unmatch a bank line, a dishonoured receipt, a returned supplier payment, the reversal of a
+ * manual journal. Every method here is an extension of the seed (docs/methods.md marks them);
+ * each posts through the general ledger and writes one event. Design: docs/decisions.md, the
+ * record on opening balances and corrections.
  */
 
 export const openingLimits = {
@@ -25,9 +25,9 @@ export const OPENING_CONTROL_ACCOUNTS = ['1100', '2000', '2500'] as const;
 
 const openingAccount = z
   .strictObject({
-    accountCode: accountCode(),
-    debitCents: cents().optional(),
-    creditCents: cents().optional(),
+    accountCode: accountCode().describe('Account code'),
+    debitCents: cents().optional().describe('Or creditCents'),
+    creditCents: cents().optional().describe('Or debitCents'),
   })
   .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
     error: 'give exactly one of debitCents and creditCents',
@@ -52,18 +52,18 @@ const gstCents = () =>
 
 const openingInvoice = z
   .strictObject({
-    number: text(openingLimits.numberCharsMax),
-    issueDate: isoDate(),
-    dueDate: isoDate(),
-    payeeName: text().optional(),
-    contactId: id().optional(),
-    payeeEmail: email().optional(),
-    description: text(500),
-    totalCents: cents(),
+    number: text(openingLimits.numberCharsMax).describe('Old number'),
+    issueDate: isoDate().describe('Date issued'),
+    dueDate: isoDate().describe('On or after issueDate'),
+    payeeName: text().optional().describe('Or contactId'),
+    contactId: id().optional().describe('Or payeeName'),
+    payeeEmail: email().optional().describe('Customer email'),
+    description: text(500).describe('What it was for'),
+    totalCents: cents().describe('GST-inclusive'),
     /** The GST the old system already reported on it (for later adjustment notes); default 0. */
-    gstCents: gstCents().optional(),
-    outstandingCents: cents(),
-    reference: text(200).optional(),
+    gstCents: gstCents().optional().describe('GST reported; default 0'),
+    outstandingCents: cents().describe('Still owed'),
+    reference: text(200).optional().describe("Its reference"),
   })
   .superRefine((d, ctx) => {
     if (d.payeeName === undefined && d.contactId === undefined)
@@ -73,19 +73,19 @@ const openingInvoice = z
 
 const openingBill = z
   .strictObject({
-    payeeName: text().optional(),
-    contactId: id().optional(),
-    reference: text(200),
-    issueDate: isoDate(),
-    dueDate: isoDate(),
-    description: text(500),
-    totalCents: cents(),
-    gstCents: gstCents().optional(),
-    outstandingCents: cents(),
-    payeeBsb: bsb().optional(),
-    payeeAccountNumber: bankAccountNumber().optional(),
-    payeeAccountName: abaText(32).optional(),
-    payeeReference: lodgementReference().optional(),
+    payeeName: text().optional().describe('Or contactId'),
+    contactId: id().optional().describe('Or payeeName'),
+    reference: text(200).describe("Supplier's ref"),
+    issueDate: isoDate().describe('Date issued'),
+    dueDate: isoDate().describe('On or after issueDate'),
+    description: text(500).describe('What it was for'),
+    totalCents: cents().describe('GST-inclusive'),
+    gstCents: gstCents().optional().describe('GST claimed; default 0'),
+    outstandingCents: cents().describe('Still owed'),
+    payeeBsb: bsb().optional().describe('NNN-NNN; all 3 or none'),
+    payeeAccountNumber: bankAccountNumber().optional().describe('1-9 digits'),
+    payeeAccountName: abaText(32).optional().describe('Max 32 chars'),
+    payeeReference: lodgementReference().optional().describe('Payee sees; max 18'),
   })
   .superRefine((d, ctx) => {
     if (d.payeeName === undefined && d.contactId === undefined)
@@ -102,11 +102,24 @@ export const openingBalances = method({
   kind: 'write',
   summary:
     "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Debits (accounts + invoices' outstanding) must equal credits (accounts + bills' outstanding), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (a number in the organisation's prefix moves the sequence past it) and dates. Each bill goes through the same bill-approval check as books.billCapture (a new payee, bank details that differ from the payee's last approved, or an outstanding amount above the approval floor): a bill it would hold is carried in held with its heldReason (result bills, and books.bills), owed on 2000 but not payable by a run or a bank line until a human approves it with books.billApprove (which posts nothing again); the others as approved (payable by a payment run when they carry bank details, matchable by a bank line). A conversion is for an organisation that does not trade here yet: refused (CONFLICT) once it has any invoice, bill, expense claim, pay run, BAS, journal or bank feed line. The same params again is a no-op; different params after a conversion is CONFLICT.",
+  brief:
+    'One-time conversion: balances, open invoices and bills as at conversionDate, debits = credits. Posts one journal; bills may be held as in books.billCapture.',
   params: z.strictObject({
-    conversionDate: isoDate(),
-    accounts: z.array(openingAccount).max(openingLimits.accountsMax, { error: `must have at most ${openingLimits.accountsMax} accounts` }),
-    invoices: z.array(openingInvoice).max(openingLimits.invoicesMax, { error: `must have at most ${openingLimits.invoicesMax} invoices` }).optional(),
-    bills: z.array(openingBill).max(openingLimits.billsMax, { error: `must have at most ${openingLimits.billsMax} bills` }).optional(),
+    conversionDate: isoDate().describe('As at; not future'),
+    accounts: z
+      .array(openingAccount)
+      .max(openingLimits.accountsMax, { error: `must have at most ${openingLimits.accountsMax} accounts` })
+      .describe('Not 1100/2000/2500/1500/1510'),
+    invoices: z
+      .array(openingInvoice)
+      .max(openingLimits.invoicesMax, { error: `must have at most ${openingLimits.invoicesMax} invoices` })
+      .optional()
+      .describe('Open invoices'),
+    bills: z
+      .array(openingBill)
+      .max(openingLimits.billsMax, { error: `must have at most ${openingLimits.billsMax} bills` })
+      .optional()
+      .describe('Open bills'),
   }),
   result: z.object({
     conversionDate: z.string(),
@@ -117,7 +130,7 @@ export const openingBalances = method({
     accountCount: z.number().int(),
     invoiceIds: z.array(z.string()),
     billIds: z.array(z.string()),
-    /** Each bill carried in (billIds' order) as it came in: held under PB-B1 with its reason, or approved. */
+    /** Each bill carried in (billIds' order) as it came in: held by the bill-approval rule with its reason, or approved. */
     bills: z.array(z.object({ id: z.string(), status: z.enum(['held', 'approved']), heldReason: z.enum(HELD_REASONS).nullable() })),
     ledgerId: z.string(),
     noop: z.literal(true).optional(),
@@ -131,8 +144,15 @@ export const lineUnmatch = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Undo a bank line's matches (all of them, or the one matchId) or its recode: posts, dated date (default today; not in the future, not before the journal it reverses, not on or before the lock date), the mirror of each match's payment journal (a match to an existing bank journal posted nothing, so nothing is reversed) or of the recode journal; the matches are kept, marked reversed; the documents reopen (status and outstanding back); the line goes back to unmatched (or part_matched while other matches stay). A held line is CONFLICT (books.matchHoldResolve decides it); a match whose payment was dishonoured or returned is CONFLICT. Nothing left to undo is a no-op (D3).",
-  params: z.strictObject({ lineId: id(), matchId: id().optional(), date: correctionDate(), reason: reason().optional() }),
+    "Undo a bank line's matches (all of them, or the one matchId) or its recode: posts, dated date (default today; not in the future, not before the journal it reverses, not on or before the lock date), the mirror of each match's payment journal (a match to an existing bank journal posted nothing, so nothing is reversed) or of the recode journal; the matches are kept, marked reversed; the documents reopen (status and outstanding back); the line goes back to unmatched (or part_matched while other matches stay). A held line is CONFLICT (books.matchHoldResolve decides it); a match whose payment was dishonoured or returned is CONFLICT. Nothing left to undo is a no-op.",
+  brief:
+    "Undo a bank line's matches or recode: reverses the postings, reopens the documents. A dishonoured or returned match: CONFLICT.",
+  params: z.strictObject({
+    lineId: id().describe('Line id'),
+    matchId: id().optional().describe('One match; default all'),
+    date: correctionDate().describe('Default today'),
+    reason: reason().optional().describe('Why undone'),
+  }),
   result: z.object({
     lineId: z.string(),
     status: z.string(),
@@ -156,13 +176,17 @@ export const lineUnmatch = method({
 /**
  * The shape books.invoicePaymentDishonour and books.billPaymentReturn share: both undo one payment
  * of one document (id = the invoice or the bill) and answer with the document's new status and
- * outstanding. Declared once so the two cannot drift apart (issue 12's review); what differs
- * between them — which document, which paymentId, which side of the bank it posts — is in each
- * method's summary. The fields carry no description of their own, so the wire contract and the
- * generated docs are unchanged.
+ * outstanding. Declared once so the two cannot drift apart; what differs between them — which
+ * document, which paymentId, which side of the bank it posts — is in each method's summary and
+ * brief, so the fields' descriptions cover both.
  */
 const paymentReversal = {
-  params: z.strictObject({ id: id(), paymentId: id(), date: correctionDate(), reason: reason() }),
+  params: z.strictObject({
+    id: id().describe('Invoice or bill id'),
+    paymentId: id().describe('Payment, run or match id'),
+    date: correctionDate().describe('Default today'),
+    reason: reason().describe('e.g. account closed'),
+  }),
   result: z.object({
     id: z.string(),
     paymentId: z.string(),
@@ -183,6 +207,8 @@ export const invoicePaymentDishonour = method({
   kind: 'write',
   summary:
     "A customer's payment bounced: paymentId is the payment's own id (pay_…, from books.invoiceRecordPayment or books.invoice's payments) or the bank-line match that recorded it (matchId mat_…, from books.matchAccept, books.matchHoldResolve or books.invoice); the result's paymentId is the payment's own. Posts Dr 1100 (docId = invoice) / Cr the bank it arrived in, dated date (default today; not in the future, not before the payment, not on or before the lock date); the payment is marked dishonoured with reason; the invoice goes back to sent (or part_paid while other payments stand) with its outstanding restored, so chasing resumes. The same payment again is a no-op; a payment undone by books.lineUnmatch is CONFLICT.",
+  brief:
+    'Record a bounced customer payment: posts Dr 1100 / Cr bank; the invoice reopens.',
   params: paymentReversal.params,
   result: paymentReversal.result,
 });
@@ -192,7 +218,9 @@ export const billPaymentReturn = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "A payment to a supplier came back (wrong account, closed account): paymentId is the payment run (runId) or the bank-line match (matchId) that paid the bill. Posts Dr the bank it left / Cr 2000 (docId = bill), dated date (default today; not in the future, not before the payment, not on or before the lock date); the bill is approved (payable) again with that amount outstanding. The same payment again is a no-op (D3).",
+    "A payment to a supplier came back (wrong account, closed account): paymentId is the payment run (runId) or the bank-line match (matchId) that paid the bill. Posts Dr the bank it left / Cr 2000 (docId = bill), dated date (default today; not in the future, not before the payment, not on or before the lock date); the bill is approved (payable) again with that amount outstanding. The same payment again is a no-op.",
+  brief:
+    'Record a returned supplier payment: posts Dr bank / Cr 2000; the bill is payable again.',
   params: paymentReversal.params,
   result: paymentReversal.result,
 });
@@ -202,8 +230,14 @@ export const journalReverse = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Reverse a manual journal (one books.journalPost posted): posts its mirror (sides swapped, GST tags negated so the BAS nets it out) dated date (default today; not in the future, not before the journal, not on or before the lock date) and marks the journal reversed (books.journals shows reversedBy). Journals other acts posted are CONFLICT naming the method that corrects them; a journal that registered a fixed asset (1500) is CONFLICT (books.assetDispose); a journal a bank line is matched to is CONFLICT until books.lineUnmatch. Reversing it again is a no-op (D3).",
-  params: z.strictObject({ journalId: id(), date: correctionDate(), reason: reason() }),
+    "Reverse a manual journal (one books.journalPost posted): posts its mirror (sides swapped, GST tags negated so the BAS nets it out) dated date (default today; not in the future, not before the journal, not on or before the lock date) and marks the journal reversed (books.journals shows reversedBy). Journals other acts posted are CONFLICT naming the method that corrects them; a journal that registered a fixed asset (1500) is CONFLICT (books.assetDispose); a journal a bank line is matched to is CONFLICT until books.lineUnmatch. Reversing it again is a no-op.",
+  brief:
+    'Reverse a books.journalPost journal by its mirror. One with an asset or a matched bank line: CONFLICT.',
+  params: z.strictObject({
+    journalId: id().describe('Journal id'),
+    date: correctionDate().describe('Default today'),
+    reason: reason().describe('Why reversed'),
+  }),
   result: z.object({
     journalId: z.string(),
     reversalJournalId: z.string(),

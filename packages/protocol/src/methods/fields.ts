@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
+import { ACTION_CLASSES } from '../signature.js';
 import { textProblem } from '../text-rules.js';
 
 /**
  * Field builders shared by every method declaration, so that the same kind of field has the
- * same bounds and the same error wording everywhere (D5). Every string has an upper bound.
+ * same bounds and the same error wording everywhere (docs/protocol.md, validation). Every string
+ * has an upper bound.
  */
 /**
- * A single line of text (names, titles, references): D5 text rules with no tab or line break.
+ * A single line of text (names, titles, references): the text rules with no tab or line break.
  * The message names the character class, never the text (text-rules.ts).
  */
 export const singleLine = <T extends z.ZodString>(schema: T): T => withTextRule(schema, false);
@@ -50,8 +52,10 @@ export const id = () =>
     .regex(/^[A-Za-z0-9_-]+$/, { error: 'must be an id (letters, digits, _ and -)' });
 
 /**
- * The bounds of every queryInt schema. The wire carries a string, but a schema generator (the MCP
- * server's tool schemas) shows the integer it stands for; queryInt's refine cannot be introspected.
+ * The bounds of every queryInt schema, keyed by its definition. The wire carries a string, but a
+ * schema generator (the MCP server's tool schemas) shows the integer it stands for; queryInt's
+ * refine cannot be introspected. `.describe()` clones a schema with the same definition, so a
+ * described queryInt is still known by its bounds.
  */
 const queryIntRanges = new WeakMap<object, { readonly min: number; readonly max: number }>();
 
@@ -62,13 +66,14 @@ export const queryInt = (min: number, max: number) => {
     .regex(/^\d{1,15}$/, { error: `must be an integer from ${min} to ${max}` })
     .transform(Number)
     .refine((n) => n >= min && n <= max, { error: `must be an integer from ${min} to ${max}` });
-  queryIntRanges.set(schema, { min, max });
+  queryIntRanges.set(schema._zod.def, { min, max });
   return schema;
 };
 
 /** The integer range a queryInt schema accepts, or undefined for any other schema. */
 export function queryIntRange(schema: object): { readonly min: number; readonly max: number } | undefined {
-  return queryIntRanges.get(schema);
+  const def = (schema as { _zod?: { def?: object } })._zod?.def;
+  return def === undefined ? undefined : queryIntRanges.get(def);
 }
 
 /** Page size of a POST read (`limit`): 1 to limits.pageRowsMax; the server's default is pageRowsDefault. */
@@ -79,10 +84,10 @@ export const pageLimit = () =>
     .min(1, { error: `must be an integer from 1 to ${limits.pageRowsMax}` })
     .max(limits.pageRowsMax, { error: `must be an integer from 1 to ${limits.pageRowsMax}` });
 
-/** D6: a signature act takes its ordinary params plus, on retry, one of these. */
+/** A signature act takes its ordinary params plus, on retry, one of these (docs/protocol.md). */
 export const proofFields = {
-  approvalId: id().optional(),
-  signatureToken: z.string().min(1).max(2048).optional(),
+  approvalId: id().optional().describe('Retry only: the approved approvalId'),
+  signatureToken: z.string().min(1).max(2048).optional().describe('Or approvalId'),
 };
 
 /** Add the proof fields to a strict params object and refuse both at once. */
@@ -98,17 +103,22 @@ export function withProof<T extends z.ZodRawShape>(shape: T) {
     });
 }
 
-/** The hold frame's result (seed §2.2, frames.ts HoldResult): a signature act's answer without proof. */
+/**
+ * The hold frame's result (seed §2.2, frames.ts HoldResult): a signature act's answer without proof.
+ * `approval.actionClass` is the same enum `approval.request` takes, so a typed caller files the hold's
+ * approval as it stands (no cast); `ledgerId` is the event that records the held attempt.
+ */
 export const holdFrame = z.object({
   status: z.literal('approval_required'),
   approval: z.object({
-    actionClass: z.string(),
+    actionClass: z.enum(ACTION_CLASSES),
     payloadHash: z.string(),
     subject: z.object({ kind: z.literal('books.signature'), subjectId: z.string(), summary: z.string() }),
     expiresInMs: z.number().int(),
   }),
   subjectId: z.string(),
   message: z.string(),
+  ledgerId: z.string(),
 });
 
 export const hash64 = () =>
@@ -126,7 +136,7 @@ export function isCalendarDate(s: string): boolean {
 /**
  * A calendar date `YYYY-MM-DD`. Each value gets one message: the calendar check only speaks
  * when the format is right, so `2024-1-1` is `must be a date YYYY-MM-DD` alone. The checks do
- * not abort, so the other fields and the object's own checks are still reported (D5); object
+ * not abort, so the other fields and the object's own checks are still reported; object
  * checks that compare dates must use isCalendarDate first.
  */
 export const isoDate = () =>

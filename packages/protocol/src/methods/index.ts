@@ -23,7 +23,15 @@ export * as receivables from './receivables.js';
 export * as payables from './payables.js';
 export * as reconciliation from './reconciliation.js';
 export * as bankAccounts from './bank-accounts.js';
-export { BANK_ACCOUNT_KINDS, bankAccountCreate, type BankAccountCreate, type BankAccountKind } from './bank-accounts.js';
+export {
+  BANK_ACCOUNT_KINDS,
+  bankAccountCreate,
+  bankAccountUpdate,
+  type BankAccountCreate,
+  type BankAccountKind,
+  type BankAccountUpdate,
+  type DirectEntryField,
+} from './bank-accounts.js';
 export * as booksReads from './books-reads.js';
 export * as assets from './assets.js';
 export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.js';
@@ -52,6 +60,7 @@ export {
 } from './org.js';
 import { reads } from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
+export { ALWAYS_AREA, AREAS, areaOf, isArea, methodAreas, type Area } from './areas.js';
 export { ARTIFACT_FILES, ARTIFACTS_READ, artifactReads, artifactsIndex, type ArtifactFile } from './artifacts-reads.js';
 export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
 export { COST_ROLLUP_RANGE_DAYS_MAX } from './reads.js';
@@ -88,9 +97,15 @@ export type MethodName = DeclaredMethod['name'];
 export type MethodsByName = { readonly [S in DeclaredMethod as S['name']]: S };
 /**
  * The same declarations keyed by name, typed per name (the typed client indexes params and
- * results through this; issue 11 item 4). The objects are the ones in `methods`.
+ * results through this). The objects are the ones in `methods`.
  */
 export const methodsByName: MethodsByName = Object.fromEntries(declared.map((m) => [m.name, m])) as unknown as MethodsByName;
+/**
+ * Every POST method's declaration in one flat record keyed by its wire name:
+ * `methodSpecs['books.billScheduleRun'].actionClass`. The one way to name a declaration; the area
+ * namespaces (`books`, `payables`, `booksReads`, …) stay exported for existing code.
+ */
+export const methodSpecs: MethodsByName = methodsByName;
 
 /** What a caller sends for method `M`: the params schema's input type (defaults optional). */
 export type MethodParams<M extends MethodName> = z.input<MethodsByName[M]['params']>;
@@ -103,6 +118,8 @@ export type DeclaredRead = (typeof reads)[number];
 export type ReadName = DeclaredRead['name'];
 /** Read declarations by name, as types. */
 export type ReadsByName = { readonly [S in DeclaredRead as S['name']]: S };
+/** Every GET read's declaration keyed by its wire name: `readsByName['contacts.list'].query`. */
+export const readsByName: ReadsByName = Object.fromEntries(reads.map((r) => [r.name, r])) as unknown as ReadsByName;
 
 /** `family.method`, both parts identifiers (D1: anything else is a malformed name). */
 export const METHOD_NAME = /^[a-z][a-zA-Z0-9]{0,39}\.[a-z][a-zA-Z0-9]{0,59}$/;

@@ -8,8 +8,8 @@ import { abn } from './people-fields.js';
 import { abaText, bankAccountNumber, bsb } from './aba-fields.js';
 
 /**
- * The organisation's own records (issue 10 items 3 and 4): its profile, the people, agents and
- * keys that act in it, and agent pairing. Reads are GET reads on `org.read` (D4, seed §4.3);
+ * The organisation's own records: its profile, the people, agents and keys that act in it, and
+ * agent pairing. Reads are GET reads on `org.read` (seed §4.3);
  * `org/pair` is the one route that takes no key: a pairing code is the credential.
  */
 export const BAS_FREQUENCIES = ['monthly', 'quarterly'] as const;
@@ -37,10 +37,10 @@ export const agentName = () =>
     .string({ error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -' })
     .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, { error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -, starting with a letter or digit' });
 
-/** Issue 12: the largest invoice sequence number (eight digits). */
+/** The largest invoice sequence number (eight digits). */
 export const invoiceNumberMax = 99_999_999;
 
-/** Issue 12: an invoice-number prefix: up to 12 letters, digits, '-', '/', '_' or '.'; empty allowed. */
+/** An invoice-number prefix: up to 12 letters, digits, '-', '/', '_' or '.'; empty allowed. */
 export const invoicePrefix = () =>
   z
     .string({ error: "must be up to 12 letters, digits, '-', '/', '_' or '.'" })
@@ -64,19 +64,19 @@ export const orgProfilePatch = z.strictObject({
     .min(1, { error: 'must be a month number from 1 to 12' })
     .max(12, { error: 'must be a month number from 1 to 12' })
     .optional(),
-  /** Issue 12: what invoice numbers start with (INV- gives INV-0001); may be empty. */
+  /** What invoice numbers start with (INV- gives INV-0001); may be empty. */
   invoicePrefix: invoicePrefix().optional(),
-  /** Issue 12: the number the next invoice takes; not at or below one already used with the prefix. */
+  /** The number the next invoice takes; not at or below one already used with the prefix. */
   invoiceNextNumber: z
     .number({ error: `must be a whole number from 1 to ${invoiceNumberMax}` })
     .int({ error: `must be a whole number from 1 to ${invoiceNumberMax}` })
     .min(1, { error: `must be a whole number from 1 to ${invoiceNumberMax}` })
     .max(invoiceNumberMax, { error: `must be a whole number from 1 to ${invoiceNumberMax}` })
     .optional(),
-  /** Issue 12: nothing posts on or before this date (null clears it); not in the future. Owners only (console, CLI). */
+  /** Nothing posts on or before this date (null clears it); not in the future. Owners only (console, CLI). */
   lockDate: isoDate().nullable().optional(),
   /**
-   * Issue 12 item 4: the business's own bank account, printed as "how to pay" on its invoices
+   * The business's own bank account, printed as "how to pay" on its invoices
    * (the invoice number is the payment reference). `null` clears each; BSB and account number go
    * together (the server refuses one without the other, naming the missing field).
    */
@@ -118,16 +118,16 @@ export const orgPair: PublicRouteSpec = {
   summary:
     'Exchange a one-time pairing code (from an owner: console Agents page or `finance-desk agent pair`) for an agent API key. ' +
     'No Authorization header: the code is the credential. Answers `{agentId, keyId, key, tier, orgId, slug}` once; the agent id is ' +
-    'the `actor` of the events its key causes (D4). An unknown, expired, used or burnt code (5 wrong secrets) is UNAUTHORIZED, ' +
+    'the `actor` of the events its key causes. An unknown, expired, used or burnt code (5 wrong secrets) is UNAUTHORIZED, ' +
     'all alike. Rate-limited per client address (RATE_LIMITED with Retry-After). Event `org` / `org.agent.pair`.',
-  params: z.strictObject({ code: text(pairingLimits.codeCharsMax) }),
+  params: z.strictObject({ code: text(pairingLimits.codeCharsMax).describe('One-time pairing code from an owner') }),
 };
 
 export const publicRoutes: readonly PublicRouteSpec[] = [orgPair];
 
 const page = {
-  cursor: id().optional(),
-  limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault),
+  cursor: id().optional().describe('nextCursor'),
+  limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault).describe('1-200 (50)'),
 };
 
 /** `nextCursor` of a paged read: the last id of the page, null at the end. */
@@ -148,7 +148,9 @@ export const orgProfile = read({
   scope: 'org.read',
   summary:
     'The organisation profile: name, legal name, ABN, GST registration and basis (the default basis of books.taxPrepare), BAS ' +
-    'frequency, financial-year start month, time zone; invoice numbering (prefix, next number) and the lock date, and the bank account invoices ask customers to pay into (paymentAccountName, paymentBsb, paymentAccountNumber) (issue 12). Owners set it in the console or with `finance-desk org profile`.',
+    'frequency, financial-year start month, time zone; invoice numbering (prefix, next number) and the lock date, and the bank account invoices ask customers to pay into (paymentAccountName, paymentBsb, paymentAccountNumber). Owners set it in the console or with `finance-desk org profile`.',
+  brief:
+    'Organisation profile: ABN, GST basis, BAS frequency, lock date, pay-in account.',
   query: z.strictObject({}),
   result: z.object({
     orgId: z.string(),
@@ -161,12 +163,12 @@ export const orgProfile = read({
     basFrequency: z.enum(BAS_FREQUENCIES),
     financialYearStartMonth: z.number().int(),
     timeZone: z.string(),
-    /** Issue 12: invoice numbering (the next invoice is invoicePrefix + invoiceNextNumber, INV-0001). */
+    /** Invoice numbering (the next invoice is invoicePrefix + invoiceNextNumber, INV-0001). */
     invoicePrefix: z.string(),
     invoiceNextNumber: z.number().int(),
-    /** Issue 12: nothing posts on or before it; null when the books are not locked. */
+    /** Nothing posts on or before it; null when the books are not locked. */
     lockDate: z.string().nullable(),
-    /** Issue 12: the bank account invoices ask customers to pay into (null until an owner sets it). */
+    /** The bank account invoices ask customers to pay into (null until an owner sets it). */
     paymentAccountName: z.string().nullable(),
     paymentBsb: z.string().nullable(),
     paymentAccountNumber: z.string().nullable(),
@@ -179,6 +181,7 @@ export const orgMembers = read({
   summary:
     'People of the organisation: userId, email, role and the action classes they may decide (policy decision rights, by id or ' +
     'role); never password hashes. Paged by `cursor` (the last userId held).',
+  brief: 'People: id, email, role, action classes.',
   query: z.strictObject(page),
   result: z.object({
     orgId: z.string(),
@@ -201,7 +204,9 @@ export const orgAgents = read({
   summary:
     'Agents of the organisation: agentId, name, tier (of its pairing; null for agents named by `key issue --agent`), status ' +
     'active|revoked, pairedAt, revokedAt, revokedBy, keyIds (newest first, at most 20) and keyCount. Optional `status`; paged by `cursor`.',
-  query: z.strictObject({ ...page, status: z.enum(AGENT_STATUSES).optional() }),
+  brief:
+    'Agents: id, name, tier, status, key ids.',
+  query: z.strictObject({ ...page, status: z.enum(AGENT_STATUSES).optional().describe('Status') }),
   result: z.object({
     orgId: z.string(),
     agents: z.array(
@@ -228,7 +233,12 @@ export const orgKeys = read({
   summary:
     'API keys of the organisation: keyId, tier, agentId, createdAt, revokedAt; never secrets or hashes. Optional `status` ' +
     'active|revoked and `agentId`; paged by `cursor` (the last keyId held).',
-  query: z.strictObject({ ...page, status: z.enum(KEY_STATUSES).optional(), agentId: id().optional() }),
+  brief: 'API keys: id, tier, agent, status; never secrets.',
+  query: z.strictObject({
+    ...page,
+    status: z.enum(KEY_STATUSES).optional().describe('Status'),
+    agentId: id().optional().describe('Agent id'),
+  }),
   result: z.object({ orgId: z.string(), keys: z.array(keyRow), nextCursor }),
 });
 

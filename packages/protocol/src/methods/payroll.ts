@@ -7,7 +7,7 @@ import { PAY_FREQUENCIES } from './people.js';
 import type { MethodSpec } from './types.js';
 
 /**
- * Pay runs (issue 9 item 2, D11): payrollDraft computes each employee's gross, PAYG (Schedule 1 for
+ * Pay runs (docs/books.md, payroll): payrollDraft computes each employee's gross, PAYG (Schedule 1 for
  * the payment date), super guarantee and net; payrollSign is the signature act
  * `books.payroll_sign` that posts the run and writes the net pay ABA file when a funding account is
  * given; payrollRecall discards a draft or reverses a signed run before its payment date.
@@ -26,12 +26,13 @@ const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`) });
 
 const hoursEntry = z.strictObject({
-  employeeId: id(),
+  employeeId: id().describe('Employee id'),
   hours: z
     .number({ error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
     .int({ error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
     .min(0, { error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
-    .max(PAY_HOURS_MAX, { error: `must be an integer from 0 to ${PAY_HOURS_MAX}` }),
+    .max(PAY_HOURS_MAX, { error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
+    .describe('Whole hours, 0-744'),
 });
 
 const payRunLine = z.object({
@@ -71,6 +72,8 @@ export const payRun = z.object({
   totals,
   /** The paying account, masked (`062-000 *****678`), when a funding account was given. */
   fundingAccount: z.string().nullable(),
+  /** The bank account record (fundingAccountId) the net pay file is paid from; null for inline funding or none. */
+  fundingAccountId: z.string().nullable(),
   journalId: z.string().nullable(),
   /** The net pay ABA file (`<id>.aba`), written when signed with a funding account. */
   fileName: z.string().nullable(),
@@ -84,23 +87,32 @@ export const payrollDraft = method({
   name: 'books.payrollDraft',
   scope: 'books.write',
   kind: 'write',
+  extendedParams: ['fundingAccountId'],
   summary:
-    'Draft a pay run: periodStart to periodEnd (inclusive), paymentDate, payFrequency (weekly, fortnightly, monthly); optional employeeIds (default every active employee on that frequency), optional hours [{employeeId, hours}] for hourly staff (whole hours worked; default their ordinary hours), optional funding (the account the net pay ABA file is paid from, as billScheduleRun; paymentDate then today or later). Each line: gross, PAYG by ATO Schedule 1 for the payment date, super guarantee at the rate in force, net = gross − PAYG; approved leave starting by periodEnd and not yet paid is paid in the run (leaveHours, leaveCents). Every employee must be active, started by periodEnd and on payFrequency. Status `draft`; nothing is posted. The same period, frequency and employees again while that draft is open, with the same details, is a no-op returning it; a draft or signed run already covering an employee for an overlapping period is CONFLICT naming it.',
+    'Draft a pay run: periodStart to periodEnd (inclusive), paymentDate, payFrequency (weekly, fortnightly, monthly); optional employeeIds (default every active employee on that frequency), optional hours [{employeeId, hours}] for hourly staff (whole hours worked; default their ordinary hours), optional funding or fundingAccountId (at most one: the account the net pay ABA file is paid from, as billScheduleRun; paymentDate then today or later; a record\'s direct-entry details are copied into the draft, and signing is CONFLICT if they change before it). Each line: gross, PAYG by ATO Schedule 1 for the payment date, super guarantee at the rate in force, net = gross − PAYG; approved leave starting by periodEnd and not yet paid is paid in the run (leaveHours, leaveCents). Every employee must be active, started by periodEnd and on payFrequency. Status `draft`; nothing is posted. The same period, frequency and employees again while that draft is open, with the same details, is a no-op returning it; a draft or signed run already covering an employee for an overlapping period is CONFLICT naming it.',
+  brief:
+    'Draft a pay run for one frequency; posts nothing until books.payrollSign, which writes an ABA file if funded.',
   params: z
     .strictObject({
-      periodStart: isoDate(),
-      periodEnd: isoDate(),
-      paymentDate: isoDate(),
-      payFrequency: oneOf(PAY_FREQUENCIES),
+      periodStart: isoDate().describe('First day'),
+      periodEnd: isoDate().describe('Last day'),
+      paymentDate: isoDate().describe('Pay day; sets tax tables'),
+      payFrequency: oneOf(PAY_FREQUENCIES).describe('Who is in the run'),
       employeeIds: z
         .array(id())
         .min(1, { error: 'must have at least 1 employee' })
         .max(PAY_RUN_EMPLOYEES_MAX, { error: `must have at most ${PAY_RUN_EMPLOYEES_MAX} employees` })
-        .optional(),
-      hours: z.array(hoursEntry).max(PAY_RUN_EMPLOYEES_MAX, { error: `must have at most ${PAY_RUN_EMPLOYEES_MAX} entries` }).optional(),
-      funding: funding.optional(),
+        .optional()
+        .describe('Default all active'),
+      hours: z
+        .array(hoursEntry)
+        .max(PAY_RUN_EMPLOYEES_MAX, { error: `must have at most ${PAY_RUN_EMPLOYEES_MAX} entries` })
+        .optional()
+        .describe('Default ordinary hours'),
+      funding: funding.optional().describe('Pay-from account; ABA'),
+      fundingAccountId: id().describe('Bank account id; or funding').optional(),
       /** The ABA header's description of entries (default PAYROLL). */
-      entriesDescription: abaText(12).optional(),
+      entriesDescription: abaText(12).optional().describe('Max 12; default PAYROLL'),
     })
     .superRefine((p, ctx) => {
       if (isCalendarDate(p.periodStart) && isCalendarDate(p.periodEnd) && p.periodEnd < p.periodStart) {
@@ -111,8 +123,11 @@ export const payrollDraft = method({
       if (e !== undefined) ctx.addIssue({ code: 'custom', path: ['employeeIds'], message: `names ${e} twice` });
       const h = dup((p.hours ?? []).map((x) => x.employeeId));
       if (h !== undefined) ctx.addIssue({ code: 'custom', path: ['hours'], message: `names ${h} twice` });
-      if (p.entriesDescription !== undefined && p.funding === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['entriesDescription'], message: 'is only used with funding' });
+      if (p.funding !== undefined && p.fundingAccountId !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['fundingAccountId'], message: 'give at most one of fundingAccountId and funding' });
+      }
+      if (p.entriesDescription !== undefined && p.funding === undefined && p.fundingAccountId === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['entriesDescription'], message: 'is only used with funding or fundingAccountId' });
       }
     }),
   result: payRun,
@@ -124,8 +139,10 @@ export const payrollSign = method({
   kind: 'signature',
   actionClass: ACTION_CLASS.payrollSign,
   summary:
-    "Sign a draft pay run: the signature act books.payroll_sign, always held for a human whose summary lists each employee's name, gross, tax withheld, super and net pay, the totals, the payment date and the paying account. With the proof it posts one journal dated paymentDate — Dr 6100 gross, Dr 6200 super / Cr 2200 PAYG, Cr 2300 super, Cr 2400 net wages (Cr 1000 bank instead when a funding account is given: the net pay ABA file <id>.aba is written after commit) — accrues annual and personal leave for full- and part-time staff, takes the approved leave it pays from the balances, and the run is `signed`. Signing a signed run is a no-op; a recalled run is CONFLICT.",
-  params: withProof({ id: id() }),
+    "Sign a draft pay run: the signature act books.payroll_sign, always held for a human whose summary lists each employee's name, gross, tax withheld, super and net pay, the totals, the payment date and the paying account with every field the bank file carries (BSB, account number, account title, bank code, APCA user id, user name, remitter name, self-balancing no). With the proof it posts one journal dated paymentDate — Dr 6100 gross, Dr 6200 super / Cr 2200 PAYG, Cr 2300 super, Cr 2400 net wages (Cr the funding account's chart account instead when one is given — 1000 for inline funding: the net pay ABA file <id>.aba is written after commit) — accrues annual and personal leave for full- and part-time staff, takes the approved leave it pays from the balances, and the run is `signed`. Signing a signed run is a no-op; a recalled run is CONFLICT.",
+  brief:
+    'Sign a drafted pay run: posts wages on paymentDate, updates leave, queues STP, writes the ABA file if funded.',
+  params: withProof({ id: id().describe('Pay run id') }),
   result: z.union([payRun, holdFrame]),
 });
 
@@ -135,7 +152,9 @@ export const payrollRecall = method({
   kind: 'write',
   summary:
     'Recall a pay run with a reason: a draft is discarded (nothing was posted); a signed run before its paymentDate (the organisation\'s today) is reversed — a journal dated today reversing its posting, its leave accrual and leave taken undone (the leave requests can be paid again) — unless it wrote a net pay ABA file (CONFLICT: the bank file exists). On or after the paymentDate it is CONFLICT (the money has gone; correct it in a later run). Status `recalled`; recalling a recalled run is a no-op.',
-  params: z.strictObject({ id: id(), reason: reason() }),
+  brief:
+    'Recall a pay run: discard a draft, or reverse a signed one before paymentDate and without an ABA file.',
+  params: z.strictObject({ id: id().describe('Pay run id'), reason: reason().describe('Why recalled') }),
   result: payRun,
 });
 
@@ -144,8 +163,13 @@ export const stpResubmit = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    "Send a pay run's Single Touch Payroll pay event to the ATO again, with a reason: a new submission (submissionId `stp_…`) carrying each of the run's employees' year-to-date figures as they stand now (a recalled run's correction: YTD without it), queued through the lodgement adapter; status `queued`, `lodged` only once the adapter confirms delivery. Each call is a new act (D3). A draft has no pay event: CONFLICT.",
-  params: z.strictObject({ payRunId: id(), reason: reason() }),
+    "Send a pay run's Single Touch Payroll pay event to the ATO again, with a reason: a new submission (submissionId `stp_…`) carrying each of the run's employees' year-to-date figures as they stand now (a recalled run's correction: YTD without it), queued through the lodgement adapter; status `queued`, `lodged` only once the adapter confirms delivery. Each call is a new act. A draft has no pay event: CONFLICT.",
+  brief:
+    "Send a pay run's STP pay event to the ATO again, with current year-to-date figures.",
+  params: z.strictObject({
+    payRunId: id().describe('Pay run id'),
+    reason: reason().describe('Why resent'),
+  }),
   result: z.object({
     submissionId: z.string(),
     payRunId: z.string(),

@@ -30,7 +30,7 @@ export function isTfnNotQuotedCode(s: string): s is TfnNotQuotedCode {
 
 /**
  * True for 9 digits whose weighted sum (1,4,3,7,5,8,6,9,10) is a multiple of 11. Older 8-digit
- * TFNs exist, but D11 fixes the field at 9 digits, so they are not accepted (docs/decisions.md).
+ * TFNs exist, but the field is fixed at 9 digits, so they are not accepted (docs/decisions.md).
  */
 export function isValidTfn(s: string): boolean {
   if (!/^\d{9}$/.test(s) || isTfnNotQuotedCode(s)) return false;

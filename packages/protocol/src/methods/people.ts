@@ -6,7 +6,7 @@ import { abn, taxFileNumber } from './people-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
- * People (issue 9 item 1, D11): onboarding an employee (details → tax declaration → super fund →
+ * People (docs/books.md, people): onboarding an employee (details → tax declaration → super fund →
  * contract, the contract a signature act), leave requests and approvals, and the employees read
  * with leave balances. A TFN is never returned, logged or put in an event: reads carry it masked
  * to its last 3 digits. Pay runs (payrollDraft/Sign/Recall, STP) build on these records.
@@ -19,11 +19,11 @@ export const EMPLOYEE_STATUSES = ['onboarding', 'active'] as const;
 export const LEAVE_TYPES = ['annual', 'personal'] as const;
 export const LEAVE_STATUSES = ['requested', 'approved'] as const;
 
-/** An enum field: a missing value "is required", a wrong one names the choices (D5). */
+/** An enum field: a missing value "is required", a wrong one names the choices. */
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`) });
 
-/** Ordinary hours a week: a whole number from 1 to 80 (D11). */
+/** Ordinary hours a week: a whole number from 1 to 80. */
 const HOURS_PER_WEEK_MAX = 80;
 const hoursPerWeek = () =>
   z
@@ -71,7 +71,7 @@ export const employee = z.object({
       tfnQuoted: z.boolean(),
       residency: z.enum(['resident', 'foreign']),
       claimsTaxFreeThreshold: z.boolean(),
-      /** The Schedule 1 scale pay runs use today (D11): 1, 2, 3 or 4 (no TFN). */
+      /** The Schedule 1 scale pay runs use today: 1, 2, 3 or 4 (no TFN). */
       taxScale: z.number().int(),
       declaredOn: z.string(),
     })
@@ -79,7 +79,7 @@ export const employee = z.object({
   superFund: z.object({ fundName: z.string(), fundAbn: z.string(), memberNumber: z.string() }).nullable(),
   /** The contract's title (role), once the contract step is done. */
   title: z.string().nullable(),
-  /** The event that made the last change (D3: a no-op repeat returns it). */
+  /** The event that made the last change (a repeat that changes nothing returns it). */
   ledgerId: z.string(),
   noop: z.boolean().optional(),
 });
@@ -90,21 +90,24 @@ export const onboardingStart = method({
   name: 'books.onboardingStart',
   scope: 'books.write',
   kind: 'write',
+  repeat: 'creates',
   summary:
     'Start onboarding an employee: name, email, startDate, employmentBasis (full_time, part_time, casual), payFrequency (weekly, fortnightly, monthly) and exactly one of annualSalaryCents or hourlyRateCents; hourly staff give hoursPerWeek (1–80), as do part-time salaried staff (full-time salaried default to 38). Optional bank details bsb, accountNumber, accountName go together. The employee is `onboarding` with nextStep `tax_declaration`; nothing is posted.',
+  brief:
+    'Create an employee; posts nothing. Then books.onboardingAdvance (tax, super, contract) before pay.',
   params: z
     .strictObject({
-      name: text(),
-      email: email(),
-      startDate: isoDate(),
-      employmentBasis: oneOf(EMPLOYMENT_BASES),
-      payFrequency: oneOf(PAY_FREQUENCIES),
-      annualSalaryCents: cents().optional(),
-      hourlyRateCents: cents().optional(),
-      hoursPerWeek: hoursPerWeek().optional(),
-      bsb: bsb().optional(),
-      accountNumber: bankAccountNumber().optional(),
-      accountName: abaText(32).optional(),
+      name: text().describe('Full name'),
+      email: email().describe('Email'),
+      startDate: isoDate().describe('First day'),
+      employmentBasis: oneOf(EMPLOYMENT_BASES).describe('Employment basis'),
+      payFrequency: oneOf(PAY_FREQUENCIES).describe('Pay frequency'),
+      annualSalaryCents: cents().optional().describe('Or hourlyRateCents'),
+      hourlyRateCents: cents().optional().describe('Or annualSalaryCents'),
+      hoursPerWeek: hoursPerWeek().optional().describe('1-80; needed if hourly/part-time'),
+      bsb: bsb().optional().describe('Net pay BSB, NNN-NNN'),
+      accountNumber: bankAccountNumber().optional().describe('Net pay account no.'),
+      accountName: abaText(32).optional().describe('Net pay account name'),
     })
     .superRefine((p, ctx) => {
       const salary = p.annualSalaryCents !== undefined;
@@ -128,13 +131,16 @@ export const onboardingStart = method({
   result: employee,
 });
 
+/** The employee id, described alike in every step (the tool schema merges the steps into one object). */
+const stepEmployeeId = () => id().describe('Employee id');
+
 const taxDeclarationStep = z
   .strictObject({
-    id: id(),
-    step: z.literal('tax_declaration'),
-    taxFileNumber: taxFileNumber(),
-    residency: oneOf(['resident', 'foreign'] as const),
-    claimsTaxFreeThreshold: z.boolean({ error: 'must be true or false' }),
+    id: stepEmployeeId(),
+    step: z.literal('tax_declaration').describe('Step 1: tax file number declaration'),
+    taxFileNumber: taxFileNumber().describe('TFN or no-TFN code'),
+    residency: oneOf(['resident', 'foreign'] as const).describe('Residency'),
+    claimsTaxFreeThreshold: z.boolean({ error: 'must be true or false' }).describe('Never if foreign'),
   })
   .superRefine((p, ctx) => {
     if (p.residency === 'foreign' && p.claimsTaxFreeThreshold === true) {
@@ -143,14 +149,18 @@ const taxDeclarationStep = z
   });
 
 const superStep = z.strictObject({
-  id: id(),
-  step: z.literal('super'),
-  fundName: text(),
-  fundAbn: abn(),
-  memberNumber: text(30),
+  id: stepEmployeeId(),
+  step: z.literal('super').describe('Step 2: super fund'),
+  fundName: text().describe('Fund name'),
+  fundAbn: abn().describe('Fund ABN'),
+  memberNumber: text(30).describe('Member no.'),
 });
 
-const contractStep = withProof({ id: id(), step: z.literal('contract'), title: text() });
+const contractStep = withProof({
+  id: stepEmployeeId(),
+  step: z.literal('contract').describe('Step 3: contract, approved by a human'),
+  title: text().describe('Job title'),
+});
 
 export const onboardingAdvance = method({
   name: 'books.onboardingAdvance',
@@ -159,6 +169,8 @@ export const onboardingAdvance = method({
   actionClass: ACTION_CLASS.onboardingAdvance,
   summary:
     "Advance an employee's onboarding one step, in order: `tax_declaration` {taxFileNumber (9 digits passing the ATO check digit, or an ATO not-quoted code 000000000, 111111111, 333333333, 444444444, 987654321), residency resident|foreign, claimsTaxFreeThreshold}, then `super` {fundName, fundAbn (11 digits passing the ABN check), memberNumber}, then `contract` {title}. A step's fields sit beside id and step. Out of order is CONFLICT naming the next step; repeating the last step done with the same details is a no-op (with other details, CONFLICT). The contract step is the signature act books.onboarding_advance: held for a human whose summary names the employee, role, pay and start date; with the proof the employee becomes `active` (nextStep null). The TFN is stored for Single Touch Payroll but never returned, logged or put in an event (masked to its last 3 digits).",
+  brief:
+    'Record the next onboarding step (tax_declaration, super, contract) with its fields only; contract needs a human.',
   params: z.discriminatedUnion('step', [taxDeclarationStep, superStep, contractStep], {
     error: `must be one of ${ONBOARDING_STEPS.join(', ')}`,
   }),
@@ -185,19 +197,23 @@ export const leaveRequest = method({
   name: 'books.leaveRequest',
   scope: 'books.write',
   kind: 'write',
+  repeat: 'creates',
   summary:
     'Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer\'s), startDate to endDate (inclusive, at most 366 days), hours (a whole number, 1–2000, at most 24 a day of the range). A request above the available balance is accepted with a warning (leave in advance is the employer\'s decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.',
+  brief:
+    'Request paid leave (not casuals); over balance only warns. Then books.leaveApprove.',
   params: z
     .strictObject({
-      employeeId: id(),
-      leaveType: oneOf(LEAVE_TYPES),
-      startDate: isoDate(),
-      endDate: isoDate(),
+      employeeId: id().describe('Employee id'),
+      leaveType: oneOf(LEAVE_TYPES).describe("personal includes carer's"),
+      startDate: isoDate().describe('First day'),
+      endDate: isoDate().describe('Last day'),
       hours: z
         .number({ error: 'must be an integer number of hours' })
         .int({ error: 'must be an integer number of hours' })
         .gt(0, { error: 'must be an integer greater than 0' })
-        .max(LEAVE_HOURS_MAX, { error: `must be at most ${LEAVE_HOURS_MAX}` }),
+        .max(LEAVE_HOURS_MAX, { error: `must be at most ${LEAVE_HOURS_MAX}` })
+        .describe('Whole hours, max 24 a day'),
     })
     .superRefine((p, ctx) => {
       if (!isCalendarDate(p.startDate) || !isCalendarDate(p.endDate)) return;
@@ -216,8 +232,10 @@ export const leaveApprove = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Approve a leave request (status `approved`); approving an approved request is a no-op (D3). The answer repeats the warning when the hours exceed the available balance at approval.',
-  params: z.strictObject({ id: id() }),
+    'Approve a leave request (status `approved`); approving an approved request is a no-op. The answer repeats the warning when the hours exceed the available balance at approval.',
+  brief:
+    'Approve leave; the pay run covering it pays it.',
+  params: z.strictObject({ id: id().describe('Request id') }),
   result: leave,
 });
 
@@ -227,10 +245,12 @@ export const employees = method({
   kind: 'read',
   summary:
     'List employees, oldest first, with status, nextStep, pay, masked TFN and tax scale, super fund, and leave balances (annual and personal, in 1/1000 hours: balance from the accrual ledger, approved and requested leave not yet paid, and what is available). Filter by status; page with cursor and limit (1–200, default 50).',
+  brief:
+    'Employees: onboarding step, pay, masked TFN, super, leave (thousandths of an hour).',
   params: z.strictObject({
-    status: oneOf(EMPLOYEE_STATUSES).optional(),
-    cursor: id().optional(),
-    limit: pageLimit().optional(),
+    status: oneOf(EMPLOYEE_STATUSES).optional().describe('Status'),
+    cursor: id().optional().describe('nextCursor'),
+    limit: pageLimit().optional().describe('1-200 (50)'),
   }),
   result: z.object({
     employees: z.array(employee.extend({ leave: z.object({ annual: leaveBalance, personal: leaveBalance }) })),

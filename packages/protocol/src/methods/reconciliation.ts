@@ -16,7 +16,7 @@ import { assetInput } from './assets.js';
 /** Bounds of this area (the wire contract's limits.ts holds the shared ones). */
 export const feedLimits = {
   linesMax: 5000,
-  /** A bank export as text; the request body (D5) is at most 1 MiB in all. */
+  /** A bank export as text; the request body is at most 1 MiB in all. */
   fileCharsMax: 1_000_000,
   referenceCharsMax: 200,
   /** Suggestions per line, and lines of a feedLines result that carry them. */
@@ -33,7 +33,7 @@ export type BankLayout = (typeof BANK_LAYOUTS)[number];
 export const feedLineStatus = z.enum(['unmatched', 'part_matched', 'held', 'matched', 'recoded']);
 export const matchTargetKind = z.enum(['invoice', 'bill', 'claim', 'journal']);
 /**
- * What an allocation of a line names (issue 12 item 3): a match target, the other line of a
+ * What an allocation of a line names: a match target, the other line of a
  * transfer (books.transferMatch), or an account a part of a split line was coded to (books.lineSplit).
  */
 export const allocationKind = z.enum([...matchTargetKind.options, 'transfer', 'account']);
@@ -55,20 +55,30 @@ const balanceCents = () =>
     .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` });
 
 const feedLineInput = z.strictObject({
-  date: isoDate(),
-  amountCents: signedCents(),
-  description: multilineText(limits.textCharsMax),
-  reference: singleLine(z.string().max(feedLimits.referenceCharsMax)).optional(),
-  balanceCents: balanceCents().optional(),
+  date: isoDate().describe('Date'),
+  amountCents: signedCents().describe('+ in, - out'),
+  description: multilineText(limits.textCharsMax).describe("Bank's text"),
+  reference: singleLine(z.string().max(feedLimits.referenceCharsMax)).optional().describe("Bank's ref"),
+  balanceCents: balanceCents().optional().describe('Balance after'),
 });
 
 const feedFile = z.strictObject({
-  format: z.enum(['csv', 'ofx', 'qif'], { error: 'must be one of csv, ofx, qif' }),
-  bank: z.enum(BANK_LAYOUTS, { error: `must be one of ${BANK_LAYOUTS.join(', ')}` }).optional(),
-  content: z.string().min(1, { error: 'must not be empty' }).max(feedLimits.fileCharsMax),
+  format: z.enum(['csv', 'ofx', 'qif'], { error: 'must be one of csv, ofx, qif' }).describe('File format'),
+  bank: z
+    .enum(BANK_LAYOUTS, { error: `must be one of ${BANK_LAYOUTS.join(', ')}` })
+    .optional()
+    .describe('CSV layout'),
+  content: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(feedLimits.fileCharsMax)
+    .describe('File text'),
 });
 
-const matchTarget = z.strictObject({ kind: matchTargetKind, id: id() });
+const matchTarget = z.strictObject({
+  kind: matchTargetKind.describe('invoice in; bill, claim out'),
+  id: id().describe('Document id (inv_, bill_, clm_, jnl_…)'),
+});
 
 export const suggestion = z.object({
   /** transfer: id is the opposite line on another bank account (books.transferMatch). */
@@ -79,7 +89,7 @@ export const suggestion = z.object({
   /** What is still owed on the document (for a journal: its net on the bank account, unsigned). */
   outstandingCents: z.number().int(),
   dueOn: z.string().nullable(),
-  /** 0–100: exact amount 60 (part of the line or of the document: 10–20), reference 25 (id, reference, or an invoice's number or document's own reference, issue 12), payee up to 15. */
+  /** 0–100: exact amount 60 (part of the line or of the document: 10–20), reference 25 (id, reference, or an invoice's number or document's own reference), payee up to 15. */
   score: z.number().int(),
   reasons: z.array(z.enum(['amount', 'partial_amount', 'reference', 'payee'])),
   /** Days between the line's date and the document's due date (journal: its date); breaks ties. */
@@ -131,16 +141,19 @@ export const feedLines = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Import bank lines into a bank account (accountCode, default 1000): either lines (1–5000 of date, amountCents signed: + money in, − money out, description, reference?, balanceCents?) or file {format: csv | ofx | qif, bank (csv only: cba, westpac, westpac_col, nab, anz; detected when omitted), content}. Each new line is bln_… with status unmatched; nothing is posted until a line is matched or recoded, so the ledger's bank account holds what is reconciled and unreconciled lines are listed by books.feedLinesList. A line already imported (same account, date, amount, description, reference and occurrence among identical lines of one file) is a duplicate, never imported twice; importing nothing new is a no-op (D3). Rows a file repeats byte for byte with the same running balance or bank reference are export duplicates (skipped, listed); identical rows without such evidence are kept and listed as possibleDuplicates. suggestions ranks open documents for the first 200 imported lines.",
+    "Import bank lines into a bank account (accountCode, default 1000): either lines (1–5000 of date, amountCents signed: + money in, − money out, description, reference?, balanceCents?) or file {format: csv | ofx | qif, bank (csv only: cba, westpac, westpac_col, nab, anz; detected when omitted), content}. Each new line is bln_… with status unmatched; nothing is posted until a line is matched or recoded, so the ledger's bank account holds what is reconciled and unreconciled lines are listed by books.feedLinesList. A line already imported (same account, date, amount, description, reference and occurrence among identical lines of one file) is a duplicate, never imported twice; importing nothing new is a no-op. Rows a file repeats byte for byte with the same running balance or bank reference are export duplicates (skipped, listed); identical rows without such evidence are kept and listed as possibleDuplicates. suggestions ranks open documents for the first 200 imported lines.",
+  brief:
+    'Import bank lines or a CSV/OFX/QIF export; repeats skipped. Posts nothing: match or recode each line next.',
   params: z
     .strictObject({
-      accountCode: accountCode().optional(),
+      accountCode: accountCode().optional().describe('Default 1000'),
       lines: z
         .array(feedLineInput)
         .min(1, { error: 'must have at least 1 line' })
         .max(feedLimits.linesMax, { error: `must have at most ${feedLimits.linesMax} lines` })
-        .optional(),
-      file: feedFile.optional(),
+        .optional()
+        .describe('1-5000; or file'),
+      file: feedFile.optional().describe('Or lines'),
     })
     .superRefine((p, ctx) => {
       if ((p.lines === undefined) === (p.file === undefined)) {
@@ -177,15 +190,20 @@ export const feedLinesList = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "List bank feed lines, oldest first, with up to 3 ranked suggestions each (suggestions: false to leave them out): money in against open invoices, money out against open bills and expense claims, and either against bank postings no line is matched to yet (journal: a payment recorded directly or a payment run). Exact amount scores 60; the document's id or reference, an invoice's number (INV-0042, as whole words: not INV-00421) or a document's own reference (issue 12) quoted in the line's description or reference 25; payee name words up to 15; nearer dates break ties. status: unreconciled (default: unmatched, part_matched and held), one status, or all. summary gives the bank account's ledger balance and what the unreconciled lines add up to.",
+    "List bank feed lines, oldest first, with up to 3 ranked suggestions each (suggestions: false to leave them out): money in against open invoices, money out against open bills and expense claims, and either against bank postings no line is matched to yet (journal: a payment recorded directly or a payment run). Exact amount scores 60; the document's id or reference, an invoice's number (INV-0042, as whole words: not INV-00421) or a document's own reference quoted in the line's description or reference 25; payee name words up to 15; nearer dates break ties. status: unreconciled (default: unmatched, part_matched and held), one status, or all. summary gives the bank account's ledger balance and what the unreconciled lines add up to.",
+  brief:
+    'Bank lines with up to 3 suggested matches; default unreconciled.',
   params: z.strictObject({
-    status: z.enum(['unreconciled', 'all', ...feedLineStatus.options]).optional(),
-    accountCode: accountCode().optional(),
-    from: isoDate().optional(),
-    to: isoDate().optional(),
-    suggestions: z.boolean().optional(),
-    cursor: id().optional(),
-    limit: pageLimit().optional(),
+    status: z
+      .enum(['unreconciled', 'all', ...feedLineStatus.options])
+      .optional()
+      .describe('Default unreconciled'),
+    accountCode: accountCode().optional().describe('Default 1000'),
+    from: isoDate().optional().describe('From'),
+    to: isoDate().optional().describe('Up to'),
+    suggestions: z.boolean().optional().describe('Default true'),
+    cursor: id().optional().describe('nextCursor'),
+    limit: pageLimit().optional().describe('1-200 (50)'),
   }),
   result: z.object({
     lines: z.array(feedLine.extend({ suggestions: z.array(suggestion) })),
@@ -225,8 +243,14 @@ export const matchAccept = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Match a bank line to a document: target {kind: invoice (money in), bill or claim (money out), or journal (a bank posting already in the ledger, e.g. a payment recorded directly or a payment run), id}. amountCents (default what is left of the line) is applied to the document: less than it owes is a part payment; more is BAD_REQUEST; apply a line to several documents with several calls. Posts the payment dated the line's date (invoice: Dr bank / Cr 1100; bill: Dr 2000 / Cr bank; claim: Dr 2500 / Cr bank; journal: nothing). A line above the materiality floor (policy materialityFloorCents) is not matched: it becomes held and the answer says to use books.matchHoldResolve. The same line and target again is a no-op (D3); another target for a matched or held line is CONFLICT.",
-  params: z.strictObject({ lineId: id(), target: matchTarget, amountCents: cents().optional() }),
+    "Match a bank line to a document: target {kind: invoice (money in), bill or claim (money out), or journal (a bank posting already in the ledger, e.g. a payment recorded directly or a payment run), id}. amountCents (default what is left of the line) is applied to the document: less than it owes is a part payment; more is BAD_REQUEST; apply a line to several documents with several calls. Posts the payment dated the line's date (invoice: Dr bank / Cr 1100; bill: Dr 2000 / Cr bank; claim: Dr 2500 / Cr bank; journal: nothing). A line above the materiality floor (policy materialityFloorCents) is not matched: it becomes held and the answer says to use books.matchHoldResolve. The same line and target again is a no-op; another target for a matched or held line is CONFLICT.",
+  brief:
+    'Match a bank line to the document or bank journal it pays; posts on the line date (less = part payment). Above the materiality floor: held, see books.matchHoldResolve.',
+  params: z.strictObject({
+    lineId: id().describe('Line id'),
+    target: matchTarget.describe('What the line pays'),
+    amountCents: cents().optional().describe('Default: rest of line'),
+  }),
   result: matchResult,
 });
 
@@ -237,7 +261,13 @@ export const matchHoldResolve = method({
   actionClass: ACTION_CLASS.matchHoldResolve,
   summary:
     'Complete a match (as books.matchAccept, same params) for a line above the materiality floor: a signature act. Without proof it answers with the hold frame; after a human approves, retry with approvalId or signatureToken. A line at or below the floor is matched at once.',
-  params: withProof({ lineId: id(), target: matchTarget, amountCents: cents().optional() }),
+  brief:
+    'Complete a match books.matchAccept held (above the materiality floor), same params; posts once a human approves.',
+  params: withProof({
+    lineId: id().describe('Line id'),
+    target: matchTarget.describe('What the line pays'),
+    amountCents: cents().optional().describe('Default: rest of line'),
+  }),
   result: z.union([matchResult, holdFrame]),
 });
 
@@ -261,20 +291,25 @@ export const receiptsRegister = method({
   kind: 'write',
   summary:
     'Store a receipt (a photo or PDF, contentBase64 decoding to at most 700 KiB) with its SHA-256, optionally linked to a bank line (lineId) or an expense claim (claimId). The same bytes again are the same receipt: a no-op returning its id (rcpt_…), or a new link when another line or claim is given. The event records sha256, size and mimeType, never the bytes.',
+  brief:
+    "Store a receipt photo or PDF; its rcpt_ id is a claim's receiptRef.",
   params: z
     .strictObject({
-      contentBase64: base64(),
-      filename: text(255).refine((s) => !/[/\\\u0000-\u001f]/.test(s), {
-        error: 'must be a file name without / \\ or control characters',
-      }),
+      contentBase64: base64().describe('Base64, max 700 KiB'),
+      filename: text(255)
+        .refine((s) => !/[/\\\u0000-\u001f]/.test(s), {
+          error: 'must be a file name without / \\ or control characters',
+        })
+        .describe('File name'),
       mimeType: z
         .string()
         .max(100)
         .regex(/^[a-z]+\/[a-z0-9.+-]+$/, {
           error: 'must be a MIME type such as image/jpeg or application/pdf',
-        }),
-      lineId: id().optional(),
-      claimId: id().optional(),
+        })
+        .describe('e.g. image/jpeg'),
+      lineId: id().optional().describe('Line id'),
+      claimId: id().optional().describe('Or lineId'),
     })
     .refine((p) => p.lineId === undefined || p.claimId === undefined, {
       error: 'give lineId or claimId, not both',
@@ -305,12 +340,14 @@ export const lineRecode = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    "Code a bank line with nothing applied to documents (unmatched or recoded; a held line waits for books.matchHoldResolve and a human, CONFLICT) straight to an account: bank fees, interest, owner drawings, a card purchase. Posts, dated the line's date, money out: Dr account (net) + Dr 1200 GST paid / Cr bank; money in: Dr bank / Cr account (net) + Cr 2100 GST collected (purchase codes use 1200, sale codes 2100; a purchase code on money in is a refund, its tags negative). GST is 1/11 of the line for GST codes. taxCode defaults to INPUT_TAXED_EXPENSE for 6300 Bank fees, INPUT_TAXED for 4100 Interest income, else BAS_EXCLUDED (no credit is claimed without a code). Recoding again reverses the previous recode journal and posts the new one. Each call is a new act (D3).",
+    "Code a bank line with nothing applied to documents (unmatched or recoded; a held line waits for books.matchHoldResolve and a human, CONFLICT) straight to an account: bank fees, interest, owner drawings, a card purchase. Posts, dated the line's date, money out: Dr account (net) + Dr 1200 GST paid / Cr bank; money in: Dr bank / Cr account (net) + Cr 2100 GST collected (purchase codes use 1200, sale codes 2100; a purchase code on money in is a refund, its tags negative). GST is 1/11 of the line for GST codes. taxCode defaults to INPUT_TAXED_EXPENSE for 6300 Bank fees, INPUT_TAXED for 4100 Interest income, else BAS_EXCLUDED (no credit is claimed without a code). Recoding again reverses the previous recode journal and posts the new one. Each call is a new act.",
+  brief:
+    'Code a bank line with no document (fees, interest, drawings) to an account; again replaces it.',
   params: z.strictObject({
-    lineId: id(),
-    accountCode: accountCode(),
-    taxCode: taxCodeOf(RECODE_TAX_CODES).optional(),
-    description: multilineText(limits.textCharsMax).optional(),
+    lineId: id().describe('Line id'),
+    accountCode: accountCode().describe('Account code'),
+    taxCode: taxCodeOf(RECODE_TAX_CODES).optional().describe('Default by account'),
+    description: multilineText(limits.textCharsMax).optional().describe('What the money was for'),
   }),
   result: z.object({
     lineId: z.string(),
@@ -329,13 +366,13 @@ export const lineRecode = method({
 
 const journalLineInput = z
   .strictObject({
-    accountCode: accountCode(),
-    debitCents: cents().optional(),
-    creditCents: cents().optional(),
-    taxCode: taxCodeOf(TAX_CODE_NAMES).optional(),
-    description: multilineText(limits.textCharsMax).optional(),
-    /** D11: a debit line coded to 1500 registers a fixed asset (assets.ts). */
-    asset: assetInput.optional(),
+    accountCode: accountCode().describe('Account code'),
+    debitCents: cents().optional().describe('Or creditCents'),
+    creditCents: cents().optional().describe('Or debitCents'),
+    taxCode: taxCodeOf(TAX_CODE_NAMES).optional().describe('Makes amount GST-incl.'),
+    description: multilineText(limits.textCharsMax).optional().describe('Line text'),
+    /** A debit line coded to 1500 registers a fixed asset (assets.ts). */
+    asset: assetInput.optional().describe('Needed on a 1500 debit'),
   })
   .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
     error: 'give exactly one of debitCents and creditCents',
@@ -348,19 +385,22 @@ export const journalPost = method({
   kind: 'new-act',
   summary:
     'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. A debit line on 1500 Plant and equipment must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset (cost: its GST-exclusive amount; start: date; assetIds in the result); 1500 is not credited and 1510 is not posted here (books.assetDispose and books.assetDepreciationRun do). Each call posts a new journal; send an x-idempotency-key to make a retry safe.',
+  brief:
+    'Post a balanced manual journal (GST-coded lines GST-inclusive); 1100, 2000, 2500 refused; a 1500 debit adds an asset. Undo: books.journalReverse.',
   params: z
     .strictObject({
-      date: isoDate(),
-      memo: multilineText(500),
+      date: isoDate().describe('Not future'),
+      memo: multilineText(500).describe('What the journal is for'),
       lines: z
         .array(journalLineInput)
         .min(2, { error: 'must have at least 2 lines' })
         .max(feedLimits.journalLinesMax, {
           error: `must have at most ${feedLimits.journalLinesMax} lines`,
-        }),
+        })
+        .describe('2-100, balanced'),
     })
     .superRefine((p, ctx) => {
-      // Zod runs this even when a line failed (D5 lists every problem); totals of lines already
+      // Zod runs this even when a line failed (a validation error lists every problem); totals of lines already
       // named as wrong (too few, both sides or neither, not a positive amount) would only add noise.
       const sound = (v: number | undefined) =>
         v === undefined || (Number.isSafeInteger(v) && v > 0);
@@ -398,7 +438,7 @@ export const journalPost = method({
         description: z.string(),
       }),
     ),
-    /** D11: fixed assets registered by this journal's 1500 lines (absent when none). */
+    /** Fixed assets registered by this journal's 1500 lines (absent when none). */
     assetIds: z.array(z.string()).optional(),
     ledgerId: z.string(),
   }),

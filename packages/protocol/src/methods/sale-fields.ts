@@ -13,11 +13,11 @@ export const invoiceLinesMax = 100;
 
 /** One line of an invoice as drafted: GST-inclusive amount, sale tax code, revenue account. */
 export const invoiceLineInput = z.strictObject({
-  description: multilineText(limits.textCharsMax),
-  amountCents: cents(),
-  taxCode: saleTaxCode().optional(),
+  description: multilineText(limits.textCharsMax).describe('Customer sees it'),
+  amountCents: cents().describe('GST-inclusive'),
+  taxCode: saleTaxCode().optional().describe('Default: taxCode'),
   /** A revenue account of the chart (default 4000 Sales); checked by the server. */
-  accountCode: accountCode().optional(),
+  accountCode: accountCode().optional().describe('Default 4000'),
 });
 
 export const invoiceLine = z.object({

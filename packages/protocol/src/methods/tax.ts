@@ -5,7 +5,7 @@ import type { MethodSpec } from './types.js';
 
 /**
  * Tax: the Business Activity Statement (BAS) prepared from the ledger, held or returned, and
- * signed by a human and lodged through the lodgement adapter (D11; docs/books.md "Tax (BAS)").
+ * signed by a human and lodged through the lodgement adapter (docs/books.md "Tax (BAS)").
  * States: prepared → held → prepared (taxReturn) …; prepared → lodging (taxSignLodge with a human's
  * proof) → lodged (when the lodgement adapter confirms delivery, with its receipt). A held or
  * lodging BAS is never reported as lodged.
@@ -15,7 +15,7 @@ export const basStatus = z.enum(BAS_STATUSES);
 
 export const BAS_BASES = ['accrual', 'cash'] as const;
 
-/** The BAS front in whole dollars (cents dropped, never negative), as the form takes them (D11). */
+/** The BAS front in whole dollars (cents dropped, never negative), as the form takes them. */
 export const BAS_LABELS = ['G1', 'G2', 'G3', 'G10', 'G11', '1A', '1B', 'W1', 'W2'] as const;
 
 const int = () => z.number().int();
@@ -68,7 +68,7 @@ function lastDayOf(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-/** A BAS period: whole months, a calendar month or a quarter of the financial year (D11). */
+/** A BAS period: whole months, a calendar month or a quarter of the financial year. */
 function checkBasPeriod(p: { periodStart: string; periodEnd: string }, ctx: z.RefinementCtx): void {
   const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
   if (!isCalendarDate(p.periodStart) || !isCalendarDate(p.periodEnd)) return;
@@ -98,12 +98,17 @@ export const taxPrepare = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Prepare the BAS for a period that has ended (periodStart the first of a month, periodEnd the last day of the same month or of a quarter Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun) from the general ledger, as the GST summary report computes it (accounts method, adjustments of earlier periods in G7/G18): labels G1, G2, G3, G10, G11, 1A, 1B, W1, W2 in whole dollars (cents dropped, never negative), exactCents, the summary 4/8A/8B/9 and the signed net. W1/W2 are the lines tagged BAS_EXCLUDED_WAGES / BAS_EXCLUDED_PAYGW in the period. basis accrual (default: documents count when posted) or cash (a document counts as it is paid: each payment’s share of its GST-inclusive base and GST per tax code, integer cents by largest remainder; tagged lines with no document count on their date). One BAS per period: preparing a period whose BAS is prepared is a no-op returning it (D3); a held, lodging or lodged BAS, or one of an overlapping period, is CONFLICT. Nothing is posted.',
+    'Prepare the BAS for a period that has ended (periodStart the first of a month, periodEnd the last day of the same month or of a quarter Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun) from the general ledger, as the GST summary report computes it (accounts method, adjustments of earlier periods in G7/G18): labels G1, G2, G3, G10, G11, 1A, 1B, W1, W2 in whole dollars (cents dropped, never negative), exactCents, the summary 4/8A/8B/9 and the signed net. W1/W2 are the lines tagged BAS_EXCLUDED_WAGES / BAS_EXCLUDED_PAYGW in the period. basis accrual (default: documents count when posted) or cash (a document counts as it is paid: each payment’s share of its GST-inclusive base and GST per tax code, integer cents by largest remainder; tagged lines with no document count on their date). One BAS per period: preparing a period whose BAS is prepared is a no-op returning it; a held, lodging or lodged BAS, or one of an overlapping period, is CONFLICT. Nothing is posted.',
+  brief:
+    'Prepare the BAS of an ended month or quarter; posts nothing. Then books.taxSignLodge or books.taxHold.',
   params: z
     .strictObject({
-      periodStart: isoDate(),
-      periodEnd: isoDate(),
-      basis: z.enum(BAS_BASES, { error: `must be one of ${BAS_BASES.join(', ')}` }).optional(),
+      periodStart: isoDate().describe("A month's first day"),
+      periodEnd: isoDate().describe('Month or quarter end'),
+      basis: z
+        .enum(BAS_BASES, { error: `must be one of ${BAS_BASES.join(', ')}` })
+        .optional()
+        .describe("Default: profile's basis"),
     })
     .superRefine(checkBasPeriod),
   result: basReturn,
@@ -114,8 +119,13 @@ export const taxHold = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Hold a prepared BAS (a figure to check, a question for the accountant) so that it cannot be signed or lodged. Holding a held BAS is a no-op (D3); a lodging or lodged BAS is CONFLICT. taxReturn brings it back.',
-  params: z.strictObject({ id: id(), reason: reason() }),
+    'Hold a prepared BAS (a figure to check, a question for the accountant) so that it cannot be signed or lodged. Holding a held BAS is a no-op; a lodging or lodged BAS is CONFLICT. taxReturn brings it back.',
+  brief:
+    'Hold a prepared BAS so it cannot be lodged until books.taxReturn.',
+  params: z.strictObject({
+    id: id().describe('BAS id'),
+    reason: reason().describe('Why held'),
+  }),
   result: basReturn,
 });
 
@@ -124,8 +134,13 @@ export const taxReturn = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    'Return a prepared or held BAS to prepared with its labels recomputed from the ledger now (after corrections). A new act every call (D3). Any approval given for the BAS before is spent, so a human signs the figures as they are now. A lodging or lodged BAS is CONFLICT.',
-  params: z.strictObject({ id: id(), reason: reason() }),
+    'Return a prepared or held BAS to prepared with its labels recomputed from the ledger now (after corrections). A new act every call. Any approval given for the BAS before is spent, so a human signs the figures as they are now. A lodging or lodged BAS is CONFLICT.',
+  brief:
+    'Bring a BAS back to prepared with labels recomputed; any approval is spent. Lodged: CONFLICT.',
+  params: z.strictObject({
+    id: id().describe('BAS id'),
+    reason: reason().describe('Why recomputed'),
+  }),
   result: basReturn,
 });
 
@@ -135,8 +150,10 @@ export const taxSignLodge = method({
   kind: 'signature',
   actionClass: ACTION_CLASS.taxSignLodge,
   summary:
-    'Sign and lodge a prepared BAS: a signature act, always held for a human, who reads the period, every label and the net payable to or refundable by the ATO. With the proof: posts the BAS settlement journal dated periodEnd (Dr 2100 GST collected, Cr 1200 GST paid, Dr 2200 PAYG withholding for W2, the net to 2150 ATO integrated client account in whole dollars, the cents dropped to 4200 as BAS rounding), status lodging, and queues the lodgement document (kind bas) through the lodgement adapter; the BAS becomes lodged with a receipt (file name and SHA-256) only when the adapter has delivered it. A held BAS is CONFLICT; a BAS whose labels no longer match the ledger is CONFLICT (taxReturn it); signing a lodging or lodged BAS again is a no-op (D3).',
-  params: withProof({ id: id() }),
+    'Sign and lodge a prepared BAS: a signature act, always held for a human, who reads the period, every label and the net payable to or refundable by the ATO. With the proof: posts the BAS settlement journal dated periodEnd (Dr 2100 GST collected, Cr 1200 GST paid, Dr 2200 PAYG withholding for W2, the net to 2150 ATO integrated client account in whole dollars, the cents dropped to 4200 as BAS rounding), status lodging, and queues the lodgement document (kind bas) through the lodgement adapter; the BAS becomes lodged with a receipt (file name and SHA-256) only when the adapter has delivered it. A held BAS is CONFLICT; a BAS whose labels no longer match the ledger is CONFLICT (taxReturn it); signing a lodging or lodged BAS again is a no-op.',
+  brief:
+    'Sign and lodge a BAS: posts the settlement at periodEnd, queues lodgement. Stale labels: CONFLICT (books.taxReturn).',
+  params: withProof({ id: id().describe('BAS id') }),
   result: z.union([basReturn, holdFrame]),
 });
 
@@ -218,8 +235,14 @@ export const taxObligations = method({
   kind: 'read',
   summary:
     "The organisation's tax obligations, oldest first. Each BAS (kind bas) with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative; PAYG withholding is paid with it, label 4); only a lodged BAS carries a receipt. Each signed pay run's super guarantee (kind super_guarantee) with its due date (Payday Super: 7 days after the payment date from 1 July 2026; for earlier payments the 28th of the month after the quarter), amount and what is still outstanding as at asOf. Liabilities carried in by books.openingBalances are obligations of their own, first in line for payments: the super owed at conversion (kind super_carried_in, 2300's opening credit, due as a run paid on the conversion date) and the PAYG withholding owed at conversion (kind payg_carried_in, 2200's opening credit, due with the BAS period holding the conversion date). Payments to 2300 Superannuation payable (its debits other than pay run recalls, less its credits other than pay runs' and the opening balances', such as a reversed payment) settle the super carried in, then the oldest runs, so the super outstanding (super_carried_in and super_guarantee together) equals 2300's balance (none when 2300 is in debit: paid ahead); payments to 2200 other than BAS settlements and recalls settle the PAYG carried in. from/to keep the BAS periods that overlap from..to and the pay runs paid in it (and the liabilities carried in at a conversion date in it); asOf (default today) decides overdue: a BAS not lodged, or super not paid in full, and due before asOf.",
+  brief:
+    'BAS and super obligations: due dates, cents (refunds negative), overdue.',
   params: z
-    .strictObject({ asOf: isoDate().optional(), from: isoDate().optional(), to: isoDate().optional() })
+    .strictObject({
+      asOf: isoDate().optional().describe('Default today'),
+      from: isoDate().optional().describe('From'),
+      to: isoDate().optional().describe('Up to'),
+    })
     .superRefine((p, ctx) => {
       if (p.from !== undefined && p.to !== undefined && isCalendarDate(p.from) && isCalendarDate(p.to) && p.to < p.from) {
         ctx.addIssue({ code: 'custom', path: ['to'], message: `must be on or after from (${p.from})` });

@@ -23,6 +23,13 @@ export interface MethodSpec<
   readonly name: N;
   readonly scope: Scope;
   readonly kind: K;
+  /**
+   * What the same call made a second time (with a new idempotency key) does, when it is not the
+   * no-op a `write` promises: `'creates'` = it makes a second document or record (a second invoice,
+   * bill, claim, employee…). Set only on `kind: 'write'` methods; MCP then says the tool is not
+   * idempotent, and a retry must reuse the first call's idempotency key to stay one act.
+   */
+  readonly repeat?: 'creates';
   readonly summary: string;
   /**
    * What a model reads as the MCP tool's description: one short paragraph (at most 600

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { FinanceDesk } from '@finance-desk/client';
-import { serveStdio } from '@finance-desk/mcp';
+import { McpCommandError, runStdioCommand, stdioCommandConfig, type StdioCommandConfig } from '@finance-desk/mcp';
 import { Command, CommanderError } from 'commander';
 import { outboxCounts, requeueUndeliverable } from '../adapters/outbox.js';
 import { loadConfig } from '../config.js';
@@ -10,7 +9,7 @@ import { decideApproval } from '../governance/approvals.js';
 import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
-import { createBankAccount, listBankAccounts, parseBankAccountCreate } from '../domain/banking/accounts.js';
+import { createBankAccount, listBankAccounts, parseBankAccountCreate, parseBankAccountUpdate, updateBankAccount } from '../domain/banking/accounts.js';
 import { verifyStoredChain } from '../ledger/verify.js';
 import { formatIssues, isCalendarDate, pairingCodeCreate, textProblem, validate, type ChainBreakReason } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
@@ -141,15 +140,17 @@ function program(): Command {
     .description(
       'serve MCP over stdio for an agent host, calling the API at FINANCE_DESK_URL with the key in FINANCE_DESK_API_KEY (stdout carries only MCP messages)',
     )
-    .action(async () => {
-      const baseUrl = process.env.FINANCE_DESK_URL;
-      const apiKey = process.env.FINANCE_DESK_API_KEY;
-      if (!baseUrl) throw new CliFailure('FINANCE_DESK_URL: set it to the server, e.g. http://127.0.0.1:8080', 2);
-      if (!apiKey) throw new CliFailure('FINANCE_DESK_API_KEY: set it to an API key of the organisation', 2);
-      if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
-        throw new CliFailure('FINANCE_DESK_URL: must be an http(s) URL, e.g. http://127.0.0.1:8080', 2);
+    .option('--toolsets <list>', 'load only these toolsets, comma-separated, e.g. receivables,payables (default: FINANCE_DESK_TOOLSETS, else every tool)')
+    .action(async (o: { toolsets?: string }) => {
+      // The same command as @finance-desk/mcp's bin (`npx -y @finance-desk/mcp`): one code path.
+      let config: StdioCommandConfig;
+      try {
+        config = stdioCommandConfig(process.env, o.toolsets !== undefined ? { toolsets: o.toolsets } : {});
+      } catch (error) {
+        if (error instanceof McpCommandError) throw new CliFailure(error.message, 2);
+        throw error;
       }
-      await serveStdio(new FinanceDesk({ baseUrl, apiKey }));
+      await runStdioCommand(config);
     });
 
   const org = cli.command('org').description('organisations');
@@ -290,20 +291,54 @@ function program(): Command {
     .requiredOption('--name <name>', "the account's name (also the chart account's)")
     .option('--bsb <bsb>', 'BSB, NNN-NNN (with --number)')
     .option('--number <digits>', 'account number, 1 to 9 digits (with --bsb)')
-    .option('--account-code <code>', 'chart code in the kind\'s range (default: the next free one)')
+    .option('--account-code <code>', 'chart code in the kind\'s range (default: the next free one; 1000 gives the default account a record)')
+    .option('--bank-code <abc>', 'direct entry: APCA bank code, e.g. WBC')
+    .option('--apca-user-id <digits>', 'direct entry: the 6-digit user id the bank issued')
+    .option('--user-name <name>', 'direct entry: the user name the bank knows (up to 26)')
+    .option('--remitter-name <name>', 'direct entry: the remitter name payees see (up to 16)')
+    .option('--account-title <title>', 'direct entry: the self-balancing record\'s account title (up to 32)')
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; kind: string; name: string; bsb?: string; number?: string; accountCode?: string; json?: boolean }) => {
+    .action(async (o: { org: string; kind: string; name: string; bsb?: string; number?: string; accountCode?: string; json?: boolean } & DirectEntryFlags) => {
       const input = parseBankAccountCreate({
         kind: o.kind,
         name: o.name,
         ...(o.bsb !== undefined ? { bsb: o.bsb } : {}),
         ...(o.number !== undefined ? { accountNumber: o.number } : {}),
         ...(o.accountCode !== undefined ? { accountCode: o.accountCode } : {}),
+        ...directEntryFlags(o, false),
       });
       // The operator's CLI is the system on the ledger (D4: actor "").
       const created = await withDb(async (db) => createBankAccount(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', input }));
       const a = created.account;
       print(o.json === true, { ...a, ...(created.noop ? { noop: true } : {}) }, `${created.noop ? 'already there: ' : ''}${a.kind} account ${a.accountCode} ${a.name}${a.id ? ` (${a.id})` : ''}`);
+    });
+  bank
+    .command('update')
+    .description("change a bank account record's BSB, number or direct-entry details (one event); an empty value ('') clears a field")
+    .requiredOption('--org <slug>')
+    .requiredOption('--id <bac_id>', 'the record (books.bankAccounts id)')
+    .option('--bsb <bsb>', 'BSB, NNN-NNN')
+    .option('--number <digits>', 'account number, 1 to 9 digits')
+    .option('--bank-code <abc>', 'APCA bank code, e.g. WBC')
+    .option('--apca-user-id <digits>', 'the 6-digit Direct Entry user id')
+    .option('--user-name <name>', 'the Direct Entry user name (up to 26)')
+    .option('--remitter-name <name>', 'the remitter name payees see (up to 16)')
+    .option('--account-title <title>', 'the self-balancing record\'s account title (up to 32)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; id: string; bsb?: string; number?: string; json?: boolean } & DirectEntryFlags) => {
+      const clear = (v: string) => (v === '' ? null : v);
+      const patch = parseBankAccountUpdate({
+        ...(o.bsb !== undefined ? { bsb: clear(o.bsb) } : {}),
+        ...(o.number !== undefined ? { accountNumber: clear(o.number) } : {}),
+        ...directEntryFlags(o, true),
+      });
+      const done = await withDb(async (db) => updateBankAccount(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', id: o.id, patch }));
+      const a = done.account;
+      print(
+        o.json === true,
+        { ...done },
+        done.noop ? `no change: ${a.accountCode} ${a.name}` : `changed ${done.changed.join(', ')} of ${a.accountCode} ${a.name}${a.directEntry ? ' (can fund bank files)' : ''}`,
+      );
     });
   bank
     .command('list')
@@ -622,4 +657,22 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`finance-desk: ${message.split('\n', 1)[0]}\n`);
     return 2;
   }
+}
+
+interface DirectEntryFlags {
+  bankCode?: string;
+  apcaUserId?: string;
+  userName?: string;
+  remitterName?: string;
+  accountTitle?: string;
+}
+
+/** The direct-entry flags given, as fields; with `clear`, an empty value clears the field (null). */
+function directEntryFlags(o: DirectEntryFlags, clear: boolean): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const k of ['bankCode', 'apcaUserId', 'userName', 'remitterName', 'accountTitle'] as const) {
+    const v = o[k];
+    if (v !== undefined) out[k] = clear && v === '' ? null : v;
+  }
+  return out;
 }

@@ -27,6 +27,7 @@ import { bearerOf, principalOf } from './bearer.js';
 import { PrincipalCache } from '../org/principal-cache.js';
 import { registerMcpRoute } from './mcp-route.js';
 import { registerPairRoute } from './pair-route.js';
+import { registerOAuthRoutes, type OAuthOptions } from './oauth-route.js';
 import { readiness } from './health.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
 import type { RateConfig, RateLimiter } from './rate-limit.js';
@@ -47,6 +48,10 @@ export interface AppOptions {
   readonly pairRate?: RateConfig | undefined;
   /** METRICS_TOKEN: serve GET /metrics to `Authorization: Bearer <token>`; unset, /metrics is 404. */
   readonly metricsToken?: string | null;
+  /** PUBLIC_URL: with it (https, or http on loopback), the OAuth endpoints for remote MCP connectors are served (oauth-route.ts). */
+  readonly publicUrl?: string | null | undefined;
+  /** Budgets and bounds of the OAuth endpoints (tests narrow or widen them). */
+  readonly oauth?: OAuthOptions | undefined;
 }
 
 interface Gate {
@@ -467,7 +472,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.register(consolePlugin, { db, cookieSecure: options.cookieSecure ?? false });
   // Registered before the key pipeline's wildcard: the one route whose credential is a pairing code.
   registerPairRoute(app, { db, rate: options.pairRate, paramsOf });
-  registerMcpRoute(app, { db, takeRate: (principal, reply) => takeRate(rateLimiter, principal, reply, metrics) });
+  // Remote MCP connectors (OAuth 2.1): metadata, /authorize, /token, /register, /revoke, on PUBLIC_URL.
+  const oauthUrls = registerOAuthRoutes(app, { db, publicUrl: options.publicUrl, options: options.oauth });
+  registerMcpRoute(app, { db, oauthUrls, takeRate: (principal, reply) => takeRate(rateLimiter, principal, reply, metrics) });
   app.route({
     method: ['GET', 'POST'],
     url: '/api/v1/*',

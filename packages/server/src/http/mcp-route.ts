@@ -1,8 +1,11 @@
 import { FinanceDesk } from '@finance-desk/client';
 import { handleMcpHttp } from '@finance-desk/mcp';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError } from '../errors.js';
+import type { OAuthUrls } from '../org/oauth.js';
 import type { Principal } from '../principal.js';
-import { principalOf } from './bearer.js';
+import { bearerOf, principalOf } from './bearer.js';
+import { mcpChallenge } from './oauth-route.js';
 import type { Database } from '../storage/types.js';
 
 /** Where the MCP endpoint is served (Streamable HTTP, stateless). */
@@ -44,20 +47,28 @@ function injectFetch(app: FastifyInstance): typeof fetch {
 }
 
 /**
- * `POST/GET/DELETE /mcp` (issue 11 item 5): the MCP server over Streamable HTTP. The caller's own
- * API key authenticates the request (401 error frame without one, as the API answers) and is the
+ * `POST/GET/DELETE /mcp`: the MCP server over Streamable HTTP. The caller's own
+ * API key authenticates the request (401 error frame without one, as the API answers, with a
+ * `WWW-Authenticate` naming the OAuth metadata when PUBLIC_URL is set) and is the
  * key every tool call uses, so MCP can do exactly what that key can do over HTTP. Bodies are
  * bounded by the app's bodyLimit, as the API's are.
  */
 export function registerMcpRoute(
   app: FastifyInstance,
-  o: { db: Database; takeRate: (principal: Principal, reply: FastifyReply) => Promise<void> },
+  o: { db: Database; oauthUrls?: OAuthUrls | null; takeRate: (principal: Principal, reply: FastifyReply) => Promise<void> },
 ): void {
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: MCP_PATH,
     handler: async (req, reply) => {
-      const { principal, token } = await principalOf(o.db, req.headers.authorization);
+      // A 401 says where to get a key (RFC 9728 §5.1): the protected-resource metadata, which
+      // names this server's OAuth authorization server (docs/agents.md "OAuth").
+      const { principal, token } = await principalOf(o.db, req.headers.authorization).catch((error: unknown) => {
+        if (error instanceof DomainError && error.code === 'UNAUTHORIZED') {
+          reply.header('www-authenticate', mcpChallenge(o.oauthUrls ?? null, bearerOf(req.headers.authorization) !== null));
+        }
+        throw error;
+      });
       // Each MCP request takes one token of the key's budget (so listing tools cannot be
       // flooded), and each tool call's API call takes its own, as over HTTP.
       await o.takeRate(principal, reply);
@@ -74,7 +85,10 @@ export function registerMcpRoute(
         headers,
         ...(hasBody ? { body: req.body as string } : {}),
       });
-      const response = await handleMcpHttp(desk, request);
+      // `/mcp?toolsets=receivables,payables`: load only those areas' tools (plus the approval
+      // tools); an unknown one is a 400 JSON-RPC error naming it (handleMcpHttp).
+      const toolsets = (req.query as Record<string, string | string[] | undefined> | undefined)?.toolsets;
+      const response = await handleMcpHttp(desk, request, toolsets === undefined ? {} : { toolsets });
       reply.code(response.status);
       response.headers.forEach((value, key) => {
         if (key !== 'content-length') reply.header(key, value);

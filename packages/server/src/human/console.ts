@@ -6,6 +6,7 @@ import { registerOrgConsole } from './org-pages.js';
 import { registerOwnerConsole } from './owner-pages.js';
 import { registerFilesConsole } from './files-pages.js';
 import { registerBankAccountsConsole } from './bank-accounts-pages.js';
+import { registerOAuthConsole } from './oauth-pages.js';
 
 export type { ConsoleOptions } from './console-http.js';
 
@@ -27,4 +28,6 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerFilesConsole(app, options);
   // Bank, credit-card and loan accounts (issue 12 item 3).
   registerBankAccountsConsole(app, options);
+  // The consent step of remote MCP connectors (OAuth; docs/console.md).
+  registerOAuthConsole(app, options);
 }

@@ -24,6 +24,8 @@ import { migration as aiCalls } from '../domain/ask/migration.js';
 import { migration as corrections } from '../domain/corrections/migration.js';
 import { migration as authEpoch } from '../org/migration-auth-epoch.js';
 import { migration as pendingAssets } from '../domain/assets/migration-pending.js';
+import { migration as oauth } from '../org/migration-oauth.js';
+import { migration as directEntry } from '../domain/banking/migration-direct-entry.js';
 
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
@@ -392,6 +394,10 @@ export const migrations: readonly Migration[] = [
   authEpoch,
   // Pending fixed assets: what each depreciation run skipped, 36.
   pendingAssets,
+  // Direct-entry details on bank account records; the funding record of each run, 37.
+  directEntry,
+  // OAuth clients and grants for remote MCP connectors, 38.
+  oauth,
 ];
 // Applied in this order; ids ascend so that an installation's history reads in order.
 for (let i = 1; i < migrations.length; i += 1) {

@@ -4,10 +4,12 @@ import {
   validate,
   type BankAccountCreate,
   type BankAccountKind,
+  type BankAccountUpdate,
+  type DirectEntryField,
 } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
-import { DomainError, badRequest, conflict } from '../../errors.js';
+import { DomainError, badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { placeholders } from '../../storage/sql.js';
 import type { Database, Queryable } from '../../storage/types.js';
@@ -15,33 +17,112 @@ import { inUnitOfWork } from '../../write-path.js';
 import { accountBalanceCents } from '../gl/post.js';
 
 /**
- * Bank, credit-card and loan accounts as records (issue 12 item 3; docs/decisions.md "Issue 12 —
- * bank accounts, transfers, split lines"). A record owns one chart account numbered in its kind's
- * range (BANK_ACCOUNT_RANGES: 1010–1099 bank, 2610–2699 card, 2700–2799 loan), named after the
- * record. Only an owner creates one (console form or `finance-desk bank-account add`), one event
- * each. 1000 Business bank account is the default and is listed as one without being stored.
+ * Bank, credit-card and loan accounts as records (docs/decisions.md "Issue 12 — bank accounts,
+ * transfers, split lines"). A record owns one chart account numbered in its kind's range
+ * (BANK_ACCOUNT_RANGES: 1010–1099 bank, 2610–2699 card, 2700–2799 loan), named after the record.
+ * Only an owner creates one (console form or `finance-desk bank-account add`), one event each, and
+ * changes its BSB, number and direct-entry details (updateBankAccount), one event each.
+ * 1000 Business bank account is the default: listed as one without being stored until an owner
+ * gives it a record (chart code 1000), which is how it gets direct-entry details
+ * (docs/books.md "Funding a bank file").
  */
 export type BankAccount = z.infer<typeof spec.bankAccount>;
 
 export const DEFAULT_BANK_ACCOUNT = '1000';
 
-interface Row {
+export interface BankAccountRow {
   id: string;
   kind: BankAccountKind;
   name: string;
   account_code: string;
   bsb: string | null;
   account_number: string | null;
+  bank_code: string | null;
+  apca_user_id: string | null;
+  user_name: string | null;
+  remitter_name: string | null;
+  account_title: string | null;
   created_at: string;
 }
+type Row = BankAccountRow;
 
-/** The record owning a chart account, or null (1000 and every other account have none). */
+const COLUMNS =
+  'id, kind, name, account_code, bsb, account_number, bank_code, apca_user_id, user_name, remitter_name, account_title, created_at';
+
+/** Each direct-entry field and its column. */
+const DIRECT_ENTRY_COLUMNS: Readonly<Record<DirectEntryField, 'bank_code' | 'apca_user_id' | 'user_name' | 'remitter_name' | 'account_title'>> = {
+  bankCode: 'bank_code',
+  apcaUserId: 'apca_user_id',
+  userName: 'user_name',
+  remitterName: 'remitter_name',
+  accountTitle: 'account_title',
+};
+
+/** The record owning a chart account, or null (1000 until an owner gives it one, and every non-bank account). */
 export async function bankAccountRecord(q: Queryable, orgId: string, code: string): Promise<Row | null> {
-  const row = await q.get<Row>(
-    'SELECT id, kind, name, account_code, bsb, account_number, created_at FROM bank_accounts WHERE org_id = ? AND account_code = ?',
-    [orgId, code],
-  );
+  const row = await q.get<Row>(`SELECT ${COLUMNS} FROM bank_accounts WHERE org_id = ? AND account_code = ?`, [orgId, code]);
   return row ?? null;
+}
+
+/** What a bank file paid from a record carries for the funding side (the inline `funding` shape). */
+export interface ResolvedFunding {
+  readonly bsb: string;
+  readonly accountNumber: string;
+  readonly bankCode: string;
+  readonly userName: string;
+  readonly apcaUserId: string;
+  readonly remitterName: string;
+  readonly accountName?: string;
+}
+
+/** Which of the fields a bank file needs the record lacks (empty: it can fund one). */
+export function missingForDirectEntry(r: Row): string[] {
+  if (r.kind !== 'bank') return ['kind (only a bank account can fund a bank file)'];
+  const have: Record<string, string | null> = {
+    bsb: r.bsb,
+    accountNumber: r.account_number,
+    bankCode: r.bank_code,
+    apcaUserId: r.apca_user_id,
+    userName: r.user_name,
+    remitterName: r.remitter_name,
+  };
+  return Object.entries(have)
+    .filter(([, v]) => v === null)
+    .map(([k]) => k);
+}
+
+/**
+ * The record a payment run or pay run is paid from (fundingAccountId): NOT_FOUND unless it is this
+ * organisation's; BAD_REQUEST naming fundingAccountId and the missing fields unless it can fund a
+ * bank file. Read in the act's transaction, so the details are those the human is shown.
+ */
+export async function resolveFundingAccount(
+  q: Queryable,
+  orgId: string,
+  id: string,
+): Promise<{ readonly id: string; readonly accountCode: string; readonly funding: ResolvedFunding }> {
+  const r = await q.get<Row>(`SELECT ${COLUMNS} FROM bank_accounts WHERE org_id = ? AND id = ?`, [orgId, id]);
+  if (!r) throw notFound('bank account', id);
+  const missing = missingForDirectEntry(r);
+  if (missing.length > 0 || !r.bsb || !r.account_number || !r.bank_code || !r.apca_user_id || !r.user_name || !r.remitter_name) {
+    throw badRequest(
+      `fundingAccountId: bank account ${r.id} (${r.name}) cannot fund a bank file; it lacks ${missing.join(', ')} ` +
+        '(an owner sets them in the console or with `finance-desk bank-account update`)',
+    );
+  }
+  return {
+    id: r.id,
+    accountCode: r.account_code,
+    funding: {
+      bsb: r.bsb,
+      accountNumber: r.account_number,
+      bankCode: r.bank_code,
+      userName: r.user_name,
+      apcaUserId: r.apca_user_id,
+      remitterName: r.remitter_name,
+      ...(r.account_title !== null ? { accountName: r.account_title } : {}),
+    },
+  };
 }
 
 /** Parse what an owner typed; BAD_REQUEST naming each field (D5). */
@@ -89,7 +170,7 @@ export async function createBankAccount(
   const input = o.input;
   return inUnitOfWork(db, o.orgId, o.actor, async (uow) => {
     const same = await uow.tx.get<Row & { ledger_id: string }>(
-      'SELECT id, kind, name, account_code, bsb, account_number, created_at, ledger_id FROM bank_accounts WHERE org_id = ? AND name = ?',
+      `SELECT ${COLUMNS}, ledger_id FROM bank_accounts WHERE org_id = ? AND name = ?`,
       [uow.orgId, input.name],
     );
     if (same) {
@@ -97,9 +178,10 @@ export async function createBankAccount(
         same.kind === input.kind &&
         same.bsb === (input.bsb ?? null) &&
         same.account_number === (input.accountNumber ?? null) &&
+        spec.DIRECT_ENTRY_FIELDS.every((f) => same[DIRECT_ENTRY_COLUMNS[f]] === (input[f] ?? null)) &&
         (input.accountCode === undefined || input.accountCode === same.account_code);
       if (!identical) throw conflict(`name: a ${same.kind} account named "${same.name}" already exists (${same.account_code}); choose another name`);
-      const [account] = await withBalances(uow.tx, uow.orgId, [toAccount(same)]);
+      const [account] = await withBalances(uow.tx, uow.orgId, [toAccount(same, same.account_code === DEFAULT_BANK_ACCOUNT)]);
       if (!account) throw new Error('unreachable: one account in, one out');
       return { account, ledgerId: same.ledger_id, noop: true };
     }
@@ -107,9 +189,16 @@ export async function createBankAccount(
     if (Number(count?.n ?? 0) >= spec.bankAccountLimits.accountsMax) {
       throw conflict(`this organisation already has ${spec.bankAccountLimits.accountsMax} bank accounts; no more can be added`);
     }
-    const code = await chooseCode(uow.tx, uow.orgId, input);
+    // An owner gives 1000, the default bank account, a record to hold its direct-entry details:
+    // its chart account exists already (and keeps its name).
+    const adoptsDefault = input.kind === 'bank' && input.accountCode === DEFAULT_BANK_ACCOUNT;
+    if (adoptsDefault && (await bankAccountRecord(uow.tx, uow.orgId, DEFAULT_BANK_ACCOUNT))) {
+      throw conflict(`accountCode: ${DEFAULT_BANK_ACCOUNT}, the default bank account, already has a record; change it with an update`);
+    }
+    const code = adoptsDefault ? DEFAULT_BANK_ACCOUNT : await chooseCode(uow.tx, uow.orgId, input);
     const type = spec.BANK_ACCOUNT_RANGES[input.kind].type;
     const id = newId('bac');
+    const details = directEntryOf(input);
     const event = await uow.emit(events.bankAccountCreate, {
       entityId: id,
       payload: {
@@ -121,38 +210,63 @@ export async function createBankAccount(
         bsb: input.bsb ?? null,
         // The full number is on the record; the chain, copied into audit packs, keeps its ending.
         accountNumberEnding: input.accountNumber === undefined ? null : input.accountNumber.slice(-3),
+        directEntry: details,
       },
     });
-    await uow.tx.run('INSERT INTO accounts (org_id, code, name, type, system_key, created_at) VALUES (?, ?, ?, ?, NULL, ?)', [
-      uow.orgId,
-      code,
-      input.name,
-      type,
-      uow.now,
-    ]);
+    if (!adoptsDefault) {
+      await uow.tx.run('INSERT INTO accounts (org_id, code, name, type, system_key, created_at) VALUES (?, ?, ?, ?, NULL, ?)', [
+        uow.orgId,
+        code,
+        input.name,
+        type,
+        uow.now,
+      ]);
+    }
     await uow.tx.run(
-      `INSERT INTO bank_accounts (org_id, id, kind, name, account_code, bsb, account_number, created_by, created_at, ledger_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, id, input.kind, input.name, code, input.bsb ?? null, input.accountNumber ?? null, uow.actor, uow.now, event.ledgerId],
+      `INSERT INTO bank_accounts (org_id, id, kind, name, account_code, bsb, account_number, bank_code, apca_user_id, user_name,
+         remitter_name, account_title, created_by, created_at, ledger_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [uow.orgId, id, input.kind, input.name, code, input.bsb ?? null, input.accountNumber ?? null, details.bankCode, details.apcaUserId,
+        details.userName, details.remitterName, details.accountTitle, uow.actor, uow.now, event.ledgerId],
     );
-    const account: BankAccount = {
-      id,
-      kind: input.kind,
-      name: input.name,
-      accountCode: code,
-      bsb: input.bsb ?? null,
-      accountNumber: input.accountNumber ?? null,
-      isDefault: false,
-      ledgerBalanceCents: 0,
-      unreconciledLines: 0,
-      unreconciledCents: 0,
-      createdAt: uow.now,
+    const row: Row = {
+      id, kind: input.kind, name: input.name, account_code: code, bsb: input.bsb ?? null, account_number: input.accountNumber ?? null,
+      bank_code: details.bankCode, apca_user_id: details.apcaUserId, user_name: details.userName, remitter_name: details.remitterName,
+      account_title: details.accountTitle, created_at: uow.now,
     };
+    // A new chart account has nothing in it; 1000 may have a balance and open lines already.
+    const [account] = adoptsDefault
+      ? await withBalances(uow.tx, uow.orgId, [toAccount(row, true)])
+      : [{ ...toAccount(row, false), ledgerBalanceCents: 0, unreconciledLines: 0, unreconciledCents: 0 }];
+    invariant(account, 'one account in, one out');
     return { account, ledgerId: event.ledgerId };
   });
 }
 
-function toAccount(r: Row): Omit<BankAccount, 'ledgerBalanceCents' | 'unreconciledLines' | 'unreconciledCents'> {
+interface DirectEntryDetails {
+  bankCode: string | null;
+  apcaUserId: string | null;
+  userName: string | null;
+  remitterName: string | null;
+  accountTitle: string | null;
+}
+
+function directEntryOf(input: { readonly [F in DirectEntryField]?: string | null | undefined }): DirectEntryDetails {
+  return {
+    bankCode: input.bankCode ?? null,
+    apcaUserId: input.apcaUserId ?? null,
+    userName: input.userName ?? null,
+    remitterName: input.remitterName ?? null,
+    accountTitle: input.accountTitle ?? null,
+  };
+}
+
+type Listed = Omit<BankAccount, 'ledgerBalanceCents' | 'unreconciledLines' | 'unreconciledCents'>;
+
+function toAccount(r: Row, isDefault: boolean): Listed {
+  const complete =
+    r.kind === 'bank' && r.bsb !== null && r.account_number !== null && r.bank_code !== null && r.apca_user_id !== null &&
+    r.user_name !== null && r.remitter_name !== null;
   return {
     id: r.id,
     kind: r.kind,
@@ -160,9 +274,105 @@ function toAccount(r: Row): Omit<BankAccount, 'ledgerBalanceCents' | 'unreconcil
     accountCode: r.account_code,
     bsb: r.bsb,
     accountNumber: r.account_number,
-    isDefault: false,
+    isDefault,
+    bankCode: r.bank_code,
+    apcaUserId: r.apca_user_id,
+    userName: r.user_name,
+    remitterName: r.remitter_name,
+    accountTitle: r.account_title,
+    directEntry: complete && r.bank_code !== null && r.apca_user_id !== null && r.user_name !== null && r.remitter_name !== null
+      ? { bankCode: r.bank_code, apcaUserId: r.apca_user_id, userName: r.user_name, remitterName: r.remitter_name, accountTitle: r.account_title ?? r.user_name }
+      : null,
     createdAt: r.created_at,
   };
+}
+
+export interface UpdatedBankAccount {
+  readonly account: BankAccount;
+  readonly changed: readonly string[];
+  readonly ledgerId: string | null;
+  readonly noop?: boolean;
+}
+
+/** Parse an owner's changes; BAD_REQUEST naming each field. */
+export function parseBankAccountUpdate(input: unknown): BankAccountUpdate {
+  const out = validate(spec.bankAccountUpdate, input);
+  if (!out.ok) throw new DomainError('BAD_REQUEST', out.message);
+  return out.value;
+}
+
+/**
+ * Change a record's BSB, account number or direct-entry details (an owner act: console actor =
+ * the owner's user id; CLI actor ""), one event naming the fields changed. The same values again
+ * change nothing and write nothing (a no-op answering the record). BSB and number stay paired;
+ * direct-entry details only on a bank account. A run already held on the old details no longer
+ * matches its approval (the details are bound into it).
+ */
+export async function updateBankAccount(
+  db: Database,
+  o: { orgId: string; actor: string; id: string; patch: BankAccountUpdate },
+): Promise<UpdatedBankAccount> {
+  return inUnitOfWork(db, o.orgId, o.actor, async (uow) => {
+    const before = await uow.tx.get<Row>(`SELECT ${COLUMNS} FROM bank_accounts WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+      uow.orgId,
+      o.id,
+    ]);
+    if (!before) throw notFound('bank account', o.id);
+    const p = o.patch;
+    const after: Row = { ...before };
+    if (p.bsb !== undefined) after.bsb = p.bsb;
+    if (p.accountNumber !== undefined) after.account_number = p.accountNumber;
+    for (const f of spec.DIRECT_ENTRY_FIELDS) {
+      const v = p[f];
+      if (v !== undefined) after[DIRECT_ENTRY_COLUMNS[f]] = v;
+    }
+    if ((after.bsb === null) !== (after.account_number === null)) {
+      const missing = after.bsb === null ? 'bsb' : 'accountNumber';
+      throw badRequest(`${missing}: give both bsb and accountNumber, or neither (the record would keep only one)`);
+    }
+    if (before.kind !== 'bank') {
+      const given = spec.DIRECT_ENTRY_FIELDS.find((f) => p[f] !== undefined && p[f] !== null);
+      if (given) throw badRequest(`${given}: is only for a bank account (bank files are paid from one); ${before.id} is a ${before.kind} account`);
+    }
+    const changed = [
+      ...(after.bsb !== before.bsb ? ['bsb'] : []),
+      ...(after.account_number !== before.account_number ? ['accountNumber'] : []),
+      ...spec.DIRECT_ENTRY_FIELDS.filter((f) => after[DIRECT_ENTRY_COLUMNS[f]] !== before[DIRECT_ENTRY_COLUMNS[f]]),
+    ];
+    const listed = toAccount(after, after.account_code === DEFAULT_BANK_ACCOUNT);
+    if (changed.length === 0) {
+      const [account] = await withBalances(uow.tx, uow.orgId, [listed]);
+      invariant(account, 'one account in, one out');
+      return { account, changed, ledgerId: null, noop: true };
+    }
+    const event = await uow.emit(events.bankAccountUpdate, {
+      entityId: after.id,
+      payload: {
+        bankAccountId: after.id,
+        accountCode: after.account_code,
+        changed,
+        bsb: after.bsb,
+        // As on create: the chain keeps the number's ending only.
+        accountNumberEnding: after.account_number === null ? null : after.account_number.slice(-3),
+        directEntry: directEntryOf({
+          bankCode: after.bank_code,
+          apcaUserId: after.apca_user_id,
+          userName: after.user_name,
+          remitterName: after.remitter_name,
+          accountTitle: after.account_title,
+        }),
+      },
+    });
+    await uow.tx.run(
+      `UPDATE bank_accounts SET bsb = ?, account_number = ?, bank_code = ?, apca_user_id = ?, user_name = ?, remitter_name = ?,
+         account_title = ?, updated_at = ? WHERE org_id = ? AND id = ?`,
+      [after.bsb, after.account_number, after.bank_code, after.apca_user_id, after.user_name, after.remitter_name, after.account_title,
+        uow.now, uow.orgId, after.id],
+    );
+    const [account] = await withBalances(uow.tx, uow.orgId, [listed]);
+    invariant(account, 'one account in, one out');
+    return { account, changed, ledgerId: event.ledgerId };
+  });
 }
 
 const UNRECONCILED = ['unmatched', 'part_matched', 'held'];
@@ -170,7 +380,7 @@ const UNRECONCILED = ['unmatched', 'part_matched', 'held'];
 async function withBalances(
   q: Queryable,
   orgId: string,
-  list: readonly Omit<BankAccount, 'ledgerBalanceCents' | 'unreconciledLines' | 'unreconciledCents'>[],
+  list: readonly Listed[],
 ): Promise<BankAccount[]> {
   const codes = list.map((a) => a.accountCode);
   const open = new Map<string, { n: number; cents: number }>();
@@ -204,12 +414,13 @@ export async function listBankAccounts(q: Queryable, orgId: string): Promise<Ban
     [orgId, DEFAULT_BANK_ACCOUNT],
   );
   const rows = await q.all<Row>(
-    `SELECT id, kind, name, account_code, bsb, account_number, created_at FROM bank_accounts WHERE org_id = ?
-     ORDER BY account_code LIMIT ${spec.bankAccountLimits.accountsMax}`,
+    `SELECT ${COLUMNS} FROM bank_accounts WHERE org_id = ? ORDER BY account_code LIMIT ${spec.bankAccountLimits.accountsMax + 1}`,
     [orgId],
   );
-  const list = [
-    ...(main
+  // 1000 is listed from its record once an owner gave it one; until then as itself, id null.
+  const adopted = rows.some((r) => r.account_code === DEFAULT_BANK_ACCOUNT);
+  const list: Listed[] = [
+    ...(main && !adopted
       ? [
           {
             id: null,
@@ -219,11 +430,17 @@ export async function listBankAccounts(q: Queryable, orgId: string): Promise<Ban
             bsb: null,
             accountNumber: null,
             isDefault: true,
+            bankCode: null,
+            apcaUserId: null,
+            userName: null,
+            remitterName: null,
+            accountTitle: null,
+            directEntry: null,
             createdAt: main.created_at,
           },
         ]
       : []),
-    ...rows.map(toAccount),
+    ...rows.map((r) => toAccount(r, r.account_code === DEFAULT_BANK_ACCOUNT)),
   ];
   return withBalances(q, orgId, list);
 }

@@ -7,6 +7,8 @@ import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
 import type { ResultOf, Uow } from '../../write-path.js';
+import { resolveFundingAccount, type ResolvedFunding } from '../banking/accounts.js';
+import { fundingCard } from '../banking/funding.js';
 import { newJournalId, owedOnDocuments, postJournal } from '../gl/post.js';
 import { bankOf, BILL_COLUMNS, describeBank, maskedAccount, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
@@ -14,8 +16,9 @@ import { PAYABLES_ACCOUNT } from './ledger-api.js';
 /**
  * billScheduleRun — the signature act `books.bill_schedule_run` (seed §3): always held for a
  * human. With the proof it pays approved bills by one ABA file: the run row, the bills `paid`
- * (runId set), one journal Dr 2000 per bill (docId) / Cr 1000 dated the payment date, and the
- * file `<runId>.aba` through the payments adapter after commit.
+ * (runId set), one journal Dr 2000 per bill (docId) / Cr the funding account dated the payment
+ * date (the record's chart account with fundingAccountId, 1000 with inline funding), and the file
+ * `<runId>.aba` through the payments adapter after commit.
  *
  * The run id is derived from the organisation, the params and the exact bills resolved, so the
  * subject a human approves is that set of bills: if the set changes between hold and retry (a
@@ -44,6 +47,10 @@ interface Payment {
 interface Subject {
   readonly runId: string;
   readonly paramsHash: string;
+  /** What the file carries for the paying account: the record's details, or the inline funding. */
+  readonly funding: ResolvedFunding;
+  /** The bank account record paid from (fundingAccountId): its chart account is credited; null → 1000. */
+  readonly fundingAccount: { readonly id: string; readonly accountCode: string } | null;
   readonly bills: readonly BillRow[];
   readonly payments: readonly Payment[];
   readonly existing: RunRow | null;
@@ -97,7 +104,15 @@ function problemOf(p: Params, bills: readonly BillRow[], owed: ReadonlyMap<strin
 }
 
 async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
-  const paramsHash = sha256Hex(canonicalJson({ orgId: uow.orgId, params: p as unknown as JsonValue }));
+  // The record is read in this transaction: its details are what the human sees and the file carries.
+  const record = p.fundingAccountId === undefined ? null : await resolveFundingAccount(uow.tx, uow.orgId, p.fundingAccountId);
+  const funding = record?.funding ?? p.funding;
+  invariant(funding, 'the declaration requires exactly one of funding and fundingAccountId');
+  const fundingAccount = record ? { id: record.id, accountCode: record.accountCode } : null;
+  // With a record, its details and chart account are hashed into the run id, so an approval given
+  // for one set of details cannot pay a file with another (the subject no longer matches).
+  const bound = record ? { funding: record.funding as unknown as JsonValue, fundingAccountCode: record.accountCode } : {};
+  const paramsHash = sha256Hex(canonicalJson({ orgId: uow.orgId, params: p as unknown as JsonValue, ...bound }));
   const bills = await resolveBills(uow, p);
   const ids = bills.map((b) => b.id).sort();
   const runId = `run_${sha256Hex(canonicalJson({ paramsHash, bills: ids })).slice(0, 26)}`;
@@ -111,12 +126,12 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
         )
       : undefined) ??
     null;
-  if (existing) return { runId: existing.id, paramsHash, bills, payments: [], existing, problem: null };
+  if (existing) return { runId: existing.id, paramsHash, funding, fundingAccount, bills, payments: [], existing, problem: null };
   const today = uow.today;
   if (p.paymentDate < today) throw badRequest(`paymentDate: must be today (${today}) or later`);
   const owed = await owedOnDocuments(uow.tx, uow.orgId, PAYABLES_ACCOUNT, 'credit', bills.map((b) => b.id));
   const payments = bills.map((b) => ({ billId: b.id, payee: b.payee_name, amountCents: owed.get(b.id) ?? 0 }));
-  return { runId, paramsHash, bills, payments, existing: null, problem: problemOf(p, bills, owed) };
+  return { runId, paramsHash, funding, fundingAccount, bills, payments, existing: null, problem: problemOf(p, bills, owed) };
 }
 
 const RUN_COLUMNS = 'id, payment_date, bill_ids, total_cents, journal_id, file_name, ledger_id, payments';
@@ -151,10 +166,12 @@ function runSummary(p: Params, s: Subject): string {
     return `${i + 1}. ${quoted(x.payee)} ${formatCents(x.amountCents)} to ${to} (${x.billId})`;
   });
   const n = s.payments.length;
+  const f = s.funding;
   return (
     `Pay ${n} bill${n === 1 ? '' : 's'} totalling ${formatCents(total)} by Direct Entry (ABA file ${s.runId}.aba) on ` +
-    `${p.paymentDate} from ${p.funding.bankCode} account ${p.funding.bsb} ${p.funding.accountNumber} ` +
-    `(${quoted(p.funding.userName)}): ${listed.join('; ')}`
+    `${p.paymentDate} from ${f.bankCode} account ${f.bsb} ${f.accountNumber} ` +
+    `(${quoted(f.userName)}): ${listed.join('; ')}. The file carries: ` +
+    fundingCard(f, { selfBalancing: p.selfBalancing === true, record: s.fundingAccount })
   );
 }
 
@@ -178,21 +195,22 @@ function abaFile(p: Params, s: Subject): string {
       lodgementReference: b.payee_reference ?? `BILL ${b.id.slice(-12).toUpperCase()}`,
     };
   });
+  const f = s.funding;
   const batch: AbaBatch = {
     descriptive: {
       reelSequenceNumber: 1,
-      financialInstitution: p.funding.bankCode,
-      userName: p.funding.userName.toUpperCase(),
-      userIdNumber: p.funding.apcaUserId,
+      financialInstitution: f.bankCode,
+      userName: f.userName.toUpperCase(),
+      userIdNumber: f.apcaUserId,
       entriesDescription: entries,
       processingDate: p.paymentDate,
     },
-    trace: { bsb: p.funding.bsb, accountNumber: p.funding.accountNumber },
-    remitterName: p.funding.remitterName.toUpperCase(),
+    trace: { bsb: f.bsb, accountNumber: f.accountNumber },
+    remitterName: f.remitterName.toUpperCase(),
     payments,
   };
   if (!p.selfBalancing) return buildAba(batch);
-  const title = (p.funding.accountName ?? p.funding.userName).toUpperCase();
+  const title = (f.accountName ?? f.userName).toUpperCase();
   const balancing = balancingPayment(batch, title, `${entries} ${ddmmyy(p.paymentDate)}`.slice(0, 18));
   return buildAba({ ...batch, payments: [...payments, balancing] });
 }
@@ -222,7 +240,8 @@ async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typ
         docId: x.billId,
         description: `${x.payee} (${x.billId})`,
       })),
-      { account: { key: 'bank' }, creditCents: total, description: `ABA ${fileName}` },
+      // The bank side is the funding record's chart account; inline funding pays from 1000.
+      { account: s.fundingAccount ? s.fundingAccount.accountCode : { key: 'bank' }, creditCents: total, description: `ABA ${fileName}` },
     ],
   });
   const outboxId = await enqueuePaymentFile(uow, { runId: s.runId, fileName, content });
@@ -243,7 +262,8 @@ async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typ
       billCount: billIds.length,
       totalCents: total,
       paymentDate: p.paymentDate,
-      fundingAccount: maskedAccount(p.funding.bsb, p.funding.accountNumber),
+      fundingAccount: maskedAccount(s.funding.bsb, s.funding.accountNumber),
+      ...(s.fundingAccount ? { fundingAccountId: s.fundingAccount.id } : {}),
       fileName,
       journalId,
     },
@@ -277,11 +297,11 @@ async function insertRun(
   await uow.tx.run(
     `INSERT INTO payment_runs (org_id, id, params_hash, status, payment_date, bank_code, funding_bsb, funding_account_number,
        user_name, apca_user_id, remitter_name, bill_ids, payments, bill_count, total_cents, journal_id, file_name, outbox_id,
-       created_at, ledger_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, row.id, s.paramsHash, 'executed', row.payment_date, p.funding.bankCode, p.funding.bsb, p.funding.accountNumber,
-      p.funding.userName, p.funding.apcaUserId, p.funding.remitterName, row.bill_ids, row.payments, r.billIds.length, r.total,
-      r.journalId, r.fileName, r.outboxId, uow.now, r.ledgerId],
+       created_at, ledger_id, funding_account_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [uow.orgId, row.id, s.paramsHash, 'executed', row.payment_date, s.funding.bankCode, s.funding.bsb, s.funding.accountNumber,
+      s.funding.userName, s.funding.apcaUserId, s.funding.remitterName, row.bill_ids, row.payments, r.billIds.length, r.total,
+      r.journalId, r.fileName, r.outboxId, uow.now, r.ledgerId, s.fundingAccount?.id ?? null],
   );
   return runResult(row);
 }

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ResultOf, Uow } from '../../write-path.js';
+import { resolveFundingAccount, type ResolvedFunding } from '../banking/accounts.js';
 import { EMPLOYEE_COLUMNS, type EmployeeRow } from '../people/employees.js';
 import { computeLine, type DraftLine } from './draft-line.js';
 import { PayrollDataError } from './withholding.js';
@@ -44,7 +45,7 @@ async function resolveEmployees(uow: Uow, p: Params): Promise<EmployeeRow[]> {
 }
 
 /** Bad input names the field; an employee not yet active is a state (CONFLICT naming it). */
-function validate(p: Params, rows: readonly EmployeeRow[], today: string): void {
+function validate(p: Params, rows: readonly EmployeeRow[], today: string, funding: ResolvedFunding | null): void {
   const field = p.employeeIds ? 'employeeIds' : 'payFrequency';
   // D6: bad input first (every employee), then state.
   for (const e of rows) {
@@ -58,11 +59,12 @@ function validate(p: Params, rows: readonly EmployeeRow[], today: string): void 
     const e = rows.find((r) => r.id === h.employeeId);
     if (e && e.hourly_rate_cents === null) throw badRequest(`hours: employee ${e.id} (${e.name}) is salaried; hours are only for hourly staff`);
   }
-  if (p.funding) {
-    if (p.paymentDate < today) throw badRequest(`paymentDate: must be today (${today}) or later when funding is given (the bank pays the file)`);
+  if (funding) {
+    const fundingField = p.fundingAccountId !== undefined ? 'fundingAccountId' : 'funding';
+    if (p.paymentDate < today) throw badRequest(`paymentDate: must be today (${today}) or later when ${fundingField} is given (the bank pays the file)`);
     const without = rows.filter((e) => !e.bank_bsb || !e.bank_account_number || !e.bank_account_name);
     if (without.length > 0) {
-      throw badRequest(`funding: ${without.map((e) => `${e.id} (${e.name})`).join(', ')} has no bank details; net pay cannot be paid by ABA file`);
+      throw badRequest(`${fundingField}: ${without.map((e) => `${e.id} (${e.name})`).join(', ')} has no bank details; net pay cannot be paid by ABA file`);
     }
   }
   const inactive = rows.find((e) => e.status !== 'active');
@@ -97,11 +99,16 @@ async function existingRun(uow: Uow, p: Params, runKey: string, paramsHash: stri
 }
 
 export async function payrollDraft(p: Params, uow: Uow): Promise<ResultOf<typeof payroll.payrollDraft>> {
+  // A record's direct-entry details are copied into the draft (what the signer sees and the file
+  // carries); signing checks they have not changed since (sign.ts).
+  const record = p.fundingAccountId === undefined ? null : await resolveFundingAccount(uow.tx, uow.orgId, p.fundingAccountId);
+  const funding: ResolvedFunding | null = record?.funding ?? p.funding ?? null;
   const rows = await resolveEmployees(uow, p);
-  validate(p, rows, uow.today);
+  validate(p, rows, uow.today, funding);
   const ids = rows.map((e) => e.id);
   const runKey = sha256Hex(canonicalJson({ periodStart: p.periodStart, periodEnd: p.periodEnd, payFrequency: p.payFrequency, ids: [...ids].sort() }));
-  const paramsHash = sha256Hex(canonicalJson({ ...p, employeeIds: [...ids].sort() } as unknown as JsonValue));
+  const bound = record ? { fundingDetails: record.funding as unknown as JsonValue } : {};
+  const paramsHash = sha256Hex(canonicalJson({ ...p, employeeIds: [...ids].sort(), ...bound } as unknown as JsonValue));
   const twin = await existingRun(uow, p, runKey, paramsHash, ids);
   if (twin) return { ...toPayRun(twin, await loadLines(uow.tx, uow.orgId, twin.id)), noop: true };
   const lines: DraftLine[] = [];
@@ -115,10 +122,15 @@ export async function payrollDraft(p: Params, uow: Uow): Promise<ResultOf<typeof
     throw err;
   }
   if (lines.every((l) => l.grossCents === 0)) throw badRequest('hours: the run pays nothing (every gross is $0.00)');
-  return insertDraft(uow, p, { runKey, paramsHash, lines });
+  return insertDraft(uow, p, { runKey, paramsHash, lines, funding, fundingAccountId: record?.id ?? null });
 }
 
-async function insertDraft(uow: Uow, p: Params, d: { runKey: string; paramsHash: string; lines: readonly DraftLine[] }) {
+async function insertDraft(
+  uow: Uow,
+  p: Params,
+  d: { runKey: string; paramsHash: string; lines: readonly DraftLine[]; funding: ResolvedFunding | null; fundingAccountId: string | null },
+) {
+  const fundingJson = d.funding ? JSON.stringify(d.funding) : null;
   const id = newId('pay');
   const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => d.lines.reduce((s, l) => s + l[k], 0);
   const totals = { grossCents: sum('grossCents'), paygCents: sum('paygCents'), superCents: sum('superCents'), netCents: sum('netCents') };
@@ -132,14 +144,14 @@ async function insertDraft(uow: Uow, p: Params, d: { runKey: string; paramsHash:
       payFrequency: p.payFrequency,
       lines: d.lines.map((l) => ({ employeeId: l.employeeId, grossCents: l.grossCents, paygCents: l.paygCents, superCents: l.superCents, netCents: l.netCents, leaveIds: [...l.leaveIds] })),
       totals,
-      funded: p.funding !== undefined,
+      funded: d.funding !== null,
     },
   });
   await uow.tx.run(
     `INSERT INTO pay_runs (org_id, id, status, period_start, period_end, payment_date, pay_frequency, run_key, params_hash, funding,
-       entries_description, gross_cents, payg_cents, super_cents, net_cents, created_at, ledger_id)
-     VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, id, p.periodStart, p.periodEnd, p.paymentDate, p.payFrequency, d.runKey, d.paramsHash, p.funding ? JSON.stringify(p.funding) : null,
+       funding_account_id, entries_description, gross_cents, payg_cents, super_cents, net_cents, created_at, ledger_id)
+     VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [uow.orgId, id, p.periodStart, p.periodEnd, p.paymentDate, p.payFrequency, d.runKey, d.paramsHash, fundingJson, d.fundingAccountId,
       p.entriesDescription ?? null, totals.grossCents, totals.paygCents, totals.superCents, totals.netCents, uow.now, event.ledgerId],
   );
   let n = 0;
@@ -153,7 +165,7 @@ async function insertDraft(uow: Uow, p: Params, d: { runKey: string; paramsHash:
   }
   return toPayRun(
     { id, status: 'draft', period_start: p.periodStart, period_end: p.periodEnd, payment_date: p.paymentDate, pay_frequency: p.payFrequency,
-      run_key: d.runKey, params_hash: d.paramsHash, funding: p.funding ? JSON.stringify(p.funding) : null, entries_description: p.entriesDescription ?? null,
+      run_key: d.runKey, params_hash: d.paramsHash, funding: fundingJson, funding_account_id: d.fundingAccountId, entries_description: p.entriesDescription ?? null,
       gross_cents: totals.grossCents, payg_cents: totals.paygCents, super_cents: totals.superCents, net_cents: totals.netCents,
       journal_id: null, file_name: null, outbox_id: null, reversal_journal_id: null, ledger_id: event.ledgerId },
     await loadLines(uow.tx, uow.orgId, id),

@@ -53,7 +53,7 @@ export async function payrollRecall(p: Params, uow: Uow): Promise<ResultOf<typeo
       memo: `Recall of pay run ${run.id}: ${p.reason}`,
       source: { kind: 'pay_run_recall', id: run.id },
       // Each line the other way round, its W1/W2 tag negated, so the BAS nets the run out.
-      lines: runPostingLines(run, false).map((l) => ({
+      lines: runPostingLines(run, null).map((l) => ({
         ...l,
         debitCents: l.creditCents ?? 0,
         creditCents: l.debitCents ?? 0,

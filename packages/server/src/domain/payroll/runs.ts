@@ -20,6 +20,8 @@ export interface PayRunRow {
   run_key: string;
   params_hash: string;
   funding: string | null;
+  /** The bank account record the net pay file is paid from (fundingAccountId); its details are `funding`. */
+  funding_account_id: string | null;
   entries_description: string | null;
   gross_cents: number | string;
   payg_cents: number | string;
@@ -53,7 +55,7 @@ export interface PayRunLineRow {
 }
 
 export const RUN_COLUMNS =
-  'id, status, period_start, period_end, payment_date, pay_frequency, run_key, params_hash, funding, entries_description, ' +
+  'id, status, period_start, period_end, payment_date, pay_frequency, run_key, params_hash, funding, funding_account_id, entries_description, ' +
   'gross_cents, payg_cents, super_cents, net_cents, journal_id, file_name, outbox_id, reversal_journal_id, ledger_id';
 
 export const LINE_COLUMNS =
@@ -111,6 +113,7 @@ export function toPayRun(row: PayRunRow, lines: readonly PayRunLineRow[]): PayRu
       netCents: Number(row.net_cents),
     },
     fundingAccount: maskedFunding(fundingOf(row)),
+    fundingAccountId: row.funding_account_id,
     journalId: row.journal_id,
     fileName: row.file_name,
     reversalJournalId: row.reversal_journal_id,

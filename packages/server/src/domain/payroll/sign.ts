@@ -1,12 +1,14 @@
-import { events, payroll } from '@finance-desk/protocol';
+import { canonicalJson, events, payroll, type JsonValue } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { AbaError, buildAba, type AbaPayment } from '../../adapters/aba.js';
 import { enqueuePaymentFile } from '../../adapters/payments.js';
-import { badRequest, conflict, invariant } from '../../errors.js';
+import { DomainError, badRequest, conflict, invariant } from '../../errors.js';
 import { quoted } from '../../governance/quote.js';
 import { signatureHandler, type SignatureAct } from '../../governance/signature.js';
 import { formatCents } from '../../money.js';
 import type { ResultOf, Uow } from '../../write-path.js';
+import { resolveFundingAccount } from '../banking/accounts.js';
+import { fundingCard } from '../banking/funding.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { accrueLeave, takeLeave } from '../people/leave-ledger.js';
 import { queueStpPayEvent } from './stp.js';
@@ -21,7 +23,8 @@ import { fundingOf, loadLines, loadRun, maskedFunding, payRunResult, toPayRun, t
  * With the proof, in one transaction with its one event: one journal dated paymentDate —
  * Dr 6100 gross, Dr 6200 super / Cr 2200 PAYG, Cr 2300 super (both carry the run id as doc_id:
  * the liabilities' sub-ledger is the signed runs), and the net pay Cr 2400 wages payable, or, when
- * the run has a funding account, Cr 1000 bank with the ABA file `<id>.aba` queued on the payment
+ * the run has a funding account, Cr that bank account (the record's chart account with
+ * fundingAccountId, 1000 with inline funding) with the ABA file `<id>.aba` queued on the payment
  * outbox (as billScheduleRun: the file is the payment). Leave accrues for full- and part-time staff
  * and the approved leave the run pays is taken from the balances. The run's Single Touch Payroll
  * pay event is queued through the lodgement adapter in the same transaction (stp.ts).
@@ -33,6 +36,38 @@ interface Subject {
   readonly lines: readonly PayRunLineRow[];
   /** Leave the draft pays that has since been paid by another run (sign is then CONFLICT). */
   readonly paidElsewhere: { id: string; pay_run_id: string } | null;
+  /** The bank account record the file is paid from (fundingAccountId): its chart account is credited. */
+  readonly fundingAccount: { readonly id: string; readonly accountCode: string } | null;
+  /** Why a draft cannot be signed as drafted: its funding record's details changed since (CONFLICT). */
+  readonly fundingChanged: string | null;
+}
+
+/**
+ * A draft paid from a record carries the record's details as they were when drafted. Signing
+ * re-reads the record: if the details changed (or can no longer fund a file), the human would
+ * approve one set of details while the owner meant another, so the sign is CONFLICT until the
+ * draft is recalled and drafted again.
+ */
+async function fundingRecordOf(uow: Uow, run: PayRunRow): Promise<Pick<Subject, 'fundingAccount' | 'fundingChanged'>> {
+  if (run.funding_account_id === null) return { fundingAccount: null, fundingChanged: null };
+  const id = run.funding_account_id;
+  const code = await uow.tx.get<{ account_code: string }>('SELECT account_code FROM bank_accounts WHERE org_id = ? AND id = ?', [uow.orgId, id]);
+  invariant(code, `pay run ${run.id}'s funding record ${id} exists`);
+  const fundingAccount = { id, accountCode: code.account_code };
+  if (run.status !== 'draft') return { fundingAccount, fundingChanged: null };
+  let now: string | null = null;
+  try {
+    now = canonicalJson((await resolveFundingAccount(uow.tx, uow.orgId, id)).funding as unknown as JsonValue);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+  }
+  const drafted = canonicalJson(fundingOf(run) as unknown as JsonValue);
+  const fundingChanged =
+    now === drafted
+      ? null
+      : `fundingAccountId: the direct-entry details of bank account ${id} changed after pay run ${run.id} was drafted; ` +
+        'recall the draft (books.payrollRecall) and draft it again so the signer sees the details the file will carry';
+  return { fundingAccount, fundingChanged };
 }
 
 async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
@@ -48,12 +83,15 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
         [uow.orgId, ...leaveIds],
       )) ?? null;
   }
-  return { run, lines, paidElsewhere };
+  return { run, lines, paidElsewhere, ...(await fundingRecordOf(uow, run)) };
 }
 
-function payingAccount(f: Funding | null, fileName: string): string {
+function payingAccount(f: Funding | null, fileName: string, s: Subject): string {
   if (!f) return 'net pay recorded as wages payable (2400), to be paid outside Finance Desk';
-  return `net pay by Direct Entry (ABA file ${fileName}) from ${f.bankCode} account ${f.bsb} ${f.accountNumber} (${quoted(f.userName)})`;
+  return (
+    `net pay by Direct Entry (ABA file ${fileName}) from ${f.bankCode} account ${f.bsb} ${f.accountNumber} (${quoted(f.userName)}). ` +
+    `The file carries: ${fundingCard(f, { selfBalancing: false, record: s.fundingAccount })}`
+  );
 }
 
 /** What the human reads (D7): every employee, never a sample; names and account titles quoted. */
@@ -73,7 +111,7 @@ function signSummary(_p: Params, s: Subject): string {
     `Sign pay run ${r.id} (${r.pay_frequency}, ${r.period_start} to ${r.period_end}) paying ${n} employee${n === 1 ? '' : 's'} on ` +
     `${r.payment_date}: ${listed.join('; ')}. Totals: gross ${formatCents(Number(r.gross_cents))}, tax withheld ` +
     `${formatCents(Number(r.payg_cents))}, super ${formatCents(Number(r.super_cents))}, net ${formatCents(Number(r.net_cents))}; ` +
-    `${payingAccount(f, `${r.id}.aba`)}`
+    `${payingAccount(f, `${r.id}.aba`, s)}`
   );
 }
 
@@ -111,7 +149,8 @@ function abaFile(run: PayRunRow, f: Funding, lines: readonly PayRunLineRow[]): s
   });
 }
 
-export function runPostingLines(run: PayRunRow, funded: boolean): PostingLine[] {
+/** The journal of a signed run; `bank` is the account the net pay leaves (null: owed as wages payable). */
+export function runPostingLines(run: PayRunRow, bank: PostingLine['account'] | null): PostingLine[] {
   const doc = run.id;
   return [
     // Tagged for the BAS (D11: W1/W2 from signed pay runs dated in the period): the GST report
@@ -133,8 +172,8 @@ export function runPostingLines(run: PayRunRow, funded: boolean): PostingLine[] 
       description: `PAYG withheld, pay run ${run.id}`,
     },
     { account: { key: 'super_payable' }, creditCents: Number(run.super_cents), docId: doc, description: `Super payable, pay run ${run.id}` },
-    funded
-      ? { account: { key: 'bank' }, creditCents: Number(run.net_cents), description: `Net pay, ABA ${run.id}.aba` }
+    bank !== null
+      ? { account: bank, creditCents: Number(run.net_cents), description: `Net pay, ABA ${run.id}.aba` }
       : { account: { key: 'wages_payable' }, creditCents: Number(run.net_cents), docId: doc, description: `Net wages payable, pay run ${run.id}` },
   ];
 }
@@ -175,7 +214,8 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<t
     date: run.payment_date,
     memo: `Pay run ${run.id}: ${run.period_start} to ${run.period_end}`,
     source: { kind: 'pay_run', id: run.id },
-    lines: runPostingLines(run, f !== null),
+    // The funding record's chart account; inline funding pays from 1000.
+    lines: runPostingLines(run, f === null ? null : (s.fundingAccount?.accountCode ?? { key: 'bank' })),
   });
   const outboxId = content !== null && fileName ? await enqueuePaymentFile(uow, { runId: run.id, fileName, content }) : null;
   const event = await uow.emit(events.payRunSign, {
@@ -186,6 +226,7 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<t
       totals: { grossCents: Number(run.gross_cents), paygCents: Number(run.payg_cents), superCents: Number(run.super_cents), netCents: Number(run.net_cents) },
       lines: s.lines.map((l) => ({ employeeId: l.employee_id, grossCents: Number(l.gross_cents), paygCents: Number(l.payg_cents), superCents: Number(l.super_cents), netCents: Number(l.net_cents) })),
       fundingAccount: maskedFunding(f),
+      ...(s.fundingAccount ? { fundingAccountId: s.fundingAccount.id } : {}),
       fileName,
       journalId,
     },
@@ -212,6 +253,7 @@ export const payrollSignAct: SignatureAct<Params, Subject, typeof payroll.payrol
   state(_p, s) {
     if (s.run.status === 'signed') return { ...toPayRun(s.run, s.lines), noop: true };
     if (s.run.status === 'recalled') throw conflict(`pay run ${s.run.id} is recalled; draft a new run to pay this period`);
+    if (s.fundingChanged) throw conflict(s.fundingChanged);
     if (s.paidElsewhere) {
       throw conflict(
         `leave ${s.paidElsewhere.id} in pay run ${s.run.id} was paid by pay run ${s.paidElsewhere.pay_run_id}; recall this draft and draft again`,

@@ -1,0 +1,168 @@
+/**
+ * What the tool layer promises without a server: annotations that say truthfully whether a call
+ * acts again, the idempotencyKey argument of every write tool, and toolsets (a host loading part
+ * of the API, the approval tools always with it).
+ */
+import { AREAS, areaOf, books, methods, reads, type MethodSpec } from '@finance-desk/protocol';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import type { Desk, DeskCallOptions } from '../src/desk.js';
+import { approvalNote, HINT_DEFAULTS, INSTRUCTIONS } from '../src/describe.js';
+import { toolName } from '../src/names.js';
+import { postResult } from '../src/results.js';
+import { createMcpServer, parseToolsets, toolCatalogue, toolsetCatalogue } from '../src/server.js';
+import { handleMcpHttp } from '../src/transports.js';
+
+function recordingDesk() {
+  const posts: { method: string; params: unknown; opts: DeskCallOptions | undefined }[] = [];
+  const desk: Desk = {
+    post: async (method, params, opts) => {
+      posts.push({ method, params, opts });
+      return { status: 200, frame: { ok: true, result: { id: 'inv_1' } }, idempotencyKey: opts?.idempotencyKey ?? 'fresh', requestId: null };
+    },
+    get: async () => ({ status: 200, body: {}, requestId: null }),
+  };
+  return { desk, posts };
+}
+
+async function connected(desk: Desk, toolsets?: string[]) {
+  const server = createMcpServer(desk, toolsets ? { toolsets } : {});
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 't', version: '0' });
+  await client.connect(b);
+  return client;
+}
+
+const declared = new Map<string, MethodSpec>(methods.map((m) => [toolName(m.name), m]));
+
+describe('annotations', () => {
+  it('match each declaration: reads and by-state writes idempotent; new acts, signature acts and writes that create are not', () => {
+    for (const tool of toolCatalogue().tools) {
+      const m = declared.get(tool.name);
+      // Absent hints take the MCP specification's defaults (only differing hints are sent).
+      const a = { ...HINT_DEFAULTS, ...(tool.annotations ?? {}) };
+      expect(a, tool.name).not.toHaveProperty('title');
+      expect(tool.title, tool.name).toEqual(expect.any(String));
+      if (!m || m.kind === 'read') {
+        expect(a, tool.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+        expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, openWorldHint: false });
+        continue;
+      }
+      const actsAgain = m.kind === 'new-act' || m.kind === 'signature' || m.repeat === 'creates';
+      expect(a, tool.name).toMatchObject({ readOnlyHint: false, destructiveHint: m.kind === 'signature', idempotentHint: !actsAgain, openWorldHint: false });
+      expect(m.repeat === undefined || m.kind === 'write', `${m.name}: repeat is for writes`).toBe(true);
+    }
+    for (const m of [books.invoiceDraft, books.billCapture]) expect(m.repeat, m.name).toBe('creates');
+  });
+
+  it('say so in words: a write that creates, a new act and a signature act tell the model how to retry', () => {
+    const byName = new Map(toolCatalogue().tools.map((t) => [t.name, t]));
+    expect(byName.get('books_invoiceDraft')?.description).toContain('to retry, reuse idempotencyKey');
+    expect(byName.get('books_invoiceSend')?.description).toContain('the same call again changes nothing more');
+    const sign = byName.get('books_payrollSign')?.description ?? '';
+    expect(sign).toMatch(/approval_request.*approval_wait.*books_payrollSign again with the same params plus approvalId/s);
+    expect(sign).not.toContain('(Finance Desk method');
+    for (const m of methods.filter((d) => d.kind === 'signature')) expect(approvalNote(m).length, m.name).toBeLessThanOrEqual(350);
+    expect(INSTRUCTIONS).toContain('1. call approval_request');
+  });
+});
+
+describe('the idempotencyKey argument', () => {
+  it('is offered by every write tool (write, new act, signature) and by no read', () => {
+    for (const tool of toolCatalogue().tools) {
+      const m = declared.get(tool.name);
+      const writes = m !== undefined && m.kind !== 'read';
+      const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string; maxLength?: number }>;
+      expect('idempotencyKey' in props, tool.name).toBe(writes);
+      if (writes) {
+        expect(props.idempotencyKey?.description).toContain('Reuse when retrying this call');
+        expect(props.idempotencyKey).toEqual({ type: 'string', description: expect.any(String) as string });
+        expect((tool.inputSchema.required ?? []) as string[]).not.toContain('idempotencyKey');
+      }
+    }
+  });
+
+  it('is sent as the request\'s idempotency key, never as a param; absent, the desk makes its own', async () => {
+    const { desk, posts } = recordingDesk();
+    const client = await connected(desk);
+    const args = { payeeName: 'Ann', description: 'x', totalCents: 100, dueDays: 0 };
+    await client.callTool({ name: 'books_invoiceDraft', arguments: { ...args, idempotencyKey: 'retry-1' } });
+    await client.callTool({ name: 'books_invoiceDraft', arguments: args });
+    expect(posts).toEqual([
+      { method: 'books.invoiceDraft', params: args, opts: expect.objectContaining({ idempotencyKey: 'retry-1' }) },
+      { method: 'books.invoiceDraft', params: args, opts: expect.not.objectContaining({ idempotencyKey: expect.anything() }) },
+    ]);
+    await client.close();
+  });
+
+  it('refuses a key the API would refuse, naming the field, before any request', async () => {
+    const { desk, posts } = recordingDesk();
+    const client = await connected(desk);
+    for (const bad of ['', 'has space', 'x'.repeat(256), 42, 'é']) {
+      const r = (await client.callTool({ name: 'books_invoiceDraft', arguments: { payeeName: 'A', description: 'x', totalCents: 1, dueDays: 0, idempotencyKey: bad } })) as any;
+      expect(r.isError, String(bad)).toBe(true);
+      expect(r.structuredContent.error).toMatchObject({ code: 'BAD_REQUEST', field: 'idempotencyKey' });
+    }
+    expect(posts).toEqual([]);
+    await client.close();
+  });
+
+  it('is left out of the held call\'s retry in `next` (the retry with the proof is a new call)', () => {
+    const approval = { actionClass: 'books.payroll_sign', payloadHash: 'a'.repeat(64), subject: { kind: 'books.signature' as const, subjectId: 'pr_1', summary: 's' } };
+    const r = postResult('books_payrollSign', { id: 'pr_1', idempotencyKey: 'k1' }, {
+      status: 200,
+      requestId: null,
+      frame: { ok: true, result: { status: 'approval_required', approval, subjectId: 'pr_1', message: 'held' } as never },
+    });
+    const retry = (r.structuredContent as any).next.then[1];
+    expect(retry.arguments).toEqual({ id: 'pr_1', approvalId: expect.any(String) });
+  });
+});
+
+describe('toolsets', () => {
+  it('put every method and read in exactly one area', () => {
+    for (const d of [...methods, ...reads]) expect(AREAS, d.name).toContain(areaOf(d.name));
+  });
+
+  it('parse a comma list, and name an unknown toolset with the valid ones', () => {
+    expect(parseToolsets(' receivables, payables ,,receivables')).toEqual(['receivables', 'payables']);
+    expect(parseToolsets('')).toEqual([]);
+    expect(() => parseToolsets('receivables,nope')).toThrow(`unknown toolset "nope": valid toolsets are ${AREAS.join(', ')}`);
+  });
+
+  it('list only the chosen areas\' tools plus the approval tools, and refuse a call outside them', async () => {
+    const { desk, posts } = recordingDesk();
+    const client = await connected(desk, ['receivables']);
+    const { tools } = await client.listTools();
+    const areas = new Set(tools.map((t) => areaOf(toolCatalogue().byName.get(t.name)?.method?.name ?? toolCatalogue().byName.get(t.name)?.read?.name ?? '')));
+    expect([...areas].sort()).toEqual(['approval', 'receivables']);
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['books_invoiceDraft', 'books_invoices', 'approval_request', 'approval_wait']));
+    expect(names).not.toContain('books_billCapture');
+    expect(tools).toEqual(toolsetCatalogue(['receivables']).tools);
+    await expect(client.callTool({ name: 'books_billCapture', arguments: { payeeName: 'A', description: 'x', totalCents: 1, dueDays: 0 } })).rejects.toThrow(
+      /unknown tool books_billCapture \(not in the toolsets this server loads\)/,
+    );
+    expect(posts).toEqual([]);
+    await client.close();
+    expect(() => createMcpServer(desk, { toolsets: ['ledger'] })).toThrow(/unknown toolset "ledger"/);
+  });
+
+  it('over HTTP: an unknown toolset is a 400 JSON-RPC error naming it and listing the valid ones', async () => {
+    const { desk } = recordingDesk();
+    const request = new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const res = await handleMcpHttp(desk, request, { toolsets: 'receivables,bogus' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32602, message: `toolsets: unknown toolset "bogus": valid toolsets are ${AREAS.join(', ')}` },
+      id: null,
+    });
+  });
+});
