@@ -1,4 +1,4 @@
-// Ledger benchmarks (issue 14 goal 3): the chain verifier against raw SHA-256 over the same
+// Ledger benchmarks (the verification goal in docs/benchmarks.md): the chain verifier against raw SHA-256 over the same
 // bytes, and paging a large ledger over HTTP (`GET /api/v1/events`) with the server's memory
 // sampled throughout. run.mjs calls these and renders the tables; the functions return plain
 // figures so the document's layout stays in the renderers below.
@@ -41,7 +41,7 @@ function benchEvent(i, t0) {
  *   console run: payload as its stored canonical text);
  * - raw SHA-256 over exactly the same hash-input bytes, precomputed: once with the one-shot
  *   `crypto.hash` the protocol's sha256Hex uses, once with `createHash().update().digest()`
- *   (the baseline the issue's "16–18 %" was measured against);
+ *   (the baseline an earlier "16–18 %" was measured against);
  * - `verifyChain(rows)` over object payloads (re-canonicalised per row: a client's form);
  * - the hash-input builder alone.
  */
@@ -55,7 +55,7 @@ export async function verifyBench({ protocolDist, rows: n, repeats }) {
   for (let i = 0; i < n; i += 1) {
     const row = benchEvent(i, t0);
     const payloadText = P.canonicalJson(row.payload);
-    // The definition of the hash input (seed §6.3), not the builder under test.
+    // The definition of the hash input (docs/protocol.md, section 3), not the builder under test.
     const input = P.canonicalJson({ ...row, prev, payload: row.payload, seq: row.seq });
     const hash = createHash('sha256').update(input, 'utf8').digest('hex');
     objects[i] = { ...row, prev_hash: prev, row_hash: hash };
@@ -116,7 +116,8 @@ export async function verifyBench({ protocolDist, rows: n, repeats }) {
   // The builder's text must be the definition's bytes, or the comparison means nothing.
   for (let i = 0; i < Math.min(n, 1000); i += 1) {
     const r = stored[i];
-    if (P.rowHashInputWithPayload(r.prev_hash, r, r.payload) !== inputs[i]) throw new Error(`hash input of row ${i + 1} differs from canonicalJson`);
+    if (P.rowHashInputWithPayload(r.prev_hash, r, r.payload) !== inputs[i])
+      throw new Error(`hash input of row ${i + 1} differs from canonicalJson`);
   }
   const best = Object.fromEntries(Object.keys(measures).map((k) => [k, Infinity]));
   for (let rep = 0; rep < repeats; rep += 1) {
@@ -273,7 +274,11 @@ async function oldSpaceOf(server, metricsToken) {
   return res.status === 200 && m ? Number(m[1]) : null;
 }
 
-export async function pageAll(server, key, { limit, expected, metricsToken = null, sampleMs = 100, mark = 100_000, checkpoints = [250_000, 500_000, 750_000] }) {
+export async function pageAll(
+  server,
+  key,
+  { limit, expected, metricsToken = null, sampleMs = 100, mark = 100_000, checkpoints = [250_000, 500_000, 750_000] },
+) {
   const oldStart = await oldSpaceOf(server, metricsToken);
   let oldAtMark = null;
   const samples = [];
@@ -297,13 +302,16 @@ export async function pageAll(server, key, { limit, expected, metricsToken = nul
   const started = performance.now();
   try {
     for (;;) {
-      const res = await fetch(`${server.url}/api/v1/events?cursor=${cursor}&limit=${limit}`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`${server.url}/api/v1/events?cursor=${cursor}&limit=${limit}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`GET events answered ${res.status}: ${text.slice(0, 500)}`);
       bytes += Buffer.byteLength(text, 'utf8');
       const body = JSON.parse(text);
       for (const e of body.events) {
-        if (e.seq !== cursor + 1 || e.prev_hash !== prevHash) throw new Error(`events page after ${cursor} does not continue the chain at seq ${e.seq}`);
+        if (e.seq !== cursor + 1 || e.prev_hash !== prevHash)
+          throw new Error(`events page after ${cursor} does not continue the chain at seq ${e.seq}`);
         cursor = e.seq;
         prevHash = e.row_hash;
       }
@@ -312,7 +320,12 @@ export async function pageAll(server, key, { limit, expected, metricsToken = nul
       pages += 1;
       if (atMark === null && rows >= mark) {
         sample();
-        atMark = { rows, seconds: (performance.now() - started) / 1000, rss: samples.at(-1) ?? null, peak: samples.length ? Math.max(...samples) : null };
+        atMark = {
+          rows,
+          seconds: (performance.now() - started) / 1000,
+          rss: samples.at(-1) ?? null,
+          peak: samples.length ? Math.max(...samples) : null,
+        };
         oldAtMark = await oldSpaceOf(server, metricsToken);
       }
       if (along.length < checkpoints.length && rows >= checkpoints[along.length]) {
@@ -376,12 +389,15 @@ export async function pagingBench(scenario, events, ctx) {
     const verifyStarted = performance.now();
     const verdict = JSON.parse(await runCli(['verify', '--org', orgSlug, '--json'], env));
     const verifySeconds = (performance.now() - verifyStarted) / 1000;
-    if (!verdict.ok || verdict.head?.seq !== seeded.headSeq) throw new Error(`finance-desk verify over the seeded ledger: ${JSON.stringify(verdict)}`);
+    if (!verdict.ok || verdict.head?.seq !== seeded.headSeq)
+      throw new Error(`finance-desk verify over the seeded ledger: ${JSON.stringify(verdict)}`);
     server = await startServer(env, Number(env.PORT));
     pendingCleanup.add(server.stop);
     // Warm-up: a few pages, so that the first figures are not the JIT's.
     for (let c = 0; c < 20 * limit; c += limit) {
-      const res = await fetch(`${server.url}/api/v1/events?cursor=${c}&limit=${limit}`, { headers: { authorization: `Bearer ${created.keys.observer}` } });
+      const res = await fetch(`${server.url}/api/v1/events?cursor=${c}&limit=${limit}`, {
+        headers: { authorization: `Bearer ${created.keys.observer}` },
+      });
       await res.arrayBuffer();
     }
     await sleep(200);
@@ -403,11 +419,22 @@ export function pagingTable(results, { table, int }) {
   if (results.length === 0) return '_Not run (BENCH_EVENTS=0)._';
   return table(
     [
-      'Engine', 'events', 'page (rows)', 'rows/s over HTTP', `rows/s, first ${int(results[0].markRows ?? 100_000)}`, 'MB/s',
-      'server CPU µs/row', 'client CPU µs/row',
-      'server RSS: start', `after ${int(results[0].markRows ?? 100_000)} rows (peak so far)`, 'after 250k / 500k / 750k rows', 'peak, whole run', 'end',
+      'Engine',
+      'events',
+      'page (rows)',
+      'rows/s over HTTP',
+      `rows/s, first ${int(results[0].markRows ?? 100_000)}`,
+      'MB/s',
+      'server CPU µs/row',
+      'client CPU µs/row',
+      'server RSS: start',
+      `after ${int(results[0].markRows ?? 100_000)} rows (peak so far)`,
+      'after 250k / 500k / 750k rows',
+      'peak, whole run',
+      'end',
       `V8 old space in use: start / after ${int(results[0].markRows ?? 100_000)} rows / end`,
-      '`verify --org` rows/s', 'seeded in',
+      '`verify --org` rows/s',
+      'seeded in',
     ],
     results.map((r) => [
       r.scenario.label,
@@ -438,9 +465,13 @@ export function pagingGoal(results, { int }) {
       // Flat: the peak over the whole ledger is not above the peak after the first mark by more
       // than a small allowance for the heap settling (the events paged grew ten-fold).
       const speed = `${r.scenario.label}: ≥ 100 000 rows/s **${fast ? 'met' : 'not met'}** (${int(r.rowsPerSec)})`;
-      if (r.rssPeak === null || r.peakAtMark === null) return `${speed}; memory flat: not measured (no /proc, or fewer than 100 000 events).`;
+      if (r.rssPeak === null || r.peakAtMark === null)
+        return `${speed}; memory flat: not measured (no /proc, or fewer than 100 000 events).`;
       const flat = r.rssPeak <= r.peakAtMark * 1.1 + 16 * 2 ** 20;
-      const old = r.oldSpace.end === null ? '' : `; V8 old space ${mib(r.oldSpace.atMark)} after ${int(r.markRows)} rows, ${mib(r.oldSpace.end)} at the end`;
+      const old =
+        r.oldSpace.end === null
+          ? ''
+          : `; V8 old space ${mib(r.oldSpace.atMark)} after ${int(r.markRows)} rows, ${mib(r.oldSpace.end)} at the end`;
       return `${speed}; memory flat **${flat ? 'yes' : 'no'}** (RSS peak ${mib(r.rssPeak)} over ${int(r.rows)} rows against ${mib(r.peakAtMark)} after ${int(r.markRows)}; ${mib(r.rssEnd)} at the end${old}).`;
     })
     .join('\n');

@@ -1,4 +1,4 @@
-// The naive chain append (issue 14 goal 1): the baseline the service's PostgreSQL write path is
+// The naive chain append: the baseline the service's PostgreSQL write path is
 // compared with, run in the same `npm run bench` on the same PostgreSQL server. Each client loops
 // over one unit per transaction, one statement per round trip, holding the organisation's head
 // row lock from the first statement to the commit:
@@ -6,7 +6,7 @@
 //   BEGIN; SELECT seq, row_hash FROM head WHERE org = $1 FOR UPDATE; INSERT the domain row;
 //   INSERT the chained event (SHA-256 over the previous hash and the row); UPDATE head; COMMIT
 //
-// This is the shape the issue measured at ~1 100 units/s for one organisation on this machine; a
+// This is the shape once measured at ~1 100 units/s for one organisation on this machine; a
 // service write path slower than it is leaving the database idle. Nothing here shares code with the
 // server: the baseline must not move when the write path does.
 import { createHash, randomBytes } from 'node:crypto';
@@ -122,7 +122,8 @@ export async function checkChains(client, orgs, committed) {
       prev = r.row_hash;
     }
     const head = (await client.query('SELECT seq, row_hash FROM head WHERE org = $1', [org])).rows[0];
-    if (Number(head.seq) !== rows.length || head.row_hash !== prev) problems.push(`${org}: head at seq ${head.seq}, chain ends at ${rows.length}`);
+    if (Number(head.seq) !== rows.length || head.row_hash !== prev)
+      problems.push(`${org}: head at seq ${head.seq}, chain ends at ${rows.length}`);
     const docs = Number((await client.query('SELECT count(*) AS n FROM doc WHERE org = $1', [org])).rows[0].n);
     if (docs !== rows.length) problems.push(`${org}: ${docs} domain rows for ${rows.length} events`);
     if (rows.length !== committed.get(org)) problems.push(`${org}: ${rows.length} events for ${committed.get(org)} committed units`);

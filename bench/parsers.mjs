@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bank statement parser micro-benchmark (issue 8 item 3): a ~1 MB ordinary statement against
+// Bank statement parser micro-benchmark: a ~1 MB ordinary statement against
 // ~1 MB hostile bodies of the same format, timed through the compiled parseBankFile, best of N.
 // bench/run.mjs includes its table in docs/benchmarks.md; `node bench/parsers.mjs` (after
 // `npm run build`) prints it alone. The headline is hostile ÷ ordinary: a parser that is linear
@@ -31,7 +31,10 @@ const CASES = [
   },
   {
     format: 'qif',
-    ordinary: fill('!Type:Bank\r\n', 'D01/11/26\r\nT-1,234.50\r\nN000123\r\nPBUNNINGS WAREHOUSE BROOKVALE NSW CARD 4921 VALUE DATE 01/11/2026 REF 0001 EFTPOS PURCHASE\r\nMTIMBER, FIXINGS AND SEALANT FOR THE HARBOURSIDE KITCHEN JOB, ORDER 77125\r\n^\r\n'),
+    ordinary: fill(
+      '!Type:Bank\r\n',
+      'D01/11/26\r\nT-1,234.50\r\nN000123\r\nPBUNNINGS WAREHOUSE BROOKVALE NSW CARD 4921 VALUE DATE 01/11/2026 REF 0001 EFTPOS PURCHASE\r\nMTIMBER, FIXINGS AND SEALANT FOR THE HARBOURSIDE KITCHEN JOB, ORDER 77125\r\n^\r\n',
+    ),
     hostile: [
       ['tiny records (over the cap)', fill('!Type:Bank\n', 'D01/06/26\nT1\n^\n')],
       ['lines with no ^', fill('!Type:Bank\n', 'D01/06/26\n')],
@@ -39,7 +42,10 @@ const CASES = [
   },
   {
     format: 'csv',
-    ordinary: fill('', '01/11/2026,"-1,234.50","BUNNINGS WAREHOUSE BROOKVALE NSW CARD 4921 VALUE DATE 01/11/2026 REF 0001 EFTPOS PURCHASE AUS TIMBER, FIXINGS AND SEALANT FOR THE HARBOURSIDE KITCHEN JOB ORDER 77125"\r\n'),
+    ordinary: fill(
+      '',
+      '01/11/2026,"-1,234.50","BUNNINGS WAREHOUSE BROOKVALE NSW CARD 4921 VALUE DATE 01/11/2026 REF 0001 EFTPOS PURCHASE AUS TIMBER, FIXINGS AND SEALANT FOR THE HARBOURSIDE KITCHEN JOB ORDER 77125"\r\n',
+    ),
     hostile: [
       ['tiny rows (over the cap)', fill('', '01/06/26,-1,X\n')],
       ['one quoted field never closed', fill('01/06/26,-1,"', 'x,')],
@@ -90,8 +96,7 @@ export function parserTable(p, table) {
   );
 }
 
-const plainTable = (header, rows) =>
-  [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+const plainTable = (header, rows) => [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const p = await parserBench(Number(process.env.BENCH_PARSER_REPEATS ?? 5));

@@ -1,4 +1,4 @@
-// Read-cost benchmark (issue 8 item 2): the ledger reads — reports, books.accounts,
+// Read-cost benchmark: the ledger reads — reports, books.accounts,
 // books.feedLinesList, a 200-line bank import — over an organisation holding N posted documents,
 // timed one request at a time against the bare route on the same server. On SQLite a read blocks
 // every other request while it runs (better-sqlite3 is synchronous), so its latency is how long
@@ -12,12 +12,42 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The reads measured, in table order. `params(today)` gives the body's params. */
 export const READS = [
-  { id: 'trial_balance', label: 'books.reports trial_balance', method: 'books.reports', params: (d) => ({ type: 'trial_balance', asOf: d }) },
-  { id: 'balance_sheet', label: 'books.reports balance_sheet', method: 'books.reports', params: (d) => ({ type: 'balance_sheet', asOf: d }) },
-  { id: 'profit_and_loss', label: 'books.reports profit_and_loss (12 months)', method: 'books.reports', params: (d) => ({ type: 'profit_and_loss', from: yearBefore(d), to: d }) },
-  { id: 'aged_receivables', label: 'books.reports aged_receivables', method: 'books.reports', params: (d) => ({ type: 'aged_receivables', asOf: d }) },
-  { id: 'aged_payables', label: 'books.reports aged_payables', method: 'books.reports', params: (d) => ({ type: 'aged_payables', asOf: d }) },
-  { id: 'gst_summary', label: 'books.reports gst_summary (a quarter)', method: 'books.reports', params: (d) => ({ type: 'gst_summary', from: quarterBefore(d), to: d }) },
+  {
+    id: 'trial_balance',
+    label: 'books.reports trial_balance',
+    method: 'books.reports',
+    params: (d) => ({ type: 'trial_balance', asOf: d }),
+  },
+  {
+    id: 'balance_sheet',
+    label: 'books.reports balance_sheet',
+    method: 'books.reports',
+    params: (d) => ({ type: 'balance_sheet', asOf: d }),
+  },
+  {
+    id: 'profit_and_loss',
+    label: 'books.reports profit_and_loss (12 months)',
+    method: 'books.reports',
+    params: (d) => ({ type: 'profit_and_loss', from: yearBefore(d), to: d }),
+  },
+  {
+    id: 'aged_receivables',
+    label: 'books.reports aged_receivables',
+    method: 'books.reports',
+    params: (d) => ({ type: 'aged_receivables', asOf: d }),
+  },
+  {
+    id: 'aged_payables',
+    label: 'books.reports aged_payables',
+    method: 'books.reports',
+    params: (d) => ({ type: 'aged_payables', asOf: d }),
+  },
+  {
+    id: 'gst_summary',
+    label: 'books.reports gst_summary (a quarter)',
+    method: 'books.reports',
+    params: (d) => ({ type: 'gst_summary', from: quarterBefore(d), to: d }),
+  },
   { id: 'accounts', label: 'books.accounts', method: 'books.accounts', params: (d) => ({ asOf: d }) },
   { id: 'feed_list', label: 'books.feedLinesList (50 lines, suggestions)', method: 'books.feedLinesList', params: () => ({ limit: 50 }) },
 ];

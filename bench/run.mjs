@@ -64,13 +64,13 @@ const SETTINGS = {
       return n;
     }),
   readRepeats: envNumber('BENCH_READ_REPEATS', 5, { min: 1, integer: true }),
-  // Issue 14 goal 1: server processes sharing one PostgreSQL database, and the organisations of
+  // The multi-process goals: server processes sharing one PostgreSQL database, and the organisations of
   // the many-organisation phase (the naive baseline runs the same count).
   pgProcesses: envNumber('BENCH_PG_PROCESSES', 4, { min: 1, integer: true }),
   pgOrgs: envNumber('BENCH_PG_ORGS', 8, { min: 1, integer: true }),
 };
 
-/** "Half load" (issue 14 goals 1 and 2): this share of the maximum measured just before. */
+/** "Half load" (the latency goals): this share of the maximum measured just before. */
 const HALF_LOAD = 0.5;
 
 const BODY = JSON.stringify({
@@ -78,7 +78,7 @@ const BODY = JSON.stringify({
 });
 /**
  * billCapture from one supplier with bank details, never approved: every bill is held NEW_PAYEE
- * (PB-B1, D8) after the payee's approved-bank reads, the path a bill from a new supplier takes.
+ * (the bill-approval rule) after the payee's approved-bank reads, the path a bill from a new supplier takes.
  */
 const BILL_BODY = JSON.stringify({
   params: {
@@ -92,20 +92,20 @@ const BILL_BODY = JSON.stringify({
   },
 });
 const ORG_SLUG = 'bench';
-// The largest limit the server's config accepts (issue 13 validates it: at most 1 000 000), far
+// The largest limit the server's config accepts (it validates at most 1 000 000), far
 // above any rate reached here, so the limiter never answers 429 during a run.
 const HIGH_RATE = '1000000';
 
 /** Fixed list so that the generated document keeps the same rows from run to run. */
 const SCENARIOS = [
-  // halfLoad: after the maximum, invoiceDraft again at half of it, paced (issue 14 goal 2).
+  // halfLoad: after the maximum, invoiceDraft again at half of it, paced (the half-load latency goal).
   { id: 'sqlite-full', label: 'SQLite, synchronous=FULL', engine: 'sqlite', synchronous: 'FULL', halfLoad: true },
   { id: 'sqlite-normal', label: 'SQLite, synchronous=NORMAL', engine: 'sqlite', synchronous: 'NORMAL' },
   { id: 'postgres', label: 'PostgreSQL', engine: 'postgres' },
 ];
 
 /**
- * Issue 14 goal 1: several `serve` processes on one PostgreSQL database, and the naive chain
+ * Several `serve` processes on one PostgreSQL database, and the naive chain
  * append baseline on the same server. Their own tables; the rows above keep their layout.
  */
 const MULTI = { id: 'postgres-4p', label: `PostgreSQL, ${SETTINGS.pgProcesses} server processes, one database`, engine: 'postgres' };
@@ -161,7 +161,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Start `serve` and wait for /healthz. Keeps the tail of its output for diagnostics. */
 /**
  * The node flags `npm start` gives the server (package.json), so that the bench measures the
- * server as it is run: issue 14 found the default young generation too small for a busy server
+ * server as it is run: the default young generation proved too small for a busy server
  * (GC pauses in the half-load p99).
  */
 const SERVE_NODE_FLAGS = (() => {
@@ -355,8 +355,8 @@ async function measureRoutes(server, agentKey, label) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Load over several server processes and organisations (issue 14 goal 1), and paced load for
-// the half-load latency (goals 1 and 2)
+// Load over several server processes and organisations, and paced load for the half-load
+// latency
 
 /**
  * Spread `connections` over processes × organisations: connection i serves organisation i mod
@@ -614,13 +614,15 @@ async function runScenario(scenario) {
     const results = await measureRoutes(server, created.keys.agent, scenario.label);
     let halfAcked = 0;
     if (scenario.halfLoad) {
-      // Issue 14 goal 2: p99 at half the maximum just measured, paced (see pacedGroups). The bare
+      // The half-load goal: p99 at half the maximum just measured, paced (see pacedGroups). The bare
       // route first at the same pace: the latency floor of HTTP and the load generator on this
       // machine, so that a p99 above the goal can be told from a busy machine.
       const rate = Math.max(1, Math.round(HALF_LOAD * results.write.reqPerSec));
       const ledger = newLedger([ORG_SLUG]);
       const pace = async (target) => {
-        log(`${scenario.label}: ${target.label} at half load, ${int(rate)} req/s paced over ${SETTINGS.connections} connections, ${SETTINGS.seconds} s`);
+        log(
+          `${scenario.label}: ${target.label} at half load, ${int(rate)} req/s paced over ${SETTINGS.connections} connections, ${SETTINGS.seconds} s`,
+        );
         const tally = newTally();
         const paced = await timedPhase([server], tally, true, (latencies) =>
           pacedGroups({
@@ -668,9 +670,7 @@ async function runScenario(scenario) {
       // may commit without being counted, so the chain may hold up to one extra per connection
       // (times pipelining) per slice, never fewer.
       chainCoversWrites:
-        appended !== null &&
-        appended >= written &&
-        appended - written <= writeRoutes * slices * SETTINGS.connections * SETTINGS.pipelining,
+        appended !== null && appended >= written && appended - written <= writeRoutes * slices * SETTINGS.connections * SETTINGS.pipelining,
       cleanExit: exit.code === 0 || exit.signal === 'SIGTERM',
     };
     return { scenario, results, verdict, appended, written, checks, serverTail };
@@ -682,7 +682,7 @@ async function runScenario(scenario) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// PostgreSQL, several server processes on one database (issue 14 goal 1)
+// PostgreSQL, several server processes on one database
 
 /** `finance-desk verify --org` as JSON; a broken chain (exit 1) still prints its verdict. */
 async function verifyOrg(env, slug) {
@@ -740,7 +740,10 @@ async function runMultiProcess() {
     log(`${MULTI.label}: starting ${processes} servers`);
     const metricsToken = randomBytes(24).toString('hex');
     const started = await Promise.allSettled(
-      ports.map(async (port) => ({ ...(await startServer({ ...serverEnv(storage, port), METRICS_TOKEN: metricsToken }, port)), metricsToken })),
+      ports.map(async (port) => ({
+        ...(await startServer({ ...serverEnv(storage, port), METRICS_TOKEN: metricsToken }, port)),
+        metricsToken,
+      })),
     );
     for (const s of started) {
       if (s.status === 'fulfilled') {
@@ -839,7 +842,7 @@ async function runMultiProcess() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Read cost (issue 8 item 2): reports over N seeded documents, against the bare route
+// Read cost: reports over N seeded documents, against the bare route
 
 function serverEnv(storage, port) {
   const env = {
@@ -911,7 +914,11 @@ async function machineInfo(pgUsed) {
 
 const int = (n) => Math.round(n).toLocaleString('en-US');
 const ms = (n) => (n === undefined || n === null ? '—' : n < 10 ? n.toFixed(2) : n.toFixed(1));
-const load = () => os.loadavg().map((n) => n.toFixed(2)).join(' / ');
+const load = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ');
 const pct = (n) => `${(n * 100).toFixed(1)} %`;
 const cpu = (n) => (n === null || n === undefined ? '—' : `${Math.round(n * 100)} %`);
 
@@ -922,13 +929,21 @@ function table(header, rows) {
 
 function ratioTable(outcomes) {
   return table(
-    ['Scenario', 'bare req/s', 'invoiceDraft req/s', 'write ÷ bare', 'write ÷ bare by CPU cost', 'billCapture req/s', 'bill ÷ bare', 'Checks'],
+    [
+      'Scenario',
+      'bare req/s',
+      'invoiceDraft req/s',
+      'write ÷ bare',
+      'write ÷ bare by CPU cost',
+      'billCapture req/s',
+      'bill ÷ bare',
+      'Checks',
+    ],
     SCENARIOS.map((s) => {
       const o = outcomes.get(s.id);
       if (!o) return [s.label, '—', '—', '—', '—', '—', '—', notRunReason(s)];
       const { bare, write, bill } = o.results;
-      const cpuRatio =
-        bare.cpuMicrosPerReq && write.cpuMicrosPerReq ? pct(bare.cpuMicrosPerReq / write.cpuMicrosPerReq) : '—';
+      const cpuRatio = bare.cpuMicrosPerReq && write.cpuMicrosPerReq ? pct(bare.cpuMicrosPerReq / write.cpuMicrosPerReq) : '—';
       return [
         s.label,
         int(bare.reqPerSec),
@@ -967,17 +982,7 @@ function detailTable(outcomes) {
     }
   }
   return table(
-    [
-      'Scenario',
-      'Route',
-      'req/s (mean)',
-      'p50 ms',
-      'p99 ms',
-      'non-2xx / errors',
-      'server CPU',
-      'server CPU µs/req',
-      'load-generator CPU',
-    ],
+    ['Scenario', 'Route', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx / errors', 'server CPU', 'server CPU µs/req', 'load-generator CPU'],
     rows,
   );
 }
@@ -1020,7 +1025,10 @@ function readTables(readOutcomes) {
       const first = runs[0];
       const last = runs.at(-1);
       const header = ['Read', ...runs.flatMap((r) => [`${int(r.documents)} docs: ms`, '÷ bare', 'µs / line'])];
-      if (runs.length > 1) header.push(`ms ${int(last.documents)} ÷ ms ${int(first.documents)} (linear: ${+(last.journalLines / first.journalLines).toFixed(1)})`);
+      if (runs.length > 1)
+        header.push(
+          `ms ${int(last.documents)} ÷ ms ${int(first.documents)} (linear: ${+(last.journalLines / first.journalLines).toFixed(1)})`,
+        );
       const row = (name, pick) => {
         const cells = runs.flatMap((r) => {
           const v = pick(r);
@@ -1052,9 +1060,9 @@ function checkText(o) {
   return failed.length === 0 ? 'all 200, chain ok' : `**FAILED: ${failed.join(', ')}**`;
 }
 
-// Issue 14 goal 1: the multi-process phases, their chains, the naive baseline, and the goals.
+// The multi-process phases, their chains, the naive baseline, and the goals.
 
-/** The single-process scenarios run again at half load (issue 14 goal 2). */
+/** The single-process scenarios run again at half load. */
 function halfLoadTable(outcomes) {
   const rows = SCENARIOS.filter((s) => s.halfLoad).map((s) => {
     const h = outcomes.get(s.id)?.results.half;
@@ -1125,7 +1133,12 @@ function multiTable(m) {
     [
       phase('POST /bench/bare, full speed', '—', 'max', r.bare),
       phase('books.invoiceDraft, one organisation, full speed', 1, 'max', r.one),
-      phase('POST /bench/bare, paced at the half-load rate below', '—', `${int(r.halfBare.offered)} (latest send ${ms(r.halfBare.maxLagMs)} ms)`, r.halfBare),
+      phase(
+        'POST /bench/bare, paced at the half-load rate below',
+        '—',
+        `${int(r.halfBare.offered)} (latest send ${ms(r.halfBare.maxLagMs)} ms)`,
+        r.halfBare,
+      ),
       phase(
         `books.invoiceDraft, one organisation, **half load** (paced)`,
         1,
@@ -1144,7 +1157,13 @@ function multiChainTable(m) {
     m.chains.map((c) => {
       const v = c.verdict;
       const verdict = v.ok ? `ok, head seq ${v.head.seq}` : `**broken** ${v.reason ?? v.error ?? ''} at seq ${v.seq ?? '?'}`;
-      return [c.slug, int(c.acked), c.appended === null ? '—' : int(c.appended), int(c.slack), c.covers ? verdict : `**${verdict}; does not cover the acknowledged writes**`];
+      return [
+        c.slug,
+        int(c.acked),
+        c.appended === null ? '—' : int(c.appended),
+        int(c.slack),
+        c.covers ? verdict : `**${verdict}; does not cover the acknowledged writes**`,
+      ];
     }),
   );
 }
@@ -1153,7 +1172,17 @@ function naiveTable(naive, m) {
   if (!naive) return `_${notRunReason(NAIVE)}._`;
   const service = (orgs) => (!m ? null : orgs === 1 ? m.results.one : orgs === m.orgCount ? m.results.many : null);
   return table(
-    ['Organisations', 'clients', 'units/s', 'p50 ms', 'p99 ms', 'errors', 'chain check', `service writes/s (${m ? m.processes : SETTINGS.pgProcesses} processes, same orgs)`, 'service ÷ naive'],
+    [
+      'Organisations',
+      'clients',
+      'units/s',
+      'p50 ms',
+      'p99 ms',
+      'errors',
+      'chain check',
+      `service writes/s (${m ? m.processes : SETTINGS.pgProcesses} processes, same orgs)`,
+      'service ÷ naive',
+    ],
     naive.map((p) => {
       const s = service(p.orgs);
       return [
@@ -1163,7 +1192,9 @@ function naiveTable(naive, m) {
         ms(p.p50),
         ms(p.p99),
         int(p.errors),
-        p.ok ? `gapless, hashes ok, ${int(p.events)} events = units committed` : `**FAILED: ${[...p.problems, p.firstError].filter(Boolean).join('; ')}**`,
+        p.ok
+          ? `gapless, hashes ok, ${int(p.events)} events = units committed`
+          : `**FAILED: ${[...p.problems, p.firstError].filter(Boolean).join('; ')}**`,
         s ? int(s.reqPerSec) : '—',
         s ? `**${(s.reqPerSec / p.unitsPerSec).toFixed(2)} ×**` : '—',
       ];
@@ -1171,7 +1202,7 @@ function naiveTable(naive, m) {
   );
 }
 
-/** Issue 14's goals that `npm run bench` measures, each "met" or "not met" with its figures. */
+/** The performance goals that `npm run bench` measures, each "met" or "not met" with its figures. */
 function goalsList(outcomes, m, naive, verify, paging) {
   const verdict = (ok) => `**${ok ? 'met' : 'not met'}**`;
   const notMeasured = (why) => `not measured in this run (${why})`;
@@ -1182,7 +1213,9 @@ function goalsList(outcomes, m, naive, verify, paging) {
   const lines = [];
   lines.push(
     `PostgreSQL, one organisation, 4 server processes: ≥ 5 000 writes/s — ` +
-      (m ? `${verdict(m.processes >= 4 && m.results.one.reqPerSec >= 5000)} (${int(m.results.one.reqPerSec)} writes/s with ${procs}${vsNaive(m.results.one.reqPerSec, naiveOne)})` : notMeasured(MULTI.id)),
+      (m
+        ? `${verdict(m.processes >= 4 && m.results.one.reqPerSec >= 5000)} (${int(m.results.one.reqPerSec)} writes/s with ${procs}${vsNaive(m.results.one.reqPerSec, naiveOne)})`
+        : notMeasured(MULTI.id)),
   );
   // "p99 ≤ 20 ms at half that load": half of 5 000/s. Measured at half the maximum reached, it
   // counts only when that is at least 2 500/s; a low p99 at a lower rate does not meet the goal.
@@ -1193,17 +1226,23 @@ function goalsList(outcomes, m, naive, verify, paging) {
   };
   lines.push(
     `PostgreSQL, one organisation: p99 ≤ 20 ms at half of 5 000 writes/s — ` +
-      (m ? `${verdict(m.results.half.p99 <= 20 && m.results.half.offered >= halfGoalRate)} (${pgHalfText(m.results.half)})` : notMeasured(MULTI.id)),
+      (m
+        ? `${verdict(m.results.half.p99 <= 20 && m.results.half.offered >= halfGoalRate)} (${pgHalfText(m.results.half)})`
+        : notMeasured(MULTI.id)),
   );
   lines.push(
     `PostgreSQL, ${m ? m.orgCount : SETTINGS.pgOrgs} organisations: ≥ 8 000 writes/s — ` +
-      (m ? `${verdict(m.orgCount >= 8 && m.results.many.reqPerSec >= 8000)} (${int(m.results.many.reqPerSec)} writes/s with ${procs}${vsNaive(m.results.many.reqPerSec, naiveMany)})` : notMeasured(MULTI.id)),
+      (m
+        ? `${verdict(m.orgCount >= 8 && m.results.many.reqPerSec >= 8000)} (${int(m.results.many.reqPerSec)} writes/s with ${procs}${vsNaive(m.results.many.reqPerSec, naiveMany)})`
+        : notMeasured(MULTI.id)),
   );
   const full = outcomes.get('sqlite-full');
   const ratio = full ? full.results.write.reqPerSec / full.results.bare.reqPerSec : null;
   lines.push(
     `SQLite \`synchronous=FULL\`: invoiceDraft ≥ 50 % of bare — ` +
-      (full ? `${verdict(ratio >= 0.5)} (${pct(ratio)}: ${int(full.results.write.reqPerSec)} of ${int(full.results.bare.reqPerSec)} req/s)` : notMeasured('sqlite-full')),
+      (full
+        ? `${verdict(ratio >= 0.5)} (${pct(ratio)}: ${int(full.results.write.reqPerSec)} of ${int(full.results.bare.reqPerSec)} req/s)`
+        : notMeasured('sqlite-full')),
   );
   const half = full?.results.half;
   lines.push(
@@ -1212,7 +1251,7 @@ function goalsList(outcomes, m, naive, verify, paging) {
         ? `${verdict(half.p99 <= 10)} (p99 ${ms(half.p99)} ms, p50 ${ms(half.p50)} ms at ${int(half.offered)} req/s offered — half the maximum measured — ${int(half.reqPerSec)}/s answered; the bare route at the same pace: p99 ${ms(full.results.halfBare.p99)} ms)`
         : notMeasured('sqlite-full')),
   );
-  // Goal 3: the verifier against raw SHA-256 over the same bytes, and paging the events.
+  // The verification goals: the verifier against raw SHA-256 over the same bytes, and paging the events.
   if (verify) {
     lines.push(
       `\`finance-desk verify\` ≥ 80 % of raw SHA-256 over the same bytes — ${verdict(verify.ratio >= 0.8)} ` +
@@ -1281,7 +1320,7 @@ ${table(
     hash-chained ledger event.
   - **billCapture**: \`POST /api/v1/books.billCapture\` with the agent key — one supplier with bank
     details that is never approved, so each bill reads the payee's approved-bank history and is
-    held NEW_PAYEE (D8); the bill, its line and the event in one transaction. Measured beside the
+    held NEW_PAYEE; the bill, its line and the event in one transaction. Measured beside the
     goals' ratio, not part of it.
 - Every response is counted: any non-2xx or socket error (warm-up included) fails the run. After
   the server stops, \`finance-desk verify --org bench\` recomputes the whole chain and must find it
@@ -1315,7 +1354,7 @@ ${table(
   organisation's commit, i.e. each hold of its head lock. Afterwards \`finance-desk verify\` checks every
   organisation's chain, which must hold each of its acknowledged writes (and at most one more per
   connection per autocannon run, for requests in flight when a run stops).
-- **Naive chain append** (\`${NAIVE.id}\`), the baseline of issue 14 goal 1, on the same PostgreSQL server,
+- **Naive chain append** (\`${NAIVE.id}\`), the baseline of the multi-process goals, on the same PostgreSQL server,
   in a fresh scratch database, no HTTP: ${s.connections} clients (\`pg.Pool\` in the parent, one connection
   each) loop over one unit per transaction, one statement per round trip — \`BEGIN\`; \`SELECT seq,
   row_hash FROM head WHERE org = … FOR UPDATE\`; \`INSERT\` a domain row; \`INSERT\` the event with
@@ -1346,7 +1385,7 @@ ${detailTable(outcomes)}
 
 ${chainTable(outcomes)}
 
-## PostgreSQL: ${s.pgProcesses} server processes on one database (issue 14 goal 1)
+## PostgreSQL: ${s.pgProcesses} server processes on one database
 
 ${multiTable(multi)}
 
@@ -1358,7 +1397,7 @@ ${multi ? `### Chains after the run\n\n${multiChainTable(multi)}` : ''}
 
 ${naiveTable(naive, multi)}
 
-## Goals (issue 14)
+## Goals
 
 ${goalsList(outcomes, multi, naive, verify, paging)}
 
@@ -1382,7 +1421,7 @@ is how long every other request waits. **÷ bare** is the read's latency over th
 the largest size over the smallest, to compare with the growth of the journal lines (the
 "linear" figure): well above it would be super-linear. The 200-line bank import (agent key)
 runs once per size. PostgreSQL's statistics are refreshed (\`ANALYZE\`) after seeding, as
-autovacuum would. Before issue 8's fix, SQLite took 2 s for these reports at 3 000 invoices and
+autovacuum would. Before the reports were rewritten, SQLite took 2 s for these reports at 3 000 invoices and
 8 s at 6 000 (quadratic).
 
 ${readTables(readOutcomes)}
@@ -1393,7 +1432,7 @@ ${parserTable(parsers, table)}
 
 Each format's ordinary ~1 MB statement (under the 5 000-line cap) against ~1 MB hostile bodies of
 the same format, through \`parseBankFile\` in this process (bench/parsers.mjs). A parser that is
-linear and stops at its cap keeps **hostile ÷ ordinary** near or below 1; before issue 8 item 3 the
+linear and stops at its cap keeps **hostile ÷ ordinary** near or below 1; before the parsers were bounded the
 OFX reader did not answer the first two OFX bodies within 30 s.
 
 ## How to read this
@@ -1418,7 +1457,7 @@ OFX reader did not answer the first two OFX bodies within 30 s.
   waiting, on a fast or write-cached disk mostly as extra system CPU per request in the FULL row.
 - p50/p99 are per-request latencies under ${s.connections} concurrent connections, i.e. mostly queueing; with
   a closed loop, latency ≈ connections ÷ throughput.
-- **PostgreSQL with ${s.pgProcesses} processes** is issue 14 goal 1's setting. Its bare row is the ceiling these
+- **PostgreSQL with ${s.pgProcesses} processes** is the multi-process goals' setting. Its bare row is the ceiling these
   processes reach for plain HTTP+JSON on this machine, load generator and PostgreSQL sharing the
   same cores; a writes/s goal above that ceiling cannot be met here whatever the write path does.
   **service ÷ naive** compares the service with the naive chain append on the same PostgreSQL
@@ -1429,7 +1468,7 @@ OFX reader did not answer the first two OFX bodies within 30 s.
   latency a request sees when the server has headroom, plus any queueing the pacing causes.
 - **stored-row verify ÷ fastest raw SHA-256** is how close \`finance-desk verify\`'s per-row work
   (link, build the hash input, hash, compare, check the payload is canonical) runs to hashing the
-  same bytes alone (issue 14 goal: ≥ 80 %).
+  same bytes alone (goal: ≥ 80 %).
 - **Events paging**: rows/s of one sequential client over HTTP at the largest page (goal ≥ 100 000),
   and whether the server's memory stays flat while a million rows go through it.
 `;
@@ -1443,7 +1482,7 @@ async function main() {
     if (SETTINGS.only.length > 0 && !SETTINGS.only.includes(s.id)) return false;
     return s.engine !== 'postgres' || Boolean(SETTINGS.postgresUrl);
   });
-  // `ledger` alone: only the verifier and events-paging sections (issue 14 goal 3).
+  // `ledger` alone: only the verifier and events-paging sections.
   const ledgerOnly = SETTINGS.only.includes('ledger');
   const unknown = SETTINGS.only.filter((id) => id !== 'ledger' && !ALL_SCENARIOS.some((s) => s.id === id));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown scenario ${unknown.join(', ')}`);
@@ -1464,7 +1503,7 @@ async function main() {
         `ratio ${pct(write.reqPerSec / bare.reqPerSec)}; ${checkText(outcome)}`,
     );
   }
-  // Issue 14 goal 1: the multi-process service, then the naive baseline on the same server.
+  // The multi-process service, then the naive baseline on the same server.
   let multi = null;
   if (runMulti) {
     multi = await runMultiProcess();
@@ -1488,7 +1527,9 @@ async function main() {
       log,
     }));
     for (const p of naive) {
-      log(`naive chain append, ${p.orgs} org(s): ${int(p.unitsPerSec)} units/s, p99 ${ms(p.p99)} ms; ${p.ok ? 'chain ok' : `FAILED: ${p.problems.join('; ')} ${p.firstError ?? ''}`}`);
+      log(
+        `naive chain append, ${p.orgs} org(s): ${int(p.unitsPerSec)} units/s, p99 ${ms(p.p99)} ms; ${p.ok ? 'chain ok' : `FAILED: ${p.problems.join('; ')} ${p.firstError ?? ''}`}`,
+      );
     }
   }
   const readOutcomes = [];
@@ -1512,7 +1553,12 @@ async function main() {
   const verify = await ledgerBench.verifyBench({ protocolDist: PROTOCOL_DIST, rows: SETTINGS.verifyRows, repeats: SETTINGS.verifyRepeats });
   log(`stored-row verify ${int(verify.storedPerSec)} rows/s, raw SHA-256 ${int(verify.shaPerSec)} rows/s, ratio ${pct(verify.ratio)}`);
   const paging = [];
-  const pagingScenarios = [readScenarios[0], ...(SETTINGS.postgresUrl && (ledgerOnly || selected.some((s) => s.engine === 'postgres')) ? [{ id: 'postgres', label: 'PostgreSQL', engine: 'postgres' }] : [])];
+  const pagingScenarios = [
+    readScenarios[0],
+    ...(SETTINGS.postgresUrl && (ledgerOnly || selected.some((s) => s.engine === 'postgres'))
+      ? [{ id: 'postgres', label: 'PostgreSQL', engine: 'postgres' }]
+      : []),
+  ];
   for (const scenario of SETTINGS.events > 0 ? pagingScenarios : []) {
     const ctx = { root: ROOT, prepareStorage, serverEnv, freePort, startServer, runCli, pendingCleanup, log, orgSlug: ORG_SLUG };
     paging.push(await ledgerBench.pagingBench(scenario, SETTINGS.events, ctx));
@@ -1539,10 +1585,13 @@ async function main() {
     }
     if (multiFailed) {
       log(`${MULTI.label} failed checks: ${JSON.stringify(multi.checks)}`);
-      for (const [phase, r] of Object.entries(multi.results)) log(`${phase} status codes: ${JSON.stringify(r.statusCodes)} warm-up ${JSON.stringify(r.warm.statusCodes)}`);
+      for (const [phase, r] of Object.entries(multi.results))
+        log(`${phase} status codes: ${JSON.stringify(r.statusCodes)} warm-up ${JSON.stringify(r.warm.statusCodes)}`);
       log(`servers' output tails:\n${multi.serverTail}`);
     }
-    if (naiveFailed) for (const p of naive.filter((x) => !x.ok)) log(`naive chain append, ${p.orgs} org(s) failed: ${[...p.problems, p.firstError].filter(Boolean).join('; ')}`);
+    if (naiveFailed)
+      for (const p of naive.filter((x) => !x.ok))
+        log(`naive chain append, ${p.orgs} org(s) failed: ${[...p.problems, p.firstError].filter(Boolean).join('; ')}`);
     log(`not writing ${SETTINGS.out}: a check failed`);
     process.exitCode = 1;
     return;

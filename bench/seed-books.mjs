@@ -12,8 +12,40 @@
 
 const CHUNK = 200;
 
-const FIRST = ['Acme', 'Harbour', 'Summit', 'Coastal', 'Granite', 'Willow', 'Beacon', 'Kestrel', 'Meridian', 'Banksia', 'Orchid', 'Redgum', 'Pioneer', 'Lantern', 'Juniper'];
-const SECOND = ['Joinery', 'Plumbing', 'Catering', 'Logistics', 'Printing', 'Roofing', 'Nursery', 'Electrical', 'Bakery', 'Studio', 'Freight', 'Glazing', 'Pharmacy', 'Tiling', 'Cabinets'];
+const FIRST = [
+  'Acme',
+  'Harbour',
+  'Summit',
+  'Coastal',
+  'Granite',
+  'Willow',
+  'Beacon',
+  'Kestrel',
+  'Meridian',
+  'Banksia',
+  'Orchid',
+  'Redgum',
+  'Pioneer',
+  'Lantern',
+  'Juniper',
+];
+const SECOND = [
+  'Joinery',
+  'Plumbing',
+  'Catering',
+  'Logistics',
+  'Printing',
+  'Roofing',
+  'Nursery',
+  'Electrical',
+  'Bakery',
+  'Studio',
+  'Freight',
+  'Glazing',
+  'Pharmacy',
+  'Tiling',
+  'Cabinets',
+];
 
 /** Party i of 225 distinct names, two words each (suggestions match on payee words). */
 export function partyName(i) {
@@ -54,19 +86,53 @@ function inserter(tx) {
 
 const JOURNAL = ['org_id', 'id', 'date', 'memo', 'source_kind', 'source_id', 'ledger_id', 'created_at'];
 const LINE = [
-  'org_id', 'journal_id', 'line_no', 'account_code', 'debit_cents', 'credit_cents',
-  'tax_code', 'tax_base_cents', 'gst_cents', 'description', 'doc_id',
+  'org_id',
+  'journal_id',
+  'line_no',
+  'account_code',
+  'debit_cents',
+  'credit_cents',
+  'tax_code',
+  'tax_base_cents',
+  'gst_cents',
+  'description',
+  'doc_id',
 ];
 const INVOICE = [
-  'org_id', 'id', 'status', 'payee_name', 'description', 'total_cents', 'due_days', 'created_at',
-  'issued_on', 'due_on', 'ledger_id', 'gst_cents', 'journal_id', 'contact_id',
+  'org_id',
+  'id',
+  'status',
+  'payee_name',
+  'description',
+  'total_cents',
+  'due_days',
+  'created_at',
+  'issued_on',
+  'due_on',
+  'ledger_id',
+  'gst_cents',
+  'journal_id',
+  'contact_id',
 ];
 const INVOICE_LINE = ['org_id', 'invoice_id', 'line_no', 'description', 'amount_cents', 'tax_code', 'account_code', 'gst_cents'];
 const BILL = [
-  'org_id', 'id', 'status', 'payee_name', 'payee_key', 'description', 'total_cents', 'due_days', 'due_on',
-  'created_at', 'approved_at', 'ledger_id', 'gst_cents', 'journal_id', 'contact_id',
+  'org_id',
+  'id',
+  'status',
+  'payee_name',
+  'payee_key',
+  'description',
+  'total_cents',
+  'due_days',
+  'due_on',
+  'created_at',
+  'approved_at',
+  'ledger_id',
+  'gst_cents',
+  'journal_id',
+  'contact_id',
 ];
-// Issue 10: every party is a contact (customer and supplier); the names are ASCII, so lower case
+// Every party is a contact (customer and supplier); the names are ASCII, so lower case
 // is their search key (server domain/search-key.ts).
 const CONTACT = ['org_id', 'id', 'name', 'name_key', 'is_customer', 'is_supplier', 'created_at', 'updated_at', 'ledger_id'];
 const BILL_LINE = ['org_id', 'bill_id', 'line_no', 'description', 'amount_cents', 'tax_code', 'account_code'];
@@ -78,11 +144,20 @@ const BILL_LINE = ['org_id', 'bill_id', 'line_no', 'description', 'amount_cents'
 export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix = 'seed' }) {
   const ins = inserter(tx);
   const now = `${today}T00:00:00.000Z`;
-  const journal = (id, date, memo, kind, sourceId) =>
-    ins.add('journals', JOURNAL, [orgId, id, date, memo, kind, sourceId, ledgerId, now]);
+  const journal = (id, date, memo, kind, sourceId) => ins.add('journals', JOURNAL, [orgId, id, date, memo, kind, sourceId, ledgerId, now]);
   const line = (jid, no, account, dr, cr, tax, doc) =>
     ins.add('journal_lines', LINE, [
-      orgId, jid, no, account, dr, cr, tax?.code ?? null, tax?.base ?? 0, tax?.gst ?? 0, `line ${no}`, doc ?? null,
+      orgId,
+      jid,
+      no,
+      account,
+      dr,
+      cr,
+      tax?.code ?? null,
+      tax?.base ?? 0,
+      tax?.gst ?? 0,
+      `line ${no}`,
+      doc ?? null,
     ]);
   const contacts = new Map();
   const contactOf = async (party) => {
@@ -103,7 +178,19 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
     const paid = Math.floor(i / 4) % 2 === 0;
     if (i % 4 !== 3) {
       await ins.add('invoices', INVOICE, [
-        orgId, id, paid ? 'paid' : 'sent', party, 'Services', total, 14, now, date, addDays(date, 14), ledgerId, gst, jid,
+        orgId,
+        id,
+        paid ? 'paid' : 'sent',
+        party,
+        'Services',
+        total,
+        14,
+        now,
+        date,
+        addDays(date, 14),
+        ledgerId,
+        gst,
+        jid,
         await contactOf(party),
       ]);
       await ins.add('invoice_lines', INVOICE_LINE, [orgId, id, 1, 'Services', total, 'GST', '4000', gst]);
@@ -118,8 +205,21 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
       }
     } else {
       await ins.add('bills', BILL, [
-        orgId, id, paid ? 'paid' : 'approved', party, party.toLowerCase(), 'Supplies', total, 30,
-        addDays(date, 30), now, `${date}T00:00:00.000Z`, ledgerId, gst, jid, await contactOf(party),
+        orgId,
+        id,
+        paid ? 'paid' : 'approved',
+        party,
+        party.toLowerCase(),
+        'Supplies',
+        total,
+        30,
+        addDays(date, 30),
+        now,
+        `${date}T00:00:00.000Z`,
+        ledgerId,
+        gst,
+        jid,
+        await contactOf(party),
       ]);
       await ins.add('bill_lines', BILL_LINE, [orgId, id, 1, 'Supplies', total, 'GST_ON_EXPENSES', '6000']);
       await journal(jid, date, `Bill ${id}`, 'bill', id);

@@ -12,9 +12,21 @@ import { decideApproval } from '../packages/server/dist/governance/approvals.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'fd-docs-'));
 const config = {
-  databaseUrl: `sqlite:${join(dir, 'fd.db')}`, port: 0, host: '127.0.0.1', ratePerSecond: 1000, rateBurst: 1000,
-  redisUrl: null, sqliteSynchronous: 'NORMAL', logLevel: 'silent', benchRoute: false, smtpUrl: null,
-  emailOutboxDir: join(dir, 'outbox'), paymentsOutboxDir: join(dir, 'payments'), lodgementOutboxDir: join(dir, 'lodgements'), emailFrom: 'Finance Desk <accounts@finance-desk.invalid>', cookieSecure: false,
+  databaseUrl: `sqlite:${join(dir, 'fd.db')}`,
+  port: 0,
+  host: '127.0.0.1',
+  ratePerSecond: 1000,
+  rateBurst: 1000,
+  redisUrl: null,
+  sqliteSynchronous: 'NORMAL',
+  logLevel: 'silent',
+  benchRoute: false,
+  smtpUrl: null,
+  emailOutboxDir: join(dir, 'outbox'),
+  paymentsOutboxDir: join(dir, 'payments'),
+  lodgementOutboxDir: join(dir, 'lodgements'),
+  emailFrom: 'Finance Desk <accounts@finance-desk.invalid>',
+  cookieSecure: false,
 };
 const server = await startServer(config, { logger: false });
 const org = await createOrg(server.db, { name: 'Harbour Cafe', slug: 'harbour-cafe', decisionRights: true });
@@ -70,7 +82,9 @@ function redactKey(body) {
 const decide = (approvalId, approve = true) =>
   decideApproval(server.db, { orgId: org.orgId, approvalId, user: { id: org.owner.userId, role: 'owner' }, approve });
 const scenarioDir = new URL('./doc-scenarios/', import.meta.url);
-for (const file of readdirSync(scenarioDir).filter((f) => f.endsWith('.mjs')).sort()) {
+for (const file of readdirSync(scenarioDir)
+  .filter((f) => f.endsWith('.mjs'))
+  .sort()) {
   const { run } = await import(new URL(file, scenarioDir).href);
   await run({ post, get, pair, org, db: server.db, decide });
 }
@@ -78,16 +92,56 @@ await server.close();
 rmSync(dir, { recursive: true, force: true });
 
 const fence = (v) => '```json\n' + JSON.stringify(v, null, 2) + '\n```';
-/** The 43 books methods seed §4.1 names (with approval.request, board.createTask and board.claim): the rest extend the seed. */
+/** The 43 books methods of the core contract (with approval.request, board.createTask and board.claim): the rest extend it. */
 const SEED = new Set([
-  ...['feedLines', 'matchAccept', 'matchHoldResolve', 'receiptsRegister', 'lineRecode', 'journalPost', 'invoiceDraft',
-    'invoiceSend', 'invoiceChaseStep', 'invoiceRecordPayment', 'invoiceCreditNote', 'invoiceVoid', 'invoicePromise',
-    'statementRun', 'billCapture', 'billApprove', 'billHold', 'billReturn', 'billScheduleRun', 'expenseClaim',
-    'expenseApprove', 'payrollDraft', 'payrollSign', 'payrollRecall', 'onboardingStart', 'onboardingAdvance',
-    'leaveRequest', 'leaveApprove', 'stpResubmit', 'taxPrepare', 'taxHold', 'taxReturn', 'taxSignLodge',
-    'assetDepreciationRun', 'assetDispose', 'accounts', 'journals', 'invoices', 'bills', 'taxObligations', 'reports',
-    'assets', 'ask'].map((m) => `books.${m}`),
-  'approval.request', 'board.createTask', 'board.claim',
+  ...[
+    'feedLines',
+    'matchAccept',
+    'matchHoldResolve',
+    'receiptsRegister',
+    'lineRecode',
+    'journalPost',
+    'invoiceDraft',
+    'invoiceSend',
+    'invoiceChaseStep',
+    'invoiceRecordPayment',
+    'invoiceCreditNote',
+    'invoiceVoid',
+    'invoicePromise',
+    'statementRun',
+    'billCapture',
+    'billApprove',
+    'billHold',
+    'billReturn',
+    'billScheduleRun',
+    'expenseClaim',
+    'expenseApprove',
+    'payrollDraft',
+    'payrollSign',
+    'payrollRecall',
+    'onboardingStart',
+    'onboardingAdvance',
+    'leaveRequest',
+    'leaveApprove',
+    'stpResubmit',
+    'taxPrepare',
+    'taxHold',
+    'taxReturn',
+    'taxSignLodge',
+    'assetDepreciationRun',
+    'assetDispose',
+    'accounts',
+    'journals',
+    'invoices',
+    'bills',
+    'taxObligations',
+    'reports',
+    'assets',
+    'ask',
+  ].map((m) => `books.${m}`),
+  'approval.request',
+  'board.createTask',
+  'board.claim',
 ]);
 const extensions = methods.filter((m) => !SEED.has(m.name)).map((m) => `\`${m.name}\``);
 const extendedParams = methods
@@ -100,17 +154,22 @@ const out = [
   'scripted session against a real server: every example below is an answer the service gave. Do not',
   'edit by hand. Conventions: money is integer cents; ids carry a type prefix (`inv_`, `bill_`,',
   '`apr_`, `task_`); every write result carries `ledgerId` (the first 8 hex characters of its',
-  'event\'s `row_hash`); a replay against a row already in its target state returns `noop: true`',
-  'with the `ledgerId` of the transition (D3). POST bodies may be `{"params":{…}}` or the bare params.',
+  "event's `row_hash`); a replay against a row already in its target state returns `noop: true`",
+  'with the `ledgerId` of the transition. POST bodies may be `{"params":{…}}` or the bare params.',
   '',
-  `Methods beyond the seed's list (extensions; the seed's own methods keep its names and meaning): ${extensions.join(', ')}.`,
+  `Methods beyond the core contract (extensions; the core methods keep their names and meaning): ${extensions.join(', ')}.`,
   '',
   ...(extendedParams.length
-    ? [`Optional params beyond the seed on the seed's own methods (extensions; leaving them out keeps the seed's behaviour): ${extendedParams.join('; ')}.`, '']
+    ? [
+        `Optional params beyond the core contract on its own methods (extensions; leaving them out keeps the core behaviour): ${extendedParams.join('; ')}.`,
+        '',
+      ]
     : []),
   '| method | scope | kind | action class |',
   '|---|---|---|---|',
-  ...methods.map((m) => `| [\`${m.name}\`](#${m.name.replace(/\./g, '').toLowerCase()}) | ${m.scope} | ${m.kind} | ${m.actionClass ?? ''} |`),
+  ...methods.map(
+    (m) => `| [\`${m.name}\`](#${m.name.replace(/\./g, '').toLowerCase()}) | ${m.scope} | ${m.kind} | ${m.actionClass ?? ''} |`,
+  ),
   '',
   '| read (GET) | scope |',
   '|---|---|',
@@ -122,24 +181,58 @@ const out = [
   '',
 ];
 for (const m of methods) {
-  out.push(`## ${m.name}`, '', m.summary, '', `Scope \`${m.scope}\`, kind \`${m.kind}\`${m.actionClass ? `, action class \`${m.actionClass}\`` : ''}.`, '');
-  if (!SEED.has(m.name)) out.push('Extension beyond the seed: a method the seed does not name.', '');
-  else if (m.extendedParams?.length) out.push(`Extension beyond the seed: optional params ${m.extendedParams.map((p) => `\`${p}\``).join(', ')}.`, '');
+  out.push(
+    `## ${m.name}`,
+    '',
+    m.summary,
+    '',
+    `Scope \`${m.scope}\`, kind \`${m.kind}\`${m.actionClass ? `, action class \`${m.actionClass}\`` : ''}.`,
+    '',
+  );
+  if (!SEED.has(m.name)) out.push('Extension beyond the core contract: a method it does not name.', '');
+  else if (m.extendedParams?.length)
+    out.push(`Extension beyond the core contract: optional params ${m.extendedParams.map((p) => `\`${p}\``).join(', ')}.`, '');
   out.push('Params (JSON Schema):', '', fence(z.toJSONSchema(m.params, { io: 'input', unrepresentable: 'any' })), '');
   for (const ex of examples.get(m.name) ?? []) {
-    out.push(`**${ex.note}** — \`POST /api/v1/${m.name}\``, '', fence({ params: ex.params }), '', `HTTP ${ex.status}`, '', fence(ex.body), '');
+    out.push(
+      `**${ex.note}** — \`POST /api/v1/${m.name}\``,
+      '',
+      fence({ params: ex.params }),
+      '',
+      `HTTP ${ex.status}`,
+      '',
+      fence(ex.body),
+      '',
+    );
   }
 }
 for (const r of reads) {
   out.push(`## ${r.name}`, '', r.summary, '', `\`GET /api/v1/${r.name}\`, scope \`${r.scope}\`.`, '');
-  out.push('Query (JSON Schema, values arrive as strings):', '', fence(z.toJSONSchema(r.query, { io: 'input', unrepresentable: 'any' })), '');
+  out.push(
+    'Query (JSON Schema, values arrive as strings):',
+    '',
+    fence(z.toJSONSchema(r.query, { io: 'input', unrepresentable: 'any' })),
+    '',
+  );
   for (const ex of examples.get(r.name) ?? []) {
-    out.push(`**${ex.note}** — \`GET /api/v1/${r.name}${ex.query ? `?${ex.query}` : ''}\``, '', `HTTP ${ex.status}`, '', fence(ex.body), '');
+    out.push(
+      `**${ex.note}** — \`GET /api/v1/${r.name}${ex.query ? `?${ex.query}` : ''}\``,
+      '',
+      `HTTP ${ex.status}`,
+      '',
+      fence(ex.body),
+      '',
+    );
   }
 }
 for (const r of publicRoutes) {
   out.push(`## ${r.name}`, '', r.summary, '', `\`POST /api/v1/${r.name}\`, no Authorization header.`, '');
-  out.push('Body (JSON Schema; wrapped in `params` or bare, D5):', '', fence(z.toJSONSchema(r.params, { io: 'input', unrepresentable: 'any' })), '');
+  out.push(
+    'Body (JSON Schema; wrapped in `params` or bare):',
+    '',
+    fence(z.toJSONSchema(r.params, { io: 'input', unrepresentable: 'any' })),
+    '',
+  );
   for (const ex of examples.get(r.name) ?? []) {
     out.push(`**${ex.note}** — \`POST /api/v1/${r.name}\``, '', fence(ex.params), '', `HTTP ${ex.status}`, '', fence(ex.body), '');
   }

@@ -10,28 +10,65 @@ const inDays = (n) => {
 };
 
 export async function run({ post }) {
-  const inv = await post('books.invoiceDraft', {
-    payeeName: 'Seaside Events Pty Ltd', payeeEmail: 'accounts@seaside-events.example',
-    description: 'Wedding, 14 November', totalCents: 144_462, dueDays: 14,
-    lines: [
-      { description: 'Catering for 40', amountCents: 110_000 },
-      { description: 'Fresh fruit boxes', amountCents: 33_000, taxCode: 'GST_FREE' },
-      { description: 'Residential room hire, 1 night', amountCents: 1_462, taxCode: 'INPUT_TAXED', accountCode: '4200' },
-    ],
-  }, 'Draft with lines of mixed tax codes (GST once: 110,000 / 11 = 10,000)');
-  await post('books.invoiceDraft', { payeeName: 'Seaside Events Pty Ltd', description: 'x', totalCents: 100, dueDays: 14, lines: [{ description: 'x', amountCents: 99, accountCode: '6000' }] }, 'Bad input names the field: lines must sum to totalCents');
+  const inv = await post(
+    'books.invoiceDraft',
+    {
+      payeeName: 'Seaside Events Pty Ltd',
+      payeeEmail: 'accounts@seaside-events.example',
+      description: 'Wedding, 14 November',
+      totalCents: 144_462,
+      dueDays: 14,
+      lines: [
+        { description: 'Catering for 40', amountCents: 110_000 },
+        { description: 'Fresh fruit boxes', amountCents: 33_000, taxCode: 'GST_FREE' },
+        { description: 'Residential room hire, 1 night', amountCents: 1_462, taxCode: 'INPUT_TAXED', accountCode: '4200' },
+      ],
+    },
+    'Draft with lines of mixed tax codes (GST once: 110,000 / 11 = 10,000)',
+  );
+  await post(
+    'books.invoiceDraft',
+    {
+      payeeName: 'Seaside Events Pty Ltd',
+      description: 'x',
+      totalCents: 100,
+      dueDays: 14,
+      lines: [{ description: 'x', amountCents: 99, accountCode: '6000' }],
+    },
+    'Bad input names the field: lines must sum to totalCents',
+  );
   const id = inv.result.id;
   await post('books.invoiceSend', { id }, 'Send: posts Dr 1100 / Cr 4000, 4200 (net, tagged) / Cr 2100 and emails it');
-  await post('books.invoiceRecordPayment', { id, amountCents: 50_000, reference: 'EFT 20391' }, 'A part payment: Dr 1000 / Cr 1100; status part_paid');
-  await post('books.invoiceRecordPayment', { id, amountCents: 50_000, reference: 'EFT 20391' }, 'The same reference again: a no-op (D3)');
+  await post(
+    'books.invoiceRecordPayment',
+    { id, amountCents: 50_000, reference: 'EFT 20391' },
+    'A part payment: Dr 1000 / Cr 1100; status part_paid',
+  );
+  await post('books.invoiceRecordPayment', { id, amountCents: 50_000, reference: 'EFT 20391' }, 'The same reference again: a no-op');
   await post('books.invoiceRecordPayment', { id, amountCents: 100_000 }, 'More than is outstanding: BAD_REQUEST naming amountCents');
-  await post('books.invoiceCreditNote', { id, amountCents: 22_000, reason: '8 guests cancelled' }, 'Credit 8 meals (GST, the dominant code): Dr 4000 20,000 / Dr 2100 2,000 / Cr 1100 22,000');
-  await post('books.invoicePromise', { id, promisedOn: inDays(7), note: 'Paying the rest after their event deposit clears' }, 'The customer promises the rest in a week (a new act each call)');
+  await post(
+    'books.invoiceCreditNote',
+    { id, amountCents: 22_000, reason: '8 guests cancelled' },
+    'Credit 8 meals (GST, the dominant code): Dr 4000 20,000 / Dr 2100 2,000 / Cr 1100 22,000',
+  );
+  await post(
+    'books.invoicePromise',
+    { id, promisedOn: inDays(7), note: 'Paying the rest after their event deposit clears' },
+    'The customer promises the rest in a week (a new act each call)',
+  );
   await post('books.invoiceVoid', { id, reason: 'Raised twice' }, 'Void after a payment: CONFLICT naming why');
-  const other = await post('books.invoiceDraft', { payeeName: 'Bay Books', description: 'Catering, book launch', totalCents: 22_000, dueDays: 7 }, 'A one-line invoice (GST, account 4000)');
+  const other = await post(
+    'books.invoiceDraft',
+    { payeeName: 'Bay Books', description: 'Catering, book launch', totalCents: 22_000, dueDays: 7 },
+    'A one-line invoice (GST, account 4000)',
+  );
   await post('books.invoiceSend', { id: other.result.id }, 'Send it (no payeeEmail: not emailed)');
   await post('books.statementRun', {}, 'Statements for every customer with open invoices; emailed where an address is known');
-  await post('books.invoiceVoid', { id: other.result.id, reason: 'Wrong customer' }, 'Void an untouched sent invoice: a reversing journal dated today');
-  await post('books.invoiceVoid', { id: other.result.id, reason: 'Wrong customer' }, 'Void again: a no-op (D3)');
+  await post(
+    'books.invoiceVoid',
+    { id: other.result.id, reason: 'Wrong customer' },
+    'Void an untouched sent invoice: a reversing journal dated today',
+  );
+  await post('books.invoiceVoid', { id: other.result.id, reason: 'Wrong customer' }, 'Void again: a no-op');
   await post('books.invoices', { payeeName: 'seaside', limit: 10 }, 'Invoices with lines and what is still owed');
 }

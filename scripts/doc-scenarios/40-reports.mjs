@@ -27,10 +27,14 @@ export async function run({ post }) {
   await post('books.journals', { accountCode: '9999' }, 'An account that is not in the chart: BAD_REQUEST naming accountCode');
   await post('books.reports', { type: 'trial_balance' }, 'Trial balance as at today');
   await post('books.reports', { type: 'profit_and_loss', from: yearStart(), to: today() }, 'Profit and loss, financial year to date');
-  await post('books.reports', { type: 'balance_sheet' }, 'Balance sheet: this year\'s earnings sit in equity');
+  await post('books.reports', { type: 'balance_sheet' }, "Balance sheet: this year's earnings sit in equity");
   await post('books.reports', { type: 'aged_receivables', asOf: inDays(20) }, 'Aged receivables as at 20 days from now');
   await post('books.reports', { type: 'aged_payables', asOf: inDays(20) }, 'Aged payables as at 20 days from now');
-  await post('books.reports', { type: 'gst_summary', from: quarterStart(), to: inDays(0) }, 'GST summary (BAS labels) for the quarter so far');
+  await post(
+    'books.reports',
+    { type: 'gst_summary', from: quarterStart(), to: inDays(0) },
+    'GST summary (BAS labels) for the quarter so far',
+  );
   await post('books.reports', { type: 'profit_and_loss', from: today() }, 'A period report without to: BAD_REQUEST naming the field');
   await post('books.reports', { type: 'cash_flow' }, 'An unknown report type');
 }

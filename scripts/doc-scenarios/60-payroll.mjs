@@ -1,4 +1,4 @@
-// Payroll scenario for docs/methods.md (issue 9 item 2, D11): the active fortnightly employee of
+// Payroll scenario for docs/methods.md: the active fortnightly employee of
 // the people scenario (with 30 hours of approved annual leave from 21 December) is paid by a pay
 // run: drafted (nothing posted), signed by a human (hold, approval.request, decision, retry with
 // the proof: the journal posts, leave accrues and the approved leave is taken), then recalled
@@ -15,16 +15,34 @@ export async function run({ post, decide }) {
   const end = inDays(40) > '2026-12-21' ? inDays(40) : '2026-12-25';
   const run = { periodStart: inDays(27), periodEnd: end, paymentDate: end, payFrequency: 'fortnightly' };
   await post('books.payrollDraft', { ...run, periodEnd: inDays(20) }, 'A period ending before it starts: refused, naming the field');
-  const draft = await post('books.payrollDraft', run, 'Draft the fortnight: gross, PAYG by Schedule 1, super and net per employee; the approved leave is paid');
-  await post('books.payrollDraft', run, 'The same draft again: a no-op answering the draft (D3)');
+  const draft = await post(
+    'books.payrollDraft',
+    run,
+    'Draft the fortnight: gross, PAYG by Schedule 1, super and net per employee; the approved leave is paid',
+  );
+  await post('books.payrollDraft', run, 'The same draft again: a no-op answering the draft');
   const id = draft.result.id;
   const held = await post('books.payrollSign', { id }, 'Sign: a signature act, held for a human who reads every line');
   const a = held.result.approval;
-  const req = await post('approval.request', { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } },
-    'File the pay run for a human decision');
+  const req = await post(
+    'approval.request',
+    { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } },
+    'File the pay run for a human decision',
+  );
   await decide(req.result.approvalId);
-  await post('books.payrollSign', { id, approvalId: req.result.approvalId }, 'Retry with the proof: posted, leave accrued and taken, `signed`');
-  await post('books.stpResubmit', { payRunId: id, reason: 'The ATO did not acknowledge the pay event' },
-    "Send the run's STP pay event again: a new submission, `queued` until the lodgement adapter delivers it");
-  await post('books.payrollRecall', { id, reason: 'Hours to be corrected before payday' }, 'Recall before the payment date: the journal reversed, leave restored');
+  await post(
+    'books.payrollSign',
+    { id, approvalId: req.result.approvalId },
+    'Retry with the proof: posted, leave accrued and taken, `signed`',
+  );
+  await post(
+    'books.stpResubmit',
+    { payRunId: id, reason: 'The ATO did not acknowledge the pay event' },
+    "Send the run's STP pay event again: a new submission, `queued` until the lodgement adapter delivers it",
+  );
+  await post(
+    'books.payrollRecall',
+    { id, reason: 'Hours to be corrected before payday' },
+    'Recall before the payment date: the journal reversed, leave restored',
+  );
 }

@@ -1,4 +1,4 @@
-// Fixed assets scenario for docs/methods.md (issue 9 item 4, D11): a van registered from a manual
+// Fixed assets scenario for docs/methods.md: a van registered from a manual
 // journal line and a lathe from a bill line, a saw bought without its effective life (pending,
 // skipped by the runs, then registered), month-end depreciation runs, a rerun (no-op), the
 // register, and the van sold. Worked by hand in docs/examples/assets.md.
@@ -14,48 +14,116 @@ const firstOf = (monthsAgo) => {
 };
 
 export async function run({ post, decide }) {
-  /** Approve a bill, through PB-B1's hold when it is held. */
+  /** Approve a bill, through the bill-approval rule's hold when it is held. */
   const approve = async (id, note) => {
     const first = await post('books.billApprove', { id }, note);
     if (first.ok) return;
     const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.error.message)?.[1];
-    const req = await post('approval.request', { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: id } }, 'File the PB-B1 hold');
+    const req = await post(
+      'approval.request',
+      { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: id } },
+      'File the bill-approval hold',
+    );
     await decide(req.result.approvalId);
     await post('books.billApprove', { id, approvalId: req.result.approvalId }, 'Approved with the proof');
   };
-  await post('books.journalPost', {
-    date: firstOf(3), memo: 'Delivery van bought by the owner',
-    lines: [
-      { accountCode: '1500', debitCents: 4_400_000, taxCode: 'GST_ON_CAPITAL', description: 'Van', asset: { name: 'Delivery van', effectiveLifeYears: 8, method: 'prime_cost' } },
-      { accountCode: '3000', creditCents: 4_400_000 },
-    ],
-  }, 'A debit line on 1500 with asset details registers a fixed asset (cost: the GST-exclusive amount)');
-  await post('books.journalPost', {
-    date: firstOf(3), memo: 'No details', lines: [{ accountCode: '1500', debitCents: 100_000 }, { accountCode: '3000', creditCents: 100_000 }],
-  }, 'A line on 1500 without asset details is refused');
-  const bill = await post('books.billCapture', {
-    payeeName: 'Harbour Machinery', description: 'Lathe', dueDays: 30,
-    lines: [{ description: 'Lathe', amountCents: 1_650_000, taxCode: 'GST_ON_CAPITAL', asset: { name: 'Lathe', effectiveLifeYears: 10, method: 'diminishing_value' } }],
-  }, 'A bill line on 1500 with asset details: registered when the bill is approved');
-  await approve(bill.result.id, 'Approve it (PB-B1 holds a new payee above the floor): the lathe is registered');
-  const saw = await post('books.billCapture', {
-    payeeName: 'Harbour Machinery', description: 'Panel saw', dueDays: 30, issueDate: firstOf(2),
-    lines: [{ description: 'Panel saw', amountCents: 880_000, taxCode: 'GST_ON_CAPITAL' }],
-  }, 'A capital purchase captured without its effective life: the line is accepted');
+  await post(
+    'books.journalPost',
+    {
+      date: firstOf(3),
+      memo: 'Delivery van bought by the owner',
+      lines: [
+        {
+          accountCode: '1500',
+          debitCents: 4_400_000,
+          taxCode: 'GST_ON_CAPITAL',
+          description: 'Van',
+          asset: { name: 'Delivery van', effectiveLifeYears: 8, method: 'prime_cost' },
+        },
+        { accountCode: '3000', creditCents: 4_400_000 },
+      ],
+    },
+    'A debit line on 1500 with asset details registers a fixed asset (cost: the GST-exclusive amount)',
+  );
+  await post(
+    'books.journalPost',
+    {
+      date: firstOf(3),
+      memo: 'No details',
+      lines: [
+        { accountCode: '1500', debitCents: 100_000 },
+        { accountCode: '3000', creditCents: 100_000 },
+      ],
+    },
+    'A line on 1500 without asset details is refused',
+  );
+  const bill = await post(
+    'books.billCapture',
+    {
+      payeeName: 'Harbour Machinery',
+      description: 'Lathe',
+      dueDays: 30,
+      lines: [
+        {
+          description: 'Lathe',
+          amountCents: 1_650_000,
+          taxCode: 'GST_ON_CAPITAL',
+          asset: { name: 'Lathe', effectiveLifeYears: 10, method: 'diminishing_value' },
+        },
+      ],
+    },
+    'A bill line on 1500 with asset details: registered when the bill is approved',
+  );
+  await approve(bill.result.id, 'Approve it (a new payee above the floor is held for a human): the lathe is registered');
+  const saw = await post(
+    'books.billCapture',
+    {
+      payeeName: 'Harbour Machinery',
+      description: 'Panel saw',
+      dueDays: 30,
+      issueDate: firstOf(2),
+      lines: [{ description: 'Panel saw', amountCents: 880_000, taxCode: 'GST_ON_CAPITAL' }],
+    },
+    'A capital purchase captured without its effective life: the line is accepted',
+  );
   await approve(saw.result.id, 'Approve it: the saw is a pending asset (on 1500 at cost, not depreciated)');
   const pending = await post('books.assets', { status: 'pending' }, 'Pending assets await books.assetRegister');
   await post('books.assetDepreciationRun', { periodEnd: today() }, 'periodEnd must be the last day of a month');
   for (const ago of [3, 2]) {
-    await post('books.assetDepreciationRun', { periodEnd: monthEnd(ago) }, `Depreciation to ${monthEnd(ago)}: Dr 6400 / Cr 1510 per asset (a pending asset started by then is skipped and counted)`);
+    await post(
+      'books.assetDepreciationRun',
+      { periodEnd: monthEnd(ago) },
+      `Depreciation to ${monthEnd(ago)}: Dr 6400 / Cr 1510 per asset (a pending asset started by then is skipped and counted)`,
+    );
   }
   const sawId = pending.result?.assets[0]?.id;
-  await post('books.assetRegister', { id: sawId, name: 'Panel saw', effectiveLifeYears: 8, method: 'diminishing_value' }, 'Register the pending saw: active from its bill date');
-  await post('books.assetRegister', { id: sawId, name: 'Panel saw', effectiveLifeYears: 8, method: 'diminishing_value' }, 'An asset already registered is CONFLICT');
-  await post('books.assetRegister', { id: sawId, name: 'Panel saw', effectiveLifeYears: 0, method: 'diminishing_value' }, 'Bad input names the field');
-  await post('books.assetDepreciationRun', { periodEnd: monthEnd(1) }, `Depreciation to ${monthEnd(1)}: the saw catches up from its bill date`);
+  await post(
+    'books.assetRegister',
+    { id: sawId, name: 'Panel saw', effectiveLifeYears: 8, method: 'diminishing_value' },
+    'Register the pending saw: active from its bill date',
+  );
+  await post(
+    'books.assetRegister',
+    { id: sawId, name: 'Panel saw', effectiveLifeYears: 8, method: 'diminishing_value' },
+    'An asset already registered is CONFLICT',
+  );
+  await post(
+    'books.assetRegister',
+    { id: sawId, name: 'Panel saw', effectiveLifeYears: 0, method: 'diminishing_value' },
+    'Bad input names the field',
+  );
+  await post(
+    'books.assetDepreciationRun',
+    { periodEnd: monthEnd(1) },
+    `Depreciation to ${monthEnd(1)}: the saw catches up from its bill date`,
+  );
   await post('books.assetDepreciationRun', { periodEnd: monthEnd(1) }, 'The same month again: a no-op returning the first run');
   const register = await post('books.assets', {}, 'The register today: book values equal 1500 − 1510');
   const vanId = register.result?.assets.find((a) => a.name === 'Delivery van')?.id;
-  await post('books.assetDispose', { id: vanId, date: today(), proceedsCents: 3_850_000 }, 'Sell the van (taxable: GST 1/11 of the proceeds); depreciation to the date first');
+  await post(
+    'books.assetDispose',
+    { id: vanId, date: today(), proceedsCents: 3_850_000 },
+    'Sell the van (taxable: GST 1/11 of the proceeds); depreciation to the date first',
+  );
   await post('books.assets', { asOf: today(), status: 'disposed' }, 'Disposed assets with their disposal details');
 }

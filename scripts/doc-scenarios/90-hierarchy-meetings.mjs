@@ -1,4 +1,4 @@
-// Hierarchy and calendar scenario for docs/methods.md (issue 10 item 2), run after every area's
+// Hierarchy and calendar scenario for docs/methods.md, run after every area's
 // scenario so the organisation has people, keys, invoices, bills, pay runs and a BAS to show.
 const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
 const addDays = (date, n) => {

@@ -95,7 +95,13 @@ interface Answer {
 function isErrorFrame(body: unknown): body is ErrorFrame {
   if (typeof body !== 'object' || body === null) return false;
   const b = body as { ok?: unknown; error?: { code?: unknown; message?: unknown } };
-  return b.ok === false && typeof b.error === 'object' && b.error !== null && typeof b.error.code === 'string' && typeof b.error.message === 'string';
+  return (
+    b.ok === false &&
+    typeof b.error === 'object' &&
+    b.error !== null &&
+    typeof b.error.code === 'string' &&
+    typeof b.error.message === 'string'
+  );
 }
 
 function isFrame(body: unknown): body is Frame {
@@ -103,7 +109,7 @@ function isFrame(body: unknown): body is Frame {
   return typeof body === 'object' && body !== null && (body as { ok?: unknown }).ok === true && 'result' in body;
 }
 
-/** The code an answer carries, as the retry rule reads it; unknown codes are INTERNAL (seed §7). */
+/** The code an answer carries, as the retry rule reads it; unknown codes are INTERNAL (docs/protocol.md, section 6). */
 function codeOf(body: unknown): ErrorCode | null {
   if (!isErrorFrame(body)) return null;
   return isErrorCode(body.error.code) ? body.error.code : 'INTERNAL';
@@ -133,6 +139,7 @@ function requestParams(a: ApprovalRef): ParamsOf<typeof approvalSpecs.request.na
  * The typed method surface (`fd.books.invoiceDraft(…)`), merged into the class's type; the
  * constructor builds it from the declarations.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the merge gives the class the members its constructor builds
 export interface FinanceDesk extends MethodSurface {}
 
 /**
@@ -140,6 +147,7 @@ export interface FinanceDesk extends MethodSurface {}
  * retries; retries follow docs/protocol.md §6 (RATE_LIMITED and 503 always, INTERNAL and network
  * errors only when repeating cannot do the act twice).
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class FinanceDesk {
   private readonly baseUrl: string;
   private readonly apiKey: string;
@@ -157,7 +165,8 @@ export class FinanceDesk {
     this.apiKey = opts.apiKey;
     this.fetchFn = opts.fetch ?? globalThis.fetch.bind(globalThis);
     const maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 20) throw new TypeError('maxRetries: must be an integer from 0 to 20');
+    if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 20)
+      throw new TypeError('maxRetries: must be an integer from 0 to 20');
     this.maxRetries = maxRetries;
     const baseMs = opts.backoff?.baseMs ?? DEFAULT_BACKOFF.baseMs;
     const maxMs = opts.backoff?.maxMs ?? Math.max(DEFAULT_BACKOFF.maxMs, baseMs);
@@ -253,11 +262,7 @@ export class FinanceDesk {
     if (!Number.isInteger(limit) || limit < 1 || limit > limits.eventsPageRowsMax) {
       throw new TypeError(`pageSize: must be an integer from 1 to ${limits.eventsPageRowsMax}`);
     }
-    let verifier: ChainVerifier | null = opts.anchor
-      ? new ChainVerifier(opts.anchor)
-      : after === 0
-        ? new ChainVerifier()
-        : null;
+    let verifier: ChainVerifier | null = opts.anchor ? new ChainVerifier(opts.anchor) : after === 0 ? new ChainVerifier() : null;
     let cursor = after;
     for (;;) {
       const page = (await this.read(readSpecs.events.name, { cursor, limit }, opts.signal ? { signal: opts.signal } : {})) as unknown;
@@ -272,7 +277,8 @@ export class FinanceDesk {
       }
       const last = rows[rows.length - 1];
       if (rows.length < limit || last === undefined) return;
-      if (last.seq <= cursor) throw new FinanceDeskError({ code: 'INTERNAL', message: `events: page after ${cursor} did not advance` }, 500, null);
+      if (last.seq <= cursor)
+        throw new FinanceDeskError({ code: 'INTERNAL', message: `events: page after ${cursor} did not advance` }, 500, null);
       cursor = last.seq;
     }
   }
@@ -301,9 +307,7 @@ export class FinanceDesk {
     for (;;) {
       const q = cursor === undefined ? base : { ...base, cursor };
       const page: unknown =
-        spec.via === 'post'
-          ? await this.call(name as MethodName, q as never, signal)
-          : await this.read(name as ReadName, q as never, signal);
+        spec.via === 'post' ? await this.call(name as MethodName, q, signal) : await this.read(name as ReadName, q, signal);
       const items = (page as Record<string, unknown> | null)?.[spec.itemsKey];
       if (!Array.isArray(items)) {
         throw new FinanceDeskError({ code: 'INTERNAL', message: `${spec.name}: the page has no ${spec.itemsKey} array` }, 500, null);
@@ -316,7 +320,11 @@ export class FinanceDesk {
       const next = (page as { nextCursor?: unknown }).nextCursor;
       if (next === null || next === undefined) return;
       if (typeof next !== 'string' || followed.has(next)) {
-        throw new FinanceDeskError({ code: 'INTERNAL', message: `${spec.name}: the page after ${cursor ?? 'the start'} did not advance` }, 500, null);
+        throw new FinanceDeskError(
+          { code: 'INTERNAL', message: `${spec.name}: the page after ${cursor ?? 'the start'} did not advance` },
+          500,
+          null,
+        );
       }
       followed.add(next);
       cursor = next;
@@ -324,7 +332,7 @@ export class FinanceDesk {
   }
 
   /**
-   * The whole approval loop (seed §3): call → hold (or a GOVERNANCE_NOT_READY refusal that carries
+   * The whole approval loop: call → hold (or a GOVERNANCE_NOT_READY refusal that carries
    * `error.approval`) → `approval.request` → `approval.wait` until a human decides → the same call
    * again with the proof (`approvalId`) and a fresh idempotency key → the result. Throws
    * ApprovalDeniedError when the human rejects or the approval expires, ApprovalTimeoutError after
@@ -345,7 +353,8 @@ export class FinanceDesk {
       else throw error;
     }
     const filed = await this.call(approvalSpecs.request.name, requestParams(ref), postOpts);
-    if (isHold(filed)) throw new FinanceDeskError({ code: 'INTERNAL', message: `${approvalSpecs.request.name} answered with a hold` }, 500, null);
+    if (isHold(filed))
+      throw new FinanceDeskError({ code: 'INTERNAL', message: `${approvalSpecs.request.name} answered with a hold` }, 500, null);
     const { approvalId } = filed;
     for (let round = 1; ; round += 1) {
       const left = maxWaitMs - (Date.now() - started);
@@ -361,7 +370,7 @@ export class FinanceDesk {
         throw new ApprovalDeniedError(approvalId, view.status, view.reason, null);
       }
     }
-    // A new request (seed §3): call() gives it a fresh idempotency key.
+    // A new request (the first key replays the hold): call() gives it a fresh idempotency key.
     const done = await this.call(method, { ...(params as object), approvalId } as ParamsOf<M>, postOpts);
     if (isHold(done)) {
       throw new FinanceDeskError(
@@ -457,8 +466,7 @@ export class FinanceDesk {
   }
 
   private errorOf(frame: ErrorFrame, answer: Answer): FinanceDeskError {
-    const asked =
-      frame.error.code === 'RATE_LIMITED' ? retryAfterMs(answer.headers.get('retry-after'), frame.error.message) : undefined;
+    const asked = frame.error.code === 'RATE_LIMITED' ? retryAfterMs(answer.headers.get('retry-after'), frame.error.message) : undefined;
     return new FinanceDeskError(frame.error, answer.status, answer.headers.get(REQUEST_ID_HEADER), asked);
   }
 }
@@ -474,7 +482,9 @@ function eventsOf(page: unknown): EventRow[] {
       typeof row === 'object' &&
       row !== null &&
       'payload' in row &&
-      EVENT_FIELDS.every((f) => (f === 'seq' ? Number.isSafeInteger((row as Record<string, unknown>)[f]) : typeof (row as Record<string, unknown>)[f] === 'string'));
+      EVENT_FIELDS.every((f) =>
+        f === 'seq' ? Number.isSafeInteger((row as Record<string, unknown>)[f]) : typeof (row as Record<string, unknown>)[f] === 'string',
+      );
     if (!ok) throw new FinanceDeskError({ code: 'INTERNAL', message: 'events: a row is not a ledger event' }, 500, null);
   }
   return rows as EventRow[];

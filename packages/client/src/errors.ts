@@ -9,14 +9,14 @@ import {
 } from '@finance-desk/protocol';
 
 /**
- * An error frame from Finance Desk, as an exception. `code` is the closed set of seed §7; a code
+ * An error frame from Finance Desk, as an exception. `code` is the closed set of docs/protocol.md §6; a code
  * this client does not know is INTERNAL, as docs/protocol.md §6 requires of every client.
  */
 export class FinanceDeskError extends Error {
   override readonly name: string = 'FinanceDeskError';
   readonly code: ErrorCode;
   readonly status: number;
-  /** The first offending parameter, when the server named one (issue 11 item 3). */
+  /** The first offending parameter, when the server named one. */
   readonly field?: string;
   /** On a GOVERNANCE_NOT_READY that a human decision can lift: the approval to request. */
   readonly approval?: ApprovalRef;
@@ -24,12 +24,7 @@ export class FinanceDeskError extends Error {
   /** On RATE_LIMITED: how long the server asked us to wait. */
   readonly retryAfterMs?: number;
 
-  constructor(
-    error: ErrorFrame['error'],
-    status: number,
-    requestId: string | null,
-    retryAfterMs?: number,
-  ) {
+  constructor(error: ErrorFrame['error'], status: number, requestId: string | null, retryAfterMs?: number) {
     super(error.message);
     this.code = isErrorCode(error.code) ? error.code : 'INTERNAL';
     this.status = status || statusOf(this.code);
@@ -82,7 +77,7 @@ export class ApprovalTimeoutError extends FinanceDeskError {
   }
 }
 
-/** `events()`: a row that does not link to its predecessor (seed §6.4), named by seq. */
+/** `events()`: a row that does not link to its predecessor (docs/protocol.md §4), named by seq. */
 export class ChainBrokenError extends Error {
   override readonly name: string = 'ChainBrokenError';
   readonly seq: number;

@@ -40,7 +40,7 @@ export function retryAfterMs(header: string | null, message: string | undefined,
 }
 
 /**
- * Whether an answer may be retried (issue 11 item 4):
+ * Whether an answer may be retried:
  * - RATE_LIMITED and HTTP 503: the server refused before doing anything, so always;
  * - INTERNAL (and any code the client does not know): only an idempotent call — a read, or a write
  *   carrying an idempotency key, since the first try may have executed;

@@ -1,5 +1,5 @@
 /**
- * @finance-desk/client against a real server on a real database, both engines (issue 11 item 4).
+ * @finance-desk/client against a real server on a real database, both engines.
  * Faults the server cannot be made to produce on demand (a response lost after the server handled
  * the request, an INTERNAL, a tampered ledger row) come from a fetch wrapped around the real one:
  * every request still reaches the real server unless the test says it does not.
@@ -29,12 +29,13 @@ interface Sent {
 }
 
 /** A fetch that records what it sends, and lets a test replace or alter an answer. */
-function recording(
-  intercept?: (sent: Sent, n: number, real: () => Promise<Response>, init?: RequestInit) => Promise<Response>,
-): { fetch: typeof fetch; sent: Sent[] } {
+function recording(intercept?: (sent: Sent, n: number, real: () => Promise<Response>, init?: RequestInit) => Promise<Response>): {
+  fetch: typeof fetch;
+  sent: Sent[];
+} {
   const sent: Sent[] = [];
   const wrapped: typeof fetch = async (input, init) => {
-    const url = new URL(String(input));
+    const url = new URL(input instanceof Request ? input.url : input);
     const s: Sent = {
       method: init?.method ?? 'GET',
       path: url.pathname.replace('/api/v1/', ''),
@@ -65,8 +66,9 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     new FinanceDesk({
       baseUrl: t.url,
       apiKey: key ?? org.keys.agent,
-      sleep: async (ms) => {
+      sleep: (ms) => {
         sleeps.push(ms);
+        return Promise.resolve();
       },
       ...opts,
     });
@@ -137,9 +139,7 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
   });
 
   it('a network error is not retried for a write without an idempotency key', async () => {
-    const rec = recording(async () => {
-      throw new TypeError('fetch failed (the test cut the connection)');
-    });
+    const rec = recording(() => Promise.reject(new TypeError('fetch failed (the test cut the connection)')));
     const c = client({ fetch: rec.fetch });
     await expect(c.call(books.invoiceDraft.name, draft(), { idempotencyKey: null })).rejects.toThrow(/cut the connection/);
     expect(rec.sent).toHaveLength(1);
@@ -151,12 +151,13 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
 
   it('INTERNAL is retried for idempotent calls only; 503 is always retried', async () => {
     const internal = frameResponse(500, { ok: false, error: { code: 'INTERNAL', message: 'internal error; quote request id r1' } });
-    const failFirst = () =>
-      recording(async (_s, n, real) => (n === 1 ? internal.clone() : real()));
+    const failFirst = () => recording(async (_s, n, real) => (n === 1 ? internal.clone() : real()));
 
     // A write without a key may have executed: not retried, the error goes to the caller.
     const noKey = failFirst();
-    const refused = await client({ fetch: noKey.fetch }).call(books.invoiceDraft.name, draft(), { idempotencyKey: null }).catch((e: unknown) => e);
+    const refused = await client({ fetch: noKey.fetch })
+      .call(books.invoiceDraft.name, draft(), { idempotencyKey: null })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(FinanceDeskError);
     expect(refused).toMatchObject({ code: 'INTERNAL', status: 500 });
     expect(noKey.sent).toHaveLength(1);
@@ -173,8 +174,8 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     expect(await client({ fetch: read.fetch }).read(readSpecs.orgSelf.name)).toMatchObject({ orgId: org.orgId });
     expect(read.sent).toHaveLength(2);
 
-    // An unknown code is INTERNAL (seed §7).
-    const odd = recording(async () => frameResponse(500, { ok: false, error: { code: 'MOON_PHASE', message: 'no' } }));
+    // An unknown error code is treated as INTERNAL (HTTP 500).
+    const odd = recording(() => Promise.resolve(frameResponse(500, { ok: false, error: { code: 'MOON_PHASE', message: 'no' } })));
     await expect(client({ fetch: odd.fetch, maxRetries: 1 }).read(readSpecs.orgSelf.name)).rejects.toMatchObject({ code: 'INTERNAL' });
     expect(odd.sent).toHaveLength(2);
 
@@ -185,8 +186,11 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     expect(closing.sent).toHaveLength(2);
 
     // Other codes are never retried.
-    const conflict = recording(async () => frameResponse(409, { ok: false, error: { code: 'CONFLICT', message: 'lost race' } }));
-    await expect(client({ fetch: conflict.fetch }).call(books.invoiceDraft.name, draft())).rejects.toMatchObject({ code: 'CONFLICT', status: 409 });
+    const conflict = recording(() => Promise.resolve(frameResponse(409, { ok: false, error: { code: 'CONFLICT', message: 'lost race' } })));
+    await expect(client({ fetch: conflict.fetch }).call(books.invoiceDraft.name, draft())).rejects.toMatchObject({
+      code: 'CONFLICT',
+      status: 409,
+    });
     expect(conflict.sent).toHaveLength(1);
   });
 
@@ -283,30 +287,43 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     const id = await sentInvoice(t, org);
     const rec = recording();
     const denied = await client({ fetch: rec.fetch })
-      .callWithApproval(books.invoiceChaseStep.name, { id, step: 2 }, {
-        onWaiting: (w) => {
-          if (w.round === 1) setTimeout(() => void decide(t, org, w.approvalId, false, 'not this customer'), 150);
+      .callWithApproval(
+        books.invoiceChaseStep.name,
+        { id, step: 2 },
+        {
+          onWaiting: (w) => {
+            if (w.round === 1) setTimeout(() => void decide(t, org, w.approvalId, false, 'not this customer'), 150);
+          },
         },
-      })
+      )
       .catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(ApprovalDeniedError);
     expect(denied).toMatchObject({ approvalStatus: 'denied', reason: 'not this customer', code: 'GOVERNANCE_NOT_READY' });
     expect(rec.sent.filter((s) => s.path === books.invoiceChaseStep.name)).toHaveLength(1);
   });
 
-  it('callWithApproval also runs the loop from a PB-B1 refusal that carries error.approval', async () => {
+  it('callWithApproval also runs the loop from the refusal to approve a held bill, which carries error.approval', async () => {
     const o = await t.org();
     const c = client({}, o.keys.agent);
-    const bill = await c.call(books.billCapture.name, { payeeName: 'New Supplier Pty Ltd', description: 'Fit-out', totalCents: 900_000, dueDays: 14 });
+    const bill = await c.call(books.billCapture.name, {
+      payeeName: 'New Supplier Pty Ltd',
+      description: 'Fit-out',
+      totalCents: 900_000,
+      dueDays: 14,
+    });
     if (isHold(bill)) throw new Error('a capture is never held');
     expect(bill.heldReason).toBeTruthy();
     const waits: WaitingInfo[] = [];
-    const approved = await c.callWithApproval(books.billApprove.name, { id: bill.id }, {
-      onWaiting: (w) => {
-        waits.push(w);
-        if (w.round === 1) setTimeout(() => void decide(t, o, w.approvalId, true), 100);
+    const approved = await c.callWithApproval(
+      books.billApprove.name,
+      { id: bill.id },
+      {
+        onWaiting: (w) => {
+          waits.push(w);
+          if (w.round === 1) setTimeout(() => void decide(t, o, w.approvalId, true), 100);
+        },
       },
-    });
+    );
     expect(approved).toMatchObject({ id: bill.id, status: 'approved' });
     expect(waits[0]).toMatchObject({ actionClass: books.billApprove.actionClass });
   });
@@ -341,10 +358,14 @@ describe.each(engines)('@finance-desk/client (%s)', (engine) => {
     const ac = new AbortController();
     const started = Date.now();
     const aborted = await client({ fetch: rec.fetch })
-      .callWithApproval(books.invoiceChaseStep.name, { id, step: 2 }, {
-        signal: ac.signal,
-        onWaiting: () => setTimeout(() => ac.abort(), 100),
-      })
+      .callWithApproval(
+        books.invoiceChaseStep.name,
+        { id, step: 2 },
+        {
+          signal: ac.signal,
+          onWaiting: () => setTimeout(() => ac.abort(), 100),
+        },
+      )
       .catch((e: unknown) => e);
     expect(aborted).toMatchObject({ name: 'AbortError' });
     expect(Date.now() - started).toBeLessThan(5000);

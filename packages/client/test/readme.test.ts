@@ -41,7 +41,9 @@ describe('README: the client in ten lines', () => {
     const lines = snippet.split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('//'));
     expect(lines.length).toBeLessThanOrEqual(10);
     expect(snippet).toContain("baseUrl: 'http://127.0.0.1:8080'");
-    const runnable = snippet.replace("'http://127.0.0.1:8080'", JSON.stringify(t.url)).replace('process.env.FD_KEY!', JSON.stringify(org.keys.agent));
+    const runnable = snippet
+      .replace("'http://127.0.0.1:8080'", JSON.stringify(t.url))
+      .replace('process.env.FD_KEY!', JSON.stringify(org.keys.agent));
     const logged: string[] = [];
     const file = join(dir, 'snippet.ts');
     writeFileSync(file, `const console = (globalThis as any).__readmeConsole;\n${runnable}\nexport {};\n`);

@@ -2,15 +2,7 @@
  * One way to name every method: `fd.<family>.<method>(params, opts?)`, built from the declarations,
  * and `fd.paginate(name, query)` for every cursor-paged list, against a real server on both engines.
  */
-import {
-  methodSpecs,
-  methods,
-  pagedReads,
-  reads,
-  readsByName,
-  type MethodName,
-  type PagedName,
-} from '@finance-desk/protocol';
+import { methodSpecs, methods, pagedReads, reads, readsByName, type MethodName, type PagedName } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { CreatedOrg } from '../../server/src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from '../../server/test/harness.js';
@@ -46,7 +38,7 @@ describe('the typed surface and paginate, without a server', () => {
 
   it('exports every declaration in one flat record by wire name', () => {
     for (const m of methods) expect(methodSpecs[m.name as MethodName]).toBe(m);
-    for (const r of reads) expect(readsByName[r.name as keyof typeof readsByName]).toBe(r);
+    for (const r of reads) expect(readsByName[r.name]).toBe(r);
     expect(methodSpecs['books.billScheduleRun'].actionClass).toBe('books.bill_schedule_run');
   });
 
@@ -80,7 +72,8 @@ describe.each(engines)('the typed surface and paginate (%s)', (engine) => {
     t = await startTestServer(engine);
     org = await t.org();
     const counting: typeof fetch = async (input, init) => {
-      requests.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname.replace('/api/v1/', '')}${new URL(String(input)).search}`);
+      const url = new URL(input instanceof Request ? input.url : input);
+      requests.push(`${init?.method ?? 'GET'} ${url.pathname.replace('/api/v1/', '')}${url.search}`);
       return fetch(input, init);
     };
     fd = new FinanceDesk({ baseUrl: t.url, apiKey: org.keys.agent, fetch: counting });
@@ -88,7 +81,12 @@ describe.each(engines)('the typed surface and paginate (%s)', (engine) => {
   afterAll(async () => t.close());
 
   it('fd.books.invoiceDraft drafts an invoice end to end, typed by its declaration', async () => {
-    const drafted = await fd.books.invoiceDraft({ payeeName: 'Harbour Cafe', description: 'October catering', totalCents: 110_000, dueDays: 14 });
+    const drafted = await fd.books.invoiceDraft({
+      payeeName: 'Harbour Cafe',
+      description: 'October catering',
+      totalCents: 110_000,
+      dueDays: 14,
+    });
     expectTypeOf(drafted).toEqualTypeOf<ResultOf<'books.invoiceDraft'>>();
     expect(drafted.id).toMatch(/\S/);
     const read = await fd.books.invoice({ id: drafted.id });
@@ -118,7 +116,8 @@ describe.each(engines)('the typed surface and paginate (%s)', (engine) => {
 
     requests.length = 0;
     const firstThree: string[] = [];
-    for await (const invoice of fd.paginate('books.invoices', { payeeName: 'Paged Payee', limit: 2 }, { limit: 3 })) firstThree.push(invoice.id);
+    for await (const invoice of fd.paginate('books.invoices', { payeeName: 'Paged Payee', limit: 2 }, { limit: 3 }))
+      firstThree.push(invoice.id);
     expect(firstThree).toEqual(ids.slice(0, 3));
     expect(requests.length).toBe(2);
   });

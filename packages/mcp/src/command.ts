@@ -40,7 +40,10 @@ export interface StdioCommandConfig {
  * Reads and checks the command's environment and flags; throws McpCommandError naming the
  * variable or flag. `flags.toolsets` (`--toolsets a,b`) wins over FINANCE_DESK_TOOLSETS.
  */
-export function stdioCommandConfig(env: Readonly<Record<string, string | undefined>>, flags: { toolsets?: string } = {}): StdioCommandConfig {
+export function stdioCommandConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: { toolsets?: string } = {},
+): StdioCommandConfig {
   const baseUrl = env[MCP_ENV.url]?.trim();
   const apiKey = env[MCP_ENV.apiKey]?.trim();
   if (!baseUrl) throw new McpCommandError(`${MCP_ENV.url}: set it to the server, e.g. http://127.0.0.1:8080`);
@@ -73,7 +76,10 @@ export function packageVersion(): string {
  * Serve MCP over stdio against the configured API until the host closes stdin. The client
  * identifies itself as this command in its User-Agent, so the server's logs tell MCP traffic apart.
  */
-export async function runStdioCommand(config: StdioCommandConfig, io: { stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream } = {}): Promise<void> {
+export async function runStdioCommand(
+  config: StdioCommandConfig,
+  io: { stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream } = {},
+): Promise<void> {
   const desk = new FinanceDesk({ baseUrl: config.baseUrl, apiKey: config.apiKey, userAgent: `finance-desk-mcp/${packageVersion()}` });
   await serveStdio(desk, io, { toolsets: config.toolsets });
 }

@@ -1,4 +1,14 @@
-import { approval, limits, methods, proofFields, reads, readSpecs, type MethodKind, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
+import {
+  approval,
+  limits,
+  methods,
+  proofFields,
+  reads,
+  readSpecs,
+  type MethodKind,
+  type MethodSpec,
+  type ReadSpec,
+} from '@finance-desk/protocol';
 import { toolName } from './names.js';
 
 /**
@@ -123,7 +133,11 @@ export function approvalNote(spec: MethodSpec): string {
 
 export function methodDescription(spec: MethodSpec): string {
   const note =
-    spec.kind === 'signature' ? approvalNote(spec) : spec.kind === 'write' && spec.repeat === 'creates' ? KIND_NOTES.creates : KIND_NOTES[spec.kind];
+    spec.kind === 'signature'
+      ? approvalNote(spec)
+      : spec.kind === 'write' && spec.repeat === 'creates'
+        ? KIND_NOTES.creates
+        : KIND_NOTES[spec.kind];
   return note === '' ? lead(spec) : `${lead(spec)}\n\n${note}`;
 }
 

@@ -21,7 +21,8 @@ const APPROVAL_ID_PLACEHOLDER = `<approvalId from ${APPROVAL_REQUEST_TOOL}>`;
 
 export function nextSteps(approval: ApprovalRef, tool: string, params: unknown): NextStep {
   // The retry with the proof is a new call: the first call's idempotency key would replay its hold.
-  const { [IDEMPOTENCY_KEY_ARG]: _key, ...original } = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  const { [IDEMPOTENCY_KEY_ARG]: _key, ...original } =
+    typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
   void _key;
   return {
     tool: APPROVAL_REQUEST_TOOL,
@@ -52,9 +53,7 @@ function json(value: unknown): string {
 
 /** structuredContent must be a JSON object: a non-object payload is carried as `{ result }`. */
 function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : { result: value };
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
 }
 
 function isErrorFrame(body: unknown): body is ErrorFrame {
@@ -82,11 +81,7 @@ function errorResult(frame: ErrorFrame, status: number, requestId: string | null
 }
 
 /** A POST method's frame as a tool result: ok → the result; hold → the loop's next step; error → isError. */
-export function postResult(
-  tool: string,
-  params: unknown,
-  res: { status: number; frame: Frame; requestId: string | null },
-): ToolResult {
+export function postResult(tool: string, params: unknown, res: { status: number; frame: Frame; requestId: string | null }): ToolResult {
   const { frame } = res;
   if (!frame.ok) return errorResult(frame, res.status, res.requestId, tool, params);
   if (isHold(frame.result)) {
@@ -116,7 +111,11 @@ export function getResult(tool: string, query: unknown, res: { status: number; b
   if (res.status < 400) return { content: [{ type: 'text', text: json(res.body) }], structuredContent: asObject(res.body) };
   if (isErrorFrame(res.body)) return errorResult(res.body, res.status, res.requestId, tool, query);
   const text = `HTTP ${res.status} from Finance Desk (request id ${res.requestId ?? 'none'})`;
-  return { content: [{ type: 'text', text }], structuredContent: { ok: false, status: res.status, requestId: res.requestId }, isError: true };
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { ok: false, status: res.status, requestId: res.requestId },
+    isError: true,
+  };
 }
 
 /** A call that never reached an answer (network, abort): an error the model can read, never a crash. */
@@ -133,7 +132,9 @@ export function failureResult(tool: string, error: unknown): ToolResult {
 export function boundedResult(tool: string, result: ToolResult, bytesMax: number, acted: boolean): ToolResult {
   const bytes = Buffer.byteLength(JSON.stringify(result));
   if (bytes <= bytesMax) return result;
-  const done = acted ? 'the call itself completed (do not repeat it); read what it did with a read tool' : 'ask for less: a smaller limit, a narrower filter, or the next page by cursor';
+  const done = acted
+    ? 'the call itself completed (do not repeat it); read what it did with a read tool'
+    : 'ask for less: a smaller limit, a narrower filter, or the next page by cursor';
   const message = `${tool}: the result is ${bytes} bytes, more than the ${bytesMax} one MCP response may carry; ${done}`;
   return {
     content: [{ type: 'text', text: `RESPONSE_TOO_LARGE: ${message}` }],

@@ -77,7 +77,7 @@ function objectSchema(schema: z.core.JSONSchema.BaseSchema): ToolInputSchema {
   // A union of object params (books.onboardingAdvance's steps) converts to a top-level `oneOf`:
   // advertised flattened (the API still validates the union itself, naming the field at fault).
   // `$schema` is dropped: hosts do not need it, and every tool would carry it again.
-  const { $schema: _dialect, ...flat } = compact(withToolReferences(flatObjectSchema(schema as Record<string, unknown>))) as Record<string, unknown>;
+  const { $schema: _dialect, ...flat } = compact(withToolReferences(flatObjectSchema(schema))) as Record<string, unknown>;
   void _dialect;
   return { ...flat, type: 'object', properties: (flat.properties as Record<string, object> | undefined) ?? {} };
 }
@@ -86,13 +86,13 @@ function objectSchema(schema: z.core.JSONSchema.BaseSchema): ToolInputSchema {
 export function methodInputSchema(spec: MethodSpec): ToolInputSchema {
   const schema = objectSchema(z.toJSONSchema(spec.params, { io: 'input' }));
   if (spec.kind === 'read') return schema;
-  if (IDEMPOTENCY_KEY_ARG in schema.properties) throw new Error(`${spec.name} declares a param ${IDEMPOTENCY_KEY_ARG}, which its MCP tool takes as the idempotency key`);
+  if (IDEMPOTENCY_KEY_ARG in schema.properties)
+    throw new Error(`${spec.name} declares a param ${IDEMPOTENCY_KEY_ARG}, which its MCP tool takes as the idempotency key`);
   return { ...schema, properties: { ...schema.properties, [IDEMPOTENCY_KEY_ARG]: IDEMPOTENCY_KEY_SCHEMA } };
 }
 
 export type WriteArguments =
-  | { ok: true; params: Record<string, unknown>; idempotencyKey: string | undefined }
-  | { ok: false; field: string; message: string };
+  { ok: true; params: Record<string, unknown>; idempotencyKey: string | undefined } | { ok: false; field: string; message: string };
 
 /**
  * A write tool's arguments split into the method's params and the idempotency key (absent when

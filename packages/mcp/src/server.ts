@@ -1,5 +1,16 @@
 import { createRequire } from 'node:module';
-import { ALWAYS_AREA, ARTIFACTS_READ, AREAS, areaOf, isArea, limits, methods, reads, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
+import {
+  ALWAYS_AREA,
+  ARTIFACTS_READ,
+  AREAS,
+  areaOf,
+  isArea,
+  limits,
+  methods,
+  reads,
+  type MethodSpec,
+  type ReadSpec,
+} from '@finance-desk/protocol';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Desk } from './desk.js';
@@ -43,10 +54,22 @@ export function toolCatalogue(): Catalogue {
   for (const [name, entry] of byName) {
     if (entry.method) {
       const m = entry.method;
-      tools.push({ name, title: titleOf(m.name), description: methodDescription(m), inputSchema: methodInputSchema(m), annotations: sentHints(methodAnnotations(m)) });
+      tools.push({
+        name,
+        title: titleOf(m.name),
+        description: methodDescription(m),
+        inputSchema: methodInputSchema(m),
+        annotations: sentHints(methodAnnotations(m)),
+      });
     } else {
       const r = entry.read;
-      tools.push({ name, title: titleOf(r.name), description: readDescription(r), inputSchema: readInputSchema(r), annotations: sentHints(readAnnotations(r)) });
+      tools.push({
+        name,
+        title: titleOf(r.name),
+        description: readDescription(r),
+        inputSchema: readInputSchema(r),
+        annotations: sentHints(readAnnotations(r)),
+      });
     }
   }
   catalogue = { tools, byName };
@@ -62,10 +85,21 @@ export const TOOLSETS: readonly string[] = AREAS;
  * an Error naming an unknown toolset and listing the valid ones.
  */
 export function parseToolsets(text: string): string[] {
-  const names = [...new Set(text.split(',').map((t) => t.trim()).filter((t) => t !== ''))];
+  const names = [
+    ...new Set(
+      text
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t !== ''),
+    ),
+  ];
   const unknown = names.filter((n) => !isArea(n));
   if (unknown.length > 0) {
-    const named = unknown.slice(0, 5).map((u) => JSON.stringify(u.slice(0, 40))).join(', ') + (unknown.length > 5 ? ', …' : '');
+    const named =
+      unknown
+        .slice(0, 5)
+        .map((u) => JSON.stringify(u.slice(0, 40)))
+        .join(', ') + (unknown.length > 5 ? ', …' : '');
     throw new Error(`unknown toolset${unknown.length > 1 ? 's' : ''} ${named}: valid toolsets are ${AREAS.join(', ')}`);
   }
   return names;
@@ -151,8 +185,11 @@ async function callTool(desk: Desk, entry: Entry, tool: string, args: Record<str
 export function createMcpServer(desk: Desk, options: McpServerOptions = {}): Server {
   const { tools, byName } = toolsetCatalogue(options.toolsets);
   const responseBytesMax = options.responseBytesMax ?? limits.mcpResponseBytesMax;
-  const server = new Server({ name: 'finance-desk', title: 'Finance Desk', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  const server = new Server(
+    { name: 'finance-desk', title: 'Finance Desk', version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
     const tool = request.params.name;
     const entry = byName.get(tool);

@@ -163,7 +163,8 @@ export async function handleMcpHttp(desk: Desk, request: Request, options: McpHt
   let parsedBody: unknown;
   if (request.method === 'POST') {
     const text = await boundedText(request, MCP_MESSAGE_BYTES_MAX);
-    if (text === null) return rpcError(413, SERVER_ERROR, `Payload Too Large: a request body must not exceed ${MCP_MESSAGE_BYTES_MAX} bytes`);
+    if (text === null)
+      return rpcError(413, SERVER_ERROR, `Payload Too Large: a request body must not exceed ${MCP_MESSAGE_BYTES_MAX} bytes`);
     try {
       parsedBody = JSON.parse(text);
     } catch {
@@ -188,7 +189,12 @@ export async function handleMcpHttp(desk: Desk, request: Request, options: McpHt
   if (response.body === null) return response;
   const body = await response.text();
   if (Buffer.byteLength(body) > responseBytesMax) {
-    return rpcError(200, SERVER_ERROR, `the response is larger than the ${responseBytesMax} bytes one MCP response may carry`, requestId(parsedBody));
+    return rpcError(
+      200,
+      SERVER_ERROR,
+      `the response is larger than the ${responseBytesMax} bytes one MCP response may carry`,
+      requestId(parsedBody),
+    );
   }
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -41,12 +41,16 @@ describe('the tool list within budget', () => {
       .map((t) => ({ tool: t.name, bytes: Buffer.byteLength(JSON.stringify(t)) }))
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 10);
-    console.info(`tools/list: ${tools.length} tools, ${bytes} bytes, about ${Math.round(bytes / 4)} tokens; largest: ${largest.map((l) => `${l.tool} ${l.bytes}`).join(', ')}`);
+    console.info(
+      `tools/list: ${tools.length} tools, ${bytes} bytes, about ${Math.round(bytes / 4)} tokens; largest: ${largest.map((l) => `${l.tool} ${l.bytes}`).join(', ')}`,
+    );
     expect(bytes, `largest tools: ${JSON.stringify(largest)}`).toBeLessThanOrEqual(TOOL_LIST_BYTES_MAX);
   });
 
   it(`gives every tool a description of at most ${DESCRIPTION_CHARS_MAX} characters`, () => {
-    const over = tools.filter((t) => !t.description || t.description.length > DESCRIPTION_CHARS_MAX).map((t) => `${t.name} ${t.description?.length ?? 0}`);
+    const over = tools
+      .filter((t) => !t.description || t.description.length > DESCRIPTION_CHARS_MAX)
+      .map((t) => `${t.name} ${t.description?.length ?? 0}`);
     expect(over).toEqual([]);
   });
 
@@ -75,7 +79,9 @@ describe('the tool list within budget', () => {
     const methodName = new RegExp(`(?<![\\w./])(?:${escaped.join('|')})(?![\\w/]|\\.\\w)`);
     const texts = tools.flatMap((t) => [
       [t.name, t.description ?? ''] as const,
-      ...properties(t.inputSchema as Schema).map(([path, s]) => [`${t.name}.${path}`, String(s.description ?? '')] as const),
+      ...properties(t.inputSchema as Schema).map(
+        ([path, s]) => [`${t.name}.${path}`, typeof s.description === 'string' ? s.description : ''] as const,
+      ),
     ]);
     const named = texts.filter(([, text]) => methodName.test(text)).map(([where, text]) => `${where}: ${text.match(methodName)?.[0]}`);
     expect(named).toEqual([]);

@@ -53,7 +53,10 @@ describe('every tool, as model hosts take it', () => {
     (addFormats as unknown as (a: Ajv2020) => void)(ajv);
     const draft = tools.find((t) => t.name === 'books_invoiceDraft');
     const validate = ajv.compile(draft?.inputSchema ?? {});
-    expect(validate({ payeeName: 'Ann', description: 'Joinery', totalCents: 12_300, dueDays: 14, idempotencyKey: 'draft-ann-1' }), JSON.stringify(validate.errors)).toBe(true);
+    expect(
+      validate({ payeeName: 'Ann', description: 'Joinery', totalCents: 12_300, dueDays: 14, idempotencyKey: 'draft-ann-1' }),
+      JSON.stringify(validate.errors),
+    ).toBe(true);
     expect(validate({ payeeName: 'Ann', description: 'Joinery', totalCents: '12300', dueDays: 14 })).toBe(false);
     expect(validate({ payeeName: 'Ann', description: 'Joinery', totalCents: 1, dueDays: 1, taxCode: 'VAT' })).toBe(false);
     // Lengths and patterns are the API's to check (it names the field); the schema keeps types and enums.

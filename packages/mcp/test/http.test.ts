@@ -14,13 +14,13 @@ import { BATCH_REFUSED, handleMcpHttp } from '../src/transports.js';
 function fakeDesk(body: unknown = { ok: true }) {
   const calls: string[] = [];
   const desk: Desk = {
-    post: async (method) => {
+    post: (method) => {
       calls.push(method);
-      return { status: 200, frame: { ok: true, result: { id: 'inv_1' } }, idempotencyKey: null, requestId: null };
+      return Promise.resolve({ status: 200, frame: { ok: true, result: { id: 'inv_1' } }, idempotencyKey: null, requestId: null });
     },
-    get: async (name) => {
+    get: (name) => {
       calls.push(name);
-      return { status: 200, body, requestId: null };
+      return Promise.resolve({ status: 200, body, requestId: null });
     },
   };
   return { desk, calls };
@@ -33,12 +33,21 @@ const post = (body: unknown) =>
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 describe('handleMcpHttp', () => {
   it('refuses a batch whole with 400 Invalid Request, calling nothing', async () => {
     const { desk, calls } = fakeDesk();
-    for (const batch of [[call(1, toolName(books.invoiceDraft.name), { payeeName: 'A' }), call(2, toolName(readSpecs.orgSelf.name))], [call(1, toolName(books.invoiceDraft.name))], []]) {
+    for (const batch of [
+      [call(1, toolName(books.invoiceDraft.name), { payeeName: 'A' }), call(2, toolName(readSpecs.orgSelf.name))],
+      [call(1, toolName(books.invoiceDraft.name))],
+      [],
+    ]) {
       const res = await handleMcpHttp(desk, post(batch));
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: BATCH_REFUSED }, id: null });
@@ -65,7 +74,10 @@ describe('handleMcpHttp', () => {
     expect(Buffer.byteLength(text)).toBeLessThan(20_000);
     expect(JSON.parse(text)).toMatchObject({
       id: 4,
-      result: { isError: true, structuredContent: { error: { code: 'RESPONSE_TOO_LARGE', message: expect.stringContaining('ask for less') } } },
+      result: {
+        isError: true,
+        structuredContent: { error: { code: 'RESPONSE_TOO_LARGE', message: expect.stringContaining('ask for less') } },
+      },
     });
     const list = await handleMcpHttp(desk, post({ jsonrpc: '2.0', id: 5, method: 'tools/list' }), { responseBytesMax: 20_000 });
     expect(await list.json()).toEqual({

@@ -209,10 +209,21 @@ describe('the packed packages, installed outside the repository', () => {
 
     // Receivables and the approval tools (always loaded: a held act needs them), nothing of payables.
     const names = (await sdk.listTools()).tools.map((x) => x.name);
-    expect(names).toEqual(expect.arrayContaining([toolName(books.invoiceChaseStep.name), toolName(approval.request.name), toolName(readSpecs.approvalWait.name)]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        toolName(books.invoiceChaseStep.name),
+        toolName(approval.request.name),
+        toolName(readSpecs.approvalWait.name),
+      ]),
+    );
     expect(names).not.toContain(toolName(books.billCapture.name));
 
-    const draft = await call(toolName(books.invoiceDraft.name), { payeeName: 'Packed Pty Ltd', description: 'Joinery', totalCents: 12_300, dueDays: 14 });
+    const draft = await call(toolName(books.invoiceDraft.name), {
+      payeeName: 'Packed Pty Ltd',
+      description: 'Joinery',
+      totalCents: 12_300,
+      dueDays: 14,
+    });
     expect(draft.isError).toBeFalsy();
     const id: string = draft.structuredContent.id;
     expect((await call(toolName(books.invoiceSend.name), { id })).isError).toBeFalsy();
@@ -248,7 +259,10 @@ describe('the packed packages, installed outside the repository', () => {
         'console.log(JSON.stringify({ slug: self.slug, method: books.invoiceDraft.name, where }));',
       ].join('\n'),
     );
-    const r = await run(process.execPath, [script], { cwd: home, env: { PATH: childPath(), [MCP_ENV.url]: t.url, [MCP_ENV.apiKey]: org.keys.reader } });
+    const r = await run(process.execPath, [script], {
+      cwd: home,
+      env: { PATH: childPath(), [MCP_ENV.url]: t.url, [MCP_ENV.apiKey]: org.keys.reader },
+    });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { slug: string; method: string; where: string[] };
     expect(out).toMatchObject({ slug: org.slug, method: books.invoiceDraft.name });
@@ -274,7 +288,15 @@ describe('the packed packages, installed outside the repository', () => {
     writeFileSync(
       join(home, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
         files: ['typed.ts'],
       }),
     );
@@ -285,7 +307,15 @@ describe('the packed packages, installed outside the repository', () => {
   it("runs the protocol's finance-desk-protocol verify-pack from the install on a real audit pack", async () => {
     const out = join(packDir, 'audit.tar.gz');
     const today = new Date().toISOString().slice(0, 10);
-    await writeAuditPack(t.db, { orgId: org.orgId, orgSlug: org.slug, from: '2000-01-01', to: today, out, vkey: null, now: new Date().toISOString() });
+    await writeAuditPack(t.db, {
+      orgId: org.orgId,
+      orgSlug: org.slug,
+      from: '2000-01-01',
+      to: today,
+      out,
+      vkey: null,
+      now: new Date().toISOString(),
+    });
     const r = spawnSync(join(home, 'node_modules', '.bin', 'finance-desk-protocol'), ['verify-pack', out, '--json'], {
       cwd: home,
       env: { PATH: childPath() },
@@ -300,7 +330,9 @@ describe('the packed packages, installed outside the repository', () => {
 
   it("the README's MCP config starts exactly this package with the variables its bin reads", () => {
     const { text, json } = readmeAgentSection();
-    const stdio = json.find((b) => JSON.stringify(b).includes('"command"')) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
+    const stdio = json.find((b) => JSON.stringify(b).includes('"command"')) as {
+      mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+    };
     const server = Object.values(stdio.mcpServers)[0];
     expect(server?.command).toBe('npx');
     expect(server?.args).toEqual(['-y', packed[2]?.name]);
@@ -308,7 +340,9 @@ describe('the packed packages, installed outside the repository', () => {
     expect(Object.keys(server?.env ?? {}).sort()).toEqual([MCP_ENV.apiKey, MCP_ENV.url].sort());
     expect(text).toContain(`${MCP_ENV.toolsets}=receivables,payables`);
     expect(text).toContain(`npm install ${packed[1]?.name} ${packed[0]?.name}`);
-    const manifest = JSON.parse(readFileSync(join(home, 'node_modules', '@finance-desk', 'mcp', 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(home, 'node_modules', '@finance-desk', 'mcp', 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
     expect(Object.keys(manifest.bin)).toEqual(['finance-desk-mcp']);
   });
 });

@@ -17,11 +17,16 @@ import { handleMcpHttp } from '../src/transports.js';
 function recordingDesk() {
   const posts: { method: string; params: unknown; opts: DeskCallOptions | undefined }[] = [];
   const desk: Desk = {
-    post: async (method, params, opts) => {
+    post: (method, params, opts) => {
       posts.push({ method, params, opts });
-      return { status: 200, frame: { ok: true, result: { id: 'inv_1' } }, idempotencyKey: opts?.idempotencyKey ?? 'fresh', requestId: null };
+      return Promise.resolve({
+        status: 200,
+        frame: { ok: true, result: { id: 'inv_1' } },
+        idempotencyKey: opts?.idempotencyKey ?? 'fresh',
+        requestId: null,
+      });
     },
-    get: async () => ({ status: 200, body: {}, requestId: null }),
+    get: () => Promise.resolve({ status: 200, body: {}, requestId: null }),
   };
   return { desk, posts };
 }
@@ -51,7 +56,12 @@ describe('annotations', () => {
         continue;
       }
       const actsAgain = m.kind === 'new-act' || m.kind === 'signature' || m.repeat === 'creates';
-      expect(a, tool.name).toMatchObject({ readOnlyHint: false, destructiveHint: m.kind === 'signature', idempotentHint: !actsAgain, openWorldHint: false });
+      expect(a, tool.name).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: m.kind === 'signature',
+        idempotentHint: !actsAgain,
+        openWorldHint: false,
+      });
       expect(m.repeat === undefined || m.kind === 'write', `${m.name}: repeat is for writes`).toBe(true);
     }
     for (const m of [books.invoiceDraft, books.billCapture]) expect(m.repeat, m.name).toBe('creates');
@@ -79,12 +89,12 @@ describe('the idempotencyKey argument', () => {
       if (writes) {
         expect(props.idempotencyKey?.description).toContain('Reuse when retrying this call');
         expect(props.idempotencyKey).toEqual({ type: 'string', description: expect.any(String) as string });
-        expect((tool.inputSchema.required ?? []) as string[]).not.toContain('idempotencyKey');
+        expect(tool.inputSchema.required ?? []).not.toContain('idempotencyKey');
       }
     }
   });
 
-  it('is sent as the request\'s idempotency key, never as a param; absent, the desk makes its own', async () => {
+  it("is sent as the request's idempotency key, never as a param; absent, the desk makes its own", async () => {
     const { desk, posts } = recordingDesk();
     const client = await connected(desk);
     const args = { payeeName: 'Ann', description: 'x', totalCents: 100, dueDays: 0 };
@@ -101,7 +111,10 @@ describe('the idempotencyKey argument', () => {
     const { desk, posts } = recordingDesk();
     const client = await connected(desk);
     for (const bad of ['', 'has space', 'x'.repeat(256), 42, 'é']) {
-      const r = (await client.callTool({ name: 'books_invoiceDraft', arguments: { payeeName: 'A', description: 'x', totalCents: 1, dueDays: 0, idempotencyKey: bad } })) as any;
+      const r = (await client.callTool({
+        name: 'books_invoiceDraft',
+        arguments: { payeeName: 'A', description: 'x', totalCents: 1, dueDays: 0, idempotencyKey: bad },
+      })) as any;
       expect(r.isError, String(bad)).toBe(true);
       expect(r.structuredContent.error).toMatchObject({ code: 'BAD_REQUEST', field: 'idempotencyKey' });
     }
@@ -109,13 +122,21 @@ describe('the idempotencyKey argument', () => {
     await client.close();
   });
 
-  it('is left out of the held call\'s retry in `next` (the retry with the proof is a new call)', () => {
-    const approval = { actionClass: 'books.payroll_sign', payloadHash: 'a'.repeat(64), subject: { kind: 'books.signature' as const, subjectId: 'pr_1', summary: 's' } };
-    const r = postResult('books_payrollSign', { id: 'pr_1', idempotencyKey: 'k1' }, {
-      status: 200,
-      requestId: null,
-      frame: { ok: true, result: { status: 'approval_required', approval, subjectId: 'pr_1', message: 'held' } as never },
-    });
+  it("is left out of the held call's retry in `next` (the retry with the proof is a new call)", () => {
+    const approval = {
+      actionClass: 'books.payroll_sign',
+      payloadHash: 'a'.repeat(64),
+      subject: { kind: 'books.signature' as const, subjectId: 'pr_1', summary: 's' },
+    };
+    const r = postResult(
+      'books_payrollSign',
+      { id: 'pr_1', idempotencyKey: 'k1' },
+      {
+        status: 200,
+        requestId: null,
+        frame: { ok: true, result: { status: 'approval_required', approval, subjectId: 'pr_1', message: 'held' } },
+      },
+    );
     const retry = (r.structuredContent as any).next.then[1];
     expect(retry.arguments).toEqual({ id: 'pr_1', approvalId: expect.any(String) });
   });
@@ -132,19 +153,21 @@ describe('toolsets', () => {
     expect(() => parseToolsets('receivables,nope')).toThrow(`unknown toolset "nope": valid toolsets are ${AREAS.join(', ')}`);
   });
 
-  it('list only the chosen areas\' tools plus the approval tools, and refuse a call outside them', async () => {
+  it("list only the chosen areas' tools plus the approval tools, and refuse a call outside them", async () => {
     const { desk, posts } = recordingDesk();
     const client = await connected(desk, ['receivables']);
     const { tools } = await client.listTools();
-    const areas = new Set(tools.map((t) => areaOf(toolCatalogue().byName.get(t.name)?.method?.name ?? toolCatalogue().byName.get(t.name)?.read?.name ?? '')));
+    const areas = new Set(
+      tools.map((t) => areaOf(toolCatalogue().byName.get(t.name)?.method?.name ?? toolCatalogue().byName.get(t.name)?.read?.name ?? '')),
+    );
     expect([...areas].sort()).toEqual(['approval', 'receivables']);
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['books_invoiceDraft', 'books_invoices', 'approval_request', 'approval_wait']));
     expect(names).not.toContain('books_billCapture');
     expect(tools).toEqual(toolsetCatalogue(['receivables']).tools);
-    await expect(client.callTool({ name: 'books_billCapture', arguments: { payeeName: 'A', description: 'x', totalCents: 1, dueDays: 0 } })).rejects.toThrow(
-      /unknown tool books_billCapture \(not in the toolsets this server loads\)/,
-    );
+    await expect(
+      client.callTool({ name: 'books_billCapture', arguments: { payeeName: 'A', description: 'x', totalCents: 1, dueDays: 0 } }),
+    ).rejects.toThrow(/unknown tool books_billCapture \(not in the toolsets this server loads\)/);
     expect(posts).toEqual([]);
     await client.close();
     expect(() => createMcpServer(desk, { toolsets: ['ledger'] })).toThrow(/unknown toolset "ledger"/);

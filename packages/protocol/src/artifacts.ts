@@ -201,9 +201,7 @@ function components(): JsonSchema {
       description: `Error frame with code ${codes.join(' or ')}.`,
       headers: {
         [HTTP_HEADERS.requestId]: ref('headers', HTTP_HEADERS.requestId),
-        ...(status === ERROR_STATUS.RATE_LIMITED
-          ? { [HTTP_HEADERS.retryAfter]: ref('headers', HTTP_HEADERS.retryAfter) }
-          : {}),
+        ...(status === ERROR_STATUS.RATE_LIMITED ? { [HTTP_HEADERS.retryAfter]: ref('headers', HTTP_HEADERS.retryAfter) } : {}),
       },
       content: {
         'application/json': {
@@ -278,15 +276,16 @@ function components(): JsonSchema {
       OkFrame: {
         type: 'object',
         description:
-          'Every success of a POST. `code` is IDEMPOTENT_REPLAY only when the answer is the stored one of an earlier ' +
-          'request with the same X-Idempotency-Key.',
+          'Every success of a POST: `result` is the answer, its schema stated by each operation. `code` is ' +
+          'IDEMPOTENT_REPLAY only when the answer is the stored one of an earlier request with the same X-Idempotency-Key.',
+        // `result` is required here and typed by each operation's 200 response (which repeats that
+        // it is required). It has no property schema of its own: "any JSON" would be `{}`, which the
+        // /docs page's reader (Scalar) refuses as a schema object, and every type at once would
+        // make each operation's result a union a generated client cannot narrow.
         required: ['ok', 'result'],
         properties: {
           ok: { type: 'boolean', const: true },
           code: { type: 'string', const: 'IDEMPOTENT_REPLAY' },
-          // Declared (any JSON here) so that a generator types it as present; each operation's 200
-          // response states its schema and repeats that it is required.
-          result: { description: 'The answer; each operation states its schema.' },
         },
       },
     },
@@ -321,8 +320,7 @@ function components(): JsonSchema {
       bearerApiKey: {
         type: 'http',
         scheme: 'bearer',
-        description:
-          'An API key of the organisation: `Authorization: Bearer <key>`. Its tier (observer, reader, agent) fixes its scopes.',
+        description: 'An API key of the organisation: `Authorization: Bearer <key>`. Its tier (observer, reader, agent) fixes its scopes.',
       },
     },
   };
@@ -388,10 +386,7 @@ function methodOperation(m: MethodSpec): JsonSchema {
     },
     responses: {
       '200': {
-        description:
-          done !== undefined
-            ? 'Done, or held for a human decision (the hold frame: result.status approval_required).'
-            : 'Done.',
+        description: done !== undefined ? 'Done, or held for a human decision (the hold frame: result.status approval_required).' : 'Done.',
         headers: {
           ...keyedHeaders(),
           ...(writes ? { [HTTP_HEADERS.idempotentReplayed]: ref('headers', HTTP_HEADERS.idempotentReplayed) } : {}),

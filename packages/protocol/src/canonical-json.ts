@@ -1,16 +1,10 @@
 /**
- * Canonical JSON (seed §6.3): object keys sorted recursively by UTF-16 code unit order,
- * array order kept, no whitespace. Only the values D9 allows are accepted — strings, booleans,
+ * Canonical JSON (docs/protocol.md, section 1): object keys sorted recursively by UTF-16 code unit order,
+ * array order kept, no whitespace. Only the values a ledger payload may hold are accepted — strings, booleans,
  * null, safe integers, arrays and plain objects — so that every language reproduces the bytes.
  */
 
-export type JsonValue =
-  | string
-  | boolean
-  | null
-  | number
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+export type JsonValue = string | boolean | null | number | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 export class CanonicalJsonError extends Error {
   constructor(
@@ -49,7 +43,7 @@ function write(value: unknown, path: string, out: string[]): void {
       return;
     case 'number':
       if (!Number.isSafeInteger(value)) {
-        throw new CanonicalJsonError(path, 'numbers must be safe integers (money is cents, D9)');
+        throw new CanonicalJsonError(path, 'numbers must be safe integers (money is cents)');
       }
       out.push(String(value));
       return;
@@ -140,6 +134,6 @@ export function canonicalJson(value: unknown): string {
     if (!(error instanceof Retry)) throw error;
     const out: string[] = [];
     write(value, '', out);
-    throw new Error('canonicalJson: fast path refused a value the checked path accepted');
+    throw new Error('canonicalJson: fast path refused a value the checked path accepted', { cause: error });
   }
 }

@@ -1,7 +1,7 @@
 /**
- * Is a stored text exactly the canonical JSON the server writes (D9)? The verifier asks this of
+ * Is a stored text exactly the canonical JSON the server writes? The verifier asks this of
  * every stored payload and `GET events` of every row it serves, so it runs once per row of a
- * ledger walk (issue 14 goal 3).
+ * ledger walk and must be fast.
  *
  * The definition is `canonicalJson(JSON.parse(text)) === text` (`isCanonicalJsonTextSlow`). That
  * parses into objects and re-serialises them: several times the cost of hashing the row. The
@@ -211,7 +211,7 @@ export function isCanonicalJsonTextSlow(text: string): boolean {
   }
 }
 
-/** Whether `text` is exactly the canonical JSON of some value: what the server stores (D9). */
+/** Whether `text` is exactly the canonical JSON of some value: what the server stores. */
 export function isCanonicalJsonText(text: string): boolean {
   return provesCanonicalJsonText(text) || isCanonicalJsonTextSlow(text);
 }

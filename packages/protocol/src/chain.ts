@@ -2,7 +2,7 @@ import { canonicalJson, type JsonValue } from './canonical-json.js';
 import { isCanonicalJsonText } from './canonical-text.js';
 import { sha256Hex } from './hash.js';
 
-/** A ledger event as it travels on the wire (seed §2.3). */
+/** A ledger event as it travels on the wire (docs/protocol.md, section 2). */
 export interface EventRow {
   readonly seq: number;
   readonly family: string;
@@ -17,7 +17,7 @@ export interface EventRow {
 
 export type UnhashedEvent = Omit<EventRow, 'row_hash' | 'prev_hash'>;
 
-/** The exact text that is hashed for a row (seed §6.3): canonical JSON of eight fields. */
+/** The exact text that is hashed for a row (docs/protocol.md, section 3): canonical JSON of eight fields. */
 export function rowHashInput(prev: string, row: UnhashedEvent): string {
   return rowHashInputWithPayload(prev, row, canonicalJson(row.payload ?? null));
 }
@@ -27,6 +27,7 @@ export function rowHashInput(prev: string, row: UnhashedEvent): string {
  * JSON.stringify escapes (`"`, `\\`, controls) and any surrogate (canonicalJson refuses lone
  * ones; pairs are left to it too). Ids, timestamps, kinds and hex hashes have none.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const NOT_PLAIN = /["\\\u0000-\u001f\ud800-\udfff]/;
 // (A native regex test per field costs less than a loop over its characters; one pattern over
 // the whole built head, tried too, was no faster.)
@@ -51,22 +52,18 @@ function plainField(slot: number, value: unknown): value is string {
 
 /**
  * The same text when the payload's canonical JSON is already at hand (the server stores exactly
- * that text, D9), so it is serialised once. The eight keys are written in their sorted order:
- * actor, at, entity_id, family, kind, payload, prev, seq. Seed §6.3 defaults: an absent actor or
+ * that text), so it is serialised once. The eight keys are written in their sorted order:
+ * actor, at, entity_id, family, kind, payload, prev, seq. Defaults: an absent actor or
  * entity is "", an absent payload is null.
  *
- * Issue 14 goal 3: the verifier and the write path build this text for every row, and building
+ * Speed: the verifier and the write path build this text for every row, and building
  * it through canonicalJson of two small objects cost more than hashing it. When every field is
  * a plain string (and seq a safe integer) the text is written directly; anything else — a field
  * that needs escaping, a surrogate, a missing or mistyped field — takes the canonicalJson
  * construction, so the bytes (and the errors) are those canonicalJson gives in every case
  * (test: the builder against canonicalJson of the eight-key object).
  */
-export function rowHashInputWithPayload(
-  prev: string,
-  row: Omit<UnhashedEvent, 'payload'>,
-  payloadCanonical: string,
-): string {
+export function rowHashInputWithPayload(prev: string, row: Omit<UnhashedEvent, 'payload'>, payloadCanonical: string): string {
   return buildRowHashInput(prev, false, row, payloadCanonical);
 }
 
@@ -74,12 +71,7 @@ export function rowHashInputWithPayload(
  * `prevIsDigest`: the caller knows `prev` is a SHA-256 hex digest (the verifier has checked that
  * it equals the row_hash it recomputed for the row before), so it need not be scanned.
  */
-function buildRowHashInput(
-  prev: string,
-  prevIsDigest: boolean,
-  row: Omit<UnhashedEvent, 'payload'>,
-  payloadCanonical: string,
-): string {
+function buildRowHashInput(prev: string, prevIsDigest: boolean, row: Omit<UnhashedEvent, 'payload'>, payloadCanonical: string): string {
   const actor = row.actor ?? '';
   const entity = row.entity_id ?? '';
   const { at, family, kind, seq } = row;
@@ -94,19 +86,30 @@ function buildRowHashInput(
     (prevIsDigest || plainJsonString(prev))
   ) {
     return (
-      '{"actor":"' + actor + '","at":"' + at + '","entity_id":"' + entity + '","family":"' + family + '","kind":"' + kind +
-      '","payload":' + payloadCanonical + ',"prev":"' + prev + '","seq":' + String(seq) + '}'
+      '{"actor":"' +
+      actor +
+      '","at":"' +
+      at +
+      '","entity_id":"' +
+      entity +
+      '","family":"' +
+      family +
+      '","kind":"' +
+      kind +
+      '","payload":' +
+      payloadCanonical +
+      ',"prev":"' +
+      prev +
+      '","seq":' +
+      String(seq) +
+      '}'
     );
   }
   return rowHashInputByCanonicalJson(prev, row, payloadCanonical);
 }
 
 /** The general construction: canonicalJson of the head and tail objects, the payload spliced in. */
-function rowHashInputByCanonicalJson(
-  prev: string,
-  row: Omit<UnhashedEvent, 'payload'>,
-  payloadCanonical: string,
-): string {
+function rowHashInputByCanonicalJson(prev: string, row: Omit<UnhashedEvent, 'payload'>, payloadCanonical: string): string {
   const head = canonicalJson({
     actor: row.actor ?? '',
     at: row.at,
@@ -124,7 +127,7 @@ export function rowHash(prev: string, row: UnhashedEvent): string {
 }
 
 /**
- * D7 payloadHash: lowercase hex SHA-256 of the canonical JSON of `{actionClass, subjectId,
+ * The signature payloadHash: lowercase hex SHA-256 of the canonical JSON of `{actionClass, subjectId,
  * params}`, where params are the act's params without `approvalId` and `signatureToken` (a proof
  * given here is stripped, so a client may pass the params of its retry as they are). The server
  * binds holds, approvals and signature tokens with it; clients use the same function (vector P1).
@@ -138,13 +141,13 @@ export function payloadHash(actionClass: string, subjectId: string, params: unkn
   return sha256Hex(canonicalJson({ actionClass, subjectId, params: actParams as JsonValue }));
 }
 
-/** `ledgerId` (seed §2.4): the first 8 hex characters of the event's row hash. */
+/** `ledgerId`: the first 8 hex characters of the event's row hash. */
 export function ledgerId(rowHashHex: string): string {
   return rowHashHex.slice(0, 8);
 }
 
 /**
- * A row as stored: the payload is the exact text that was hashed (D9). Verifying this form checks
+ * A row as stored: the payload is the exact text that was hashed. Verifying this form checks
  * the stored bytes themselves, so a payload re-encoded in storage (`1234` → `1234.0`, added
  * whitespace, a duplicate key) or not JSON at all is a break, not a re-parse that happens to match.
  */
@@ -210,7 +213,7 @@ export class ChainVerifier {
     return true;
   }
 
-  /** Linkage: prev_hash is the predecessor's row_hash and seq follows it (D9). */
+  /** Linkage: prev_hash is the predecessor's row_hash and seq follows it. */
   private links(row: { seq: number; prev_hash: string }): boolean {
     if (this.broken) return false;
     this.count += 1;
@@ -218,7 +221,7 @@ export class ChainVerifier {
       this.broken = this.breakAt(row.seq, 'prev_hash', this.prev, row.prev_hash);
       return false;
     }
-    // D9: seq is gapless. A row that does not follow its predecessor's seq does not link to it,
+    // Seq is gapless. A row that does not follow its predecessor's seq does not link to it,
     // even when its prev_hash does (a rewritten ledger with renumbered rows).
     if (row.seq !== this.seq + 1) {
       this.broken = this.breakAt(row.seq, 'prev_hash', `seq ${this.seq + 1}`, `seq ${row.seq}`);
@@ -248,11 +251,8 @@ export class ChainVerifier {
   }
 }
 
-/** Walk rows in order and report the first break (seed §6.4), or the head when intact. */
-export function verifyChain(
-  rows: Iterable<EventRow>,
-  from?: { seq: number; rowHash: string },
-): ChainVerdict {
+/** Walk rows in order and report the first break (docs/protocol.md, section 4), or the head when intact. */
+export function verifyChain(rows: Iterable<EventRow>, from?: { seq: number; rowHash: string }): ChainVerdict {
   const verifier = new ChainVerifier(from);
   for (const row of rows) {
     if (!verifier.push(row)) break;

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 
 /**
- * Signed checkpoints of an organisation's chain (issue 13 item 6), in the formats transparency
+ * Signed checkpoints of an organisation's chain, in the formats transparency
  * logs use, so existing tooling and auditors can read them:
  * - the body is a C2SP tlog-checkpoint: `<origin>\n<size>\n<base64 root hash>\n`, where size is the
  *   head seq and the "root hash" is the head's row_hash. Finance Desk's log is a hash chain, not a
@@ -48,7 +48,10 @@ function rawPublicKey(key: KeyObject): Buffer {
 }
 
 function keyHash(name: string, publicKey: Buffer): Buffer {
-  return createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([ED25519]), publicKey])).digest().subarray(0, 4);
+  return createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([ED25519]), publicKey]))
+    .digest()
+    .subarray(0, 4);
 }
 
 /** An Ed25519 private key from its 32-byte seed (base64), the form CHECKPOINT_SIGNING_KEY holds. */
@@ -82,7 +85,11 @@ export function parseVerifierKey(vkey: string): ParsedVerifierKey {
   }
   const pub = bytes.subarray(1);
   if (keyHash(name, pub).toString('hex') !== id) throw new Error('verifier key: key hash does not match the key');
-  const publicKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]), format: 'der', type: 'spki' });
+  const publicKey = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]),
+    format: 'der',
+    type: 'spki',
+  });
   return { name, keyId: id, publicKey };
 }
 
@@ -102,7 +109,10 @@ export type NoteVerdict =
  * Open a signed note with a verifier key: a signature line of that key must verify over the text.
  * Lines signed by other keys are ignored (a note may carry several signatures).
  */
-export function openNote(note: string, vkey: string): { readonly ok: true; readonly body: string; readonly signedBy: string } | { readonly ok: false; readonly reason: string } {
+export function openNote(
+  note: string,
+  vkey: string,
+): { readonly ok: true; readonly body: string; readonly signedBy: string } | { readonly ok: false; readonly reason: string } {
   let key: ParsedVerifierKey;
   try {
     key = parseVerifierKey(vkey);

@@ -53,7 +53,11 @@ async function untar(archive: string, into: string): Promise<void> {
         ended = true;
         return;
       }
-      const field = (at: number, len: number) => h.subarray(at, at + len).toString('utf8').replace(/\0.*$/s, '');
+      const field = (at: number, len: number) =>
+        h
+          .subarray(at, at + len)
+          .toString('utf8')
+          .replace(/\0.*$/s, '');
       const name = [field(345, 155), field(0, 100)].filter(Boolean).join('/');
       const size = parseInt(field(124, 12).trim() || '0', 8);
       const type = field(156, 1) || '0';

@@ -1,4 +1,4 @@
-/** The closed set of error codes and their HTTP statuses (seed §7, D1). */
+/** The closed set of error codes and their HTTP statuses (docs/protocol.md, section 6). */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
@@ -20,12 +20,12 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_STATUS, code);
 }
 
-/** Status of a code; an unknown code collapses to INTERNAL (seed §7). */
+/** Status of a code; an unknown code collapses to INTERNAL. */
 export function statusOf(code: string): number {
   return isErrorCode(code) ? ERROR_STATUS[code] : ERROR_STATUS.INTERNAL;
 }
 
-/** Message of a missing-scope refusal, exactly as D4 fixes it. */
+/** Message of a missing-scope refusal, exactly as the contract fixes it. */
 export function missingScopeMessage(scope: string, name: string): string {
   return `missing scope ${scope} for ${name}`;
 }

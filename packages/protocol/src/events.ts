@@ -22,7 +22,7 @@ import type { MethodSpec } from './methods/types.js';
 import type { PublicRouteSpec } from './methods/org.js';
 
 /**
- * The event catalogue (issue 11 item 1): every kind of ledger event, declared once with its
+ * The event catalogue: every kind of ledger event, declared once with its
  * family, what it records and the exact shape of its payload. The server emits an event by its
  * declaration (`uow.emit(events.invoiceSend, { entityId, payload })`), so no emit site writes a
  * family or kind string, and the payload's type is the schema's input type. The schemas are
@@ -66,7 +66,7 @@ export const sourceName = (s: EventSource): string => (typeof s === 'string' ? s
 const int = () => z.number().int();
 const str = () => z.string();
 const ids = () => z.array(z.string());
-const taxCode = z.enum(TAX_CODE_NAMES as readonly TaxCode[] as [TaxCode, ...TaxCode[]]);
+const taxCode = z.enum(TAX_CODE_NAMES as [TaxCode, ...TaxCode[]]);
 const actionClass = z.enum(ACTION_CLASSES);
 const tier = z.enum(TIERS);
 /** Signature acts executed with a human proof name it (governance/signature.ts executeWithProof). */
@@ -91,7 +91,8 @@ const filing = { files: fileBindings.optional() };
 export const orgCreated = eventKind({
   family: 'org',
   kind: 'org.created',
-  summary: 'An organisation was created (`finance-desk org create`): its name, slug, time zone, owner and first keys. Seq 1 of every chain.',
+  summary:
+    'An organisation was created (`finance-desk org create`): its name, slug, time zone, owner and first keys. Seq 1 of every chain.',
   payload: z.strictObject({
     name: str(),
     slug: str(),
@@ -123,7 +124,7 @@ export const outboxRetry = eventKind({
   family: 'org',
   kind: 'outbox.retry',
   summary:
-    'Undeliverable outbox rows (emails, payment and lodgement files) were put back in the queue by the operator (`finance-desk outbox retry`, issue 13 item 5): how many, by channel; never their content.',
+    'Undeliverable outbox rows (emails, payment and lodgement files) were put back in the queue by the operator (`finance-desk outbox retry`): how many, by channel; never their content.',
   payload: z.strictObject({ requeued: z.number().int().min(1), channels: z.record(z.string(), z.number().int().min(1)) }),
   emittedBy: ['operator'],
 });
@@ -148,7 +149,7 @@ const profileValues = z.strictObject({
   invoicePrefix: str().optional(),
   invoiceNextNumber: int().optional(),
   lockDate: str().nullable().optional(),
-  // Issue 12 item 4: the payment account; its number masked to the last 3 digits (maskDigits).
+  // The payment account; its number masked to the last 3 digits (maskDigits).
   paymentAccountName: str().nullable().optional(),
   paymentBsb: str().nullable().optional(),
   paymentAccountNumber: str().nullable().optional(),
@@ -196,7 +197,7 @@ export const orgOAuthConsent = eventKind({
   kind: 'org.oauth.consent',
   summary:
     'An owner approved a remote connector (OAuth client) on the console consent page and chose its tier; an authorization code ' +
-    'was issued, valid until `expiresAt` (never the code). The agent and its key come with the code\'s exchange.',
+    "was issued, valid until `expiresAt` (never the code). The agent and its key come with the code's exchange.",
   payload: z.strictObject({ ...oauthClient, tier, expiresAt: str() }),
   emittedBy: ['console'],
 });
@@ -224,7 +225,7 @@ export const orgOAuthToken = eventKind({
 export const approvalRequested = eventKind({
   family: 'approval',
   kind: 'approval.requested',
-  summary: 'An agent asked a human to approve a held signature act (D7): class, subject, payload hash, method, summary, expiry.',
+  summary: 'An agent asked a human to approve a held signature act: class, subject, payload hash, method, summary, expiry.',
   payload: z.strictObject({
     actionClass,
     subjectId: str(),
@@ -264,7 +265,7 @@ const policy = z.strictObject({
 export const policyChanged = eventKind({
   family: 'policy',
   kind: 'policy.changed',
-  summary: 'An owner changed the organisation policy (D8: floors, approval expiry, decision rights): the whole policy before and after.',
+  summary: 'An owner changed the organisation policy (floors, approval expiry, decision rights): the whole policy before and after.',
   payload: z.strictObject({ before: policy, after: policy }),
   emittedBy: ['console', 'operator'],
 });
@@ -292,7 +293,7 @@ export const itemClaimed = eventKind({
 export const signatureHold = eventKind({
   family: 'books',
   kind: 'books.signature.hold',
-  summary: 'A signature act was held for a human decision (seed §3, D7): every unproven attempt is audited.',
+  summary: 'A signature act was held for a human decision: every unproven attempt is audited.',
   payload: z.strictObject({
     holdId: str(),
     method: str(),
@@ -313,7 +314,7 @@ export const invoiceDraft = eventKind({
   family: 'books',
   kind: 'books.invoice.draft',
   summary:
-    'An invoice was drafted for a customer (its contact found or created): payee, description, total, due days; its number, and its reference and issue date when given (issue 12).',
+    'An invoice was drafted for a customer (its contact found or created): payee, description, total, due days; its number, and its reference and issue date when given.',
   payload: z.strictObject({
     payee: str(),
     description: str(),
@@ -341,7 +342,7 @@ export const invoiceSend = eventKind({
     journalId: str(),
     channel: z.literal('email').nullable(),
     recipients: int(),
-    /** Issue 12 (absent on events written before it). */
+    /** Added later: absent on events written before it. */
     number: str().optional(),
   }),
   emittedBy: [booksM.invoiceSend],
@@ -374,7 +375,7 @@ export const invoicePayment = eventKind({
     reference: str(),
     journalId: str(),
     outstandingCents: int(),
-    /** Issue 12: the bank account that received it. */
+    /** The bank account that received it (absent on earlier events). */
     accountCode: str().optional(),
   }),
   emittedBy: [receivablesM.invoiceRecordPayment],
@@ -384,7 +385,7 @@ export const invoiceCredit = eventKind({
   family: 'books',
   kind: 'books.invoice.credit',
   summary:
-    "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after; and (issue 12) " +
+    "A credit note was issued against an invoice and posted: amount, GST, tax code, the invoice's status after; and " +
     'whether its adjustment note PDF was emailed to the payee (channel, recipients; never the body).',
   payload: z.strictObject({
     ...posting,
@@ -397,9 +398,9 @@ export const invoiceCredit = eventKind({
     journalId: str(),
     status: invoiceStatus,
     outstandingCents: int(),
-    /** Issue 12: the adjustment note's date (absent on events written before it). */
+    /** The adjustment note's date (absent on events written before it). */
     issuedOn: str().optional(),
-    /** Issue 12 item 4 (absent on earlier events): the adjustment note's email, redacted as invoiceSend's. */
+    /** Absent on earlier events: the adjustment note's email, redacted as invoiceSend's. */
     channel: z.literal('email').nullable().optional(),
     recipients: int().optional(),
   }),
@@ -454,7 +455,7 @@ export const statementRun = eventKind({
 
 // ---- books: payables ----
 
-/** D8: every bill event carries payee, totalCents, heldReason and runId (bills.ts billEventPayload). */
+/** Every bill event carries payee, totalCents, heldReason and runId (bills.ts billEventPayload). */
 const billBase = {
   payee: str(),
   totalCents: int(),
@@ -465,7 +466,8 @@ const billBase = {
 export const billCapture = eventKind({
   family: 'books',
   kind: 'books.bill.capture',
-  summary: 'A supplier bill was captured (held under PB-B1 when heldReason is set); bank details only masked.',
+  summary:
+    'A supplier bill was captured (held by the bill-approval rule when heldReason is set: a new payee, a total above the floor, or changed bank details); bank details only masked.',
   payload: z.strictObject({
     ...billBase,
     description: str(),
@@ -474,7 +476,7 @@ export const billCapture = eventKind({
     lineCount: int(),
     payeeAccount: str().nullable(),
     ...contactRef,
-    /** Issue 12 (absent on events written before it). */
+    /** Added later: absent on events written before it. */
     issuedOn: str().optional(),
     reference: str().optional(),
   }),
@@ -559,7 +561,8 @@ export const expenseClaim = eventKind({
 export const expenseApprove = eventKind({
   family: 'books',
   kind: 'books.expense.approve',
-  summary: 'An expense claim was approved and posted; a claim on 1500 Plant and equipment puts a pending fixed asset on the register, named.',
+  summary:
+    'An expense claim was approved and posted; a claim on 1500 Plant and equipment puts a pending fixed asset on the register, named.',
   payload: z.strictObject({ ...claimBase, journalId: str(), assetIds: ids().optional(), ...posting }),
   emittedBy: [payablesM.expenseApprove],
 });
@@ -699,12 +702,13 @@ export const journalPost = eventKind({
   emittedBy: [reconciliationM.journalPost],
 });
 
-// ---- books: opening balances and corrections (issue 12, extensions) ----
+// ---- books: opening balances and corrections (extensions) ----
 
 export const openingBalancesRecord = eventKind({
   family: 'books',
   kind: 'books.opening_balances.record',
-  summary: "The business's conversion was recorded: one journal dated the conversion date, its totals and the documents carried in (counts, not every line).",
+  summary:
+    "The business's conversion was recorded: one journal dated the conversion date, its totals and the documents carried in (counts, not every line).",
   payload: z.strictObject({
     ...posting,
     conversionDate: str(),
@@ -715,7 +719,7 @@ export const openingBalancesRecord = eventKind({
     receivablesCents: int(),
     billCount: int(),
     payablesCents: int(),
-    /** Bills carried in held under PB-B1 (as billCapture holds them); absent on events recorded before bills were checked. */
+    /** Bills carried in held by the bill-approval rule (as billCapture holds them); absent on events recorded before bills were checked. */
     heldBillCount: int().optional(),
   }),
   emittedBy: [correctionsM.openingBalances],
@@ -733,7 +737,8 @@ const reversedMatch = z.strictObject({
 export const lineUnmatch = eventKind({
   family: 'books',
   kind: 'books.line.unmatch',
-  summary: "A bank line's matches (or its recode) were undone: each payment journal reversed, the documents reopened, the line unmatched again.",
+  summary:
+    "A bank line's matches (or its recode) were undone: each payment journal reversed, the documents reopened, the line unmatched again.",
   payload: z.strictObject({
     ...posting,
     lineId: str(),
@@ -794,7 +799,7 @@ export const journalReverse = eventKind({
   emittedBy: [correctionsM.journalReverse],
 });
 
-// ---- books: bank, credit-card and loan accounts (issue 12 item 3) ----
+// ---- books: bank, credit-card and loan accounts ----
 
 /** A bank account record's direct-entry details (null where not set): not secret, every bank file carries them. */
 const directEntryDetails = z.strictObject({
@@ -1119,7 +1124,8 @@ export const payRunDraft = eventKind({
 export const payRunSign = eventKind({
   family: 'books',
   kind: 'books.pay_run.sign',
-  summary: 'A pay run was signed by a human and posted; its ABA file written (null without a funding account) and its STP pay event queued.',
+  summary:
+    'A pay run was signed by a human and posted; its ABA file written (null without a funding account) and its STP pay event queued.',
   payload: z.strictObject({
     ...posting,
     ...filing,
@@ -1179,7 +1185,8 @@ export const stpLodged = eventKind({
 export const contactCreate = eventKind({
   family: 'books',
   kind: 'books.contact.create',
-  summary: 'A contact was created (created true) or an existing one of the same name taken (false); whether it has an email, never the email.',
+  summary:
+    'A contact was created (created true) or an existing one of the same name taken (false); whether it has an email, never the email.',
   payload: z.strictObject({
     name: str(),
     kind: contactsM.contactKind,

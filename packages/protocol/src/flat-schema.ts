@@ -53,8 +53,11 @@ export function flatObjectSchema(schema: JsonSchema): JsonSchema {
   }
   const variants = branches as (JsonSchema & { properties: Record<string, JsonSchema> })[];
   const first = variants[0] as (typeof variants)[number];
-  const discriminator = Object.keys(first.properties).find((p) => variants.every((b) => isObject(b.properties[p]) && 'const' in (b.properties[p] as JsonSchema)));
-  if (discriminator === undefined) throw new Error(`flatObjectSchema: the variants of a top-level ${key} share no property with a const in each`);
+  const discriminator = Object.keys(first.properties).find((p) =>
+    variants.every((b) => isObject(b.properties[p]) && 'const' in b.properties[p]),
+  );
+  if (discriminator === undefined)
+    throw new Error(`flatObjectSchema: the variants of a top-level ${key} share no property with a const in each`);
   const valueOf = (b: (typeof variants)[number]) => (b.properties[discriminator] as JsonSchema).const;
   const values = variants.map(valueOf);
   const requiredOf = (b: JsonSchema) => new Set(Array.isArray(b.required) ? (b.required as string[]) : []);
@@ -92,7 +95,11 @@ export function flatObjectSchema(schema: JsonSchema): JsonSchema {
     if (everywhere(f.in)) properties[name] = f.schema;
     else {
       const required =
-        f.requiredIn.length === 0 ? '' : f.requiredIn.length === f.in.length ? ', required there' : `, required with ${discriminator} ${named(f.requiredIn)}`;
+        f.requiredIn.length === 0
+          ? ''
+          : f.requiredIn.length === f.in.length
+            ? ', required there'
+            : `, required with ${discriminator} ${named(f.requiredIn)}`;
       properties[name] = withNote(f.schema, `${discriminator} ${named(f.in)} only${required}`);
     }
   }

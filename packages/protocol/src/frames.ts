@@ -1,7 +1,7 @@
 import type { ErrorCode } from './errors.js';
 import type { ActionClass } from './signature.js';
 
-/** POST success (D1). `code` appears only on an idempotent replay (D2). */
+/** POST success. `code` appears only on an idempotent replay. */
 export interface OkFrame<R = unknown> {
   readonly ok: true;
   readonly result: R;
@@ -16,9 +16,9 @@ export interface ApprovalRef {
 }
 
 /**
- * Structured parts an error frame may carry beside its prose (issue 11 item 3), so that no client
+ * Structured parts an error frame may carry beside its prose, so that no client
  * parses a message: `field`, the first offending parameter (a path such as `lines[0].amountCents`);
- * `approval`, on a GOVERNANCE_NOT_READY refusal that a human decision can lift (a PB-B1 bill), the
+ * `approval`, on a GOVERNANCE_NOT_READY refusal that a human decision can lift (a bill held by the bill-approval rule), the
  * approval to file with `approval.request`.
  */
 export interface ErrorDetails {
@@ -33,7 +33,7 @@ export interface ErrorFrame {
 
 export type Frame<R = unknown> = OkFrame<R> | ErrorFrame;
 
-/** The hold frame's result (seed §2.2). */
+/** The hold frame's result: what a signature act answers without proof. */
 export interface HoldResult {
   readonly status: 'approval_required';
   readonly approval: ApprovalRef & { readonly expiresInMs: number };
@@ -41,7 +41,7 @@ export interface HoldResult {
   readonly message: string;
 }
 
-/** Chain head (seed §2.5). */
+/** Chain head: `GET snapshot`. */
 export interface Snapshot {
   readonly orgId: string;
   readonly head: { readonly seq: number; readonly rowHash: string };
@@ -65,7 +65,7 @@ export function errorFrame(code: ErrorCode, message: string, details: ErrorDetai
 }
 
 /**
- * The parameter a BAD_REQUEST message names first. Every validation message has D5's form
+ * The parameter a BAD_REQUEST message names first. Every validation message has the form
  * `field: problem; field: problem` (validation.ts formatIssues, and the domain's own checks follow
  * it), so the field is the path before the first `: `, when it is a path.
  */
@@ -78,9 +78,5 @@ export function firstField(message: string): string | undefined {
 }
 
 export function isHold(result: unknown): result is HoldResult {
-  return (
-    typeof result === 'object' &&
-    result !== null &&
-    (result as { status?: unknown }).status === 'approval_required'
-  );
+  return typeof result === 'object' && result !== null && (result as { status?: unknown }).status === 'approval_required';
 }

@@ -7,7 +7,7 @@ import * as nodeCrypto from 'node:crypto';
 /**
  * The one-shot `crypto.hash` (Node ≥ 20.12) where the runtime has it: for a ledger row of a few
  * hundred bytes it is about three times faster than `createHash().update().digest()`, whose
- * per-call object is most of the cost (issue 14 goal 3). Both encode a string as UTF-8 (a lone
+ * per-call object is most of the cost of verifying a ledger. Both encode a string as UTF-8 (a lone
  * surrogate becomes U+FFFD in both), so the digest is the same; runtimes without it keep
  * `createHash`.
  */

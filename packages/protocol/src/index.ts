@@ -16,7 +16,22 @@ export * from './validation.js';
 export * from './methods/index.js';
 export * from './artifacts.js';
 export * from './paging.js';
-export { cents, days, id as idField, text, multilineText, singleLine, queryInt, queryIntRange, proofFields, withProof, hash64, isoDate, isCalendarDate, email } from './methods/fields.js';
+export {
+  cents,
+  days,
+  id as idField,
+  text,
+  multilineText,
+  singleLine,
+  queryInt,
+  queryIntRange,
+  proofFields,
+  withProof,
+  hash64,
+  isoDate,
+  isCalendarDate,
+  email,
+} from './methods/fields.js';
 export * from './methods/people-fields.js';
 export * as events from './events.js';
 export {

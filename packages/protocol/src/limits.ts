@@ -1,9 +1,9 @@
 /**
- * Every limit of the wire contract in one place, units last in names (architecture guide).
+ * Every limit of the wire contract in one place, units last in names.
  * Servers enforce them; clients may use them to validate before sending.
  */
 export const limits = {
-  /** D5: request bodies over this are BAD_REQUEST. */
+  /** Request bodies over this are BAD_REQUEST. */
   bodyBytesMax: 1024 * 1024,
   /**
    * One MCP response (a tool's result, the tool list) is at most this many bytes: a request is one
@@ -11,17 +11,17 @@ export const limits = {
    * produce. A larger tool result is answered with an error asking for less (a smaller page).
    */
   mcpResponseBytesMax: 4 * 1024 * 1024,
-  /** Seed §8, D9: `events` page size. */
+  /** `events` page size: `limit` from 1 to this, default below. */
   eventsPageRowsMax: 500,
   eventsPageRowsDefault: 100,
   /** Reads other than `events`. */
   pageRowsMax: 200,
   pageRowsDefault: 50,
-  /** D7: `approval.wait` long-poll ceiling. */
+  /** `approval.wait` long-poll ceiling. */
   approvalWaitMsMax: 30_000,
-  /** D7: default approval expiry (policy may change it). */
+  /** Default approval expiry (policy may change it). */
   approvalExpiryMsDefault: 24 * 60 * 60 * 1000,
-  /** D2: idempotency records are kept at least this long. */
+  /** Idempotency records are kept at least this long. */
   idempotencyRetentionMs: 24 * 60 * 60 * 1000,
   /** Bounds for free text and identifiers. */
   idempotencyKeyCharsMax: 255,

@@ -26,7 +26,7 @@ export interface PagedSpec {
 
 /** The object shape of a schema (through a pipe's input or output side), or undefined. */
 function shapeOf(schema: z.ZodType, side: 'in' | 'out'): Record<string, z.ZodType> | undefined {
-  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
+  if (schema instanceof z.ZodObject) return schema.shape;
   if (schema instanceof z.ZodPipe) return shapeOf((side === 'in' ? schema.in : schema.out) as z.ZodType, side);
   return undefined;
 }

@@ -1,4 +1,4 @@
-/** Scopes and key tiers (seed §5, D4). */
+/** Scopes, and the key tiers that hold them. */
 export const SCOPES = ['org.read', 'books.read', 'books.write', 'board.write'] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -1,7 +1,7 @@
-/** The signature law's vocabulary (seed §3, D7, D8), shared by server and clients. */
+/** The signature law's vocabulary, shared by server and clients. */
 /**
- * The action classes of the six signature acts and PB-B1's bill approval (seed §3, D7), each
- * written once, here; a method's declaration names its class through this map (issue 11 item 1).
+ * The action classes of the six signature acts and the bill-approval rule's approval, each
+ * written once, here; a method's declaration names its class through this map.
  */
 export const ACTION_CLASS = {
   payrollSign: 'books.payroll_sign',
@@ -27,7 +27,7 @@ export type ActionClass = (typeof ACTION_CLASSES)[number];
 export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
-/** PB-B1 (D8), in order of precedence: BANK_DETAILS_CHANGED, then ABOVE_FLOOR, then NEW_PAYEE. */
+/** Why the bill-approval rule holds a bill, in order of precedence: BANK_DETAILS_CHANGED, then ABOVE_FLOOR, then NEW_PAYEE. */
 export const HELD_REASONS = ['BANK_DETAILS_CHANGED', 'ABOVE_FLOOR', 'NEW_PAYEE'] as const;
 export type HeldReason = (typeof HELD_REASONS)[number];
 

@@ -1,6 +1,6 @@
 /**
- * Australian GST tax codes (A New Tax System (GST) Act 1999; BAS labels per ATO guidance), as in
- * ../shared/data/gst. Amounts are GST-inclusive; GST is 1/11 of a taxable amount, rounded to the
+ * Australian GST tax codes (A New Tax System (GST) Act 1999; BAS labels per ATO guidance).
+ * Amounts are GST-inclusive; GST is 1/11 of a taxable amount, rounded to the
  * nearest cent with half a cent up, once per document (s 9-90: sum then round).
  */
 export const TAX_CODES = {

@@ -1,5 +1,5 @@
 /**
- * D5 text rules (issue 8 items 10 and 11): every string the server receives is well-formed
+ * Text rules: every string the server receives is well-formed
  * Unicode with no NUL, no C0/C1 control character and no bidi override or isolate. Tab and line
  * breaks are allowed only in multi-line fields (descriptions, reasons, notes, file contents).
  *
@@ -35,7 +35,7 @@ function codeProblem(code: number, options: TextRuleOptions): string | null {
 }
 
 /**
- * The first problem of `s` under the D5 text rules, as a message to follow a field name
+ * The first problem of `s` under the text rules, as a message to follow a field name
  * ("payeeName: must not contain a NUL character"), or null when the text is acceptable.
  * The offending character is named by code point, never echoed.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { textIssues, type TextIssue } from './text-rules.js';
 
 /**
- * Turn zod issues into the message D5 asks for: every problem, each naming its field,
+ * Turn zod issues into the contract's validation message: every problem, each naming its field,
  * joined as `field: problem; field: problem`.
  */
 type Issue = z.core.$ZodIssue;
@@ -55,15 +55,12 @@ function describe(issue: Issue): string {
 }
 
 /**
- * Parse with zod and report every problem in D5's form. `reportInput` lets a missing field be
+ * Parse with zod and report every problem in that form. `reportInput` lets a missing field be
  * told from a wrong one; the input itself is never echoed into a message. Every string in the
- * input, at any depth and object keys too, is checked against the D5 text rules first
+ * input, at any depth and object keys too, is checked against the text rules first
  * (text-rules.ts), so no schema can forget them: one bad string fails the whole input.
  */
-export function validate<S extends z.ZodType>(
-  schema: S,
-  data: unknown,
-): { ok: true; value: z.infer<S> } | { ok: false; message: string } {
+export function validate<S extends z.ZodType>(schema: S, data: unknown): { ok: true; value: z.infer<S> } | { ok: false; message: string } {
   const bad = textIssues(data);
   const parsed = schema.safeParse(data, { reportInput: true });
   if (parsed.success && bad.length === 0) return { ok: true, value: parsed.data };

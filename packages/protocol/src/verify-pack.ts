@@ -136,7 +136,13 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
   if (verdict.ok) {
     const head = manifest.head;
     const atHead = verdict.head.seq === head.seq && verdict.head.rowHash === head.rowHash;
-    check('chain', atHead, atHead ? `${verdict.rows} events verify from genesis to seq ${head.seq}` : `the events end at seq ${verdict.head.seq}, the manifest says ${head.seq}`);
+    check(
+      'chain',
+      atHead,
+      atHead
+        ? `${verdict.rows} events verify from genesis to seq ${head.seq}`
+        : `the events end at seq ${verdict.head.seq}, the manifest says ${head.seq}`,
+    );
   } else {
     check('chain', false, `broken at seq ${verdict.seq}: ${verdict.reason} (expected ${verdict.expected}, found ${verdict.actual})`);
   }
@@ -145,11 +151,13 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
   const given = options.vkey;
   const packKey = existsSync(join(dir, 'verifier-key.txt')) ? readFileSync(join(dir, 'verifier-key.txt'), 'utf8').trim() : null;
   const vkey = given ?? packKey;
-  if (!given && packKey) check('verifier key', true, 'using the key inside the pack; pass --key with the copy you were given to rely on it');
+  if (!given && packKey)
+    check('verifier key', true, 'using the key inside the pack; pass --key with the copy you were given to rely on it');
   if (given && packKey && given !== packKey) check('verifier key', false, 'the key inside the pack differs from the one you gave');
   const notes: { from: string; note: string }[] = [];
   const cpDir = join(dir, 'checkpoints');
-  if (existsSync(cpDir)) for (const f of readdirSync(cpDir).sort()) notes.push({ from: `checkpoints/${f}`, note: readFileSync(join(cpDir, f), 'utf8') });
+  if (existsSync(cpDir))
+    for (const f of readdirSync(cpDir).sort()) notes.push({ from: `checkpoints/${f}`, note: readFileSync(join(cpDir, f), 'utf8') });
   for (const held of options.checkpoints ?? []) notes.push({ from: held, note: readFileSync(held, 'utf8') });
   const origin = manifest.organisation.id;
   for (const { from, note } of notes) {
@@ -164,7 +172,8 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     }
     const c = opened.checkpoint;
     if (!c.origin.endsWith(`/${origin}`)) check('checkpoint', false, `${from}: its log ${c.origin} is not this organisation's`);
-    else if (rowHashAt.get(c.size) !== c.rootHash) check('checkpoint', false, `${from}: the row at seq ${c.size} does not hash to the signed root: history was rewritten or cut`);
+    else if (rowHashAt.get(c.size) !== c.rootHash)
+      check('checkpoint', false, `${from}: the row at seq ${c.size} does not hash to the signed root: history was rewritten or cut`);
     else check('checkpoint', true, `${from}: signed by ${opened.signedBy}, seq ${c.size}, extended by the chain`);
   }
   if (notes.length === 0) check('checkpoint', true, 'no checkpoints in the pack (none given)');
@@ -181,7 +190,8 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     seen.add(j.id);
     const dr = j.lines.reduce((n, l) => n + l.debitCents, 0);
     const cr = j.lines.reduce((n, l) => n + l.creditCents, 0);
-    if (!j.lines.every((l) => Number.isSafeInteger(l.debitCents) && Number.isSafeInteger(l.creditCents))) check('journals', false, `${j.id}: an amount is not whole cents`);
+    if (!j.lines.every((l) => Number.isSafeInteger(l.debitCents) && Number.isSafeInteger(l.creditCents)))
+      check('journals', false, `${j.id}: an amount is not whole cents`);
     if (dr !== cr) check('journals', false, `${j.id}: debits ${dr} ≠ credits ${cr}`);
     const event = events.get(j.ledgerId);
     if (!event) {
@@ -195,9 +205,16 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
       continue;
     }
     const lines = journalLinesSha256(j.lines);
-    if (bound.ledgerId !== j.ledgerId) check('journals', false, `${j.id}: names event ${j.ledgerId}, but event seq ${bound.seq} (${bound.ledgerId}) posted it`);
-    else if (lines !== bound.binding.linesSha256) check('journals', false, `${j.id}: its lines hash to ${lines}, not to the ${bound.binding.linesSha256} event seq ${bound.seq} bound: the journal was rewritten`);
-    else if (j.date !== bound.binding.date) check('journals', false, `${j.id}: dated ${j.date}, but event seq ${bound.seq} posted it on ${bound.binding.date}`);
+    if (bound.ledgerId !== j.ledgerId)
+      check('journals', false, `${j.id}: names event ${j.ledgerId}, but event seq ${bound.seq} (${bound.ledgerId}) posted it`);
+    else if (lines !== bound.binding.linesSha256)
+      check(
+        'journals',
+        false,
+        `${j.id}: its lines hash to ${lines}, not to the ${bound.binding.linesSha256} event seq ${bound.seq} bound: the journal was rewritten`,
+      );
+    else if (j.date !== bound.binding.date)
+      check('journals', false, `${j.id}: dated ${j.date}, but event seq ${bound.seq} posted it on ${bound.binding.date}`);
     else journalsBound += 1;
   }
   for (const [id, b] of journalBindings) {
@@ -210,7 +227,11 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     check('journals', true, `${journals} journals balance; ${journalsBound} match the lines their events bound`);
   }
   if (unboundJournals.length > 0) {
-    check('journals', true, `UNBOUND: ${unboundJournals.length} journals were posted by events written before journals were bound, so their lines are not verified: ${list(unboundJournals)}`);
+    check(
+      'journals',
+      true,
+      `UNBOUND: ${unboundJournals.length} journals were posted by events written before journals were bound, so their lines are not verified: ${list(unboundJournals)}`,
+    );
   }
 
   // 5. Approvals: each request, and each use of a decision, is an event of the chain.
@@ -218,7 +239,8 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
   for await (const a of jsonLines<{ id: string; ledger_id: string; used_ledger_id: string | null }>(join(dir, 'approvals.jsonl'))) {
     approvals += 1;
     if (!events.has(a.ledger_id)) check('approvals', false, `${a.id}: its request ${a.ledger_id} is not an event of the chain`);
-    if (a.used_ledger_id && !events.has(a.used_ledger_id)) check('approvals', false, `${a.id}: the act it allowed (${a.used_ledger_id}) is not an event of the chain`);
+    if (a.used_ledger_id && !events.has(a.used_ledger_id))
+      check('approvals', false, `${a.id}: the act it allowed (${a.used_ledger_id}) is not an event of the chain`);
   }
   if (!failed('approvals')) check('approvals', true, `${approvals} approvals tie to events`);
 
@@ -236,7 +258,8 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     if (actual !== d.sha256) check('documents', false, `${d.path}: SHA-256 ${actual} ≠ recorded ${d.sha256}`);
     if (d.kind === 'receipt') {
       const payload = d.ledgerId ? hashing.get(d.ledgerId) : undefined;
-      if (!payload || !payload.includes(`"${d.sha256}"`)) check('documents', false, `${d.path}: its event ${d.ledgerId} does not record this SHA-256`);
+      if (!payload || !payload.includes(`"${d.sha256}"`))
+        check('documents', false, `${d.path}: its event ${d.ledgerId} does not record this SHA-256`);
       continue;
     }
     filesTotal += 1;
@@ -246,18 +269,33 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
       unboundFiles.push(d.path);
       continue;
     }
-    if (actual !== bound.binding.sha256) check('documents', false, `${d.path}: SHA-256 ${actual}, not the ${bound.binding.sha256} event seq ${bound.seq} bound for ${bound.binding.fileName}: the file was swapped`);
-    else if (d.fileName !== undefined && d.fileName !== bound.binding.fileName) check('documents', false, `${d.path}: named ${d.fileName}, but event seq ${bound.seq} bound ${bound.binding.fileName}`);
+    if (actual !== bound.binding.sha256)
+      check(
+        'documents',
+        false,
+        `${d.path}: SHA-256 ${actual}, not the ${bound.binding.sha256} event seq ${bound.seq} bound for ${bound.binding.fileName}: the file was swapped`,
+      );
+    else if (d.fileName !== undefined && d.fileName !== bound.binding.fileName)
+      check('documents', false, `${d.path}: named ${d.fileName}, but event seq ${bound.seq} bound ${bound.binding.fileName}`);
     else filesBound += 1;
   }
   for (const [id, b] of fileBindings) {
-    if (!packed.has(id)) check('documents', false, `${b.binding.fileName} (outbox ${id}): bound by event seq ${b.seq} but missing from the pack`);
+    if (!packed.has(id))
+      check('documents', false, `${b.binding.fileName} (outbox ${id}): bound by event seq ${b.seq} but missing from the pack`);
   }
   if (!failed('documents')) {
-    check('documents', true, `${documents} documents match their recorded hashes; ${filesBound} of ${filesTotal} payment and lodgement files match the SHA-256 their events bound`);
+    check(
+      'documents',
+      true,
+      `${documents} documents match their recorded hashes; ${filesBound} of ${filesTotal} payment and lodgement files match the SHA-256 their events bound`,
+    );
   }
   if (unboundFiles.length > 0) {
-    check('documents', true, `UNBOUND: ${unboundFiles.length} payment or lodgement files have no event binding their SHA-256 (queued before files were bound, or a lodgement not yet delivered), so they are not verified: ${list(unboundFiles)}`);
+    check(
+      'documents',
+      true,
+      `UNBOUND: ${unboundFiles.length} payment or lodgement files have no event binding their SHA-256 (queued before files were bound, or a lodgement not yet delivered), so they are not verified: ${list(unboundFiles)}`,
+    );
   }
 
   const ok = checks.every((c) => c.ok);
@@ -294,7 +332,9 @@ export function formatPackVerdict(v: PackVerdict): string {
 }
 
 /** Parsed command-line flags shared by verify.mjs and the protocol's command. */
-export function packFlags(args: readonly string[]): { vkey: string | undefined; checkpoints: string[]; json: boolean; rest: string[] } | { error: string } {
+export function packFlags(
+  args: readonly string[],
+): { vkey: string | undefined; checkpoints: string[]; json: boolean; rest: string[] } | { error: string } {
   let vkey: string | undefined;
   const checkpoints: string[] = [];
   const rest: string[] = [];

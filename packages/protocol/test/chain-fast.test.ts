@@ -1,5 +1,5 @@
 /**
- * Issue 14 goal 3: the direct row-hash-input builder, the one-pass canonical-text judge and the
+ * The direct row-hash-input builder, the one-pass canonical-text judge and the
  * one-shot SHA-256 are faster forms of definitions that stay in the code. Each is checked here
  * against its definition — canonicalJson of the eight-key object, `canonicalJson(JSON.parse(t))
  * === t`, and `createHash` — on awkward hand-picked inputs and on random ones.
@@ -23,8 +23,8 @@ import {
 
 /** Code units that exercise every branch of JSON string escaping and surrogate handling. */
 const AWKWARD_UNITS = [
-  0x00, 0x01, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1f, 0x20, 0x22, 0x2f, 0x5c, 0x7f, 0x80, 0xe9, 0x2028, 0x2029,
-  0xd7ff, 0xd800, 0xd83d, 0xdbff, 0xdc00, 0xde00, 0xdfff, 0xe000, 0xfeff, 0xfffd, 0xffff, 0x61, 0x7a, 0x30,
+  0x00, 0x01, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1f, 0x20, 0x22, 0x2f, 0x5c, 0x7f, 0x80, 0xe9, 0x2028, 0x2029, 0xd7ff, 0xd800, 0xd83d,
+  0xdbff, 0xdc00, 0xde00, 0xdfff, 0xe000, 0xfeff, 0xfffd, 0xffff, 0x61, 0x7a, 0x30,
 ];
 
 /** Any string of UTF-16 code units, lone surrogates included, biased to the awkward ones. */
@@ -59,13 +59,26 @@ const canonicalValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>(
   ),
 })).value;
 
-/** The definition of the hash input: canonicalJson of the eight-key object (seed §6.3). */
+/** The definition of the hash input: canonicalJson of the eight-key object. */
 function referenceInput(prev: string, row: Omit<StoredEventRow, 'prev_hash' | 'row_hash' | 'payload'>, payload: JsonValue) {
-  return canonicalJson({ actor: row.actor, at: row.at, entity_id: row.entity_id, family: row.family, kind: row.kind, payload, prev, seq: row.seq });
+  return canonicalJson({
+    actor: row.actor,
+    at: row.at,
+    entity_id: row.entity_id,
+    family: row.family,
+    kind: row.kind,
+    payload,
+    prev,
+    seq: row.seq,
+  });
 }
 
-/** What rowHashInputWithPayload gave before issue 14: two canonicalJson calls and a splice. */
-function previousConstruction(prev: string, row: { actor: string; at: string; entity_id: string; family: string; kind: string; seq: number }, payloadText: string) {
+/** What rowHashInputWithPayload gave before the direct builder: two canonicalJson calls and a splice. */
+function previousConstruction(
+  prev: string,
+  row: { actor: string; at: string; entity_id: string; family: string; kind: string; seq: number },
+  payloadText: string,
+) {
   const head = canonicalJson({ actor: row.actor ?? '', at: row.at, entity_id: row.entity_id ?? '', family: row.family, kind: row.kind });
   const tail = canonicalJson({ prev, seq: row.seq });
   return `${head.slice(0, -1)},"payload":${payloadText},${tail.slice(1)}`;
@@ -80,7 +93,7 @@ function outcome(fn: () => string): { value: string } | { error: string } {
   }
 }
 
-describe('rowHashInputWithPayload writes the bytes canonicalJson writes (issue 14)', () => {
+describe('rowHashInputWithPayload writes the bytes canonicalJson writes', () => {
   const base = {
     seq: 7,
     family: 'books',
@@ -90,8 +103,23 @@ describe('rowHashInputWithPayload writes the bytes canonicalJson writes (issue 1
     at: '2026-01-01T00:00:00.000Z',
   };
   const awkward = [
-    '', 'plain', 'quote " inside', 'back\\slash', 'tab\there', 'new\nline', '\u0000\u001f\u007f', '\b\f\r',
-    'é ü 🧾 😀', '\u2028\u2029', 'x","at":"forged', '\\"', '"', '\\', '}{', '\ud83d\ude00', '/slash/',
+    '',
+    'plain',
+    'quote " inside',
+    'back\\slash',
+    'tab\there',
+    'new\nline',
+    '\u0000\u001f\u007f',
+    '\b\f\r',
+    'é ü 🧾 😀',
+    '\u2028\u2029',
+    'x","at":"forged',
+    '\\"',
+    '"',
+    '\\',
+    '}{',
+    '\ud83d\ude00',
+    '/slash/',
   ];
 
   it('for awkward strings in every field, the same text as the definition', () => {
@@ -140,13 +168,23 @@ describe('rowHashInputWithPayload writes the bytes canonicalJson writes (issue 1
 
   it('random strings (lone surrogates included) in every field: the same text or the same error', () => {
     fc.assert(
-      fc.property(anyString(), anyString(), anyString(), anyString(), anyString(), anyString(), fc.maxSafeInteger(), canonicalValue, (actor, at, entity, family, kind, prev, seq, payload) => {
-        const row = { seq, family, kind, entity_id: entity, actor, at };
-        const payloadText = canonicalJson(payload);
-        const got = outcome(() => rowHashInputWithPayload(prev, row, payloadText));
-        expect(got).toEqual(outcome(() => previousConstruction(prev, row, payloadText)));
-        if ('value' in got) expect(got.value).toBe(referenceInput(prev, row, payload));
-      }),
+      fc.property(
+        anyString(),
+        anyString(),
+        anyString(),
+        anyString(),
+        anyString(),
+        anyString(),
+        fc.maxSafeInteger(),
+        canonicalValue,
+        (actor, at, entity, family, kind, prev, seq, payload) => {
+          const row = { seq, family, kind, entity_id: entity, actor, at };
+          const payloadText = canonicalJson(payload);
+          const got = outcome(() => rowHashInputWithPayload(prev, row, payloadText));
+          expect(got).toEqual(outcome(() => previousConstruction(prev, row, payloadText)));
+          if ('value' in got) expect(got.value).toBe(referenceInput(prev, row, payload));
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -156,21 +194,78 @@ describe('rowHashInputWithPayload writes the bytes canonicalJson writes (issue 1
 function hasEscapedKey(value: JsonValue): boolean {
   if (Array.isArray(value)) return value.some(hasEscapedKey);
   if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([k, v]) => JSON.stringify(k).includes('\\') || hasEscapedKey(v as JsonValue));
+  return Object.entries(value).some(([k, v]) => JSON.stringify(k).includes('\\') || hasEscapedKey(v));
 }
 
-describe('isCanonicalJsonText: the one-pass judge agrees with the definition (issue 14)', () => {
+describe('isCanonicalJsonText: the one-pass judge agrees with the definition', () => {
   const canonical = [
-    'null', 'true', 'false', '0', '-1', '9007199254740991', '-9007199254740991', '""', '"é😀\\n\\"\\\\\\u0000\\u001f\\b\\f\\r\\t"',
-    '[]', '{}', '[[],{}]', '{"":0,"a":[1,"x"],"b":{"c":null}}', '{"10":4,"2":3,"B":2,"a":1}', '{"__proto__":1}',
-    '"\u2028\u007f/"', '{"\ud83d\ude00":2,"\uff5a":1}',
+    'null',
+    'true',
+    'false',
+    '0',
+    '-1',
+    '9007199254740991',
+    '-9007199254740991',
+    '""',
+    '"é😀\\n\\"\\\\\\u0000\\u001f\\b\\f\\r\\t"',
+    '[]',
+    '{}',
+    '[[],{}]',
+    '{"":0,"a":[1,"x"],"b":{"c":null}}',
+    '{"10":4,"2":3,"B":2,"a":1}',
+    '{"__proto__":1}',
+    '"\u2028\u007f/"',
+    '{"\ud83d\ude00":2,"\uff5a":1}',
   ];
   const notCanonical = [
-    '', ' ', ' 1', '1 ', '{ }', '[1, 2]', '{"a": 1}', '1.0', '1e3', '-0', '01', '+1', '.5', '9007199254740992',
-    '-9007199254740992', '12345678901234567890', '"\\/"', '"\\u0041"', '"\\u001F"', '"\\u000a"', '"\\u0008"',
-    '"\\ud83d\\ude00"', '"\\ud800"', '"\ud800"', '"\udc00"', '"a\ud83d"', '"\u0001"', '"\n"', '{"b":1,"a":2}',
-    '{"a":1,"a":1}', '{"a":1,}', '[1,]', '[1', '{"a"}', '{"a":}', "'a'", 'NaN', 'Infinity', 'nul', 'truex', '[]]',
-    '"unterminated', '{"a":1}x', '{"\\u0000":1,"a":2}x', 'undefined', '"\\x41"', '"\\"', '{1:2}',
+    '',
+    ' ',
+    ' 1',
+    '1 ',
+    '{ }',
+    '[1, 2]',
+    '{"a": 1}',
+    '1.0',
+    '1e3',
+    '-0',
+    '01',
+    '+1',
+    '.5',
+    '9007199254740992',
+    '-9007199254740992',
+    '12345678901234567890',
+    '"\\/"',
+    '"\\u0041"',
+    '"\\u001F"',
+    '"\\u000a"',
+    '"\\u0008"',
+    '"\\ud83d\\ude00"',
+    '"\\ud800"',
+    '"\ud800"',
+    '"\udc00"',
+    '"a\ud83d"',
+    '"\u0001"',
+    '"\n"',
+    '{"b":1,"a":2}',
+    '{"a":1,"a":1}',
+    '{"a":1,}',
+    '[1,]',
+    '[1',
+    '{"a"}',
+    '{"a":}',
+    "'a'",
+    'NaN',
+    'Infinity',
+    'nul',
+    'truex',
+    '[]]',
+    '"unterminated',
+    '{"a":1}x',
+    '{"\\u0000":1,"a":2}x',
+    'undefined',
+    '"\\x41"',
+    '"\\"',
+    '{1:2}',
   ];
 
   it('accepts canonical texts on its own (without falling back to the definition)', () => {
@@ -210,13 +305,35 @@ describe('isCanonicalJsonText: the one-pass judge agrees with the definition (is
   });
 
   it('every one-character change, insertion or deletion of a canonical text is judged as the definition judges it', () => {
-    const edits = fc.oneof(fc.constantFrom(...AWKWARD_UNITS.map((u) => String.fromCharCode(u)), ' ', '.', 'e', '-', '0', '9', ',', ':', '{', '}', '[', ']', 'u', 'n'));
+    const edits = fc.oneof(
+      fc.constantFrom(
+        ...AWKWARD_UNITS.map((u) => String.fromCharCode(u)),
+        ' ',
+        '.',
+        'e',
+        '-',
+        '0',
+        '9',
+        ',',
+        ':',
+        '{',
+        '}',
+        '[',
+        ']',
+        'u',
+        'n',
+      ),
+    );
     fc.assert(
       fc.property(canonicalValue, fc.nat(), edits, fc.constantFrom('replace', 'insert', 'delete'), (value, at, ch, how) => {
         const text = canonicalJson(value);
         const i = text.length === 0 ? 0 : at % (text.length + (how === 'insert' ? 1 : 0));
         const changed =
-          how === 'replace' ? text.slice(0, i) + ch + text.slice(i + 1) : how === 'insert' ? text.slice(0, i) + ch + text.slice(i) : text.slice(0, i) + text.slice(i + 1);
+          how === 'replace'
+            ? text.slice(0, i) + ch + text.slice(i + 1)
+            : how === 'insert'
+              ? text.slice(0, i) + ch + text.slice(i)
+              : text.slice(0, i) + text.slice(i + 1);
         const truth = isCanonicalJsonTextSlow(changed);
         if (provesCanonicalJsonText(changed)) expect(truth, changed).toBe(true);
         expect(isCanonicalJsonText(changed), changed).toBe(truth);
@@ -255,7 +372,14 @@ describe('the stored-row verifier on the fast path', () => {
     let prev = prev0;
     for (let seq = 1; seq <= n; seq += 1) {
       const payload = { n: seq, note: seq % 2 ? 'quote " and \\ and \n' : 'é😀' };
-      const row = { seq, family: 'books', kind: 'k', entity_id: seq === 2 ? 'id "with" quotes' : `e${seq}`, actor: 'a', at: '2026-01-01T00:00:00.000Z' };
+      const row = {
+        seq,
+        family: 'books',
+        kind: 'k',
+        entity_id: seq === 2 ? 'id "with" quotes' : `e${seq}`,
+        actor: 'a',
+        at: '2026-01-01T00:00:00.000Z',
+      };
       const hash = rowHash(prev, { ...row, payload });
       rows.push({ ...row, payload: canonicalJson(payload), prev_hash: prev, row_hash: hash });
       prev = hash;
@@ -290,6 +414,11 @@ describe('the stored-row verifier on the fast path', () => {
     const row = rows[2] as StoredEventRow;
     const foreign = row.payload.replace('{', '{ ');
     const forged = { ...row, payload: foreign, row_hash: sha256Hex(rowHashInputWithPayload(row.prev_hash, row, foreign)) };
-    expect(verdict([rows[0] as StoredEventRow, rows[1] as StoredEventRow, forged])).toMatchObject({ ok: false, seq: 3, reason: 'payload', expected: 'canonical JSON' });
+    expect(verdict([rows[0] as StoredEventRow, rows[1] as StoredEventRow, forged])).toMatchObject({
+      ok: false,
+      seq: 3,
+      reason: 'payload',
+      expected: 'canonical JSON',
+    });
   });
 });

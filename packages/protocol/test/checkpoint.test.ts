@@ -37,7 +37,11 @@ describe('signed notes (C2SP)', () => {
     expect(body).toBe(`books.example/org_1\n42\n${Buffer.from('ab'.repeat(32), 'hex').toString('base64')}\n`);
     const note = signNote(body, 'books.example', key);
     const opened = openCheckpoint(note, vkey);
-    expect(opened).toMatchObject({ ok: true, signedBy: 'books.example', checkpoint: { origin: 'books.example/org_1', size: 42, rootHash: 'ab'.repeat(32) } });
+    expect(opened).toMatchObject({
+      ok: true,
+      signedBy: 'books.example',
+      checkpoint: { origin: 'books.example/org_1', size: 42, rootHash: 'ab'.repeat(32) },
+    });
 
     const other = verifierKey('books.example', signingKeyFromSeed(Buffer.alloc(32, 8).toString('base64')));
     expect(openCheckpoint(note, other)).toMatchObject({ ok: false, reason: expect.stringMatching(/^no signature by books\.example/) });

@@ -7,7 +7,7 @@ describe('TFN check digit (ATO: weights 1,4,3,7,5,8,6,9,10; sum ≡ 0 mod 11)', 
     ['123456789', 'last digit changed'],
     ['876543211', 'last digit changed'],
     ['213456782', 'two digits swapped'],
-    ['12345678', '8 digits (D11 fixes 9)'],
+    ['12345678', '8 digits (a TFN has 9)'],
     ['1234567820', '10 digits'],
     ['12345678a', 'a letter'],
     ['123 456 782', 'spaces'],
@@ -24,7 +24,8 @@ describe('TFN check digit (ATO: weights 1,4,3,7,5,8,6,9,10; sum ≡ 0 mod 11)', 
 describe('ABN check (ATO: first digit − 1, weights 10,1,3,…,19; sum ≡ 0 mod 89)', () => {
   it.each(['51824753556', '51 824 753 556', '53004085616', '33051775556'])('%s is valid', (abn) => expect(isValidAbn(abn)).toBe(true));
   it.each(['51824753557', '15824753556', '5182475355', '518247535560', '01824753556', '5182475355x', ''])('%s is not', (abn) =>
-    expect(isValidAbn(abn)).toBe(false));
+    expect(isValidAbn(abn)).toBe(false),
+  );
 });
 
 describe('mask: all but the last 3 digits', () => {
@@ -41,11 +42,26 @@ describe('onboardingAdvance params: one shape per step, naming wrong and missing
   it.each([
     [{ id: 'emp_1' }, 'step: must be one of tax_declaration, super, contract'],
     [{ id: 'emp_1', step: 'tax_declaration' }, 'taxFileNumber: is required; residency: is required; claimsTaxFreeThreshold: is required'],
-    [{ id: 'emp_1', step: 'tax_declaration', taxFileNumber: '123456789', residency: 'resident', claimsTaxFreeThreshold: true }, 'taxFileNumber: must pass the ATO TFN check digit'],
-    [{ id: 'emp_1', step: 'tax_declaration', taxFileNumber: '12345678', residency: 'resident', claimsTaxFreeThreshold: true }, 'taxFileNumber: must be 9 digits'],
-    [{ id: 'emp_1', step: 'tax_declaration', taxFileNumber: '123456782', residency: 'foreign', claimsTaxFreeThreshold: true }, 'claimsTaxFreeThreshold: a foreign resident cannot claim'],
-    [{ id: 'emp_1', step: 'tax_declaration', taxFileNumber: '123456782', residency: 'resident', claimsTaxFreeThreshold: true, title: 'x' }, 'title: unknown field'],
-    [{ id: 'emp_1', step: 'super', fundName: 'Fund', fundAbn: '51824753557', memberNumber: 'M1' }, 'fundAbn: must pass the ABN check digits'],
+    [
+      { id: 'emp_1', step: 'tax_declaration', taxFileNumber: '123456789', residency: 'resident', claimsTaxFreeThreshold: true },
+      'taxFileNumber: must pass the ATO TFN check digit',
+    ],
+    [
+      { id: 'emp_1', step: 'tax_declaration', taxFileNumber: '12345678', residency: 'resident', claimsTaxFreeThreshold: true },
+      'taxFileNumber: must be 9 digits',
+    ],
+    [
+      { id: 'emp_1', step: 'tax_declaration', taxFileNumber: '123456782', residency: 'foreign', claimsTaxFreeThreshold: true },
+      'claimsTaxFreeThreshold: a foreign resident cannot claim',
+    ],
+    [
+      { id: 'emp_1', step: 'tax_declaration', taxFileNumber: '123456782', residency: 'resident', claimsTaxFreeThreshold: true, title: 'x' },
+      'title: unknown field',
+    ],
+    [
+      { id: 'emp_1', step: 'super', fundName: 'Fund', fundAbn: '51824753557', memberNumber: 'M1' },
+      'fundAbn: must pass the ABN check digits',
+    ],
     [{ id: 'emp_1', step: 'super', fundName: 'Fund', fundAbn: '51824753556' }, 'memberNumber: is required'],
     [{ id: 'emp_1', step: 'contract' }, 'title: is required'],
   ])('%o → %s', (input, message) => {
@@ -55,7 +71,13 @@ describe('onboardingAdvance params: one shape per step, naming wrong and missing
   });
 
   it('a bad TFN is never echoed in the message', () => {
-    const r = validate(params, { id: 'emp_1', step: 'tax_declaration', taxFileNumber: '123456789', residency: 'resident', claimsTaxFreeThreshold: true });
+    const r = validate(params, {
+      id: 'emp_1',
+      step: 'tax_declaration',
+      taxFileNumber: '123456789',
+      residency: 'resident',
+      claimsTaxFreeThreshold: true,
+    });
     expect(!r.ok && r.message).not.toContain('123456789');
   });
 

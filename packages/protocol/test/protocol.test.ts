@@ -55,9 +55,7 @@ interface Vectors {
   readonly payloadHash: { input: unknown; canonical: string; payloadHash: string };
 }
 
-const vectors = JSON.parse(
-  readFileSync(new URL('../../../docs/protocol-vectors.json', import.meta.url), 'utf8'),
-) as Vectors;
+const vectors = JSON.parse(readFileSync(new URL('../../../docs/protocol-vectors.json', import.meta.url), 'utf8')) as Vectors;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -102,7 +100,12 @@ describe('canonical JSON vectors', () => {
     ['an unsafe negative integer', -(2 ** 53)],
     ['a Date', { at: new Date(0) }],
     ['a Map', new Map()],
-    ['a class instance', new (class Money { cents = 1 })()],
+    [
+      'a class instance',
+      new (class Money {
+        cents = 1;
+      })(),
+    ],
     ['a function', { f: () => 1 }],
     ['a bigint', { n: 1n }],
     ['a symbol', Symbol('s')],
@@ -121,9 +124,7 @@ describe('canonical JSON vectors', () => {
   });
 
   it('accepts the safe-integer bounds', () => {
-    expect(canonicalJson([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER])).toBe(
-      '[9007199254740991,-9007199254740991]',
-    );
+    expect(canonicalJson([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER])).toBe('[9007199254740991,-9007199254740991]');
   });
 });
 
@@ -171,11 +172,11 @@ describe('row hash vectors', () => {
     expect(rowHash('', row)).not.toBe(row.row_hash);
   });
 
-  it('payloadHash (D7) vector', () => {
+  it('signature payloadHash vector', () => {
     const ph = vectors.payloadHash;
     expect(canonicalJson(ph.input)).toBe(ph.canonical);
     expect(sha256Hex(ph.canonical)).toBe(ph.payloadHash);
-    // The shared function (issue 11): the same hash, and a proof in the params does not change it.
+    // The shared payloadHash function: the same hash, and a proof in the params does not change it.
     const input = ph.input as { actionClass: string; subjectId: string; params: Record<string, unknown> };
     expect(payloadHash(input.actionClass, input.subjectId, input.params)).toBe(ph.payloadHash);
     expect(payloadHash(input.actionClass, input.subjectId, { ...input.params, approvalId: 'apr_x' })).toBe(ph.payloadHash);
@@ -257,7 +258,7 @@ describe('chain verification', () => {
   });
 });
 
-describe('error codes (seed §7)', () => {
+describe('error codes and their HTTP statuses', () => {
   const table: Record<string, number> = {
     BAD_REQUEST: 400,
     UNAUTHORIZED: 401,
@@ -271,7 +272,7 @@ describe('error codes (seed §7)', () => {
     INTERNAL: 500,
   };
 
-  it('the code set is exactly seed §7', () => {
+  it('the code set is exactly the documented one (docs/protocol.md, Error codes)', () => {
     expect([...ERROR_CODES].sort()).toEqual(Object.keys(table).sort());
   });
 
@@ -287,15 +288,13 @@ describe('error codes (seed §7)', () => {
     }
   });
 
-  it('missing-scope message format (D4)', () => {
-    expect(missingScopeMessage('books.write', 'books.invoiceDraft')).toBe(
-      'missing scope books.write for books.invoiceDraft',
-    );
+  it('missing-scope message format: missing scope <scope> for <method>', () => {
+    expect(missingScopeMessage('books.write', 'books.invoiceDraft')).toBe('missing scope books.write for books.invoiceDraft');
     expect(missingScopeMessage('org.read', 'events')).toBe('missing scope org.read for events');
   });
 });
 
-describe('validation messages (D5)', () => {
+describe('validation messages: each names the field and the constraint', () => {
   const schema = z.strictObject({
     title: z.string().min(1),
     count: z.number().int().gt(0),
@@ -340,9 +339,7 @@ describe('validation messages (D5)', () => {
     const parsed = schema.safeParse({ title: 5, extra: 1 }, { reportInput: true });
     expect(parsed.success).toBe(false);
     if (!parsed.success) {
-      expect(formatIssues(parsed.error.issues)).toBe(
-        'title: must be a string; count: is required; extra: unknown field',
-      );
+      expect(formatIssues(parsed.error.issues)).toBe('title: must be a string; count: is required; extra: unknown field');
     }
   });
 
@@ -375,7 +372,7 @@ describe('one message per field for the shared field builders', () => {
     expect(validate(schema, { from: '2026-02-29' })).toEqual({ ok: false, message: 'from: must be a real calendar date' });
   });
 
-  it('other fields are still all reported next to a bad date (D5)', () => {
+  it('other fields are still all reported next to a bad date (every problem is listed)', () => {
     expect(validate(schema, { from: '2026-1-5', amountCents: 0, bogus: 1 })).toEqual({
       ok: false,
       message: 'from: must be a date YYYY-MM-DD; amountCents: must be an integer greater than 0; bogus: unknown field',
@@ -390,7 +387,12 @@ describe('one message per field for the shared field builders', () => {
   });
 
   it('the same problem of one field is named once', () => {
-    const twice = z.strictObject({ n: z.number().refine(() => false, { error: 'bad' }).refine(() => false, { error: 'bad' }) });
+    const twice = z.strictObject({
+      n: z
+        .number()
+        .refine(() => false, { error: 'bad' })
+        .refine(() => false, { error: 'bad' }),
+    });
     expect(validate(twice, { n: 1 })).toEqual({ ok: false, message: 'n: bad' });
   });
 });
@@ -404,7 +406,7 @@ describe('hardening found in review', () => {
     expect(canonicalJson({ a: '\ud83d\ude00' })).toBe('{"a":"😀"}');
   });
 
-  it('rowHashInput fills seed §6.3 defaults for absent actor, entity and payload', () => {
+  it('rowHashInput fills the hash input defaults ("" and null) for absent actor, entity and payload', () => {
     const row = { seq: 1, family: 'f', kind: 'k', at: '2026-01-01T00:00:00.000Z' } as unknown as Parameters<typeof rowHashInput>[1];
     expect(rowHashInput('', row)).toBe(
       '{"actor":"","at":"2026-01-01T00:00:00.000Z","entity_id":"","family":"f","kind":"k","payload":null,"prev":"","seq":1}',
@@ -423,8 +425,8 @@ describe('hardening found in review', () => {
   });
 });
 
-describe('extended params (issue 12: extensions are documented as such)', () => {
-  it('every param a declaration lists as beyond the seed is one of its declared params', async () => {
+describe('extended params (extensions of the base protocol are declared as such)', () => {
+  it('every param a declaration lists as beyond the base protocol is one of its declared params', async () => {
     const { methods } = await import('../src/methods/index.js');
     for (const m of methods) {
       if (!m.extendedParams) continue;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The operator CLI (D10). Compiled TypeScript lives in ../dist (built by `npm ci` via prepare).
+// The operator CLI (docs/operations.md, "The operator CLI"). Compiled TypeScript lives in ../dist (built by `npm ci` via prepare).
 import { main } from '../dist/cli/main.js';
 
 const code = await main(process.argv.slice(2));

@@ -1,7 +1,7 @@
 import { ARTIFACTS_READ, renderArtifacts, type RenderedArtifact } from '@finance-desk/protocol';
 
 /**
- * The API's machine-readable artifacts as this process serves them (issue 11 item 2): rendered
+ * The API's machine-readable artifacts as this process serves them: rendered
  * once from the declarations on first use and kept, since the declarations cannot change while
  * the process runs. The same text is `GET /api/v1/artifacts/<file>`, `/docs/openapi.json` and the
  * committed copy in docs/artifacts/ (a test fails when that copy drifts).
@@ -19,7 +19,7 @@ export function servedArtifact(file: string): RenderedArtifact {
   return a;
 }
 
-/** The checkpoint signer's public side per database's server (startServer sets it; issue 13 item 6). */
+/** The checkpoint signer's public side per database's server (startServer sets it). */
 const verifierKeys = new WeakMap<object, { readonly keyName: string; readonly verifierKey: string }>();
 
 export function setCheckpointVerifier(db: object, key: { readonly keyName: string; readonly verifierKey: string }): void {

@@ -8,7 +8,7 @@ import type { DeclaredResult, ResultOf, Uow, WriteResult } from './write-path.js
 
 /**
  * How a declared method (protocol/methods) is bound to its handler, once. Write-kind methods run
- * through the one write path with a unit of work; read-kind POST methods (books reads, seed §4.1)
+ * through the one write path with a unit of work; read-kind POST methods (books reads)
  * run against committed data with no event.
  */
 export interface ReadContext {
@@ -26,14 +26,19 @@ export type MethodBinding =
       readonly spec: MethodSpec;
       readonly write: (params: unknown, uow: Uow, prepared?: unknown) => Promise<WriteResult>;
       /**
-       * Work done before the transaction, against committed data, with nothing locked (issue 10
-       * item 5: books.ask computes its answer, possibly calling a model, here). Its value is
+       * Work done before the transaction, against committed data, with nothing locked (books.ask
+       * computes its answer, possibly calling a model, here). Its value is
        * handed to `write`, which records the act. An idempotent replay is found before it runs.
        */
       readonly prepare?: (params: unknown, ctx: ReadContext) => Promise<unknown>;
       readonly read?: undefined;
     }
-  | { readonly spec: MethodSpec; readonly read: (params: unknown, ctx: ReadContext) => Promise<unknown>; readonly write?: undefined; readonly prepare?: undefined };
+  | {
+      readonly spec: MethodSpec;
+      readonly read: (params: unknown, ctx: ReadContext) => Promise<unknown>;
+      readonly write?: undefined;
+      readonly prepare?: undefined;
+    };
 
 export function bind<S extends MethodSpec>(
   spec: S,
@@ -45,10 +50,10 @@ export function bind<S extends MethodSpec>(
 }
 
 /**
- * A signature act (seed §3, D7), bound from the engine's handler (governance/signature.ts): its
- * declaration travels with it, so the name, kind and action class are the declaration's and a
- * signature act cannot be bound as an ordinary write, nor an ordinary write as a signature act
- * (issue 11 item 1).
+ * A signature act (one that never completes without a human's approval), bound from the engine's
+ * handler (governance/signature.ts): its declaration travels with it, so the name, kind and action
+ * class are the declaration's and a signature act cannot be bound as an ordinary write, nor an
+ * ordinary write as a signature act.
  */
 export function bindSignature(handler: SignatureHandler): MethodBinding {
   if (handler.spec.kind !== 'signature') throw new Error(`${handler.spec.name} is not declared as a signature act`);
@@ -81,14 +86,14 @@ export function bindQuery<S extends MethodSpec>(
   return { spec, read: handler as (params: unknown, ctx: ReadContext) => Promise<unknown> };
 }
 
-/** GET reads (seed §4.2): a payload object, or `RawJson` to pass stored text byte for byte. */
+/** GET reads: a payload object, or `RawJson` to pass stored text byte for byte. */
 export interface ReadBinding {
   readonly spec: ReadSpec;
   readonly run: (query: unknown, ctx: ReadContext) => Promise<unknown>;
 }
 
 /**
- * The handler must return its declaration's result (issue 11 item 1), so a handler of the wrong
+ * The handler must return its declaration's result, so a handler of the wrong
  * shape does not compile; `RawJson` (stored text passed byte for byte) is checked by the tests.
  */
 export function bindRead<S extends ReadSpec>(

@@ -1,6 +1,6 @@
 import type { Queryable } from './storage/types.js';
 
-/** Instants are ISO 8601 UTC with milliseconds (D5, D9); dates are YYYY-MM-DD. */
+/** Instants are ISO 8601 UTC with milliseconds; dates are YYYY-MM-DD. */
 export function nowIso(): string {
   return new Date().toISOString();
 }
@@ -31,7 +31,7 @@ export function canonicalTimeZone(name: string): string | null {
  * Per time zone: its formatter, and the last answer with the UTC second it holds for. Every
  * offset in the time zone database is a whole number of seconds, so a local date can only change
  * on a whole UTC second: within one second the answer is the same. Every write asks for "today"
- * (write-path.ts), and formatToParts cost microseconds a request (issue 14 goal 2).
+ * (write-path.ts), and formatToParts cost microseconds a request.
  */
 interface Zone {
   readonly format: Intl.DateTimeFormat;
@@ -99,7 +99,7 @@ export function daysBetween(from: string, to: string): number {
 
 /**
  * The first instant (ISO, UTC, milliseconds) whose local date in `timeZone` is `date` or later:
- * where that local day begins (issue 10 item 2b: an approval's expiry instant placed on a local
+ * where that local day begins (e.g. an approval's expiry instant placed on a local
  * date). Local dates never run backwards as instants advance, so a binary search over the 28 hours
  * around UTC midnight (offsets run from −12 to +14 hours) finds it to the millisecond.
  */
@@ -126,8 +126,7 @@ export function localDayStarts(first: string, last: string, timeZone: string): M
   out.set(first, start);
   for (let d = addDays(first, 1); d <= last; d = addDays(d, 1)) {
     const guess = Date.parse(start) + 86_400_000;
-    const ok =
-      localDate(new Date(guess).toISOString(), timeZone) >= d && localDate(new Date(guess - 1).toISOString(), timeZone) < d;
+    const ok = localDate(new Date(guess).toISOString(), timeZone) >= d && localDate(new Date(guess - 1).toISOString(), timeZone) < d;
     start = ok ? new Date(guess).toISOString() : startOfLocalDay(d, timeZone);
     out.set(d, start);
   }

@@ -5,7 +5,7 @@ import type { SqliteSynchronous } from './storage/sqlite.js';
 export const DEFAULT_PAYMENTS_OUTBOX_DIR = './data/payments';
 export const DEFAULT_LODGEMENT_OUTBOX_DIR = './data/lodgements';
 
-/** Operator configuration from the environment (D10, README "Configuration"). */
+/** Operator configuration from the environment (docs/configuration.md). */
 export interface Config {
   readonly databaseUrl: string;
   readonly port: number;
@@ -14,7 +14,7 @@ export interface Config {
   readonly rateBurst: number;
   readonly redisUrl: string | null;
   readonly sqliteSynchronous: SqliteSynchronous;
-  /** PostgreSQL connections per process (DATABASE_POOL_SIZE; issue 14). */
+  /** PostgreSQL connections per process (DATABASE_POOL_SIZE). */
   readonly databasePoolSize: number;
   readonly logLevel: string;
   /** FD_BENCH_BARE_ROUTE=1 serves the benchmark baseline route (never in production). */
@@ -25,7 +25,7 @@ export interface Config {
   readonly emailFrom: string;
   /** Payment runs' ABA files (`<runId>.aba`) are written here after commit. */
   readonly paymentsOutboxDir: string;
-  /** Lodgement documents (`<id>.json`: BAS, later STP pay events) are written here after commit (D11). */
+  /** Lodgement documents (`<id>.json`: BAS, later STP pay events) are written here after commit (LODGEMENT_OUTBOX_DIR). */
   readonly lodgementOutboxDir: string;
   /**
    * PUBLIC_URL: the console's public address (e.g. https://books.example.com), used in links the
@@ -36,11 +36,11 @@ export interface Config {
   readonly publicUrl?: string | null;
   /** COOKIE_SECURE=1 marks the console's session cookie Secure (set it when served over HTTPS). */
   readonly cookieSecure: boolean;
-  /** The AI gateway behind books.ask (issue 10 item 5; adapters/ai-gateway.ts). Unset: the built-in grounded answerer. */
+  /** The AI gateway behind books.ask (adapters/ai-gateway.ts). Unset: the built-in grounded answerer. */
   readonly ai?: AiConfig;
   /** The server's clock (ISO instants); tests fix it. Unset: the system clock (clock.ts). */
   readonly now?: () => string;
-  /** Signed checkpoints (issue 13 item 6): the key and how often; null when CHECKPOINT_SIGNING_KEY is unset. */
+  /** Signed checkpoints: the key and how often; null when CHECKPOINT_SIGNING_KEY is unset. */
   readonly checkpoint?: CheckpointConfig | null;
   /** METRICS_TOKEN: the bearer token GET /metrics requires; unset, /metrics is not served. */
   readonly metricsToken?: string | null;
@@ -60,7 +60,7 @@ export interface CheckpointConfig {
 }
 
 /**
- * AI gateway configuration (README "Asking the books"): AI_PROVIDER grounded (default: no network,
+ * AI gateway configuration (docs/agents.md "Asking the books"): AI_PROVIDER grounded (default: no network,
  * no model) or openai (an OpenAI-compatible chat-completions endpoint at AI_BASE_URL, model
  * AI_MODEL, key AI_API_KEY, never logged nor put in an event). Prices are integers: micro-dollars
  * per million tokens, input and output. AI_TIMEOUT_MS bounds each model request.
@@ -86,7 +86,7 @@ export const DEFAULT_AI_CONFIG: AiConfig = {
 };
 
 /**
- * Every setting is read through one zod schema over the environment (issue 13 item 3), so a bad
+ * Every setting is read through one zod schema over the environment, so a bad
  * value fails the start with a message that names the setting, what it must be, and what it got
  * (at most 40 characters of it: a URL may carry a password, so URLs are never echoed).
  */
@@ -108,7 +108,10 @@ type Checked<T> = { readonly value: T } | { readonly problem: string };
  * One environment setting: unset (or empty) is `fallback`; otherwise `check` parses the text or
  * names the problem, which becomes the ConfigError's `NAME: problem`.
  */
-function setting<T, F = T>(fallback: F, check: (text: string) => Checked<T>): z.ZodPipe<z.ZodOptional<z.ZodString>, z.ZodTransform<T | F, string | undefined>> {
+function setting<T, F = T>(
+  fallback: F,
+  check: (text: string) => Checked<T>,
+): z.ZodPipe<z.ZodOptional<z.ZodString>, z.ZodTransform<T | F, string | undefined>> {
   return z
     .string()
     .optional()
@@ -133,7 +136,7 @@ const intSetting = (min: number, max: number, fallback: number) =>
 function oneOf<const T extends readonly string[]>(values: T, fallback: T[number], fold: (v: string) => string = (v) => v) {
   return setting(fallback, (text): Checked<T[number]> => {
     const v = fold(text);
-    return (values as readonly string[]).includes(v) ? { value: v as T[number] } : { problem: `must be one of ${values.join(', ')}, ${got(text)}` };
+    return (values as readonly string[]).includes(v) ? { value: v } : { problem: `must be one of ${values.join(', ')}, ${got(text)}` };
   });
 }
 
@@ -146,7 +149,9 @@ const urlSetting = (schemes: readonly string[], fallback: string | null) =>
     } catch {
       // `sqlite:relative/path` parses as a URL; a bare word does not.
     }
-    return scheme !== null && schemes.includes(scheme) ? { value: text } : { problem: `must be a ${schemes.map((x) => `${x}:`).join(' or ')} URL` };
+    return scheme !== null && schemes.includes(scheme)
+      ? { value: text }
+      : { problem: `must be a ${schemes.map((x) => `${x}:`).join(' or ')} URL` };
   });
 
 /** A secret: unset is null; a bad value is refused without echoing it. */
@@ -160,7 +165,7 @@ const flag = setting(false, (text) =>
 const text = (fallback: string, max = 500) =>
   setting(fallback, (value) => (value.length <= max ? { value } : { problem: `must be at most ${max} characters` }));
 
-/** The environment's settings, each with its default (README "Configuration"). */
+/** The environment's settings, each with its default (docs/configuration.md). */
 const envSchema = z.object({
   DATABASE_URL: urlSetting(['sqlite', 'postgres', 'postgresql'], DEFAULT_DATABASE_URL),
   PORT: intSetting(0, 65535, 8080),
@@ -169,7 +174,7 @@ const envSchema = z.object({
   RATE_LIMIT_BURST: intSetting(1, 1_000_000, 100),
   REDIS_URL: urlSetting(['redis', 'rediss'], null),
   SQLITE_SYNCHRONOUS: oneOf(['FULL', 'NORMAL'] as const, 'FULL', (v) => v.toUpperCase()),
-  // PostgreSQL connections per process (issue 14): one per organisation whose batch is running,
+  // PostgreSQL connections per process: one per organisation whose batch is running,
   // plus the reads. Bounded so that a few processes stay within the server's max_connections.
   DATABASE_POOL_SIZE: intSetting(1, 200, 10),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', (v) => v.toLowerCase()),
@@ -254,7 +259,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL,
     metricsToken: e.METRICS_TOKEN,
     checkpoint: e.CHECKPOINT_SIGNING_KEY
-      ? { keyName: e.CHECKPOINT_KEY_NAME, seed: e.CHECKPOINT_SIGNING_KEY, everyEvents: e.CHECKPOINT_EVERY_EVENTS, everyMs: e.CHECKPOINT_EVERY_MS }
+      ? {
+          keyName: e.CHECKPOINT_KEY_NAME,
+          seed: e.CHECKPOINT_SIGNING_KEY,
+          everyEvents: e.CHECKPOINT_EVERY_EVENTS,
+          everyMs: e.CHECKPOINT_EVERY_MS,
+        }
       : null,
     ai: aiConfigOf(e),
   };

@@ -1,15 +1,15 @@
 import type { ErrorCode, ErrorDetails } from '@finance-desk/protocol';
 
 /**
- * An expected refusal with its contract code and a public message (architecture guide:
- * typed domain errors; the HTTP layer maps them). Anything else thrown is a broken invariant
- * and becomes a logged INTERNAL.
+ * An expected refusal with its contract code and a public message: domain code throws it, the
+ * HTTP layer turns it into an error frame (docs/architecture.md, Domain code knows nothing of
+ * HTTP). Anything else thrown is a broken invariant and becomes a logged INTERNAL.
  */
 export class DomainError extends Error {
   constructor(
     readonly code: Exclude<ErrorCode, 'IDEMPOTENT_REPLAY' | 'INTERNAL'>,
     message: string,
-    /** Structured parts of the frame (issue 11 item 3): the field, the approval to file. */
+    /** Structured parts of the frame: the field, the approval to file. */
     readonly details: ErrorDetails = {},
   ) {
     super(message);
@@ -17,8 +17,7 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) =>
-  new DomainError('NOT_FOUND', `${what} ${id} not found`);
+export const notFound = (what: string, id: string) => new DomainError('NOT_FOUND', `${what} ${id} not found`);
 
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
 

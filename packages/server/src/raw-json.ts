@@ -1,4 +1,4 @@
-/** A read payload that is already JSON text (ledger rows pass through byte for byte, D9). */
+/** A read payload that is already JSON text (ledger rows pass through byte for byte, exactly as hashed). */
 export class RawJson {
   constructor(readonly text: string) {}
 }

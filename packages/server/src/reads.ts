@@ -26,15 +26,14 @@ export const readHandlers: readonly ReadBinding[] = [
     const head = (await headOf(db.reader, principal.orgId)) ?? { seq: 0, rowHash: '' };
     return { orgId: principal.orgId, head };
   }),
-  bindRead(readSpecs.boardReady, async (q, { db, principal }) =>
-    boardDomain.ready(db.reader, principal.orgId, q.limit),
+  bindRead(readSpecs.boardReady, async (q, { db, principal }) => boardDomain.ready(db.reader, principal.orgId, q.limit)),
+  bindRead(
+    readSpecs.boardContext,
+    async (q, { db, principal }) => new RawJson(await boardDomain.context(db.reader, principal.orgId, q.id)),
   ),
-  bindRead(readSpecs.boardContext, async (q, { db, principal }) =>
-    new RawJson(await boardDomain.context(db.reader, principal.orgId, q.id)),
-  ),
-  bindRead(readSpecs.whoami, async (q, { principal }) => {
-    // D4: another organisation's slug is NOT_FOUND; existence does not leak.
-    if (q.slug !== principal.orgSlug) throw notFound('organisation', q.slug);
+  bindRead(readSpecs.whoami, (q, { principal }) => {
+    // Another organisation's slug is NOT_FOUND; existence does not leak.
+    if (q.slug !== principal.orgSlug) return Promise.reject(notFound('organisation', q.slug));
     const base = {
       keyId: principal.credentialId,
       tier: principal.tier,
@@ -42,10 +41,12 @@ export const readHandlers: readonly ReadBinding[] = [
       orgId: principal.orgId,
       slug: principal.orgSlug,
     };
-    // A paired agent's record (issue 10 item 4): its id, name, pairing time, its key's tier.
-    return principal.agent
-      ? { kind: 'agent' as const, agentId: principal.agent.id, name: principal.agent.name, pairedAt: principal.agent.pairedAt, ...base }
-      : { kind: 'key' as const, ...base };
+    // A paired agent's record: its id, name, pairing time, its key's tier.
+    return Promise.resolve(
+      principal.agent
+        ? { kind: 'agent' as const, agentId: principal.agent.id, name: principal.agent.name, pairedAt: principal.agent.pairedAt, ...base }
+        : { kind: 'key' as const, ...base },
+    );
   }),
   bindRead(readSpecs.approvalWait, async (q, { db, principal, signal }) =>
     waitForApproval(db, principal.orgId, q.approvalId, q.timeoutMs, signal),
@@ -81,24 +82,26 @@ export const readHandlers: readonly ReadBinding[] = [
   bindRead(readSpecs.ops, async (_q, { db, principal }) => {
     const org = principal.orgId;
     const now = new Date().toISOString();
-    const count = async (sql: string, args: (string | number)[]) =>
-      Number((await db.reader.get<{ n: number }>(sql, args))?.n ?? 0);
+    const count = async (sql: string, args: (string | number)[]) => Number((await db.reader.get<{ n: number }>(sql, args))?.n ?? 0);
     const head = (await headOf(db.reader, org)) ?? { seq: 0, rowHash: '' };
     return {
       orgId: org,
       head,
-      pendingApprovals: await count("SELECT COUNT(*) AS n FROM approvals WHERE org_id = ? AND status = 'pending' AND expires_at >= ?", [org, now]),
+      pendingApprovals: await count("SELECT COUNT(*) AS n FROM approvals WHERE org_id = ? AND status = 'pending' AND expires_at >= ?", [
+        org,
+        now,
+      ]),
       openHolds: await count('SELECT COUNT(*) AS n FROM holds WHERE org_id = ? AND released_at IS NULL', [org]),
       outbox: await outboxCounts(db.reader, org),
     };
   }),
-  // Issue 10 item 1: customers and suppliers with their balances.
+  // Customers and suppliers with their balances.
   bindRead(readSpecs.contactsList, listContacts),
-  // Issue 10 item 2a: people, agents and decision rights (org/hierarchy.ts).
+  // People, agents and decision rights (org/hierarchy.ts).
   bindRead(readSpecs.hierarchy, async (_q, { db, principal }) => hierarchy(db.reader, principal.orgId)),
-  // Issue 10 item 2b: the desk's calendar (calendar/meetings.ts).
+  // The desk's calendar (calendar/meetings.ts).
   bindRead(readSpecs.meetingsList, async (q, { db, principal }) => meetingsList(db, principal.orgId, q)),
-  // Issue 10 item 2c: AI gateway spend (domain/ask/cost-rollup.ts).
+  // AI gateway spend (domain/ask/cost-rollup.ts).
   bindRead(readSpecs.costRollup, costRollup),
   bindRead(readSpecs.orgSelf, async (_q, { db, principal }) => {
     const org = await db.reader.get<{ id: string; slug: string; name: string; created_at: string }>(
@@ -108,15 +111,15 @@ export const readHandlers: readonly ReadBinding[] = [
     if (!org) throw notFound('organisation', principal.orgSlug);
     return { orgId: org.id, slug: org.slug, name: org.name, createdAt: org.created_at };
   }),
-  // The /api/v1/org/* DTO reads (issue 10 item 3; org/org-reads.ts, org/profile.ts).
+  // The /api/v1/org/* DTO reads (org/org-reads.ts, org/profile.ts).
   bindRead(readSpecs.orgProfile, async (_q, { db, principal }) => loadProfile(db.reader, principal.orgId)),
   bindRead(readSpecs.orgMembers, async (q, { db, principal }) => orgMembers(db.reader, principal.orgId, q)),
   bindRead(readSpecs.orgAgents, async (q, { db, principal }) => orgAgents(db.reader, principal.orgId, q)),
   bindRead(readSpecs.orgKeys, async (q, { db, principal }) => orgKeys(db.reader, principal.orgId, q)),
-  // Issue 12 item 5: payment and lodgement files with their SHA-256 (ops/files.ts).
+  // Payment and lodgement files with their SHA-256 (ops/files.ts).
   bindRead(readSpecs.booksFiles, async (q, { db, principal }) => listFiles(db.reader, principal.orgId, q)),
   bindRead(readSpecs.booksFile, async (q, { db, principal }) => fileWithContent(db.reader, principal.orgId, q.id)),
-  // Issue 11 item 2: the API described from its declarations (artifacts.ts); one read per artifact.
-  bindRead(artifactsIndex, async (_q, { db, principal }) => new RawJson(artifactsIndexBody(db, principal.orgId))),
-  ...artifactReads.map(({ file, spec }) => bindRead(spec, async () => new RawJson(servedArtifact(file).text))),
+  // The API described from its declarations (artifacts.ts); one read per artifact.
+  bindRead(artifactsIndex, (_q, { db, principal }) => Promise.resolve(new RawJson(artifactsIndexBody(db, principal.orgId)))),
+  ...artifactReads.map(({ file, spec }) => bindRead(spec, () => Promise.resolve(new RawJson(servedArtifact(file).text)))),
 ];

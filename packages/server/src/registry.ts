@@ -20,7 +20,7 @@ import { correctionsBindings } from './domain/corrections/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
-/** An open hold, or for PB-B1 a held bill (D7). */
+/** An open hold, or for the bill-approval rule a held bill (`heldReason` set). */
 const findHold: HoldFinder = async (uow, actionClass, subjectId, payloadHash) =>
   (await openHold(uow, actionClass, subjectId, payloadHash)) ??
   (actionClass === actionClassOf(books.billApprove) ? bills.pbB1Hold(uow, subjectId, payloadHash) : null);
@@ -51,12 +51,9 @@ const bindings: readonly MethodBinding[] = [
 export const methodRegistry: ReadonlyMap<string, MethodBinding> = new Map(bindings.map((b) => [b.spec.name, b]));
 if (methodRegistry.size !== bindings.length) throw new Error('a method is bound twice');
 
-/** Declared but without a handler here: NOT_FOUND "not deployed" (seed §7). */
+/** Declared but without a handler here: NOT_FOUND "not deployed". */
 export const declaredMethods: ReadonlySet<string> = new Set(methods.map((m) => m.name));
 
 export { RawJson } from './raw-json.js';
 
-export const readRegistry: ReadonlyMap<string, ReadBinding> = new Map(
-  readHandlers.map((b) => [b.spec.name, b]),
-);
-
+export const readRegistry: ReadonlyMap<string, ReadBinding> = new Map(readHandlers.map((b) => [b.spec.name, b]));

@@ -28,13 +28,13 @@ export interface RunningServer {
 }
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
-/** How long shutdown waits for in-flight requests before cutting their connections (issue 13 item 3). */
+/** How long shutdown waits for in-flight requests before cutting their connections. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 /** How often the checkpoint sweep looks for heads that are due (at most; CHECKPOINT_EVERY_MS if shorter). */
 const CHECKPOINT_SWEEP_MS = 15_000;
 const IDEMPOTENCY_KEEP_MS = 48 * 60 * 60 * 1000;
 
-/** The limiter for `config`; with REDIS_URL set, Redis must answer now or this throws (item 4). */
+/** The limiter for `config`; with REDIS_URL set, Redis must answer now or this throws. */
 export async function rateLimiterFor(
   config: Pick<Config, 'redisUrl' | 'ratePerSecond' | 'rateBurst'>,
   warn: (message: string) => void,
@@ -61,17 +61,22 @@ export async function startServer(
   const rateLimiter = await rateLimiterFor(config, (message) => warn(message));
   // The schema is compared with what the migrations create before anything is served: a
   // database changed outside them (an added trigger, view, index) is refused (schema-check.ts).
-  const db = await (options.db
-    ? options.db.migrate({ checkSchema: true }).then(() => options.db as Database)
-    : openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize, checkSchema: true })
+  const db = await (
+    options.db
+      ? options.db.migrate({ checkSchema: true }).then(() => options.db as Database)
+      : openMigrated(config.databaseUrl, {
+          sqliteSynchronous: config.sqliteSynchronous,
+          poolSize: config.databasePoolSize,
+          checkSchema: true,
+        })
   ).catch(async (error: unknown) => {
     await rateLimiter.close();
     throw error;
   });
   if (config.now) setClock(db, config.now);
-  // Approval emails link to the console at this address (issue 12 item 5).
+  // Approval emails link to the console at this address.
   setPublicUrl(config.publicUrl ?? null);
-  // books.ask's gateway (issue 10 item 5): the configured provider, its tools the books reads.
+  // books.ask's gateway: the configured provider, its tools the books reads.
   setAiGateway(db, new AiGateway(config.ai ?? DEFAULT_AI_CONFIG, readTools(methodRegistry.values())));
   const app = buildApp({
     db,
@@ -97,7 +102,7 @@ export async function startServer(
     purgeIdempotency(db, IDEMPOTENCY_KEEP_MS).catch((err: unknown) => app.log.error({ err }, 'idempotency purge failed'));
   }, PURGE_EVERY_MS);
   purge.unref();
-  // Signed checkpoints (issue 13 item 6): a sweep off the request path signs every head that is due.
+  // Signed checkpoints: a sweep off the request path signs every head that is due.
   const signer = config.checkpoint ? signerFrom(config.checkpoint.keyName, config.checkpoint.seed) : null;
   if (signer) setCheckpointVerifier(db, { keyName: signer.name, verifierKey: signer.vkey });
   let checkpointTimer: NodeJS.Timeout | null = null;

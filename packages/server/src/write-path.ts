@@ -1,7 +1,24 @@
-import { canonicalJson, sha256Hex, type EventKindSpec, type FileBinding, type JournalBinding, type JsonValue, type MethodSpec } from '@finance-desk/protocol';
+import {
+  canonicalJson,
+  sha256Hex,
+  type EventKindSpec,
+  type FileBinding,
+  type JournalBinding,
+  type JsonValue,
+  type MethodSpec,
+} from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { DomainError, invariant } from './errors.js';
-import { appendedOf, chainEvent, moveHead, queueEvents, type Appended, type ChainedEvent, type EventBody, type Head } from './ledger/append.js';
+import {
+  appendedOf,
+  chainEvent,
+  moveHead,
+  queueEvents,
+  type Appended,
+  type ChainedEvent,
+  type EventBody,
+  type Head,
+} from './ledger/append.js';
 import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
 import { credentialStands } from './org/credentials.js';
 import { changesData, queueMany, type Column } from './storage/sql.js';
@@ -9,7 +26,7 @@ import type { Capabilities, Database, Queryable, Row, SqlValue, Tx, Writer } fro
 
 /**
  * The unit of work a handler receives: the transaction, and `emit` to append the call's one
- * ledger event. Handlers never open transactions (architecture guide, property 1).
+ * ledger event. Handlers never open transactions (docs/architecture.md, One write path).
  */
 export interface Uow {
   readonly tx: Tx;
@@ -20,12 +37,12 @@ export interface Uow {
   /** The organisation's local date at `now` (its time zone; clock.ts): what "today" means. */
   readonly today: string;
   /**
-   * The organisation's lock date (issue 12 item 2), read in the unit's transaction: nothing posts
+   * The organisation's lock date, read in the unit's transaction: nothing posts
    * on or before it (domain/gl/periods.ts); null when no owner has set one.
    */
   readonly lockDate: string | null;
   /**
-   * The organisation's conversion date (issue 12 item 2, books.openingBalances), read in the unit's
+   * The organisation's conversion date (books.openingBalances), read in the unit's
    * transaction: the opening balances carry the books up to and including it, so nothing else posts
    * on or before it (domain/gl/periods.ts); null before a conversion is recorded.
    */
@@ -48,18 +65,18 @@ export interface Uow {
    */
   bindFile(binding: FileBinding): void;
   /**
-   * The organisation's invoice sequence (issue 12: prefix and next number) as this transaction
-   * has it: read once per batch under the organisation's lock (issue 14), so no other write of
+   * The organisation's invoice sequence (prefix and next number) as this transaction
+   * has it: read once per batch under the organisation's lock, so no other write of
    * the organisation can move it meanwhile.
    */
   invoiceSequence(): Promise<{ readonly prefix: string; readonly next: number }>;
   /**
    * Move the invoice sequence's next number. Kept by the batch and written once, with its other
-   * held-back rows (issue 14: before COMMIT, or before any statement that names organisations).
+   * held-back rows (before COMMIT, or before any statement that names organisations).
    */
   moveInvoiceSequence(next: number): Promise<void>;
   /**
-   * A value kept for the batch's later units (issue 14), for answers that a database constraint
+   * A value kept for the batch's later units, for answers that a database constraint
    * checks again when the writes go out (the invoice number's unique index): if the kept answer
    * was stale, the write is refused and the whole batch runs again exactly, where this returns
    * null and the caller reads. `load` runs once per batch; the value is forgotten when a unit
@@ -67,7 +84,7 @@ export interface Uow {
    */
   optimistic<T>(key: string, load: () => Promise<T>): Promise<T | null>;
   /**
-   * Several reads in one round trip (issue 14: on PostgreSQL each is one under the organisation's
+   * Several reads in one round trip (on PostgreSQL each is one under the organisation's
    * lock, and with several organisations a batch is a unit or two, so its first reads were half
    * its round trips). On PostgreSQL the reads the batch does not already keep go out as one
    * statement, each read's rows as JSON, and the answers of `batchCached` reads are kept as if
@@ -105,19 +122,20 @@ export type Frozen<T> = T extends readonly (infer U)[]
     ? { readonly [K in keyof T]: Frozen<T[K]> }
     : T;
 
-/** What a read (POST or GET) of spec `S` answers: its declared result (issue 11 item 1). */
+/** What a read (POST or GET) of spec `S` answers: its declared result. */
 export type DeclaredResult<S extends { readonly result: z.ZodType }> = Frozen<z.input<S['result']>>;
 
 /**
- * What a write handler of `S` returns: its declared result (issue 11 item 1), so a handler of the
- * wrong shape does not compile; `noop` (D3) may ride along whether or not the result declares it.
+ * What a write handler of `S` returns: its declared result, so a handler of the wrong shape does
+ * not compile; `noop` (a write that found its row already in the target state) may ride along
+ * whether or not the result declares it.
  */
 export type ResultOf<S extends MethodSpec> = DeclaredResult<S> & WriteResult;
 
 export interface WriteCall {
   readonly orgId: string;
   readonly actor: string;
-  /** Idempotency scope (D2): the key is per (organisation, credential). */
+  /** Idempotency scope: the key is per (organisation, credential). */
   readonly credentialId: string;
   readonly method: string;
   readonly params: unknown;
@@ -137,9 +155,7 @@ export interface RememberedCredential {
   confirmed(epoch: number): void;
 }
 
-export type WriteOutcome =
-  | { readonly replay: false; readonly result: WriteResult }
-  | { readonly replay: true; readonly result: unknown };
+export type WriteOutcome = { readonly replay: false; readonly result: WriteResult } | { readonly replay: true; readonly result: unknown };
 
 interface IdemRow {
   method: string;
@@ -147,7 +163,7 @@ interface IdemRow {
   result: string;
 }
 
-/** Requests whose idempotency key is being executed in this process (D2: in flight → CONFLICT). */
+/** Requests whose idempotency key is being executed in this process (a repeat while in flight is CONFLICT). */
 const inFlight = new Set<string>();
 
 function requestHash(method: string, params: unknown): string {
@@ -185,7 +201,7 @@ async function settingsOf(tx: Tx, b: OrgBatch): Promise<OrgSettings> {
 }
 
 /**
- * One organisation's share of a batch (issue 14): the units of work of one organisation that
+ * One organisation's share of a batch: the units of work of one organisation that
  * commit together lock its head once, chain their events onto it in code, and write the events
  * and idempotency rows set-based with one head update just before COMMIT (storage BatchScope).
  * `stored` is the head as locked (the row the final UPDATE moves from); `head` runs ahead of it
@@ -306,7 +322,7 @@ async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object)
   const key = memoKey(orgId);
   const known = tx.batch.memo.get(key) as OrgBatch | undefined;
   if (known) return known;
-  // The head locked and read, with the settings (issue 14: one round trip). On PostgreSQL the row
+  // The head locked and read, with the settings (one round trip). On PostgreSQL the row
   // lock serialises every write of the organisation across all server processes (only the head
   // row: FOR UPDATE OF h); on SQLite the single writer already does. Either way the next seq is
   // head + 1 and can never fork.
@@ -368,7 +384,7 @@ interface CachedRead {
 }
 
 /**
- * Reads whose answer a batch may keep (issue 14: each is a round trip under the organisation's
+ * Reads whose answer a batch may keep (each is a round trip under the organisation's
  * lock): SQL text → the tables it reads. A statement of the batch that changes one of those
  * tables forgets the kept answers of the reads that read it (those of other tables stay); a unit
  * that fails forgets them all. Register with `batchCached` at module load, for plain SELECTs of
@@ -436,7 +452,7 @@ const frozen = <T>(rows: readonly T[]): T[] => Object.freeze(rows.map((r) => Obj
  * The handler's view of the transaction: the batch's held-back rows are in it when it looks; and
  * `together`, Uow.readTogether.
  */
-function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): { tx: Tx; together(reads: readonly Read[]): Promise<Row[][]> } {
+function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): { tx: Tx; together: (reads: readonly Read[]) => Promise<Row[][]> } {
   const before = async (sql: string) => {
     const k = kindOf(sql);
     if (k & 1) await flushRows(tx, caps, b);
@@ -455,7 +471,9 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): { tx: Tx; together(rea
     return rows;
   };
   const together = async (reads: readonly Read[]): Promise<Row[][]> => {
-    const answers: (Row[] | undefined)[] = reads.map(([sql, params]) => (kindOf(sql) & 8 ? (b.cache.get(cacheKey(sql, params)) as Row[] | undefined) : undefined));
+    const answers: (Row[] | undefined)[] = reads.map(([sql, params]) =>
+      kindOf(sql) & 8 ? (b.cache.get(cacheKey(sql, params)) as Row[] | undefined) : undefined,
+    );
     const asked = answers.flatMap((a, i) => (a === undefined ? [i] : []));
     if (caps.engine !== 'postgres' || asked.length < 2) {
       for (const i of asked) {
@@ -473,21 +491,29 @@ function unitTx(tx: Tx, caps: Capabilities, b: OrgBatch): { tx: Tx; together(rea
     const sql = asked
       .map((i, n) => `SELECT ${n} AS i, (SELECT COALESCE(json_agg(t), '[]'::json) FROM (${(reads[i] as Read)[0]}) t) AS r`)
       .join(' UNION ALL ');
-    const rows = await tx.all<{ i: number; r: Row[] }>(sql, asked.flatMap((i) => (reads[i] as Read)[1]));
+    const rows = await tx.all<{ i: number; r: Row[] }>(
+      sql,
+      asked.flatMap((i) => (reads[i] as Read)[1]),
+    );
     for (const { i: n, r } of rows) {
       const i = asked[n];
       invariant(i !== undefined, 'readTogether: an answer for each read');
       const [readSql, params] = reads[i] as Read;
       // As the int8 parser (storage/postgres.ts): a number JSON gives back is a safe integer, or a
       // broken invariant, never something rounded.
-      for (const row of r) for (const v of Object.values(row)) invariant(typeof v !== 'number' || Number.isSafeInteger(v), `readTogether: ${String(v)} is not a safe integer`);
+      for (const row of r)
+        for (const v of Object.values(row))
+          invariant(typeof v !== 'number' || Number.isSafeInteger(v), `readTogether: ${String(v)} is not a safe integer`);
       if (kindOf(readSql) & 8) {
         answers[i] = frozen(r);
         b.cache.set(cacheKey(readSql, params), answers[i]);
       } else answers[i] = r;
     }
-    invariant(answers.every((a) => a !== undefined), 'readTogether: every read answered');
-    return answers as Row[][];
+    invariant(
+      answers.every((a) => a !== undefined),
+      'readTogether: every read answered',
+    );
+    return answers;
   };
   return {
     together,
@@ -530,79 +556,82 @@ async function unitOfWork<R extends WriteResult, E>(
   before: (tx: Tx, batch: OrgBatch) => Promise<E | undefined>,
   remembered?: { readonly credentialId: string; readonly check: RememberedCredential },
 ): Promise<{ early: E } | { result: R }> {
-  return db.write(async (tx) => {
-    const unit = {};
-    const b = await orgBatch(tx, db.caps, orgId, unit);
-    const m = mark(b);
-    try {
-      // First of all, before a replay or the handler can answer anything.
-      if (remembered) await checkRemembered(tx, b, remembered.credentialId, remembered.check);
-      const early = await before(tx, b);
-      if (early !== undefined) return { early };
-      let emitted = 0;
-      // What the unit binds into its event (Uow.bindJournal, bindFile): known before it is chained.
-      const journals: JournalBinding[] = [];
-      const journalWrites: ((ledgerId: string) => Promise<void>)[] = [];
-      const files: FileBinding[] = [];
-      const now = clockOf(db)();
-      const org = await settingsOf(tx, b);
-      const view = unitTx(tx, db.caps, b);
-      const uow: Uow = {
-        tx: view.tx,
-        caps: db.caps,
-        orgId,
-        actor,
-        now,
-        today: localDate(now, org.time_zone ?? DEFAULT_TIME_ZONE),
-        lockDate: org.lock_date ?? null,
-        conversionDate: org.conversion_date ?? null,
-        emit: async (event, body) => {
-          emitted += 1;
-          invariant(emitted === 1, 'a call appends exactly one event');
-          const chained = chainEvent(b.head, actor, event, boundBody(body, journals, files));
-          b.events.push(chained);
-          const appended = appendedOf(chained);
-          for (const write of journalWrites) await write(appended.ledgerId);
-          return appended;
-        },
-        bindJournal: (binding, write) => {
-          invariant(emitted === 0, `journal ${binding.id} is posted before its event, which binds its lines`);
-          journals.push(binding);
-          journalWrites.push(write);
-        },
-        bindFile: (binding) => {
-          invariant(emitted === 0, `file ${binding.fileName} is bound before its event`);
-          files.push(binding);
-        },
-        invoiceSequence: async () => {
-          const settings = await settingsOf(tx, b);
-          return { prefix: settings.invoice_prefix, next: Number(settings.invoice_next) };
-        },
-        moveInvoiceSequence: async (next) => {
-          const settings = await settingsOf(tx, b);
-          // Held back with the batch's events: written once (flushRows), kept current here.
-          b.seqMoved = next;
-          b.settings = { ...settings, invoice_next: next };
-        },
-        optimistic: async <T>(key: string, load: () => Promise<T>): Promise<T | null> => {
-          if (tx.batch.exact) return null;
-          if (!b.kept.has(key)) b.kept.set(key, await load());
-          return b.kept.get(key) as T;
-        },
-        readTogether: view.together,
-      };
-      const result = await fn(uow, b);
-      invariant(
-        result.noop === true ? emitted === 0 : emitted === 1,
-        'a side-effecting call appends exactly one event; a state no-op appends none',
-      );
-      invariant(emitted === 1 || (journals.length === 0 && files.length === 0), 'a journal or file is bound only by an event');
-      return { result };
-    } catch (error) {
-      restore(tx, b, m, unit);
-      throw error;
-    }
-  }, { batchKey: orgId, prelude: async (tx) => void (await orgBatch(tx, db.caps, orgId, PRELUDE)) });
+  return db.write(
+    async (tx) => {
+      const unit = {};
+      const b = await orgBatch(tx, db.caps, orgId, unit);
+      const m = mark(b);
+      try {
+        // First of all, before a replay or the handler can answer anything.
+        if (remembered) await checkRemembered(tx, b, remembered.credentialId, remembered.check);
+        const early = await before(tx, b);
+        if (early !== undefined) return { early };
+        let emitted = 0;
+        // What the unit binds into its event (Uow.bindJournal, bindFile): known before it is chained.
+        const journals: JournalBinding[] = [];
+        const journalWrites: ((ledgerId: string) => Promise<void>)[] = [];
+        const files: FileBinding[] = [];
+        const now = clockOf(db)();
+        const org = await settingsOf(tx, b);
+        const view = unitTx(tx, db.caps, b);
+        const uow: Uow = {
+          tx: view.tx,
+          caps: db.caps,
+          orgId,
+          actor,
+          now,
+          today: localDate(now, org.time_zone ?? DEFAULT_TIME_ZONE),
+          lockDate: org.lock_date ?? null,
+          conversionDate: org.conversion_date ?? null,
+          emit: async (event, body) => {
+            emitted += 1;
+            invariant(emitted === 1, 'a call appends exactly one event');
+            const chained = chainEvent(b.head, actor, event, boundBody(body, journals, files));
+            b.events.push(chained);
+            const appended = appendedOf(chained);
+            for (const write of journalWrites) await write(appended.ledgerId);
+            return appended;
+          },
+          bindJournal: (binding, write) => {
+            invariant(emitted === 0, `journal ${binding.id} is posted before its event, which binds its lines`);
+            journals.push(binding);
+            journalWrites.push(write);
+          },
+          bindFile: (binding) => {
+            invariant(emitted === 0, `file ${binding.fileName} is bound before its event`);
+            files.push(binding);
+          },
+          invoiceSequence: async () => {
+            const settings = await settingsOf(tx, b);
+            return { prefix: settings.invoice_prefix, next: Number(settings.invoice_next) };
+          },
+          moveInvoiceSequence: async (next) => {
+            const settings = await settingsOf(tx, b);
+            // Held back with the batch's events: written once (flushRows), kept current here.
+            b.seqMoved = next;
+            b.settings = { ...settings, invoice_next: next };
+          },
+          optimistic: async <T>(key: string, load: () => Promise<T>): Promise<T | null> => {
+            if (tx.batch.exact) return null;
+            if (!b.kept.has(key)) b.kept.set(key, await load());
+            return b.kept.get(key) as T;
+          },
+          readTogether: view.together,
+        };
+        const result = await fn(uow, b);
+        invariant(
+          result.noop === true ? emitted === 0 : emitted === 1,
+          'a side-effecting call appends exactly one event; a state no-op appends none',
+        );
+        invariant(emitted === 1 || (journals.length === 0 && files.length === 0), 'a journal or file is bound only by an event');
+        return { result };
+      } catch (error) {
+        restore(tx, b, m, unit);
+        throw error;
+      }
+    },
+    { batchKey: orgId, prelude: async (tx) => void (await orgBatch(tx, db.caps, orgId, PRELUDE)) },
+  );
 }
 
 /**
@@ -610,13 +639,24 @@ async function unitOfWork<R extends WriteResult, E>(
  * with no copy, when nothing was bound. The catalogue declares the two fields on the kinds that
  * carry them (protocol events.ts); an emit site never writes them itself.
  */
-function boundBody<E extends EventKindSpec>(body: EventBody<E>, journals: readonly JournalBinding[], files: readonly FileBinding[]): EventBody<E> {
+function boundBody<E extends EventKindSpec>(
+  body: EventBody<E>,
+  journals: readonly JournalBinding[],
+  files: readonly FileBinding[],
+): EventBody<E> {
   if (journals.length === 0 && files.length === 0) return body;
   const payload = (body.payload ?? {}) as Record<string, unknown>;
-  invariant(typeof payload === 'object' && !('journals' in payload) && !('files' in payload), 'an emit site does not write journals or files itself');
+  invariant(
+    typeof payload === 'object' && !('journals' in payload) && !('files' in payload),
+    'an emit site does not write journals or files itself',
+  );
   return {
     entityId: body.entityId,
-    payload: { ...payload, ...(journals.length > 0 ? { journals } : {}), ...(files.length > 0 ? { files } : {}) } as EventBody<E>['payload'],
+    payload: {
+      ...payload,
+      ...(journals.length > 0 ? { journals } : {}),
+      ...(files.length > 0 ? { files } : {}),
+    } as EventBody<E>['payload'],
   };
 }
 
@@ -637,10 +677,9 @@ async function checkRemembered(tx: Tx, b: OrgBatch, credentialId: string, check:
 /** The prelude's stand-in for a unit: never a unit that fails, so its lock is never given back. */
 const PRELUDE = {};
 
-const nothingBefore = async (): Promise<undefined> => undefined;
+const nothingBefore = (): Promise<undefined> => Promise.resolve(undefined);
 
-const rememberedOf = (call: WriteCall) =>
-  call.remembered ? { credentialId: call.credentialId, check: call.remembered } : undefined;
+const rememberedOf = (call: WriteCall) => (call.remembered ? { credentialId: call.credentialId, check: call.remembered } : undefined);
 
 /** A unit of work outside the method pipeline (CLI, human lane): one event, one transaction. */
 export async function inUnitOfWork<R extends WriteResult>(
@@ -662,10 +701,11 @@ async function seenResult(q: Queryable, call: WriteCall, key: string, hash: stri
   const queued = batch?.idem.find((r) => r.credentialId === call.credentialId && r.key === key);
   const seen: IdemRow | undefined = queued
     ? { method: queued.method, request_hash: queued.hash, result: queued.result }
-    : await q.get<IdemRow>(
-        'SELECT method, request_hash, result FROM idempotency WHERE org_id = ? AND credential_id = ? AND idem_key = ?',
-        [call.orgId, call.credentialId, key],
-      );
+    : await q.get<IdemRow>('SELECT method, request_hash, result FROM idempotency WHERE org_id = ? AND credential_id = ? AND idem_key = ?', [
+        call.orgId,
+        call.credentialId,
+        key,
+      ]);
   if (!seen) return undefined;
   if (seen.request_hash !== hash) {
     throw new DomainError('CONFLICT', `idempotency key was already used for a different request (${seen.method})`);
@@ -674,10 +714,10 @@ async function seenResult(q: Queryable, call: WriteCall, key: string, hash: stri
 }
 
 /**
- * The one write path for method calls (architecture guide, property 1): idempotency check (D2),
+ * The one write path for method calls (docs/architecture.md, One write path): idempotency check,
  * the domain decision, its one event, the stored result — in one transaction.
  *
- * `prepare` (issue 10 item 5, binding.ts bindPrepared) runs first, outside the transaction and
+ * `prepare` (binding.ts bindPrepared) runs first, outside the transaction and
  * without the organisation's lock; its value is passed to the handler. With a key, a stored
  * result is looked for before `prepare` (a replay costs no model call), and again under the
  * lock as always (a concurrent twin that committed first is replayed; in this process the
@@ -739,7 +779,7 @@ export async function runWrite(
   }
 }
 
-/** Drop idempotency records past retention (D2 keeps them at least 24 h; we keep 48 h). */
+/** Drop idempotency records past retention (the contract keeps them at least 24 h; we keep 48 h). */
 export async function purgeIdempotency(db: Database, olderThanMs: number): Promise<number> {
   const cutoff = new Date(Date.now() - olderThanMs).toISOString();
   return db.write(async (tx) => (await tx.run('DELETE FROM idempotency WHERE created_at < ?', [cutoff])).changes);

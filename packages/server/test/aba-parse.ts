@@ -1,6 +1,6 @@
 /**
  * Reads an ABA file back by column positions (1-based, inclusive, as in
- * ../shared/data/aba/FORMAT.md), independently of the generator, so tests check the layout
+ * docs/reference/aba-format.md), independently of the generator, so tests check the layout
  * itself rather than the generator against its own code.
  */
 const col = (r: string, from: number, to: number) => r.slice(from - 1, to);

@@ -10,12 +10,23 @@ interface InputJson {
   trace: AbaBatch['trace'];
   remitterName: string;
   payments: AbaPayment[];
-  expectedTotals: { creditTotalCents: number; debitTotalCents: number; netTotalCents: number; detailRecordCount: number; fileBytes: number };
+  expectedTotals: {
+    creditTotalCents: number;
+    debitTotalCents: number;
+    netTotalCents: number;
+    detailRecordCount: number;
+    fileBytes: number;
+  };
 }
 
 function load(name: string): { input: InputJson; batch: AbaBatch; bytes: Buffer } {
   const input = JSON.parse(readFileSync(fixture(`${name}.input.json`), 'utf8')) as InputJson;
-  const batch: AbaBatch = { descriptive: input.descriptive, trace: input.trace, remitterName: input.remitterName, payments: input.payments };
+  const batch: AbaBatch = {
+    descriptive: input.descriptive,
+    trace: input.trace,
+    remitterName: input.remitterName,
+    payments: input.payments,
+  };
   return { input, batch, bytes: readFileSync(fixture(`${name}.aba`)) };
 }
 
@@ -93,24 +104,62 @@ describe('ABA (Cemtex, BECS Direct Entry) generator', () => {
     ['a zero amount', withPayment({ amountCents: 0 }), 'payments[0].amountCents: must be an integer from 1 to 9999999999'],
     ['a fractional amount', withPayment({ amountCents: 12.5 }), 'payments[0].amountCents: must be an integer from 1'],
     ['an amount over ten digits', withPayment({ amountCents: 10_000_000_000 }), 'payments[0].amountCents: must be an integer from 1'],
-    ['a character outside the set', withPayment({ accountTitle: 'CAFÉ DU MONDE' }), 'payments[0].accountTitle: must use only letters, digits'],
+    [
+      'a character outside the set',
+      withPayment({ accountTitle: 'CAFÉ DU MONDE' }),
+      'payments[0].accountTitle: must use only letters, digits',
+    ],
     ['a tilde', withPayment({ accountTitle: 'A~B' }), 'payments[0].accountTitle: must use only'],
     ['a title over 32', withPayment({ accountTitle: 'X'.repeat(33) }), 'payments[0].accountTitle: must be at most 32 characters'],
     ['a blank title', withPayment({ accountTitle: '   ' }), 'payments[0].accountTitle: must not be blank'],
-    ['a reference starting with a zero', withPayment({ lodgementReference: '0123' }), 'payments[0].lodgementReference: must not start with'],
-    ['a reference starting with a hyphen', withPayment({ lodgementReference: '-X' }), 'payments[0].lodgementReference: must not start with'],
-    ['an unknown transaction code', withPayment({ transactionCode: '99' as AbaPayment['transactionCode'] }), 'payments[0].transactionCode: must be one of'],
+    [
+      'a reference starting with a zero',
+      withPayment({ lodgementReference: '0123' }),
+      'payments[0].lodgementReference: must not start with',
+    ],
+    [
+      'a reference starting with a hyphen',
+      withPayment({ lodgementReference: '-X' }),
+      'payments[0].lodgementReference: must not start with',
+    ],
+    [
+      'an unknown transaction code',
+      withPayment({ transactionCode: '99' as AbaPayment['transactionCode'] }),
+      'payments[0].transactionCode: must be one of',
+    ],
     ['an unknown indicator', withPayment({ indicator: 'Q' }), 'payments[0].indicator: must be one of'],
     ['a bad trace BSB', { ...base, trace: { bsb: '34-702', accountNumber: '458921' } }, 'trace.bsb: must be a BSB'],
     ['a remitter over 16', { ...base, remitterName: 'HARBOURSIDE JOINERY' }, 'remitterName: must be at most 16 characters'],
-    ['a bank that is not 3 capitals', { ...base, descriptive: { ...base.descriptive, financialInstitution: 'wbc' } }, 'descriptive.financialInstitution'],
-    ['a user id of 5 digits', { ...base, descriptive: { ...base.descriptive, userIdNumber: '51273' } }, 'descriptive.userIdNumber: must be 6 digits'],
-    ['a date that does not exist', { ...base, descriptive: { ...base.descriptive, processingDate: '2026-02-30' } }, 'descriptive.processingDate: must be a real date'],
-    ['a user name over 26', { ...base, descriptive: { ...base.descriptive, userName: 'U'.repeat(27) } }, 'descriptive.userName: must be at most 26'],
+    [
+      'a bank that is not 3 capitals',
+      { ...base, descriptive: { ...base.descriptive, financialInstitution: 'wbc' } },
+      'descriptive.financialInstitution',
+    ],
+    [
+      'a user id of 5 digits',
+      { ...base, descriptive: { ...base.descriptive, userIdNumber: '51273' } },
+      'descriptive.userIdNumber: must be 6 digits',
+    ],
+    [
+      'a date that does not exist',
+      { ...base, descriptive: { ...base.descriptive, processingDate: '2026-02-30' } },
+      'descriptive.processingDate: must be a real date',
+    ],
+    [
+      'a user name over 26',
+      { ...base, descriptive: { ...base.descriptive, userName: 'U'.repeat(27) } },
+      'descriptive.userName: must be at most 26',
+    ],
     ['no payments', { ...base, payments: [] }, 'payments: must have at least 1 payment'],
     [
       'a batch total over ten digits',
-      { ...base, payments: [{ ...pay0, amountCents: 9_999_999_999 }, { ...pay0, amountCents: 1 }] },
+      {
+        ...base,
+        payments: [
+          { ...pay0, amountCents: 9_999_999_999 },
+          { ...pay0, amountCents: 1 },
+        ],
+      },
       'creditTotalCents: must be an integer from 0 to 9999999999',
     ],
   ];

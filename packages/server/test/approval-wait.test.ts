@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideApproval, setApprovalRecheckMs } from '../src/governance/approvals.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { PostgresDatabase } from '../src/storage/postgres.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { heldAndRequested, sentInvoice } from './signature-helpers.js';
 
@@ -27,9 +26,7 @@ describe.each(engines)('approval.wait wakes on a decision, not on a poll (%s)', 
     const waiting = t.get(org.keys.observer, `approval.wait?approvalId=${approvalId}&timeoutMs=30000`);
     await new Promise((r) => setTimeout(r, 200));
     // PostgreSQL: a second pool is another session, as another server process would be.
-    const schema = engine === 'postgres' ? (await t.db.reader.get<{ s: string }>('SELECT current_schema() AS s'))?.s : undefined;
-    const other =
-      engine === 'postgres' && schema ? new PostgresDatabase({ url: process.env.TEST_DATABASE_URL ?? '', schema }) : t.db;
+    const other = engine === 'postgres' ? t.another() : t.db;
     try {
       await decideApproval(other, {
         orgId: org.orgId,

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 5 through HTTP on both engines: approvals people notice (an email to each decider
+ * Through HTTP on both engines: approvals people notice (an email to each decider
  * when an approval becomes pending, linking to its card; cards that lead with who, how much, to
  * whom, from which account and when) and payment and lodgement files downloadable (console for
  * deciders, books.files / books.file for books.read keys), byte for byte with their SHA-256.
@@ -66,12 +66,28 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
   const today = () => clock.slice(0, 10);
 
   beforeAll(async () => {
-    t = await startTestServer(engine, { now: () => clock, emailOutboxDir: outboxDir, paymentsOutboxDir: paymentsDir, lodgementOutboxDir: lodgementDir, publicUrl: PUBLIC });
+    t = await startTestServer(engine, {
+      now: () => clock,
+      emailOutboxDir: outboxDir,
+      paymentsOutboxDir: paymentsDir,
+      lodgementOutboxDir: lodgementDir,
+      publicUrl: PUBLIC,
+    });
     org = await t.org('Harbourside Joinery');
     other = await t.org('Other Books');
-    const a = await addUser(t.db, { orgId: org.orgId, email: `approver@${org.slug}.example`, role: 'approver', password: 'approver-password-1' });
+    const a = await addUser(t.db, {
+      orgId: org.orgId,
+      email: `approver@${org.slug}.example`,
+      role: 'approver',
+      password: 'approver-password-1',
+    });
     approver = { email: a.email, password: a.password, userId: a.userId };
-    const b = await addUser(t.db, { orgId: org.orgId, email: `bookkeeper@${org.slug}.example`, role: 'bookkeeper', password: 'bookkeeper-password-1' });
+    const b = await addUser(t.db, {
+      orgId: org.orgId,
+      email: `bookkeeper@${org.slug}.example`,
+      role: 'bookkeeper',
+      password: 'bookkeeper-password-1',
+    });
     bookkeeper = { email: b.email, password: b.password };
     // The owner decides everything (default policy); approvers may also decide chase steps.
     await setPolicy(t.db, {
@@ -92,7 +108,13 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
   /** A sent invoice due in 14 days, the clock moved 20 days on, chased once, step 2 held and filed. */
   async function overdueChase(payeeName = 'Harbour Cafe') {
     const agent = org.keys.agent;
-    const draft = await t.post(agent, 'books.invoiceDraft', { payeeName, payeeEmail: 'accounts@harbour-cafe.example', description: 'October catering', totalCents: 110_000, dueDays: 14 });
+    const draft = await t.post(agent, 'books.invoiceDraft', {
+      payeeName,
+      payeeEmail: 'accounts@harbour-cafe.example',
+      description: 'October catering',
+      totalCents: 110_000,
+      dueDays: 14,
+    });
     const id = draft.body.result.id as string;
     expect((await t.post(agent, 'books.invoiceSend', { id })).body.ok).toBe(true);
     clock = new Date(Date.parse(clock) + 20 * 86_400_000).toISOString();
@@ -100,7 +122,11 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     const held = await t.post(agent, 'books.invoiceChaseStep', { id, step: 2 });
     expect(held.body.result.status).toBe('approval_required');
     const a = held.body.result.approval;
-    const request = { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } };
+    const request = {
+      actionClass: a.actionClass,
+      payloadHash: a.payloadHash,
+      subject: { kind: 'books.signature', subjectId: a.subject.subjectId },
+    };
     const req = await t.post(agent, 'approval.request', request);
     expect(req.status).toBe(200);
     return { invoiceId: id, approvalId: req.body.result.approvalId as string, request, expiresAt: req.body.result.expiresAt as string };
@@ -121,7 +147,9 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
       expect(m.text).toContain(`Expires:    ${expiresAt.slice(0, 10)} ${expiresAt.slice(11, 16)} UTC`);
       expect(m.text).toContain(invoiceId);
       // The agent's own words are quoted and labelled as the agent's, never as the server's.
-      expect(m.text).toContain("The agent's own words, quoted exactly (Finance Desk has not checked them):\n  invoice description: \"October catering\"");
+      expect(m.text).toContain(
+        'The agent\'s own words, quoted exactly (Finance Desk has not checked them):\n  invoice description: "October catering"',
+      );
     }
     // Filed again while pending: the same approval, no second email.
     const again = await t.post(org.keys.agent, 'approval.request', request);
@@ -180,15 +208,24 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
   async function paidRun(): Promise<{ runId: string; runApprovalCard: string; owner: Signed }> {
     const agent = org.keys.agent;
     const bill = await approvedBill(t, org, {
-      payeeName: 'Harbour Timber', description: 'Decking', totalCents: 123_450, dueDays: 10,
-      payeeBsb: '062-000', payeeAccountNumber: '12345678', payeeAccountName: 'Harbour Timber',
+      payeeName: 'Harbour Timber',
+      description: 'Decking',
+      totalCents: 123_450,
+      dueDays: 10,
+      payeeBsb: '062-000',
+      payeeAccountNumber: '12345678',
+      payeeAccountName: 'Harbour Timber',
     });
     const billId = bill.id as string;
     const runParams = { billIds: [billId], paymentDate: addDays(today(), 1), funding: FUNDING };
     const held = await t.post(agent, 'books.billScheduleRun', runParams);
     expect(held.body.result.status).toBe('approval_required');
     const a = held.body.result.approval;
-    const req = await t.post(agent, 'approval.request', { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } });
+    const req = await t.post(agent, 'approval.request', {
+      actionClass: a.actionClass,
+      payloadHash: a.payloadHash,
+      subject: { kind: 'books.signature', subjectId: a.subject.subjectId },
+    });
     const approvalId = req.body.result.approvalId as string;
     const owner = await consoleSignIn(t, org.slug, org.owner.email, org.owner.password);
     const card = (await consoleGet(t, owner, `/console/approvals/${approvalId}`)).text;
@@ -235,13 +272,18 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     const later = new Date(Date.now() + 3_600_000).toISOString();
     await t.db.write((tx) =>
       tx.run("INSERT INTO outbox (id, org_id, channel, body, created_at, claimed_until) VALUES (?, ?, 'payment_file', '{}', ?, ?)", [
-        `pay_empty_${other.orgId}`, other.orgId, clock, later,
+        `pay_empty_${other.orgId}`,
+        other.orgId,
+        clock,
+        later,
       ]),
     );
     expect((await t.get(other.keys.reader, 'books.files')).body).toEqual({ files: [], nextCursor: null });
     expect((await t.get(other.keys.reader, `books.file?id=pay_empty_${other.orgId}`)).status).toBe(404);
     // An outbox row that is not a file (an email) is not a file.
-    const email = await t.db.reader.get<{ id: string }>("SELECT id FROM outbox WHERE org_id = ? AND channel = 'email' LIMIT 1", [org.orgId]);
+    const email = await t.db.reader.get<{ id: string }>("SELECT id FROM outbox WHERE org_id = ? AND channel = 'email' LIMIT 1", [
+      org.orgId,
+    ]);
     expect((await t.get(org.keys.reader, `books.file?id=${email?.id ?? ''}`)).status).toBe(404);
     expect((await t.get(org.keys.reader, 'books.files?limit=0')).status).toBe(400);
     expect((await t.get(org.keys.reader, 'books.files?kind=zip')).status).toBe(400);
@@ -280,14 +322,18 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     for (let i = 1; i < all.length; i += 1) expect(all[i - 1]!.createdAt >= all[i]!.createdAt).toBe(true);
   });
 
-  it('a lodged BAS is a file too: listed as bas, its bytes the document the ATO channel received, its SHA-256 the receipt\'s', async () => {
+  it("a lodged BAS is a file too: listed as bas, its bytes the document the ATO channel received, its SHA-256 the receipt's", async () => {
     const agent = org.keys.agent;
     const prepared = await t.post(agent, 'books.taxPrepare', { periodStart: '2026-07-01', periodEnd: '2026-09-30' });
     expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
     const basId = prepared.body.result.id as string;
     const held = await t.post(agent, 'books.taxSignLodge', { id: basId });
     const a = held.body.result.approval;
-    const req = await t.post(agent, 'approval.request', { actionClass: a.actionClass, payloadHash: a.payloadHash, subject: { kind: 'books.signature', subjectId: a.subject.subjectId } });
+    const req = await t.post(agent, 'approval.request', {
+      actionClass: a.actionClass,
+      payloadHash: a.payloadHash,
+      subject: { kind: 'books.signature', subjectId: a.subject.subjectId },
+    });
     const approvalId = req.body.result.approvalId as string;
     await decideApproval(t.db, { orgId: org.orgId, approvalId, user: { id: org.owner.userId, role: 'owner' }, approve: true });
     const lodged = await t.post(agent, 'books.taxSignLodge', { id: basId, approvalId }, { 'x-idempotency-key': freshKey() });
@@ -308,7 +354,13 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     // (confirmed in its own transaction just after the file is written: wait for it).
     let receipt: string | null = null;
     while (receipt === null && Date.now() < deadline) {
-      receipt = (await t.db.reader.get<{ receipt_sha256: string | null }>('SELECT receipt_sha256 FROM bas_returns WHERE org_id = ? AND id = ?', [org.orgId, basId]))?.receipt_sha256 ?? null;
+      receipt =
+        (
+          await t.db.reader.get<{ receipt_sha256: string | null }>('SELECT receipt_sha256 FROM bas_returns WHERE org_id = ? AND id = ?', [
+            org.orgId,
+            basId,
+          ])
+        )?.receipt_sha256 ?? null;
       if (receipt === null) await new Promise((r) => setTimeout(r, 50));
     }
     expect(receipt).toBe(row.sha256);

@@ -88,9 +88,7 @@ describe.each(engines)('artifacts over HTTP (%s)', (engine) => {
     expect(Object.keys(held.body.result.approval).sort()).toEqual(
       [...schemas.ApprovalRef.required, ...schemas.HoldResult.properties.approval.allOf[1].required].sort(),
     );
-    expect(Object.keys(held.body.result.approval.subject).sort()).toEqual(
-      [...schemas.ApprovalRef.properties.subject.required].sort(),
-    );
+    expect(Object.keys(held.body.result.approval.subject).sort()).toEqual([...schemas.ApprovalRef.properties.subject.required].sort());
     expect(schemas.ApprovalRef.properties.actionClass.enum).toContain(held.body.result.approval.actionClass);
 
     const refused = await t.post(org.keys.agent, books.invoiceDraft.name, { payeeName: 'x', totalCents: -1 });
@@ -127,7 +125,10 @@ describe.each(engines)('artifacts over HTTP (%s)', (engine) => {
     const again = await fetch(`${t.url}${DOCS_PATHS.script}`, { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
 
-    const init = await t.raw(urls.find((u) => u.startsWith(`${DOCS_PATHS.init}?`))!, {});
+    const init = await t.raw(
+      urls.find((u) => u.startsWith(`${DOCS_PATHS.init}?`))!,
+      {},
+    );
     expect(init.status).toBe(200);
     const config = JSON.parse(/createApiReference\('#reference', (.*)\);/.exec(init.body as string)![1]!);
     expect(config).toMatchObject({
@@ -173,7 +174,9 @@ describe('the artifacts describe every declaration exactly once', () => {
     // A signature act whose declared result includes the hold answers `oneOf [ok frame with the done
     // result, HoldFrame]`, two disjoint branches; any other method (books.billApprove refuses with
     // GOVERNANCE_NOT_READY instead of holding) answers its ok frame alone.
-    const holds = m.kind === 'signature' && JSON.stringify(catalogue.methods.find((c: { name: string }) => c.name === name).result).includes('approval_required');
+    const holds =
+      m.kind === 'signature' &&
+      JSON.stringify(catalogue.methods.find((c: { name: string }) => c.name === name).result).includes('approval_required');
     const okFrame = holds ? ok.oneOf[0] : ok;
     expect(okFrame.allOf[0]).toEqual({ $ref: '#/components/schemas/OkFrame' });
     expect(okFrame.allOf[1].required).toEqual(['result']);
@@ -187,7 +190,11 @@ describe('the artifacts describe every declaration exactly once', () => {
     }
     const idempotent = (op.parameters ?? []).some((p: any) => p.$ref === '#/components/parameters/IdempotencyKey');
     expect(idempotent).toBe(m.kind !== 'read');
-    expect(Object.keys(op.responses).filter((s) => s !== '200').sort()).toEqual(errorStatuses.map(String));
+    expect(
+      Object.keys(op.responses)
+        .filter((s) => s !== '200')
+        .sort(),
+    ).toEqual(errorStatuses.map(String));
     expect(catalogue.methods.filter((c: { name: string }) => c.name === name)).toEqual([
       expect.objectContaining({ name, scope: m.scope, kind: m.kind, summary: m.summary }),
     ]);
@@ -228,7 +235,9 @@ describe('the artifacts describe every declaration exactly once', () => {
     expect([...s.code.enum].sort()).toEqual(ERROR_CODES.filter((c) => ERROR_STATUS[c] >= 400).sort());
     expect(Object.keys(s)).toEqual(expect.arrayContaining(['field', 'approval']));
     expect(Object.keys(doc.components.headers).sort()).toEqual(
-      Object.values(HTTP_HEADERS).filter((h) => h !== HTTP_HEADERS.idempotencyKey).sort(),
+      Object.values(HTTP_HEADERS)
+        .filter((h) => h !== HTTP_HEADERS.idempotencyKey)
+        .sort(),
     );
     expect(doc.components.responses.Error429.headers).toHaveProperty(HTTP_HEADERS.retryAfter);
     // The real header names, as http/app.ts reads and writes them.

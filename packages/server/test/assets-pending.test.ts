@@ -52,7 +52,11 @@ describe.each(engines)('pending fixed assets (%s)', (engine) => {
     const reg = await ok(o.keys.reader, 'books.assets', { asOf });
     const r = await ok(o.keys.reader, 'books.accounts', { asOf, type: 'asset' });
     const bal = (code: string) => r.accounts.find((a: { code: string }) => a.code === code).balanceCents as number;
-    expect(reg.totals).toEqual({ costCents: bal('1500'), accumulatedDepreciationCents: 0 - bal('1510') || 0, bookValueCents: bal('1500') + bal('1510') });
+    expect(reg.totals).toEqual({
+      costCents: bal('1500'),
+      accumulatedDepreciationCents: 0 - bal('1510') || 0,
+      bookValueCents: bal('1500') + bal('1510'),
+    });
     return reg;
   }
 
@@ -65,27 +69,35 @@ describe.each(engines)('pending fixed assets (%s)', (engine) => {
     });
     billId = bill.id;
     expect(await journalLines(t, org.orgId, bill.journalId)).toContainEqual(
-      expect.objectContaining({ account_code: '1500', debit_cents: 2_500_000, tax_code: 'GST_ON_CAPITAL', tax_base_cents: 2_750_000, gst_cents: 250_000 }),
+      expect.objectContaining({
+        account_code: '1500',
+        debit_cents: 2_500_000,
+        tax_code: 'GST_ON_CAPITAL',
+        tax_base_cents: 2_750_000,
+        gst_cents: 250_000,
+      }),
     );
     const ev = (await eventsOf(t, org)).at(-1);
     expect(ev.kind).toBe('books.bill.approve');
     expect(ev.payload.assetIds).toHaveLength(1);
     assetId = ev.payload.assetIds[0];
     const reg = await registerMatchesLedger(org, '2026-04-10');
-    expect(reg.assets).toEqual([{
-      id: assetId,
-      name: 'CNC router',
-      method: null,
-      effectiveLifeYears: null,
-      startDate: '2026-02-10',
-      costCents: 2_500_000,
-      accumulatedDepreciationCents: 0,
-      bookValueCents: 2_500_000,
-      status: 'pending',
-      source: { kind: 'bill', id: bill.id, lineNo: 1, journalId: bill.journalId },
-      disposal: null,
-      ledgerId: expect.any(String),
-    }]);
+    expect(reg.assets).toEqual([
+      {
+        id: assetId,
+        name: 'CNC router',
+        method: null,
+        effectiveLifeYears: null,
+        startDate: '2026-02-10',
+        costCents: 2_500_000,
+        accumulatedDepreciationCents: 0,
+        bookValueCents: 2_500_000,
+        status: 'pending',
+        source: { kind: 'bill', id: bill.id, lineNo: 1, journalId: bill.journalId },
+        disposal: null,
+        ledgerId: expect.any(String),
+      },
+    ]);
     expect(reg.totals).toEqual({ costCents: 2_500_000, accumulatedDepreciationCents: 0, bookValueCents: 2_500_000 });
     expect(reg.pending).toEqual({ count: 1, costCents: 2_500_000 });
     expect((await ok(org.keys.reader, 'books.assets', { status: 'pending' })).assets.map((a: { id: string }) => a.id)).toEqual([assetId]);
@@ -110,12 +122,21 @@ describe.each(engines)('pending fixed assets (%s)', (engine) => {
     // A run before the asset's start date has nothing pending to skip.
     const o = await t.org();
     expect(await ok(o.keys.agent, 'books.assetDepreciationRun', { periodEnd: '2026-01-31' })).toMatchObject({ pendingSkipped: 0 });
-    expect(await ok(org.keys.agent, 'books.assetDepreciationRun', { periodEnd: '2026-03-31' })).toMatchObject({ pendingSkipped: 1, noop: true });
+    expect(await ok(org.keys.agent, 'books.assetDepreciationRun', { periodEnd: '2026-03-31' })).toMatchObject({
+      pendingSkipped: 1,
+      noop: true,
+    });
     expect((await ok(org.keys.reader, 'books.assets', {})).assets[0]).toMatchObject({ status: 'pending', accumulatedDepreciationCents: 0 });
   });
 
   it('a pending asset cannot be disposed of until it is registered', async () => {
-    await refused(org.keys.agent, 'books.assetDispose', { id: assetId, date: '2026-04-10', proceedsCents: 0 }, 'CONFLICT', /pending: register it with books\.assetRegister/);
+    await refused(
+      org.keys.agent,
+      'books.assetDispose',
+      { id: assetId, date: '2026-04-10', proceedsCents: 0 },
+      'CONFLICT',
+      /pending: register it with books\.assetRegister/,
+    );
   });
 
   it('bad input names the field and changes nothing; scope and tenancy', async () => {
@@ -130,7 +151,13 @@ describe.each(engines)('pending fixed assets (%s)', (engine) => {
     ];
     for (const [body, message] of cases) await refused(org.keys.agent, 'books.assetRegister', body, 'BAD_REQUEST', message);
     await refused(org.keys.agent, 'books.assetRegister', { id: 'ast_nope', ...router }, 'NOT_FOUND', /asset ast_nope not found/);
-    await refused(other.keys.agent, 'books.assetRegister', { id: assetId, ...router }, 'NOT_FOUND', new RegExp(`asset ${assetId} not found`));
+    await refused(
+      other.keys.agent,
+      'books.assetRegister',
+      { id: assetId, ...router },
+      'NOT_FOUND',
+      new RegExp(`asset ${assetId} not found`),
+    );
     const reader = await t.post(org.keys.reader, 'books.assetRegister', { id: assetId, ...router });
     expect(reader.body.error).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing scope books.write for books.assetRegister' });
     expect((await ok(org.keys.reader, 'books.assets', {})).assets[0]).toMatchObject({ id: assetId, status: 'pending' });
@@ -159,7 +186,14 @@ describe.each(engines)('pending fixed assets (%s)', (engine) => {
     expect(evs.at(-1)).toMatchObject({
       kind: 'books.asset.register',
       entity_id: assetId,
-      payload: { assetId, name: 'CNC router (Harbour H-200)', effectiveLifeYears: 10, method: 'prime_cost', startDate: '2026-02-10', costCents: 2_500_000 },
+      payload: {
+        assetId,
+        name: 'CNC router (Harbour H-200)',
+        effectiveLifeYears: 10,
+        method: 'prime_cost',
+        startDate: '2026-02-10',
+        costCents: 2_500_000,
+      },
     });
     expect(r.ledgerId).toBe(evs.at(-1).row_hash.slice(0, 8));
     const replay = await t.post(org.keys.agent, 'books.assetRegister', body, key);
@@ -203,20 +237,36 @@ describe.each(engines)('pending fixed assets (%s)', (engine) => {
 
   it('an expense claim coded to 1500 puts a pending asset on the register when approved', async () => {
     const c = await ok(org.keys.agent, 'books.expenseClaim', {
-      claimant: 'Sam', description: 'Cordless drill', amountCents: 55_000, spentOn: '2026-05-01', receiptRef: 'R-77', taxCode: 'GST_ON_CAPITAL',
+      claimant: 'Sam',
+      description: 'Cordless drill',
+      amountCents: 55_000,
+      spentOn: '2026-05-01',
+      receiptRef: 'R-77',
+      taxCode: 'GST_ON_CAPITAL',
     });
     expect(c).toMatchObject({ accountCode: '1500', gstCents: 5_000 });
     const approved = await ok(org.keys.agent, 'books.expenseApprove', { id: c.id });
     const ev = (await eventsOf(t, org)).at(-1);
-    expect(ev).toMatchObject({ kind: 'books.expense.approve', payload: { journalId: approved.journalId, assetIds: [expect.stringMatching(/^ast_/)] } });
+    expect(ev).toMatchObject({
+      kind: 'books.expense.approve',
+      payload: { journalId: approved.journalId, assetIds: [expect.stringMatching(/^ast_/)] },
+    });
     const [claimAsset] = ev.payload.assetIds;
     const reg = await registerMatchesLedger(org, '2026-05-05');
     expect(reg.assets.find((a: { id: string }) => a.id === claimAsset)).toMatchObject({
-      status: 'pending', name: 'Cordless drill', costCents: 50_000, startDate: '2026-05-05',
+      status: 'pending',
+      name: 'Cordless drill',
+      costCents: 50_000,
+      startDate: '2026-05-05',
       source: { kind: 'expense_claim', id: c.id, lineNo: 1, journalId: approved.journalId },
     });
     expect(reg.pending).toEqual({ count: 1, costCents: 50_000 });
-    const r = await ok(org.keys.agent, 'books.assetRegister', { id: claimAsset, name: 'Cordless drill', effectiveLifeYears: 5, method: 'diminishing_value' });
+    const r = await ok(org.keys.agent, 'books.assetRegister', {
+      id: claimAsset,
+      name: 'Cordless drill',
+      effectiveLifeYears: 5,
+      method: 'diminishing_value',
+    });
     expect(r).toMatchObject({ status: 'active', source: { kind: 'expense_claim' } });
     await registerMatchesLedger(org, '2026-05-05');
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 6: the audit pack. An auditor with only the archive, Node and the verifier key
+ * The audit pack. An auditor with only the archive, Node and the verifier key
  * checks that everything ties out; a changed byte, or a history rewritten and re-hashed, is caught
  * (the latter by an old checkpoint the auditor holds).
  */
@@ -41,7 +41,7 @@ function runVerifier(folder: string, ...args: string[]): Verified {
   return { code: r.status, report: JSON.parse(r.stdout || '{"ok":false,"checks":[]}') };
 }
 
-describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
+describe.each(engines)('the audit pack on %s', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
   let dir: string;
@@ -55,7 +55,9 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
     const id = await sentInvoice(t, org);
     const { approvalId } = await heldAndRequested(t, org, 'books.invoiceChaseStep', { id, step: 2 });
     await decide(t, org, approvalId, true);
-    expect((await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 2, approvalId }, { 'x-idempotency-key': freshKey() })).status).toBe(200);
+    expect(
+      (await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 2, approvalId }, { 'x-idempotency-key': freshKey() })).status,
+    ).toBe(200);
     const receipt = await t.post(org.keys.agent, 'books.receiptsRegister', {
       contentBase64: Buffer.from('%PDF-1.4 receipt for October catering').toString('base64'),
       filename: 'receipt-october.pdf',
@@ -73,7 +75,15 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
 
   const pack = async (name: string) => {
     const out = join(dir, `${name}.tar.gz`);
-    const report = await writeAuditPack(t.db, { orgId: org.orgId, orgSlug: org.slug, from: '2000-01-01', to: today, out, vkey: signer.vkey, now: new Date().toISOString() });
+    const report = await writeAuditPack(t.db, {
+      orgId: org.orgId,
+      orgSlug: org.slug,
+      from: '2000-01-01',
+      to: today,
+      out,
+      vkey: signer.vkey,
+      now: new Date().toISOString(),
+    });
     return { out, report };
   };
 
@@ -85,7 +95,15 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
     const v = runVerifier(folder, '--vkey', signer.vkey, '--checkpoint', writeNote(dir, 'held.txt', oldCheckpoint));
     expect(v.report.checks.filter((c) => !c.ok)).toEqual([]);
     expect(v.code).toBe(0);
-    expect(v.report.checks.map((c) => c.name)).toEqual(['files', 'chain', 'checkpoint', 'checkpoint', 'journals', 'approvals', 'documents']);
+    expect(v.report.checks.map((c) => c.name)).toEqual([
+      'files',
+      'chain',
+      'checkpoint',
+      'checkpoint',
+      'journals',
+      'approvals',
+      'documents',
+    ]);
     // The verifier is standalone: its imports are node: modules and lib/ in the pack.
     const imports = [...readFileSync(join(folder, 'verify.mjs'), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]);
     expect(imports.every((i) => i?.startsWith('node:') || i?.startsWith('./lib/'))).toBe(true);
@@ -103,8 +121,14 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
     writeFileSync(path, text.replace('Harbour Cafe', 'Harbour Caff'));
     const v = runVerifier(folder, '--vkey', signer.vkey);
     expect(v.code).toBe(1);
-    expect(v.report.checks.find((c) => c.name === 'files')).toMatchObject({ ok: false, detail: 'events.jsonl is missing or differs from manifest.json' });
-    expect(v.report.checks.find((c) => c.name === 'chain')).toMatchObject({ ok: false, detail: expect.stringMatching(/^broken at seq \d+: row_hash/) });
+    expect(v.report.checks.find((c) => c.name === 'files')).toMatchObject({
+      ok: false,
+      detail: 'events.jsonl is missing or differs from manifest.json',
+    });
+    expect(v.report.checks.find((c) => c.name === 'chain')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^broken at seq \d+: row_hash/),
+    });
   });
 
   it('a history rewritten and re-hashed before packing passes the chain check but not the old checkpoint the auditor holds', async () => {
@@ -118,9 +142,17 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
       expect(v.report.checks.find((c) => c.name === 'chain')?.ok).toBe(true);
       const failed = v.report.checks.filter((c) => !c.ok);
       // The old checkpoint the auditor holds (and the pack's own) no longer matches the chain.
-      expect(failed).toContainEqual({ name: 'checkpoint', ok: false, detail: expect.stringMatching(/held2\.txt: the row at seq \d+ does not hash to the signed root: history was rewritten/) });
+      expect(failed).toContainEqual({
+        name: 'checkpoint',
+        ok: false,
+        detail: expect.stringMatching(/held2\.txt: the row at seq \d+ does not hash to the signed root: history was rewritten/),
+      });
       // This forger did not also rewrite the ledger ids journals and approvals carry: those are caught too.
-      expect(failed.filter((c) => c.name !== 'checkpoint').every((c) => /is not an event of the chain|does not record this SHA-256/.test(c.detail))).toBe(true);
+      expect(
+        failed
+          .filter((c) => c.name !== 'checkpoint')
+          .every((c) => /is not an event of the chain|does not record this SHA-256/.test(c.detail)),
+      ).toBe(true);
     } finally {
       await rewriteHistory(t, org.orgId, seq, 'Harbour Caff', 'Harbour Cafe');
     }
@@ -128,7 +160,17 @@ describe.each(engines)('the audit pack on %s (issue 13 item 6)', (engine) => {
 
   it('refuses to overwrite a file', async () => {
     const { out } = await pack('twice');
-    await expect(writeAuditPack(t.db, { orgId: org.orgId, orgSlug: org.slug, from: '2000-01-01', to: today, out, vkey: null, now: '2026-11-25T00:00:00Z' })).rejects.toThrow(/exists/);
+    await expect(
+      writeAuditPack(t.db, {
+        orgId: org.orgId,
+        orgSlug: org.slug,
+        from: '2000-01-01',
+        to: today,
+        out,
+        vkey: null,
+        now: '2026-11-25T00:00:00Z',
+      }),
+    ).rejects.toThrow(/exists/);
   });
 });
 
@@ -150,14 +192,21 @@ interface PackJournal {
   lines: { debitCents: number; creditCents: number; taxBaseCents: number; gstCents: number }[];
 }
 
-const readJsonl = <T>(path: string): T[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+const readJsonl = <T>(path: string): T[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
 const writeJsonl = (path: string, rows: readonly unknown[]) => writeFileSync(path, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
 
 /** The protocol package's published command, run as `npx @finance-desk/protocol` runs its bin. */
 function runPackage(pack: string, ...args: string[]): Verified {
   const pkg = fileURLToPath(new URL('../../protocol/package.json', import.meta.url));
   const bin = (JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string> }).bin['finance-desk-protocol'] as string;
-  const r = spawnSync(process.execPath, [join(dirname(pkg), bin), 'verify-pack', pack, '--json', ...args], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [join(dirname(pkg), bin), 'verify-pack', pack, '--json', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: r.status, report: JSON.parse(r.stdout || '{"ok":false,"checks":[]}') };
 }
 
@@ -175,7 +224,13 @@ describe.each(engines)('the audit pack binds journals and files to the chain (%s
     org = await t.org();
     invoiceId = await sentInvoice(t, org);
     // An ABA file: a payment run of an approved bill, signed by a human.
-    await approvedBill(t, org, { payeeName: 'Coastal Timber', description: 'Timber', totalCents: 50_000, dueDays: 5, ...bank('062-703', '11223344', 'Coastal Timber Pty Ltd', 'CT-1') });
+    await approvedBill(t, org, {
+      payeeName: 'Coastal Timber',
+      description: 'Timber',
+      totalCents: 50_000,
+      dueDays: 5,
+      ...bank('062-703', '11223344', 'Coastal Timber Pty Ltd', 'CT-1'),
+    });
     const params = { dueOnOrBefore: inDays(10), paymentDate: today0(), funding: FUNDING };
     const { approvalId } = await heldAndRequested(t, org, 'books.billScheduleRun', params);
     await decide(t, org, approvalId, true);
@@ -183,12 +238,20 @@ describe.each(engines)('the audit pack binds journals and files to the chain (%s
     expect(run.status, JSON.stringify(run.body)).toBe(200);
     // An STP pay event: a signed pay run, its lodgement delivered and confirmed.
     await activeEmployee(t, org, { name: 'Aroha Ngata', annualSalaryCents: 7_280_000 });
-    const payRun = await t.post(org.keys.agent, 'books.payrollDraft', { periodStart: '2026-06-19', periodEnd: '2026-07-02', paymentDate: '2026-07-02', payFrequency: 'fortnightly' });
+    const payRun = await t.post(org.keys.agent, 'books.payrollDraft', {
+      periodStart: '2026-06-19',
+      periodEnd: '2026-07-02',
+      paymentDate: '2026-07-02',
+      payFrequency: 'fortnightly',
+    });
     expect(payRun.status, JSON.stringify(payRun.body)).toBe(200);
     await signPayRun(t, org, payRun.body.result.id);
     for (let i = 0; i < 100; i += 1) {
       await t.server.outbox.kick();
-      const lodged = await t.db.reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM stp_submissions WHERE org_id = ? AND status = 'lodged'`, [org.orgId]);
+      const lodged = await t.db.reader.get<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM stp_submissions WHERE org_id = ? AND status = 'lodged'`,
+        [org.orgId],
+      );
       if (Number(lodged?.n) > 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -201,17 +264,29 @@ describe.each(engines)('the audit pack binds journals and files to the chain (%s
 
   const packed = async (name: string, orgOf: CreatedOrg = org) => {
     const out = join(dir, `${name}.tar.gz`);
-    await writeAuditPack(t.db, { orgId: orgOf.orgId, orgSlug: orgOf.slug, from: '2000-01-01', to: '2099-12-31', out, vkey: signer.vkey, now: new Date().toISOString() });
+    await writeAuditPack(t.db, {
+      orgId: orgOf.orgId,
+      orgSlug: orgOf.slug,
+      from: '2000-01-01',
+      to: '2099-12-31',
+      out,
+      vkey: signer.vkey,
+      now: new Date().toISOString(),
+    });
     return { out, folder: unpack(out, mkdtempSync(join(dir, `${name}-`))) };
   };
 
-  it('an honest pack ties out through its verify.mjs and through the protocol package\'s command, which run the same code', async () => {
+  it("an honest pack ties out through its verify.mjs and through the protocol package's command, which run the same code", async () => {
     expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const { out, folder } = await packed('honest');
     const shipped = runVerifier(folder, '--key', signer.vkey);
     expect(failures(shipped)).toEqual([]);
     expect(shipped.code).toBe(0);
-    const summary = (shipped.report as unknown as { summary: { journals: { bound: number; unbound: string[] }; files: { total: number; bound: number; unbound: string[] } } }).summary;
+    const summary = (
+      shipped.report as unknown as {
+        summary: { journals: { bound: number; unbound: string[] }; files: { total: number; bound: number; unbound: string[] } };
+      }
+    ).summary;
     expect(summary.journals.unbound).toEqual([]);
     expect(summary.journals.bound).toBeGreaterThanOrEqual(4);
     // The ABA file and the STP document, each matching the SHA-256 its event bound.
@@ -249,15 +324,30 @@ describe.each(engines)('the audit pack binds journals and files to the chain (%s
     for (const v of [runVerifier(folder, '--key', signer.vkey), runPackage(folder, '--key', signer.vkey)]) {
       expect(v.code).toBe(1);
       expect(failures(v)).toEqual([
-        { name: 'journals', ok: false, detail: expect.stringMatching(new RegExp(`^${target?.id}: its lines hash to [0-9a-f]{64}, not to the [0-9a-f]{64} event seq \\d+ bound: the journal was rewritten$`)) },
+        {
+          name: 'journals',
+          ok: false,
+          detail: expect.stringMatching(
+            new RegExp(
+              `^${target?.id}: its lines hash to [0-9a-f]{64}, not to the [0-9a-f]{64} event seq \\d+ bound: the journal was rewritten$`,
+            ),
+          ),
+        },
       ]);
       expect(v.report.checks.find((c) => c.name === 'chain')?.ok).toBe(true);
     }
     // A journal left out of the pack is missed too.
-    writeJsonl(path, journals.filter((j) => j.id !== target?.id));
+    writeJsonl(
+      path,
+      journals.filter((j) => j.id !== target?.id),
+    );
     reManifest(folder);
     expect(failures(runVerifier(folder, '--key', signer.vkey))).toEqual([
-      { name: 'journals', ok: false, detail: expect.stringMatching(new RegExp(`^${target?.id}: posted by event seq \\d+ on .*missing from journals\\.jsonl$`)) },
+      {
+        name: 'journals',
+        ok: false,
+        detail: expect.stringMatching(new RegExp(`^${target?.id}: posted by event seq \\d+ on .*missing from journals\\.jsonl$`)),
+      },
     ]);
     expect(out).toMatch(/\.tar\.gz$/);
   });
@@ -281,7 +371,15 @@ describe.each(engines)('the audit pack binds journals and files to the chain (%s
       for (const v of [runVerifier(folder, '--key', signer.vkey), runPackage(folder, '--key', signer.vkey)]) {
         expect(v.code).toBe(1);
         expect(failures(v)).toEqual([
-          { name: 'documents', ok: false, detail: expect.stringMatching(new RegExp(`^${doc?.path.replace(/[.]/g, '\\.')}: SHA-256 [0-9a-f]{64}, not the [0-9a-f]{64} event seq \\d+ bound for .*: the file was swapped$`)) },
+          {
+            name: 'documents',
+            ok: false,
+            detail: expect.stringMatching(
+              new RegExp(
+                `^${doc?.path.replace(/[.]/g, '\\.')}: SHA-256 [0-9a-f]{64}, not the [0-9a-f]{64} event seq \\d+ bound for .*: the file was swapped$`,
+              ),
+            ),
+          },
         ]);
       }
     }
@@ -295,19 +393,37 @@ describe.each(engines)('the audit pack binds journals and files to the chain (%s
     await inUnitOfWork(t.db, old.orgId, '', async (uow) => {
       const event = await uow.emit(events.invoiceSend, {
         entityId: 'inv_before_binding',
-        payload: { payee: 'Harbour Cafe', totalCents: 11_000, gstCents: 1_000, issuedOn: today, dueOn: today, journalId, channel: null, recipients: 0 },
+        payload: {
+          payee: 'Harbour Cafe',
+          totalCents: 11_000,
+          gstCents: 1_000,
+          issuedOn: today,
+          dueOn: today,
+          journalId,
+          channel: null,
+          recipients: 0,
+        },
       });
-      await uow.tx.run('INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        old.orgId, journalId, today, 'Invoice before binding', 'invoice', 'inv_before_binding', event.ledgerId, uow.now,
-      ]);
-      for (const [n, account, dr, cr] of [[1, '1100', 11_000, 0], [2, '4000', 0, 10_000], [3, '2100', 0, 1_000]] as const) {
+      await uow.tx.run(
+        'INSERT INTO journals (org_id, id, date, memo, source_kind, source_id, ledger_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [old.orgId, journalId, today, 'Invoice before binding', 'invoice', 'inv_before_binding', event.ledgerId, uow.now],
+      );
+      for (const [n, account, dr, cr] of [
+        [1, '1100', 11_000, 0],
+        [2, '4000', 0, 10_000],
+        [3, '2100', 0, 1_000],
+      ] as const) {
         await uow.tx.run(
           'INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, description, doc_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           [old.orgId, journalId, n, account, dr, cr, null, 0, 0, 'Invoice before binding', null],
         );
       }
       await uow.tx.run("INSERT INTO outbox (id, org_id, channel, body, created_at, delivered_at) VALUES (?, ?, 'payment_file', ?, ?, ?)", [
-        'pay_before_binding', old.orgId, JSON.stringify({ runId: 'run_before', fileName: 'run_before.aba', content: '0 old file\r\n', orgId: old.orgId }), uow.now, uow.now,
+        'pay_before_binding',
+        old.orgId,
+        JSON.stringify({ runId: 'run_before', fileName: 'run_before.aba', content: '0 old file\r\n', orgId: old.orgId }),
+        uow.now,
+        uow.now,
       ]);
       return {};
     });
@@ -317,15 +433,28 @@ describe.each(engines)('the audit pack binds journals and files to the chain (%s
       expect(failures(v)).toEqual([]);
       // Not "everything ties out": exit 3, and the unbound are named.
       expect(v.code).toBe(3);
-      const report = v.report as unknown as { complete: boolean; summary: { journals: { bound: number; unbound: string[] }; files: { bound: number; unbound: string[] } } };
+      const report = v.report as unknown as {
+        complete: boolean;
+        summary: { journals: { bound: number; unbound: string[] }; files: { bound: number; unbound: string[] } };
+      };
       expect(report.complete).toBe(false);
       expect(report.summary.journals).toMatchObject({ bound: 1, unbound: [journalId] });
       expect(report.summary.files).toMatchObject({ bound: 0, unbound: ['documents/aba-pay_before_binding-run_before.aba'] });
-      expect(v.report.checks).toContainEqual({ name: 'journals', ok: true, detail: expect.stringMatching(new RegExp(`^UNBOUND: 1 journals .*: ${journalId}$`)) });
-      expect(v.report.checks).toContainEqual({ name: 'documents', ok: true, detail: expect.stringMatching(/^UNBOUND: 1 payment or lodgement files .*: documents\/aba-pay_before_binding-run_before\.aba$/) });
+      expect(v.report.checks).toContainEqual({
+        name: 'journals',
+        ok: true,
+        detail: expect.stringMatching(new RegExp(`^UNBOUND: 1 journals .*: ${journalId}$`)),
+      });
+      expect(v.report.checks).toContainEqual({
+        name: 'documents',
+        ok: true,
+        detail: expect.stringMatching(/^UNBOUND: 1 payment or lodgement files .*: documents\/aba-pay_before_binding-run_before\.aba$/),
+      });
     }
     const text = spawnSync(process.execPath, ['verify.mjs', '--key', signer.vkey], { cwd: folder, encoding: 'utf8' }).stdout;
-    expect(text).toMatch(/journals: 1 bound and verified, 1 unbound, of 2; payment and lodgement files: 0 bound and verified, 1 unbound, of 1/);
+    expect(text).toMatch(
+      /journals: 1 bound and verified, 1 unbound, of 2; payment and lodgement files: 0 bound and verified, 1 unbound, of 1/,
+    );
     expect(text).not.toContain('everything ties out');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 4: `finance-desk backup` copies the SQLite database while the server takes writes,
+ * `finance-desk backup` copies the SQLite database while the server takes writes,
  * consistently (every write acknowledged before the backup began is in it, every chain verifies),
  * and `finance-desk restore` puts a checked backup in place, keeping the previous file.
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts, runCli, spawnServe, stopServe, waitHealthy, type ServeProcess } from './multiprocess.js';
 
-describe('backup and restore of the SQLite engine (issue 13 item 4)', () => {
+describe('backup and restore of the SQLite engine', () => {
   let dir: string;
   let serve: ServeProcess | null = null;
   const env = () => ({
@@ -36,7 +36,9 @@ describe('backup and restore of the SQLite engine (issue 13 item 4)', () => {
   const taskIdsIn = (file: string): Set<string> => {
     const raw = new BetterSqlite3(file, { readonly: true });
     try {
-      return new Set((raw.prepare("SELECT entity_id FROM events WHERE kind = 'item.created'").all() as { entity_id: string }[]).map((r) => r.entity_id));
+      return new Set(
+        (raw.prepare("SELECT entity_id FROM events WHERE kind = 'item.created'").all() as { entity_id: string }[]).map((r) => r.entity_id),
+      );
     } finally {
       raw.close();
     }
@@ -73,7 +75,12 @@ describe('backup and restore of the SQLite engine (issue 13 item 4)', () => {
     await Promise.all(workers);
     expect(backup.err).toBe('');
     expect(backup.code).toBe(0);
-    const report = JSON.parse(backup.out) as { ok: boolean; file: string; sha256: string; organisations: { slug: string; ok: boolean; events: number }[] };
+    const report = JSON.parse(backup.out) as {
+      ok: boolean;
+      file: string;
+      sha256: string;
+      organisations: { slug: string; ok: boolean; events: number }[];
+    };
     expect(report.ok).toBe(true);
     expect(report.organisations).toEqual([expect.objectContaining({ slug: org.slug, ok: true })]);
     expect(report.sha256).toMatch(/^[0-9a-f]{64}$/);

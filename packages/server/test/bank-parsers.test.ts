@@ -7,10 +7,13 @@ import { ParseError, parseBankFile, type BankFile } from '../src/domain/reconcil
 import { parseDayFirst, parseMoney } from '../src/domain/reconciliation/bank-text.js';
 import { fingerprint, planImport } from '../src/domain/reconciliation/dedupe.js';
 
-/** The bank exports of ../shared/data/bank (copied to fixtures/bank) and what they must parse to. */
+/** The bank exports of fixtures/bank (docs/reference/bank-exports.md) and what they must parse to. */
 const dir = new URL('./fixtures/bank/', import.meta.url);
 const read = (name: string) => readFileSync(new URL(name, dir), 'utf8');
-const EXPECTED = JSON.parse(read('EXPECTED.json')) as Record<string, { lines: unknown[]; annotations: { index: number; kinds: string[] }[] }>;
+const EXPECTED = JSON.parse(read('EXPECTED.json')) as Record<
+  string,
+  { lines: unknown[]; annotations: { index: number; kinds: string[] }[] }
+>;
 
 const FILES: readonly [string, BankFile['format'], BankFile['bank']][] = [
   ['cba_netbank.csv', 'csv', 'cba'],
@@ -35,7 +38,11 @@ function parseError(f: () => unknown): ParseError {
 
 describe('bank statement parsers', () => {
   it('every fixture file is covered', () => {
-    expect(FILES.map(([f]) => f).sort()).toEqual(Object.keys(EXPECTED).filter((k) => !k.startsWith('_')).sort());
+    expect(FILES.map(([f]) => f).sort()).toEqual(
+      Object.keys(EXPECTED)
+        .filter((k) => !k.startsWith('_'))
+        .sort(),
+    );
   });
 
   it.each(FILES)('%s parses to exactly EXPECTED.json (layout given)', (name, format, bank) => {
@@ -66,7 +73,25 @@ describe('bank statement parsers', () => {
     expect(parseMoney('0.29', 1)).toBe(29);
     expect(parseMoney('1.5', 1)).toBe(150);
     expect(parseMoney('-0.00', 1)).toBe(0);
-    for (const bad of ['1,23.00', '12.345', '1e3', '', '--1', '1 000', '$', '-', '.', '-.', '$$5', '-$-5', '+-5', '5.', '.5.0', '5$', '1'.repeat(41)]) {
+    for (const bad of [
+      '1,23.00',
+      '12.345',
+      '1e3',
+      '',
+      '--1',
+      '1 000',
+      '$',
+      '-',
+      '.',
+      '-.',
+      '$$5',
+      '-$-5',
+      '+-5',
+      '5.',
+      '.5.0',
+      '5$',
+      '1'.repeat(41),
+    ]) {
       expect(() => parseMoney(bad, 7)).toThrow(ParseError);
     }
   });
@@ -100,18 +125,30 @@ describe('bank statement parsers', () => {
   });
 
   it.each([
-    ['ANZ, 2-digit years', '03/10/24,"-$12.00","CARD PURCHASE"\r\n02/10/24,"$1,234.50","TRANSFER FROM J SMITH"\r\n01/10/24,-.50,FEE\r\n', 'anz',
+    [
+      'ANZ, 2-digit years',
+      '03/10/24,"-$12.00","CARD PURCHASE"\r\n02/10/24,"$1,234.50","TRANSFER FROM J SMITH"\r\n01/10/24,-.50,FEE\r\n',
+      'anz',
       [
         { date: '2024-10-03', amountCents: -1_200, description: 'CARD PURCHASE' },
         { date: '2024-10-02', amountCents: 123_450, description: 'TRANSFER FROM J SMITH' },
         { date: '2024-10-01', amountCents: -50, description: 'FEE' },
-      ]],
+      ],
+    ],
     // 12/10/24 is read day first (12 October), as the 4-digit-year detector always has.
     ['ANZ, 2-digit years, day ≤ 12', '12/10/24,$-5.00,X\n', 'anz', [{ date: '2024-10-12', amountCents: -500, description: 'X' }]],
-    ['CommBank, 2-digit years, $ balance', '03/10/24,"-$10.00","FEE","+$1,000.00"\r\n', 'cba',
-      [{ date: '2024-10-03', amountCents: -1_000, description: 'FEE', balanceCents: 100_000 }]],
-    ['CommBank, 4-digit years, $ after sign', '03/10/2024,"+5.00","X","-$1.00"\r\n', 'cba',
-      [{ date: '2024-10-03', amountCents: 500, description: 'X', balanceCents: -100 }]],
+    [
+      'CommBank, 2-digit years, $ balance',
+      '03/10/24,"-$10.00","FEE","+$1,000.00"\r\n',
+      'cba',
+      [{ date: '2024-10-03', amountCents: -1_000, description: 'FEE', balanceCents: 100_000 }],
+    ],
+    [
+      'CommBank, 4-digit years, $ after sign',
+      '03/10/2024,"+5.00","X","-$1.00"\r\n',
+      'cba',
+      [{ date: '2024-10-03', amountCents: 500, description: 'X', balanceCents: -100 }],
+    ],
   ] as const)('headerless %s: detected and parsed', (_name, content, layout, lines) => {
     expect(detectCsvLayout(csvRecords(content))).toBe(layout);
     expect(parseBankFile({ format: 'csv', content }).lines).toEqual(lines);
@@ -150,12 +187,12 @@ describe('bank statement parsers', () => {
     ['&#x110000;', 'character reference "&#x110000;" is beyond U+10FFFF'],
     ['&#1114112;', 'character reference "&#1114112;" is beyond U+10FFFF'],
     ['&#99999999999;', 'malformed character reference "&#9999999999"'],
-    ['&#0;', 'character reference "&#0;" is a control or bidi-override character (D5)'],
-    ['&#x1B;', 'character reference "&#x1B;" is a control or bidi-override character (D5)'],
-    ['&#13;', 'character reference "&#13;" is a control or bidi-override character (D5)'],
-    ['&#x85;', 'character reference "&#x85;" is a control or bidi-override character (D5)'],
-    ['&#x202E;', 'character reference "&#x202E;" is a control or bidi-override character (D5)'],
-    ['&#x2066;', 'character reference "&#x2066;" is a control or bidi-override character (D5)'],
+    ['&#0;', 'character reference "&#0;" is a control or bidi-override character, not allowed in text'],
+    ['&#x1B;', 'character reference "&#x1B;" is a control or bidi-override character, not allowed in text'],
+    ['&#13;', 'character reference "&#13;" is a control or bidi-override character, not allowed in text'],
+    ['&#x85;', 'character reference "&#x85;" is a control or bidi-override character, not allowed in text'],
+    ['&#x202E;', 'character reference "&#x202E;" is a control or bidi-override character, not allowed in text'],
+    ['&#x2066;', 'character reference "&#x2066;" is a control or bidi-override character, not allowed in text'],
     ['&#x;', 'malformed character reference "&#x;"'],
     ['&#12a;', 'malformed character reference "&#12a;"'],
     ['&#', 'malformed character reference "&#B"'],
@@ -173,22 +210,32 @@ describe('bank statement parsers', () => {
     const unclosed = ofx('<TRNAMT>-1.00').replace('</STMTTRN>', '');
     expect(parseError(() => parseBankFile({ format: 'ofx', content: unclosed })).message).toBe('STMTTRN is not closed by </STMTTRN>');
     const nested = ofx('<TRNAMT>-1.00').replace('</STMTTRN>', '<STMTTRN>');
-    expect(parseError(() => parseBankFile({ format: 'ofx', content: nested })).message).toBe('STMTTRN is not closed before the next STMTTRN');
+    expect(parseError(() => parseBankFile({ format: 'ofx', content: nested })).message).toBe(
+      'STMTTRN is not closed before the next STMTTRN',
+    );
   });
 
   it.each([
     ['ofx', undefined, (n: number) => ofx('<TRNAMT>-1.00\n<NAME>X').replace(/<STMTTRN>[\s\S]*<\/STMTTRN>\n/, (b) => b.repeat(n)), 5],
     ['qif', undefined, (n: number) => `!Type:Bank\n${'D01/06/26\nT1.00\n^\n'.repeat(n)}`, 2],
     ['csv', 'anz', (n: number) => '01/06/26,1.00,X\n'.repeat(n), 1],
-    ['csv', 'nab', (n: number) => `Date,Amount,Account Number,,Transaction Type,Transaction Details,Balance\n${'03 Aug 26,1.00,1,,X,Y,\n'.repeat(n)}`, 2],
+    [
+      'csv',
+      'nab',
+      (n: number) => `Date,Amount,Account Number,,Transaction Type,Transaction Details,Balance\n${'03 Aug 26,1.00,1,,X,Y,\n'.repeat(n)}`,
+      2,
+    ],
     ['csv', 'westpac_col', (n: number) => `TRAN_DATE,CLOSING_BAL,AMOUNT,NARRATIVE,SERIAL\n${'20260601,,1.00,X,\n'.repeat(n)}`, 2],
-  ] as const)('%s (%s): the line cap is checked while parsing: max lines parse, max + 1 is refused naming the cap', (format, bank, body, firstLine) => {
-    expect(parseBankFile({ format, bank, content: body(3) }, 3).lines).toHaveLength(3);
-    const e = parseError(() => parseBankFile({ format, bank, content: body(4) }, 3));
-    expect(e.message).toBe('the file has more than 3 statement lines; import at most 3 at a time');
-    const perLine = { ofx: 5, qif: 3, csv: 1 }[format];
-    expect(e.line).toBe(firstLine + 3 * perLine);
-  });
+  ] as const)(
+    '%s (%s): the line cap is checked while parsing: max lines parse, max + 1 is refused naming the cap',
+    (format, bank, body, firstLine) => {
+      expect(parseBankFile({ format, bank, content: body(3) }, 3).lines).toHaveLength(3);
+      const e = parseError(() => parseBankFile({ format, bank, content: body(4) }, 3));
+      expect(e.message).toBe('the file has more than 3 statement lines; import at most 3 at a time');
+      const perLine = { ofx: 5, qif: 3, csv: 1 }[format];
+      expect(e.line).toBe(firstLine + 3 * perLine);
+    },
+  );
 
   it('a headerless CSV that is neither CommBank nor ANZ is not guessed', () => {
     const content = '01/07/2026,-10.00,FEE,x,y\r\n';
@@ -217,7 +264,10 @@ describe('bank statement parsers', () => {
       nab: 'Date,Amount,Transaction Details,Balance\n01 Jul 26,-10.00,FEE,\n',
     };
     for (const bank of reconciliation.BANK_LAYOUTS) {
-      expect(parseBankFile({ format: 'csv', bank, content: samples[bank] ?? '' }).lines.map((l) => l.amountCents), bank).toEqual([-1000]);
+      expect(
+        parseBankFile({ format: 'csv', bank, content: samples[bank] ?? '' }).lines.map((l) => l.amountCents),
+        bank,
+      ).toEqual([-1000]);
     }
   });
 
@@ -256,14 +306,48 @@ describe('bank statement parsers', () => {
 
   it('any text in any format gives lines or a ParseError, never another error (no RangeError from a character reference)', () => {
     const piece = fc.constantFrom(
-      '<STMTTRN>', '</STMTTRN>', '<DTPOSTED>20261101', '<TRNAMT>', '-.50', '$-1', '<NAME>', '&#', '&#x', 'D800', '110000', ';', '&amp;', '&#x110000;', '&#1114112;', '&#xD800;', '&#0;',
-      '\n', '\r\n', ',', '"', '^', 'D01/02/26', 'T1,000.00', '01/02/26', '!Type:Bank\n', 'x', '9', '\u0000', '\ud800',
+      '<STMTTRN>',
+      '</STMTTRN>',
+      '<DTPOSTED>20261101',
+      '<TRNAMT>',
+      '-.50',
+      '$-1',
+      '<NAME>',
+      '&#',
+      '&#x',
+      'D800',
+      '110000',
+      ';',
+      '&amp;',
+      '&#x110000;',
+      '&#1114112;',
+      '&#xD800;',
+      '&#0;',
+      '\n',
+      '\r\n',
+      ',',
+      '"',
+      '^',
+      'D01/02/26',
+      'T1,000.00',
+      '01/02/26',
+      '!Type:Bank\n',
+      'x',
+      '9',
+      '\u0000',
+      '\ud800',
     );
     const text = fc.array(piece, { maxLength: 60 }).map((a) => a.join(''));
-    const heads = fc.constantFrom('', 'OFXHEADER:100\n<BANKTRANLIST>', '<?OFX ?>', '!Type:Bank\n', 'OFXHEADER:100\n<STMTTRN><DTPOSTED>20261101<TRNAMT>1<NAME>');
+    const heads = fc.constantFrom(
+      '',
+      'OFXHEADER:100\n<BANKTRANLIST>',
+      '<?OFX ?>',
+      '!Type:Bank\n',
+      'OFXHEADER:100\n<STMTTRN><DTPOSTED>20261101<TRNAMT>1<NAME>',
+    );
     const tails = fc.constantFrom('', '</STMTTRN>', '\n^\n');
     fc.assert(
-      fc.property(fc.constantFrom('csv', 'ofx', 'qif') as fc.Arbitrary<BankFile['format']>, heads, text, tails, (format, head, body, tail) => {
+      fc.property(fc.constantFrom<BankFile['format']>('csv', 'ofx', 'qif'), heads, text, tails, (format, head, body, tail) => {
         try {
           const parsed = parseBankFile({ format, content: head + body + tail }, 50);
           for (const l of parsed.lines) expect(Number.isSafeInteger(l.amountCents)).toBe(true);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendUnit, checkChains, naiveBench, SCHEMA } from '../../../bench/naive.mjs';
 
 /**
- * Issue 14 goal 1: `npm run bench` compares the PostgreSQL write path with a naive chain append
+ * `npm run bench` compares the PostgreSQL write path with a naive chain append
  * run in the same run (bench/naive.mjs). Its figures only mean something if its own chains are
  * right, so its check must catch a gap, a fork, a stale head, a missing domain row and a unit
  * counted but not committed — and the run must leave no scratch database behind.
@@ -82,7 +82,9 @@ describe.skipIf(!pgUrl)('bench: the naive chain append baseline', () => {
     });
 
     it('names an event whose stored bytes no longer hash to its hash', async () => {
-      expect(await findings(`UPDATE event SET body = replace(body, '"kind"', '"kinds"') WHERE seq = 2`)).toContain('a: hash chain broken at seq 2');
+      expect(await findings(`UPDATE event SET body = replace(body, '"kind"', '"kinds"') WHERE seq = 2`)).toContain(
+        'a: hash chain broken at seq 2',
+      );
     });
 
     it('names a head behind the chain, a missing domain row and a unit counted but not committed', async () => {

@@ -44,12 +44,7 @@ describe.each(engines)('board (%s)', (engine) => {
     await mk('normal two', 'normal');
     await t.post(o.keys.agent, 'board.claim', { id: n1 });
     const r = await t.get(o.keys.observer, 'board.ready');
-    expect(r.body.items.map((i: { title: string }) => i.title)).toEqual([
-      'urgent one',
-      'high one',
-      'normal two',
-      'low one',
-    ]);
+    expect(r.body.items.map((i: { title: string }) => i.title)).toEqual(['urgent one', 'high one', 'normal two', 'low one']);
     expect((await t.get(o.keys.observer, 'board.ready?limit=2')).body.items).toHaveLength(2);
     expect((await t.get(o.keys.observer, 'board.ready?limit=201')).status).toBe(400);
   });
@@ -65,9 +60,7 @@ describe.each(engines)('board (%s)', (engine) => {
 
   it('of many concurrent claims exactly one wins', async () => {
     const id = (await t.post(org.keys.agent, 'board.createTask', { title: 'contested' })).body.result.id;
-    const keys = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => issueOrgKey(t.db, org.slug, 'agent', `racer-${engine}-${i}`)),
-    );
+    const keys = await Promise.all(Array.from({ length: 4 }, (_, i) => issueOrgKey(t.db, org.slug, 'agent', `racer-${engine}-${i}`)));
     const before = (await t.get(org.keys.observer, 'snapshot')).body.head.seq;
     const replies = await Promise.all(
       Array.from({ length: 24 }, (_, i) => t.post(keys[i % keys.length]?.key ?? '', 'board.claim', { id })),

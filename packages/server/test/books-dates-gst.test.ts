@@ -6,7 +6,7 @@ import { approvedBill } from './payables-helpers.js';
 import { report } from './reports-helpers.js';
 
 /**
- * Issue 8 items 16–18 through HTTP, with the server on a clock the test moves (Config.now):
+ * Through HTTP, with the server on a clock the test moves (Config.now):
  * GST adjustments of earlier periods (G7/G18), "today" in the organisation's time zone, and
  * credit notes that reverse the revenue accounts they credit.
  */
@@ -47,7 +47,13 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
     const r = await ok(o.keys.reader, 'books.journals', { sourceId });
     const j = (r.journals as { id: string; lines: Record<string, unknown>[] }[]).find((x) => x.id === journalId);
     expect(j, `journal ${journalId}`).toBeDefined();
-    return (j?.lines ?? []) as { accountCode: string; debitCents: number; taxCode: string | null; taxBaseCents: number; gstCents: number }[];
+    return (j?.lines ?? []) as {
+      accountCode: string;
+      debitCents: number;
+      taxCode: string | null;
+      taxBaseCents: number;
+      gstCents: number;
+    }[];
   }
 
   const credit = (o: CreatedOrg, id: string, amountCents: number, taxCode: string) =>
@@ -57,7 +63,7 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
   const OCT = '2026-10-12T01:00:00.000Z';
   const DEC_Q = { from: '2026-10-01', to: '2026-12-31' };
 
-  describe('item 16: adjustments of earlier periods are reported, a quarter can be a refund', () => {
+  describe('adjustments of earlier periods are reported, a quarter can be a refund', () => {
     const cases = [
       {
         name: '$1,100 invoiced in September, credited in full in October: $100 refundable',
@@ -146,7 +152,7 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
     });
   });
 
-  describe('item 17: today is the local date of the organisation', () => {
+  describe('today is the local date of the organisation', () => {
     const MORNING_1_OCT_SYDNEY = '2026-09-30T23:30:00.000Z';
 
     it('localDate: 09:30 on 1 October in Sydney is 30 September in UTC', () => {
@@ -154,7 +160,7 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
       expect(localDate(MORNING_1_OCT_SYDNEY, 'UTC')).toBe('2026-09-30');
     });
 
-    it('localDate remembers an answer only within its UTC second (issue 14): midnight is never missed', () => {
+    it('localDate remembers an answer only within its UTC second: midnight is never missed', () => {
       // Sydney midnight on 1 October 2026 (AEST, +10) is 14:00:00.000Z; asked one after another.
       expect(localDate('2026-09-30T13:59:59.000Z', 'Australia/Sydney')).toBe('2026-09-30');
       expect(localDate('2026-09-30T13:59:59.999Z', 'Australia/Sydney')).toBe('2026-09-30');
@@ -215,12 +221,10 @@ describe.each(engines)('books dates, GST adjustments and credit-note accounts (%
     });
   });
 
-  describe('item 18: a credit note reverses the revenue accounts it credits', () => {
+  describe('a credit note reverses the revenue accounts it credits', () => {
     const pl = async (o: CreatedOrg) => {
       const r = await report(t, o, { type: 'profit_and_loss', from: '2026-10-01', to: '2026-10-31' });
-      return Object.fromEntries(
-        (r.revenue.accounts as { code: string; amountCents: number }[]).map((a) => [a.code, a.amountCents]),
-      );
+      return Object.fromEntries((r.revenue.accounts as { code: string; amountCents: number }[]).map((a) => [a.code, a.amountCents]));
     };
 
     it('credits on 4000 and 4200 lines debit 4000 and 4200 in proportion; a full credit clears both', async () => {
@@ -271,7 +275,9 @@ describe.each(engines)('migration 15 (%s)', (engine) => {
       await db.write(async (tx) => {
         await tx.run('ALTER TABLE organisations DROP COLUMN time_zone');
         await tx.run('DELETE FROM schema_migrations WHERE id = 15');
-        await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES ('org_old', 'old', 'Old Co', '2026-01-01T00:00:00.000Z')");
+        await tx.run(
+          "INSERT INTO organisations (id, slug, name, created_at) VALUES ('org_old', 'old', 'Old Co', '2026-01-01T00:00:00.000Z')",
+        );
       });
       await db.migrate();
       const row = await db.reader.get<{ time_zone: string }>("SELECT time_zone FROM organisations WHERE id = 'org_old'");

@@ -1,5 +1,5 @@
 /**
- * Property test of the books (issue 4): random sequences of the money-moving methods, driven
+ * Property test of the books: random sequences of the money-moving methods, driven
  * through HTTP against a real server on each engine, with an independent model of what every
  * document and bank line should owe. After every step:
  *
@@ -9,22 +9,22 @@
  * - the bank account equals the imported feed, less the feed lines not yet reconciled, plus the
  *   bank postings no line accounts for yet (payments recorded directly, runs, manual journals);
  * - 2100 and 1200 equal the GST tagged on documents (the BAS accounts method);
- * - the fixed asset register equals 1500 − 1510, today and as at yesterday (issue 9, D11);
+ * - the fixed asset register equals 1500 − 1510, today and as at yesterday;
  * - 2200, 2300 and 2400 (and 6100, 6200) equal the signed pay runs paid by the date, in the
- *   model and in the server's pay runs, today and 10 days ahead (issue 9 item 2);
- * - corrections (issue 12 item 2): a bank line unmatched, a receipt dishonoured, a supplier
+ *   model and in the server's pay runs, today and 10 days ahead;
+ * - corrections: a bank line unmatched, a receipt dishonoured, a supplier
  *   payment returned, a manual journal reversed keep every invariant above; some runs start with
  *   opening balances (documents carried in per docId, the bank's balance, super and PAYG owed),
  *   which the controls and the as-at-yesterday checks then include;
  * - opening balances only before trading: tried later (or again) they are refused and change
- *   nothing; carried-in bills, like captured ones, are held exactly as the model's PB-B1 says
+ *   nothing; carried-in bills, like captured ones, are held exactly as the model's bill-approval rule says
  *   (new payee, above the approval floor, bank details changed since the payee's last approval);
  * - books.taxObligations: the super outstanding (carried in and per run) is 2300's balance, and the
  *   PAYG carried in is what payments to 2200 have not covered, as the model says;
  * - a refused call changes nothing, an accepted one appends exactly one event, a no-op none;
  * - the organisation's chain verifies.
  *
- * Runs: FD_PROPERTY_RUNS (default 10 per engine), sequences of up to 30 acts. A failure prints the
+ * Runs: FD_PROPERTY_RUNS (default 12 per engine; `npm run test:property` runs 200), sequences of up to 30 acts. A failure prints the
  * fast-check seed and the shrunk sequence; replay with FD_PROPERTY_SEED.
  */
 import fc from 'fast-check';
@@ -51,7 +51,7 @@ const PAYEES = [
   { payeeName: 'Coastal Power', payeeBsb: '033-001', payeeAccountNumber: '987654', payeeAccountName: 'Coastal Power' },
   { payeeName: 'Blue Van Hire', payeeBsb: '083-004', payeeAccountNumber: '55501234', payeeAccountName: 'Blue Van Hire' },
   { payeeName: 'Cash Supplier' },
-  // Harbour Timber again, in other case and spacing, with another account: PB-B1 holds it (issue 8).
+  // Harbour Timber again, in other case and spacing, with another account: held as BANK_DETAILS_CHANGED.
   { payeeName: ' harbour  TIMBER', payeeBsb: '062-000', payeeAccountNumber: '87654321', payeeAccountName: 'Harbour Timber Pty Ltd' },
 ] as const;
 
@@ -66,56 +66,81 @@ const pick = fc.nat({ max: 1_000 });
 const portion = fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 999 }), fc.constant(1001));
 
 const act = fc.oneof(
-  { weight: 4, arbitrary: fc.record({
-    kind: fc.constant('draft' as const),
-    lines: fc.array(
-      fc.record({ amountCents: amount, taxCode: fc.constantFrom(...SALE_CODES), accountCode: fc.constantFrom('4000', '4200') }),
-      { minLength: 1, maxLength: 3 },
-    ),
-    send: fc.boolean(),
-  }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('draft' as const),
+      lines: fc.array(
+        fc.record({ amountCents: amount, taxCode: fc.constantFrom(...SALE_CODES), accountCode: fc.constantFrom('4000', '4200') }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      send: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('send' as const), pick }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('pay' as const), pick, portion }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('credit' as const), pick, portion }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('void' as const), pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('promise' as const), pick }) },
-  { weight: 4, arbitrary: fc.record({
-    kind: fc.constant('bill' as const),
-    payee: fc.nat({ max: PAYEES.length - 1 }),
-    amountCents: amount,
-    taxCode: fc.constantFrom(...PURCHASE_CODES),
-    approve: fc.boolean(),
-  }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('bill' as const),
+      payee: fc.nat({ max: PAYEES.length - 1 }),
+      amountCents: amount,
+      taxCode: fc.constantFrom(...PURCHASE_CODES),
+      approve: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('billApprove' as const), pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('billHold' as const), pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('billReturn' as const), pick }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('run' as const), picks: fc.array(pick, { minLength: 1, maxLength: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('claim' as const), amountCents: amount, approve: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('claimDecide' as const), pick, approve: fc.boolean() }) },
-  { weight: 4, arbitrary: fc.record({
-    kind: fc.constant('feed' as const),
-    /** Dated yesterday: before every document here, so only a recode or a journal may take it. */
-    back: fc.nat({ max: 3 }).map((n) => n === 0),
-    lines: fc.array(
-      fc.oneof(
-        fc.record({ mirror: fc.constant(true), pick }),
-        fc.record({ mirror: fc.constant(false), amountCents: amount, moneyIn: fc.boolean() }),
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('feed' as const),
+      /** Dated yesterday: before every document here, so only a recode or a journal may take it. */
+      back: fc.nat({ max: 3 }).map((n) => n === 0),
+      lines: fc.array(
+        fc.oneof(
+          fc.record({ mirror: fc.constant(true), pick }),
+          fc.record({ mirror: fc.constant(false), amountCents: amount, moneyIn: fc.boolean() }),
+        ),
+        { minLength: 1, maxLength: 3 },
       ),
-      { minLength: 1, maxLength: 3 },
-    ),
-  }) },
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reimport' as const) }) },
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('match' as const), pick, target: pick, portion, leaveHeld: fc.boolean(), wild: fc.nat({ max: 5 }).map((n) => n === 0) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('recode' as const), pick, account: fc.constantFrom('6300', '4100', '6000', '3000') }) },
-  { weight: 2, arbitrary: fc.record({
-    kind: fc.constant('journal' as const),
-    amountCents: amount,
-    moneyIn: fc.boolean(),
-    other: fc.constantFrom('3000', '6000', '6500', '1100'),
-    gst: fc.boolean(),
-  }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('match' as const),
+      pick,
+      target: pick,
+      portion,
+      leaveHeld: fc.boolean(),
+      wild: fc.nat({ max: 5 }).map((n) => n === 0),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('recode' as const), pick, account: fc.constantFrom('6300', '4100', '6000', '3000') }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('journal' as const),
+      amountCents: amount,
+      moneyIn: fc.boolean(),
+      other: fc.constantFrom('3000', '6000', '6500', '1100'),
+      gst: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replay' as const) }) },
-  // Issue 12 item 2: corrections.
+  // Corrections.
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('unmatch' as const), pick, one: fc.boolean(), target: pick }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('dishonour' as const), pick, target: pick }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('payReturn' as const), pick, target: pick }) },
@@ -124,20 +149,26 @@ const act = fc.oneof(
   // Fixed assets: bought by a journal dated up to 4 months back or by a bill (today;
   // pending when its line has no asset details), depreciated to a past month end, disposed of
   // today (a pending one only once registered).
-  { weight: 2, arbitrary: fc.record({
-    kind: fc.constant('assetBuy' as const),
-    amountCents: amount,
-    monthsBack: fc.nat({ max: 4 }),
-    method: fc.constantFrom('prime_cost', 'diminishing_value'),
-    life: fc.integer({ min: 1, max: 50 }),
-    viaBill: fc.boolean(),
-    pending: fc.boolean(),
-    payee: fc.nat({ max: PAYEES.length - 1 }),
-  }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('assetBuy' as const),
+      amountCents: amount,
+      monthsBack: fc.nat({ max: 4 }),
+      method: fc.constantFrom('prime_cost', 'diminishing_value'),
+      life: fc.integer({ min: 1, max: 50 }),
+      viaBill: fc.boolean(),
+      pending: fc.boolean(),
+      payee: fc.nat({ max: PAYEES.length - 1 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('depreciate' as const), monthsBack: fc.integer({ min: 1, max: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('dispose' as const), pick, proceedsCents: fc.nat({ max: 700_000 }), gst: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('dispose' as const), pick, proceedsCents: fc.nat({ max: 700_000 }), gst: fc.boolean() }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('assetRegister' as const), pick, life: fc.integer({ min: 1, max: 50 }) }) },
-  // Pay runs (issue 9 item 2): hire a weekly employee, draft a week (paid today or in 3 days),
+  // Pay runs: hire a weekly employee, draft a week (paid today or in 3 days),
   // sign (the signature loop), recall. Unfunded: net pay is credited to 2400.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hire' as const), hourly: fc.boolean() }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('payRun' as const), ahead: fc.boolean(), sign: fc.boolean() }) },
@@ -159,7 +190,7 @@ const monthEndBack = (back: number) => {
 };
 type Act = typeof act extends fc.Arbitrary<infer T> ? T : never;
 
-/** Issue 12 item 2: opening balances, once, at the start of some runs. */
+/** Opening balances, once, at the start of some runs. */
 const opening = fc.record({
   kind: fc.constant('opening' as const),
   bankCents: fc.integer({ min: 1, max: 500_000 }),
@@ -247,7 +278,7 @@ interface JournalM {
   pays?: '2300' | '2200';
 }
 
-/** PB-B1's payee identity: case and spacing do not make a new supplier. */
+/** The bill-approval rule's payee identity: case and spacing do not make a new supplier. */
 const payeeKeyOf = (payee: number) => PAYEES[payee]!.payeeName.trim().toLowerCase().replace(/\s+/g, ' ');
 const bankOfPayee = (payee: number) => {
   const p = PAYEES[payee]!;
@@ -266,7 +297,7 @@ class Model {
   runs = new Set<string>();
   /** The last depreciation run's periodEnd; bills whose asset was disposed of (not returnable). */
   lastAssetRun: string | null = null;
-  /** Month ends already run: running one again is a no-op (D11), even after a later month. */
+  /** Month ends already run: running one again is a no-op, even after a later month. */
   readonly assetRuns = new Set<string>();
   disposedBills = new Set<string>();
   employees = 0;
@@ -278,7 +309,7 @@ class Model {
   /** The params of the conversion recorded (once), and whether anything that trades was written. */
   openedWith: string | null = null;
   traded = false;
-  /** Bills in the order a human (or an unheld approval) last approved them: PB-B1's memory. */
+  /** Bills in the order a human (or an unheld approval) last approved them: the bill-approval rule's memory. */
   approvals: string[] = [];
   yShift = { ar: 0, ap: 0, bank: 0 };
 
@@ -310,7 +341,7 @@ class Model {
     return this.journals.filter((j) => j.pays === account && !j.reversed).reduce((s, j) => s - j.net, 0);
   }
   /**
-   * PB-B1 as billCapture applies it: the bank details differ from the payee's last approved (its
+   * The bill-approval rule as billCapture applies it: the bank details differ from the payee's last approved (its
    * most recently approved bill with details, not returned since) beats above the floor, which
    * beats a payee none of whose bills was ever approved.
    */
@@ -326,7 +357,14 @@ class Model {
 }
 
 /** Methods whose success means the organisation trades here (a document, journal or bank line). */
-const TRADING = new Set(['books.invoiceDraft', 'books.billCapture', 'books.expenseClaim', 'books.feedLines', 'books.journalPost', 'books.payrollDraft']);
+const TRADING = new Set([
+  'books.invoiceDraft',
+  'books.billCapture',
+  'books.expenseClaim',
+  'books.feedLines',
+  'books.journalPost',
+  'books.payrollDraft',
+]);
 
 /** Outcomes per method (FD_PROPERTY_STATS=1 prints them): evidence that the sequences reach every path. */
 const stats = new Map<string, number>();
@@ -378,7 +416,7 @@ class Run {
     return reply;
   }
 
-  /** A signature act to completion: hold (or PB-B1's refusal) → request → a human approves → retry. */
+  /** A signature act to completion: hold (or a held bill's refusal) → request → a human approves → retry. */
   async signed(method: string, actionClass: string, params: Record<string, unknown>, expectOk?: boolean): Promise<Reply> {
     const first = await this.write(method, params);
     let payloadHash: string;
@@ -390,7 +428,8 @@ class Run {
       payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.body.error.message)?.[1] ?? '';
       subjectId = String(params.id);
     } else {
-      if (expectOk !== undefined) expect(first.status === 200, `expected ${expectOk ? 'success' : 'refusal'}: ${this.trace.at(-1)}`).toBe(expectOk);
+      if (expectOk !== undefined)
+        expect(first.status === 200, `expected ${expectOk ? 'success' : 'refusal'}: ${this.trace.at(-1)}`).toBe(expectOk);
       return first;
     }
     const req = await this.write('approval.request', { actionClass, payloadHash, subject: { kind: 'books.signature', subjectId } }, true);
@@ -469,7 +508,11 @@ class Run {
         const creditable = ofCode - (inv.creditedByCode.get(code) ?? 0);
         const amt = share(Math.min(inv.outstanding, creditable) || inv.totalCents, a.portion);
         const ok = (inv.status === 'sent' || inv.status === 'part_paid') && amt <= inv.outstanding && amt <= creditable;
-        const r = await this.write('books.invoiceCreditNote', { id: inv.id, amountCents: amt, taxCode: code, reason: `Adjustment ${n}` }, ok);
+        const r = await this.write(
+          'books.invoiceCreditNote',
+          { id: inv.id, amountCents: amt, taxCode: code, reason: `Adjustment ${n}` },
+          ok,
+        );
         if (r.status !== 200) return;
         inv.outstanding -= amt;
         inv.creditedByCode.set(code, (inv.creditedByCode.get(code) ?? 0) + amt);
@@ -513,8 +556,18 @@ class Run {
           true,
         );
         const heldReason = m.heldReason(a.payee, a.amountCents);
-        expect({ heldReason: r.body.result.heldReason, status: r.body.result.status }, this.trace.at(-1)).toEqual({ heldReason, status: heldReason ? 'held' : 'captured' });
-        const bill: BillM = { id: r.body.result.id, status: r.body.result.status, totalCents: a.amountCents, posted: false, outstanding: 0, payee: a.payee };
+        expect({ heldReason: r.body.result.heldReason, status: r.body.result.status }, this.trace.at(-1)).toEqual({
+          heldReason,
+          status: heldReason ? 'held' : 'captured',
+        });
+        const bill: BillM = {
+          id: r.body.result.id,
+          status: r.body.result.status,
+          totalCents: a.amountCents,
+          posted: false,
+          outstanding: 0,
+          payee: a.payee,
+        };
         m.bills.push(bill);
         if (a.approve) await this.approveBill(bill);
         return;
@@ -537,7 +590,8 @@ class Run {
         if (!bill) return;
         const ok =
           bill.status === 'returned' ||
-          (['captured', 'held', 'on_hold', 'approved'].includes(bill.status) && (!bill.posted || bill.outstanding === bill.totalCents) &&
+          (['captured', 'held', 'on_hold', 'approved'].includes(bill.status) &&
+            (!bill.posted || bill.outstanding === bill.totalCents) &&
             !m.disposedBills.has(bill.id));
         const r = await this.write('books.billReturn', { id: bill.id, reason: `Not ours ${n}` }, ok);
         if (r.status !== 200) return;
@@ -548,7 +602,7 @@ class Run {
       case 'run': {
         const chosen = [...new Set(a.picks.map((p) => at(m.bills, p)).filter((b): b is BillM => b !== undefined))];
         if (chosen.length === 0) return;
-        // The run id derives from the bills and params: the same run again is a no-op (D3).
+        // The run id derives from the bills and params: the same run again is a no-op (idempotent by state).
         const runKey = chosen.map((b) => b.id).join(',');
         const again = m.runs.has(runKey);
         const ok = again || chosen.every((b) => b.status === 'approved' && b.outstanding > 0 && 'payeeBsb' in PAYEES[b.payee]!);
@@ -609,7 +663,16 @@ class Run {
         const r = await this.write('books.feedLines', { lines }, true);
         expect(r.body.result.imported).toBe(lines.length);
         r.body.result.lineIds.forEach((id: string, i: number) =>
-          m.lines.push({ id, date, amountCents: lines[i]!.amountCents, applied: 0, journalApplied: 0, status: 'unmatched', held: null, matches: [] }),
+          m.lines.push({
+            id,
+            date,
+            amountCents: lines[i]!.amountCents,
+            applied: 0,
+            journalApplied: 0,
+            status: 'unmatched',
+            held: null,
+            matches: [],
+          }),
         );
         m.lastFeed = { lines };
         return;
@@ -627,7 +690,7 @@ class Run {
       case 'recode': {
         const line = at(m.lines, a.pick);
         if (!line) return;
-        // A held line waits for a human (matchHoldResolve); the agent cannot recode it away (issue 8).
+        // A held line waits for a human (matchHoldResolve); the agent cannot recode it away.
         const ok = line.applied === 0 && line.status !== 'held';
         const r = await this.write('books.lineRecode', { lineId: line.id, accountCode: a.account }, ok);
         if (line.status === 'held') expect(r.body.error?.code).toBe('CONFLICT');
@@ -653,7 +716,8 @@ class Run {
           },
           ok,
         );
-        if (r.status === 200) m.journals.push({ id: r.body.result.journalId, net: a.moneyIn ? a.amountCents : -a.amountCents, matched: 0, manual: true });
+        if (r.status === 200)
+          m.journals.push({ id: r.body.result.journalId, net: a.moneyIn ? a.amountCents : -a.amountCents, matched: 0, manual: true });
         return;
       }
       case 'assetBuy':
@@ -723,15 +787,27 @@ class Run {
     if (a.kind === 'assetBuy') {
       const asset = { name: `Machine ${n}`, effectiveLifeYears: a.life, method: a.method };
       if (a.viaBill) {
-        const lines = [{ description: `Machine ${n}`, amountCents: a.amountCents, taxCode: 'GST_ON_CAPITAL', ...(a.pending ? {} : { asset }) }];
+        const lines = [
+          { description: `Machine ${n}`, amountCents: a.amountCents, taxCode: 'GST_ON_CAPITAL', ...(a.pending ? {} : { asset }) },
+        ];
         const r = await this.write('books.billCapture', { ...PAYEES[a.payee], description: `Plant ${n}`, lines, dueDays: 30 }, true);
-        const bill: BillM = { id: r.body.result.id, status: r.body.result.status, totalCents: a.amountCents, posted: false, outstanding: 0, payee: a.payee };
+        const bill: BillM = {
+          id: r.body.result.id,
+          status: r.body.result.status,
+          totalCents: a.amountCents,
+          posted: false,
+          outstanding: 0,
+          payee: a.payee,
+        };
         m.bills.push(bill);
         await this.approveBill(bill);
         return;
       }
       // No GST on a journal dated in an earlier month: the GST invariant reads today's tags.
-      const lines = [{ accountCode: '1500', debitCents: a.amountCents, asset }, { accountCode: '3000', creditCents: a.amountCents }];
+      const lines = [
+        { accountCode: '1500', debitCents: a.amountCents, asset },
+        { accountCode: '3000', creditCents: a.amountCents },
+      ];
       const r = await this.write('books.journalPost', { date: firstOfMonth(a.monthsBack), memo: `Plant ${n}`, lines }, true);
       expect(r.body.result.assetIds).toHaveLength(1);
       return;
@@ -751,7 +827,11 @@ class Run {
       const pending = held.filter((x) => x.status === 'pending');
       const asset = at(pending, a.pick);
       if (!asset) return;
-      await this.write('books.assetRegister', { id: asset.id, name: `${asset.name} (registered)`, effectiveLifeYears: a.life, method: 'prime_cost' }, true);
+      await this.write(
+        'books.assetRegister',
+        { id: asset.id, name: `${asset.name} (registered)`, effectiveLifeYears: a.life, method: 'prime_cost' },
+        true,
+      );
       return;
     }
     const asset = at(held, a.pick);
@@ -761,7 +841,11 @@ class Run {
       await this.write('books.assetDispose', { id: asset.id, date: today(), proceedsCents: a.proceedsCents }, false);
       return;
     }
-    const r = await this.write('books.assetDispose', { id: asset.id, date: today(), proceedsCents: a.proceedsCents, taxCode: a.gst ? 'GST' : 'GST_FREE' }, true);
+    const r = await this.write(
+      'books.assetDispose',
+      { id: asset.id, date: today(), proceedsCents: a.proceedsCents, taxCode: a.gst ? 'GST' : 'GST_FREE' },
+      true,
+    );
     if (r.body.result.noop) return;
     if (asset.source.kind === 'bill') m.disposedBills.add(asset.source.id);
     if (a.proceedsCents > 0) m.journals.push({ id: r.body.result.journalId, net: a.proceedsCents, matched: 0 });
@@ -785,7 +869,14 @@ class Run {
     );
     if (!line) return;
     const moneyIn = line.amountCents > 0;
-    type Cand = { kind: string; id: string; owed: number; payable: boolean; carried?: boolean; onDoc: (amt: number, status: string) => void };
+    type Cand = {
+      kind: string;
+      id: string;
+      owed: number;
+      payable: boolean;
+      carried?: boolean;
+      onDoc: (amt: number, status: string) => void;
+    };
     const cands: Cand[] = moneyIn
       ? [
           ...m.invoices.map((i) => ({
@@ -826,7 +917,13 @@ class Run {
         ];
     for (const j of m.journals) {
       if (j.net > 0 !== moneyIn) continue;
-      cands.push({ kind: 'journal', id: j.id, owed: Math.abs(j.net) - j.matched, payable: Math.abs(j.net) > j.matched, onDoc: (amt) => (j.matched += amt) });
+      cands.push({
+        kind: 'journal',
+        id: j.id,
+        owed: Math.abs(j.net) - j.matched,
+        payable: Math.abs(j.net) > j.matched,
+        onDoc: (amt) => (j.matched += amt),
+      });
     }
     const held = line.held;
     // Mostly a document that can take the money, best an exact amount; sometimes any (wild).
@@ -837,10 +934,14 @@ class Run {
     if (!target) return;
     const left = Math.abs(line.amountCents) - line.applied;
     const amt = held ? held.amountCents : share(Math.min(left, target.owed) || left, a.portion);
-    // The same line and target again: a no-op with the same amount (D3), else CONFLICT.
+    // The same line and target again: a no-op with the same amount, else CONFLICT.
     const same = line.matches.find((x) => x.kind === target.kind && x.id === target.id);
     if (same) {
-      const r = await this.write('books.matchAccept', { lineId: line.id, target: { kind: target.kind, id: target.id }, amountCents: amt }, amt === same.amountCents);
+      const r = await this.write(
+        'books.matchAccept',
+        { lineId: line.id, target: { kind: target.kind, id: target.id }, amountCents: amt },
+        amt === same.amountCents,
+      );
       if (r.status === 200) expect(r.body.result.noop).toBe(true);
       return;
     }
@@ -869,12 +970,16 @@ class Run {
     line.matches.push({ kind: target.kind, id: target.id, amountCents: amt, matchId: made.id });
     if (target.kind === 'journal') line.journalApplied += amt;
     if (target.kind === 'invoice') {
-      const pay = await this.t.db.reader.get<{ id: string }>('SELECT id FROM invoice_payments WHERE org_id = ? AND journal_id = ?', [this.o.orgId, made.journalId]);
+      const pay = await this.t.db.reader.get<{ id: string }>('SELECT id FROM invoice_payments WHERE org_id = ? AND journal_id = ?', [
+        this.o.orgId,
+        made.journalId,
+      ]);
       const inv = m.invoices.find((i) => i.id === target.id);
       expect(pay, `the match's payment of invoice ${target.id}`).toBeDefined();
       (inv!.payments ??= []).push({ id: pay!.id, amt, state: 'ok', matchId: made.id });
     }
-    if (target.kind === 'bill') (m.bills.find((b) => b.id === target.id)!.payments ??= []).push({ id: made.id, amt, state: 'ok', matchId: made.id });
+    if (target.kind === 'bill')
+      (m.bills.find((b) => b.id === target.id)!.payments ??= []).push({ id: made.id, amt, state: 'ok', matchId: made.id });
     if (target.carried && line.date < today()) {
       // Paid on a day before today: as at yesterday the carried-in document owes less.
       if (target.kind === 'invoice') m.yShift.ar -= amt;
@@ -891,11 +996,13 @@ class Run {
   async opening(a: OpeningAct): Promise<void> {
     const m = this.m;
     const { params, invoices, bills, receivable, payable } = this.openingParams(a);
-    // Carried-in bills face PB-B1 as captured ones do (nothing is approved yet, so none is known).
+    // Carried-in bills face the bill-approval rule as captured ones do (nothing is approved yet, so none is known).
     const held = bills.map((x, i) => m.heldReason(a.bills[i]!.payee, x.outstandingCents));
     const r = await this.write('books.openingBalances', params, true);
     const res = r.body.result;
-    expect(res.bills, this.trace.at(-1)).toEqual(res.billIds.map((id: string, i: number) => ({ id, status: held[i] ? 'held' : 'approved', heldReason: held[i] })));
+    expect(res.bills, this.trace.at(-1)).toEqual(
+      res.billIds.map((id: string, i: number) => ({ id, status: held[i] ? 'held' : 'approved', heldReason: held[i] })),
+    );
     invoices.forEach((x, i) =>
       m.invoices.push({
         id: res.invoiceIds[i],
@@ -912,7 +1019,16 @@ class Run {
       }),
     );
     a.bills.forEach((x, i) =>
-      m.bills.push({ id: res.billIds[i], status: held[i] ? 'held' : 'approved', totalCents: x.totalCents, posted: true, outstanding: bills[i]!.outstandingCents, payee: x.payee, carried: true, payments: [] }),
+      m.bills.push({
+        id: res.billIds[i],
+        status: held[i] ? 'held' : 'approved',
+        totalCents: x.totalCents,
+        posted: true,
+        outstanding: bills[i]!.outstandingCents,
+        payee: x.payee,
+        carried: true,
+        payments: [],
+      }),
     );
     m.opening = { receivable, payable, bank: a.bankCents, super: a.superCents, payg: a.paygCents };
     m.openedWith = JSON.stringify(params);
@@ -982,16 +1098,20 @@ class Run {
   async liabilityPay(account: '2300' | '2200', portion: number): Promise<void> {
     const m = this.m;
     const signed = m.payRuns.filter((r) => r.status === 'signed' && r.paymentDate <= today());
-    const owed = account === '2300'
-      ? m.opening.super + signed.reduce((s, r) => s + r.superCents, 0) - m.paidTo('2300')
-      : m.opening.payg + signed.reduce((s, r) => s + r.paygCents, 0) - m.paidTo('2200');
+    const owed =
+      account === '2300'
+        ? m.opening.super + signed.reduce((s, r) => s + r.superCents, 0) - m.paidTo('2300')
+        : m.opening.payg + signed.reduce((s, r) => s + r.paygCents, 0) - m.paidTo('2200');
     const amt = share(owed > 0 ? owed : 10_000, portion);
-    const lines = [{ accountCode: account, debitCents: amt }, { accountCode: '1000', creditCents: amt }];
+    const lines = [
+      { accountCode: account, debitCents: amt },
+      { accountCode: '1000', creditCents: amt },
+    ];
     const r = await this.write('books.journalPost', { date: today(), memo: `Paid ${account} ${m.counter}`, lines }, true);
     m.journals.push({ id: r.body.result.journalId, net: -amt, matched: 0, manual: true, pays: account });
   }
 
-  /** Issue 12 item 2: unmatch a bank line, dishonour a receipt, return a supplier payment, reverse a journal. */
+  /** Unmatch a bank line, dishonour a receipt, return a supplier payment, reverse a journal. */
   async correction(a: Extract<Act, { kind: 'unmatch' | 'dishonour' | 'payReturn' | 'reverse' }>): Promise<void> {
     const m = this.m;
     const reopenInvoice = (inv: InvoiceM, amt: number) => {
@@ -1032,7 +1152,10 @@ class Run {
           line.journalApplied -= x.amountCents;
           m.journals.find((j) => j.id === x.id)!.matched -= x.amountCents;
         } else if (x.kind === 'invoice') {
-          reopenInvoice(m.invoices.find((i) => i.id === x.id)!, x.amountCents);
+          reopenInvoice(
+            m.invoices.find((i) => i.id === x.id)!,
+            x.amountCents,
+          );
         } else if (x.kind === 'bill') {
           const b = m.bills.find((d) => d.id === x.id)!;
           b.outstanding += x.amountCents;
@@ -1049,10 +1172,17 @@ class Run {
       return;
     }
     if (a.kind === 'dishonour') {
-      const inv = at(m.invoices.filter((i) => (i.payments ?? []).length > 0), a.pick);
+      const inv = at(
+        m.invoices.filter((i) => (i.payments ?? []).length > 0),
+        a.pick,
+      );
       const pay = inv && at(inv.payments!, a.target);
       if (!inv || !pay) return;
-      const r = await this.write('books.invoicePaymentDishonour', { id: inv.id, paymentId: pay.id, reason: 'Dishonoured' }, pay.state !== 'unmatched');
+      const r = await this.write(
+        'books.invoicePaymentDishonour',
+        { id: inv.id, paymentId: pay.id, reason: 'Dishonoured' },
+        pay.state !== 'unmatched',
+      );
       if (r.status !== 200) return;
       expect(r.body.result.noop === true).toBe(pay.state === 'undone');
       if (pay.state === 'undone') return;
@@ -1064,10 +1194,17 @@ class Run {
       return;
     }
     if (a.kind === 'payReturn') {
-      const bill = at(m.bills.filter((b) => (b.payments ?? []).length > 0), a.pick);
+      const bill = at(
+        m.bills.filter((b) => (b.payments ?? []).length > 0),
+        a.pick,
+      );
       const pay = bill && at(bill.payments!, a.target);
       if (!bill || !pay) return;
-      const r = await this.write('books.billPaymentReturn', { id: bill.id, paymentId: pay.id, reason: 'Returned by the bank' }, pay.state !== 'unmatched');
+      const r = await this.write(
+        'books.billPaymentReturn',
+        { id: bill.id, paymentId: pay.id, reason: 'Returned by the bank' },
+        pay.state !== 'unmatched',
+      );
       if (r.status !== 200) return;
       expect(r.body.result.noop === true).toBe(pay.state === 'undone');
       if (pay.state === 'undone') return;
@@ -1135,11 +1272,25 @@ class Run {
   async payAct(a: Extract<Act, { kind: 'hire' | 'payRun' | 'paySign' | 'payRecall' }>): Promise<void> {
     const m = this.m;
     if (a.kind === 'hire') {
-      const pay = a.hourly ? { employmentBasis: 'part_time', hourlyRateCents: 3_500, hoursPerWeek: 25 } : { employmentBasis: 'full_time', annualSalaryCents: 6_500_000 };
-      const e = await this.write('books.onboardingStart', { name: `Staff ${m.counter}`, email: 'staff@example.com', startDate: '2025-01-01', payFrequency: 'weekly', ...pay }, true);
+      const pay = a.hourly
+        ? { employmentBasis: 'part_time', hourlyRateCents: 3_500, hoursPerWeek: 25 }
+        : { employmentBasis: 'full_time', annualSalaryCents: 6_500_000 };
+      const e = await this.write(
+        'books.onboardingStart',
+        { name: `Staff ${m.counter}`, email: 'staff@example.com', startDate: '2025-01-01', payFrequency: 'weekly', ...pay },
+        true,
+      );
       const id = e.body.result.id as string;
-      await this.write('books.onboardingAdvance', { id, step: 'tax_declaration', taxFileNumber: '876543210', residency: 'resident', claimsTaxFreeThreshold: a.hourly }, true);
-      await this.write('books.onboardingAdvance', { id, step: 'super', fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-1' }, true);
+      await this.write(
+        'books.onboardingAdvance',
+        { id, step: 'tax_declaration', taxFileNumber: '876543210', residency: 'resident', claimsTaxFreeThreshold: a.hourly },
+        true,
+      );
+      await this.write(
+        'books.onboardingAdvance',
+        { id, step: 'super', fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-1' },
+        true,
+      );
       await this.signed('books.onboardingAdvance', 'books.onboarding_advance', { id, step: 'contract', title: 'Joiner' }, true);
       m.employees += 1;
       return;
@@ -1149,7 +1300,12 @@ class Run {
       const k = m.payRuns.length;
       const r = await this.write(
         'books.payrollDraft',
-        { periodStart: inDays(-7 * k - 7), periodEnd: inDays(-7 * k - 1), paymentDate: a.ahead ? inDays(3) : today(), payFrequency: 'weekly' },
+        {
+          periodStart: inDays(-7 * k - 7),
+          periodEnd: inDays(-7 * k - 1),
+          paymentDate: a.ahead ? inDays(3) : today(),
+          payFrequency: 'weekly',
+        },
         m.employees > 0,
       );
       if (r.status !== 200) return;
@@ -1198,17 +1354,27 @@ class Run {
       );
       const m = this.m;
       const expected = [sum('paygCents'), sum('superCents'), sum('netCents'), sum('grossCents'), sum('superCents')];
-      expect([Number(sub?.payg ?? 0), Number(sub?.sup ?? 0), Number(sub?.net ?? 0)], `pay run sub-ledger as at ${asOf} ${where}`).toEqual(expected.slice(0, 3));
+      expect([Number(sub?.payg ?? 0), Number(sub?.sup ?? 0), Number(sub?.net ?? 0)], `pay run sub-ledger as at ${asOf} ${where}`).toEqual(
+        expected.slice(0, 3),
+      );
       const payg = m.opening.payg + sum('paygCents') - m.paidTo('2200');
       const sup = m.opening.super + sum('superCents') - m.paidTo('2300');
-      expect([bal('2200'), bal('2300'), bal('2400'), bal('6100'), bal('6200')], `payroll accounts as at ${asOf} ${where}`).toEqual([payg, sup, ...expected.slice(2)]);
+      expect([bal('2200'), bal('2300'), bal('2400'), bal('6100'), bal('6200')], `payroll accounts as at ${asOf} ${where}`).toEqual([
+        payg,
+        sup,
+        ...expected.slice(2),
+      ]);
       const { obligations } = await this.read('books.taxObligations', { asOf });
-      const owed = (kinds: string[]) => (obligations as any[]).filter((x) => kinds.includes(x.kind)).reduce((s, x) => s + x.outstandingCents, 0);
-      expect(owed(['super_carried_in', 'super_guarantee']), `super outstanding vs 2300 as at ${asOf} ${where}`).toBe(Math.max(0, bal('2300')));
-      const paygIn = (obligations as any[]).filter((x) => x.kind === 'payg_carried_in');
-      expect(paygIn.map((x) => x.outstandingCents), `PAYG carried in as at ${asOf} ${where}`).toEqual(
-        m.opening.payg > 0 ? [Math.max(0, m.opening.payg - m.paidTo('2200'))] : [],
+      const owed = (kinds: string[]) =>
+        (obligations as any[]).filter((x) => kinds.includes(x.kind)).reduce((s, x) => s + x.outstandingCents, 0);
+      expect(owed(['super_carried_in', 'super_guarantee']), `super outstanding vs 2300 as at ${asOf} ${where}`).toBe(
+        Math.max(0, bal('2300')),
       );
+      const paygIn = (obligations as any[]).filter((x) => x.kind === 'payg_carried_in');
+      expect(
+        paygIn.map((x) => x.outstandingCents),
+        `PAYG carried in as at ${asOf} ${where}`,
+      ).toEqual(m.opening.payg > 0 ? [Math.max(0, m.opening.payg - m.paidTo('2200'))] : []);
     }
   }
 
@@ -1281,7 +1447,7 @@ class Run {
     expect(bal('2100'), `2100 vs GST on sales ${where}`).toBe(gst.accountsMethod.gstOnSalesCents);
     expect(bal('1200'), `1200 vs GST on purchases ${where}`).toBe(gst.accountsMethod.gstOnPurchasesCents);
 
-    // The fixed asset register is 1500 − 1510 (issue 9, D11), today and as at yesterday.
+    // The fixed asset register is 1500 − 1510, today and as at yesterday.
     const register = await this.read('books.assets', {});
     expect(register.totals, `register vs 1500 − 1510 ${where}`).toEqual({
       costCents: bal('1500'),
@@ -1334,7 +1500,9 @@ class Run {
     const reader = this.t.db.reader;
     const orgId = this.o.orgId;
     const bound = new Map<string, { ledgerId: string; date: string; linesSha256: string }>();
-    for (const e of await reader.all<{ payload: string; row_hash: string }>('SELECT payload, row_hash FROM events WHERE org_id = ?', [orgId])) {
+    for (const e of await reader.all<{ payload: string; row_hash: string }>('SELECT payload, row_hash FROM events WHERE org_id = ?', [
+      orgId,
+    ])) {
       const journals = (JSON.parse(e.payload) as { journals?: { id: string; date: string; linesSha256: string }[] }).journals ?? [];
       for (const j of journals) bound.set(j.id, { ledgerId: ledgerId(e.row_hash), date: j.date, linesSha256: j.linesSha256 });
     }
@@ -1358,7 +1526,10 @@ class Run {
       });
       byJournal.set(String(l.journal_id), list);
     }
-    const journals = await reader.all<{ id: string; date: string; ledger_id: string }>('SELECT id, date, ledger_id FROM journals WHERE org_id = ?', [orgId]);
+    const journals = await reader.all<{ id: string; date: string; ledger_id: string }>(
+      'SELECT id, date, ledger_id FROM journals WHERE org_id = ?',
+      [orgId],
+    );
     for (const j of journals) {
       const want = { ledgerId: j.ledger_id, date: j.date, linesSha256: journalLinesSha256(byJournal.get(j.id) ?? []) };
       expect(bound.get(j.id), `journal ${j.id} bound by its event ${where}`).toEqual(want);
@@ -1374,24 +1545,34 @@ for (const engine of engines) {
       t = await startTestServer(engine);
     });
     afterAll(async () => {
-      if (process.env.FD_PROPERTY_STATS === '1') console.info([...stats].sort().map(([k, v]) => `${k}: ${v}`).join('\n'));
+      if (process.env.FD_PROPERTY_STATS === '1')
+        console.info(
+          [...stats]
+            .sort()
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\n'),
+        );
       await t?.close();
     });
 
     it('after every act: trial balance, control accounts, bank, GST and chain hold', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.option(opening, { nil: undefined, freq: 3 }), fc.array(step, { minLength: 1, maxLength: 40, size: 'max' }), async (start, acts) => {
-          const o = await t.org(undefined, { decisionRights: true });
-          const run = new Run(t, o, []);
-          if (start) {
-            await run.opening(start);
-            await run.check();
-          }
-          for (const a of acts) {
-            await run.step(a);
-            await run.check();
-          }
-        }),
+        fc.asyncProperty(
+          fc.option(opening, { nil: undefined, freq: 3 }),
+          fc.array(step, { minLength: 1, maxLength: 40, size: 'max' }),
+          async (start, acts) => {
+            const o = await t.org(undefined, { decisionRights: true });
+            const run = new Run(t, o, []);
+            if (start) {
+              await run.opening(start);
+              await run.check();
+            }
+            for (const a of acts) {
+              await run.step(a);
+              await run.check();
+            }
+          },
+        ),
         { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: false },
       );
     }, 600_000);

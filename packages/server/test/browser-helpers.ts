@@ -36,7 +36,10 @@ const ARGS = [
 ];
 
 /** Chromium with a fresh profile (no cookies or cache from anything else); `close` removes it. */
-export async function launchChromium(viewport: { width: number; height: number }): Promise<{ browser: BrowserContext; close: () => Promise<void> }> {
+export async function launchChromium(viewport: {
+  width: number;
+  height: number;
+}): Promise<{ browser: BrowserContext; close: () => Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'fd-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport });
   return {

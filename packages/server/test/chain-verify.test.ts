@@ -1,23 +1,18 @@
 /**
- * Issue 8 items 5, 6 and 7: the chain verifier reads one consistent snapshot, checks the exact
+ * The chain verifier reads one consistent snapshot, checks the exact
  * stored bytes and names the seq and reason of any break, and the console verifies from a stored
- * head. The CLI runs as a real separate process against the server's own database, as an
- * operator would run it next to a live server.
+ * head. While writes land, the CLI runs as a real separate process against the server's own
+ * database, as an operator would run it next to a live server; what it reports on a tampered
+ * chain is checked in this process (the same command, without a process per check).
  */
-import {
-  rowHashInputWithPayload,
-  sha256Hex,
-  verifyChain,
-  type ChainVerdict,
-  type EventRow,
-} from '@finance-desk/protocol';
+import { rowHashInputWithPayload, sha256Hex, verifyChain, type ChainVerdict, type EventRow } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyStoredChain } from '../src/ledger/verify.js';
 import { createOrg, type CreatedOrg } from '../src/org/orgs.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
-import { engines, freshDatabaseUrl, testConfig, uniqueName } from './harness.js';
+import { engines, freshDatabaseUrl, runCliInProcess, testConfig, uniqueName } from './harness.js';
 import { runCli } from './multiprocess.js';
 
 describe.each(engines)('chain verification (%s)', (engine) => {
@@ -53,15 +48,14 @@ describe.each(engines)('chain verification (%s)', (engine) => {
   async function tasks(org: CreatedOrg, n: number, parallel = 8): Promise<void> {
     for (let i = 0; i < n; i += parallel) {
       await Promise.all(
-        Array.from({ length: Math.min(parallel, n - i) }, (_, j) =>
-          post(org.keys.agent, 'board.createTask', { title: `task ${i + j}` }),
-        ),
+        Array.from({ length: Math.min(parallel, n - i) }, (_, j) => post(org.keys.agent, 'board.createTask', { title: `task ${i + j}` })),
       );
     }
   }
 
   const cliVerify = (org: CreatedOrg) =>
     runCli({ DATABASE_URL: url, SQLITE_SYNCHRONOUS: 'NORMAL' }, ['verify', '--org', org.slug, '--json']);
+  const verifyHere = (org: CreatedOrg, ...flags: string[]) => runCliInProcess(url, 'verify', '--org', org.slug, ...flags);
 
   /** Every event over GET events, each page's body checked to be JSON. */
   async function wireEvents(org: CreatedOrg): Promise<EventRow[]> {
@@ -79,7 +73,7 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     }
   }
 
-  it('item 5: verify never reports a false break while writes land (CLI and in-process)', async () => {
+  it('verify never reports a false break while writes land (CLI and in-process)', async () => {
     const org = await newOrg();
     await tasks(org, 1200); // more than one verifier page
     let writing = true;
@@ -112,8 +106,7 @@ describe.each(engines)('chain verification (%s)', (engine) => {
   }
 
   const storedPayload = async (org: CreatedOrg, seq: number) =>
-    (await db.reader.get<{ payload: string }>('SELECT payload FROM events WHERE org_id = ? AND seq = ?', [org.orgId, seq]))!
-      .payload;
+    (await db.reader.get<{ payload: string }>('SELECT payload FROM events WHERE org_id = ? AND seq = ?', [org.orgId, seq]))!.payload;
 
   const tampers: [string, (p: string) => string][] = [
     ['a number re-encoded (1234 → 1234.0)', (p) => p.replace('1234', '1234.0')],
@@ -122,7 +115,7 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     ['not JSON at all', (p) => p.slice(0, -1)],
   ];
 
-  it.each(tampers)('item 6: a stored payload with %s is a row_hash break at its seq, for the CLI and over GET events', async (_name, tamper) => {
+  it.each(tampers)('a stored payload with %s is a row_hash break at its seq, for the CLI and over GET events', async (_name, tamper) => {
     const org = await newOrg();
     await tasks(org, 1);
     // seq 3 carries integer cents in its payload
@@ -132,10 +125,10 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     expect(original).toMatch(/:1234[,}]/);
     await setPayload(org, 3, tamper(original));
 
-    const r = await cliVerify(org);
+    const r = await verifyHere(org, '--json');
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out)).toMatchObject({ ok: false, seq: 3, reason: 'row_hash' });
-    const human = await runCli({ DATABASE_URL: url, SQLITE_SYNCHRONOUS: 'NORMAL' }, ['verify', '--org', org.slug]);
+    const human = await verifyHere(org);
     expect(human.code).toBe(1);
     expect(human.out).toMatch(/^chain broken at seq 3: row_hash mismatch/);
 
@@ -144,7 +137,7 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     expect(verifyChain(wire)).toMatchObject({ ok: false, seq: 3, reason: 'row_hash' });
   });
 
-  it('item 6: foreign bytes whose hashes were recomputed are a payload break at their seq', async () => {
+  it('foreign bytes whose hashes were recomputed are a payload break at their seq', async () => {
     const org = await newOrg();
     await tasks(org, 3);
     const last = (await db.reader.get<Record<string, string | number>>(
@@ -153,13 +146,20 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     ))!;
     const seq = Number(last.seq);
     const foreign = ` ${String(last.payload)}`;
-    const row = { seq, family: String(last.family), kind: String(last.kind), entity_id: String(last.entity_id), actor: String(last.actor), at: String(last.at) };
+    const row = {
+      seq,
+      family: String(last.family),
+      kind: String(last.kind),
+      entity_id: String(last.entity_id),
+      actor: String(last.actor),
+      at: String(last.at),
+    };
     const hash = sha256Hex(rowHashInputWithPayload(String(last.prev_hash), row, foreign));
     await db.write(async (tx) => {
       await tx.run('UPDATE events SET payload = ?, row_hash = ? WHERE org_id = ? AND seq = ?', [foreign, hash, org.orgId, seq]);
       await tx.run('UPDATE org_heads SET row_hash = ? WHERE org_id = ?', [hash, org.orgId]);
     });
-    const r = await cliVerify(org);
+    const r = await verifyHere(org, '--json');
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out)).toMatchObject({ ok: false, seq, reason: 'payload' });
     // Served as a JSON string of the stored text, so a verifier over the wire breaks there too.
@@ -168,7 +168,7 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     expect(verifyChain(wire)).toMatchObject({ ok: false, seq, reason: 'row_hash' });
   });
 
-  it('item 7: the console verifies from the stored head; the CLI full verify still finds old tampering', async () => {
+  it('the console verifies from the stored head; the CLI full verify still finds old tampering', async () => {
     const org = await newOrg();
     await tasks(org, 5);
     const session = await signIn(org);
@@ -186,7 +186,7 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     await tasks(org, 1);
     expect(await chain(session)).toMatchObject({ verified: true, verifiedFrom: 8, head: { seq: 10 } });
     // ...the operator's full verify does.
-    const r = await cliVerify(org);
+    const r = await verifyHere(org, '--json');
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out)).toMatchObject({ seq: 2, reason: 'row_hash' });
 

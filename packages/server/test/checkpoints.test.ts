@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 6: signed checkpoints. The server signs each chain head (C2SP signed note,
+ * Signed checkpoints. The server signs each chain head (C2SP signed note,
  * Ed25519); an auditor holding only an old checkpoint and the verifier key detects a rewritten
  * history, even one whose hashes were all recomputed so that the chain alone verifies.
  */
@@ -11,13 +11,13 @@ import { openCheckpoint } from '@finance-desk/protocol';
 import { checkpointNow, checkpointSweep, listCheckpoints, signerFrom, verifyExtends } from '../src/ledger/checkpoints.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, freshDatabaseUrl, runCli, startTestServer, type TestServer } from './harness.js';
+import { engines, freshDatabaseUrl, runCliInProcess, startTestServer, type TestServer } from './harness.js';
 import { rewriteHistory } from './tamper-helpers.js';
 
 const SEED = Buffer.alloc(32, 42).toString('base64');
 const signer = signerFrom('books.test', SEED);
 
-describe.each(engines)('signed checkpoints on %s (issue 13 item 6)', (engine) => {
+describe.each(engines)('signed checkpoints on %s', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
   beforeAll(async () => {
@@ -28,7 +28,7 @@ describe.each(engines)('signed checkpoints on %s (issue 13 item 6)', (engine) =>
 
   const task = async (title: string) => expect((await t.post(org.keys.agent, 'board.createTask', { title })).status).toBe(200);
 
-  it('signs the head as a C2SP checkpoint of this organisation\'s log', async () => {
+  it("signs the head as a C2SP checkpoint of this organisation's log", async () => {
     await task('first');
     const c = await checkpointNow(t.db, signer, org.orgId, '2026-11-25T00:00:00.000Z');
     const head = (await t.get(org.keys.observer, 'snapshot')).body.head;
@@ -85,11 +85,14 @@ describe.each(engines)('signed checkpoints on %s (issue 13 item 6)', (engine) =>
     });
     const forger = signerFrom('books.test', Buffer.alloc(32, 1).toString('base64'));
     const forged = await checkpointNow(t.db, forger, org.orgId, '2026-11-25T00:00:00.000Z');
-    expect(await verifyExtends(t.db, org.orgId, forged?.note ?? '', signer.vkey, signer.name)).toMatchObject({ ok: false, reason: expect.stringMatching(/^checkpoint: no signature by books\.test/) });
+    expect(await verifyExtends(t.db, org.orgId, forged?.note ?? '', signer.vkey, signer.name)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^checkpoint: no signature by books\.test/),
+    });
   });
 });
 
-describe('a server that signs checkpoints (issue 13 item 6)', () => {
+describe('a server that signs checkpoints', () => {
   it('publishes its verifier key and the log origin in GET artifacts, and its sweep signs heads as they become due', async () => {
     const t = await startTestServer('sqlite', { checkpoint: { keyName: 'books.test', seed: SEED, everyEvents: 2, everyMs: 1000 } });
     try {
@@ -104,7 +107,9 @@ describe('a server that signs checkpoints (issue 13 item 6)', () => {
         signed = await listCheckpoints(t.db.reader, org.orgId, 0, 10);
       }
       expect(signed.length).toBeGreaterThanOrEqual(1);
-      expect(await verifyExtends(t.db, org.orgId, signed[0]?.note ?? '', index.body.checkpoints.verifierKey, 'books.test')).toMatchObject({ ok: true });
+      expect(await verifyExtends(t.db, org.orgId, signed[0]?.note ?? '', index.body.checkpoints.verifierKey, 'books.test')).toMatchObject({
+        ok: true,
+      });
     } finally {
       await t.close();
     }
@@ -121,35 +126,40 @@ describe('a server that signs checkpoints (issue 13 item 6)', () => {
   });
 });
 
-describe('checkpoint commands (issue 13 item 6)', () => {
+describe('checkpoint commands', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fd-checkpoint-cli-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('keygen, sign, verify --checkpoint; a missing key is named', async () => {
     const { url, drop } = await freshDatabaseUrl('sqlite');
     try {
-      const gen = runCli(url, 'checkpoint', 'keygen', '--name', 'books.cli.test', '--json');
+      const gen = await runCliInProcess(url, 'checkpoint', 'keygen', '--name', 'books.cli.test', '--json');
       expect(gen.code).toBe(0);
       const keys = JSON.parse(gen.out) as { signingKey: string; verifierKey: string };
       expect(keys.verifierKey).toMatch(/^books\.cli\.test\+[0-9a-f]{8}\+/);
-      const missing = runCli(url, 'checkpoint', 'key');
+      const missing = await runCliInProcess(url, 'checkpoint', 'key');
       expect(missing.code).toBe(2);
       expect(missing.err).toContain('CHECKPOINT_SIGNING_KEY: not set');
-      const created = JSON.parse(runCli(url, 'org', 'create', '--name', 'Checked Pty Ltd', '--json').out) as { slug: string };
+      const created = JSON.parse((await runCliInProcess(url, 'org', 'create', '--name', 'Checked Pty Ltd', '--json')).out) as {
+        slug: string;
+      };
       process.env.CHECKPOINT_SIGNING_KEY = keys.signingKey;
       process.env.CHECKPOINT_KEY_NAME = 'books.cli.test';
       try {
-        expect(runCli(url, 'checkpoint', 'key').out.trim()).toBe(keys.verifierKey);
-        const signed = runCli(url, 'checkpoint', 'sign', '--org', created.slug);
+        expect((await runCliInProcess(url, 'checkpoint', 'key')).out.trim()).toBe(keys.verifierKey);
+        const signed = await runCliInProcess(url, 'checkpoint', 'sign', '--org', created.slug);
         expect(signed.code).toBe(0);
         expect(signed.out).toMatch(/^books\.cli\.test\/org_\S+\n\d+\n\S+\n\n\u2014 books\.cli\.test \S+\n$/);
         const file = join(dir, 'cp.txt');
         writeFileSync(file, signed.out);
-        const ok = runCli(url, 'verify', '--org', created.slug, '--checkpoint', file, '--vkey', keys.verifierKey, '--json');
+        const ok = await runCliInProcess(url, 'verify', '--org', created.slug, '--checkpoint', file, '--vkey', keys.verifierKey, '--json');
         expect(ok.code).toBe(0);
         expect(JSON.parse(ok.out)).toMatchObject({ ok: true });
-        writeFileSync(file, signed.out.replace(/\n(\d+)\n/, (_m, n: string) => `\n${Number(n) + 1}\n`));
-        const bad = runCli(url, 'verify', '--org', created.slug, '--checkpoint', file, '--vkey', keys.verifierKey);
+        writeFileSync(
+          file,
+          signed.out.replace(/\n(\d+)\n/, (_m, n: string) => `\n${Number(n) + 1}\n`),
+        );
+        const bad = await runCliInProcess(url, 'verify', '--org', created.slug, '--checkpoint', file, '--vkey', keys.verifierKey);
         expect(bad.code).toBe(1);
         expect(bad.out).toContain('NOT OK: checkpoint: signature does not verify');
       } finally {

@@ -2,21 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
-import { engines, freshDatabaseUrl, testConfig, runCli } from './harness.js';
+import { engines, freshDatabaseUrl, testConfig, runCli, runCliInProcess } from './harness.js';
 
-describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
+describe.each(engines)('operator CLI (%s)', (engine) => {
   let url: string;
   let drop: () => Promise<void>;
 
-  const cli = (...args: string[]) => runCli(url, ...args);
+  const cli = (...args: string[]) => runCliInProcess(url, ...args);
+  // A process of its own, for what only a process shows: its exit code.
+  const spawned = (...args: string[]) => runCli(url, ...args);
 
   beforeAll(async () => {
     ({ url, drop } = await freshDatabaseUrl(engine));
   });
   afterAll(async () => drop());
 
-  it('org create --json prints one JSON object with keys per tier and the owner', () => {
-    const r = cli('org', 'create', '--name', 'Harbour Cafe', '--json');
+  it('org create --json prints one JSON object with keys per tier and the owner', async () => {
+    const r = await cli('org', 'create', '--name', 'Harbour Cafe', '--json');
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -29,7 +31,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
   });
 
   it('outbox retry re-queues what could not be delivered, and only that', async () => {
-    const created = JSON.parse(cli('org', 'create', '--name', 'Outbox Joinery', '--json').out);
+    const created = JSON.parse((await cli('org', 'create', '--name', 'Outbox Joinery', '--json')).out);
     const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
     const now = new Date().toISOString();
     try {
@@ -48,7 +50,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
           );
         }
       });
-      const r = cli('outbox', 'retry', '--org', created.slug, '--json');
+      const r = await cli('outbox', 'retry', '--org', created.slug, '--json');
       expect(r.code, r.err).toBe(0);
       expect(JSON.parse(r.out)).toEqual({ requeued: 2, queued: 3, undeliverable: 0 });
       const after = await db.reader.all<{ id: string; attempts: number; delivered_at: string | null; last_error: string | null }>(
@@ -61,7 +63,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
         ['msg_sent', 1, false, null],
         ['msg_spent', 0, true, null],
       ]);
-      // An operator act on the record (issue 13 item 5): one event, with counts and never content.
+      // An operator act on the record: one event, with counts and never content.
       const retried = await db.reader.all<{ family: string; kind: string; actor: string; payload: string }>(
         "SELECT family, kind, actor, payload FROM events WHERE org_id = ? AND kind = 'outbox.retry'",
         [created.orgId],
@@ -70,18 +72,18 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
         { family: 'org', kind: 'outbox.retry', actor: '', payload: { requeued: 2, channels: { payment_file: 2 } } },
       ]);
       // Nothing left to re-queue: no second event.
-      expect(JSON.parse(cli('outbox', 'retry', '--org', created.slug, '--json').out)).toMatchObject({ requeued: 0 });
+      expect(JSON.parse((await cli('outbox', 'retry', '--org', created.slug, '--json')).out)).toMatchObject({ requeued: 0 });
       expect((await db.reader.all("SELECT seq FROM events WHERE org_id = ? AND kind = 'outbox.retry'", [created.orgId])).length).toBe(1);
-      expect(cli('outbox', 'retry', '--org', 'nobody').err.trim()).toBe('finance-desk: organisation nobody not found');
+      expect((await cli('outbox', 'retry', '--org', 'nobody')).err.trim()).toBe('finance-desk: organisation nobody not found');
     } finally {
       await db.close();
     }
   });
 
   it('org create --time-zone sets the zone the books keep dates in; an unknown zone is refused', async () => {
-    const made = JSON.parse(cli('org', 'create', '--name', 'London Joinery', '--time-zone', 'europe/london', '--json').out);
-    const plain = JSON.parse(cli('org', 'create', '--name', 'Sydney Joinery', '--json').out);
-    const bad = cli('org', 'create', '--name', 'Mars Joinery', '--time-zone', 'Mars/Olympus_Mons', '--json');
+    const made = JSON.parse((await cli('org', 'create', '--name', 'London Joinery', '--time-zone', 'europe/london', '--json')).out);
+    const plain = JSON.parse((await cli('org', 'create', '--name', 'Sydney Joinery', '--json')).out);
+    const bad = await cli('org', 'create', '--name', 'Mars Joinery', '--time-zone', 'Mars/Olympus_Mons', '--json');
     expect(bad.code).not.toBe(0);
     expect(bad.err.trim()).toBe('finance-desk: --time-zone: must be an IANA time zone such as Australia/Sydney');
     const db = openDatabase(url);
@@ -97,16 +99,16 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
   });
 
   it('bad input exits non-zero with a one-line reason', () => {
-    const dup = cli('org', 'create', '--name', 'Harbour Cafe', '--json');
+    const dup = spawned('org', 'create', '--name', 'Harbour Cafe', '--json');
     expect(dup.code).not.toBe(0);
     expect(dup.err.trim()).toBe('finance-desk: slug harbour-cafe is already taken');
-    const noName = cli('org', 'create', '--json');
+    const noName = spawned('org', 'create', '--json');
     expect(noName.code).not.toBe(0);
     expect(noName.err).toMatch(/--name/);
-    const badTier = cli('key', 'issue', '--org', 'harbour-cafe', '--tier', 'admin', '--json');
+    const badTier = spawned('key', 'issue', '--org', 'harbour-cafe', '--tier', 'admin', '--json');
     expect(badTier.code).not.toBe(0);
     expect(badTier.err.trim()).toBe('finance-desk: tier: must be one of observer, reader, agent');
-    const noOrg = cli('verify', '--org', 'nobody');
+    const noOrg = spawned('verify', '--org', 'nobody');
     expect(noOrg.code).not.toBe(0);
     expect(noOrg.err.trim()).toBe('finance-desk: organisation nobody not found');
   });
@@ -134,13 +136,13 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
         [['--name', 'x'.repeat(201)], '--name: must be 1 to 200 characters'],
       ];
       for (const [args, reason] of cases) {
-        const r = cli('org', 'create', ...args, '--json');
+        const r = await cli('org', 'create', ...args, '--json');
         expect(r.code, args.join(' ')).toBe(2);
         expect(r.out).toBe('');
         expect(r.err).toBe(`finance-desk: ${reason}\n`);
       }
       expect(await orgRowCounts(db)).toEqual(before);
-      const ok = cli('org', 'create', '--name', 'Good Email Co', '--owner-email', ' Boss@Good.Example ', '--json');
+      const ok = await cli('org', 'create', '--name', 'Good Email Co', '--owner-email', ' Boss@Good.Example ', '--json');
       expect(ok.code, ok.err).toBe(0);
       expect(JSON.parse(ok.out).owner.email).toBe('boss@good.example');
     } finally {
@@ -168,24 +170,22 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
             'CREATE TRIGGER fail_doomed BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_doomed()',
           ];
     const disarm =
-      engine === 'sqlite'
-        ? ['DROP TRIGGER fail_doomed']
-        : ['DROP TRIGGER fail_doomed ON events', 'DROP FUNCTION fail_doomed()'];
+      engine === 'sqlite' ? ['DROP TRIGGER fail_doomed'] : ['DROP TRIGGER fail_doomed ON events', 'DROP FUNCTION fail_doomed()'];
     try {
       await db.migrate();
       for (const sql of arm) await db.write(async (tx) => tx.run(sql));
       const before = await orgRowCounts(db);
-      const r = cli('org', 'create', '--name', 'Doomed Co', '--json');
+      const r = await cli('org', 'create', '--name', 'Doomed Co', '--json');
       expect(r.code).not.toBe(0);
       expect(r.err).toMatch(/injected failure/);
       expect(r.err.trim().split('\n')).toHaveLength(1);
       expect(await orgRowCounts(db)).toEqual(before);
       for (const sql of disarm) await db.write(async (tx) => tx.run(sql));
       // The slug was never taken: the same command now succeeds, with a chain that verifies.
-      const again = cli('org', 'create', '--name', 'Doomed Co', '--json');
+      const again = await cli('org', 'create', '--name', 'Doomed Co', '--json');
       expect(again.code, again.err).toBe(0);
       expect(JSON.parse(again.out).slug).toBe('doomed-co');
-      const verified = cli('verify', '--org', 'doomed-co', '--json');
+      const verified = await cli('verify', '--org', 'doomed-co', '--json');
       expect(verified.code, verified.err).toBe(0);
       expect(JSON.parse(verified.out)).toMatchObject({ ok: true, rows: 1 });
     } finally {
@@ -206,7 +206,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
     });
 
     it('key issue gives a working key; key revoke makes it UNAUTHORIZED', async () => {
-      const issued = cli('key', 'issue', '--org', 'harbour-cafe', '--tier', 'agent', '--agent', 'ops-bot', '--json');
+      const issued = await cli('key', 'issue', '--org', 'harbour-cafe', '--tier', 'agent', '--agent', 'ops-bot', '--json');
       expect(issued.code).toBe(0);
       const k = JSON.parse(issued.out);
       expect(k).toMatchObject({ keyId: expect.stringMatching(/^key_/), tier: 'agent', key: expect.any(String) });
@@ -219,7 +219,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
       const ok = await call();
       expect(ok.status).toBe(200);
       expect(((await ok.json()) as { result: { id: string } }).result.id).toMatch(/^task_/);
-      const revoked = cli('key', 'revoke', '--org', 'harbour-cafe', '--key-id', k.keyId);
+      const revoked = await cli('key', 'revoke', '--org', 'harbour-cafe', '--key-id', k.keyId);
       expect(revoked.code).toBe(0);
       expect((await call()).status).toBe(401);
     });
@@ -232,7 +232,7 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
     beforeAll(async () => {
       db = openDatabase(url);
       server = await startServer(testConfig(), { db, logger: false });
-      const created = JSON.parse(cli('org', 'create', '--name', 'Decide Co', '--owner-email', 'Boss@Decide.example', '--json').out);
+      const created = JSON.parse((await cli('org', 'create', '--name', 'Decide Co', '--owner-email', 'Boss@Decide.example', '--json')).out);
       agentKey = created.keys.agent;
     });
     afterAll(async () => {
@@ -246,15 +246,26 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
         headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      return (await res.json()) as any;
+      return res.json();
     };
 
     it('user add, policy set and approval decide drive the approval loop', async () => {
-      const added = cli('user', 'add', '--org', 'decide-co', '--email', 'ann@decide.example', '--role', 'approver', '--json');
+      const added = await cli('user', 'add', '--org', 'decide-co', '--email', 'ann@decide.example', '--role', 'approver', '--json');
       expect(added.code).toBe(0);
       const ann = JSON.parse(added.out);
       expect(ann).toMatchObject({ userId: expect.stringMatching(/^usr_/), email: 'ann@decide.example', role: 'approver' });
-      const weak = cli('user', 'add', '--org', 'decide-co', '--email', 'x@decide.example', '--role', 'approver', '--password', 'short');
+      const weak = await cli(
+        'user',
+        'add',
+        '--org',
+        'decide-co',
+        '--email',
+        'x@decide.example',
+        '--role',
+        'approver',
+        '--password',
+        'short',
+      );
       expect(weak.code).not.toBe(0);
       expect(weak.err.trim()).toBe('finance-desk: password: must be at least 12 characters');
 
@@ -270,44 +281,94 @@ describe.each(engines)('operator CLI, D10 (%s)', (engine) => {
       const approvalId = req.result.approvalId;
 
       // The approver has no rights until the owner grants them by role.
-      const refused = cli('approval', 'decide', '--org', 'decide-co', '--approval', approvalId, '--approve', '--by', 'ann@decide.example', '--json');
+      const refused = await cli(
+        'approval',
+        'decide',
+        '--org',
+        'decide-co',
+        '--approval',
+        approvalId,
+        '--approve',
+        '--by',
+        'ann@decide.example',
+        '--json',
+      );
       expect(refused.code).not.toBe(0);
       expect(refused.err).toMatch(/has no decision rights for books.invoice_chase_step/);
-      const notOwner = cli('policy', 'set', '--org', 'decide-co', '--by', 'ann@decide.example', '--rights', 'books.invoice_chase_step=role:approver');
+      const notOwner = await cli(
+        'policy',
+        'set',
+        '--org',
+        'decide-co',
+        '--by',
+        'ann@decide.example',
+        '--rights',
+        'books.invoice_chase_step=role:approver',
+      );
       expect(notOwner.code).not.toBe(0);
-      const granted = cli('policy', 'set', '--org', 'decide-co', '--by', 'boss@decide.example', '--rights', 'books.invoice_chase_step=role:approver', '--json');
+      const granted = await cli(
+        'policy',
+        'set',
+        '--org',
+        'decide-co',
+        '--by',
+        'boss@decide.example',
+        '--rights',
+        'books.invoice_chase_step=role:approver',
+        '--json',
+      );
       expect(granted.code).toBe(0);
       expect(JSON.parse(granted.out).decisionRights['books.invoice_chase_step']).toEqual(['role:approver']);
-      const badPolicy = cli('policy', 'set', '--org', 'decide-co', '--by', 'boss@decide.example', '--approval-expiry-ms', '5');
+      const badPolicy = await cli('policy', 'set', '--org', 'decide-co', '--by', 'boss@decide.example', '--approval-expiry-ms', '5');
       expect(badPolicy.err.trim()).toBe('finance-desk: approvalExpiryMs: must be at least 60000 (one minute)');
 
-      const both = cli('approval', 'decide', '--org', 'decide-co', '--approval', approvalId, '--approve', '--deny', '--by', 'ann@decide.example');
+      const both = await cli(
+        'approval',
+        'decide',
+        '--org',
+        'decide-co',
+        '--approval',
+        approvalId,
+        '--approve',
+        '--deny',
+        '--by',
+        'ann@decide.example',
+      );
       expect(both.code).not.toBe(0);
-      const ok = cli('approval', 'decide', '--org', 'decide-co', '--approval', approvalId, '--approve', '--by', 'ann@decide.example', '--json');
+      const ok = await cli(
+        'approval',
+        'decide',
+        '--org',
+        'decide-co',
+        '--approval',
+        approvalId,
+        '--approve',
+        '--by',
+        'ann@decide.example',
+        '--json',
+      );
       expect(ok.code).toBe(0);
       const decided = JSON.parse(ok.out);
       expect(decided).toMatchObject({ approvalId, status: 'approved', signatureToken: expect.stringMatching(/^fdt_/) });
       const done = await post('books.invoiceChaseStep', { id: inv.result.id, step: 2, signatureToken: decided.signatureToken });
       expect(done).toMatchObject({ ok: true, result: { step: 2 } });
-      expect(cli('verify', '--org', 'decide-co').code).toBe(0);
+      expect((await cli('verify', '--org', 'decide-co')).code).toBe(0);
     });
   });
 
   it('verify exits 0 on an intact chain and 1 on a break, naming seq and reason', async () => {
-    const ok = cli('verify', '--org', 'harbour-cafe');
+    const ok = spawned('verify', '--org', 'harbour-cafe');
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^chain ok: \d+ events/);
     const db = openDatabase(url);
     await db.write(async (tx) =>
-      tx.run(
-        "UPDATE events SET actor = 'mallory' WHERE seq = 2 AND org_id = (SELECT id FROM organisations WHERE slug = 'harbour-cafe')",
-      ),
+      tx.run("UPDATE events SET actor = 'mallory' WHERE seq = 2 AND org_id = (SELECT id FROM organisations WHERE slug = 'harbour-cafe')"),
     );
     await db.close();
-    const broken = cli('verify', '--org', 'harbour-cafe', '--json');
+    const broken = spawned('verify', '--org', 'harbour-cafe', '--json');
     expect(broken.code).toBe(1);
     expect(JSON.parse(broken.out)).toMatchObject({ ok: false, seq: 2, reason: 'row_hash' });
-    const human = cli('verify', '--org', 'harbour-cafe');
+    const human = spawned('verify', '--org', 'harbour-cafe');
     expect(human.out.trim()).toBe('chain broken at seq 2: row_hash mismatch');
   });
 });

@@ -1,6 +1,6 @@
 /**
- * D9: "Seq per organisation is gapless and never forks, also with many server processes on one
- * database." Four `finance-desk serve` processes (each migrating on start, concurrently) share one
+ * Seq per organisation is gapless and never forks, also with many server processes on one
+ * database. Four `finance-desk serve` processes (each migrating on start, concurrently) share one
  * fresh PostgreSQL database; 400 writes to one hot organisation and 400 spread over eight others
  * are all in flight at once. Afterwards every organisation's ledger, read back over HTTP, must run
  * seq 1..N with no gap or duplicate, verify as a chain whose head is the snapshot head, and hold
@@ -8,15 +8,7 @@
  */
 import { verifyChain, type EventRow } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createScratchDatabase,
-  freePorts,
-  runCli,
-  spawnServe,
-  stopServe,
-  waitHealthy,
-  type ServeProcess,
-} from './multiprocess.js';
+import { createScratchDatabase, freePorts, runCli, spawnServe, stopServe, waitHealthy, type ServeProcess } from './multiprocess.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 if (!pgUrl) {
@@ -27,7 +19,7 @@ if (!pgUrl) {
 }
 
 const PROCESSES = 4;
-/** FD_MP_HOT_WRITES: the nightly `npm run hostile` raises it (issue 13 item 7). */
+/** FD_MP_HOT_WRITES: the nightly `npm run hostile` raises it. */
 const HOT_WRITES = Number(process.env.FD_MP_HOT_WRITES ?? 1000);
 const SPREAD_ORGS = 8;
 const WRITES_PER_SPREAD_ORG = 50;
@@ -68,13 +60,20 @@ function normalise(text: string): string {
 function serverLogFor(p: ServeProcess, body: string): string | null {
   const reqId = /req_[0-9a-z]+/.exec(body)?.[0];
   if (!reqId) return null;
-  const lines = p.output().split('\n').filter((l) => l.includes(reqId));
+  const lines = p
+    .output()
+    .split('\n')
+    .filter((l) => l.includes(reqId));
   return lines.length ? lines.map(condenseLogLine).join(' | ') : null;
 }
 
 function condenseLogLine(line: string): string {
   try {
-    const j = JSON.parse(line) as { level?: number; msg?: string; err?: { type?: string; message?: string; code?: string; detail?: string } };
+    const j = JSON.parse(line) as {
+      level?: number;
+      msg?: string;
+      err?: { type?: string; message?: string; code?: string; detail?: string };
+    };
     const e = j.err;
     return `level ${j.level} ${j.msg ?? ''} ${e ? `${e.type}: ${e.message} [${e.code ?? ''}] ${e.detail ?? ''}` : ''}`.trim();
   } catch {
@@ -98,7 +97,7 @@ function summariseOutput(output: string): string {
     .join('\n');
 }
 
-describe.skipIf(!pgUrl)('many server processes on one PostgreSQL database (D9)', () => {
+describe.skipIf(!pgUrl)('many server processes on one PostgreSQL database', () => {
   let drop: (() => Promise<void>) | undefined;
   let env: NodeJS.ProcessEnv;
   const servers: ServeProcess[] = [];
@@ -174,6 +173,7 @@ describe.skipIf(!pgUrl)('many server processes on one PostgreSQL database (D9)',
         outcome.ack = { id: b.result.id, ledgerId: b.result.ledgerId };
       }
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- fetch's cause is an Error, whose String() is its message
       outcome.error = error instanceof Error ? `${error.name}: ${error.message} ${String(error.cause ?? '')}` : String(error);
     }
     return outcome;
@@ -192,11 +192,7 @@ describe.skipIf(!pgUrl)('many server processes on one PostgreSQL database (D9)',
     const rows: EventRow[] = [];
     let cursor = 0;
     for (let page = 0; ; page += 1) {
-      const r = await getJson<{ events: EventRow[]; nextCursor: number }>(
-        via + page,
-        org,
-        `events?cursor=${cursor}&limit=500`,
-      );
+      const r = await getJson<{ events: EventRow[]; nextCursor: number }>(via + page, org, `events?cursor=${cursor}&limit=500`);
       rows.push(...r.events);
       if (r.events.length === 0) break;
       expect(r.nextCursor).toBe(r.events[r.events.length - 1]?.seq);
@@ -205,127 +201,115 @@ describe.skipIf(!pgUrl)('many server processes on one PostgreSQL database (D9)',
     return rows;
   }
 
-  it(
-    `${HOT_WRITES} concurrent writes to one organisation and ${SPREAD_ORGS * WRITES_PER_SPREAD_ORG} spread over ${SPREAD_ORGS}, across ${PROCESSES} processes, are all acknowledged`,
-    async () => {
-      const jobs: Array<() => Promise<WriteOutcome>> = [];
-      for (let n = 0; n < HOT_WRITES; n += 1) jobs.push(() => write(hot, 'books.invoiceDraft', n, n));
-      for (let n = 0; n < WRITES_PER_SPREAD_ORG; n += 1) {
-        spread.forEach((org, k) => {
-          const method: Method = (n + k) % 2 === 0 ? 'books.invoiceDraft' : 'board.createTask';
-          jobs.push(() => write(org, method, n + k, n));
-        });
+  it(`${HOT_WRITES} concurrent writes to one organisation and ${SPREAD_ORGS * WRITES_PER_SPREAD_ORG} spread over ${SPREAD_ORGS}, across ${PROCESSES} processes, are all acknowledged`, async () => {
+    const jobs: Array<() => Promise<WriteOutcome>> = [];
+    for (let n = 0; n < HOT_WRITES; n += 1) jobs.push(() => write(hot, 'books.invoiceDraft', n, n));
+    for (let n = 0; n < WRITES_PER_SPREAD_ORG; n += 1) {
+      spread.forEach((org, k) => {
+        const method: Method = (n + k) % 2 === 0 ? 'books.invoiceDraft' : 'board.createTask';
+        jobs.push(() => write(org, method, n + k, n));
+      });
+    }
+    // Interleave hot and spread so that both are in flight together from the first request.
+    const hotJobs = jobs.slice(0, HOT_WRITES);
+    const spreadJobs = jobs.slice(HOT_WRITES);
+    const interleaved: Array<() => Promise<WriteOutcome>> = [];
+    for (let i = 0; i < Math.max(hotJobs.length, spreadJobs.length); i += 1) {
+      if (hotJobs[i]) interleaved.push(hotJobs[i] as () => Promise<WriteOutcome>);
+      if (spreadJobs[i]) interleaved.push(spreadJobs[i] as () => Promise<WriteOutcome>);
+    }
+    const started = Date.now();
+    outcomes.push(...(await Promise.all(interleaved.map((job) => job()))));
+    const elapsed = Date.now() - started;
+    console.info(`[multiprocess] ${outcomes.length} writes over ${PROCESSES} processes in ${elapsed} ms`);
+
+    const failed = outcomes.filter((o) => !o.ack);
+    if (failed.length > 0) {
+      const byKind = new Map<string, number>();
+      for (const f of failed) {
+        const key = `${f.method} ${f.org === hot ? 'hot' : 'spread'} → ${f.status} ${normalise(f.error ?? JSON.stringify(f.body))}`;
+        byKind.set(key, (byKind.get(key) ?? 0) + 1);
       }
-      // Interleave hot and spread so that both are in flight together from the first request.
-      const hotJobs = jobs.slice(0, HOT_WRITES);
-      const spreadJobs = jobs.slice(HOT_WRITES);
-      const interleaved: Array<() => Promise<WriteOutcome>> = [];
-      for (let i = 0; i < Math.max(hotJobs.length, spreadJobs.length); i += 1) {
-        if (hotJobs[i]) interleaved.push(hotJobs[i] as () => Promise<WriteOutcome>);
-        if (spreadJobs[i]) interleaved.push(spreadJobs[i] as () => Promise<WriteOutcome>);
+      const samples = failed.slice(0, 5).map((f) => {
+        const body = f.error ?? JSON.stringify(f.body);
+        const logged = serverLogFor(server(f.via), body);
+        return `  ${f.method} ${f.org.slug} via serve #${f.via % PROCESSES}: ${f.status} ${body.slice(0, 500)}${logged ? `\n    server log: ${logged}` : ''}`;
+      });
+      console.error(
+        `[multiprocess] ${failed.length} of ${outcomes.length} writes NOT acknowledged:\n` +
+          [...byKind].map(([k, n]) => `  ${n}× ${k}`).join('\n') +
+          `\nsamples:\n${samples.join('\n')}`,
+      );
+    }
+    expect(outcomes).toHaveLength(HOT_WRITES + SPREAD_ORGS * WRITES_PER_SPREAD_ORG);
+    expect(failed.length, `${failed.length} writes not acknowledged (details on stderr above)`).toBe(0);
+    // Every server is still up after the storm.
+    expect(servers.map((s) => s.exited())).toEqual(servers.map(() => null));
+  }, 120_000);
+
+  it('every organisation: seq 1..N gapless and unduplicated, chain verifies to the snapshot head, every acknowledged write present', async () => {
+    expect(outcomes.length).toBeGreaterThan(0);
+    const all = [hot, ...spread];
+    for (const [i, org] of all.entries()) {
+      const acked = outcomes.filter((o) => o.org === org && o.ack);
+      const rows = await readLedger(org, i);
+      const n = 1 + acked.length;
+
+      // Gapless, no duplicates, exactly one event per acknowledged write plus org.created.
+      const seqs = rows.map((r) => r.seq);
+      expect(new Set(seqs).size, `${org.slug}: duplicate seq`).toBe(seqs.length);
+      expect(seqs, `${org.slug}: seq must run 1..${n}`).toEqual(Array.from({ length: n }, (_, k) => k + 1));
+      expect(rows[0]).toMatchObject({ seq: 1, family: 'org', kind: 'org.created', entity_id: org.orgId, prev_hash: '' });
+
+      // The chain verifies, and its head is what every process reports as the snapshot head.
+      const verdict = verifyChain(rows);
+      expect(verdict, `${org.slug}: chain`).toMatchObject({ ok: true, rows: n });
+      if (!verdict.ok) continue;
+      for (let p = 0; p < PROCESSES; p += 1) {
+        const snap = await getJson<{ orgId: string; head: { seq: number; rowHash: string } }>(p, org, 'snapshot');
+        expect(snap, `${org.slug}: snapshot via serve #${p}`).toEqual({ orgId: org.orgId, head: verdict.head });
       }
-      const started = Date.now();
-      outcomes.push(...(await Promise.all(interleaved.map((job) => job()))));
-      const elapsed = Date.now() - started;
-      console.info(`[multiprocess] ${outcomes.length} writes over ${PROCESSES} processes in ${elapsed} ms`);
 
-      const failed = outcomes.filter((o) => !o.ack);
-      if (failed.length > 0) {
-        const byKind = new Map<string, number>();
-        for (const f of failed) {
-          const key = `${f.method} ${f.org === hot ? 'hot' : 'spread'} → ${f.status} ${normalise(f.error ?? JSON.stringify(f.body))}`;
-          byKind.set(key, (byKind.get(key) ?? 0) + 1);
+      // Every acknowledged write is in the ledger: its ledgerId is a row_hash prefix and its id
+      // an entity_id, on one and the same row of the expected kind.
+      const hashPrefixes = new Set(rows.map((r) => r.row_hash.slice(0, 8)));
+      const byEntity = new Map<string, EventRow[]>();
+      for (const r of rows) byEntity.set(r.entity_id, [...(byEntity.get(r.entity_id) ?? []), r]);
+      const missing: string[] = [];
+      for (const o of acked) {
+        const ack = o.ack as { id: string; ledgerId: string };
+        expect(ack.ledgerId).toMatch(/^[0-9a-f]{8}$/);
+        if (!hashPrefixes.has(ack.ledgerId)) missing.push(`ledgerId ${ack.ledgerId} (${o.method} ${ack.id})`);
+        const own = byEntity.get(ack.id) ?? [];
+        if (own.length !== 1) {
+          missing.push(`entity ${ack.id}: ${own.length} events`);
+          continue;
         }
-        const samples = failed.slice(0, 5).map((f) => {
-          const body = f.error ?? JSON.stringify(f.body);
-          const logged = serverLogFor(server(f.via), body);
-          return `  ${f.method} ${f.org.slug} via serve #${f.via % PROCESSES}: ${f.status} ${body.slice(0, 500)}${logged ? `\n    server log: ${logged}` : ''}`;
-        });
-        console.error(
-          `[multiprocess] ${failed.length} of ${outcomes.length} writes NOT acknowledged:\n` +
-            [...byKind].map(([k, n]) => `  ${n}× ${k}`).join('\n') +
-            `\nsamples:\n${samples.join('\n')}`,
-        );
-      }
-      expect(outcomes).toHaveLength(HOT_WRITES + SPREAD_ORGS * WRITES_PER_SPREAD_ORG);
-      expect(failed.length, `${failed.length} writes not acknowledged (details on stderr above)`).toBe(0);
-      // Every server is still up after the storm.
-      expect(servers.map((s) => s.exited())).toEqual(servers.map(() => null));
-    },
-    120_000,
-  );
-
-  it(
-    'every organisation: seq 1..N gapless and unduplicated, chain verifies to the snapshot head, every acknowledged write present',
-    async () => {
-      expect(outcomes.length).toBeGreaterThan(0);
-      const all = [hot, ...spread];
-      for (const [i, org] of all.entries()) {
-        const acked = outcomes.filter((o) => o.org === org && o.ack);
-        const rows = await readLedger(org, i);
-        const n = 1 + acked.length;
-
-        // Gapless, no duplicates, exactly one event per acknowledged write plus org.created.
-        const seqs = rows.map((r) => r.seq);
-        expect(new Set(seqs).size, `${org.slug}: duplicate seq`).toBe(seqs.length);
-        expect(seqs, `${org.slug}: seq must run 1..${n}`).toEqual(Array.from({ length: n }, (_, k) => k + 1));
-        expect(rows[0]).toMatchObject({ seq: 1, family: 'org', kind: 'org.created', entity_id: org.orgId, prev_hash: '' });
-
-        // The chain verifies, and its head is what every process reports as the snapshot head.
-        const verdict = verifyChain(rows);
-        expect(verdict, `${org.slug}: chain`).toMatchObject({ ok: true, rows: n });
-        if (!verdict.ok) continue;
-        for (let p = 0; p < PROCESSES; p += 1) {
-          const snap = await getJson<{ orgId: string; head: { seq: number; rowHash: string } }>(p, org, 'snapshot');
-          expect(snap, `${org.slug}: snapshot via serve #${p}`).toEqual({ orgId: org.orgId, head: verdict.head });
-        }
-
-        // Every acknowledged write is in the ledger: its ledgerId is a row_hash prefix and its id
-        // an entity_id, on one and the same row of the expected kind.
-        const hashPrefixes = new Set(rows.map((r) => r.row_hash.slice(0, 8)));
-        const byEntity = new Map<string, EventRow[]>();
-        for (const r of rows) byEntity.set(r.entity_id, [...(byEntity.get(r.entity_id) ?? []), r]);
-        const missing: string[] = [];
-        for (const o of acked) {
-          const ack = o.ack as { id: string; ledgerId: string };
-          expect(ack.ledgerId).toMatch(/^[0-9a-f]{8}$/);
-          if (!hashPrefixes.has(ack.ledgerId)) missing.push(`ledgerId ${ack.ledgerId} (${o.method} ${ack.id})`);
-          const own = byEntity.get(ack.id) ?? [];
-          if (own.length !== 1) {
-            missing.push(`entity ${ack.id}: ${own.length} events`);
-            continue;
-          }
-          const row = own[0] as EventRow;
-          if (!row.row_hash.startsWith(ack.ledgerId) || row.kind !== EXPECTED_KIND[o.method]) {
-            missing.push(`entity ${ack.id}: row seq ${row.seq} kind ${row.kind} hash ${row.row_hash} ≠ ledgerId ${ack.ledgerId}`);
-          }
-        }
-        expect(missing, `${org.slug}: acknowledged writes missing from the ledger`).toEqual([]);
-
-        if (org === hot) {
-          // The hot chain really was built by all processes interleaved, not one after another.
-          const viaOf = new Map(acked.map((o) => [(o.ack as { id: string }).id, o.via % PROCESSES]));
-          const order = rows.slice(1).map((r) => viaOf.get(r.entity_id));
-          const switches = order.filter((v, k) => k > 0 && v !== order[k - 1]).length;
-          console.info(`[multiprocess] hot chain: ${rows.length} events, ${switches} switches between processes`);
-          expect(new Set(order).size).toBe(PROCESSES);
-          expect(switches).toBeGreaterThan(PROCESSES);
+        const row = own[0] as EventRow;
+        if (!row.row_hash.startsWith(ack.ledgerId) || row.kind !== EXPECTED_KIND[o.method]) {
+          missing.push(`entity ${ack.id}: row seq ${row.seq} kind ${row.kind} hash ${row.row_hash} ≠ ledgerId ${ack.ledgerId}`);
         }
       }
-    },
-    120_000,
-  );
+      expect(missing, `${org.slug}: acknowledged writes missing from the ledger`).toEqual([]);
 
-  it(
-    'finance-desk verify --org exits 0 for every organisation',
-    async () => {
-      for (const org of [hot, ...spread]) {
-        const r = await runCli(env, ['verify', '--org', org.slug, '--json']);
-        expect(r.code, `verify ${org.slug}: ${r.err}${r.out}`).toBe(0);
-        const expected = 1 + outcomes.filter((o) => o.org === org && o.ack).length;
-        expect(JSON.parse(r.out), `verify ${org.slug}`).toMatchObject({ ok: true, rows: expected });
+      if (org === hot) {
+        // The hot chain really was built by all processes interleaved, not one after another.
+        const viaOf = new Map(acked.map((o) => [(o.ack as { id: string }).id, o.via % PROCESSES]));
+        const order = rows.slice(1).map((r) => viaOf.get(r.entity_id));
+        const switches = order.filter((v, k) => k > 0 && v !== order[k - 1]).length;
+        console.info(`[multiprocess] hot chain: ${rows.length} events, ${switches} switches between processes`);
+        expect(new Set(order).size).toBe(PROCESSES);
+        expect(switches).toBeGreaterThan(PROCESSES);
       }
-    },
-    120_000,
-  );
+    }
+  }, 120_000);
+
+  it('finance-desk verify --org exits 0 for every organisation', async () => {
+    for (const org of [hot, ...spread]) {
+      const r = await runCli(env, ['verify', '--org', org.slug, '--json']);
+      expect(r.code, `verify ${org.slug}: ${r.err}${r.out}`).toBe(0);
+      const expected = 1 + outcomes.filter((o) => o.org === org && o.ack).length;
+      expect(JSON.parse(r.out), `verify ${org.slug}`).toMatchObject({ ok: true, rows: expected });
+    }
+  }, 120_000);
 });

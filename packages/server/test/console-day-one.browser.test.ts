@@ -9,7 +9,7 @@ import { approvedBill, bank, FUNDING } from './payables-helpers.js';
 import { decide, heldAndRequested } from './signature-helpers.js';
 
 /**
- * Issue 12's other new console pages in a real browser (SQLite; the HTTP tests cover both
+ * The Bank accounts and Files console pages in a real browser (SQLite; the HTTP tests cover both
  * engines): an owner adds a credit-card account with the Bank accounts form, then a payment run a
  * human approved leaves its ABA file on the Files page, listed with its SHA-256 and downloadable.
  * Screenshots: docs/console-bank-accounts.png and docs/console-files.png with UPDATE_SCREENSHOTS=1.
@@ -41,7 +41,12 @@ describe.skipIf(!hasChromium)('bank accounts and payment files in Chromium (sqli
 
   it('an owner adds a card account, and downloads the ABA file of an approved payment run with its SHA-256', async () => {
     const org = await t.org('Harbourside Joinery');
-    const bill = await approvedBill(t, org, { payeeName: 'Coastal Timber Supplies', description: 'Hardwood', totalCents: 398_000, ...bank('062-703', '11223344', 'Coastal Timber') });
+    const bill = await approvedBill(t, org, {
+      payeeName: 'Coastal Timber Supplies',
+      description: 'Hardwood',
+      totalCents: 398_000,
+      ...bank('062-703', '11223344', 'Coastal Timber'),
+    });
     const params = { billIds: [bill.id], paymentDate: '2026-12-01', funding: FUNDING };
     const { approvalId } = await heldAndRequested(t, org, 'books.billScheduleRun', params);
     await decide(t, org, approvalId, true);

@@ -70,7 +70,10 @@ export async function consoleForm(t: TestServer, s: Signed, path: string, fields
 }
 
 /** Every event of an organisation, oldest first, payloads parsed. */
-export async function orgEvents(t: TestServer, orgId: string): Promise<{ kind: string; actor: string; entity_id: string; payload: any; raw: string }[]> {
+export async function orgEvents(
+  t: TestServer,
+  orgId: string,
+): Promise<{ kind: string; actor: string; entity_id: string; payload: any; raw: string }[]> {
   const rows = await t.db.reader.all<{ kind: string; actor: string; entity_id: string; payload: string }>(
     'SELECT kind, actor, entity_id, payload FROM events WHERE org_id = ? ORDER BY seq',
     [orgId],

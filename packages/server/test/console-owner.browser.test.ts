@@ -6,7 +6,7 @@ import { approvedBill } from './payables-helpers.js';
 import { report } from './reports-helpers.js';
 
 /**
- * The owner's read-only view of the books in a real browser (issue 12 item 6): Debian's Chromium
+ * The owner's read-only view of the books in a real browser: Debian's Chromium
  * driven by playwright-core, SQLite only (console-owner.test.ts covers both engines through
  * HTTP). A person signs in, follows the nav to the books, reads the overview, the invoices with
  * the overdue one highlighted, the bank, and the reports for a period picked in the form; no

@@ -8,7 +8,7 @@ import { approvedBill } from './payables-helpers.js';
 import { report } from './reports-helpers.js';
 
 /**
- * The owner's read-only view of the books in the console (issue 12 item 6), through HTTP on every
+ * The owner's read-only view of the books in the console, through HTTP on every
  * engine: the pages show what the API's reads return (a P&L total compared with books.reports),
  * escape what agents typed and label it as theirs, refuse a bookkeeper and another organisation's
  * documents, check their filters and periods like the API, and change nothing.
@@ -59,7 +59,8 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     overdueId = await sent(org, AGENT_PAYEE, 110_000, 'October catering <b>bold</b>');
     paidPartId = await sent(org, 'Seaside Events', 55_000);
     await ok(org, 'books.invoiceRecordPayment', { id: paidPartId, amountCents: 20_000 });
-    draftId = (await ok(org, 'books.invoiceDraft', { payeeName: 'Draft Pty Ltd', description: 'Later', totalCents: 9_900, dueDays: 30 })).id;
+    draftId = (await ok(org, 'books.invoiceDraft', { payeeName: 'Draft Pty Ltd', description: 'Later', totalCents: 9_900, dueDays: 30 }))
+      .id;
     billId = (await approvedBill(t, org, { payeeName: 'Paper Supplies', description: 'Paper', totalCents: 33_000, dueDays: 14 })).id;
     await ok(org, 'books.feedLines', {
       lines: [
@@ -100,7 +101,7 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     expect(m).not.toContain('Elsewhere Ltd');
   });
 
-  it('recent activity speaks in the catalogue\'s words and labels and escapes what the agent typed', async () => {
+  it("recent activity speaks in the catalogue's words and labels and escapes what the agent typed", async () => {
     const r = await get(owner, '/console/books/activity');
     expect(r.status).toBe(200);
     const m = main(r);
@@ -223,7 +224,8 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     const pl = await report(t, org, { type: 'profit_and_loss', from: '2026-07-01', to: '2026-10-20' });
     expect(pl.netProfitCents).not.toBe(0);
     const net = /<td class="num" id="pl-net">([^<]+)<\/td>/.exec(m)?.[1];
-    const dollars = (c: number) => `${c < 0 ? '-' : ''}$${Math.floor(Math.abs(c) / 100).toLocaleString('en-US')}.${String(Math.abs(c) % 100).padStart(2, '0')}`;
+    const dollars = (c: number) =>
+      `${c < 0 ? '-' : ''}$${Math.floor(Math.abs(c) / 100).toLocaleString('en-US')}.${String(Math.abs(c) % 100).padStart(2, '0')}`;
     expect(net).toBe(dollars(pl.netProfitCents));
     expect(/id="pl-revenue">([^<]+)</.exec(m)?.[1]).toBe(dollars(pl.revenue.totalCents));
     const bs = await report(t, org, { type: 'balance_sheet', asOf: '2026-10-20' });
@@ -309,12 +311,37 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
   it('random queries and ids on every owner page never answer 5xx, and never show another organisation', async () => {
     const junk = fc.oneof(
       fc.string({ maxLength: 30 }),
-      fc.constantFrom('', '-1', '0', '1e309', '99999999999999999999', '2026-02-30', '2026-13-01', '<script>', '\u0000', '%00', '💸', 'all', 'draft', '1000', otherInvoiceId),
+      fc.constantFrom(
+        '',
+        '-1',
+        '0',
+        '1e309',
+        '99999999999999999999',
+        '2026-02-30',
+        '2026-13-01',
+        '<script>',
+        '\u0000',
+        '%00',
+        '💸',
+        'all',
+        'draft',
+        '1000',
+        otherInvoiceId,
+      ),
     );
     const request = fc.record({
       path: fc.oneof(
-        fc.constantFrom('/console/books', '/console/books/invoices', '/console/books/bills', '/console/books/bank', '/console/books/reports', '/console/books/activity'),
-        fc.oneof(fc.constantFrom(overdueId, otherInvoiceId, '..', '%2e%2e'), fc.string({ minLength: 1, maxLength: 12 })).map((x) => `/console/books/invoices/${encodeURIComponent(x)}`),
+        fc.constantFrom(
+          '/console/books',
+          '/console/books/invoices',
+          '/console/books/bills',
+          '/console/books/bank',
+          '/console/books/reports',
+          '/console/books/activity',
+        ),
+        fc
+          .oneof(fc.constantFrom(overdueId, otherInvoiceId, '..', '%2e%2e'), fc.string({ minLength: 1, maxLength: 12 }))
+          .map((x) => `/console/books/invoices/${encodeURIComponent(x)}`),
       ),
       query: fc.array(fc.tuple(fc.constantFrom('status', 'cursor', 'account', 'from', 'to', 'before', 'limit'), junk), { maxLength: 3 }),
     });

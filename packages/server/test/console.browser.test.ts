@@ -5,7 +5,7 @@ import type { CreatedOrg } from '../src/org/orgs.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 /**
- * The approval console in a real browser (issue 3): Debian's Chromium driven by playwright-core.
+ * The approval console in a real browser: Debian's Chromium driven by playwright-core.
  * SQLite only: the HTTP tests already cover both engines; this one checks what a person sees.
  */
 warnIfNoChromium('console browser test');
@@ -77,7 +77,7 @@ describe.skipIf(!hasChromium)('approval console in Chromium (sqlite)', () => {
     expect(text).toContain('Harbour Cafe');
     expect(text).toContain('$1,100.00');
     expect(text).toContain(`API key ${org.keyIds.agent} (agent tier)`);
-    // Issue 12 item 5: the card leads with how much and when; the technical payload is folded away.
+    // The card leads with how much and when; the technical payload is folded away.
     expect(text).toMatch(/How much\s+\$1,100\.00 \(still owed\)/);
     expect(text).toMatch(/Due\s+not due until \d{4}-\d\d-\d\d \(in 14 days\)/);
     expect(text).not.toContain('books.invoiceChaseStep');
@@ -86,17 +86,13 @@ describe.skipIf(!hasChromium)('approval console in Chromium (sqlite)', () => {
 
     // Readable on a phone: nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - window.innerWidth,
-    );
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1000, height: 800 });
 
     // By keyboard: the first Tab reaches the skip link.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
-      'Skip to main content',
-    );
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to main content');
     // The folded technical payload opens on demand and shows the exact method.
     const technical = card.locator('details.technical');
     expect(await technical.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
@@ -110,10 +106,7 @@ describe.skipIf(!hasChromium)('approval console in Chromium (sqlite)', () => {
     expect(problems).toEqual([]);
 
     // The agent's side: the wait answers approved, the retry with the approval completes.
-    const wait = await t.get(
-      org.keys.agent,
-      `approval.wait?approvalId=${approvalId}&timeoutMs=5000`,
-    );
+    const wait = await t.get(org.keys.agent, `approval.wait?approvalId=${approvalId}&timeoutMs=5000`);
     expect(wait.body).toMatchObject({
       approvalId,
       status: 'approved',

@@ -11,7 +11,7 @@ import { approvedBill, FUNDING, inDays, today } from './payables-helpers.js';
 import { decide, heldAndRequested } from './signature-helpers.js';
 
 /**
- * The human lane through HTTP (issue 3): sign-in, sessions, CSRF, throttling, the console's
+ * The human lane through HTTP: sign-in, sessions, CSRF, throttling, the console's
  * JSON API and its HTML pages, on every engine.
  */
 
@@ -19,12 +19,7 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-async function loginRaw(
-  t: TestServer,
-  slug: string,
-  email: string,
-  password: string,
-): Promise<Res> {
+async function loginRaw(t: TestServer, slug: string, email: string, password: string): Promise<Res> {
   const r = await fetch(`${t.url}/console/login`, {
     method: 'POST',
     headers: FORM,
@@ -34,12 +29,7 @@ async function loginRaw(
   return toRes(r);
 }
 
-async function signIn(
-  t: TestServer,
-  slug: string,
-  email: string,
-  password: string,
-): Promise<Signed> {
+async function signIn(t: TestServer, slug: string, email: string, password: string): Promise<Signed> {
   const r = await loginRaw(t, slug, email, password);
   expect(r.status).toBe(303);
   const cookie = (r.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
@@ -48,8 +38,7 @@ async function signIn(
   return { cookie, csrf: session.body.csrfToken as string };
 }
 
-const owner = (t: TestServer, org: CreatedOrg) =>
-  signIn(t, org.slug, org.owner.email, org.owner.password);
+const owner = (t: TestServer, org: CreatedOrg) => signIn(t, org.slug, org.owner.email, org.owner.password);
 
 async function consoleSend(
   t: TestServer,
@@ -72,12 +61,7 @@ async function consoleSend(
   );
 }
 
-async function formPost(
-  t: TestServer,
-  s: Signed,
-  path: string,
-  fields: Record<string, string>,
-): Promise<Res> {
+async function formPost(t: TestServer, s: Signed, path: string, fields: Record<string, string>): Promise<Res> {
   const headers = { ...FORM, cookie: s.cookie };
   return toRes(
     await fetch(`${t.url}${path}`, {
@@ -151,10 +135,7 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
   it('stores only a hash of the session token', async () => {
     const r = await loginRaw(t, org.slug, org.owner.email, org.owner.password);
     const token = /^fd_session=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1] ?? '';
-    const rows = await t.db.reader.all<{ id_hash: string }>(
-      'SELECT id_hash FROM sessions WHERE user_id = ?',
-      [org.owner.userId],
-    );
+    const rows = await t.db.reader.all<{ id_hash: string }>('SELECT id_hash FROM sessions WHERE user_id = ?', [org.owner.userId]);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((row) => row.id_hash === token)).toBe(false);
     expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.id_hash))).toBe(true);
@@ -225,24 +206,10 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
     const { approvalId } = await heldChase(t, org);
     const s = await owner(t, org);
     const before = (await events(t, org)).length;
-    const none = await consoleSend(
-      t,
-      s,
-      'POST',
-      `/console/api/approvals/${approvalId}/approve`,
-      {},
-      null,
-    );
+    const none = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`, {}, null);
     expect(none.status).toBe(403);
     expect(none.body.error.code).toBe('FORBIDDEN_SCOPE');
-    const wrong = await consoleSend(
-      t,
-      s,
-      'POST',
-      `/console/api/approvals/${approvalId}/approve`,
-      {},
-      'x'.repeat(43),
-    );
+    const wrong = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`, {}, 'x'.repeat(43));
     expect(wrong.status).toBe(403);
     const page = await formPost(t, s, `/console/approvals/${approvalId}/approve`, {
       _csrf: 'nope',
@@ -251,14 +218,7 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
     expect(page.text).toContain('CSRF');
     // Another session's token is wrong for this one.
     const other = await owner(t, org);
-    const crossed = await consoleSend(
-      t,
-      s,
-      'POST',
-      `/console/api/approvals/${approvalId}/approve`,
-      {},
-      other.csrf,
-    );
+    const crossed = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`, {}, other.csrf);
     expect(crossed.status).toBe(403);
     expect((await events(t, org)).length).toBe(before);
   });
@@ -281,9 +241,7 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
     const r = await formPost(t, s, '/console/logout', { _csrf: s.csrf });
     expect(r.status).toBe(303);
     expect(r.headers.get('location')).toBe('/console/login');
-    expect(r.headers.get('set-cookie')).toMatch(
-      /^fd_session=; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=0/,
-    );
+    expect(r.headers.get('set-cookie')).toMatch(/^fd_session=; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=0/);
     expect((await consoleGet(t, s, '/console/api/session')).status).toBe(401);
     const api = await owner(t, org);
     expect((await consoleSend(t, api, 'POST', '/console/api/logout')).status).toBe(200);
@@ -292,9 +250,7 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
 
   it('an expired session is refused', async () => {
     const s = await owner(t, org);
-    await t.db.write(async (tx) =>
-      tx.run("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'"),
-    );
+    await t.db.write(async (tx) => tx.run("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z'"));
     expect((await consoleGet(t, s, '/console/api/session')).status).toBe(401);
   });
 });
@@ -303,13 +259,7 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
  * A sign-in from a given loopback address over a real socket (Linux routes all of 127/8 to
  * the loopback): the server sees it as the client IP, with no header a real client could forge.
  */
-function loginFrom(
-  t: TestServer,
-  ip: string,
-  slug: string,
-  email: string,
-  password: string,
-): Promise<Res> {
+function loginFrom(t: TestServer, ip: string, slug: string, email: string, password: string): Promise<Res> {
   const body = form({ org: slug, email, password });
   const url = new URL(`${t.url}/console/login`);
   return new Promise((resolve, reject) => {
@@ -350,11 +300,10 @@ describe.each(engines)('console login throttling (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const rowCount = async () =>
-    Number((await t.db.reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM login_attempts'))?.n);
+  const rowCount = async () => Number((await t.db.reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM login_attempts'))?.n);
   const LOCK_TEXT = 'too many failed sign-ins; try again in 15 minutes';
 
-  it("five failures lock that client out of that account for 15 minutes, even for the right password; the owner signs in from another address", async () => {
+  it('five failures lock that client out of that account for 15 minutes, even for the right password; the owner signs in from another address', async () => {
     const attacker = '127.0.0.21';
     for (let i = 0; i < 5; i += 1) {
       expect((await loginFrom(t, attacker, org.slug, org.owner.email, `wrong-${i}`)).status).toBe(401);
@@ -377,9 +326,7 @@ describe.each(engines)('console login throttling (%s)', (engine) => {
   });
 
   it('after the lock lapses the right password works again', async () => {
-    await t.db.write(async (tx) =>
-      tx.run("UPDATE login_attempts SET locked_until = '2000-01-01T00:00:00.000Z'"),
-    );
+    await t.db.write(async (tx) => tx.run("UPDATE login_attempts SET locked_until = '2000-01-01T00:00:00.000Z'"));
     expect((await loginFrom(t, '127.0.0.21', org.slug, org.owner.email, org.owner.password)).status).toBe(303);
   });
 
@@ -397,21 +344,20 @@ describe.each(engines)('console login throttling (%s)', (engine) => {
   it('failures older than the 15-minute window do not count', async () => {
     const ip = '127.0.0.25';
     for (let i = 0; i < 4; i += 1) await loginFrom(t, ip, org.slug, org.owner.email, `wrong-${i}`);
-    await t.db.write(async (tx) =>
-      tx.run("UPDATE login_attempts SET window_start = '2000-01-01T00:00:00.000Z'"),
-    );
+    await t.db.write(async (tx) => tx.run("UPDATE login_attempts SET window_start = '2000-01-01T00:00:00.000Z'"));
     expect((await loginFrom(t, ip, org.slug, org.owner.email, 'wrong-again')).status).toBe(401);
     expect((await loginFrom(t, ip, org.slug, org.owner.email, org.owner.password)).status).toBe(303);
   });
 
   it('parallel guesses are counted before the password check: at most five get an answer', async () => {
     const ip = '127.0.0.26';
-    const tries = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => loginFrom(t, ip, org.slug, org.owner.email, `parallel-${i}`)),
-    );
+    const tries = await Promise.all(Array.from({ length: 12 }, (_, i) => loginFrom(t, ip, org.slug, org.owner.email, `parallel-${i}`)));
     // Every answer is a refusal a client can act on; the message shows any other answer whole.
     const answers = tries.map((r) => `${r.status} ${r.status === 401 || r.status === 429 ? '' : r.text.slice(0, 400)}`);
-    expect(answers.filter((a) => !a.startsWith('401') && !a.startsWith('429')), answers.join('\n')).toEqual([]);
+    expect(
+      answers.filter((a) => !a.startsWith('401') && !a.startsWith('429')),
+      answers.join('\n'),
+    ).toEqual([]);
     expect(answers.filter((a) => a.startsWith('401')).length, answers.join('\n')).toBe(5);
     expect(answers.filter((a) => a.startsWith('429')).length).toBe(7);
     expect((await loginFrom(t, ip, org.slug, org.owner.email, org.owner.password)).status).toBe(429);
@@ -437,14 +383,13 @@ describe.each(engines)('console login throttling (%s)', (engine) => {
       expect(outcomes.filter((o) => o !== 'ok' && o !== 'UNAUTHORIZED' && o !== 'RATE_LIMITED')).toEqual([]);
       expect(outcomes.filter((o) => o === 'UNAUTHORIZED').length).toBeGreaterThan(0);
     }
-  });
+  }, 120_000); // 144 sign-ins, each a deliberate scrypt: CPU-bound by design, slow on a loaded 2-core machine
 
   it('an attempt refused because its client is locked out writes no row', async () => {
     const ip = '127.0.0.28';
     for (let i = 0; i < 20; i += 1) await loginFrom(t, ip, org.slug, `spray-${i}@example.com`, 'whatever-password');
     expect((await loginFrom(t, ip, org.slug, 'spray-20@example.com', 'x')).status).toBe(429);
-    const snapshot = () =>
-      t.db.reader.all('SELECT bucket, failures, window_start, locked_until FROM login_attempts ORDER BY bucket');
+    const snapshot = () => t.db.reader.all('SELECT bucket, failures, window_start, locked_until FROM login_attempts ORDER BY bucket');
     const before = await snapshot();
     for (let i = 0; i < 5; i += 1) {
       const r = await loginFrom(t, ip, org.slug, `fresh-${i}@example.com`, 'whatever-password');
@@ -460,9 +405,7 @@ describe.each(engines)('console login throttling (%s)', (engine) => {
     const answers: Res[] = [];
     for (let batch = 0; batch < 10; batch += 1) {
       answers.push(
-        ...(await Promise.all(
-          Array.from({ length: 50 }, (_, i) => loginFrom(t, ip, org.slug, `flood-${batch}-${i}@example.com`, 'pw')),
-        )),
+        ...(await Promise.all(Array.from({ length: 50 }, (_, i) => loginFrom(t, ip, org.slug, `flood-${batch}-${i}@example.com`, 'pw')))),
       );
     }
     // 500 attempts: 20 failures lock the address (a pair and an account row each, one IP row),
@@ -532,9 +475,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
     expect(r.status).toBe(200);
     const ids = r.body.approvals.map((a: { approvalId: string }) => a.approvalId);
     expect(ids.indexOf(second.approvalId)).toBeLessThan(ids.indexOf(first.approvalId));
-    const shown = r.body.approvals.find(
-      (a: { approvalId: string }) => a.approvalId === first.approvalId,
-    );
+    const shown = r.body.approvals.find((a: { approvalId: string }) => a.approvalId === first.approvalId);
     expect(shown).toMatchObject({
       actionClass: 'books.invoice_chase_step',
       status: 'pending',
@@ -564,10 +505,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
       entity_id: approvalId,
       actor: org.owner.userId,
     });
-    const wait = await t.get(
-      org.keys.agent,
-      `approval.wait?approvalId=${approvalId}&timeoutMs=1000`,
-    );
+    const wait = await t.get(org.keys.agent, `approval.wait?approvalId=${approvalId}&timeoutMs=1000`);
     expect(wait.body).toMatchObject({ status: 'approved', decidedBy: org.owner.userId });
     const retry = await t.post(
       org.keys.agent,
@@ -586,13 +524,9 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
     });
     // It left the inbox and shows in the history.
     const pending = await consoleGet(t, s, '/console/api/approvals?status=pending');
-    expect(pending.body.approvals.map((a: { approvalId: string }) => a.approvalId)).not.toContain(
-      approvalId,
-    );
+    expect(pending.body.approvals.map((a: { approvalId: string }) => a.approvalId)).not.toContain(approvalId);
     const history = await consoleGet(t, s, '/console/api/decisions');
-    const entry = history.body.decisions.find(
-      (a: { approvalId: string }) => a.approvalId === approvalId,
-    );
+    const entry = history.body.decisions.find((a: { approvalId: string }) => a.approvalId === approvalId);
     expect(entry).toMatchObject({
       status: 'approved',
       decidedBy: org.owner.userId,
@@ -602,13 +536,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
 
   it('deny records the reason, and the agent retry is refused', async () => {
     const { invoiceId, approvalId } = await heldChase(t, org);
-    const missing = await consoleSend(
-      t,
-      s,
-      'POST',
-      `/console/api/approvals/${approvalId}/deny`,
-      {},
-    );
+    const missing = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/deny`, {});
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toBe('reason: is required');
     const r = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/deny`, {
@@ -636,9 +564,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
 
   it('a decided approval cannot be decided again: 409', async () => {
     const { approvalId } = await heldChase(t, org);
-    expect(
-      (await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`)).status,
-    ).toBe(200);
+    expect((await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`)).status).toBe(200);
     const again = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/deny`, {
       reason: 'late',
     });
@@ -655,9 +581,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
     const r = await consoleSend(t, s, 'POST', `/console/api/approvals/${approvalId}/approve`);
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('NOT_FOUND');
-    expect(
-      (await consoleSend(t, s, 'POST', '/console/api/approvals/apr_nope/approve')).status,
-    ).toBe(404);
+    expect((await consoleSend(t, s, 'POST', '/console/api/approvals/apr_nope/approve')).status).toBe(404);
     const wait = await t.get(other.keys.observer, `approval.wait?approvalId=${approvalId}`);
     expect(wait.body.status).toBe('pending');
   });
@@ -671,25 +595,18 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
     });
     const cs = await signIn(t, org.slug, clerk.email, clerk.password);
     const listed = await consoleGet(t, cs, '/console/api/approvals?status=pending');
-    expect(
-      listed.body.approvals.find((a: { approvalId: string }) => a.approvalId === approvalId)
-        .mayDecide,
-    ).toBe(false);
+    expect(listed.body.approvals.find((a: { approvalId: string }) => a.approvalId === approvalId).mayDecide).toBe(false);
     const before = (await events(t, org)).length;
     const r = await consoleSend(t, cs, 'POST', `/console/api/approvals/${approvalId}/approve`);
     expect(r.status).toBe(403);
-    expect(r.body.error.message).toBe(
-      `user ${clerk.userId} has no decision rights for books.invoice_chase_step`,
-    );
+    expect(r.body.error.message).toBe(`user ${clerk.userId} has no decision rights for books.invoice_chase_step`);
     const page = await formPost(t, cs, `/console/approvals/${approvalId}/approve`, {
       _csrf: cs.csrf,
     });
     expect(page.status).toBe(403);
     expect(page.text).toContain('has no decision rights');
     expect((await events(t, org)).length).toBe(before);
-    expect(
-      (await t.get(org.keys.observer, `approval.wait?approvalId=${approvalId}`)).body.status,
-    ).toBe('pending');
+    expect((await t.get(org.keys.observer, `approval.wait?approvalId=${approvalId}`)).body.status).toBe('pending');
   });
 
   it('policy edit by the owner appends policy.changed; an approver gets 403; a role grant lets them decide', async () => {
@@ -721,18 +638,11 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
       actor: org.owner.userId,
       payload: { after: { materialityFloorCents: 250_000 } },
     });
-    expect(
-      (await consoleGet(t, as, '/console/api/policy')).body.decisionRights[
-        'books.invoice_chase_step'
-      ],
-    ).toEqual(rights['books.invoice_chase_step']);
-    const { approvalId } = await heldChase(t, org);
-    const decided = await consoleSend(
-      t,
-      as,
-      'POST',
-      `/console/api/approvals/${approvalId}/approve`,
+    expect((await consoleGet(t, as, '/console/api/policy')).body.decisionRights['books.invoice_chase_step']).toEqual(
+      rights['books.invoice_chase_step'],
     );
+    const { approvalId } = await heldChase(t, org);
+    const decided = await consoleSend(t, as, 'POST', `/console/api/approvals/${approvalId}/approve`);
     expect(decided.body.result.status).toBe('approved');
   });
 
@@ -785,7 +695,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
       head: snap.body.head,
       verified: true,
       brokenAt: null,
-      verifiedFrom: expect.any(Number), // rows after it were checked on this view (issue 8 item 7)
+      verifiedFrom: expect.any(Number), // rows after it were checked on this view
     });
   });
 });
@@ -830,10 +740,13 @@ describe.each(engines)('console pages (%s)', (engine) => {
     expect(r.text).toContain(org.slug);
   });
 
-  it('the books\' signature acts read in plain words: a payment run and a held bank match, approved here, then complete', async () => {
+  it("the books' signature acts read in plain words: a payment run and a held bank match, approved here, then complete", async () => {
     const agent = org.keys.agent;
     const bills = [];
-    for (const [payeeName, totalCents] of [['Harbour Timber', 123_450], ['Coastal Power', 8_800]] as const) {
+    for (const [payeeName, totalCents] of [
+      ['Harbour Timber', 123_450],
+      ['Coastal Power', 8_800],
+    ] as const) {
       bills.push(
         await approvedBill(t, org, {
           payeeName,
@@ -854,9 +767,16 @@ describe.each(engines)('console pages (%s)', (engine) => {
       subject: { kind: 'books.signature', subjectId: run.body.result.approval.subject.subjectId },
     });
     // A bank line above the materiality floor, matched to a sent invoice: held for a human.
-    const inv = await t.post(agent, 'books.invoiceDraft', { payeeName: 'Bay Gym', description: 'Fit-out', totalCents: 250_000, dueDays: 14 });
+    const inv = await t.post(agent, 'books.invoiceDraft', {
+      payeeName: 'Bay Gym',
+      description: 'Fit-out',
+      totalCents: 250_000,
+      dueDays: 14,
+    });
     await t.post(agent, 'books.invoiceSend', { id: inv.body.result.id });
-    const feed = await t.post(agent, 'books.feedLines', { lines: [{ date: today(), amountCents: 250_000, description: 'BAY GYM PTY LTD' }] });
+    const feed = await t.post(agent, 'books.feedLines', {
+      lines: [{ date: today(), amountCents: 250_000, description: 'BAY GYM PTY LTD' }],
+    });
     const matchParams = { lineId: feed.body.result.lineIds[0], target: { kind: 'invoice', id: inv.body.result.id } };
     expect((await t.post(agent, 'books.matchAccept', matchParams)).body.result.status).toBe('held');
     const match = await t.post(agent, 'books.matchHoldResolve', matchParams);
@@ -869,37 +789,97 @@ describe.each(engines)('console pages (%s)', (engine) => {
 
     const inbox = await consoleGet(t, s, '/console');
     expect(inbox.status).toBe(200);
-    for (const words of ['Release a scheduled payment run', 'Harbour Timber', 'Coastal Power', '$1,322.50', today(), 'Resolve a held bank-feed match', '$2,500.00', inv.body.result.id]) {
+    for (const words of [
+      'Release a scheduled payment run',
+      'Harbour Timber',
+      'Coastal Power',
+      '$1,322.50',
+      today(),
+      'Resolve a held bank-feed match',
+      '$2,500.00',
+      inv.body.result.id,
+    ]) {
       expect(inbox.text, words).toContain(words);
     }
     for (const req of [runReq, matchReq]) {
       const approved = await formPost(t, s, `/console/approvals/${req.body.result.approvalId}/approve`, { _csrf: s.csrf });
       expect(approved.status).toBe(303);
     }
-    const paid = await t.post(agent, 'books.billScheduleRun', { ...runParams, approvalId: runReq.body.result.approvalId }, { 'x-idempotency-key': freshKey() });
+    const paid = await t.post(
+      agent,
+      'books.billScheduleRun',
+      { ...runParams, approvalId: runReq.body.result.approvalId },
+      { 'x-idempotency-key': freshKey() },
+    );
     expect(paid.body.result).toMatchObject({ status: 'executed', billCount: 2, totalCents: 132_250 });
-    const matched = await t.post(agent, 'books.matchHoldResolve', { ...matchParams, approvalId: matchReq.body.result.approvalId }, { 'x-idempotency-key': freshKey() });
+    const matched = await t.post(
+      agent,
+      'books.matchHoldResolve',
+      { ...matchParams, approvalId: matchReq.body.result.approvalId },
+      { 'x-idempotency-key': freshKey() },
+    );
     expect(matched.body.result).toMatchObject({ status: 'matched', document: { status: 'paid', outstandingCents: 0 } });
   });
 
-  it('a pay run reads in plain words: each employee\'s gross, tax, super and net, the totals, date and paying account', async () => {
+  it("a pay run reads in plain words: each employee's gross, tax, super and net, the totals, date and paying account", async () => {
     const agent = org.keys.agent;
     const e = await t.post(agent, 'books.onboardingStart', {
-      name: 'Aroha Ngata', email: 'aroha@harbourside.example', startDate: '2026-07-01', employmentBasis: 'full_time',
-      payFrequency: 'fortnightly', annualSalaryCents: 7_280_000, bsb: '062-703', accountNumber: '11223344', accountName: 'Aroha Ngata',
+      name: 'Aroha Ngata',
+      email: 'aroha@harbourside.example',
+      startDate: '2026-07-01',
+      employmentBasis: 'full_time',
+      payFrequency: 'fortnightly',
+      annualSalaryCents: 7_280_000,
+      bsb: '062-703',
+      accountNumber: '11223344',
+      accountName: 'Aroha Ngata',
     });
     const id = e.body.result.id as string;
-    await t.post(agent, 'books.onboardingAdvance', { id, step: 'tax_declaration', taxFileNumber: '876543210', residency: 'resident', claimsTaxFreeThreshold: true });
-    await t.post(agent, 'books.onboardingAdvance', { id, step: 'super', fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-1' });
+    await t.post(agent, 'books.onboardingAdvance', {
+      id,
+      step: 'tax_declaration',
+      taxFileNumber: '876543210',
+      residency: 'resident',
+      claimsTaxFreeThreshold: true,
+    });
+    await t.post(agent, 'books.onboardingAdvance', {
+      id,
+      step: 'super',
+      fundName: 'AustralianSuper',
+      fundAbn: '65 714 394 898',
+      memberNumber: 'M-1',
+    });
     const contract = await heldAndRequested(t, org, 'books.onboardingAdvance', { id, step: 'contract', title: 'Joiner' });
     await decide(t, org, contract.approvalId, true);
-    await t.post(agent, 'books.onboardingAdvance', { id, step: 'contract', title: 'Joiner', approvalId: contract.approvalId }, { 'x-idempotency-key': freshKey() });
+    await t.post(
+      agent,
+      'books.onboardingAdvance',
+      { id, step: 'contract', title: 'Joiner', approvalId: contract.approvalId },
+      { 'x-idempotency-key': freshKey() },
+    );
     const pay = inDays(5);
-    const draft = await t.post(agent, 'books.payrollDraft', { periodStart: inDays(-8), periodEnd: inDays(5), paymentDate: pay, payFrequency: 'fortnightly', employeeIds: [id], funding: FUNDING });
+    const draft = await t.post(agent, 'books.payrollDraft', {
+      periodStart: inDays(-8),
+      periodEnd: inDays(5),
+      paymentDate: pay,
+      payFrequency: 'fortnightly',
+      employeeIds: [id],
+      funding: FUNDING,
+    });
     const runId = draft.body.result.id as string;
     const { approvalId } = await heldAndRequested(t, org, 'books.payrollSign', { id: runId });
     const inbox = await consoleGet(t, s, '/console');
-    for (const words of ['Sign a pay run', 'Aroha Ngata', 'gross $2,800.00', 'tax $534.00', 'super $336.00', 'net $2,266.00', pay, 'WBC account 034-702 458921', `${runId}.aba`]) {
+    for (const words of [
+      'Sign a pay run',
+      'Aroha Ngata',
+      'gross $2,800.00',
+      'tax $534.00',
+      'super $336.00',
+      'net $2,266.00',
+      pay,
+      'WBC account 034-702 458921',
+      `${runId}.aba`,
+    ]) {
       expect(inbox.text, words).toContain(words);
     }
     expect((await formPost(t, s, `/console/approvals/${approvalId}/approve`, { _csrf: s.csrf })).status).toBe(303);
@@ -935,9 +915,7 @@ describe.each(engines)('console pages (%s)', (engine) => {
     expect(history.text).toContain('<h1>Decision history</h1>');
     expect(history.text).toContain('Not yet');
     const snap = await t.get(org.keys.observer, 'snapshot');
-    expect(history.text).toContain(
-      `seq ${snap.body.head.seq} · #${snap.body.head.rowHash.slice(0, 8)}`,
-    );
+    expect(history.text).toContain(`seq ${snap.body.head.seq} · #${snap.body.head.rowHash.slice(0, 8)}`);
     const policy = await consoleGet(t, s, '/console/policy');
     expect(policy.status).toBe(200);
     expect(policy.text).toContain('<label for="billFloor">Bill approval floor (dollars)</label>');
@@ -947,17 +925,9 @@ describe.each(engines)('console pages (%s)', (engine) => {
   it('a broken chain shows BROKEN at its seq', async () => {
     const broken = await t.org();
     const bs = await owner(t, broken);
-    const original = await t.db.reader.get<{ payload: string }>(
-      'SELECT payload FROM events WHERE org_id = ? AND seq = 1',
-      [broken.orgId],
-    );
+    const original = await t.db.reader.get<{ payload: string }>('SELECT payload FROM events WHERE org_id = ? AND seq = 1', [broken.orgId]);
     const setPayload = (payload: string) =>
-      t.db.write(async (tx) =>
-        tx.run('UPDATE events SET payload = ? WHERE org_id = ? AND seq = 1', [
-          payload,
-          broken.orgId,
-        ]),
-      );
+      t.db.write(async (tx) => tx.run('UPDATE events SET payload = ? WHERE org_id = ? AND seq = 1', [payload, broken.orgId]));
     await setPayload('{"tampered":true}');
     const page = await consoleGet(t, bs, '/console');
     expect(page.text).toContain('<span class="badge broken">BROKEN at seq 1</span>');
@@ -1011,14 +981,47 @@ describe.each(engines)('console under hostile input (%s)', (engine) => {
       ),
     );
     const formFields = fc.dictionary(
-      fc.oneof(fc.constantFrom('reason', 'billApprovalFloorDollars', 'materialityFloorDollars', 'approvalExpiryMinutes', '_csrf'), fc.string({ maxLength: 8 })),
+      fc.oneof(
+        fc.constantFrom('reason', 'billApprovalFloorDollars', 'materialityFloorDollars', 'approvalExpiryMinutes', '_csrf'),
+        fc.string({ maxLength: 8 }),
+      ),
       junk,
       { maxKeys: 4 },
     );
     const request = fc.oneof(
-      fc.record({ kind: fc.constant('get' as const), path: fc.constantFrom('/console', '/console/history', '/console/policy', '/console/api/approvals', '/console/api/decisions', '/console/api/policy', '/console/api/chain'), query: fc.array(fc.tuple(fc.constantFrom('status', 'limit', 'cursor', 'done', 'actionClass'), junk), { maxLength: 3 }) }),
-      fc.record({ kind: fc.constant('json' as const), path: fc.oneof(id.map((x) => `/console/api/approvals/${encodeURIComponent(x)}/approve`), id.map((x) => `/console/api/approvals/${encodeURIComponent(x)}/deny`), fc.constant('/console/api/policy')), body: json, csrf: fc.boolean() }),
-      fc.record({ kind: fc.constant('form' as const), path: fc.oneof(id.map((x) => `/console/approvals/${encodeURIComponent(x)}/approve`), id.map((x) => `/console/approvals/${encodeURIComponent(x)}/deny`), fc.constant('/console/policy')), fields: formFields, csrf: fc.boolean() }),
+      fc.record({
+        kind: fc.constant('get' as const),
+        path: fc.constantFrom(
+          '/console',
+          '/console/history',
+          '/console/policy',
+          '/console/api/approvals',
+          '/console/api/decisions',
+          '/console/api/policy',
+          '/console/api/chain',
+        ),
+        query: fc.array(fc.tuple(fc.constantFrom('status', 'limit', 'cursor', 'done', 'actionClass'), junk), { maxLength: 3 }),
+      }),
+      fc.record({
+        kind: fc.constant('json' as const),
+        path: fc.oneof(
+          id.map((x) => `/console/api/approvals/${encodeURIComponent(x)}/approve`),
+          id.map((x) => `/console/api/approvals/${encodeURIComponent(x)}/deny`),
+          fc.constant('/console/api/policy'),
+        ),
+        body: json,
+        csrf: fc.boolean(),
+      }),
+      fc.record({
+        kind: fc.constant('form' as const),
+        path: fc.oneof(
+          id.map((x) => `/console/approvals/${encodeURIComponent(x)}/approve`),
+          id.map((x) => `/console/approvals/${encodeURIComponent(x)}/deny`),
+          fc.constant('/console/policy'),
+        ),
+        fields: formFields,
+        csrf: fc.boolean(),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(request, async (q) => {

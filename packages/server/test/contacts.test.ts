@@ -8,7 +8,7 @@ import { approvedBill, bank, FUNDING, inDays } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 /**
- * Contacts (issue 10 item 1): customers and suppliers as records, found or created by the
+ * Contacts: customers and suppliers as records, found or created by the
  * documents that name them, changed by books.contactCreate / books.contactUpdate, listed with
  * their balances by GET contacts.list. Every case through HTTP, on both engines.
  */
@@ -45,7 +45,14 @@ describe.each(engines)('contacts (%s)', (engine) => {
   const contactNamed = async (name: string, o: CreatedOrg = org) =>
     (await list(`q=${encodeURIComponent(name)}`, o)).contacts.find((c) => c.name === name);
   /** Refused with `code` and a message matching `message`, appending nothing. */
-  const refused = async (method: string, params: Record<string, unknown>, status: number, code: string, message: RegExp, o: CreatedOrg = org) => {
+  const refused = async (
+    method: string,
+    params: Record<string, unknown>,
+    status: number,
+    code: string,
+    message: RegExp,
+    o: CreatedOrg = org,
+  ) => {
     const before = await seq(o);
     const r = await post(method, params, o);
     expect(r.status, JSON.stringify(r.body)).toBe(status);
@@ -60,7 +67,11 @@ describe.each(engines)('contacts (%s)', (engine) => {
       const first = await ok('books.invoiceDraft', { ...DOC, payeeName: 'Café Ltd', payeeEmail: 'ap@cafe.example' }, o);
       expect(first.contactId).toMatch(/^con_[0-9a-z]{26}$/);
       const created = await lastEvent(o);
-      expect(created).toMatchObject({ kind: 'books.invoice.draft', entity_id: first.id, payload: { payee: 'Café Ltd', contactId: first.contactId, contactCreated: true } });
+      expect(created).toMatchObject({
+        kind: 'books.invoice.draft',
+        entity_id: first.id,
+        payload: { payee: 'Café Ltd', contactId: first.contactId, contactCreated: true },
+      });
       for (const payeeName of ['CAFE LTD', 'cafe\u0301  ltd']) {
         const again = await ok('books.invoiceDraft', { ...DOC, payeeName }, o);
         expect(again).toMatchObject({ contactId: first.contactId, payeeName });
@@ -71,8 +82,18 @@ describe.each(engines)('contacts (%s)', (engine) => {
       const { contacts } = await list('', o);
       expect(contacts).toHaveLength(1);
       expect(contacts[0]).toMatchObject({
-        id: first.contactId, name: 'Café Ltd', email: 'ap@cafe.example', abn: null, isCustomer: true, isSupplier: false, bank: null,
-        ledgerId: created.row_hash.slice(0, 8), receivableCents: 0, openInvoices: 0, payableCents: 0, openBills: 0,
+        id: first.contactId,
+        name: 'Café Ltd',
+        email: 'ap@cafe.example',
+        abn: null,
+        isCustomer: true,
+        isSupplier: false,
+        bank: null,
+        ledgerId: created.row_hash.slice(0, 8),
+        receivableCents: 0,
+        openInvoices: 0,
+        payableCents: 0,
+        openBills: 0,
       });
     });
 
@@ -89,7 +110,7 @@ describe.each(engines)('contacts (%s)', (engine) => {
       expect(c).toMatchObject({ id: inv.contactId, isCustomer: true, isSupplier: true, ledgerId: ev.row_hash.slice(0, 8) });
     });
 
-    it('a contactId alone writes the contact\'s name; with a payeeName it must be the same contact', async () => {
+    it("a contactId alone writes the contact's name; with a payeeName it must be the same contact", async () => {
       const o = await t.org();
       const c = await ok('books.contactCreate', { name: 'Summit Roofing', kind: 'supplier' }, o);
       const byId = await ok('books.invoiceDraft', { ...DOC, contactId: c.id }, o);
@@ -97,7 +118,14 @@ describe.each(engines)('contacts (%s)', (engine) => {
       const both = await ok('books.billCapture', { ...DOC, contactId: c.id, payeeName: 'summit roofing' }, o);
       expect(both).toMatchObject({ payeeName: 'summit roofing', contactId: c.id });
       expect((await list('', o)).contacts).toMatchObject([{ id: c.id, isCustomer: true, isSupplier: true }]);
-      await refused('books.invoiceDraft', { ...DOC, contactId: c.id, payeeName: 'Summit Plumbing' }, 400, 'BAD_REQUEST', /^payeeName: is not the name of contact con_\w+ \("Summit Roofing"\)/, o);
+      await refused(
+        'books.invoiceDraft',
+        { ...DOC, contactId: c.id, payeeName: 'Summit Plumbing' },
+        400,
+        'BAD_REQUEST',
+        /^payeeName: is not the name of contact con_\w+ \("Summit Roofing"\)/,
+        o,
+      );
       await refused('books.billCapture', { ...DOC, contactId: c.id, payeeName: 'Other' }, 400, 'BAD_REQUEST', /^payeeName: /, o);
       await refused('books.invoiceDraft', DOC, 400, 'BAD_REQUEST', /^payeeName: is required \(or give contactId\)$/, o);
       await refused('books.billCapture', DOC, 400, 'BAD_REQUEST', /^payeeName: is required \(or give contactId\)$/, o);
@@ -125,7 +153,8 @@ describe.each(engines)('contacts (%s)', (engine) => {
       const names = ['Racing Café', 'RACING CAFE', 'racing cafe\u0301', 'Racing  Café', 'racing café'];
       const results = await Promise.all(
         [...names, ...names].map((payeeName, i) =>
-          post(i % 2 === 0 ? 'books.invoiceDraft' : 'books.billCapture', { ...DOC, payeeName }, o)),
+          post(i % 2 === 0 ? 'books.invoiceDraft' : 'books.billCapture', { ...DOC, payeeName }, o),
+        ),
       );
       for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
       const ids = new Set(results.map((r) => r.body.result.contactId));
@@ -142,19 +171,40 @@ describe.each(engines)('contacts (%s)', (engine) => {
     it('create: a contact before its first document; the same name again is a no-op; another kind makes it both', async () => {
       const o = await t.org();
       const c = await ok('books.contactCreate', { name: 'Beacon Studio', kind: 'customer', email: 'hi@beacon.example', abn: ABN }, o);
-      expect(c).toMatchObject({ name: 'Beacon Studio', email: 'hi@beacon.example', abn: '51824753556', isCustomer: true, isSupplier: false });
+      expect(c).toMatchObject({
+        name: 'Beacon Studio',
+        email: 'hi@beacon.example',
+        abn: '51824753556',
+        isCustomer: true,
+        isSupplier: false,
+      });
       const created = await lastEvent(o);
-      expect(created).toMatchObject({ kind: 'books.contact.create', entity_id: c.id, payload: { name: 'Beacon Studio', kind: 'customer', abn: '51824753556', hasEmail: true, created: true } });
+      expect(created).toMatchObject({
+        kind: 'books.contact.create',
+        entity_id: c.id,
+        payload: { name: 'Beacon Studio', kind: 'customer', abn: '51824753556', hasEmail: true, created: true },
+      });
       expect(JSON.stringify(created.payload)).not.toContain('hi@beacon.example');
       const before = await seq(o);
       const again = await ok('books.contactCreate', { name: 'BEACON studio', kind: 'customer', abn: '51824753556' }, o);
       expect(again).toEqual({ ...c, noop: true });
       expect(await seq(o)).toBe(before);
-      await refused('books.contactCreate', { name: 'Beacon Studio', kind: 'customer', email: 'other@beacon.example' }, 409, 'CONFLICT', new RegExp(`^contact ${c.id} \\("Beacon Studio"\\) already has this name with another email`), o);
+      await refused(
+        'books.contactCreate',
+        { name: 'Beacon Studio', kind: 'customer', email: 'other@beacon.example' },
+        409,
+        'CONFLICT',
+        new RegExp(`^contact ${c.id} \\("Beacon Studio"\\) already has this name with another email`),
+        o,
+      );
       const both = await ok('books.contactCreate', { name: 'Beacon Studio', kind: 'supplier' }, o);
       expect(both).toMatchObject({ id: c.id, isCustomer: true, isSupplier: true });
       expect(both.noop).toBeUndefined();
-      expect(await lastEvent(o)).toMatchObject({ kind: 'books.contact.create', entity_id: c.id, payload: { kind: 'supplier', created: false } });
+      expect(await lastEvent(o)).toMatchObject({
+        kind: 'books.contact.create',
+        entity_id: c.id,
+        payload: { kind: 'supplier', created: false },
+      });
       // The invoice then finds it by name.
       expect((await ok('books.invoiceDraft', { ...DOC, payeeName: 'beacon studio' }, o)).contactId).toBe(c.id);
     });
@@ -162,30 +212,53 @@ describe.each(engines)('contacts (%s)', (engine) => {
     it('update: bad ABN, unknown fields (bank details) and nothing to change are BAD_REQUEST naming the field', async () => {
       const o = await t.org();
       const c = await ok('books.contactCreate', { name: 'Granite Tiling', kind: 'supplier' }, o);
-      await refused('books.contactUpdate', { id: c.id, abn: '51 824 753 557' }, 400, 'BAD_REQUEST', /^abn: must pass the ABN check digits$/, o);
+      await refused(
+        'books.contactUpdate',
+        { id: c.id, abn: '51 824 753 557' },
+        400,
+        'BAD_REQUEST',
+        /^abn: must pass the ABN check digits$/,
+        o,
+      );
       await refused('books.contactUpdate', { id: c.id, abn: '1234' }, 400, 'BAD_REQUEST', /^abn: must be an ABN of 11 digits/, o);
       await refused('books.contactCreate', { name: 'X', kind: 'customer', abn: '51824753557' }, 400, 'BAD_REQUEST', /^abn: /, o);
       await refused('books.contactUpdate', { id: c.id, bsb: '062-000' }, 400, 'BAD_REQUEST', /bsb/, o);
       await refused('books.contactUpdate', { id: c.id, bankAccountNumber: '12345678' }, 400, 'BAD_REQUEST', /bankAccountNumber/, o);
       await refused('books.contactUpdate', { id: c.id }, 400, 'BAD_REQUEST', /^id: give at least one of name, email, abn$/, o);
-      await refused('books.contactUpdate', { id: c.id, email: 'not-an-address' }, 400, 'BAD_REQUEST', /^email: must be an email address$/, o);
+      await refused(
+        'books.contactUpdate',
+        { id: c.id, email: 'not-an-address' },
+        400,
+        'BAD_REQUEST',
+        /^email: must be an email address$/,
+        o,
+      );
       await refused('books.contactUpdate', { id: 'con_nope', email: 'a@b.example' }, 404, 'NOT_FOUND', /^contact con_nope not found$/, o);
     });
 
     it('update: changes name, email and ABN with one event; the same values again are a no-op with its ledgerId', async () => {
       const o = await t.org();
       const c = await ok('books.contactCreate', { name: 'Willow Nursery', kind: 'customer', email: 'old@willow.example' }, o);
-      const u = await ok('books.contactUpdate', { id: c.id, name: 'Willow Nursery Pty Ltd', email: 'new@willow.example', abn: '53 004 085 616' }, o);
+      const u = await ok(
+        'books.contactUpdate',
+        { id: c.id, name: 'Willow Nursery Pty Ltd', email: 'new@willow.example', abn: '53 004 085 616' },
+        o,
+      );
       expect(u).toMatchObject({ id: c.id, name: 'Willow Nursery Pty Ltd', email: 'new@willow.example', abn: '53004085616' });
       const ev = await lastEvent(o);
       expect(ev).toMatchObject({
-        kind: 'books.contact.update', entity_id: c.id,
+        kind: 'books.contact.update',
+        entity_id: c.id,
         payload: { changed: ['name', 'email', 'abn'], name: 'Willow Nursery Pty Ltd', previousName: 'Willow Nursery', abn: '53004085616' },
       });
       expect(JSON.stringify(ev.payload)).not.toContain('willow.example');
       expect(u.ledgerId).toBe(ev.row_hash.slice(0, 8));
       const before = await seq(o);
-      const same = await ok('books.contactUpdate', { id: c.id, name: 'Willow Nursery Pty Ltd', email: 'new@willow.example', abn: '53004085616' }, o);
+      const same = await ok(
+        'books.contactUpdate',
+        { id: c.id, name: 'Willow Nursery Pty Ltd', email: 'new@willow.example', abn: '53004085616' },
+        o,
+      );
       expect(same).toEqual({ ...u, noop: true });
       expect(await seq(o)).toBe(before);
       // null clears; the new name is how documents find it now, the old one makes a new contact.
@@ -198,9 +271,19 @@ describe.each(engines)('contacts (%s)', (engine) => {
       const o = await t.org();
       const a = await ok('books.contactCreate', { name: 'Kestrel Freight', kind: 'supplier' }, o);
       const b = await ok('books.contactCreate', { name: 'Kestrel Logistics', kind: 'supplier' }, o);
-      await refused('books.contactUpdate', { id: b.id, name: 'KESTREL FREIGHT' }, 409, 'CONFLICT', new RegExp(`^name: contact ${a.id} \\("Kestrel Freight"\\) already has this name$`), o);
+      await refused(
+        'books.contactUpdate',
+        { id: b.id, name: 'KESTREL FREIGHT' },
+        409,
+        'CONFLICT',
+        new RegExp(`^name: contact ${a.id} \\("Kestrel Freight"\\) already has this name$`),
+        o,
+      );
       // Its own name in another spelling is a change of spelling, not a conflict.
-      expect(await ok('books.contactUpdate', { id: a.id, name: 'KESTREL Freight' }, o)).toMatchObject({ id: a.id, name: 'KESTREL Freight' });
+      expect(await ok('books.contactUpdate', { id: a.id, name: 'KESTREL Freight' }, o)).toMatchObject({
+        id: a.id,
+        name: 'KESTREL Freight',
+      });
     });
 
     it('write methods need books.write; contacts.list is an org.read', async () => {
@@ -253,7 +336,9 @@ describe.each(engines)('contacts (%s)', (engine) => {
       let c = await contactNamed('Redgum Cabinets', o);
       expect(c).toMatchObject({ payableCents: 146_000, openBills: 3, receivableCents: 0, isSupplier: true, isCustomer: false });
       expect(c.bank).toEqual({ bsb: '062-703', accountNumberMasked: '*****344', accountName: 'REDGUM CABINETS' });
-      const posted = ((await t.post(o.keys.reader, 'books.bills', { contactId: c.id })).body.result.bills as any[]).filter((x) => x.journalId !== null);
+      const posted = ((await t.post(o.keys.reader, 'books.bills', { contactId: c.id })).body.result.bills as any[]).filter(
+        (x) => x.journalId !== null,
+      );
       expect(posted.reduce((s, x) => s + x.outstandingCents, 0)).toBe(c.payableCents);
 
       const params = { billIds: [a.id], paymentDate: inDays(1), funding: FUNDING };
@@ -269,15 +354,39 @@ describe.each(engines)('contacts (%s)', (engine) => {
 
     it('the contact keeps the bank details of its most recently approved bill; a returned bill gives them back', async () => {
       const o = await t.org();
-      await approvedBill(t, o, { payeeName: 'Lantern Glazing', description: 'Glass', totalCents: 1_000, ...bank('083-047', '587412369', 'Lantern Glazing') });
+      await approvedBill(t, o, {
+        payeeName: 'Lantern Glazing',
+        description: 'Glass',
+        totalCents: 1_000,
+        ...bank('083-047', '587412369', 'Lantern Glazing'),
+      });
       expect((await contactNamed('Lantern Glazing', o)).bank).toMatchObject({ bsb: '083-047', accountNumberMasked: '******369' });
       // New details: held for a human (BANK_DETAILS_CHANGED, unchanged by contacts); only approval moves the contact's.
-      const cap = await ok('books.billCapture', { payeeName: 'Lantern Glazing', description: 'More glass', totalCents: 1_000, dueDays: 7, ...bank('013-006', '45678901', 'Lantern Glazing') }, o);
+      const cap = await ok(
+        'books.billCapture',
+        {
+          payeeName: 'Lantern Glazing',
+          description: 'More glass',
+          totalCents: 1_000,
+          dueDays: 7,
+          ...bank('013-006', '45678901', 'Lantern Glazing'),
+        },
+        o,
+      );
       expect(cap.heldReason).toBe('BANK_DETAILS_CHANGED');
       expect((await contactNamed('Lantern Glazing', o)).bank).toMatchObject({ bsb: '083-047' });
       await refused('books.billApprove', { id: cap.id }, 423, 'GOVERNANCE_NOT_READY', /books\.bill_approve/, o);
-      const newer = await approvedBill(t, o, { payeeName: 'Lantern Glazing', description: 'Glass again', totalCents: 1_000, ...bank('013-006', '45678901', 'Lantern Glazing') });
-      expect((await contactNamed('Lantern Glazing', o)).bank).toEqual({ bsb: '013-006', accountNumberMasked: '*****901', accountName: 'LANTERN GLAZING' });
+      const newer = await approvedBill(t, o, {
+        payeeName: 'Lantern Glazing',
+        description: 'Glass again',
+        totalCents: 1_000,
+        ...bank('013-006', '45678901', 'Lantern Glazing'),
+      });
+      expect((await contactNamed('Lantern Glazing', o)).bank).toEqual({
+        bsb: '013-006',
+        accountNumberMasked: '*****901',
+        accountName: 'LANTERN GLAZING',
+      });
       await ok('books.billReturn', { id: newer.id, reason: 'fraudulent' }, o);
       expect((await contactNamed('Lantern Glazing', o)).bank).toMatchObject({ bsb: '083-047', accountNumberMasked: '******369' });
     });
@@ -309,7 +418,11 @@ describe.each(engines)('contacts (%s)', (engine) => {
 
     it('filters by kind and by a name fragment, case and accents folded, wildcards literal', async () => {
       expect((await list('kind=customer', o)).contacts.map((c) => c.name)).toEqual(['Acme Joinery', 'Café Royal', 'Juniper Printing']);
-      expect((await list('kind=supplier', o)).contacts.map((c) => c.name)).toEqual(['Banksia Bakery', 'Coastal Freight', 'Meridian 50% Off']);
+      expect((await list('kind=supplier', o)).contacts.map((c) => c.name)).toEqual([
+        'Banksia Bakery',
+        'Coastal Freight',
+        'Meridian 50% Off',
+      ]);
       expect((await list(`q=${encodeURIComponent('CAFÉ')}`, o)).contacts.map((c) => c.name)).toEqual(['Café Royal']);
       expect((await list('q=cafe', o)).contacts.map((c) => c.name)).toEqual(['Café Royal']);
       expect((await list('q=ery', o)).contacts.map((c) => c.name)).toEqual(['Acme Joinery', 'Banksia Bakery']);
@@ -338,7 +451,7 @@ describe.each(engines)('contacts (%s)', (engine) => {
   });
 
   describe('books.invoices and books.bills by contact', () => {
-    it('each row carries contactId and the contactId filter keeps that contact\'s documents', async () => {
+    it("each row carries contactId and the contactId filter keeps that contact's documents", async () => {
       const o = await t.org();
       const a = await ok('books.invoiceDraft', { ...DOC, payeeName: 'Pioneer Electrical' }, o);
       await ok('books.invoiceDraft', { ...DOC, payeeName: 'Someone Else' }, o);
@@ -372,7 +485,19 @@ describe.each(engines)('migration 25: contacts from existing invoices and bills 
             `INSERT INTO bills (org_id, id, status, payee_name, payee_key, description, total_cents, due_days, due_on,
                payee_bsb, payee_account_number, payee_account_name, approved_at, created_at, ledger_id)
              VALUES (?, ?, ?, ?, ?, 'Old', 100, 7, '2026-01-20', ?, ?, ?, ?, ?, ?)`,
-            [org, id, status, name, name.toLowerCase(), bsb, bsb ? `9${day}12345` : null, bsb ? 'OLD NAME' : null, approved ? at(day) : null, at(day), `led${id}`],
+            [
+              org,
+              id,
+              status,
+              name,
+              name.toLowerCase(),
+              bsb,
+              bsb ? `9${day}12345` : null,
+              bsb ? 'OLD NAME' : null,
+              approved ? at(day) : null,
+              at(day),
+              `led${id}`,
+            ],
           );
         await invoice('org_a', 'inv_1', 'Café Ltd', 'first@cafe.example', 1);
         await invoice('org_a', 'inv_2', 'CAFE LTD', 'newest@cafe.example', 3);
@@ -390,11 +515,61 @@ describe.each(engines)('migration 25: contacts from existing invoices and bills 
         `SELECT org_id, id, name, name_key, email, is_customer, is_supplier, bank_bsb, bank_account_number, created_at, ledger_id
          FROM contacts ORDER BY org_id, name_key`,
       );
-      expect(contacts.map((c) => ({ ...c, id: undefined, is_customer: Number(c.is_customer), is_supplier: Number(c.is_supplier) }))).toEqual([
-        { org_id: 'org_a', id: undefined, name: 'Café Ltd', name_key: 'cafe ltd', email: 'newest@cafe.example', is_customer: 1, is_supplier: 1, bank_bsb: '083-111', bank_account_number: '9512345', created_at: at(1), ledger_id: 'ledinv_1' },
-        { org_id: 'org_a', id: undefined, name: 'Tea House', name_key: 'tea house', email: null, is_customer: 1, is_supplier: 0, bank_bsb: null, bank_account_number: null, created_at: at(2), ledger_id: 'ledinv_4' },
-        { org_id: 'org_a', id: undefined, name: 'Timber Co', name_key: 'timber co', email: null, is_customer: 0, is_supplier: 1, bank_bsb: null, bank_account_number: null, created_at: at(1), ledger_id: 'ledbill_4' },
-        { org_id: 'org_b', id: undefined, name: 'café ltd', name_key: 'cafe ltd', email: null, is_customer: 1, is_supplier: 0, bank_bsb: null, bank_account_number: null, created_at: at(1), ledger_id: 'ledinv_5' },
+      expect(
+        contacts.map((c) => ({ ...c, id: undefined, is_customer: Number(c.is_customer), is_supplier: Number(c.is_supplier) })),
+      ).toEqual([
+        {
+          org_id: 'org_a',
+          id: undefined,
+          name: 'Café Ltd',
+          name_key: 'cafe ltd',
+          email: 'newest@cafe.example',
+          is_customer: 1,
+          is_supplier: 1,
+          bank_bsb: '083-111',
+          bank_account_number: '9512345',
+          created_at: at(1),
+          ledger_id: 'ledinv_1',
+        },
+        {
+          org_id: 'org_a',
+          id: undefined,
+          name: 'Tea House',
+          name_key: 'tea house',
+          email: null,
+          is_customer: 1,
+          is_supplier: 0,
+          bank_bsb: null,
+          bank_account_number: null,
+          created_at: at(2),
+          ledger_id: 'ledinv_4',
+        },
+        {
+          org_id: 'org_a',
+          id: undefined,
+          name: 'Timber Co',
+          name_key: 'timber co',
+          email: null,
+          is_customer: 0,
+          is_supplier: 1,
+          bank_bsb: null,
+          bank_account_number: null,
+          created_at: at(1),
+          ledger_id: 'ledbill_4',
+        },
+        {
+          org_id: 'org_b',
+          id: undefined,
+          name: 'café ltd',
+          name_key: 'cafe ltd',
+          email: null,
+          is_customer: 1,
+          is_supplier: 0,
+          bank_bsb: null,
+          bank_account_number: null,
+          created_at: at(1),
+          ledger_id: 'ledinv_5',
+        },
       ]);
       const idOf = (org: string, key: string) => contacts.find((c) => c.org_id === org && c.name_key === key)?.id;
       for (const id of contacts.map((c) => c.id)) expect(String(id)).toMatch(/^con_[0-9a-z]{26}$/);

@@ -5,7 +5,7 @@ import { engines, startTestServer, type TestServer } from './harness.js';
 import { today } from './payables-helpers.js';
 
 /**
- * GET cost.rollup (issue 10 item 2c): the AI gateway's audit rows summed by day, actor and
+ * GET cost.rollup: the AI gateway's audit rows summed by day, actor and
  * model, over a bounded range, paged, with totals; another organisation's calls never counted.
  */
 describe.each(engines)('cost.rollup (%s)', (engine) => {

@@ -6,7 +6,7 @@ import { consoleForm, consoleJson, consoleSignIn } from './console-helpers.js';
 import { report } from './reports-helpers.js';
 
 /**
- * Issue 12 item 1 and the lock date of item 2, through HTTP on both engines, on a clock the test
+ * Document dates and the lock date, through HTTP on both engines, on a clock the test
  * moves (Config.now): documents entered with an earlier issueDate (postings, due dates, aged
  * reports), invoice numbers from the organisation's sequence or given, references and match
  * suggestions that quote them, the owner's lock date refusing every way into a locked period,
@@ -53,9 +53,15 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
     t.db.reader.all<{ payload: string }>('SELECT payload FROM events WHERE org_id = ? AND kind = ? ORDER BY seq', [o.orgId, kind]);
 
   const draft = (o: CreatedOrg, extra: Record<string, unknown> = {}) =>
-    ok(o.keys.agent, 'books.invoiceDraft', { payeeName: 'Seaside Events', description: 'Joinery', totalCents: 11_000, dueDays: 14, ...extra });
+    ok(o.keys.agent, 'books.invoiceDraft', {
+      payeeName: 'Seaside Events',
+      description: 'Joinery',
+      totalCents: 11_000,
+      dueDays: 14,
+      ...extra,
+    });
 
-  /** Approve a bill, through the owner's approval when PB-B1 holds it (a new payee). */
+  /** Approve a bill, through the owner's approval when it is held (a new payee). */
   async function approveBill(o: CreatedOrg, id: string) {
     const first = await t.post(o.keys.agent, 'books.billApprove', { id });
     if (first.status === 200) return first.body.result;
@@ -66,7 +72,13 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       subject: { kind: 'books.signature', subjectId: id },
     });
     const { decideApproval } = await import('../src/governance/approvals.js');
-    await decideApproval(t.db, { orgId: o.orgId, approvalId: req.approvalId, user: { id: o.owner.userId, role: 'owner' }, approve: true, reason: null });
+    await decideApproval(t.db, {
+      orgId: o.orgId,
+      approvalId: req.approvalId,
+      user: { id: o.owner.userId, role: 'owner' },
+      approve: true,
+      reason: null,
+    });
     return ok(o.keys.agent, 'books.billApprove', { id, approvalId: req.approvalId });
   }
 
@@ -90,15 +102,39 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       const [sendEvent] = await eventsOf(o, 'books.invoice.send');
       expect(JSON.parse(sendEvent?.payload ?? '{}')).toMatchObject({ issuedOn: '2026-06-10', dueOn: '2026-06-24', number: 'INV-0001' });
       // A payment before the issue date stays refused.
-      await refused(o, o.keys.agent, 'books.invoiceRecordPayment', { id: d.id, amountCents: 1_000, date: '2026-06-09' }, 'BAD_REQUEST', 'date');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceRecordPayment',
+        { id: d.id, amountCents: 1_000, date: '2026-06-09' },
+        'BAD_REQUEST',
+        'date',
+      );
 
-      const cn = await ok(o.keys.agent, 'books.invoiceCreditNote', { id: d.id, amountCents: 1_100, reason: 'Short delivery', issueDate: '2026-06-12' });
+      const cn = await ok(o.keys.agent, 'books.invoiceCreditNote', {
+        id: d.id,
+        amountCents: 1_100,
+        reason: 'Short delivery',
+        issueDate: '2026-06-12',
+      });
       expect(cn.issuedOn).toBe('2026-06-12');
       expect(await journalDate(o, cn.journalId)).toBe('2026-06-12');
-      await refused(o, o.keys.agent, 'books.invoiceCreditNote', { id: d.id, amountCents: 1_100, reason: 'Too early', issueDate: '2026-06-09' }, 'BAD_REQUEST', 'issueDate');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceCreditNote',
+        { id: d.id, amountCents: 1_100, reason: 'Too early', issueDate: '2026-06-09' },
+        'BAD_REQUEST',
+        'issueDate',
+      );
 
       const bill = await ok(o.keys.agent, 'books.billCapture', {
-        payeeName: 'Timber Co', description: 'Oak', totalCents: 22_000, dueDays: 30, issueDate: '2026-06-05', reference: 'TC-4410',
+        payeeName: 'Timber Co',
+        description: 'Oak',
+        totalCents: 22_000,
+        dueDays: 30,
+        issueDate: '2026-06-05',
+        reference: 'TC-4410',
       });
       expect(bill).toMatchObject({ issuedOn: '2026-06-05', dueOn: '2026-07-05', reference: 'TC-4410' });
       const approved = await approveBill(o, bill.id);
@@ -107,18 +143,42 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       expect(bills.bills.find((b: { id: string }) => b.id === bill.id)).toMatchObject({ issuedOn: '2026-06-05', reference: 'TC-4410' });
 
       const claim = await ok(o.keys.agent, 'books.expenseClaim', {
-        claimant: 'Sam', description: 'Fuel', amountCents: 5_500, spentOn: '2026-06-18', receiptRef: 'photo 1', issueDate: '2026-06-20',
+        claimant: 'Sam',
+        description: 'Fuel',
+        amountCents: 5_500,
+        spentOn: '2026-06-18',
+        receiptRef: 'photo 1',
+        issueDate: '2026-06-20',
       });
       expect(claim.issuedOn).toBe('2026-06-20');
       const claimApproved = await ok(o.keys.agent, 'books.expenseApprove', { id: claim.id });
       expect(await journalDate(o, claimApproved.journalId)).toBe('2026-06-20');
-      await refused(o, o.keys.agent, 'books.expenseClaim', {
-        claimant: 'Sam', description: 'Fuel', amountCents: 5_500, spentOn: '2026-06-18', receiptRef: 'photo 2', issueDate: '2026-06-17',
-      }, 'BAD_REQUEST', 'issueDate');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.expenseClaim',
+        {
+          claimant: 'Sam',
+          description: 'Fuel',
+          amountCents: 5_500,
+          spentOn: '2026-06-18',
+          receiptRef: 'photo 2',
+          issueDate: '2026-06-17',
+        },
+        'BAD_REQUEST',
+        'issueDate',
+      );
 
       // Aged as at today: the invoice fell due on 24 June (21 days over), the bill on 5 July (10).
       const ar = await report(t, o, { type: 'aged_receivables' });
-      expect(ar.parties[0].items[0]).toMatchObject({ id: d.id, issuedOn: '2026-06-10', dueOn: '2026-06-24', daysOverdue: 21, bucket: '1-30', outstandingCents: 9_900 });
+      expect(ar.parties[0].items[0]).toMatchObject({
+        id: d.id,
+        issuedOn: '2026-06-10',
+        dueOn: '2026-06-24',
+        daysOverdue: 21,
+        bucket: '1-30',
+        outstandingCents: 9_900,
+      });
       const ap = await report(t, o, { type: 'aged_payables' });
       expect(ap.parties[0].items[0]).toMatchObject({ id: bill.id, issuedOn: '2026-06-05', dueOn: '2026-07-05', daysOverdue: 10 });
       // June's GST sees June's documents: the sale (1 000 less the 100 credited), the bill's 2 000 and the claim's 500.
@@ -129,15 +189,55 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
     it('an issueDate in the future is refused, naming it, on every document', async () => {
       clock = JUL15;
       const o = await t.org();
-      await refused(o, o.keys.agent, 'books.invoiceDraft', { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, issueDate: '2026-07-16' }, 'BAD_REQUEST', 'issueDate');
-      await refused(o, o.keys.agent, 'books.billCapture', { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, issueDate: '2026-07-16' }, 'BAD_REQUEST', 'issueDate');
-      await refused(o, o.keys.agent, 'books.expenseClaim', {
-        claimant: 'Sam', description: 'x', amountCents: 100, spentOn: '2026-07-15', receiptRef: 'r', issueDate: '2026-07-16',
-      }, 'BAD_REQUEST', 'issueDate');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceDraft',
+        { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, issueDate: '2026-07-16' },
+        'BAD_REQUEST',
+        'issueDate',
+      );
+      await refused(
+        o,
+        o.keys.agent,
+        'books.billCapture',
+        { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, issueDate: '2026-07-16' },
+        'BAD_REQUEST',
+        'issueDate',
+      );
+      await refused(
+        o,
+        o.keys.agent,
+        'books.expenseClaim',
+        {
+          claimant: 'Sam',
+          description: 'x',
+          amountCents: 100,
+          spentOn: '2026-07-15',
+          receiptRef: 'r',
+          issueDate: '2026-07-16',
+        },
+        'BAD_REQUEST',
+        'issueDate',
+      );
       const d = await draft(o);
       await ok(o.keys.agent, 'books.invoiceSend', { id: d.id });
-      await refused(o, o.keys.agent, 'books.invoiceCreditNote', { id: d.id, amountCents: 100, reason: 'x', issueDate: '2026-07-16' }, 'BAD_REQUEST', 'issueDate');
-      await refused(o, o.keys.agent, 'books.invoiceDraft', { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, issueDate: '2026-02-30' }, 'BAD_REQUEST', 'issueDate');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceCreditNote',
+        { id: d.id, amountCents: 100, reason: 'x', issueDate: '2026-07-16' },
+        'BAD_REQUEST',
+        'issueDate',
+      );
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceDraft',
+        { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, issueDate: '2026-02-30' },
+        'BAD_REQUEST',
+        'issueDate',
+      );
     });
 
     it('without issueDate an invoice is issued the day it is sent, as before', async () => {
@@ -161,10 +261,31 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       const own = await draft(o, { number: 'J-77' });
       expect(own.number).toBe('J-77');
       expect((await draft(o)).number).toBe('INV-0003');
-      const dup = await refused(o, o.keys.agent, 'books.invoiceDraft', { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, number: 'J-77' }, 'CONFLICT', 'number');
+      const dup = await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceDraft',
+        { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, number: 'J-77' },
+        'CONFLICT',
+        'number',
+      );
       expect(dup).toContain('J-77');
-      await refused(o, o.keys.agent, 'books.invoiceDraft', { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, number: 'INV-0002' }, 'CONFLICT', 'number');
-      await refused(o, o.keys.agent, 'books.invoiceDraft', { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, number: 'two\nlines' }, 'BAD_REQUEST', 'number');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceDraft',
+        { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, number: 'INV-0002' },
+        'CONFLICT',
+        'number',
+      );
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceDraft',
+        { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, number: 'two\nlines' },
+        'BAD_REQUEST',
+        'number',
+      );
       // A number given in the sequence's way is skipped, not repeated.
       await draft(o, { number: 'INV-0004' });
       expect((await draft(o)).number).toBe('INV-0005');
@@ -211,7 +332,14 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       // index, and the batch run again): every number in either range, from this organisation.
       const other = await t.org();
       await draft(other, { number: 'INV-9999' });
-      const read = await t.db.reader.all<{ number: string }>(NUMBER_WINDOW_SQL.two, [o.orgId, 'INV-9998', 'INV-9999', o.orgId, 'INV-10000', 'INV-10253']);
+      const read = await t.db.reader.all<{ number: string }>(NUMBER_WINDOW_SQL.two, [
+        o.orgId,
+        'INV-9998',
+        'INV-9999',
+        o.orgId,
+        'INV-10000',
+        'INV-10253',
+      ]);
       expect(read.map((r) => r.number).sort()).toEqual(['INV-10000', 'INV-10001', 'INV-10002', 'INV-10003', 'INV-9998', 'INV-9999']);
     });
 
@@ -249,7 +377,12 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
         await db.migrate({ throughId: 29 });
         await db.write(async (tx) => {
           for (const org of ['org_a', 'org_b']) {
-            await tx.run('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [org, `slug-${org}`, org, '2026-01-01T00:00:00.000Z']);
+            await tx.run('INSERT INTO organisations (id, slug, name, created_at) VALUES (?, ?, ?, ?)', [
+              org,
+              `slug-${org}`,
+              org,
+              '2026-01-01T00:00:00.000Z',
+            ]);
           }
           const invoice = (org: string, id: string, at: string) =>
             tx.run(
@@ -265,7 +398,9 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
           return null;
         });
         await db.migrate();
-        const rows = await db.reader.all<{ org_id: string; id: string; number: string }>('SELECT org_id, id, number FROM invoices ORDER BY org_id, number');
+        const rows = await db.reader.all<{ org_id: string; id: string; number: string }>(
+          'SELECT org_id, id, number FROM invoices ORDER BY org_id, number',
+        );
         expect(rows).toEqual([
           { org_id: 'org_a', id: 'inv_z', number: 'INV-0001' },
           { org_id: 'org_a', id: 'inv_a', number: 'INV-0002' },
@@ -273,7 +408,10 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
           { org_id: 'org_b', id: 'inv_c', number: 'INV-0001' },
         ]);
         const next = await db.reader.all<{ id: string; invoice_next: number }>('SELECT id, invoice_next FROM organisations ORDER BY id');
-        expect(next.map((r) => [r.id, Number(r.invoice_next)])).toEqual([['org_a', 4], ['org_b', 2]]);
+        expect(next.map((r) => [r.id, Number(r.invoice_next)])).toEqual([
+          ['org_a', 4],
+          ['org_b', 2],
+        ]);
       } finally {
         await db.close();
         await drop();
@@ -291,7 +429,13 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
         await ok(o.keys.agent, 'books.invoiceSend', { id: d.id });
         ids.push(d.id);
       }
-      const bill = await ok(o.keys.agent, 'books.billCapture', { payeeName: 'Timber Co', description: 'Oak', totalCents: 5_000, dueDays: 30, reference: 'PO-5521' });
+      const bill = await ok(o.keys.agent, 'books.billCapture', {
+        payeeName: 'Timber Co',
+        description: 'Oak',
+        totalCents: 5_000,
+        dueDays: 30,
+        reference: 'PO-5521',
+      });
       await approveBill(o, bill.id);
       await ok(o.keys.agent, 'books.feedLines', {
         lines: [
@@ -308,7 +452,11 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       const longer = byDesc('PAYMENT INV-00031').suggestions;
       expect(longer.some((s: { reasons: string[] }) => s.reasons.includes('reference'))).toBe(false);
       expect(byDesc('DEPOSIT').suggestions[0]).toMatchObject({ id: ids[1], reasons: ['amount', 'reference'] });
-      expect(byDesc('TRANSFER po 5521').suggestions[0]).toMatchObject({ kind: 'bill', id: bill.id, reasons: ['partial_amount', 'reference'] });
+      expect(byDesc('TRANSFER po 5521').suggestions[0]).toMatchObject({
+        kind: 'bill',
+        id: bill.id,
+        reasons: ['partial_amount', 'reference'],
+      });
     });
   });
 
@@ -323,7 +471,18 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       expect((await setProfile(o, { lockDate: null })).status).toBe(200);
       // The console form: the lock date beside its own message when refused.
       const s = await owner(o);
-      const form = { _csrf: s.csrf, name: o.slug, legalName: '', abn: '', gstRegistered: 'yes', gstBasis: 'accrual', basFrequency: 'quarterly', financialYearStartMonth: '7', invoicePrefix: 'INV-', invoiceNextNumber: '1' };
+      const form = {
+        _csrf: s.csrf,
+        name: o.slug,
+        legalName: '',
+        abn: '',
+        gstRegistered: 'yes',
+        gstBasis: 'accrual',
+        basFrequency: 'quarterly',
+        financialYearStartMonth: '7',
+        invoicePrefix: 'INV-',
+        invoiceNextNumber: '1',
+      };
       const future = await consoleForm(t, s, '/console/org', { ...form, lockDate: '2026-08-01' });
       expect(future.status).toBe(400);
       expect(future.text).toContain('lockDate must not be in the future');
@@ -352,8 +511,21 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       const inv = await draft(o, { issueDate: '2026-06-10' });
       await ok(o.keys.agent, 'books.invoiceSend', { id: inv.id });
       const lateDraft = await draft(o, { issueDate: '2026-06-20' });
-      const bill = await ok(o.keys.agent, 'books.billCapture', { payeeName: 'Timber Co', description: 'Oak', totalCents: 5_000, dueDays: 30, issueDate: '2026-06-20' });
-      const claim = await ok(o.keys.agent, 'books.expenseClaim', { claimant: 'Sam', description: 'Fuel', amountCents: 500, spentOn: '2026-06-20', receiptRef: 'r', issueDate: '2026-06-21' });
+      const bill = await ok(o.keys.agent, 'books.billCapture', {
+        payeeName: 'Timber Co',
+        description: 'Oak',
+        totalCents: 5_000,
+        dueDays: 30,
+        issueDate: '2026-06-20',
+      });
+      const claim = await ok(o.keys.agent, 'books.expenseClaim', {
+        claimant: 'Sam',
+        description: 'Fuel',
+        amountCents: 500,
+        spentOn: '2026-06-20',
+        receiptRef: 'r',
+        issueDate: '2026-06-21',
+      });
       const feed = await ok(o.keys.agent, 'books.feedLines', {
         lines: [
           { date: '2026-06-29', amountCents: 11_000, description: 'PAYMENT' },
@@ -366,23 +538,68 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
       clock = JUL15;
       expect((await setProfile(o, { lockDate: '2026-06-30' })).status).toBe(200);
       const june = { payeeName: 'A', description: 'x', totalCents: 100, dueDays: 7, issueDate: '2026-06-30' };
-      await refused(o, o.keys.agent, 'books.journalPost', {
-        date: '2026-06-30', memo: 'Accrual', lines: [{ accountCode: '6000', debitCents: 100 }, { accountCode: '3000', creditCents: 100 }],
-      }, 'BAD_REQUEST', 'date');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.journalPost',
+        {
+          date: '2026-06-30',
+          memo: 'Accrual',
+          lines: [
+            { accountCode: '6000', debitCents: 100 },
+            { accountCode: '3000', creditCents: 100 },
+          ],
+        },
+        'BAD_REQUEST',
+        'date',
+      );
       await refused(o, o.keys.agent, 'books.invoiceDraft', june, 'BAD_REQUEST', 'issueDate');
       await refused(o, o.keys.agent, 'books.billCapture', june, 'BAD_REQUEST', 'issueDate');
-      await refused(o, o.keys.agent, 'books.expenseClaim', {
-        claimant: 'Sam', description: 'x', amountCents: 100, spentOn: '2026-06-01', receiptRef: 'r', issueDate: '2026-06-01',
-      }, 'BAD_REQUEST', 'issueDate');
-      await refused(o, o.keys.agent, 'books.invoiceCreditNote', { id: inv.id, amountCents: 100, reason: 'x', issueDate: '2026-06-30' }, 'BAD_REQUEST', 'issueDate');
-      await refused(o, o.keys.agent, 'books.invoiceRecordPayment', { id: inv.id, amountCents: 100, date: '2026-06-30' }, 'BAD_REQUEST', 'date');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.expenseClaim',
+        {
+          claimant: 'Sam',
+          description: 'x',
+          amountCents: 100,
+          spentOn: '2026-06-01',
+          receiptRef: 'r',
+          issueDate: '2026-06-01',
+        },
+        'BAD_REQUEST',
+        'issueDate',
+      );
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceCreditNote',
+        { id: inv.id, amountCents: 100, reason: 'x', issueDate: '2026-06-30' },
+        'BAD_REQUEST',
+        'issueDate',
+      );
+      await refused(
+        o,
+        o.keys.agent,
+        'books.invoiceRecordPayment',
+        { id: inv.id, amountCents: 100, date: '2026-06-30' },
+        'BAD_REQUEST',
+        'date',
+      );
       // Documents dated before the lock moved over them cannot be posted now.
       await refused(o, o.keys.agent, 'books.invoiceSend', { id: lateDraft.id }, 'BAD_REQUEST', 'issueDate');
       await refused(o, o.keys.agent, 'books.expenseApprove', { id: claim.id }, 'BAD_REQUEST', 'id');
       const billApprove = await t.post(o.keys.agent, 'books.billApprove', { id: bill.id });
       expect(billApprove.body.ok).toBe(false);
       // Bank lines of June: not matched, not coded, not re-coded.
-      await refused(o, o.keys.agent, 'books.matchAccept', { lineId: payLine, target: { kind: 'invoice', id: inv.id } }, 'BAD_REQUEST', 'lineId');
+      await refused(
+        o,
+        o.keys.agent,
+        'books.matchAccept',
+        { lineId: payLine, target: { kind: 'invoice', id: inv.id } },
+        'BAD_REQUEST',
+        'lineId',
+      );
       await refused(o, o.keys.agent, 'books.lineRecode', { lineId: payLine, accountCode: '4100' }, 'BAD_REQUEST', 'lineId');
       await refused(o, o.keys.agent, 'books.lineRecode', { lineId: feeLine, accountCode: '6000' }, 'BAD_REQUEST', 'lineId');
       // After the lock date all of these go through.
@@ -407,7 +624,12 @@ describe.each(engines)('day one: issue dates, invoice numbers, references, lock 
     it('is judged by the server clock: an approval expires when the clock passes expiresAt', async () => {
       clock = JUL15;
       const o = await t.org();
-      const bill = await ok(o.keys.agent, 'books.billCapture', { payeeName: 'New Supplier', description: 'Oak', totalCents: 5_000, dueDays: 30 });
+      const bill = await ok(o.keys.agent, 'books.billCapture', {
+        payeeName: 'New Supplier',
+        description: 'Oak',
+        totalCents: 5_000,
+        dueDays: 30,
+      });
       const first = await t.post(o.keys.agent, 'books.billApprove', { id: bill.id });
       const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.body.error.message)?.[1];
       const req = await ok(o.keys.agent, 'approval.request', {

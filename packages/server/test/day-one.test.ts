@@ -6,14 +6,14 @@ import { engines, startTestServer, type TestServer } from './harness.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 /**
- * Issue 12's definition of done, as a newcomer would do it: take on a real business at the end of
+ * The day-one walkthrough, as a newcomer would do it: take on a real business at the end of
  * August 2026 — opening balances and the debtors and creditors still open — enter September's
  * invoices with their own numbers and dates, import September's CommBank statement
- * (../shared/data/bank/cba_netbank.csv, byte-exact) and reconcile it line by line until the
+ * (a real CommBank NetBank export, fixtures/bank/cba_netbank.csv, byte-exact) and reconcile it line by line until the
  * ledger's bank account equals the statement's closing balance and nothing is unreconciled.
  * The clock stands on 2 October 2026 (the injectable clock): nothing is back-dated by rewriting rows.
  */
-const statement = readFileSync(new URL('../../../../shared/data/bank/cba_netbank.csv', import.meta.url), 'utf8');
+const statement = readFileSync(new URL('./fixtures/bank/cba_netbank.csv', import.meta.url), 'utf8');
 const OPENING_BANK = 1_842_055; // 20 895.55 after the first line (01/09 +2 475.00)
 const CLOSING_BANK = 1_872_794; // the last balance in the file (30/09, after interest)
 
@@ -54,13 +54,53 @@ describe.each(engines)('day one: a real month, reconciled to the statement (%s)'
           { accountCode: '3000', creditCents: OPENING_BANK + 247_500 + 583_000 + 220_000 - 398_000 - 128_775 },
         ],
         invoices: [
-          { number: 'INV-1042', issueDate: '2026-08-04', dueDate: '2026-09-03', payeeName: 'Coastal Cafe Group', description: 'Counter joinery', totalCents: 247_500, outstandingCents: 247_500 },
-          { number: 'INV-1043', issueDate: '2026-08-11', dueDate: '2026-09-10', payeeName: 'M & J Renovations', description: 'Kitchen cabinetry', totalCents: 583_000, outstandingCents: 583_000 },
-          { number: 'INV-1044', issueDate: '2026-08-20', dueDate: '2026-09-19', payeeName: 'Tidewater Property', description: 'Strata repairs', totalCents: 220_000, outstandingCents: 220_000 },
+          {
+            number: 'INV-1042',
+            issueDate: '2026-08-04',
+            dueDate: '2026-09-03',
+            payeeName: 'Coastal Cafe Group',
+            description: 'Counter joinery',
+            totalCents: 247_500,
+            outstandingCents: 247_500,
+          },
+          {
+            number: 'INV-1043',
+            issueDate: '2026-08-11',
+            dueDate: '2026-09-10',
+            payeeName: 'M & J Renovations',
+            description: 'Kitchen cabinetry',
+            totalCents: 583_000,
+            outstandingCents: 583_000,
+          },
+          {
+            number: 'INV-1044',
+            issueDate: '2026-08-20',
+            dueDate: '2026-09-19',
+            payeeName: 'Tidewater Property',
+            description: 'Strata repairs',
+            totalCents: 220_000,
+            outstandingCents: 220_000,
+          },
         ],
         bills: [
-          { payeeName: 'Coastal Timber Supplies', reference: 'CTS-88412', issueDate: '2026-08-14', dueDate: '2026-09-13', description: 'Hardwood', totalCents: 398_000, outstandingCents: 398_000 },
-          { payeeName: 'Northside Hardware', reference: 'NH-2207', issueDate: '2026-08-25', dueDate: '2026-09-24', description: 'Hinges and fixings', totalCents: 128_775, outstandingCents: 128_775 },
+          {
+            payeeName: 'Coastal Timber Supplies',
+            reference: 'CTS-88412',
+            issueDate: '2026-08-14',
+            dueDate: '2026-09-13',
+            description: 'Hardwood',
+            totalCents: 398_000,
+            outstandingCents: 398_000,
+          },
+          {
+            payeeName: 'Northside Hardware',
+            reference: 'NH-2207',
+            issueDate: '2026-08-25',
+            dueDate: '2026-09-24',
+            description: 'Hinges and fixings',
+            totalCents: 128_775,
+            outstandingCents: 128_775,
+          },
         ],
       }),
     );
@@ -79,7 +119,16 @@ describe.each(engines)('day one: a real month, reconciled to the statement (%s)'
       ['INV-1045', '2026-09-01', 165_000],
       ['INV-1046', '2026-09-02', 154_000],
     ] as const) {
-      const d = ok(await post('books.invoiceDraft', { number, issueDate, payeeName: 'Baker St Dental', description: 'Surgery fit-out', totalCents, dueDays: 14 }));
+      const d = ok(
+        await post('books.invoiceDraft', {
+          number,
+          issueDate,
+          payeeName: 'Baker St Dental',
+          description: 'Surgery fit-out',
+          totalCents,
+          dueDays: 14,
+        }),
+      );
       expect(d.number).toBe(number);
       ok(await post('books.invoiceSend', { id: d.id }));
       byNumber.set(number, d.id);
@@ -88,14 +137,25 @@ describe.each(engines)('day one: a real month, reconciled to the statement (%s)'
     const billByRef = new Map<string, string>(bills.map((b) => [b.reference, b.id]));
     // The carried-in bills are held as billCapture would hold them (new payees): a human approves
     // each, with its bank details, before anything pays it. Approval posts nothing again.
-    expect(bills.map((b) => [b.status, b.heldReason])).toEqual([['held', 'NEW_PAYEE'], ['held', 'NEW_PAYEE']]);
+    expect(bills.map((b) => [b.status, b.heldReason])).toEqual([
+      ['held', 'NEW_PAYEE'],
+      ['held', 'NEW_PAYEE'],
+    ]);
     for (const b of bills) {
       const first = await post('books.billApprove', { id: b.id });
       expect(first.status).toBe(423);
       const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.body.error.message)?.[1];
-      const req = ok(await post('approval.request', { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: b.id } }));
+      const req = ok(
+        await post('approval.request', {
+          actionClass: 'books.bill_approve',
+          payloadHash,
+          subject: { kind: 'books.signature', subjectId: b.id },
+        }),
+      );
       await decide(t, org, req.approvalId, true);
-      expect(ok(await post('books.billApprove', { id: b.id, approvalId: req.approvalId }, { 'x-idempotency-key': freshKey() })).status).toBe('approved');
+      expect(
+        ok(await post('books.billApprove', { id: b.id, approvalId: req.approvalId }, { 'x-idempotency-key': freshKey() })).status,
+      ).toBe('approved');
     }
 
     // 3. The statement, as the bank wrote it: the export duplicate is skipped, not imported.
@@ -146,7 +206,12 @@ describe.each(engines)('day one: a real month, reconciled to the statement (%s)'
     // 6. Reconciled: the ledger's bank account is the statement's closing balance.
     const after = ok(await post('books.feedLinesList', { status: 'unreconciled' }));
     expect(after.lines).toEqual([]);
-    expect(after.summary).toMatchObject({ accountCode: '1000', ledgerBalanceCents: CLOSING_BANK, unreconciledLines: 0, unreconciledCents: 0 });
+    expect(after.summary).toMatchObject({
+      accountCode: '1000',
+      ledgerBalanceCents: CLOSING_BANK,
+      unreconciledLines: 0,
+      unreconciledCents: 0,
+    });
     // The documents settled, and the one part-paid invoice still owes the rest.
     const open = ok(await post('books.invoices', { status: 'part_paid' })).invoices as any[];
     expect(open.map((i) => [i.number, i.outstandingCents])).toEqual([['INV-1044', 120_000]]);

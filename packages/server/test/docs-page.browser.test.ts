@@ -6,7 +6,7 @@ import { DOCS_PATHS } from '../src/http/docs-route.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 /**
- * The API reference at /docs in a real browser (issue 11 item 2): Debian's Chromium driven by
+ * The API reference at /docs in a real browser : Debian's Chromium driven by
  * playwright-core, as console.browser.test.ts launches it. Every request to anything but the
  * test server is aborted and recorded: the page must render the methods with none, and with no
  * Content-Security-Policy violation. SQLite only: nothing here touches the database.

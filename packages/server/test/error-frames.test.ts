@@ -4,7 +4,7 @@ import { engines, startTestServer, type TestServer } from './harness.js';
 import { decide, freshKey } from './signature-helpers.js';
 
 /**
- * One hold shape (issue 11 item 3): a PB-B1 refusal carries the approval to file as data
+ * One hold shape: the refusal to approve a held bill carries the approval to file as data
  * (`error.approval`), and a refused parameter is named in `error.field`, so that no client parses
  * prose.
  */
@@ -32,14 +32,26 @@ describe.each(engines)('error frames (%s)', (engine) => {
 
   it('names the first offending parameter of a POST in error.field', async () => {
     const o = await t.org();
-    const r = await t.post(o.keys.agent, 'books.invoiceDraft', { payeeName: 'Acme', description: 'x', totalCents: 0, dueDays: 7, colour: 1 });
+    const r = await t.post(o.keys.agent, 'books.invoiceDraft', {
+      payeeName: 'Acme',
+      description: 'x',
+      totalCents: 0,
+      dueDays: 7,
+      colour: 1,
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toEqual({
       code: 'BAD_REQUEST',
       message: expect.stringContaining('totalCents: '),
       field: 'totalCents',
     });
-    const unknown = await t.post(o.keys.agent, 'books.invoiceDraft', { payeeName: 'Acme', description: 'x', totalCents: 100, dueDays: 7, colour: 1 });
+    const unknown = await t.post(o.keys.agent, 'books.invoiceDraft', {
+      payeeName: 'Acme',
+      description: 'x',
+      totalCents: 100,
+      dueDays: 7,
+      colour: 1,
+    });
     expect(unknown.body.error.field).toBe('colour');
   });
 
@@ -60,9 +72,14 @@ describe.each(engines)('error frames (%s)', (engine) => {
     expect(badJson.body.error).not.toHaveProperty('field');
   });
 
-  it('a PB-B1 refusal carries error.approval: filing it as given and retrying with the proof approves the bill', async () => {
+  it('the refusal to approve a held bill carries error.approval: filing it as given and retrying with the proof approves the bill', async () => {
     const o = await t.org();
-    const cap = await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'New Supplier Pty Ltd', description: 'Fit-out', totalCents: 900_000, dueDays: 14 });
+    const cap = await t.post(o.keys.agent, 'books.billCapture', {
+      payeeName: 'New Supplier Pty Ltd',
+      description: 'Fit-out',
+      totalCents: 900_000,
+      dueDays: 14,
+    });
     expect(cap.body.result.heldReason).toBeTruthy();
     const refused = await t.post(o.keys.agent, 'books.billApprove', { id: cap.body.result.id });
     expect(refused.status).toBe(423);
@@ -73,7 +90,7 @@ describe.each(engines)('error frames (%s)', (engine) => {
       payloadHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       subject: { kind: 'books.signature', subjectId: cap.body.result.id, summary: expect.any(String) },
     });
-    // The prose still says the same (seed §7), and the structured hash is the one it names.
+    // The message still names the payload hash to file, and the structured hash is the one it names.
     expect(refused.body.error.message).toContain(approval.payloadHash);
 
     const req = await t.post(o.keys.agent, 'approval.request', approval);

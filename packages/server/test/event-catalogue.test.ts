@@ -16,7 +16,7 @@ import { inUnitOfWork } from '../src/write-path.js';
 import { checkOrgEvents, engines, startTestServer, uniqueName, type TestServer } from './harness.js';
 
 /**
- * The event catalogue (issue 11 item 1, protocol events.ts): one declaration per kind, each
+ * The event catalogue (protocol events.ts): one declaration per kind, each
  * naming the declarations that emit it, and a checker that refuses what a declaration does not
  * describe. The harness runs the checker over every event of every test (harness.ts close()).
  */
@@ -60,7 +60,11 @@ describe('the event catalogue', () => {
     expect(artifact.events).toHaveLength(eventKinds.length);
     const send = artifact.events.find((e) => e.kind === events.invoiceSend.kind);
     expect(send).toMatchObject({ family: 'books', emittedBy: ['books.invoiceSend'] });
-    expect(send?.payload).toMatchObject({ type: 'object', additionalProperties: false, required: expect.arrayContaining(['payee', 'journalId']) });
+    expect(send?.payload).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      required: expect.arrayContaining(['payee', 'journalId']),
+    });
     const pair = artifact.events.find((e) => e.kind === events.orgAgentPair.kind);
     expect(pair?.emittedBy).toEqual(['org/pair']);
     expect(JSON.parse(JSON.stringify(artifact))).toEqual(artifact);
@@ -77,7 +81,11 @@ describe('checkEvent refuses what the catalogue does not describe', () => {
   it.each([
     ['an unknown kind', { ...claimed, kind: 'board.item.teleported' }, 'kind board.item.teleported is not declared in the event catalogue'],
     ['another family', { ...claimed, family: 'books' }, 'family is books, declared board'],
-    ['a key the schema does not declare', { ...claimed, payload: { ...claimed.payload, secret: 'x' } }, 'payload: Unrecognized key: "secret"'],
+    [
+      'a key the schema does not declare',
+      { ...claimed, payload: { ...claimed.payload, secret: 'x' } },
+      'payload: Unrecognized key: "secret"',
+    ],
     ['a missing key', { ...claimed, payload: { claimedBy: 'agt_1' } }, 'payload.col:'],
     ['a wrong type', { ...claimed, payload: { claimedBy: 7, col: 'claimed' } }, 'payload.claimedBy:'],
     ['a null payload', { ...claimed, payload: null }, 'payload:'],
@@ -88,8 +96,14 @@ describe('checkEvent refuses what the catalogue does not describe', () => {
 
   it('names the nested path that fails', () => {
     const payload = {
-      runId: 'run_1', billIds: ['bill_1'], billCount: 1, totalCents: 100, paymentDate: '2026-01-01', fundingAccount: null,
-      fileName: 'run_1.aba', journalId: 'jnl_1',
+      runId: 'run_1',
+      billIds: ['bill_1'],
+      billCount: 1,
+      totalCents: 100,
+      paymentDate: '2026-01-01',
+      fundingAccount: null,
+      fileName: 'run_1.aba',
+      journalId: 'jnl_1',
       bills: [{ id: 'bill_1', payee: 'A', totalCents: 100, amountCents: 100.5, heldReason: null, runId: 'run_1' }],
     };
     expect(checkEvent({ family: 'books', kind: events.billRunExecute.kind, payload })).toEqual([
@@ -110,13 +124,20 @@ describe.each(engines)('the harness checks stored events against the catalogue (
 
   it('passes events written through the API and refuses a stored payload its declaration does not describe, naming seq, kind and path', async () => {
     // Not registered with the harness (t.org would be checked at close, and this one is broken on purpose).
-    const org = await createOrg(t.db, { name: uniqueName('Catalogue'), slug: uniqueName('cat').toLowerCase().replace(/_/g, '-'), decisionRights: true });
+    const org = await createOrg(t.db, {
+      name: uniqueName('Catalogue'),
+      slug: uniqueName('cat').toLowerCase().replace(/_/g, '-'),
+      decisionRights: true,
+    });
     const task = await t.post(org.keys.agent, board.createTask.name, { title: 'Reconcile March' });
     expect(task.status).toBe(200);
     await checkOrgEvents(t.db, org.orgId);
     await inUnitOfWork(t.db, org.orgId, 'agt_test', async (uow) => {
       // A buggy emit site: the type system would refuse this payload, so it is forced.
-      await uow.emit(events.itemClaimed, { entityId: task.body.result.id as string, payload: { claimedBy: 'agt_test', col: 'done' } as never });
+      await uow.emit(events.itemClaimed, {
+        entityId: task.body.result.id as string,
+        payload: { claimedBy: 'agt_test', col: 'done' } as never,
+      });
       return {};
     });
     await expect(checkOrgEvents(t.db, org.orgId)).rejects.toThrow(

@@ -1,5 +1,5 @@
 /**
- * Issue 14 goal 3: `GET events` writes each row's JSON directly (ledger/read.ts eventJson), the
+ * `GET events` writes each row's JSON directly (ledger/read.ts eventJson), the
  * common strings without JSON.stringify. The text must stay what JSON.stringify writes for the
  * row with its stored canonical payload spliced in, whatever the stored columns hold — awkward
  * characters, lone surrogates, a payload that is not canonical JSON (served as a JSON string).
@@ -32,7 +32,20 @@ function reference(e: Stored, payloadIsCanonical: boolean): string {
   return text.replace(JSON.stringify(marker), payloadIsCanonical ? e.payload : JSON.stringify(e.payload));
 }
 
-const AWKWARD = ['', 'plain', 'a"b', 'back\\slash', '\n\t\b\f\r', '\u0000\u001f\u007f', 'é 🧾', '\u2028', '\ud800', 'x\udfffy', '\ud83d\ude00', '</script>'];
+const AWKWARD = [
+  '',
+  'plain',
+  'a"b',
+  'back\\slash',
+  '\n\t\b\f\r',
+  '\u0000\u001f\u007f',
+  'é 🧾',
+  '\u2028',
+  '\ud800',
+  'x\udfffy',
+  '\ud83d\ude00',
+  '</script>',
+];
 
 const base: Stored = {
   seq: 12,
@@ -46,7 +59,7 @@ const base: Stored = {
   row_hash: 'cd'.repeat(32),
 };
 
-describe('events rows on the wire (issue 14)', () => {
+describe('events rows on the wire', () => {
   it('awkward strings in every text column: the text JSON.stringify writes, and it parses back', () => {
     for (const s of AWKWARD) {
       for (const column of ['family', 'kind', 'entity_id', 'actor', 'at', 'prev_hash', 'row_hash'] as const) {
@@ -88,7 +101,12 @@ describe.each(engines)('column-array reads give the same rows as object reads (%
     t = await startTestServer(engine);
     org = await t.org();
     await t.post(org.keys.agent, 'board.createTask', { title: 'Ünïcode "quoted" \\ tâche 🧾', priority: 'high' });
-    await t.post(org.keys.agent, 'books.invoiceDraft', { payeeName: 'Harbour "Cafe"', description: 'Catering\twith a tab', totalCents: 110_000, dueDays: 14 });
+    await t.post(org.keys.agent, 'books.invoiceDraft', {
+      payeeName: 'Harbour "Cafe"',
+      description: 'Catering\twith a tab',
+      totalCents: 110_000,
+      dueDays: 14,
+    });
   });
   afterAll(async () => t.close());
 
@@ -97,7 +115,12 @@ describe.each(engines)('column-array reads give the same rows as object reads (%
     expect(typeof reader.values).toBe('function');
     // The same Queryable without values(): the fallback over eventsAfter.
     const objectsOnly: Queryable = { all: (s, p) => reader.all(s, p), get: (s, p) => reader.get(s, p), run: (s, p) => reader.run(s, p) };
-    for (const [cursor, limit] of [[0, 500], [1, 2], [0, 1], [10_000, 5]] as const) {
+    for (const [cursor, limit] of [
+      [0, 500],
+      [1, 2],
+      [0, 1],
+      [10_000, 5],
+    ] as const) {
       const fast = await eventsPageJson(reader, org.orgId, cursor, limit);
       const slow = await eventsPageJson(objectsOnly, org.orgId, cursor, limit);
       expect(fast).toEqual(slow);

@@ -22,13 +22,26 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     t.post(
       o.keys.agent,
       'books.expenseClaim',
-      { claimant: 'Mia Chen', description: 'Officeworks stationery', amountCents: 8_745, spentOn: today(), receiptRef: 'rcpt_demo', ...params },
+      {
+        claimant: 'Mia Chen',
+        description: 'Officeworks stationery',
+        amountCents: 8_745,
+        spentOn: today(),
+        receiptRef: 'rcpt_demo',
+        ...params,
+      },
       headers,
     );
 
   const pay = (o: CreatedOrg, claimId: string, amountCents: number) =>
     inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-      const { record, ...applied } = await applyClaimPayment(uow, { claimId, amountCents, date: today(), reference: 'EFT', journalId: newJournalId() });
+      const { record, ...applied } = await applyClaimPayment(uow, {
+        claimId,
+        amountCents,
+        date: today(),
+        reference: 'EFT',
+        journalId: newJournalId(),
+      });
       await record((await uow.emit(testFixture, { entityId: claimId, payload: null })).ledgerId);
       return applied;
     });
@@ -89,7 +102,15 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     expect(ev).toMatchObject({ kind: 'books.expense.approve', entity_id: c.id, payload: { journalId: r.body.result.journalId } });
     expect(ev.row_hash.startsWith(r.body.result.ledgerId)).toBe(true);
     expect(await journalLines(t, org.orgId, r.body.result.journalId)).toEqual([
-      { account_code: '6600', debit_cents: 7_950, credit_cents: 0, tax_code: 'GST_ON_EXPENSES', tax_base_cents: 8_745, gst_cents: 795, doc_id: null },
+      {
+        account_code: '6600',
+        debit_cents: 7_950,
+        credit_cents: 0,
+        tax_code: 'GST_ON_EXPENSES',
+        tax_base_cents: 8_745,
+        gst_cents: 795,
+        doc_id: null,
+      },
       { account_code: '1200', debit_cents: 795, credit_cents: 0, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: null },
       { account_code: '2500', debit_cents: 0, credit_cents: 8_745, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: c.id },
     ]);
@@ -102,10 +123,12 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     const c = (await claim(org, { taxCode: 'GST_FREE_EXPENSES', amountCents: 4_560, description: 'Fruit' })).body.result;
     expect(c).toMatchObject({ gstCents: 0, accountCode: '6000' });
     const r = await t.post(org.keys.agent, 'books.expenseApprove', { id: c.id });
-    expect((await journalLines(t, org.orgId, r.body.result.journalId)).map((l) => [l.account_code, l.debit_cents, l.credit_cents])).toEqual([
-      ['6000', 4_560, 0],
-      ['2500', 0, 4_560],
-    ]);
+    expect((await journalLines(t, org.orgId, r.body.result.journalId)).map((l) => [l.account_code, l.debit_cents, l.credit_cents])).toEqual(
+      [
+        ['6000', 4_560, 0],
+        ['2500', 0, 4_560],
+      ],
+    );
   });
 
   it('expenseReject is final; illegal moves name the state', async () => {
@@ -113,7 +136,10 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     const rej = await t.post(org.keys.agent, 'books.expenseReject', { id: c.id, reason: 'personal purchase' });
     expect(rej.body.result).toMatchObject({ status: 'rejected', note: 'personal purchase' });
     expect((await eventsOf(t, org)).at(-1)).toMatchObject({ kind: 'books.expense.reject', payload: { reason: 'personal purchase' } });
-    expect((await t.post(org.keys.agent, 'books.expenseReject', { id: c.id, reason: 'again' })).body.result).toMatchObject({ noop: true, ledgerId: rej.body.result.ledgerId });
+    expect((await t.post(org.keys.agent, 'books.expenseReject', { id: c.id, reason: 'again' })).body.result).toMatchObject({
+      noop: true,
+      ledgerId: rej.body.result.ledgerId,
+    });
     const approve = await t.post(org.keys.agent, 'books.expenseApprove', { id: c.id });
     expect(approve.status).toBe(409);
     expect(approve.body.error.message).toBe(`expense claim ${c.id} is rejected; only a submitted claim can be approved`);
@@ -148,10 +174,25 @@ describe.each(engines)('expense claims (%s)', (engine) => {
       ['books.expenseApprove', { id: submitted.id, reason: 'x' }, 400, 'reason: unknown field'],
       ['books.expenseReject', { id: submitted.id, reason: '' }, 400, 'reason: must not be empty'],
       ['books.expenseReject', { id: submitted.id, reason: 'x'.repeat(501) }, 400, 'reason: must be at most 500 characters'],
-      ['books.expenseApprove', { id: rejected.id }, 409, `expense claim ${rejected.id} is rejected; only a submitted claim can be approved`],
+      [
+        'books.expenseApprove',
+        { id: rejected.id },
+        409,
+        `expense claim ${rejected.id} is rejected; only a submitted claim can be approved`,
+      ],
       ['books.expenseApprove', { id: paid.id }, 409, `expense claim ${paid.id} is paid; only a submitted claim can be approved`],
-      ['books.expenseReject', { id: approved.id, reason: 'x' }, 409, `expense claim ${approved.id} is approved; only a submitted claim can be rejected`],
-      ['books.expenseReject', { id: paid.id, reason: 'x' }, 409, `expense claim ${paid.id} is paid; only a submitted claim can be rejected`],
+      [
+        'books.expenseReject',
+        { id: approved.id, reason: 'x' },
+        409,
+        `expense claim ${approved.id} is approved; only a submitted claim can be rejected`,
+      ],
+      [
+        'books.expenseReject',
+        { id: paid.id, reason: 'x' },
+        409,
+        `expense claim ${paid.id} is paid; only a submitted claim can be rejected`,
+      ],
       ['books.expenseApprove', { id: 'clm_nope' }, 404, 'expense claim clm_nope not found'],
       ['books.expenseReject', { id: 'clm_nope', reason: 'x' }, 404, 'expense claim clm_nope not found'],
     ];
@@ -162,7 +203,12 @@ describe.each(engines)('expense claims (%s)', (engine) => {
       expect(r.body, method).toEqual(refusal(code[status] ?? String(status), message));
     }
     expect((await eventsOf(t, o)).length).toBe(before);
-    expect(await Promise.all([submitted.id, rejected.id, approved.id, paid.id].map(statusOf))).toEqual(['submitted', 'rejected', 'approved', 'paid']);
+    expect(await Promise.all([submitted.id, rejected.id, approved.id, paid.id].map(statusOf))).toEqual([
+      'submitted',
+      'rejected',
+      'approved',
+      'paid',
+    ]);
     expect(await journalsOf(t, o.orgId, submitted.id)).toEqual([]);
   });
 
@@ -173,9 +219,22 @@ describe.each(engines)('expense claims (%s)', (engine) => {
     await t.post(o.keys.agent, 'books.expenseApprove', { id: a.id });
     expect(await openClaimsAsOf(t.db.reader, o.orgId, inDays(-1))).toEqual([]);
     expect(await openClaimsAsOf(t.db.reader, o.orgId, today())).toEqual([
-      { id: a.id, kind: 'claim', party: 'Mia Chen', reference: 'rcpt_demo', issuedOn: today(), postedOn: today(), dueOn: today(), totalCents: 11_000, outstandingCents: 11_000 },
+      {
+        id: a.id,
+        kind: 'claim',
+        party: 'Mia Chen',
+        reference: 'rcpt_demo',
+        issuedOn: today(),
+        postedOn: today(),
+        dueOn: today(),
+        totalCents: 11_000,
+        outstandingCents: 11_000,
+      },
     ]);
-    await expect(pay(o, submitted.id, 1)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/is submitted; only an approved claim/) });
+    await expect(pay(o, submitted.id, 1)).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/is submitted; only an approved claim/),
+    });
     expect(await pay(o, a.id, 1_000)).toEqual({ status: 'approved', outstandingCents: 10_000 });
     await expect(pay(o, a.id, 10_001)).rejects.toMatchObject({
       code: 'BAD_REQUEST',

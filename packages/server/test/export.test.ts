@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 4: `finance-desk export` writes an organisation's journals, documents and reports
+ * `finance-desk export` writes an organisation's journals, documents and reports
  * as CSV, through the same declared reads the API serves.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvCell, exportOrganisation, reportRows } from '../src/ops/export.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, runCli, startTestServer, type TestServer } from './harness.js';
+import { engines, runCliInProcess, startTestServer, type TestServer } from './harness.js';
 
 /** A small RFC 4180 reader for the test (quoted cells, doubled quotes, CRLF). */
 function parseCsv(text: string): string[][] {
@@ -19,13 +19,22 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i += 1) {
     const c = text[i] as string;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), (i += 1);
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), (i += 1);
-    else cell += c;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i += 1;
+    } else cell += c;
   }
   return rows;
 }
@@ -59,7 +68,7 @@ describe('csv cells', () => {
   });
 });
 
-describe.each(engines)('export on %s (issue 13 item 4)', (engine) => {
+describe.each(engines)('export on %s', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
   let dir: string;
@@ -122,22 +131,22 @@ describe.each(engines)('export on %s (issue 13 item 4)', (engine) => {
   });
 
   it('refuses a directory that is not empty', async () => {
-    await expect(exportOrganisation(t.db, { orgId: org.orgId, orgSlug: org.slug, from: '2000-01-01', to: '2000-01-02', dir: join(dir, 'a') })).rejects.toThrow(
-      /--dir: .* is not empty/,
-    );
+    await expect(
+      exportOrganisation(t.db, { orgId: org.orgId, orgSlug: org.slug, from: '2000-01-01', to: '2000-01-02', dir: join(dir, 'a') }),
+    ).rejects.toThrow(/--dir: .* is not empty/);
   });
 });
 
 describe('finance-desk export arguments', () => {
-  it('names the bad flag', () => {
+  it('names the bad flag', async () => {
     const db = `sqlite:${join(mkdtempSync(join(tmpdir(), 'fd-export-cli-')), 'fd.db')}`;
-    const bad = runCli(db, 'export', '--org', 'x', '--from', '2026-13-01', '--to', '2026-12-31');
+    const bad = await runCliInProcess(db, 'export', '--org', 'x', '--from', '2026-13-01', '--to', '2026-12-31');
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--from: must be a date YYYY-MM-DD, got "2026-13-01"');
-    const order = runCli(db, 'export', '--org', 'x', '--from', '2026-12-01', '--to', '2026-11-30');
+    const order = await runCliInProcess(db, 'export', '--org', 'x', '--from', '2026-12-01', '--to', '2026-11-30');
     expect(order.code).toBe(2);
     expect(order.err).toContain('--to: must be on or after --from (2026-12-01)');
-    const none = runCli(db, 'export', '--org', 'nobody', '--from', '2026-11-01', '--to', '2026-11-30');
+    const none = await runCliInProcess(db, 'export', '--org', 'nobody', '--from', '2026-11-01', '--to', '2026-11-30');
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/organisation.*nobody/);
   });

@@ -18,7 +18,13 @@ import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
  * shows every field the file carries; a record changed after the hold cannot ride on the approval.
  * Through HTTP on both engines.
  */
-const DETAILS = { bankCode: 'CBA', apcaUserId: '301500', userName: 'Kettle Joinery', remitterName: 'Kettle Join', accountTitle: 'Kettle operating' };
+const DETAILS = {
+  bankCode: 'CBA',
+  apcaUserId: '301500',
+  userName: 'Kettle Joinery',
+  remitterName: 'Kettle Join',
+  accountTitle: 'Kettle operating',
+};
 const OPERATING = { kind: 'bank', name: 'Operating', bsb: '062-000', accountNumber: '12345678', ...DETAILS };
 
 describe.each(engines)('funding accounts (%s)', (engine) => {
@@ -43,10 +49,29 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     return r.body.result.accounts as any[];
   };
   const twoBills = async (o: CreatedOrg) => [
-    await approvedBill(t, o, { payeeName: 'Coastal Timber', description: 'Timber', totalCents: 12_345, ...bank('062-703', '11223344', 'Coastal Timber') }),
-    await approvedBill(t, o, { payeeName: 'Northside Hardware', description: 'Screws', totalCents: 5_000, ...bank('083-047', '587412369', 'Northside Hardware') }),
+    await approvedBill(t, o, {
+      payeeName: 'Coastal Timber',
+      description: 'Timber',
+      totalCents: 12_345,
+      ...bank('062-703', '11223344', 'Coastal Timber'),
+    }),
+    await approvedBill(t, o, {
+      payeeName: 'Northside Hardware',
+      description: 'Screws',
+      totalCents: 5_000,
+      ...bank('083-047', '587412369', 'Northside Hardware'),
+    }),
   ];
-  const cardFields = (f: { bsb: string; accountNumber: string; title: string; bankCode: string; apcaUserId: string; userName: string; remitterName: string; selfBalancing: boolean }) => [
+  const cardFields = (f: {
+    bsb: string;
+    accountNumber: string;
+    title: string;
+    bankCode: string;
+    apcaUserId: string;
+    userName: string;
+    remitterName: string;
+    selfBalancing: boolean;
+  }) => [
     `funding account BSB ${f.bsb} account number ${f.accountNumber}`,
     `account title "${f.title}"`,
     `bank code ${f.bankCode}`,
@@ -63,13 +88,32 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     expect(op).toMatchObject({ accountCode: '1010', ...DETAILS, directEntry: { ...DETAILS } });
     const partial = await createAccount(s, { kind: 'bank', name: 'Savings', bsb: '062-000', accountNumber: '7654321', bankCode: 'CBA' });
     expect(partial).toMatchObject({ bankCode: 'CBA', apcaUserId: null, directEntry: null });
-    const card = await consoleJson(t, s, 'POST', '/console/api/bank-accounts', { kind: 'credit_card', name: 'Visa', bankCode: 'CBA', apcaUserId: '12' });
+    const card = await consoleJson(t, s, 'POST', '/console/api/bank-accounts', {
+      kind: 'credit_card',
+      name: 'Visa',
+      bankCode: 'CBA',
+      apcaUserId: '12',
+    });
     expect(card.status).toBe(400);
     expect(card.body.error.message).toContain('bankCode: is only for a bank account');
     expect(card.body.error.message).toContain('apcaUserId: must be the 6-digit Direct Entry user id');
     // 1000 gets a record: its chart account stays (one row, its name), the list shows it once, by its record.
-    const main = await createAccount(s, { kind: 'bank', name: 'Main cheque', accountCode: '1000', bsb: '034-702', accountNumber: '458921', ...DETAILS, accountTitle: undefined });
-    expect(main).toMatchObject({ id: expect.stringMatching(/^bac_/), accountCode: '1000', isDefault: true, accountTitle: null, directEntry: { ...DETAILS, accountTitle: DETAILS.userName } });
+    const main = await createAccount(s, {
+      kind: 'bank',
+      name: 'Main cheque',
+      accountCode: '1000',
+      bsb: '034-702',
+      accountNumber: '458921',
+      ...DETAILS,
+      accountTitle: undefined,
+    });
+    expect(main).toMatchObject({
+      id: expect.stringMatching(/^bac_/),
+      accountCode: '1000',
+      isDefault: true,
+      accountTitle: null,
+      directEntry: { ...DETAILS, accountTitle: DETAILS.userName },
+    });
     const twice = await consoleJson(t, s, 'POST', '/console/api/bank-accounts', { kind: 'bank', name: 'Other main', accountCode: '1000' });
     expect(twice.status).toBe(409);
     const listed = await accounts(o);
@@ -95,9 +139,15 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     const o = await t.org();
     const s = await owner(o);
     const op = await createAccount(s, OPERATING);
-    const changed = await consoleJson(t, s, 'POST', `/console/api/bank-accounts/${op.id}`, { remitterName: 'Kettle Pay', accountTitle: null });
+    const changed = await consoleJson(t, s, 'POST', `/console/api/bank-accounts/${op.id}`, {
+      remitterName: 'Kettle Pay',
+      accountTitle: null,
+    });
     expect(changed.status, changed.text).toBe(200);
-    expect(changed.body.result).toMatchObject({ changed: ['remitterName', 'accountTitle'], account: { remitterName: 'Kettle Pay', accountTitle: null } });
+    expect(changed.body.result).toMatchObject({
+      changed: ['remitterName', 'accountTitle'],
+      account: { remitterName: 'Kettle Pay', accountTitle: null },
+    });
     const same = await consoleJson(t, s, 'POST', `/console/api/bank-accounts/${op.id}`, { remitterName: 'Kettle Pay' });
     expect(same.body.result).toMatchObject({ noop: true, changed: [], ledgerId: null });
     const unpaired = await consoleJson(t, s, 'POST', `/console/api/bank-accounts/${op.id}`, { bsb: null });
@@ -110,7 +160,12 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     const other = await t.org();
     const os = await owner(other);
     expect((await consoleJson(t, os, 'POST', `/console/api/bank-accounts/${op.id}`, { bankCode: 'WBC' })).status).toBe(404);
-    const clerk = await addUser(t.db, { orgId: o.orgId, email: `clerk-${o.slug}@example.com`, role: 'bookkeeper', password: 'correct horse battery' });
+    const clerk = await addUser(t.db, {
+      orgId: o.orgId,
+      email: `clerk-${o.slug}@example.com`,
+      role: 'bookkeeper',
+      password: 'correct horse battery',
+    });
     const cs = await consoleSignIn(t, o.slug, clerk.email, 'correct horse battery');
     expect((await consoleJson(t, cs, 'POST', `/console/api/bank-accounts/${op.id}`, { bankCode: 'WBC' })).status).toBe(403);
     expect((await consoleGet(t, cs, `/console/bank-accounts/${op.id}`)).status).toBe(403);
@@ -119,7 +174,14 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('value="Kettle Pay"');
     const form = await consoleForm(t, s, `/console/bank-accounts/${op.id}`, {
-      _csrf: s.csrf, bsb: '062-000', accountNumber: '12345678', bankCode: 'CBA', apcaUserId: '301501', userName: 'Kettle Joinery', remitterName: 'Kettle Pay', accountTitle: '',
+      _csrf: s.csrf,
+      bsb: '062-000',
+      accountNumber: '12345678',
+      bankCode: 'CBA',
+      apcaUserId: '301501',
+      userName: 'Kettle Joinery',
+      remitterName: 'Kettle Pay',
+      accountTitle: '',
     });
     expect(form.status, form.text).toBe(303);
     expect(form.headers.get('location')).toBe('/console/bank-accounts?updated=1010');
@@ -145,7 +207,16 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     const { hold, approvalId } = await heldAndRequested(t, o, 'books.billScheduleRun', params);
     const summary: string = hold.approval.subject.summary;
     for (const part of [
-      ...cardFields({ bsb: '062-000', accountNumber: '12345678', title: 'KETTLE OPERATING', bankCode: 'CBA', apcaUserId: '301500', userName: 'KETTLE JOINERY', remitterName: 'KETTLE JOIN', selfBalancing: true }),
+      ...cardFields({
+        bsb: '062-000',
+        accountNumber: '12345678',
+        title: 'KETTLE OPERATING',
+        bankCode: 'CBA',
+        apcaUserId: '301500',
+        userName: 'KETTLE JOINERY',
+        remitterName: 'KETTLE JOIN',
+        selfBalancing: true,
+      }),
       `bank account record ${op.id} (chart account 1010)`,
       '"Coastal Timber" $123.45 to BSB 062-703 account 11223344',
       '"Northside Hardware" $50.00 to BSB 083-047 account 587412369',
@@ -176,7 +247,7 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     expect(again.body.result).toMatchObject({ runId: r.runId, noop: true });
   });
 
-  it('billScheduleRun refuses both, neither, incomplete details, a card account, another organisation\'s and an unknown record', async () => {
+  it("billScheduleRun refuses both, neither, incomplete details, a card account, another organisation's and an unknown record", async () => {
     const o = await t.org();
     const s = await owner(o);
     const op = await createAccount(s, OPERATING);
@@ -195,7 +266,9 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     expect(neither.body.error.message).toContain('fundingAccountId: give exactly one of fundingAccountId and funding');
     const incomplete = await call({ fundingAccountId: partial.id });
     expect(incomplete.status).toBe(400);
-    expect(incomplete.body.error.message).toContain(`fundingAccountId: bank account ${partial.id} (Savings) cannot fund a bank file; it lacks apcaUserId, userName, remitterName`);
+    expect(incomplete.body.error.message).toContain(
+      `fundingAccountId: bank account ${partial.id} (Savings) cannot fund a bank file; it lacks apcaUserId, userName, remitterName`,
+    );
     const card = await call({ fundingAccountId: visa.id });
     expect(card.status).toBe(400);
     expect(card.body.error.message).toContain('only a bank account can fund a bank file');
@@ -232,7 +305,13 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     const s = await owner(o);
     const op = await createAccount(s, { ...OPERATING, accountTitle: undefined });
     const ids = [
-      await activeEmployee(t, o, { name: 'Aroha Ngata', annualSalaryCents: 7_280_000, bsb: '062-703', accountNumber: '11223344', accountName: 'Aroha Ngata' }),
+      await activeEmployee(t, o, {
+        name: 'Aroha Ngata',
+        annualSalaryCents: 7_280_000,
+        bsb: '062-703',
+        accountNumber: '11223344',
+        accountName: 'Aroha Ngata',
+      }),
     ];
     const pay = inDays(7);
     const run = { periodStart: inDays(-6), periodEnd: pay, paymentDate: pay, payFrequency: 'fortnightly', employeeIds: ids };
@@ -247,7 +326,16 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     const { hold, result } = await signPayRun(t, o, d.id);
     const summary: string = hold.approval.subject.summary;
     for (const part of [
-      ...cardFields({ bsb: '062-000', accountNumber: '12345678', title: 'KETTLE JOINERY', bankCode: 'CBA', apcaUserId: '301500', userName: 'KETTLE JOINERY', remitterName: 'KETTLE JOIN', selfBalancing: false }),
+      ...cardFields({
+        bsb: '062-000',
+        accountNumber: '12345678',
+        title: 'KETTLE JOINERY',
+        bankCode: 'CBA',
+        apcaUserId: '301500',
+        userName: 'KETTLE JOINERY',
+        remitterName: 'KETTLE JOIN',
+        selfBalancing: false,
+      }),
       `bank account record ${op.id} (chart account 1010)`,
       'to BSB 062-703 account 11223344',
     ]) {
@@ -259,7 +347,9 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     await t.server.outbox.kick();
     const aba = parseAba(readFileSync(join(dir, result.fileName), 'latin1'));
     expect(aba.descriptive).toMatchObject({ financialInstitution: 'CBA', userIdNumber: '301500', userName: 'KETTLE JOINERY'.padEnd(26) });
-    expect(aba.details.map((x) => [x.bsb, x.traceBsb, x.traceAccountNumber, x.remitterName])).toEqual([['062-703', '062-000', ' 12345678', 'KETTLE JOIN'.padEnd(16)]]);
+    expect(aba.details.map((x) => [x.bsb, x.traceBsb, x.traceAccountNumber, x.remitterName])).toEqual([
+      ['062-703', '062-000', ' 12345678', 'KETTLE JOIN'.padEnd(16)],
+    ]);
 
     // A draft whose record changes before it is signed: CONFLICT naming fundingAccountId, nothing posted.
     const next = { ...run, periodStart: inDays(8), periodEnd: inDays(21), paymentDate: inDays(21) };
@@ -267,9 +357,16 @@ describe.each(engines)('funding accounts (%s)', (engine) => {
     const held = await heldAndRequested(t, o, 'books.payrollSign', { id: d2.id });
     await decide(t, o, held.approvalId, true);
     expect((await consoleJson(t, s, 'POST', `/console/api/bank-accounts/${op.id}`, { remitterName: 'Kettle Wages' })).status).toBe(200);
-    const refused = await t.post(o.keys.agent, 'books.payrollSign', { id: d2.id, approvalId: held.approvalId }, { 'x-idempotency-key': freshKey() });
+    const refused = await t.post(
+      o.keys.agent,
+      'books.payrollSign',
+      { id: d2.id, approvalId: held.approvalId },
+      { 'x-idempotency-key': freshKey() },
+    );
     expect(refused.status).toBe(409);
-    expect(refused.body.error.message).toContain(`fundingAccountId: the direct-entry details of bank account ${op.id} changed after pay run ${d2.id} was drafted`);
+    expect(refused.body.error.message).toContain(
+      `fundingAccountId: the direct-entry details of bank account ${op.id} changed after pay run ${d2.id} was drafted`,
+    );
     const row = await t.db.reader.get<{ status: string }>('SELECT status FROM pay_runs WHERE org_id = ? AND id = ?', [o.orgId, d2.id]);
     expect(row?.status).toBe('draft');
     await checkOrgEvents(t.db, o.orgId);

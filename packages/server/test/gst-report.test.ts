@@ -5,7 +5,7 @@ import { engines, startTestServer, type TestServer } from './harness.js';
 import { postEntry, purchaseLines, report, saleLines } from './reports-helpers.js';
 
 /**
- * The worked quarter of ../shared/data/gst (copied to fixtures/gst) (Harbourside Joinery, July–September 2026): every
+ * The worked quarter of fixtures/gst (docs/reference/gst-bas.md) (Harbourside Joinery, July–September 2026): every
  * transaction posted as the ledger would hold it, then the BAS read back through HTTP and
  * compared with the file's expected front, worksheet, accounts-method and exact-cents values.
  */
@@ -17,9 +17,7 @@ interface Transaction {
   gstCents: number;
 }
 
-const quarter = JSON.parse(
-  readFileSync(new URL('./fixtures/gst/worked_quarter.json', import.meta.url), 'utf8'),
-) as {
+const quarter = JSON.parse(readFileSync(new URL('./fixtures/gst/worked_quarter.json', import.meta.url), 'utf8')) as {
   period: { start: string; end: string };
   transactions: Transaction[];
   payroll: { paydays: string[]; grossPerPay: string; paygPerPay: number; superPerPay12pc: string };
@@ -41,10 +39,21 @@ const centsOf = (dollars: string) => {
 
 /** Where each worked-quarter transaction is posted (revenue for sales, expense or asset for purchases). */
 const ACCOUNT: Record<string, string> = {
-  S1: '4000', S2: '4000', S3: '4000', S4: '4000', S5: '4000', S6: '4000',
+  S1: '4000',
+  S2: '4000',
+  S3: '4000',
+  S4: '4000',
+  S5: '4000',
+  S6: '4000',
   S7: '4200', // sale of a used business asset: other income, still a taxable sale in G1
   S8: '4100', // interest earned: input-taxed
-  P1: '5000', P2: '6600', P3: '1500', P4: '6800', P5: '6900', P6: '6300', P7: '6000',
+  P1: '5000',
+  P2: '6600',
+  P3: '1500',
+  P4: '6800',
+  P5: '6900',
+  P6: '6300',
+  P7: '6000',
 };
 
 const { start, end } = quarter.period;
@@ -133,7 +142,15 @@ describe.each(engines)('GST summary of the worked quarter (%s)', (engine) => {
   it('the summary labels 4, 8A, 8B and 9: payable to the ATO', async () => {
     const r = await report(t, org, { type: 'gst_summary', from: start, to: end });
     const s = quarter.expected.summary;
-    expect(r.summary).toEqual({ '4': s['4'], '8A': s['8A'], '8B': s['8B'], '9': s['9'], position: 'payable', netGst: 2_690 - 3_009, net: s['9'] });
+    expect(r.summary).toEqual({
+      '4': s['4'],
+      '8A': s['8A'],
+      '8B': s['8B'],
+      '9': s['9'],
+      position: 'payable',
+      netGst: 2_690 - 3_009,
+      net: s['9'],
+    });
   });
 
   it('the worksheet method gives the same front here (the quarter’s two methods agree)', async () => {
@@ -146,11 +163,36 @@ describe.each(engines)('GST summary of the worked quarter (%s)', (engine) => {
   it('totals per tax code show where each label comes from', async () => {
     const r = await report(t, org, { type: 'gst_summary', from: start, to: end });
     const byCode = Object.fromEntries(r.byTaxCode.map((c: { taxCode: string }) => [c.taxCode, c]));
-    expect(byCode.GST).toEqual({ taxCode: 'GST', lines: 5, baseCents: 2_959_050, gstCents: 269_005, adjustmentBaseCents: 0, adjustmentGstCents: 0, labels: ['G1'] });
-    expect(byCode.BAS_EXCLUDED).toEqual({ taxCode: 'BAS_EXCLUDED', lines: 7, baseCents: 550_200, gstCents: 0, adjustmentBaseCents: 0, adjustmentGstCents: 0, labels: [] });
+    expect(byCode.GST).toEqual({
+      taxCode: 'GST',
+      lines: 5,
+      baseCents: 2_959_050,
+      gstCents: 269_005,
+      adjustmentBaseCents: 0,
+      adjustmentGstCents: 0,
+      labels: ['G1'],
+    });
+    expect(byCode.BAS_EXCLUDED).toEqual({
+      taxCode: 'BAS_EXCLUDED',
+      lines: 7,
+      baseCents: 550_200,
+      gstCents: 0,
+      adjustmentBaseCents: 0,
+      adjustmentGstCents: 0,
+      labels: [],
+    });
     expect(r.byTaxCode.map((c: { taxCode: string }) => c.taxCode)).toEqual([
-      'GST', 'EXPORT', 'GST_FREE', 'INPUT_TAXED', 'GST_ON_CAPITAL', 'GST_ON_EXPENSES', 'GST_FREE_EXPENSES',
-      'INPUT_TAXED_EXPENSE', 'BAS_EXCLUDED', 'BAS_EXCLUDED_WAGES', 'BAS_EXCLUDED_PAYGW',
+      'GST',
+      'EXPORT',
+      'GST_FREE',
+      'INPUT_TAXED',
+      'GST_ON_CAPITAL',
+      'GST_ON_EXPENSES',
+      'GST_FREE_EXPENSES',
+      'INPUT_TAXED_EXPENSE',
+      'BAS_EXCLUDED',
+      'BAS_EXCLUDED_WAGES',
+      'BAS_EXCLUDED_PAYGW',
     ]);
   });
 

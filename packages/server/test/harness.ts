@@ -1,17 +1,19 @@
 /**
  * Test harness: a real server on a real port over a real database, for each engine in the
- * environment (architecture guide: every storage and HTTP test on both engines). SQLite always;
- * PostgreSQL when TEST_DATABASE_URL is set, each test file in its own schema.
+ * environment, so that every storage and HTTP test runs on both engines
+ * (docs/architecture.md, Two engines, one codebase). SQLite always; PostgreSQL when
+ * TEST_DATABASE_URL is set. A test server gets a copy of a migrated template
+ * (openMigratedTestDatabase); a database a test opens itself is new, in a schema of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkEvent, firstField, methods, reads } from '@finance-desk/protocol';
 import pg from 'pg';
 import type { z } from 'zod';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Config } from '../src/config.js';
 import { eventsAfter } from '../src/ledger/read.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
@@ -21,6 +23,7 @@ import { startServer, type RunningServer } from '../src/server.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
 import type { Database } from '../src/storage/types.js';
+import { pgAdmin, pgUrlFor } from './db-templates.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -45,6 +48,8 @@ export interface TestServer {
   readonly server: RunningServer;
   /** Another connection to the same storage, as another process would open it; the caller closes it. */
   another(): Database;
+  /** PostgreSQL: the URL of the server's database (its tables are in the connection's current_schema()). */
+  readonly pgUrl: string | undefined;
   org(name?: string, opts?: { decisionRights?: boolean; timeZone?: string }): Promise<CreatedOrg>;
   post(key: string | null, method: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   get(key: string | null, path: string): Promise<Reply>;
@@ -63,21 +68,26 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter}`;
 }
 
-export async function openTestDatabase(
+export function openTestDatabase(
   engine: Engine,
-): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database }> {
+): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string }> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
     const path = join(dir, 'fd.db');
     const db = new SqliteDatabase({ path });
-    return { db, another: () => new SqliteDatabase({ path }), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return Promise.resolve({
+      db,
+      another: () => new SqliteDatabase({ path }),
+      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    });
   }
-  if (!pgUrl) throw new Error('TEST_DATABASE_URL is not set');
+  if (!pgUrl) return Promise.reject(new Error('TEST_DATABASE_URL is not set'));
   const url = pgUrl;
   const schema = uniqueName('t').toLowerCase();
   const db = new PostgresDatabase({ url, schema });
-  return {
+  return Promise.resolve({
     db,
+    pgUrl: url,
     another: () => new PostgresDatabase({ url, schema }),
     drop: async () => {
       const client = new pg.Client({ connectionString: pgUrl });
@@ -85,7 +95,43 @@ export async function openTestDatabase(
       await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await client.end();
     },
-  };
+  });
+}
+
+/**
+ * A database of its own, already migrated: a copy of this run's template (db-templates.ts), so no
+ * test server migrates one from nothing. A PostgreSQL copy is a database of its own rather than a
+ * schema. Without templates (a run outside vitest.config.ts), a new database as openTestDatabase.
+ */
+export async function openMigratedTestDatabase(
+  engine: Engine,
+): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string }> {
+  const templates = inject('dbTemplates');
+  if (engine === 'sqlite' && templates) {
+    const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
+    const path = join(dir, 'fd.db');
+    copyFileSync(templates.sqlite, path);
+    const db = new SqliteDatabase({ path });
+    return { db, another: () => new SqliteDatabase({ path }), drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+  }
+  if (engine === 'postgres' && pgUrl && templates?.postgres) {
+    const name = uniqueName('t').toLowerCase();
+    const template = templates.postgres;
+    await pgAdmin(pgUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+    const url = pgUrlFor(pgUrl, name);
+    const db = new PostgresDatabase({ url });
+    // The template passed the schema check when it was built, and a copy is the same catalogue;
+    // the check here would build its reference again for every new database URL.
+    const migrate = db.migrate.bind(db);
+    db.migrate = (options) => migrate({ ...options, checkSchema: false });
+    return {
+      db,
+      pgUrl: url,
+      another: () => new PostgresDatabase({ url }),
+      drop: () => pgAdmin(pgUrl, async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+    };
+  }
+  return openTestDatabase(engine);
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -130,7 +176,7 @@ export async function startTestServer(
   overrides: Partial<Config> = {},
   options: { logLines?: string[] } = {},
 ): Promise<TestServer> {
-  const { db, drop, another } = await openTestDatabase(engine);
+  const { db, drop, another, pgUrl: databasePgUrl } = await openMigratedTestDatabase(engine);
   const lines = options.logLines;
   const logger = lines ? { stream: { write: (line: string) => void lines.push(line) } } : false;
   const server = await startServer(testConfig(overrides), { db, logger });
@@ -142,6 +188,7 @@ export async function startTestServer(
     db,
     server,
     another,
+    pgUrl: databasePgUrl,
     async org(name = uniqueName('Org'), opts = {}) {
       const created = await createOrg(db, {
         name,
@@ -171,7 +218,8 @@ export async function startTestServer(
         // One snapshot (Database.read): head and pages read apart would see a background write
         // (an STP lodgement confirmed by the outbox) land between them and call it a break.
         const verdict = await verifyStoredChain(db, orgId);
-        if (!verdict.ok) throw new Error(`chain of ${orgId} broken at seq ${verdict.seq}: ${verdict.reason}\n${await rowsAround(db, orgId, verdict.seq)}`);
+        if (!verdict.ok)
+          throw new Error(`chain of ${orgId} broken at seq ${verdict.seq}: ${verdict.reason}\n${await rowsAround(db, orgId, verdict.seq)}`);
       }
     },
     async checkEvents() {
@@ -200,12 +248,14 @@ async function rowsAround(db: Database, orgId: string, seq: number): Promise<str
     'SELECT seq, kind, actor, prev_hash, row_hash FROM events WHERE org_id = ? AND seq BETWEEN ? AND ? ORDER BY seq',
     [orgId, seq - 2, seq + 2],
   );
-  return rows.map((r) => `  ${r.seq} ${r.kind} by ${r.actor || 'system'}: prev ${r.prev_hash.slice(0, 12)} row ${r.row_hash.slice(0, 12)}`).join('\n');
+  return rows
+    .map((r) => `  ${r.seq} ${r.kind} by ${r.actor || 'system'}: prev ${r.prev_hash.slice(0, 12)} row ${r.row_hash.slice(0, 12)}`)
+    .join('\n');
 }
 
 /**
- * Every event a test's organisation holds is checked against the event catalogue (issue 11
- * item 1, protocol events.ts): its kind is declared, its family is the kind's, and its stored
+ * Every event a test's organisation holds is checked against the event catalogue
+ * (protocol events.ts): its kind is declared, its family is the kind's, and its stored
  * payload parses with the kind's strict schema. A handler that writes a payload its declaration
  * does not describe fails the test that caused it.
  */
@@ -231,12 +281,15 @@ const READ_SPECS = new Map<string, (typeof reads)[number]>(reads.map((r) => [r.n
 function mismatches(schema: z.ZodType, value: unknown): string | null {
   const parsed = schema.safeParse(value);
   if (parsed.success) return null;
-  return parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  return parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.')}: ${i.message}`)
+    .join('; ');
 }
 
 /**
- * Every 200 payload of a GET read a test receives is checked against the read's declared result
- * (issue 11 item 1), found by the path before `?`: a handler (or a RawJson text) that answers
+ * Every 200 payload of a GET read a test receives is checked against the read's declared result,
+ * found by the path before `?`: a handler (or a RawJson text) that answers
  * something its declaration does not promise fails the test that saw it. Other paths and other
  * statuses pass untouched.
  */
@@ -249,9 +302,9 @@ export function checkedRead(path: string, reply: Reply): Reply {
 }
 
 /**
- * Every `ok` result a test receives is checked against its method's declared result schema
- * (issue 11 item 1): a handler that returns something its declaration does not promise fails the
- * test that saw it. Hold frames (seed §2.2) are the hold shape, not the method's result.
+ * Every `ok` result a test receives is checked against its method's declared result schema:
+ * a handler that returns something its declaration does not promise fails the
+ * test that saw it. Hold frames (an unproven signature act's answer) are the hold shape, not the method's result.
  */
 export function checkedResult(method: string, reply: Reply): Reply {
   const spec = METHOD_SPECS.get(method);
@@ -269,7 +322,7 @@ export function checkedResult(method: string, reply: Reply): Reply {
 export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; drop: () => Promise<void> }> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'fd-cli-'));
-    return { url: `sqlite:${join(dir, 'fd.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return { url: `sqlite:${join(dir, 'fd.db')}`, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
   }
   if (!pgUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = uniqueName('fd').toLowerCase();
@@ -291,7 +344,7 @@ export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; d
 }
 
 /**
- * The error frame a refusal is expected to be (issue 11 item 3): a BAD_REQUEST names its first
+ * The error frame a refusal is expected to be: a BAD_REQUEST names its first
  * field in `error.field` when its message starts with one (protocol firstField); tests that
  * check a message check the frame's field with it.
  */
@@ -308,7 +361,7 @@ export function migratedSqliteForSuite(): () => SqliteDatabase {
   let db: SqliteDatabase | undefined;
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const opened = await openTestDatabase('sqlite');
+    const opened = await openMigratedTestDatabase('sqlite');
     db = opened.db as SqliteDatabase;
     drop = opened.drop;
     await db.migrate();
@@ -333,4 +386,20 @@ export function runCli(databaseUrl: string, ...args: string[]): { code: number |
     timeout: 30_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/**
+ * Run an operator CLI command in this process (cli/main.ts with these settings, its output
+ * captured), for tests of what a command does; runCli spawns a process, for tests of the process.
+ */
+export async function runCliInProcess(databaseUrl: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { main } = await import('../src/cli/main.js');
+  let out = '';
+  let err = '';
+  const code = await main(args, {
+    env: { ...process.env, DATABASE_URL: databaseUrl, SQLITE_SYNCHRONOUS: 'NORMAL' },
+    stdout: (text) => void (out += text),
+    stderr: (text) => void (err += text),
+  });
+  return { code, out, err };
 }

@@ -6,7 +6,7 @@ import { issueOrgKey, revokeOrgKey } from '../src/org/orgs.js';
 import { revokeAgent } from '../src/org/pairing.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 
-/** GET hierarchy (issue 10 item 2a): who may decide what, before an agent asks for approval. */
+/** GET hierarchy: who may decide what, before an agent asks for approval. */
 describe.each(engines)('GET hierarchy (%s)', (engine) => {
   let t: TestServer;
 
@@ -44,7 +44,14 @@ describe.each(engines)('GET hierarchy (%s)', (engine) => {
       { userId: keeper.userId, email: 'keeper@example.com', role: 'bookkeeper', decisionRights: [] },
     ]);
     expect(r.body.agents).toEqual([
-      { agentId: bot.agentId, name: 'ops-bot', status: 'active', tiers: ['reader', 'agent'], scopes: ['board.write', 'books.read', 'books.write', 'org.read'], activeKeys: 2 },
+      {
+        agentId: bot.agentId,
+        name: 'ops-bot',
+        status: 'active',
+        tiers: ['reader', 'agent'],
+        scopes: ['board.write', 'books.read', 'books.write', 'org.read'],
+        activeKeys: 2,
+      },
       { agentId: watcher.agentId, name: 'watcher', status: 'active', tiers: [], scopes: [], activeKeys: 0 },
       // A revoked agent (migration 26): listed, its keys revoked with it.
       { agentId: gone.agentId, name: 'gone-bot', status: 'revoked', tiers: [], scopes: [], activeKeys: 0 },
@@ -64,7 +71,11 @@ describe.each(engines)('GET hierarchy (%s)', (engine) => {
       holders: [{ userId: approver.userId, email: 'approver@example.com' }],
     });
     expect(byClass['books.tax_sign_lodge']).toMatchObject({ method: 'books.taxSignLodge', declared: false, grants: [], holders: [] });
-    expect(byClass['books.bill_approve']).toMatchObject({ method: 'books.billApprove', declared: true, holders: [{ userId: o.owner.userId }] });
+    expect(byClass['books.bill_approve']).toMatchObject({
+      method: 'books.billApprove',
+      declared: true,
+      holders: [{ userId: o.owner.userId }],
+    });
     expect(byClass['books.bill_approve'].humanNeeded).toContain('ABOVE_FLOOR (total above $5,000.00)');
     expect(byClass['books.match_hold_resolve'].humanNeeded).toContain('materiality floor ($2,500.00)');
     expect(r.body.truncated).toBe(false);
@@ -81,7 +92,12 @@ describe.each(engines)('GET hierarchy (%s)', (engine) => {
     expect(r.body.decisionRights).toHaveLength(ACTION_CLASSES.length);
     for (const d of r.body.decisionRights) expect(d).toMatchObject({ declared: false, grants: [], holders: [] });
     // What the class table says is what the signature law does: the act is refused, not held.
-    const cap = await t.post(bare.keys.agent, 'books.billCapture', { payeeName: 'New Co', description: 'x', totalCents: 1_000, dueDays: 5 });
+    const cap = await t.post(bare.keys.agent, 'books.billCapture', {
+      payeeName: 'New Co',
+      description: 'x',
+      totalCents: 1_000,
+      dueDays: 5,
+    });
     const approve = await t.post(bare.keys.agent, 'books.billApprove', { id: cap.body.result.id });
     expect(approve.status).toBe(423);
   });

@@ -6,7 +6,7 @@
  * code. After every call: no 5xx, a JSON envelope, and a refusal appends no event. At the end
  * every chain verifies.
  *
- * Runs: FD_HOSTILE_RUNS (default 400 per engine) bodies spread over all methods.
+ * Runs: FD_HOSTILE_RUNS (default 400 per engine; `npm run test:property` runs 5 000) bodies spread over all methods.
  */
 import fc from 'fast-check';
 import { methods, reads } from '@finance-desk/protocol';
@@ -41,7 +41,7 @@ const nasty = fc.oneof(
     '🦘'.repeat(300),
     'NaN',
     '1e309',
-    // D5 text rules (issue 8): a lone surrogate, C1 control, bidi override and isolate.
+    // The text rules: a lone surrogate, C1 control, bidi override and isolate.
     'Acme \ud800',
     '\udc00',
     'x\u0085y',
@@ -70,11 +70,18 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
       ids.push(await sentInvoice(t, o, false));
       ids.push((await approvedBill(t, o, { payeeName: `Supplier ${o.orgId}`, description: 'Timber', totalCents: 5_000 })).id);
       const claim = await t.post(o.keys.agent, 'books.expenseClaim', {
-        claimant: 'Sam', description: 'Taxi', amountCents: 2_200, spentOn: today(), receiptRef: 'ext-1',
+        claimant: 'Sam',
+        description: 'Taxi',
+        amountCents: 2_200,
+        spentOn: today(),
+        receiptRef: 'ext-1',
       });
       ids.push(claim.body.result.id);
       const feed = await t.post(o.keys.agent, 'books.feedLines', {
-        lines: [{ date: today(), amountCents: -5_000, description: `Timber ${o.orgId}` }, { date: today(), amountCents: 2_200, description: 'Deposit' }],
+        lines: [
+          { date: today(), amountCents: -5_000, description: `Timber ${o.orgId}` },
+          { date: today(), amountCents: 2_200, description: 'Deposit' },
+        ],
       });
       ids.push(...feed.body.result.lineIds);
     }
@@ -98,7 +105,17 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
     );
     const id = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: nasty });
     const code = fc.constantFrom('1000', '1100', '1200', '2000', '2100', '2500', '3000', '4000', '6000', '6300', '9999', 'abc');
-    const taxCode = fc.constantFrom('GST', 'GST_FREE', 'INPUT_TAXED', 'EXPORT', 'GST_ON_EXPENSES', 'GST_ON_CAPITAL', 'BAS_EXCLUDED', 'BAS_EXCLUDED_WAGES', 'gst');
+    const taxCode = fc.constantFrom(
+      'GST',
+      'GST_FREE',
+      'INPUT_TAXED',
+      'EXPORT',
+      'GST_ON_EXPENSES',
+      'GST_ON_CAPITAL',
+      'BAS_EXCLUDED',
+      'BAS_EXCLUDED_WAGES',
+      'gst',
+    );
     const text = fc.oneof({ weight: 6, arbitrary: fc.string({ minLength: 1, maxLength: 30 }) }, { weight: 1, arbitrary: nasty });
     const line = fc.record(
       { description: text, amountCents: cents, taxCode, accountCode: code, date, debitCents: cents, creditCents: cents },
@@ -106,27 +123,62 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
     );
     /** A plausible value for a field, by its name; sometimes a hostile one instead. */
     const plausible: Record<string, fc.Arbitrary<unknown>> = {
-      id, lineId: id, claimId: id, cursor: id, approvalId: fc.constantFrom('apr_nosuch', ''),
+      id,
+      lineId: id,
+      claimId: id,
+      cursor: id,
+      approvalId: fc.constantFrom('apr_nosuch', ''),
       billIds: fc.array(id, { maxLength: 3 }),
       lines: fc.array(line, { maxLength: 4 }),
       target: fc.record({ kind: fc.constantFrom('invoice', 'bill', 'claim', 'journal', 'x'), id }),
-      taxCode, accountCode: code, step: fc.integer({ min: 0, max: 11 }), dueDays: fc.integer({ min: -1, max: 400 }),
-      limit: fc.integer({ min: 0, max: 201 }), suggestions: fc.boolean(), selfBalancing: fc.boolean(),
+      taxCode,
+      accountCode: code,
+      step: fc.integer({ min: 0, max: 11 }),
+      dueDays: fc.integer({ min: -1, max: 400 }),
+      limit: fc.integer({ min: 0, max: 201 }),
+      suggestions: fc.boolean(),
+      selfBalancing: fc.boolean(),
       type: fc.constantFrom('trial_balance', 'profit_and_loss', 'balance_sheet', 'aged_receivables', 'aged_payables', 'gst_summary', 'x'),
       status: fc.constantFrom('draft', 'sent', 'approved', 'unreconciled', 'all', 'held', 'x'),
-      file: fc.record({ format: fc.constantFrom('csv', 'ofx', 'qif', 'pdf'), bank: fc.constantFrom('cba', 'nab', 'x'), content: fc.oneof(fc.string({ maxLength: 200 }), fc.constant('Date,Amount,Description\n01/02/2026,-10.00,X\n'), fc.constant('<OFX><STMTTRN><TRNAMT>-1.00</STMTTRN></OFX>')) }, { requiredKeys: [] }),
-      funding: fc.record({ bsb: fc.constantFrom('034-702', '999', ''), accountNumber: fc.constantFrom('458921', 'x'), bankCode: fc.constantFrom('WBC', 'wbc'), userName: text, apcaUserId: fc.constantFrom('512734', '1'), remitterName: text }, { requiredKeys: [] }),
-      contentBase64: fc.oneof(fc.base64String({ maxLength: 40 }), nasty), mimeType: fc.constantFrom('application/pdf', 'image/jpeg', 'PDF'),
+      file: fc.record(
+        {
+          format: fc.constantFrom('csv', 'ofx', 'qif', 'pdf'),
+          bank: fc.constantFrom('cba', 'nab', 'x'),
+          content: fc.oneof(
+            fc.string({ maxLength: 200 }),
+            fc.constant('Date,Amount,Description\n01/02/2026,-10.00,X\n'),
+            fc.constant('<OFX><STMTTRN><TRNAMT>-1.00</STMTTRN></OFX>'),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      funding: fc.record(
+        {
+          bsb: fc.constantFrom('034-702', '999', ''),
+          accountNumber: fc.constantFrom('458921', 'x'),
+          bankCode: fc.constantFrom('WBC', 'wbc'),
+          userName: text,
+          apcaUserId: fc.constantFrom('512734', '1'),
+          remitterName: text,
+        },
+        { requiredKeys: [] },
+      ),
+      contentBase64: fc.oneof(fc.base64String({ maxLength: 40 }), nasty),
+      mimeType: fc.constantFrom('application/pdf', 'image/jpeg', 'PDF'),
       gstMethod: fc.constantFrom('accounts', 'worksheet', 'x'),
     };
     const valueFor = (field: string) =>
-      plausible[field] ?? (/Cents$/.test(field) ? cents : /On$|^date$|^asOf$|^from$|^to$|Before$|^dueOnOrBefore$/.test(field) ? date : text);
+      plausible[field] ??
+      (/Cents$/.test(field) ? cents : /On$|^date$|^asOf$|^from$|^to$|Before$|^dueOnOrBefore$/.test(field) ? date : text);
     const value = fc.oneof(
       { weight: 3, arbitrary: nasty },
       { weight: 2, arbitrary: fc.string({ minLength: 1, maxLength: 40 }) },
       { weight: 2, arbitrary: fc.constantFrom(...ids) },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('invoice', 'bill', 'claim', 'journal', 'x'), id: fc.constantFrom(...ids) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constantFrom('invoice', 'bill', 'claim', 'journal', 'x'), id: fc.constantFrom(...ids) }),
+      },
       { weight: 1, arbitrary: fc.array(nasty, { maxLength: 3 }) },
     );
     const OMIT = Symbol('omit');
@@ -143,8 +195,15 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
       return fc.record({
         method: fc.constant(name),
         fields: fc.record(fieldArbs),
-        extra: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 12 }), nasty, { maxKeys: 2 }) }),
-        wrap: fc.oneof({ weight: 5, arbitrary: fc.constant('params') }, { weight: 2, arbitrary: fc.constant('bare') }, { weight: 1, arbitrary: fc.constant('raw') }),
+        extra: fc.oneof(
+          { weight: 8, arbitrary: fc.constant(null) },
+          { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 12 }), nasty, { maxKeys: 2 }) },
+        ),
+        wrap: fc.oneof(
+          { weight: 5, arbitrary: fc.constant('params') },
+          { weight: 2, arbitrary: fc.constant('bare') },
+          { weight: 1, arbitrary: fc.constant('raw') },
+        ),
         raw: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 30 })),
       });
     });
@@ -153,7 +212,8 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
         const params: Record<string, unknown> = {};
         for (const [f, v] of Object.entries(c.fields)) if (v !== OMIT) params[f] = v;
         Object.assign(params, c.extra ?? {});
-        const body = c.wrap === 'params' ? { params } : c.wrap === 'bare' ? params : typeof c.raw === 'string' ? c.raw : JSON.stringify(c.raw);
+        const body =
+          c.wrap === 'params' ? { params } : c.wrap === 'bare' ? params : typeof c.raw === 'string' ? c.raw : JSON.stringify(c.raw);
         const before = await head();
         const r = await t.post(org.keys.agent, c.method, body);
         const tag = `${c.method} ${JSON.stringify(body).slice(0, 300)} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
@@ -170,10 +230,16 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
       }),
       { numRuns: RUNS },
     );
-    if (process.env.FD_PROPERTY_STATS === '1') console.info([...stats].sort().map(([k, v]) => `${k}: ${v}`).join('\n'));
+    if (process.env.FD_PROPERTY_STATS === '1')
+      console.info(
+        [...stats]
+          .sort()
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n'),
+      );
     await t.verifyAll();
   }, 600_000);
-  /** One character the D5 text rules refuse anywhere: C0 (not tab/LF/CR), DEL/C1, bidi, lone surrogate. */
+  /** One character the text rules refuse anywhere: C0 (not tab/LF/CR), DEL/C1, bidi, lone surrogate. */
   const forbidden = fc
     .oneof(
       fc.integer({ min: 0x00, max: 0x1f }).filter((c) => c !== 0x09 && c !== 0x0a && c !== 0x0d),
@@ -190,7 +256,7 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
     // character is what the test places, so the halves around it are plain ASCII.
     .map(([a, bad, b]) => `${a.replace(/[^\x20-\x7e]/g, '')}${bad}${b.replace(/[^\x20-\x7e]/g, '')}`);
 
-  it('D5 text rules: a forbidden character in any field, at any depth or in a key, is BAD_REQUEST naming it; nothing changes', async () => {
+  it('text rules: a forbidden character in any field, at any depth or in a key, is BAD_REQUEST naming it; nothing changes', async () => {
     const names = methods.map((m) => m.name);
     const call = fc.record({
       method: fc.constantFrom(...names),
@@ -204,11 +270,21 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
         const own = fieldsOf(spec);
         const field = own.length > 0 && c.field.length % 2 === 0 ? own[c.field.length % own.length]! : c.field;
         const params: Record<string, unknown> =
-          c.shape === 'value' ? { [field]: c.bad }
-            : c.shape === 'nested' ? { [field]: { inner: c.bad } }
-              : c.shape === 'array' ? { [field]: ['ok', c.bad] }
+          c.shape === 'value'
+            ? { [field]: c.bad }
+            : c.shape === 'nested'
+              ? { [field]: { inner: c.bad } }
+              : c.shape === 'array'
+                ? { [field]: ['ok', c.bad] }
                 : { [c.bad]: 1 };
-        const named = c.shape === 'value' ? `${field}: ` : c.shape === 'nested' ? `${field}.inner: ` : c.shape === 'array' ? `${field}[1]: ` : 'params: a field name';
+        const named =
+          c.shape === 'value'
+            ? `${field}: `
+            : c.shape === 'nested'
+              ? `${field}.inner: `
+              : c.shape === 'array'
+                ? `${field}[1]: `
+                : 'params: a field name';
         const before = await head();
         const r = await t.post(org.keys.agent, c.method, { params });
         const tag = `${c.method} ${JSON.stringify(params)} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
@@ -221,7 +297,7 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
     );
   }, 600_000);
 
-  it('D5 text rules in GET reads: a forbidden character in a query value is BAD_REQUEST naming the key', async () => {
+  it('text rules in GET reads: a forbidden character in a query value is BAD_REQUEST naming the key', async () => {
     const names = reads.map((r) => r.name).filter((n) => n !== 'approval.wait');
     const keys = ['cursor', 'limit', 'slug', 'status', 'x'];
     await fc.assert(
@@ -241,9 +317,44 @@ describe.each(engines)('hostile input to every method (%s)', (engine) => {
 
   it('GET reads: random query strings never answer 5xx and never append an event', async () => {
     const names = [...reads.map((r) => r.name), 'hierarchy', 'no.such', 'org/../events'];
-    const keys = ['cursor', 'limit', 'id', 'slug', 'approvalId', 'timeoutMs', 'status', 'actionClass', 'subjectId', 'from', 'to', 'kind', 'x'];
+    const keys = [
+      'cursor',
+      'limit',
+      'id',
+      'slug',
+      'approvalId',
+      'timeoutMs',
+      'status',
+      'actionClass',
+      'subjectId',
+      'from',
+      'to',
+      'kind',
+      'x',
+    ];
     const qvalue = fc.oneof(
-      fc.constantFrom('', '0', '-1', '1.5', '1e3', '500', '501', '9007199254740993', 'inv_x', '%00', '%E0%A4%A', '%E2%80%AE', '%C2%85', '%ED%A0%80', 'harbour', '30001', '2026-07-01', '0000-01-01', '9999-12-31', 'bill.due'),
+      fc.constantFrom(
+        '',
+        '0',
+        '-1',
+        '1.5',
+        '1e3',
+        '500',
+        '501',
+        '9007199254740993',
+        'inv_x',
+        '%00',
+        '%E0%A4%A',
+        '%E2%80%AE',
+        '%C2%85',
+        '%ED%A0%80',
+        'harbour',
+        '30001',
+        '2026-07-01',
+        '0000-01-01',
+        '9999-12-31',
+        'bill.due',
+      ),
       fc.string({ maxLength: 20 }),
       fc.constantFrom(...ids),
     );

@@ -10,7 +10,7 @@ import { consoleForm, consoleJson, consoleSignIn, orgEvents, type Signed } from 
 import { engines, startTestServer, type TestServer } from './harness.js';
 
 /**
- * Issue 12 item 4 through HTTP: the tax invoice PDF attached to the invoiceSend email (read back
+ * Through HTTP: the tax invoice PDF attached to the invoiceSend email (read back
  * from the file outbox's .eml, its MIME parsed, the PDF decoded and its text extracted), the
  * adjustment note of a credit note, the payment account on the profile, and chase step 1
  * waiting for the due date unless `early: true`.
@@ -70,7 +70,10 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
   }
 
   const emailRows = (o: CreatedOrg) =>
-    t.db.reader.all<{ id: string; body: string }>("SELECT id, body FROM outbox WHERE org_id = ? AND channel = 'email' ORDER BY created_at, id", [o.orgId]);
+    t.db.reader.all<{ id: string; body: string }>(
+      "SELECT id, body FROM outbox WHERE org_id = ? AND channel = 'email' ORDER BY created_at, id",
+      [o.orgId],
+    );
 
   /** Deliver the outbox row through the file mailer and read back its .eml. */
   async function delivered(id: string): Promise<string> {
@@ -105,15 +108,35 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
     return consoleSignIn(t, o.slug, o.owner.email, o.owner.password);
   }
 
-  const FORM = { name: 'Harbour Cafe', legalName: 'Harbour Hospitality Pty Ltd', abn: '51 824 753 556', gstRegistered: 'yes', gstBasis: 'accrual', basFrequency: 'quarterly', financialYearStartMonth: '7' };
+  const FORM = {
+    name: 'Harbour Cafe',
+    legalName: 'Harbour Hospitality Pty Ltd',
+    abn: '51 824 753 556',
+    gstRegistered: 'yes',
+    gstBasis: 'accrual',
+    basFrequency: 'quarterly',
+    financialYearStartMonth: '7',
+  };
 
   it('the payment account is set in the console form, read by org/profile, refused half-given or malformed', async () => {
     const o = await t.org('Harbour Cafe');
     const s = await owner(o);
-    const half = await consoleForm(t, s, '/console/org', { _csrf: s.csrf, ...FORM, paymentAccountName: 'Harbour Cafe', paymentBsb: '062-000', paymentAccountNumber: '' });
+    const half = await consoleForm(t, s, '/console/org', {
+      _csrf: s.csrf,
+      ...FORM,
+      paymentAccountName: 'Harbour Cafe',
+      paymentBsb: '062-000',
+      paymentAccountNumber: '',
+    });
     expect(half.status).toBe(400);
     expect(half.text).toMatch(/id="paymentAccountNumber-error">is needed with paymentBsb/);
-    const bad = await consoleForm(t, s, '/console/org', { _csrf: s.csrf, ...FORM, paymentAccountName: 'Harbour Cafe', paymentBsb: '062000', paymentAccountNumber: '0000' });
+    const bad = await consoleForm(t, s, '/console/org', {
+      _csrf: s.csrf,
+      ...FORM,
+      paymentAccountName: 'Harbour Cafe',
+      paymentBsb: '062000',
+      paymentAccountNumber: '0000',
+    });
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/id="paymentBsb-error">must be a BSB of the form NNN-NNN</);
     expect(bad.text).toMatch(/id="paymentAccountNumber-error">must not be all zeros</);
@@ -121,7 +144,13 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
     const json = await consoleJson(t, s, 'PUT', '/console/api/org/profile', { paymentAccountNumber: '12345678' });
     expect(json.status).toBe(400);
     expect(json.body.error.message).toBe('paymentBsb: is needed with paymentAccountNumber (customers pay into both)');
-    const good = await consoleForm(t, s, '/console/org', { _csrf: s.csrf, ...FORM, paymentAccountName: 'Harbour Cafe', paymentBsb: '062-000', paymentAccountNumber: '12345678' });
+    const good = await consoleForm(t, s, '/console/org', {
+      _csrf: s.csrf,
+      ...FORM,
+      paymentAccountName: 'Harbour Cafe',
+      paymentBsb: '062-000',
+      paymentAccountNumber: '12345678',
+    });
     expect(good.status).toBe(303);
     expect((await t.get(o.keys.observer, 'org/profile')).body).toMatchObject({
       abn: ABN,
@@ -142,7 +171,13 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
     clock = '2026-09-10T01:00:00.000Z';
     const o = await t.org('Harbour Cafe');
     const s = await owner(o);
-    const saved = await consoleForm(t, s, '/console/org', { _csrf: s.csrf, ...FORM, paymentAccountName: 'Harbour Cafe', paymentBsb: '062-000', paymentAccountNumber: '12345678' });
+    const saved = await consoleForm(t, s, '/console/org', {
+      _csrf: s.csrf,
+      ...FORM,
+      paymentAccountName: 'Harbour Cafe',
+      paymentBsb: '062-000',
+      paymentAccountNumber: '12345678',
+    });
     expect(saved.status).toBe(303);
     const draft = await ok(o, 'books.invoiceDraft', {
       payeeName: 'Seaside Events Pty Ltd',
@@ -157,7 +192,10 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
     });
     const sent = await ok(o, 'books.invoiceSend', { id: draft.id });
     expect(sent.dueOn).toBe('2026-09-24');
-    const numbered = await t.db.reader.get<{ number: string | null }>('SELECT number FROM invoices WHERE org_id = ? AND id = ?', [o.orgId, draft.id]);
+    const numbered = await t.db.reader.get<{ number: string | null }>('SELECT number FROM invoices WHERE org_id = ? AND id = ?', [
+      o.orgId,
+      draft.id,
+    ]);
     const number = numbered?.number ?? draft.id;
     const { mail, pdfPart, text, bytes, row, eml } = await lastMail(o);
     expect(mail.headers['to']).toBe('accounts@seaside.example');
@@ -223,7 +261,13 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
     const o = await t.org('Small Sole Trader');
     const s = await owner(o);
     expect((await consoleJson(t, s, 'PUT', '/console/api/org/profile', { gstRegistered: false })).status).toBe(200);
-    const d = await ok(o, 'books.invoiceDraft', { payeeName: 'Bob', payeeEmail: 'bob@example.com', description: 'Lawn mowing', totalCents: 22_000, dueDays: 7 });
+    const d = await ok(o, 'books.invoiceDraft', {
+      payeeName: 'Bob',
+      payeeEmail: 'bob@example.com',
+      description: 'Lawn mowing',
+      totalCents: 22_000,
+      dueDays: 7,
+    });
     await ok(o, 'books.invoiceSend', { id: d.id });
     const { text, mail, pdfPart } = await lastMail(o);
     expect(text).toMatch(/^Invoice /);
@@ -243,11 +287,19 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
     const o = await t.org('Harbour Cafe');
     const s = await owner(o);
     expect((await consoleJson(t, s, 'PUT', '/console/api/org/profile', { abn: ABN })).status).toBe(200);
-    const d = await ok(o, 'books.invoiceDraft', { payeeName: 'Seaside Events', payeeEmail: 'accounts@seaside.example', description: 'Catering', totalCents: 110_000, dueDays: 14 });
+    const d = await ok(o, 'books.invoiceDraft', {
+      payeeName: 'Seaside Events',
+      payeeEmail: 'accounts@seaside.example',
+      description: 'Catering',
+      totalCents: 110_000,
+      dueDays: 14,
+    });
     await ok(o, 'books.invoiceSend', { id: d.id });
     clock = '2026-09-12T01:00:00.000Z';
     const cn = await ok(o, 'books.invoiceCreditNote', { id: d.id, amountCents: 22_000, reason: 'Two guests fewer' });
-    const number = (await t.db.reader.get<{ number: string | null }>('SELECT number FROM invoices WHERE org_id = ? AND id = ?', [o.orgId, d.id]))?.number ?? d.id;
+    const number =
+      (await t.db.reader.get<{ number: string | null }>('SELECT number FROM invoices WHERE org_id = ? AND id = ?', [o.orgId, d.id]))
+        ?.number ?? d.id;
     const { text, mail } = await lastMail(o);
     expect(mail.headers['to']).toBe('accounts@seaside.example');
     expect(mail.headers['subject']).toContain(`Adjustment note ${cn.creditNoteId}`);
@@ -270,13 +322,22 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
     const before = (await emailRows(o)).length;
     await ok(o, 'books.invoiceCreditNote', { id: quiet.id, amountCents: 1_100, reason: 'Spilt' });
     expect((await emailRows(o)).length).toBe(before);
-    expect((await orgEvents(t, o.orgId)).filter((e) => e.kind === 'books.invoice.credit').at(-1)?.payload).toMatchObject({ channel: null, recipients: 0 });
+    expect((await orgEvents(t, o.orgId)).filter((e) => e.kind === 'books.invoice.credit').at(-1)?.payload).toMatchObject({
+      channel: null,
+      recipients: 0,
+    });
   });
 
   describe('chase step 1 waits for the due date unless early: true', () => {
     async function sentOn(o: CreatedOrg, day: string) {
       clock = `${day}T01:00:00.000Z`;
-      const d = await ok(o, 'books.invoiceDraft', { payeeName: 'Seaside Events', payeeEmail: 'a@seaside.example', description: 'Catering', totalCents: 110_000, dueDays: 14 });
+      const d = await ok(o, 'books.invoiceDraft', {
+        payeeName: 'Seaside Events',
+        payeeEmail: 'a@seaside.example',
+        description: 'Catering',
+        totalCents: 110_000,
+        dueDays: 14,
+      });
       return ok(o, 'books.invoiceSend', { id: d.id });
     }
 
@@ -287,7 +348,10 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
       const head = async () => (await t.get(o.keys.observer, 'snapshot')).body.head.seq as number;
       const seq = await head();
       const mails = (await emailRows(o)).length;
-      for (const params of [{ id: inv.id, step: 1 }, { id: inv.id, step: 1, early: false }]) {
+      for (const params of [
+        { id: inv.id, step: 1 },
+        { id: inv.id, step: 1, early: false },
+      ]) {
         const r = await t.post(o.keys.agent, 'books.invoiceChaseStep', params);
         expect(r.status).toBe(400);
         expect(r.body.error.code).toBe('BAD_REQUEST');
@@ -300,7 +364,10 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
       );
       expect(await head()).toBe(seq);
       expect((await emailRows(o)).length).toBe(mails);
-      const row = await t.db.reader.get<{ chase_step: number }>('SELECT chase_step FROM invoices WHERE org_id = ? AND id = ?', [o.orgId, inv.id]);
+      const row = await t.db.reader.get<{ chase_step: number }>('SELECT chase_step FROM invoices WHERE org_id = ? AND id = ?', [
+        o.orgId,
+        inv.id,
+      ]);
       expect(Number(row?.chase_step)).toBe(0);
     });
 
@@ -324,7 +391,9 @@ describe.each(engines)('tax invoice PDFs, adjustment notes and chase step 1 (%s)
       clock = '2026-10-30T01:00:00.000Z';
       expect(await ok(o, 'books.invoiceChaseStep', { id: after.id, step: 1 })).toMatchObject({ id: after.id, step: 1 });
       // Step 2 is not held back by the due date (it needs step 1 and a human instead).
-      expect((await t.post(o.keys.agent, 'books.invoiceChaseStep', { id: after.id, step: 2 })).body.result.status).toBe('approval_required');
+      expect((await t.post(o.keys.agent, 'books.invoiceChaseStep', { id: after.id, step: 2 })).body.result.status).toBe(
+        'approval_required',
+      );
     });
   });
 });

@@ -41,7 +41,7 @@ describe.each(engines)('invoiceDraft and invoiceSend (%s)', (engine) => {
     expect(await lastEvent()).toMatchObject({ kind: 'books.invoice.send', entity_id: id });
   });
 
-  it('sending a sent invoice again is a no-op with the ledgerId of the send (D3)', async () => {
+  it('sending a sent invoice again is a no-op with the ledgerId of the send', async () => {
     const id = (await t.post(org.keys.agent, 'books.invoiceDraft', draft)).body.result.id;
     const sent = await t.post(org.keys.agent, 'books.invoiceSend', { id });
     const seq = (await lastEvent()).seq;

@@ -39,7 +39,7 @@ describe.each(engines)('ledger reads and the chain (%s)', (engine) => {
     expect(snap.body).toEqual({ orgId: org.orgId, head: verdict.ok ? verdict.head : null });
   });
 
-  it('rows carry exactly the wire fields of seed §2.3', async () => {
+  it('rows carry exactly the wire fields of a ledger row', async () => {
     const r = await t.get(org.keys.observer, 'events?limit=2&cursor=1');
     expect(Object.keys(r.body).sort()).toEqual(['events', 'nextCursor']);
     const row = r.body.events[0];
@@ -73,7 +73,7 @@ describe.each(engines)('ledger reads and the chain (%s)', (engine) => {
     },
   );
 
-  it('an empty ledger snapshot is seq 0 with an empty hash (D9)', async () => {
+  it('an empty ledger snapshot is seq 0 with an empty hash', async () => {
     // A fresh organisation's first event is org.created, so build the empty case from storage.
     const { headOf } = await import('../src/ledger/read.js');
     expect(await headOf(t.db.reader, 'org_none')).toBeNull();
@@ -91,10 +91,14 @@ describe.each(engines)('ledger reads and the chain (%s)', (engine) => {
   it('tampering with a stored payload is caught with seq and reason', async () => {
     const other = await t.org();
     await t.post(other.keys.agent, 'books.invoiceDraft', {
-      payeeName: 'T', description: 'd', totalCents: 100, dueDays: 1,
+      payeeName: 'T',
+      description: 'd',
+      totalCents: 100,
+      dueDays: 1,
     });
-    // The stored payload as hashed (issue 10 added the contact to it), to put back afterwards.
-    const stored = (await t.db.reader.get<{ payload: string }>('SELECT payload FROM events WHERE org_id = ? AND seq = 2', [other.orgId]))?.payload;
+    // The stored payload as hashed (it names the contact too), to put back afterwards.
+    const stored = (await t.db.reader.get<{ payload: string }>('SELECT payload FROM events WHERE org_id = ? AND seq = 2', [other.orgId]))
+      ?.payload;
     expect(stored).toContain('"totalCents":100');
     await t.db.write(async (tx) => {
       await tx.run(`UPDATE events SET payload = ? WHERE org_id = ? AND seq = 2`, [

@@ -38,11 +38,14 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
 
   async function connect(key: string, query = ''): Promise<Client> {
     const client = new Client({ name: 'retries-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp${query}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp${query}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
     clients.push(client);
     return client;
   }
-  const call = async (client: Client, tool: string, args: Record<string, unknown>) => (await client.callTool({ name: tool, arguments: args })) as ToolCall;
+  const call = async (client: Client, tool: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name: tool, arguments: args })) as ToolCall;
 
   async function listed(method: 'books.invoices' | 'books.bills', payeeName: string): Promise<{ id: string }[]> {
     const r = await t.post(org.keys.agent, method, { payeeName });
@@ -81,7 +84,13 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
   it('refuses an idempotencyKey the API would refuse, naming the field, and creates nothing', async () => {
     const agent = await connect(org.keys.agent);
     const payee = uniqueName('BadKey');
-    const bad = await call(agent, toolName('books.invoiceDraft'), { payeeName: payee, description: 'x', totalCents: 100, dueDays: 0, idempotencyKey: 'two words' });
+    const bad = await call(agent, toolName('books.invoiceDraft'), {
+      payeeName: payee,
+      description: 'x',
+      totalCents: 100,
+      dueDays: 0,
+      idempotencyKey: 'two words',
+    });
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent.error).toMatchObject({ code: 'BAD_REQUEST', field: 'idempotencyKey' });
     expect(await listed('books.invoices', payee)).toEqual([]);
@@ -89,7 +98,13 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
 
   it('books.payrollDraft: the same draft again with a new key is the same run (its by-state promise holds)', async () => {
     const employeeId = await activeEmployee(t, org, { name: uniqueName('Staff'), annualSalaryCents: 7_800_000 });
-    const run = { periodStart: '2026-07-01', periodEnd: '2026-07-14', paymentDate: '2026-07-16', payFrequency: 'fortnightly', employeeIds: [employeeId] };
+    const run = {
+      periodStart: '2026-07-01',
+      periodEnd: '2026-07-14',
+      paymentDate: '2026-07-16',
+      payFrequency: 'fortnightly',
+      employeeIds: [employeeId],
+    };
     const first = await t.post(org.keys.agent, 'books.payrollDraft', run, { 'x-idempotency-key': freshKey() });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     const again = await t.post(org.keys.agent, 'books.payrollDraft', run, { 'x-idempotency-key': freshKey() });
@@ -110,7 +125,13 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
       // idempotent hints mean nothing by the specification.
       const hints = { ...HINT_DEFAULTS, ...(tool.annotations ?? {}) };
       if (readOnly) expect(hints, tool.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
-      else expect(hints, tool.name).toEqual({ readOnlyHint: false, destructiveHint: m.kind === 'signature', idempotentHint: !actsAgain, openWorldHint: false });
+      else
+        expect(hints, tool.name).toEqual({
+          readOnlyHint: false,
+          destructiveHint: m.kind === 'signature',
+          idempotentHint: !actsAgain,
+          openWorldHint: false,
+        });
     }
   });
 
@@ -120,14 +141,20 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
     const declared = new Map([...methods, ...reads].map((d) => [toolName(d.name), d.name]));
     expect(new Set(tools.map((tool) => areaOf(declared.get(tool.name) ?? '')))).toEqual(new Set(['receivables', 'approval']));
     expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['books_invoiceDraft', 'approval_request', 'approval_wait']));
-    await expect(call(agent, 'books_billCapture', { payeeName: 'Out', description: 'x', totalCents: 100, dueDays: 0 })).rejects.toThrow(/not in the toolsets this server loads/);
+    await expect(call(agent, 'books_billCapture', { payeeName: 'Out', description: 'x', totalCents: 100, dueDays: 0 })).rejects.toThrow(
+      /not in the toolsets this server loads/,
+    );
     expect(await listed('books.bills', 'Out')).toEqual([]);
     const drafted = await call(agent, 'books_invoiceDraft', { payeeName: uniqueName('In'), description: 'x', totalCents: 100, dueDays: 0 });
     expect(drafted.isError).toBeFalsy();
 
     const res = await fetch(`${t.url}/mcp?toolsets=receivables,ledgers`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${org.keys.agent}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${org.keys.agent}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(400);

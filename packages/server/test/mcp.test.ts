@@ -1,5 +1,5 @@
 /**
- * The MCP server end to end (issue 11 item 5): the SDK's own Client over both transports — stdio
+ * The MCP server end to end: the SDK's own Client over both transports — stdio
  * (`finance-desk mcp` as an agent host spawns it, calling the server over a real URL) and
  * Streamable HTTP (`POST /mcp` on the server, calling the API in process) — against a real server
  * on a real database. One full approval loop per transport: write → hold → approval_request →
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
-import { engines, freshDatabaseUrl, runCli, startTestServer, testConfig, uniqueName } from './harness.js';
+import { engines, freshDatabaseUrl, runCliInProcess, startTestServer, testConfig, uniqueName } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
 const TRANSPORTS = ['stdio', 'http'] as const;
@@ -43,7 +43,7 @@ describe.each(engines)('MCP server (%s)', (engine) => {
     db = openDatabase(dbUrl, { sqliteSynchronous: 'NORMAL' });
     server = await startServer(testConfig(), { db, logger: false });
     slug = uniqueName('mcp').toLowerCase().replace(/_/g, '-');
-    const created = runCli(dbUrl, 'org', 'create', '--name', 'MCP Joinery', '--slug', slug, '--json');
+    const created = await runCliInProcess(dbUrl, 'org', 'create', '--name', 'MCP Joinery', '--slug', slug, '--json');
     expect(created.code, created.err).toBe(0);
     const org = JSON.parse(created.out);
     keys = org.keys;
@@ -170,7 +170,11 @@ describe.each(engines)('MCP server (%s)', (engine) => {
 
       const requested = await call(agent, held.next.tool, held.next.arguments);
       expect(requested.isError).toBeFalsy();
-      expect(requested.structuredContent).toMatchObject({ status: 'pending', approvalId: expect.any(String), ledgerId: expect.any(String) });
+      expect(requested.structuredContent).toMatchObject({
+        status: 'pending',
+        approvalId: expect.any(String),
+        ledgerId: expect.any(String),
+      });
       const approvalId: string = requested.structuredContent.approvalId;
 
       const waitTool = toolName(readSpecs.approvalWait.name);
@@ -180,7 +184,19 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       // A long-poll from the model, answered when a human approves from the operator CLI.
       const waiting = call(agent, waitTool, { approvalId, timeoutMs: 30_000 });
       await new Promise((r) => setTimeout(r, 300));
-      const decided = runCli(dbUrl, 'approval', 'decide', '--org', slug, '--approval', approvalId, '--approve', '--by', ownerEmail, '--json');
+      const decided = await runCliInProcess(
+        dbUrl,
+        'approval',
+        'decide',
+        '--org',
+        slug,
+        '--approval',
+        approvalId,
+        '--approve',
+        '--by',
+        ownerEmail,
+        '--json',
+      );
       expect(decided.code, decided.err).toBe(0);
       const approved = await waiting;
       expect(approved.isError).toBeFalsy();
@@ -205,7 +221,11 @@ describe.each(engines)('MCP server (%s)', (engine) => {
     it('returns an error frame as isError with the code, message and field', async () => {
       const bad = await call(agent, toolName(books.invoiceDraft.name), { payeeName: 'Bo', description: 'x', totalCents: -5, dueDays: 0 });
       expect(bad.isError).toBe(true);
-      expect(bad.structuredContent.error).toMatchObject({ code: 'BAD_REQUEST', field: 'totalCents', message: expect.stringMatching(/^totalCents: /) });
+      expect(bad.structuredContent.error).toMatchObject({
+        code: 'BAD_REQUEST',
+        field: 'totalCents',
+        message: expect.stringMatching(/^totalCents: /),
+      });
       expect(bad.content[0]?.text).toMatch(/^BAD_REQUEST: totalCents: .*\(field totalCents\)/);
 
       const badQuery = await call(agent, toolName(readSpecs.approvalWait.name), { approvalId: 'apr_missing', timeoutMs: 99_999 });
@@ -215,7 +235,12 @@ describe.each(engines)('MCP server (%s)', (engine) => {
 
     it('acts with exactly the scopes of its key: a read key cannot write', async () => {
       const reader = await connect(transport, keys.reader);
-      const refused = await call(reader, toolName(books.invoiceDraft.name), { payeeName: 'Cy', description: 'x', totalCents: 100, dueDays: 0 });
+      const refused = await call(reader, toolName(books.invoiceDraft.name), {
+        payeeName: 'Cy',
+        description: 'x',
+        totalCents: 100,
+        dueDays: 0,
+      });
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent.error.code).toBe('FORBIDDEN_SCOPE');
       const whoami = await call(reader, toolName(readSpecs.orgSelf.name), {});
@@ -237,7 +262,12 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       return { child, send, exited, output: () => out };
     }
@@ -248,7 +278,9 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       // Closing stdin at once ends the session only after the answers owed are written.
       child.stdin.end();
       expect(await exited).toBe(0);
-      const lines = output().split('\n').filter((l) => l !== '');
+      const lines = output()
+        .split('\n')
+        .filter((l) => l !== '');
       expect(lines).toHaveLength(2);
       const [init, self] = lines.map((l) => JSON.parse(l));
       expect(init).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'finance-desk' }, capabilities: { tools: {} } } });
@@ -257,15 +289,29 @@ describe.each(engines)('MCP server (%s)', (engine) => {
     });
 
     it('runs nothing of a JSON-RPC batch line (the SDK reads one message a line) and goes on answering single messages', async () => {
-      const head = async () => (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: { authorization: `Bearer ${keys.agent}` } }).then((r) => r.json()) as any).head;
+      const head = async () =>
+        (
+          await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: { authorization: `Bearer ${keys.agent}` } }).then((r) =>
+            r.json(),
+          )
+        ).head;
       const before = await head();
       const { child, send, exited, output } = stdioSession(keys.agent);
-      const draft = { name: toolName(books.invoiceDraft.name), arguments: { payeeName: 'Batch Stdio', description: 'x', totalCents: 100, dueDays: 0 } };
-      send([{ jsonrpc: '2.0', id: 2, method: 'tools/call', params: draft }, { jsonrpc: '2.0', id: 3, method: 'tools/list' }]);
+      const draft = {
+        name: toolName(books.invoiceDraft.name),
+        arguments: { payeeName: 'Batch Stdio', description: 'x', totalCents: 100, dueDays: 0 },
+      };
+      send([
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: draft },
+        { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      ]);
       send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: toolName(readSpecs.orgSelf.name), arguments: {} } });
       child.stdin.end();
       expect(await exited).toBe(0);
-      const answers = output().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+      const answers = output()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l));
       expect(answers.map((a) => a.id)).toEqual([1, 4]);
       expect(answers[1]).toMatchObject({ result: { structuredContent: { slug } } });
       expect(await head()).toEqual(before);
@@ -313,8 +359,9 @@ describe.each(engines)('MCP server (%s)', (engine) => {
     it('never answers 5xx to hostile requests, and appends nothing for them', async () => {
       const auth = { authorization: `Bearer ${keys.agent}` };
       const json = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-      const rpc = (method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 7, method, ...(params === undefined ? {} : { params }) });
-      const before = (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json())) as any;
+      const rpc = (method: string, params?: unknown) =>
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method, ...(params === undefined ? {} : { params }) });
+      const before = await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json());
       expect(before.head).toMatchObject({ seq: expect.any(Number), rowHash: expect.any(String) });
       const cases: { headers: Record<string, string>; body?: string; method?: string }[] = [
         { headers: json, body: '{' },
@@ -327,7 +374,13 @@ describe.each(engines)('MCP server (%s)', (engine) => {
         { headers: json, body: rpc('tools/call', { name: toolName(books.invoiceDraft.name), arguments: [1, 2] }) },
         { headers: json, body: rpc('tools/call', { name: toolName(books.invoiceDraft.name), arguments: 'x' }) },
         { headers: json, body: rpc('tools/call', { name: toolName(readSpecs.events.name), arguments: { limit: { a: 1 } } }) },
-        { headers: json, body: rpc('tools/call', { name: toolName(books.invoiceDraft.name), arguments: { totalCents: 1e300, payeeName: '\u202e', description: 'x'.repeat(100_000), dueDays: -1 } }) },
+        {
+          headers: json,
+          body: rpc('tools/call', {
+            name: toolName(books.invoiceDraft.name),
+            arguments: { totalCents: 1e300, payeeName: '\u202e', description: 'x'.repeat(100_000), dueDays: -1 },
+          }),
+        },
         { headers: json, body: JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }))) },
         { headers: { ...json, 'content-type': 'text/plain' }, body: rpc('tools/list') },
         { headers: { ...auth, 'content-type': 'application/json' }, body: rpc('tools/list') },
@@ -336,18 +389,23 @@ describe.each(engines)('MCP server (%s)', (engine) => {
         { headers: auth, method: 'PUT', body: '{}' },
       ];
       for (const c of cases) {
-        const res = await fetch(`${server.url}/mcp`, { method: c.method ?? 'POST', headers: c.headers, ...(c.body !== undefined ? { body: c.body } : {}) });
+        const res = await fetch(`${server.url}/mcp`, {
+          method: c.method ?? 'POST',
+          headers: c.headers,
+          ...(c.body !== undefined ? { body: c.body } : {}),
+        });
         const text = await res.text();
         expect(res.status, `${c.method ?? 'POST'} ${String(c.body).slice(0, 60)} → ${text.slice(0, 200)}`).toBeLessThan(500);
       }
-      const after = (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json())) as any;
+      const after = await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json());
       expect(after.head).toEqual(before.head);
     });
 
     it('refuses a JSON-RPC batch whole (400, Invalid Request) before any message in it runs; one message still works', async () => {
       const auth = { authorization: `Bearer ${keys.agent}` };
       const headers = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-      const head = async () => (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json()) as any).head;
+      const head = async () =>
+        (await fetch(`${server.url}/api/v1/${readSpecs.snapshot.name}`, { headers: auth }).then((r) => r.json())).head;
       const draft = (payeeName: string) => ({
         name: toolName(books.invoiceDraft.name),
         arguments: { payeeName, description: 'Batch', totalCents: 100, dueDays: 0 },
@@ -362,22 +420,41 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       expect(refused.status).toBe(400);
       expect(await refused.json()).toEqual({
         jsonrpc: '2.0',
-        error: { code: -32600, message: expect.stringMatching(/^Invalid Request: JSON-RPC batches are not accepted .*send one message per request$/) },
+        error: {
+          code: -32600,
+          message: expect.stringMatching(/^Invalid Request: JSON-RPC batches are not accepted .*send one message per request$/),
+        },
         id: null,
       });
-      const one = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: draft('Batch One') }]) });
+      const one = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: draft('Batch One') }]),
+      });
       expect(one.status).toBe(400);
       await one.text();
       expect(await head()).toEqual(before);
 
-      const single = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: draft('Single Buyer') }) });
+      const single = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: draft('Single Buyer') }),
+      });
       expect(single.status).toBe(200);
-      const answer = (await single.json()) as any;
-      expect(answer).toMatchObject({ jsonrpc: '2.0', id: 9, result: { structuredContent: { id: expect.stringMatching(/^inv_/), status: 'draft' } } });
+      const answer = await single.json();
+      expect(answer).toMatchObject({
+        jsonrpc: '2.0',
+        id: 9,
+        result: { structuredContent: { id: expect.stringMatching(/^inv_/), status: 'draft' } },
+      });
       expect((await head()).seq).toBeGreaterThan(before.seq);
-      const list = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }) });
+      const list = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }),
+      });
       expect(list.status).toBe(200);
-      const listed = (await list.json()) as any;
+      const listed = await list.json();
       expect(listed.result.tools).toHaveLength(methods.length + reads.filter((r) => !isArtifactRead(r.name)).length);
       expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThanOrEqual(limits.mcpResponseBytesMax);
     });
@@ -393,14 +470,21 @@ describe.each(engines)('MCP server (%s)', (engine) => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }),
       });
       expect(huge.status).toBe(400);
-      expect(await huge.json()).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^body: larger than the limit/) } });
+      expect(await huge.json()).toMatchObject({
+        ok: false,
+        error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^body: larger than the limit/) },
+      });
     });
 
-    it('takes one token of the key\'s budget per request: a flood of tools/list is RATE_LIMITED with the API\'s frame', async () => {
+    it("takes one token of the key's budget per request: a flood of tools/list is RATE_LIMITED with the API's frame", async () => {
       const limited = await startTestServer(engine, { ratePerSecond: 1, rateBurst: 3 });
       try {
         const o = await limited.org();
-        const headers = { authorization: `Bearer ${o.keys.agent}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const headers = {
+          authorization: `Bearer ${o.keys.agent}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        };
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
         const statuses: number[] = [];
         let refused: unknown = null;

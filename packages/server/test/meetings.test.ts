@@ -8,15 +8,14 @@ import { nextPayDates } from '../src/calendar/paydays.js';
 import type { Window } from '../src/calendar/window.js';
 import { basDueOn } from '../src/domain/tax/figures.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { SqliteDatabase } from '../src/storage/sqlite.js';
 import type { Queryable } from '../src/storage/types.js';
-import { engines, openTestDatabase, startTestServer, type TestServer, migratedSqliteForSuite } from './harness.js';
+import { engines, startTestServer, type TestServer, migratedSqliteForSuite } from './harness.js';
 import { approvedBill, inDays, today } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { heldAndRequested, sentInvoice } from './signature-helpers.js';
 
 /**
- * GET meetings.list (issue 10 item 2b): the desk's calendar through HTTP, on every engine. Dates
+ * GET meetings.list: the desk's calendar through HTTP, on every engine. Dates
  * are relative to the organisation's today (test organisations keep Australia/Sydney).
  */
 interface Item {
@@ -103,7 +102,14 @@ describe.each(engines)('GET meetings.list (%s)', (engine) => {
   it('by default lists the next 14 days from the organisation-local today, each item on its date with its amount', async () => {
     const r = await list('');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ orgId: o.orgId, timeZone: DEFAULT_TIME_ZONE, today: today(), from: today(), to: inDays(13), nextCursor: null });
+    expect(r.body).toMatchObject({
+      orgId: o.orgId,
+      timeZone: DEFAULT_TIME_ZONE,
+      today: today(),
+      from: today(),
+      to: inDays(13),
+      nextCursor: null,
+    });
     const got = r.body.items as Item[];
     const approval = await t.db.reader.get<{ expires_at: string; subject_id: string }>(
       'SELECT expires_at, subject_id FROM approvals WHERE org_id = ? AND id = ?',
@@ -202,7 +208,10 @@ describe.each(engines)('GET meetings.list (%s)', (engine) => {
     const la = await t.org(undefined, { timeZone: 'America/Los_Angeles' });
     const chased = await sentInvoice(t, la);
     const { approvalId } = await heldAndRequested(t, la, 'books.invoiceChaseStep', { id: chased, step: 2 });
-    const row = await t.db.reader.get<{ expires_at: string }>('SELECT expires_at FROM approvals WHERE org_id = ? AND id = ?', [la.orgId, approvalId]);
+    const row = await t.db.reader.get<{ expires_at: string }>('SELECT expires_at FROM approvals WHERE org_id = ? AND id = ?', [
+      la.orgId,
+      approvalId,
+    ]);
     const laToday = localDate(new Date().toISOString(), 'America/Los_Angeles');
     const r = await list('kind=approval.expiry', la);
     expect(r.body).toMatchObject({ timeZone: 'America/Los_Angeles', today: laToday, from: laToday });
@@ -211,7 +220,7 @@ describe.each(engines)('GET meetings.list (%s)', (engine) => {
     ]);
   });
 
-  it("another organisation sees none of these items; a cursor of ours shows it nothing of ours", async () => {
+  it('another organisation sees none of these items; a cursor of ours shows it nothing of ours', async () => {
     const other = await t.org();
     const r = await list(`to=${inDays(60)}`, other);
     expect(r.status).toBe(200);
@@ -244,7 +253,13 @@ describe.each(engines)('GET meetings.list: BAS, super and pay days (%s)', (engin
     await t.post(o.keys.agent, 'books.taxHold', { id: bas.body.result.id, reason: 'Check it' });
     const r = await t.get(o.keys.observer, `meetings.list?kind=bas.due&from=${addDays(dueLast, -3)}&to=${addDays(dueLast, 3)}`);
     expect(r.body.items).toEqual([
-      expect.objectContaining({ date: dueLast, kind: 'bas.due', id: bas.body.result.id, status: 'held', amountCents: bas.body.result.netCents }),
+      expect.objectContaining({
+        date: dueLast,
+        kind: 'bas.due',
+        id: bas.body.result.id,
+        status: 'held',
+        amountCents: bas.body.result.netCents,
+      }),
     ]);
     expect(r.body.items[0].title).toContain('(held)');
     const upcoming = await t.get(o.keys.observer, `meetings.list?from=${addDays(dueNext, -5)}&to=${dueNext}`);
@@ -259,7 +274,10 @@ describe.each(engines)('GET meetings.list: BAS, super and pay days (%s)', (engin
     await activeEmployee(t, o, { name: 'Sam Joiner', annualSalaryCents: 7_800_000, payFrequency: 'fortnightly' });
     const paymentDate = inDays(2);
     const draft = await t.post(o.keys.agent, 'books.payrollDraft', {
-      periodStart: addDays(today(), -13), periodEnd: today(), paymentDate, payFrequency: 'fortnightly',
+      periodStart: addDays(today(), -13),
+      periodEnd: today(),
+      paymentDate,
+      payFrequency: 'fortnightly',
     });
     expect(draft.status, JSON.stringify(draft.body)).toBe(200);
     const run = draft.body.result;
@@ -319,21 +337,31 @@ describe('meetings.list: SQLite plans', () => {
 
   function plans(statements: { sql: string; params: readonly unknown[] }[]): string[][] {
     const raw = (db().reader as unknown as { raw: { prepare(s: string): { all(...p: unknown[]): { detail: string }[] } } }).raw;
-    return statements.map((s) => raw.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).all(...s.params).map((r) => r.detail));
+    return statements.map((s) =>
+      raw
+        .prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
+        .all(...s.params)
+        .map((r) => r.detail),
+    );
   }
 
   const recorder = () => {
     const seen: { sql: string; params: readonly unknown[] }[] = [];
     const q: Queryable = {
-      all: async (sql, params = []) => (seen.push({ sql, params }), []),
-      get: async (sql, params = []) => (seen.push({ sql, params }), undefined),
-      run: async () => ({ changes: 0 }),
+      all: (sql, params = []) => (seen.push({ sql, params }), Promise.resolve([])),
+      get: (sql, params = []) => (seen.push({ sql, params }), Promise.resolve(undefined)),
+      run: () => Promise.resolve({ changes: 0 }),
     };
     return { q, seen };
   };
 
   const windows: Window[] = ([null, 'approval.expiry', 'invoice.due', 'super.due'] as const).map((kind) => ({
-    orgId: 'org_x', from: '2026-07-01', to: '2026-09-30', today: '2026-07-01', timeZone: DEFAULT_TIME_ZONE, take: 51,
+    orgId: 'org_x',
+    from: '2026-07-01',
+    to: '2026-09-30',
+    today: '2026-07-01',
+    timeZone: DEFAULT_TIME_ZONE,
+    take: 51,
     cursor: kind === null ? null : { date: '2026-07-10', kind: kind as MeetingKind, id: 'x_1' },
   }));
 
@@ -342,14 +370,24 @@ describe('meetings.list: SQLite plans', () => {
     ['bill.due', billsDue, 'SEARCH bills USING INDEX bills_status_due'],
     ['promise', promises, 'SEARCH p USING INDEX invoice_promises_due'],
     ['payday', payRuns, 'SEARCH pay_runs USING INDEX pay_runs_payment'],
-    ['approval.expiry', (q: Queryable, w: Window) => approvalExpiries(q, w, '2026-07-01T00:00:00.000Z'), 'SEARCH approvals USING INDEX approvals_expiry'],
+    [
+      'approval.expiry',
+      (q: Queryable, w: Window) => approvalExpiries(q, w, '2026-07-01T00:00:00.000Z'),
+      'SEARCH approvals USING INDEX approvals_expiry',
+    ],
   ])('%s reads its index and never scans a table', async (_kind, source, index) => {
     for (const w of windows) {
       const { q, seen } = recorder();
       await source(q, w);
       const [plan] = plans(seen.slice(0, 1));
-      expect(plan?.some((d) => d.startsWith(index)), JSON.stringify(plan)).toBe(true);
-      expect(plan?.filter((d) => /^SCAN (?!a\b)/.test(d)), JSON.stringify(plan)).toEqual([]);
+      expect(
+        plan?.some((d) => d.startsWith(index)),
+        JSON.stringify(plan),
+      ).toBe(true);
+      expect(
+        plan?.filter((d) => /^SCAN (?!a\b)/.test(d)),
+        JSON.stringify(plan),
+      ).toEqual([]);
     }
   });
 });

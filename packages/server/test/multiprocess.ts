@@ -141,9 +141,7 @@ export async function waitHealthy(p: ServeProcess, timeoutMs = 60_000): Promise<
   for (;;) {
     const exit = p.exited();
     if (exit) {
-      throw new Error(
-        `serve #${p.index} (port ${p.port}) exited before healthy: code ${exit.code} signal ${exit.signal}\n${p.output()}`,
-      );
+      throw new Error(`serve #${p.index} (port ${p.port}) exited before healthy: code ${exit.code} signal ${exit.signal}\n${p.output()}`);
     }
     try {
       const res = await fetch(`${p.url}/healthz`);

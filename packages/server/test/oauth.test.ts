@@ -36,7 +36,12 @@ async function freePort(): Promise<number> {
 
 async function startOn(engine: (typeof engines)[number], overrides: Partial<Config> = {}): Promise<TestServer> {
   const port = await freePort();
-  return startTestServer(engine, { port, publicUrl: `http://127.0.0.1:${port}`, oauth: { rate: { perSecond: 1000, burst: 1000 } }, ...overrides });
+  return startTestServer(engine, {
+    port,
+    publicUrl: `http://127.0.0.1:${port}`,
+    oauth: { rate: { perSecond: 1000, burst: 1000 } },
+    ...overrides,
+  });
 }
 
 /** An in-memory connector: what Claude's or ChatGPT's backend keeps for one user's connection. */
@@ -50,7 +55,13 @@ class MemoryProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] };
+    return {
+      client_name: this.name,
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    };
   }
   state(): string {
     return 'st-' + randomBytes(8).toString('hex');
@@ -91,7 +102,11 @@ class Browser {
     return { status: res.status, location: res.headers.get('location'), text: await res.text(), headers: res.headers };
   }
   form(url: string, fields: Record<string, string>) {
-    return this.go(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    return this.go(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
   }
 }
 
@@ -114,7 +129,9 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
   });
 
   /** The connector's first call: 401 → discovery → registration → the authorize URL it would open. */
-  async function begin(name = 'Claude Test Connector'): Promise<{ provider: MemoryProvider; transport: StreamableHTTPClientTransport; authorizeUrl: URL }> {
+  async function begin(
+    name = 'Claude Test Connector',
+  ): Promise<{ provider: MemoryProvider; transport: StreamableHTTPClientTransport; authorizeUrl: URL }> {
     const provider = new MemoryProvider(name);
     const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider });
     const client = new Client({ name: 'connector', version: '1.0.0' });
@@ -133,7 +150,12 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     const signInPage = await b.go(consentUrl);
     expect(signInPage.status).toBe(200);
     expect(signInPage.text).toContain('action="/console/oauth/sign-in"');
-    const signedIn = await b.form('/console/oauth/sign-in', { org: who.slug, email: who.email, password: who.password, request: hidden(signInPage.text, 'request') });
+    const signedIn = await b.form('/console/oauth/sign-in', {
+      org: who.slug,
+      email: who.email,
+      password: who.password,
+      request: hidden(signInPage.text, 'request'),
+    });
     expect(signedIn.status).toBe(303);
     expect(new URL(signedIn.location ?? '', t.url).href).toBe(consentUrl);
     const consent = await b.go(consentUrl);
@@ -154,14 +176,22 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
   }
 
   async function tokenCall(fields: Record<string, string>) {
-    const res = await fetch(`${t.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const res = await fetch(`${t.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
   const mcpUnauthorized = async (key: string | null) => {
     const res = await fetch(`${t.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     return { status: res.status, challenge: res.headers.get('www-authenticate'), body: (await res.json()) as Record<string, any> };
@@ -201,7 +231,11 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     });
     // An API key still works at /mcp as before.
     const keyed = new Client({ name: 'keyed', version: '1.0.0' });
-    await keyed.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${org.keys.agent}` } } }));
+    await keyed.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${org.keys.agent}` } },
+      }),
+    );
     expect((await keyed.listTools()).tools.length).toBeGreaterThan(10);
     await keyed.close();
   });
@@ -222,14 +256,24 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     // Without the CSRF token nothing is decided.
     const forged = await b.form('/console/oauth/authorize', { request, decision: 'approve', tier: 'agent' });
     expect(forged.status).toBe(403);
-    const approved = await b.form('/console/oauth/authorize', { _csrf: hidden(consent.text, '_csrf'), request, decision: 'approve', tier: 'agent' });
+    const approved = await b.form('/console/oauth/authorize', {
+      _csrf: hidden(consent.text, '_csrf'),
+      request,
+      decision: 'approve',
+      tier: 'agent',
+    });
     expect(approved.status).toBe(303);
     const back = new URL(approved.location ?? '');
     const code = back.searchParams.get('code') ?? '';
     expect(code).toMatch(/^fdo_/);
     expect(back.searchParams.get('state')).toBe(authorizeUrl.searchParams.get('state'));
     // The same request cannot be decided twice.
-    const again = await b.form('/console/oauth/authorize', { _csrf: hidden(consent.text, '_csrf'), request, decision: 'approve', tier: 'agent' });
+    const again = await b.form('/console/oauth/authorize', {
+      _csrf: hidden(consent.text, '_csrf'),
+      request,
+      decision: 'approve',
+      tier: 'agent',
+    });
     expect(again.status).toBe(404);
 
     await transport.finishAuth(code);
@@ -239,7 +283,10 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }));
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name)).toContain(toolName(books.invoiceDraft.name));
-    const profile = (await client.callTool({ name: toolName(readSpecs.orgProfile.name), arguments: {} })) as { isError?: boolean; structuredContent?: any };
+    const profile = (await client.callTool({ name: toolName(readSpecs.orgProfile.name), arguments: {} })) as {
+      isError?: boolean;
+      structuredContent?: any;
+    };
     expect(profile.isError).toBeFalsy();
     const draft = (await client.callTool({
       name: toolName(books.invoiceDraft.name),
@@ -249,15 +296,15 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     await client.close();
 
     // The agent named after the client holds the key; it is the actor of the write; events without secrets.
-    const agent = await t.db.reader.get<{ id: string; name: string; tier: string }>('SELECT id, name, tier FROM agents WHERE org_id = ? AND name = ?', [
-      org.orgId,
-      'Claude Test Connector',
-    ]);
+    const agent = await t.db.reader.get<{ id: string; name: string; tier: string }>(
+      'SELECT id, name, tier FROM agents WHERE org_id = ? AND name = ?',
+      [org.orgId, 'Claude Test Connector'],
+    );
     expect(agent).toMatchObject({ tier: 'agent' });
-    const written = await t.db.reader.get<{ actor: string }>('SELECT actor FROM events WHERE org_id = ? AND entity_id = ? ORDER BY seq LIMIT 1', [
-      org.orgId,
-      draft.structuredContent.id,
-    ]);
+    const written = await t.db.reader.get<{ actor: string }>(
+      'SELECT actor FROM events WHERE org_id = ? AND entity_id = ? ORDER BY seq LIMIT 1',
+      [org.orgId, draft.structuredContent.id],
+    );
     expect(written?.actor).toBe(agent?.id);
     const trail = await t.db.reader.all<{ kind: string; actor: string; payload: string }>(
       "SELECT kind, actor, payload FROM events WHERE org_id = ? AND kind LIKE 'org.oauth.%' ORDER BY seq",
@@ -266,14 +313,24 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     expect(trail.map((e) => e.kind)).toEqual(['org.oauth.consent', 'org.oauth.token']);
     expect(trail[0]?.actor).toBe(org.owner.userId);
     expect(trail[1]?.actor).toBe(agent?.id);
-    expect(JSON.parse(trail[0]?.payload ?? '{}')).toMatchObject({ clientName: 'Claude Test Connector', redirectHost: '127.0.0.1:9', tier: 'agent' });
+    expect(JSON.parse(trail[0]?.payload ?? '{}')).toMatchObject({
+      clientName: 'Claude Test Connector',
+      redirectHost: '127.0.0.1:9',
+      tier: 'agent',
+    });
     for (const e of trail) {
       expect(e.payload).not.toContain(code);
       expect(e.payload).not.toContain(provider.verifier);
       expect(e.payload).not.toContain(provider.saved?.access_token ?? 'x');
     }
     // The code is single use.
-    const reused = await tokenCall({ grant_type: 'authorization_code', client_id: String(provider.info?.client_id), code, code_verifier: provider.verifier, redirect_uri: REDIRECT });
+    const reused = await tokenCall({
+      grant_type: 'authorization_code',
+      client_id: String(provider.info?.client_id),
+      code,
+      code_verifier: provider.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
@@ -281,16 +338,36 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     const { provider, authorizeUrl } = await begin('Verifier Check');
     const { code } = await approve(authorizeUrl, 'reader');
     const clientId = String(provider.info?.client_id);
-    const wrongVerifier = await tokenCall({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: randomBytes(32).toString('base64url'), redirect_uri: REDIRECT });
+    const wrongVerifier = await tokenCall({
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      code_verifier: randomBytes(32).toString('base64url'),
+      redirect_uri: REDIRECT,
+    });
     expect(wrongVerifier).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const otherRedirect = await tokenCall({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: provider.verifier, redirect_uri: 'http://127.0.0.1:9/other' });
+    const otherRedirect = await tokenCall({
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      code_verifier: provider.verifier,
+      redirect_uri: 'http://127.0.0.1:9/other',
+    });
     expect(otherRedirect).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const right = await tokenCall({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: provider.verifier, redirect_uri: REDIRECT });
+    const right = await tokenCall({
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      code_verifier: provider.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(right).toMatchObject({ status: 200, body: { token_type: 'Bearer', access_token: expect.stringMatching(/^fdk_/) } });
     expect(right.body.refresh_token).toBeUndefined();
     // The tier chosen is the key's tier.
     const key = String(right.body.access_token);
-    expect((await t.post(key, books.invoiceDraft.name, { payeeName: 'R', description: 'x', totalCents: 100, dueDays: 0 })).status).toBe(403);
+    expect((await t.post(key, books.invoiceDraft.name, { payeeName: 'R', description: 'x', totalCents: 100, dueDays: 0 })).status).toBe(
+      403,
+    );
     expect((await t.get(key, 'org/profile')).status).toBe(200);
     // Refresh tokens are not offered.
     const refresh = await tokenCall({ grant_type: 'refresh_token', client_id: clientId, refresh_token: 'x' });
@@ -303,18 +380,29 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     const { b, consent, request } = await toConsent(authorizeUrl, owner());
     expect(consent.text).not.toContain('<script>alert(1)');
     expect(consent.text).toContain('&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt; Evil');
-    const approved = await b.form('/console/oauth/authorize', { _csrf: hidden(consent.text, '_csrf'), request, decision: 'approve', tier: 'observer' });
+    const approved = await b.form('/console/oauth/authorize', {
+      _csrf: hidden(consent.text, '_csrf'),
+      request,
+      decision: 'approve',
+      tier: 'observer',
+    });
     const code = new URL(approved.location ?? '').searchParams.get('code') ?? '';
     await t.db.write(async (tx) => {
       await tx.run('UPDATE oauth_grants SET code_expires_at = ? WHERE id = ?', ['2000-01-01T00:00:00.000Z', request]);
     });
-    const late = await tokenCall({ grant_type: 'authorization_code', client_id: String(provider.info?.client_id), code, code_verifier: provider.verifier, redirect_uri: REDIRECT });
+    const late = await tokenCall({
+      grant_type: 'authorization_code',
+      client_id: String(provider.info?.client_id),
+      code,
+      code_verifier: provider.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(late).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // A second connection of the same client: a fresh code, and the agent takes the safe characters of the name.
     const again = await begin(hostile);
     await again.transport.finishAuth((await approve(again.authorizeUrl, 'observer')).code);
     const agent = await t.db.reader.get<{ name: string }>(
-      "SELECT a.name FROM agents a JOIN oauth_grants g ON g.agent_id = a.id WHERE g.client_id = ? AND g.used_at IS NOT NULL",
+      'SELECT a.name FROM agents a JOIN oauth_grants g ON g.agent_id = a.id WHERE g.client_id = ? AND g.used_at IS NOT NULL',
       [String(again.provider.info?.client_id)],
     );
     expect(agent?.name).toBe('script alert 1 script Evil');
@@ -336,8 +424,16 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
 
   it('lets no non-owner consent, and a denial redirects with access_denied and issues nothing', async () => {
     const { authorizeUrl } = await begin('Deny Check');
-    const bookkeeper = await addUser(t.db, { orgId: org.orgId, email: `bk-${randomBytes(4).toString('hex')}@example.com`, role: 'bookkeeper' });
-    const { b, consent, request } = await toConsent(authorizeUrl, { slug: org.slug, email: bookkeeper.email, password: bookkeeper.password });
+    const bookkeeper = await addUser(t.db, {
+      orgId: org.orgId,
+      email: `bk-${randomBytes(4).toString('hex')}@example.com`,
+      role: 'bookkeeper',
+    });
+    const { b, consent, request } = await toConsent(authorizeUrl, {
+      slug: org.slug,
+      email: bookkeeper.email,
+      password: bookkeeper.password,
+    });
     expect(consent.status).toBe(403);
     expect(consent.text).toContain('only an owner may connect');
     const csrf = hidden(consent.text, '_csrf'); // the header's sign-out form carries the session's token
@@ -347,7 +443,11 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
 
     const agentsBefore = await t.db.reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM agents WHERE org_id = ?', [org.orgId]);
     const asOwner = await toConsent(authorizeUrl, owner());
-    const denied = await asOwner.b.form('/console/oauth/authorize', { _csrf: hidden(asOwner.consent.text, '_csrf'), request, decision: 'deny' });
+    const denied = await asOwner.b.form('/console/oauth/authorize', {
+      _csrf: hidden(asOwner.consent.text, '_csrf'),
+      request,
+      decision: 'deny',
+    });
     expect(denied.status).toBe(303);
     const back = new URL(denied.location ?? '');
     expect(back.searchParams.get('error')).toBe('access_denied');
@@ -355,7 +455,10 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     expect(back.searchParams.get('code')).toBeNull();
     const agentsAfter = await t.db.reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM agents WHERE org_id = ?', [org.orgId]);
     expect(Number(agentsAfter?.n)).toBe(Number(agentsBefore?.n));
-    const denial = await t.db.reader.get<{ actor: string; payload: string }>("SELECT actor, payload FROM events WHERE org_id = ? AND kind = 'org.oauth.deny'", [org.orgId]);
+    const denial = await t.db.reader.get<{ actor: string; payload: string }>(
+      "SELECT actor, payload FROM events WHERE org_id = ? AND kind = 'org.oauth.deny'",
+      [org.orgId],
+    );
     expect(denial?.actor).toBe(org.owner.userId);
     expect(JSON.parse(denial?.payload ?? '{}')).toMatchObject({ clientName: 'Deny Check', redirectHost: '127.0.0.1:9' });
   });
@@ -371,7 +474,10 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     const signIn = await b.form('/console/login', { org: org.slug, email: org.owner.email, password: org.owner.password });
     expect(signIn.status).toBe(303);
     const agentsPage = await b.go('/console/agents');
-    const revoked = await b.go(`/console/api/agents/${agent?.agent_id}/revoke`, { method: 'POST', headers: { 'x-csrf-token': hidden(agentsPage.text, '_csrf') } });
+    const revoked = await b.go(`/console/api/agents/${agent?.agent_id}/revoke`, {
+      method: 'POST',
+      headers: { 'x-csrf-token': hidden(agentsPage.text, '_csrf') },
+    });
     expect(revoked.status).toBe(200);
     const after = await mcpUnauthorized(key);
     expect(after.status).toBe(401);
@@ -381,10 +487,18 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
     const second = await begin('Revoke Endpoint');
     await second.transport.finishAuth((await approve(second.authorizeUrl, 'observer')).code);
     const key2 = String(second.provider.saved?.access_token);
-    const stranger = await fetch(`${t.url}/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: String(first.provider.info?.client_id), token: key2 }).toString() });
+    const stranger = await fetch(`${t.url}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: String(first.provider.info?.client_id), token: key2 }).toString(),
+    });
     expect(stranger.status).toBe(200);
     expect((await t.get(key2, 'org/profile')).status).toBe(200);
-    const own = await fetch(`${t.url}/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: String(second.provider.info?.client_id), token: key2 }).toString() });
+    const own = await fetch(`${t.url}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: String(second.provider.info?.client_id), token: key2 }).toString(),
+    });
     expect(own.status).toBe(200);
     expect((await t.get(key2, 'org/profile')).status).toBe(401);
     expect((await mcpUnauthorized(key2)).status).toBe(401);
@@ -398,22 +512,35 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
 
   it('bounds /register: redirect URIs checked, public clients only, a cap on clients, a budget per address', async () => {
     const register = (body: unknown, url = t.url) =>
-      fetch(`${url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({
-        status: r.status,
-        headers: r.headers,
-        body: (await r.json()) as Record<string, any>,
-      }));
+      fetch(`${url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+        async (r) => ({
+          status: r.status,
+          headers: r.headers,
+          body: (await r.json()) as Record<string, any>,
+        }),
+      );
     const plainHttp = await register({ redirect_uris: ['http://connector.example/cb'], client_name: 'Bad' });
-    expect(plainHttp).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata', error_description: expect.stringContaining('redirect_uris[0]') } });
+    expect(plainHttp).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_client_metadata', error_description: expect.stringContaining('redirect_uris[0]') },
+    });
     const tooMany = await register({ redirect_uris: Array.from({ length: 6 }, (_, i) => `https://c.example/${i}`) });
     expect(tooMany).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
     const longName = await register({ redirect_uris: ['https://c.example/cb'], client_name: 'x'.repeat(101) });
     expect(longName).toMatchObject({ status: 400, body: { error_description: expect.stringContaining('client_name') } });
-    const malformed = await fetch(`${t.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":' });
+    const malformed = await fetch(`${t.url}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"redirect_uris":',
+    });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: 'invalid_request' });
     // A confidential client asked for is registered public: no secret is ever issued.
-    const confidential = await register({ redirect_uris: ['https://c.example/cb'], client_name: 'Wants a secret', token_endpoint_auth_method: 'client_secret_post' });
+    const confidential = await register({
+      redirect_uris: ['https://c.example/cb'],
+      client_name: 'Wants a secret',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
     expect(confidential.status).toBe(201);
     expect(confidential.body).toMatchObject({ token_endpoint_auth_method: 'none', redirect_uris: ['https://c.example/cb'] });
     expect(confidential.body.client_secret).toBeUndefined();
@@ -430,7 +557,9 @@ describe.each(engines)('remote MCP connectors over OAuth (%s)', (engine) => {
         await tx.run('UPDATE oauth_clients SET created_at = ? WHERE client_id = ?', ['2000-01-01T00:00:00.000Z', one.body.client_id]);
       });
       expect((await register({ redirect_uris: ['https://c.example/4'] }, small.url)).status).toBe(201);
-      const gone = await small.db.reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM oauth_clients WHERE client_id = ?', [one.body.client_id]);
+      const gone = await small.db.reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM oauth_clients WHERE client_id = ?', [
+        one.body.client_id,
+      ]);
       expect(Number(gone?.n)).toBe(0);
       // Past its budget an address waits.
       const limited = await register({ redirect_uris: ['https://c.example/5'] }, small.url);

@@ -1,5 +1,5 @@
 /**
- * Issue 11, "done when": no method's name, action class or event kind is written anywhere but its
+ * No method's name, action class or event kind is written anywhere but its
  * declaration. This scans the source of the server, the client and the MCP server for any string
  * literal ('…', "…" or `…` without interpolation) equal to a declared method or read name, an
  * action class or an event kind. Comments are not code and are skipped; the protocol package, where
@@ -33,7 +33,7 @@ const declared = new Map<string, string>([
   ...eventKinds.map((e) => [e.kind, 'event kind'] as const),
 ]);
 
-describe('one declaration (issue 11)', () => {
+describe('one declaration', () => {
   it('no declared name, action class or event kind is written as a literal outside the protocol package', () => {
     const found: string[] = [];
     for (const dir of SCANNED) {

@@ -1,5 +1,5 @@
 /**
- * Issue 13 items 1 and 3: liveness and readiness, every setting validated at start with a message
+ * Liveness and readiness, every setting validated at start with a message
  * naming it, and an orderly shutdown under load (late arrivals get the error frame, acknowledged
  * writes are all on the ledger, the process exits by itself within its bound).
  */
@@ -15,7 +15,7 @@ import { engines, startTestServer, type TestServer } from './harness.js';
 import { heldAndRequested, sentInvoice } from './signature-helpers.js';
 import { freePorts, runCli, spawnServe, stopServe, waitHealthy, type ServeProcess } from './multiprocess.js';
 
-describe('configuration (issue 13 item 3)', () => {
+describe('configuration', () => {
   const problems = (env: NodeJS.ProcessEnv): string[] => {
     try {
       loadConfig(env);
@@ -28,7 +28,15 @@ describe('configuration (issue 13 item 3)', () => {
 
   it('takes the documented defaults from an empty environment', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', logLevel: 'info', sqliteSynchronous: 'FULL', redisUrl: null, ratePerSecond: 50, rateBurst: 100 });
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      logLevel: 'info',
+      sqliteSynchronous: 'FULL',
+      redisUrl: null,
+      ratePerSecond: 50,
+      rateBurst: 100,
+    });
     expect(c.ai?.provider).toBe('grounded');
   });
 
@@ -78,7 +86,7 @@ describe('configuration (issue 13 item 3)', () => {
   });
 });
 
-describe.each(engines)('health and readiness on %s (issue 13 item 1)', (engine) => {
+describe.each(engines)('health and readiness on %s', (engine) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer(engine);
@@ -112,15 +120,16 @@ describe.each(engines)('health and readiness on %s (issue 13 item 1)', (engine) 
       expect(r.status).toBe(503);
       expect(r.body).toMatchObject({ ok: false, checks: { migrations: { ok: false, detail: '1 migration(s) not applied' } } });
     } finally {
-      await t.db.write(async (tx) =>
-        void (await tx.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)', [row.id, row.name, row.applied_at])),
+      await t.db.write(
+        async (tx) =>
+          void (await tx.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)', [row.id, row.name, row.applied_at])),
       );
     }
     expect((await t.raw('/readyz', {})).status).toBe(200);
   });
 });
 
-describe.runIf(process.env.TEST_REDIS_URL)('readiness with Redis (issue 13 item 1)', () => {
+describe.runIf(process.env.TEST_REDIS_URL)('readiness with Redis', () => {
   it('/readyz includes Redis when REDIS_URL is configured', async () => {
     const t = await startTestServer('sqlite', { redisUrl: process.env.TEST_REDIS_URL ?? null });
     try {
@@ -133,7 +142,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('readiness with Redis (issue 13 item 
   });
 });
 
-describe('a request that arrives while the server closes (issue 13 item 3)', () => {
+describe('a request that arrives while the server closes', () => {
   /** A raw connection: what it received, and a promise of its end. */
   async function rawConnection(port: number) {
     const socket = connect(port, '127.0.0.1');
@@ -181,7 +190,7 @@ describe('a request that arrives while the server closes (issue 13 item 3)', () 
   });
 });
 
-describe('a long-polling approval.wait (issue 13 item 3)', () => {
+describe('a long-polling approval.wait', () => {
   it('ends when its caller hangs up, and answers at once when the server starts to close', async () => {
     const t = await startTestServer('sqlite', { metricsToken: 'metrics-token-0123456789abcdef' });
     const org = await t.org();
@@ -219,20 +228,29 @@ describe('a long-polling approval.wait (issue 13 item 3)', () => {
   }, 30_000);
 });
 
-describe('npm start (issue 13 item 3)', () => {
+describe('npm start', () => {
   it('passes SIGTERM to the server: it shuts down and frees its port', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fd-npmstart-'));
     const [port] = await freePorts(1);
     const root = new URL('../../../', import.meta.url).pathname;
     const child = spawn('npm', ['start', '--silent'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'fd.db')}`, PORT: String(port), LOG_LEVEL: 'warn', EMAIL_OUTBOX_DIR: join(dir, 'out') },
+      env: {
+        ...process.env,
+        DATABASE_URL: `sqlite:${join(dir, 'fd.db')}`,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        EMAIL_OUTBOX_DIR: join(dir, 'out'),
+      },
       stdio: 'ignore',
     });
     try {
       let up = false;
       for (let i = 0; i < 300 && !up; i += 1) {
-        up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+        up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (!up) await new Promise((r) => setTimeout(r, 100));
       }
       expect(up).toBe(true);
@@ -242,7 +260,10 @@ describe('npm start (issue 13 item 3)', () => {
       // The server itself is gone, not only npm: nothing answers on its port.
       let answered = true;
       for (let i = 0; i < 50 && answered; i += 1) {
-        answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false);
+        answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          () => true,
+          () => false,
+        );
         if (answered) await new Promise((r) => setTimeout(r, 100));
       }
       expect(answered).toBe(false);
@@ -253,7 +274,7 @@ describe('npm start (issue 13 item 3)', () => {
   }, 60_000);
 });
 
-describe('SIGTERM under write load (issue 13 item 3)', () => {
+describe('SIGTERM under write load', () => {
   let dir: string;
   let serve: ServeProcess | null = null;
   beforeAll(() => {
@@ -265,7 +286,16 @@ describe('SIGTERM under write load (issue 13 item 3)', () => {
   });
 
   it('finishes in-flight writes, answers late arrivals with the error frame, exits 0, loses no acknowledged write', async () => {
-    const env = { DATABASE_URL: `sqlite:${join(dir, 'fd.db')}`, SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'warn', RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_SECOND: '100000', EMAIL_OUTBOX_DIR: join(dir, 'out'), PAYMENTS_OUTBOX_DIR: join(dir, 'pay'), LODGEMENT_OUTBOX_DIR: join(dir, 'lodge') };
+    const env = {
+      DATABASE_URL: `sqlite:${join(dir, 'fd.db')}`,
+      SQLITE_SYNCHRONOUS: 'NORMAL',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_BURST: '100000',
+      RATE_LIMIT_PER_SECOND: '100000',
+      EMAIL_OUTBOX_DIR: join(dir, 'out'),
+      PAYMENTS_OUTBOX_DIR: join(dir, 'pay'),
+      LODGEMENT_OUTBOX_DIR: join(dir, 'lodge'),
+    };
     const created = await runCli(env, ['org', 'create', '--name', 'Shutdown Pty Ltd', '--json']);
     expect(created.code).toBe(0);
     const org = JSON.parse(created.out) as { slug: string; keys: { agent: string } };
@@ -274,7 +304,12 @@ describe('SIGTERM under write load (issue 13 item 3)', () => {
     await waitHealthy(serve);
     // Node's fetch keeps connections alive, so requests also arrive on connections the server holds.
     const url = serve.url;
-    const results: ({ kind: 'ok'; taskId: string } | { kind: 'frame'; status: number; code: string; retryAfter: string | null } | { kind: 'network' } | { kind: 'foreign'; status: number; text: string })[] = [];
+    const results: (
+      | { kind: 'ok'; taskId: string }
+      | { kind: 'frame'; status: number; code: string; retryAfter: string | null }
+      | { kind: 'network' }
+      | { kind: 'foreign'; status: number; text: string }
+    )[] = [];
     let stop = false;
     const worker = async (w: number) => {
       for (let i = 0; !stop && i < 400; i += 1) {
@@ -292,7 +327,8 @@ describe('SIGTERM under write load (issue 13 item 3)', () => {
             body = null;
           }
           if (res.status === 200 && body?.ok === true && body.result?.id) results.push({ kind: 'ok', taskId: body.result.id });
-          else if (body?.ok === false && typeof body.error?.code === 'string') results.push({ kind: 'frame', status: res.status, code: body.error.code, retryAfter: res.headers.get('retry-after') });
+          else if (body?.ok === false && typeof body.error?.code === 'string')
+            results.push({ kind: 'frame', status: res.status, code: body.error.code, retryAfter: res.headers.get('retry-after') });
           else results.push({ kind: 'foreign', status: res.status, text: text.slice(0, 200) });
         } catch {
           results.push({ kind: 'network' });
@@ -330,8 +366,10 @@ describe('SIGTERM under write load (issue 13 item 3)', () => {
     serve = spawnServe(1, port2 as number, env);
     await waitHealthy(serve);
     const seen = new Set<string>();
-    for (let cursor = 0; ; ) {
-      const res = await fetch(`${serve.url}/api/v1/events?cursor=${cursor}&limit=500`, { headers: { authorization: `Bearer ${org.keys.agent}` } });
+    for (let cursor = 0; ;) {
+      const res = await fetch(`${serve.url}/api/v1/events?cursor=${cursor}&limit=500`, {
+        headers: { authorization: `Bearer ${org.keys.agent}` },
+      });
       const page = (await res.json()) as { events: { entity_id: string; seq: number }[]; nextCursor: number };
       for (const e of page.events) seen.add(e.entity_id);
       if (page.events.length === 0) break;

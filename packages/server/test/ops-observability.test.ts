@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 2: /metrics (Prometheus text, guarded by METRICS_TOKEN), the access log (one line
+ * /metrics (Prometheus text, guarded by METRICS_TOKEN), the access log (one line
  * per request at info, never secrets), and a well-formed incoming x-request-id kept.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +26,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return null;
 }
 
-describe.each(engines)('metrics on %s (issue 13 item 2)', (engine) => {
+describe.each(engines)('metrics on %s', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
   beforeAll(async () => {
@@ -102,7 +102,9 @@ describe.each(engines)('metrics on %s (issue 13 item 2)', (engine) => {
   });
 
   it('keeps a well-formed incoming x-request-id and replaces a malformed one', async () => {
-    const kept = await t.raw('/api/v1/snapshot', { headers: { authorization: `Bearer ${org.keys.observer}`, 'x-request-id': 'trace-7f3a.b2:01' } });
+    const kept = await t.raw('/api/v1/snapshot', {
+      headers: { authorization: `Bearer ${org.keys.observer}`, 'x-request-id': 'trace-7f3a.b2:01' },
+    });
     expect(kept.headers.get('x-request-id')).toBe('trace-7f3a.b2:01');
     for (const bad of ['has spaces in it', 'x'.repeat(129), 'semi;colon', 'quote"d']) {
       const r = await t.raw('/api/v1/snapshot', { headers: { authorization: `Bearer ${org.keys.observer}`, 'x-request-id': bad } });
@@ -124,7 +126,7 @@ describe('metrics without METRICS_TOKEN', () => {
   });
 });
 
-describe('the access log (issue 13 item 2)', () => {
+describe('the access log', () => {
   let dir: string;
   let serve: ServeProcess | null = null;
   beforeAll(() => {
@@ -136,7 +138,12 @@ describe('the access log (issue 13 item 2)', () => {
   });
 
   it('writes one line per request at info with route, status, ms, org, key id and request id; never a secret or a body', async () => {
-    const env = { DATABASE_URL: `sqlite:${join(dir, 'fd.db')}`, SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'info', EMAIL_OUTBOX_DIR: join(dir, 'out') };
+    const env = {
+      DATABASE_URL: `sqlite:${join(dir, 'fd.db')}`,
+      SQLITE_SYNCHRONOUS: 'NORMAL',
+      LOG_LEVEL: 'info',
+      EMAIL_OUTBOX_DIR: join(dir, 'out'),
+    };
     const created = await runCli(env, ['org', 'create', '--name', 'Logged Pty Ltd', '--json']);
     expect(created.code).toBe(0);
     const org = JSON.parse(created.out) as { orgId: string; keys: { agent: string } };
@@ -154,7 +161,10 @@ describe('the access log (issue 13 item 2)', () => {
     await stopServe(serve);
     const out = serve.output();
     serve = null;
-    const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const access = lines.filter((l) => l.msg === 'request');
     const write = access.find((l) => l.reqId === 'trace-access-1');
     expect(write).toMatchObject({ level: 30, method: 'POST', route: 'board.createTask', status: 200, org: org.orgId });

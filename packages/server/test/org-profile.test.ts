@@ -11,7 +11,7 @@ import { consoleForm, consoleGet, consoleJson, consoleSignIn, orgEvents, type Si
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 /**
- * The organisation profile and the /api/v1/org/* reads (issue 10 item 3), through HTTP on both
+ * The organisation profile and the /api/v1/org/* reads, through HTTP on both
  * engines: defaults, an owner's edits in the console (form and JSON) as one event each, per-field
  * form messages, the bounded member/agent/key reads with no secrets, and the places the profile
  * is used (invoice email, BAS lodgement document, taxPrepare's default basis; STP in stp.test.ts).
@@ -36,20 +36,42 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
     const r = await t.get(org.keys.observer, 'org/profile');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      orgId: org.orgId, slug: org.slug, name: 'Harbour Cafe', legalName: null, abn: null, gstRegistered: true,
-      gstBasis: 'accrual', basFrequency: 'quarterly', financialYearStartMonth: 7, timeZone: 'Australia/Sydney',
-      invoicePrefix: 'INV-', invoiceNextNumber: 1, lockDate: null,
-      // Issue 12 item 4: no payment account until an owner sets one.
-      paymentAccountName: null, paymentBsb: null, paymentAccountNumber: null,
+      orgId: org.orgId,
+      slug: org.slug,
+      name: 'Harbour Cafe',
+      legalName: null,
+      abn: null,
+      gstRegistered: true,
+      gstBasis: 'accrual',
+      basFrequency: 'quarterly',
+      financialYearStartMonth: 7,
+      timeZone: 'Australia/Sydney',
+      invoicePrefix: 'INV-',
+      invoiceNextNumber: 1,
+      lockDate: null,
+      // No payment account until an owner sets one.
+      paymentAccountName: null,
+      paymentBsb: null,
+      paymentAccountNumber: null,
     });
   });
 
   it('an owner sets the profile on the JSON API: one org.profile.update event with the changed fields; the same again is a no-op', async () => {
     const o = await t.org('Kettle Joinery');
     const s = await consoleSignIn(t, o.slug, o.owner.email, o.owner.password);
-    const r = await consoleJson(t, s, 'PUT', '/console/api/org/profile', { abn: '51 824 753 556', legalName: 'Kettle Joinery Pty Ltd', basFrequency: 'monthly' });
+    const r = await consoleJson(t, s, 'PUT', '/console/api/org/profile', {
+      abn: '51 824 753 556',
+      legalName: 'Kettle Joinery Pty Ltd',
+      basFrequency: 'monthly',
+    });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.result).toMatchObject({ abn: ABN, legalName: 'Kettle Joinery Pty Ltd', basFrequency: 'monthly', gstBasis: 'accrual', noop: false });
+    expect(r.body.result).toMatchObject({
+      abn: ABN,
+      legalName: 'Kettle Joinery Pty Ltd',
+      basFrequency: 'monthly',
+      gstBasis: 'accrual',
+      noop: false,
+    });
     const events = (await orgEvents(t, o.orgId)).filter((e) => e.kind === 'org.profile.update');
     expect(events).toEqual([
       expect.objectContaining({
@@ -68,15 +90,30 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
     expect((await t.get(o.keys.reader, 'org/profile')).body).toMatchObject({ abn: ABN, basFrequency: 'monthly' });
     const bad = await consoleJson(t, s, 'PUT', '/console/api/org/profile', { abn: '51824753557', gstBasis: 'weekly', colour: 'red' });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toBe('abn: must pass the ABN check digits; gstBasis: must be one of accrual, cash; colour: unknown field');
+    expect(bad.body.error.message).toBe(
+      'abn: must pass the ABN check digits; gstBasis: must be one of accrual, cash; colour: unknown field',
+    );
   });
 
   it('the Organisation form: per-field messages for bad input and nothing saved; a good form saves and redirects', async () => {
     const page = await consoleGet(t, owner, '/console/org');
     expect(page.status).toBe(200);
     expect(page.text).toContain('Save profile');
-    const base = { _csrf: owner.csrf, name: 'Harbour Cafe', legalName: '', gstRegistered: 'yes', gstBasis: 'accrual', basFrequency: 'quarterly', financialYearStartMonth: '7' };
-    const bad = await consoleForm(t, owner, '/console/org', { ...base, abn: '12 345 678 901', financialYearStartMonth: '13', gstBasis: 'x' });
+    const base = {
+      _csrf: owner.csrf,
+      name: 'Harbour Cafe',
+      legalName: '',
+      gstRegistered: 'yes',
+      gstBasis: 'accrual',
+      basFrequency: 'quarterly',
+      financialYearStartMonth: '7',
+    };
+    const bad = await consoleForm(t, owner, '/console/org', {
+      ...base,
+      abn: '12 345 678 901',
+      financialYearStartMonth: '13',
+      gstBasis: 'x',
+    });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('3 field(s) to fix');
     expect(bad.text).toMatch(/id="abn-error">must pass the ABN check digits</);
@@ -112,11 +149,21 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
     const o = await t.org();
     const a = await addUser(t.db, { orgId: o.orgId, email: 'a@members.example', role: 'approver' });
     await addUser(t.db, { orgId: o.orgId, email: 'b@members.example', role: 'bookkeeper' });
-    await setPolicy(t.db, { orgId: o.orgId, user: { id: o.owner.userId, role: 'owner' }, patch: { decisionRights: { 'books.bill_approve': ['role:approver'], 'books.payroll_sign': [] } } });
+    await setPolicy(t.db, {
+      orgId: o.orgId,
+      user: { id: o.owner.userId, role: 'owner' },
+      patch: { decisionRights: { 'books.bill_approve': ['role:approver'], 'books.payroll_sign': [] } },
+    });
     const r = await t.get(o.keys.observer, 'org/members');
     expect(r.status).toBe(200);
     expect(r.body.members.map((m: any) => m.email)).toEqual([o.owner.email, 'a@members.example', 'b@members.example']);
-    expect(r.body.members[1]).toEqual({ userId: a.userId, email: 'a@members.example', role: 'approver', createdAt: expect.any(String), decisionRights: ['books.bill_approve'] });
+    expect(r.body.members[1]).toEqual({
+      userId: a.userId,
+      email: 'a@members.example',
+      role: 'approver',
+      createdAt: expect.any(String),
+      decisionRights: ['books.bill_approve'],
+    });
     expect(r.body.members[0].decisionRights).not.toContain('books.payroll_sign');
     expect(r.body.members[0].decisionRights).toContain('books.tax_sign_lodge');
     expect(r.body.members[2].decisionRights).toEqual([]);
@@ -136,7 +183,13 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
     // Id order (ids are time-ordered; keys made in one millisecond are in random order).
     const sorted = [o.keyIds.observer, o.keyIds.reader, o.keyIds.agent, bot.keyId].sort();
     expect(all.body.keys.map((k: any) => k.keyId)).toEqual(sorted);
-    expect(all.body.keys.find((k: any) => k.keyId === bot.keyId)).toEqual({ keyId: bot.keyId, tier: 'reader', agentId: bot.agentId, createdAt: expect.any(String), revokedAt: null });
+    expect(all.body.keys.find((k: any) => k.keyId === bot.keyId)).toEqual({
+      keyId: bot.keyId,
+      tier: 'reader',
+      agentId: bot.agentId,
+      createdAt: expect.any(String),
+      revokedAt: null,
+    });
     const text = JSON.stringify(all.body);
     for (const key of [o.keys.agent, bot.key]) expect(text).not.toContain(key.slice(31));
     const hashes = await t.db.reader.all<{ secret_hash: string }>('SELECT secret_hash FROM credentials WHERE org_id = ?', [o.orgId]);
@@ -145,11 +198,27 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
     expect((await t.get(o.keys.reader, `org/keys?agentId=${bot.agentId}`)).body.keys).toHaveLength(1);
     const p1 = await t.get(o.keys.reader, 'org/keys?limit=3');
     expect(p1.body.nextCursor).toBe(sorted[2]);
-    expect((await t.get(o.keys.reader, `org/keys?cursor=${p1.body.nextCursor}`)).body).toMatchObject({ keys: [{ keyId: sorted[3] }], nextCursor: null });
+    expect((await t.get(o.keys.reader, `org/keys?cursor=${p1.body.nextCursor}`)).body).toMatchObject({
+      keys: [{ keyId: sorted[3] }],
+      nextCursor: null,
+    });
     const agents = await t.get(o.keys.reader, 'org/agents');
     expect(agents.body).toEqual({
       orgId: o.orgId,
-      agents: [{ agentId: bot.agentId, name: 'named-bot', tier: null, status: 'active', createdAt: expect.any(String), pairedAt: null, revokedAt: null, revokedBy: null, keyIds: [bot.keyId], keyCount: 1 }],
+      agents: [
+        {
+          agentId: bot.agentId,
+          name: 'named-bot',
+          tier: null,
+          status: 'active',
+          createdAt: expect.any(String),
+          pairedAt: null,
+          revokedAt: null,
+          revokedBy: null,
+          keyIds: [bot.keyId],
+          keyCount: 1,
+        },
+      ],
       nextCursor: null,
     });
     expect((await t.get(o.keys.reader, 'org/agents?status=revoked')).body.agents).toEqual([]);
@@ -173,7 +242,13 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
   it('the tax invoice email names the supplier and its ABN from the profile', async () => {
     const o = await t.org('Harbour Cafe');
     await setProfile(t.db, { orgId: o.orgId, actor: '', patch: { abn: ABN, legalName: 'Harbour Hospitality Pty Ltd' } });
-    const draft = await t.post(o.keys.agent, 'books.invoiceDraft', { payeeName: 'Bob', payeeEmail: 'bob@example.com', description: 'Catering', totalCents: 110_000, dueDays: 14 });
+    const draft = await t.post(o.keys.agent, 'books.invoiceDraft', {
+      payeeName: 'Bob',
+      payeeEmail: 'bob@example.com',
+      description: 'Catering',
+      totalCents: 110_000,
+      dueDays: 14,
+    });
     expect((await t.post(o.keys.agent, 'books.invoiceSend', { id: draft.body.result.id })).status).toBe(200);
     const row = await t.db.reader.get<{ body: string }>("SELECT body FROM outbox WHERE org_id = ? AND channel = 'email'", [o.orgId]);
     const text = JSON.parse(row?.body ?? '{}').text as string;
@@ -192,7 +267,12 @@ describe.each(engines)('organisation profile and org/* reads (%s)', (engine) => 
     expect((await t.post(explicit.keys.agent, 'books.taxPrepare', Q)).body.result.basis).toBe('accrual');
     const { approvalId } = await heldAndRequested(t, o, 'books.taxSignLodge', { id: bas.body.result.id });
     await decide(t, o, approvalId, true);
-    const signed = await t.post(o.keys.agent, 'books.taxSignLodge', { id: bas.body.result.id, approvalId }, { 'x-idempotency-key': freshKey() });
+    const signed = await t.post(
+      o.keys.agent,
+      'books.taxSignLodge',
+      { id: bas.body.result.id, approvalId },
+      { 'x-idempotency-key': freshKey() },
+    );
     expect(signed.status, JSON.stringify(signed.body)).toBe(200);
     let doc: any = null;
     for (let i = 0; i < 100 && !doc; i += 1) {

@@ -3,7 +3,7 @@ import { issueOrgKey, revokeOrgKey, type CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { heldAndRequested, sentInvoice } from './signature-helpers.js';
 
-describe.each(engines)('organisation reads: directory, ops, the 13 seed reads (%s)', (engine) => {
+describe.each(engines)('organisation reads: directory, ops, the 13 base reads (%s)', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
 
@@ -61,10 +61,23 @@ describe.each(engines)('organisation reads: directory, ops, the 13 seed reads (%
     expect(r.body.outbox).toEqual({ queued: 1, undeliverable: 2 });
   });
 
-  /** Seed §4.2 names 13 GET reads; the conformance surface is all of them (issue 10). */
-  const SEED_READS = ['snapshot', 'directory', 'events', 'hierarchy', 'board.ready', 'board.context', 'ops', 'approval.wait',
-    'cost.rollup', 'decision.list', 'policy', 'contacts.list', 'meetings.list'] as const;
-  it.each(SEED_READS)('seed read %s answers an observer key with its bare payload', async (name) => {
+  /** The 13 GET reads of the base protocol; the conformance surface is all of them. */
+  const SEED_READS = [
+    'snapshot',
+    'directory',
+    'events',
+    'hierarchy',
+    'board.ready',
+    'board.context',
+    'ops',
+    'approval.wait',
+    'cost.rollup',
+    'decision.list',
+    'policy',
+    'contacts.list',
+    'meetings.list',
+  ] as const;
+  it.each(SEED_READS)('base read %s answers an observer key with its bare payload', async (name) => {
     const o = await t.org();
     // The two reads about one row need its id; the row is this organisation's.
     let query = '';
@@ -72,7 +85,12 @@ describe.each(engines)('organisation reads: directory, ops, the 13 seed reads (%
       query = `?id=${(await t.post(o.keys.agent, 'board.createTask', { title: 'conformance' })).body.result.id}`;
     }
     if (name === 'approval.wait') {
-      const held = await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'Conformance Pty Ltd', description: 'x', totalCents: 900_000, dueDays: 7 });
+      const held = await t.post(o.keys.agent, 'books.billCapture', {
+        payeeName: 'Conformance Pty Ltd',
+        description: 'x',
+        totalCents: 900_000,
+        dueDays: 7,
+      });
       const refused = await t.post(o.keys.agent, 'books.billApprove', { id: held.body.result.id });
       const filed = await t.post(o.keys.agent, 'approval.request', refused.body.error.approval);
       query = `?approvalId=${filed.body.result.approvalId}`;
@@ -82,7 +100,7 @@ describe.each(engines)('organisation reads: directory, ops, the 13 seed reads (%
     expect(r.body).not.toHaveProperty('ok');
   });
 
-  it('cost.rollup is deployed (issue 10 item 2c; cost-rollup.test.ts); an unknown read is NOT_FOUND', async () => {
+  it('cost.rollup is deployed (see cost-rollup.test.ts); an unknown read is NOT_FOUND', async () => {
     expect((await t.get(org.keys.reader, 'cost.rollup')).status).toBe(200);
     const r = await t.get(org.keys.reader, 'cost.nosuch');
     expect(r.status).toBe(404);

@@ -7,7 +7,7 @@ import { engines, refusal, startTestServer, type TestServer } from './harness.js
 import { consoleForm, consoleGet, consoleJson, consoleSignIn, orgEvents, type Signed } from './console-helpers.js';
 
 /**
- * Agent pairing through HTTP (issue 10 item 4): an owner creates a one-time code in the console
+ * Agent pairing through HTTP: an owner creates a one-time code in the console
  * (or CLI: cli-org.test.ts); the agent exchanges it once at POST /api/v1/org/pair with no key.
  */
 const REFUSED = { ok: false, error: { code: 'UNAUTHORIZED', message: 'invalid, expired or already used pairing code' } };
@@ -58,20 +58,33 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
     expect((await t.post(key, 'board.createTask', { title: 'x' })).status).toBe(403);
     const me = await t.get(key, `org/whoami?slug=${org.slug}`);
     expect(me.body).toEqual({
-      kind: 'agent', agentId, name: 'ledger-bot', pairedAt: '2026-11-02T00:00:00.000Z', keyId, tier: 'reader',
-      scopes: ['org.read', 'books.read'], orgId: org.orgId, slug: org.slug,
+      kind: 'agent',
+      agentId,
+      name: 'ledger-bot',
+      pairedAt: '2026-11-02T00:00:00.000Z',
+      keyId,
+      tier: 'reader',
+      scopes: ['org.read', 'books.read'],
+      orgId: org.orgId,
+      slug: org.slug,
     });
     const events = await orgEvents(t, org.orgId);
     const created = events.find((e) => e.kind === 'org.pairing.create' && e.payload.agentName === 'ledger-bot');
-    expect(created).toMatchObject({ actor: org.owner.userId, payload: { tier: 'reader', chosen: false, expiresAt: '2026-11-02T00:30:00.000Z' } });
+    expect(created).toMatchObject({
+      actor: org.owner.userId,
+      payload: { tier: 'reader', chosen: false, expiresAt: '2026-11-02T00:30:00.000Z' },
+    });
     const paired = events.find((e) => e.kind === 'org.agent.pair' && e.entity_id === agentId);
-    expect(paired).toMatchObject({ actor: agentId, payload: { agentId, name: 'ledger-bot', tier: 'reader', keyId, codeId: created?.payload.codeId } });
+    expect(paired).toMatchObject({
+      actor: agentId,
+      payload: { agentId, name: 'ledger-bot', tier: 'reader', keyId, codeId: created?.payload.codeId },
+    });
     const all = events.map((e) => e.raw).join('\n');
     expect(all).not.toContain(r.body.result.code.slice(31));
     expect(all).not.toContain(key.slice(31));
   });
 
-  it("a paired agent's writes carry its agent id as actor (D4), end to end", async () => {
+  it("a paired agent's writes carry its agent id as actor, end to end", async () => {
     const x = await pair({ code: await code('writer-bot') });
     const { agentId, key } = x.body.result;
     const task = await t.post(key, 'board.createTask', { title: 'Reconcile November' });
@@ -83,7 +96,7 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
 
   it('a code works once: the second exchange, a wrong secret, an unknown id and junk all get the same UNAUTHORIZED', async () => {
     const c = await code('once-bot');
-    expect((await pair({ params: { code: c } })).status).toBe(200); // the wrapped form (D5)
+    expect((await pair({ params: { code: c } })).status).toBe(200); // the wrapped form {params: …}
     const again = await pair({ code: c });
     expect(again.status).toBe(401);
     expect(again.body).toEqual(REFUSED);
@@ -96,7 +109,7 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
     expect((await pair({ code: other })).status).toBe(200); // one wrong guess does not burn it
   });
 
-  it('the body is strict (D5): unknown field, missing code, non-object, bad text are BAD_REQUEST naming the field', async () => {
+  it('the body is strict: unknown field, missing code, non-object, bad text are BAD_REQUEST naming the field', async () => {
     expect((await pair({ code: 'x', tier: 'agent' })).body.error).toEqual(refusal('BAD_REQUEST', 'tier: unknown field').error);
     expect((await pair({})).body.error.message).toBe('code: is required');
     expect((await pair('[1]')).body.error.message).toBe('body: must be a JSON object');
@@ -139,12 +152,17 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
       expect(r.body.error.message).not.toContain(secret);
     }
     expect((await create({ agentName: 'chosen-bot', tier: 'agent', secret: 'short' })).body.error).toEqual({
-      code: 'BAD_REQUEST', message: 'secret: must be at least 12 characters', field: 'secret',
+      code: 'BAD_REQUEST',
+      message: 'secret: must be at least 12 characters',
+      field: 'secret',
     });
     const ok = await create({ agentName: 'chosen-bot', tier: 'observer', secret: STRONG });
     expect(ok.status).toBe(200);
     expect(ok.body.result.code).toBe(`fdp_${ok.body.result.codeId.slice(4)}_${STRONG}`);
-    const row = await t.db.reader.get<{ secret_hash: string; chosen: number }>('SELECT secret_hash, chosen FROM pairing_codes WHERE id = ?', [ok.body.result.codeId]);
+    const row = await t.db.reader.get<{ secret_hash: string; chosen: number }>(
+      'SELECT secret_hash, chosen FROM pairing_codes WHERE id = ?',
+      [ok.body.result.codeId],
+    );
     expect(row?.secret_hash).toMatch(/^scrypt\$/);
     expect(row?.secret_hash).not.toContain(STRONG);
     expect((await pair({ code: `fdp_${ok.body.result.codeId.slice(4)}_kettle-Moss-quiver-46` })).status).toBe(401);
@@ -167,12 +185,18 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
     expect(denied.body.error.code).toBe('UNAUTHORIZED');
     const events = await orgEvents(t, org.orgId);
     const revoked = events.filter((e) => e.kind === 'org.agent.revoke' && e.entity_id === agentId);
-    expect(revoked).toEqual([expect.objectContaining({ actor: org.owner.userId, payload: { agentId, name: 'gone-bot', keyIds: [keyId], keyCount: 1 } })]);
+    expect(revoked).toEqual([
+      expect.objectContaining({ actor: org.owner.userId, payload: { agentId, name: 'gone-bot', keyIds: [keyId], keyCount: 1 } }),
+    ]);
     const again = await consoleJson(t, owner, 'POST', `/console/api/agents/${agentId}/revoke`);
     expect(again.body.result.noop).toBe(true);
     expect((await orgEvents(t, org.orgId)).length).toBe(events.length);
     const listed = await t.get(org.keys.observer, 'org/agents?status=revoked');
-    expect(listed.body.agents.find((a: any) => a.agentId === agentId)).toMatchObject({ status: 'revoked', revokedBy: org.owner.userId, keyIds: [keyId] });
+    expect(listed.body.agents.find((a: any) => a.agentId === agentId)).toMatchObject({
+      status: 'revoked',
+      revokedBy: org.owner.userId,
+      keyIds: [keyId],
+    });
     const keys = await t.get(org.keys.observer, `org/keys?agentId=${agentId}`);
     expect(keys.body.keys).toEqual([expect.objectContaining({ keyId, revokedAt: expect.any(String) })]);
   });
@@ -216,7 +240,9 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
     const added = await addUser(t.db, { orgId: org.orgId, email: 'approver@pairing.example', role: 'approver' });
     const approver = await consoleSignIn(t, org.slug, added.email, added.password);
     expect((await create({ agentName: 'nope-bot', tier: 'agent' }, approver)).status).toBe(403);
-    expect((await consoleJson(t, owner, 'POST', '/console/api/pairing-codes', { agentName: 'nope-bot', tier: 'agent' }, 'wrong')).status).toBe(403);
+    expect(
+      (await consoleJson(t, owner, 'POST', '/console/api/pairing-codes', { agentName: 'nope-bot', tier: 'agent' }, 'wrong')).status,
+    ).toBe(403);
     expect((await consoleJson(t, null, 'POST', '/console/api/pairing-codes', { agentName: 'nope-bot', tier: 'agent' })).status).toBe(401);
     const page = await consoleGet(t, approver, '/console/agents');
     expect(page.status).toBe(200);
@@ -254,12 +280,24 @@ describe.each(engines)('agent pairing (%s)', (engine) => {
     const page = await consoleGet(t, owner, '/console/agents');
     expect(page.status).toBe(200);
     expect(page.text).toContain('Pair a new agent');
-    const made = await consoleForm(t, owner, '/console/agents/pair', { _csrf: owner.csrf, agentName: 'form-bot', tier: 'agent', ttlMinutes: '15', secret: '' });
+    const made = await consoleForm(t, owner, '/console/agents/pair', {
+      _csrf: owner.csrf,
+      agentName: 'form-bot',
+      tier: 'agent',
+      ttlMinutes: '15',
+      secret: '',
+    });
     expect(made.status).toBe(200);
     const shown = /data-code>(fdp_[^<]+)</.exec(made.text)?.[1] ?? '';
     expect(shown).toMatch(/^fdp_/);
     expect((await consoleGet(t, owner, '/console/agents')).text).not.toContain(shown);
-    const weak = await consoleForm(t, owner, '/console/agents/pair', { _csrf: owner.csrf, agentName: 'weak-bot', tier: 'agent', ttlMinutes: '15', secret: 'password12345' });
+    const weak = await consoleForm(t, owner, '/console/agents/pair', {
+      _csrf: owner.csrf,
+      agentName: 'weak-bot',
+      tier: 'agent',
+      ttlMinutes: '15',
+      secret: 'password12345',
+    });
     expect(weak.status).toBe(400);
     expect(weak.text).toContain('secret: too weak');
     expect(weak.text).toContain('value="weak-bot"');

@@ -10,7 +10,7 @@ import { approvedBill, bank, FUNDING, today } from './payables-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 /**
- * Issue 8, item 8: PB-B1's BANK_DETAILS_CHANGED (D8) and what the human who approves sees: the
+ * The BANK_DETAILS_CHANGED hold of a bill and what the human who approves sees: the
  * bank details a bill pays against those last approved for its payee, and every payment of a run
  * with the exact BSB and account number the ABA file pays.
  */
@@ -37,18 +37,28 @@ describe.each(engines)('payables: bank details changed and what the approver see
     const o = await t.org();
     await approvedBill(t, o, { payeeName: COASTAL, description: 'October', totalCents: 10_000, ...A });
     // The same details under another spelling: a known payee, not held.
-    expect(await capture(o, { payeeName: '  coastal   TIMBER supplies ', totalCents: 10_000, ...A })).toMatchObject({ status: 'captured', heldReason: null });
-    // Only the account name differs: BECS pays by BSB and number, so the money goes where it went (D8).
-    expect((await capture(o, { payeeName: COASTAL, totalCents: 10_000, ...bank('062-703', '11223344', 'CTS Pty Ltd') })).heldReason).toBeNull();
+    expect(await capture(o, { payeeName: '  coastal   TIMBER supplies ', totalCents: 10_000, ...A })).toMatchObject({
+      status: 'captured',
+      heldReason: null,
+    });
+    // Only the account name differs: BECS pays by BSB and number, so the money goes where it went.
+    expect(
+      (await capture(o, { payeeName: COASTAL, totalCents: 10_000, ...bank('062-703', '11223344', 'CTS Pty Ltd') })).heldReason,
+    ).toBeNull();
     // New account number, or new BSB: held, far below the $5,000 floor, for a payee that is not new.
     const held = [];
-    for (const [bsb, account] of [['062-703', '99887766'], ['082-001', '11223344']] as const) {
+    for (const [bsb, account] of [
+      ['062-703', '99887766'],
+      ['082-001', '11223344'],
+    ] as const) {
       const r = await capture(o, { payeeName: 'COASTAL  timber   Supplies', totalCents: 100, ...bank(bsb, account, COASTAL) });
       expect(r, `${bsb} ${account}`).toMatchObject({ status: 'held', heldReason: 'BANK_DETAILS_CHANGED' });
       held.push(r);
     }
     // It comes before ABOVE_FLOOR.
-    expect((await capture(o, { payeeName: COASTAL, totalCents: 900_000, ...bank('062-703', '99887766', COASTAL) })).heldReason).toBe('BANK_DETAILS_CHANGED');
+    expect((await capture(o, { payeeName: COASTAL, totalCents: 900_000, ...bank('062-703', '99887766', COASTAL) })).heldReason).toBe(
+      'BANK_DETAILS_CHANGED',
+    );
     // The agent alone: GOVERNANCE_NOT_READY naming old and new, no event.
     const seq = await headSeq(o);
     const refused = await t.post(o.keys.agent, 'books.billApprove', { id: held[0].id });
@@ -65,7 +75,11 @@ describe.each(engines)('payables: bank details changed and what the approver see
   it('a human approves the new details, seeing old and new side by side on the card; they become the approved ones', async () => {
     const o = await t.org();
     await approvedBill(t, o, { payeeName: COASTAL, description: 'October', totalCents: 10_000, ...A });
-    const bill = await capture(o, { payeeName: 'coastal timber supplies', totalCents: 2_000, ...bank('082-001', '555666777', 'Coastal Timber New') });
+    const bill = await capture(o, {
+      payeeName: 'coastal timber supplies',
+      totalCents: 2_000,
+      ...bank('082-001', '555666777', 'Coastal Timber New'),
+    });
     expect(bill.heldReason).toBe('BANK_DETAILS_CHANGED');
     const refused = await t.post(o.keys.agent, 'books.billApprove', { id: bill.id });
     const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(refused.body.error.message)?.[1];
@@ -103,7 +117,9 @@ describe.each(engines)('payables: bank details changed and what the approver see
     const done = await t.post(o.keys.agent, 'books.billApprove', { id: bill.id, approvalId: id }, { 'x-idempotency-key': freshKey() });
     expect(done.body.result).toMatchObject({ status: 'approved', heldReason: 'BANK_DETAILS_CHANGED' });
     // The new details are now the approved ones; the old ones would be a change back.
-    expect((await capture(o, { payeeName: COASTAL, totalCents: 2_000, ...bank('082-001', '555666777', 'Coastal Timber New') })).heldReason).toBeNull();
+    expect(
+      (await capture(o, { payeeName: COASTAL, totalCents: 2_000, ...bank('082-001', '555666777', 'Coastal Timber New') })).heldReason,
+    ).toBeNull();
     expect((await capture(o, { payeeName: COASTAL, totalCents: 2_000, ...A })).heldReason).toBe('BANK_DETAILS_CHANGED');
   });
 
@@ -135,7 +151,13 @@ describe.each(engines)('payables: bank details changed and what the approver see
       const bsb = `0${String(10 + i)}-${String(100 + i)}`;
       const account = String(70_000_000 + i * 111);
       bills.push({
-        bill: await approvedBill(t, o, { payeeName: `Supplier ${i}`, description: 'Parts', totalCents: 1_000 + i, dueDays: 7, ...bank(bsb, account, `Supplier ${i} Pty`) }),
+        bill: await approvedBill(t, o, {
+          payeeName: `Supplier ${i}`,
+          description: 'Parts',
+          totalCents: 1_000 + i,
+          dueDays: 7,
+          ...bank(bsb, account, `Supplier ${i} Pty`),
+        }),
         bsb,
         account,
       });

@@ -25,7 +25,7 @@ export const bank = (bsb: string, accountNumber: string, payeeAccountName: strin
   ...(payeeReference ? { payeeReference } : {}),
 });
 
-/** Capture a bill and approve it, through a human proof when PB-B1 holds it. */
+/** Capture a bill and approve it, through a human proof when it is held (new payee, above the floor, changed bank details). */
 export async function approvedBill(t: TestServer, o: CreatedOrg, params: Record<string, unknown>) {
   const cap = await t.post(o.keys.agent, 'books.billCapture', { dueDays: 30, ...params });
   expect(cap.status, JSON.stringify(cap.body)).toBe(200);
@@ -40,7 +40,12 @@ export async function approvedBill(t: TestServer, o: CreatedOrg, params: Record<
     subject: { kind: 'books.signature', subjectId: id },
   });
   await decide(t, o, req.body.result.approvalId, true);
-  const done = await t.post(o.keys.agent, 'books.billApprove', { id, approvalId: req.body.result.approvalId }, { 'x-idempotency-key': freshKey() });
+  const done = await t.post(
+    o.keys.agent,
+    'books.billApprove',
+    { id, approvalId: req.body.result.approvalId },
+    { 'x-idempotency-key': freshKey() },
+  );
   expect(done.status).toBe(200);
   return done.body.result;
 }

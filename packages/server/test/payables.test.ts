@@ -13,7 +13,7 @@ import { approvedBill, bank, eventsOf, FUNDING, inDays, journalLines, journalsOf
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 import { testFixture } from './test-events.js';
 
-/** Issue 9 (D11): a line on 1500 carries its fixed asset's details. */
+/** A line on 1500 carries its fixed asset's details: approving the bill registers the asset. */
 const ROUTER = { name: 'CNC router', effectiveLifeYears: 10, method: 'diminishing_value' };
 
 describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
@@ -68,7 +68,10 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
       ],
     });
     const ev = (await eventsOf(t, org)).at(-1);
-    expect(ev).toMatchObject({ kind: 'books.bill.capture', payload: { payee: 'Coastal Timber Supplies', totalCents: 45_060, payeeAccount: '062-703 ...344', runId: null } });
+    expect(ev).toMatchObject({
+      kind: 'books.bill.capture',
+      payload: { payee: 'Coastal Timber Supplies', totalCents: 45_060, payeeAccount: '062-703 ...344', runId: null },
+    });
     expect(JSON.stringify(ev)).not.toContain('11223344');
     // Nothing posts before approval.
     expect(await journalsOf(t, org.orgId, r.body.result.id)).toEqual([]);
@@ -88,15 +91,39 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     const [journal] = await journalsOf(t, org.orgId, bill.id);
     expect(journal).toMatchObject({ id: bill.journalId, date: today(), source_kind: 'bill', ledger_id: bill.ledgerId });
     expect(await journalLines(t, org.orgId, bill.journalId)).toEqual([
-      { account_code: '6600', debit_cents: 9_091, credit_cents: 0, tax_code: 'GST_ON_EXPENSES', tax_base_cents: 10_000, gst_cents: 909, doc_id: null },
-      { account_code: '1500', debit_cents: 25_000, credit_cents: 0, tax_code: 'GST_ON_CAPITAL', tax_base_cents: 27_500, gst_cents: 2_500, doc_id: null },
-      { account_code: '6000', debit_cents: 4_560, credit_cents: 0, tax_code: 'GST_FREE_EXPENSES', tax_base_cents: 4_560, gst_cents: 0, doc_id: null },
+      {
+        account_code: '6600',
+        debit_cents: 9_091,
+        credit_cents: 0,
+        tax_code: 'GST_ON_EXPENSES',
+        tax_base_cents: 10_000,
+        gst_cents: 909,
+        doc_id: null,
+      },
+      {
+        account_code: '1500',
+        debit_cents: 25_000,
+        credit_cents: 0,
+        tax_code: 'GST_ON_CAPITAL',
+        tax_base_cents: 27_500,
+        gst_cents: 2_500,
+        doc_id: null,
+      },
+      {
+        account_code: '6000',
+        debit_cents: 4_560,
+        credit_cents: 0,
+        tax_code: 'GST_FREE_EXPENSES',
+        tax_base_cents: 4_560,
+        gst_cents: 0,
+        doc_id: null,
+      },
       { account_code: '1200', debit_cents: 3_409, credit_cents: 0, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: null },
       { account_code: '2000', debit_cents: 0, credit_cents: 42_060, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: bill.id },
     ]);
     const approveEvent = (await eventsOf(t, org)).at(-1);
     expect(approveEvent).toMatchObject({ kind: 'books.bill.approve', payload: { journalId: bill.journalId, gstCents: 3_409 } });
-    // D3: approving again is a no-op and posts nothing more.
+    // Approving again is a no-op (idempotent by state) and posts nothing more.
     const again = await t.post(org.keys.agent, 'books.billApprove', { id: bill.id });
     expect(again.body.result).toMatchObject({ noop: true, ledgerId: bill.ledgerId, journalId: bill.journalId });
     expect(await journalsOf(t, org.orgId, bill.id)).toHaveLength(1);
@@ -122,22 +149,35 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     expect(uneven.gstCents).toBe(2);
     expect(uneven.lines.map((l: any) => l.gstCents)).toEqual([1, 1, 0]);
     const unevenLines = (await journalLines(t, org.orgId, uneven.journalId)).filter((l) => l.tax_code);
-    expect(unevenLines.map((l) => [l.debit_cents, l.gst_cents, l.tax_base_cents])).toEqual([[5, 1, 6], [5, 1, 6], [6, 0, 6]]);
+    expect(unevenLines.map((l) => [l.debit_cents, l.gst_cents, l.tax_base_cents])).toEqual([
+      [5, 1, 6],
+      [5, 1, 6],
+      [6, 0, 6],
+    ]);
   });
 
   it('bad input names the field and changes nothing', async () => {
     const before = (await eventsOf(t, org)).length;
     const cases: [Record<string, unknown>, string][] = [
       [{ lines: [{ description: 'x', amountCents: 100, accountCode: '6999' }] }, 'lines[0].accountCode: account 6999 does not exist'],
-      [{ lines: [{ description: 'x', amountCents: 100, accountCode: '1000' }] }, 'lines[0].accountCode: account 1000 is not an expense or asset account'],
-      [{ lines: [{ description: 'x', amountCents: 100, accountCode: '4000' }] }, 'lines[0].accountCode: account 4000 is not an expense or asset'],
+      [
+        { lines: [{ description: 'x', amountCents: 100, accountCode: '1000' }] },
+        'lines[0].accountCode: account 1000 is not an expense or asset account',
+      ],
+      [
+        { lines: [{ description: 'x', amountCents: 100, accountCode: '4000' }] },
+        'lines[0].accountCode: account 4000 is not an expense or asset',
+      ],
       [{ totalCents: 100, lines: [{ description: 'x', amountCents: 150 }] }, 'totalCents: must equal the sum of lines (150)'],
       [{}, 'totalCents: is required (or give lines)'],
       [{ totalCents: 100, lines: [] }, 'lines: must have at least 1 line'],
       [{ lines: Array.from({ length: 101 }, () => ({ description: 'x', amountCents: 1 })) }, 'lines: must have at most 100 items'],
       [{ totalCents: 100, taxCode: 'GST' }, 'taxCode: must be one of GST_ON_EXPENSES'],
       [{ lines: [{ description: 'x', amountCents: 0 }] }, 'lines[0].amountCents: must be an integer greater than 0'],
-      [{ totalCents: 100, payeeBsb: '062-703' }, 'payeeAccountNumber: is required with payeeBsb; payeeAccountName: is required with payeeBsb'],
+      [
+        { totalCents: 100, payeeBsb: '062-703' },
+        'payeeAccountNumber: is required with payeeBsb; payeeAccountName: is required with payeeBsb',
+      ],
       [{ totalCents: 100, ...bank('062703', '1', 'A') }, 'payeeBsb: must be a BSB of the form NNN-NNN'],
       [{ totalCents: 100, ...bank('062-703', '1234567890', 'A') }, 'payeeAccountNumber: must be 1 to 9 digits'],
       [{ totalCents: 100, ...bank('062-703', '000', 'A') }, 'payeeAccountNumber: must not be all zeros'],
@@ -183,22 +223,46 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
       return bills.map((b) => [b.id, b.status, b.outstandingCents]);
     };
     const was = await statuses();
-    expect(was).toEqual([[open.id, 'held', 1_000], [returned.id, 'returned', 0], [paid.id, 'paid', 0]]);
+    expect(was).toEqual([
+      [open.id, 'held', 1_000],
+      [returned.id, 'returned', 0],
+      [paid.id, 'paid', 0],
+    ]);
     const payable = await accountBalanceCents(t.db.reader, o.orgId, '2000');
     const before = (await eventsOf(t, o)).length;
     const cases: [string, Record<string, unknown>, number, string][] = [
       ['books.billApprove', {}, 400, 'id: is required'],
       ['books.billApprove', { id: 'bill 1' }, 400, 'id: must be an id (letters, digits, _ and -)'],
-      ['books.billApprove', { id: open.id, approvalId: 'apr_x', signatureToken: 't' }, 400, 'signatureToken: give either approvalId or signatureToken, not both'],
+      [
+        'books.billApprove',
+        { id: open.id, approvalId: 'apr_x', signatureToken: 't' },
+        400,
+        'signatureToken: give either approvalId or signatureToken, not both',
+      ],
       ['books.billApprove', { id: open.id, reason: 'x' }, 400, 'reason: unknown field'],
       ['books.billHold', { id: open.id, reason: '' }, 400, 'reason: must not be empty'],
       ['books.billHold', { id: open.id, reason: 'x'.repeat(501) }, 400, 'reason: must be at most 500 characters'],
       ['books.billReturn', { id: open.id }, 400, 'reason: is required'],
       ['books.billReturn', {}, 400, 'id: is required; reason: is required'],
-      ['books.billApprove', { id: returned.id }, 409, `bill ${returned.id} is returned; only a captured, held or on-hold bill can be approved`],
+      [
+        'books.billApprove',
+        { id: returned.id },
+        409,
+        `bill ${returned.id} is returned; only a captured, held or on-hold bill can be approved`,
+      ],
       ['books.billApprove', { id: paid.id }, 409, `bill ${paid.id} is paid; only a captured, held or on-hold bill can be approved`],
-      ['books.billHold', { id: returned.id, reason: 'x' }, 409, `bill ${returned.id} is returned; only a captured, held or approved bill can be put on hold`],
-      ['books.billHold', { id: paid.id, reason: 'x' }, 409, `bill ${paid.id} is paid; only a captured, held or approved bill can be put on hold`],
+      [
+        'books.billHold',
+        { id: returned.id, reason: 'x' },
+        409,
+        `bill ${returned.id} is returned; only a captured, held or approved bill can be put on hold`,
+      ],
+      [
+        'books.billHold',
+        { id: paid.id, reason: 'x' },
+        409,
+        `bill ${paid.id} is paid; only a captured, held or approved bill can be put on hold`,
+      ],
       ['books.billReturn', { id: paid.id, reason: 'x' }, 409, `bill ${paid.id} is paid; it can no longer be returned`],
       ['books.billApprove', { id: 'bill_nope' }, 404, 'bill bill_nope not found'],
       ['books.billHold', { id: 'bill_nope', reason: 'x' }, 404, 'bill bill_nope not found'],
@@ -211,7 +275,11 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
       expect(r.body, method).toEqual(refusal(code[status] ?? String(status), message));
     }
     // Another organisation's bill does not exist there, whatever the method.
-    for (const [method, params] of [['books.billApprove', { id: open.id }], ['books.billHold', { id: open.id, reason: 'x' }], ['books.billReturn', { id: open.id, reason: 'x' }]] as const) {
+    for (const [method, params] of [
+      ['books.billApprove', { id: open.id }],
+      ['books.billHold', { id: open.id, reason: 'x' }],
+      ['books.billReturn', { id: open.id, reason: 'x' }],
+    ] as const) {
       const r = await t.post(org.keys.agent, method, params);
       expect(r.body.error, method).toEqual({ code: 'NOT_FOUND', message: `bill ${open.id} not found` });
     }
@@ -234,7 +302,15 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     expect(ev).toMatchObject({ kind: 'books.bill.return', payload: { reversalJournalId: expect.stringMatching(/^jnl_/) } });
     const reversal = await journalLines(t, org.orgId, ev.payload.reversalJournalId);
     expect(reversal).toEqual([
-      { account_code: '6000', debit_cents: 0, credit_cents: 10_000, tax_code: 'GST_ON_EXPENSES', tax_base_cents: -11_000, gst_cents: -1_000, doc_id: null },
+      {
+        account_code: '6000',
+        debit_cents: 0,
+        credit_cents: 10_000,
+        tax_code: 'GST_ON_EXPENSES',
+        tax_base_cents: -11_000,
+        gst_cents: -1_000,
+        doc_id: null,
+      },
       { account_code: '1200', debit_cents: 0, credit_cents: 1_000, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: null },
       { account_code: '2000', debit_cents: 11_000, credit_cents: 0, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: bill.id },
     ]);
@@ -252,8 +328,30 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     expect(await openBillsAsOf(t.db.reader, o.orgId, inDays(-1))).toEqual([]); // posted today
     const open = await openBillsAsOf(t.db.reader, o.orgId, today());
     expect(open).toEqual([
-      { id: b.id, kind: 'bill', party: 'Beta', reference: 'b', quoted: [], issuedOn: today(), postedOn: today(), dueOn: inDays(5), totalCents: 20_000, outstandingCents: 20_000 },
-      { id: a.id, kind: 'bill', party: 'Alpha', reference: 'a', quoted: [], issuedOn: today(), postedOn: today(), dueOn: inDays(10), totalCents: 50_000, outstandingCents: 50_000 },
+      {
+        id: b.id,
+        kind: 'bill',
+        party: 'Beta',
+        reference: 'b',
+        quoted: [],
+        issuedOn: today(),
+        postedOn: today(),
+        dueOn: inDays(5),
+        totalCents: 20_000,
+        outstandingCents: 20_000,
+      },
+      {
+        id: a.id,
+        kind: 'bill',
+        party: 'Alpha',
+        reference: 'a',
+        quoted: [],
+        issuedOn: today(),
+        postedOn: today(),
+        dueOn: inDays(10),
+        totalCents: 50_000,
+        outstandingCents: 50_000,
+      },
     ]);
     expect(await pay(o, a.id, 30_000)).toEqual({ status: 'approved', outstandingCents: 20_000 });
     // An overpayment is BAD_REQUEST naming amountCents and what is outstanding, as on invoices.
@@ -263,12 +361,18 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     });
     expect((await openBillsAsOf(t.db.reader, o.orgId, today())).find((x) => x.id === a.id)?.outstandingCents).toBe(20_000);
     expect(await pay(o, a.id, 20_000)).toEqual({ status: 'paid', outstandingCents: 0 });
-    await expect(pay(o, a.id, 1)).rejects.toMatchObject({ code: 'CONFLICT', message: `bill ${a.id} is paid; only an approved bill can be paid` });
+    await expect(pay(o, a.id, 1)).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: `bill ${a.id} is paid; only an approved bill can be paid`,
+    });
     await expect(pay(o, captured.id, 1)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/is captured/) });
     await expect(pay(org, b.id, 1)).rejects.toMatchObject({ code: 'NOT_FOUND' }); // another organisation's bill
     expect((await openBillsAsOf(t.db.reader, o.orgId, today())).map((x) => x.id)).toEqual([b.id]);
     const bills = (await t.post(o.keys.reader, 'books.bills', { payeeName: 'alpha' })).body.result.bills;
-    expect(bills.map((x: any) => [x.id, x.status, x.outstandingCents])).toEqual([[a.id, 'paid', 0], [captured.id, 'captured', 999]]);
+    expect(bills.map((x: any) => [x.id, x.status, x.outstandingCents])).toEqual([
+      [a.id, 'paid', 0],
+      [captured.id, 'captured', 999],
+    ]);
     // A partly paid bill cannot be returned: the payment would be orphaned.
     await pay(o, b.id, 1_000);
     const ret = await t.post(o.keys.agent, 'books.billReturn', { id: b.id, reason: 'x' });
@@ -279,7 +383,11 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
   it('books.bills filters, pages and answers outstandingCents per state', async () => {
     const o = await t.org();
     const ids: string[] = [];
-    for (const [payeeName, dueDays] of [['Harbour Fish', 3], ['Harbour Fish', 40], ['Dry Goods 100%_Co', 10]] as const) {
+    for (const [payeeName, dueDays] of [
+      ['Harbour Fish', 3],
+      ['Harbour Fish', 40],
+      ['Dry Goods 100%_Co', 10],
+    ] as const) {
       ids.push((await capture(o, { payeeName, totalCents: 1_100, dueDays })).body.result.id);
     }
     const list = async (params: Record<string, unknown>) => {
@@ -299,7 +407,9 @@ describe.each(engines)('payables: bills post on approval (%s)', (engine) => {
     const p2 = await list({ limit: 2, cursor: p1.nextCursor });
     expect(p2).toMatchObject({ bills: [{ id: ids[2], outstandingCents: 1_100, lines: [{ gstCents: 100 }] }], nextCursor: null });
     const other = await t.org();
-    const foreign = (await t.post(other.keys.agent, 'books.billCapture', { payeeName: 'Elsewhere', description: 'x', totalCents: 100, dueDays: 1 })).body.result.id;
+    const foreign = (
+      await t.post(other.keys.agent, 'books.billCapture', { payeeName: 'Elsewhere', description: 'x', totalCents: 100, dueDays: 1 })
+    ).body.result.id;
     for (const cursor of [foreign, 'bill_nosuchbill']) {
       const r = await t.post(o.keys.reader, 'books.bills', { cursor });
       expect(r.status).toBe(400);
@@ -356,7 +466,15 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     expect(hold.subjectId).toMatch(/^run_[0-9a-f]{26}$/);
     const summary: string = hold.approval.subject.summary;
     expect(request.summary).toBe(summary);
-    for (const part of ['Pay 3 bills', '$14,460.17', paymentDate, 'WBC account 034-702 458921', '"Coastal Timber Supplies" $12,345.67 to BSB 062-703 account 11223344', '"Northside Hardware" $1,234.50 to BSB 083-047 account 587412369', '"Spotless Cleaning" $880.00 to BSB 013-006 account 45678901']) {
+    for (const part of [
+      'Pay 3 bills',
+      '$14,460.17',
+      paymentDate,
+      'WBC account 034-702 458921',
+      '"Coastal Timber Supplies" $12,345.67 to BSB 062-703 account 11223344',
+      '"Northside Hardware" $1,234.50 to BSB 083-047 account 587412369',
+      '"Spotless Cleaning" $880.00 to BSB 013-006 account 45678901',
+    ]) {
       expect(summary).toContain(part);
     }
     // Held: nothing paid, nothing posted.
@@ -381,9 +499,23 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     expect(ev).toMatchObject({
       kind: 'books.bill_run.execute',
       entity_id: r.runId,
-      payload: { runId: r.runId, billIds: params.billIds, totalCents: 1_446_017, journalId: r.journalId, approvalId, fundingAccount: '034-702 ...921' },
+      payload: {
+        runId: r.runId,
+        billIds: params.billIds,
+        totalCents: 1_446_017,
+        journalId: r.journalId,
+        approvalId,
+        fundingAccount: '034-702 ...921',
+      },
     });
-    expect(ev.payload.bills[0]).toEqual({ id: bills[0].id, payee: 'Coastal Timber Supplies', totalCents: 1_234_567, amountCents: 1_234_567, heldReason: 'ABOVE_FLOOR', runId: r.runId });
+    expect(ev.payload.bills[0]).toEqual({
+      id: bills[0].id,
+      payee: 'Coastal Timber Supplies',
+      totalCents: 1_234_567,
+      amountCents: 1_234_567,
+      heldReason: 'ABOVE_FLOOR',
+      runId: r.runId,
+    });
     expect(ev.row_hash.startsWith(r.ledgerId)).toBe(true);
 
     // One journal, dated the payment date: Dr 2000 per bill (its document) / Cr 1000 the total.
@@ -396,7 +528,9 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
       ['1000', 0, 1_446_017, null],
     ]);
     const after = (await t.post(o.keys.reader, 'books.bills', {})).body.result.bills;
-    expect(after.map((b: any) => [b.status, b.runId, b.outstandingCents, b.ledgerId])).toEqual(bills.map(() => ['paid', r.runId, 0, r.ledgerId]));
+    expect(after.map((b: any) => [b.status, b.runId, b.outstandingCents, b.ledgerId])).toEqual(
+      bills.map(() => ['paid', r.runId, 0, r.ledgerId]),
+    );
     // The ledger decides "open as at": the money leaves on the payment date.
     expect((await openBillsAsOf(t.db.reader, o.orgId, today())).map((b) => b.id)).toEqual(params.billIds);
     expect(await openBillsAsOf(t.db.reader, o.orgId, paymentDate)).toEqual([]);
@@ -404,11 +538,13 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     // The file, after commit: FORMAT.md's example byte for byte, but for the processing date.
     await t.server.outbox.kick();
     const file = readFileSync(join(dir, r.fileName));
-    const expected = readFileSync(new URL('./fixtures/aba/example_supplier_run.aba', import.meta.url)).toString('latin1').replace('021026', ddmmyy(paymentDate));
+    const expected = readFileSync(new URL('./fixtures/aba/example_supplier_run.aba', import.meta.url))
+      .toString('latin1')
+      .replace('021026', ddmmyy(paymentDate));
     expect(file.toString('latin1')).toBe(expected);
     checkColumns(parseAba(file.toString('latin1')), paymentDate);
 
-    // D3: the same call again is a no-op answering with the run; the spent proof is refused.
+    // The same call again is a no-op (idempotent by state) answering with the run; the spent proof is refused.
     const replay = await run(o, params);
     expect(replay.body.result).toMatchObject({ runId: r.runId, noop: true, ledgerId: r.ledgerId });
     const reuse = await run(o, { ...params, approvalId }, { 'x-idempotency-key': freshKey() });
@@ -419,9 +555,16 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
   /** Every field of a file a run wrote, read back by its columns (FORMAT.md). */
   function checkColumns(f: ReturnType<typeof parseAba>, paymentDate: string) {
     expect(f.descriptive).toMatchObject({
-      recordType: '0', blank1: ' '.repeat(17), reelSequenceNumber: '01', financialInstitution: 'WBC', blank2: ' '.repeat(7),
-      userName: 'HARBOURSIDE JOINERY'.padEnd(26), userIdNumber: '512734', entriesDescription: 'CREDITORS'.padEnd(12),
-      processingDate: ddmmyy(paymentDate), blank3: ' '.repeat(40),
+      recordType: '0',
+      blank1: ' '.repeat(17),
+      reelSequenceNumber: '01',
+      financialInstitution: 'WBC',
+      blank2: ' '.repeat(7),
+      userName: 'HARBOURSIDE JOINERY'.padEnd(26),
+      userIdNumber: '512734',
+      entriesDescription: 'CREDITORS'.padEnd(12),
+      processingDate: ddmmyy(paymentDate),
+      blank3: ' '.repeat(40),
     });
     const want = [
       ['062-703', ' 11223344', '0001234567', 'COASTAL TIMBER SUPPLIES PTY LTD', 'CTS-89012'],
@@ -430,15 +573,31 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     ];
     expect(f.details).toEqual(
       want.map(([bsb, accountNumber, amount, title, ref]) => ({
-        recordType: '1', bsb, accountNumber, indicator: ' ', transactionCode: '50', amount,
-        accountTitle: (title ?? '').padEnd(32), lodgementReference: (ref ?? '').padEnd(18), traceBsb: '034-702',
-        traceAccountNumber: '   458921', remitterName: 'HARBOURSIDE JOIN', withholdingTax: '00000000',
+        recordType: '1',
+        bsb,
+        accountNumber,
+        indicator: ' ',
+        transactionCode: '50',
+        amount,
+        accountTitle: (title ?? '').padEnd(32),
+        lodgementReference: (ref ?? '').padEnd(18),
+        traceBsb: '034-702',
+        traceAccountNumber: '   458921',
+        remitterName: 'HARBOURSIDE JOIN',
+        withholdingTax: '00000000',
       })),
     );
     const sum = f.details.reduce((s, d) => s + Number(d.amount), 0);
     expect(f.total).toEqual({
-      recordType: '7', bsbFiller: '999-999', blank1: ' '.repeat(12), netTotal: String(sum).padStart(10, '0'),
-      creditTotal: String(sum).padStart(10, '0'), debitTotal: '0000000000', blank2: ' '.repeat(24), count: '000003', blank3: ' '.repeat(40),
+      recordType: '7',
+      bsbFiller: '999-999',
+      blank1: ' '.repeat(12),
+      netTotal: String(sum).padStart(10, '0'),
+      creditTotal: String(sum).padStart(10, '0'),
+      debitTotal: '0000000000',
+      blank2: ' '.repeat(24),
+      count: '000003',
+      blank3: ' '.repeat(40),
     });
   }
 
@@ -448,13 +607,30 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     const soon = await approvedBill(t, o, { payeeName: 'Coastal', description: 'a', totalCents: 10_000, dueDays: 5, ...details });
     const partly = await approvedBill(t, o, { payeeName: 'Coastal', description: 'b', totalCents: 20_000, dueDays: 10, ...details });
     const later = await approvedBill(t, o, { payeeName: 'Coastal', description: 'c', totalCents: 30_000, dueDays: 40, ...details });
-    await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'Coastal', description: 'not approved', totalCents: 1, dueDays: 1, ...details });
+    await t.post(o.keys.agent, 'books.billCapture', {
+      payeeName: 'Coastal',
+      description: 'not approved',
+      totalCents: 1,
+      dueDays: 1,
+      ...details,
+    });
     await inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-      const { record, ...applied } = await applyBillPayment(uow, { billId: partly.id, amountCents: 5_000, date: today(), reference: 'part', journalId: newJournalId() });
+      const { record, ...applied } = await applyBillPayment(uow, {
+        billId: partly.id,
+        amountCents: 5_000,
+        date: today(),
+        reference: 'part',
+        journalId: newJournalId(),
+      });
       await record((await uow.emit(testFixture, { entityId: partly.id, payload: null })).ledgerId);
       return applied;
     });
-    const params = { dueOnOrBefore: inDays(10), paymentDate: today(), funding: { ...FUNDING, accountName: 'Harbourside Joinery Pty Ltd' }, selfBalancing: true };
+    const params = {
+      dueOnOrBefore: inDays(10),
+      paymentDate: today(),
+      funding: { ...FUNDING, accountName: 'Harbourside Joinery Pty Ltd' },
+      selfBalancing: true,
+    };
     const { hold, approvalId } = await heldAndRequested(t, o, 'books.billScheduleRun', params);
     expect(hold.approval.subject.summary).toContain('Pay 2 bills totalling $250.00');
     await decide(t, o, approvalId, true);
@@ -462,14 +638,26 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
     expect(done.body.result).toMatchObject({
       billIds: [soon.id, partly.id],
       totalCents: 25_000,
-      payments: [{ billId: soon.id, amountCents: 10_000 }, { billId: partly.id, amountCents: 15_000 }],
+      payments: [
+        { billId: soon.id, amountCents: 10_000 },
+        { billId: partly.id, amountCents: 15_000 },
+      ],
     });
     await t.server.outbox.kick();
     const f = parseAba(readFileSync(join(dir, done.body.result.fileName)).toString('latin1'));
-    expect(f.details.map((d) => [d.transactionCode, d.amount])).toEqual([['50', '0000010000'], ['50', '0000015000'], ['13', '0000025000']]);
-    expect(f.details[2]).toMatchObject({ bsb: '034-702', accountNumber: '   458921', accountTitle: 'HARBOURSIDE JOINERY PTY LTD'.padEnd(32), lodgementReference: `CREDITORS ${ddmmyy(today())}`.padEnd(18) });
+    expect(f.details.map((d) => [d.transactionCode, d.amount])).toEqual([
+      ['50', '0000010000'],
+      ['50', '0000015000'],
+      ['13', '0000025000'],
+    ]);
+    expect(f.details[2]).toMatchObject({
+      bsb: '034-702',
+      accountNumber: '   458921',
+      accountTitle: 'HARBOURSIDE JOINERY PTY LTD'.padEnd(32),
+      lodgementReference: `CREDITORS ${ddmmyy(today())}`.padEnd(18),
+    });
     expect(f.total).toMatchObject({ netTotal: '0000000000', creditTotal: '0000025000', debitTotal: '0000025000', count: '000003' });
-    // Replayed after the run: nothing is due any more, and the answer is that run (D3).
+    // Replayed after the run: nothing is due any more, and the answer is that run, as a no-op.
     const replay = await run(o, params);
     expect(replay.body.result).toMatchObject({ runId: done.body.result.runId, noop: true });
 
@@ -487,13 +675,21 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
   it('refusals name the bill, the field or the state, and change nothing', async () => {
     const o = await t.org();
     const noBank = await approvedBill(t, o, { payeeName: 'Cash Only', description: 'x', totalCents: 500 });
-    const captured = (await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'Cash Only', description: 'y', totalCents: 500, dueDays: 1, ...bank('062-703', '1', 'A') })).body.result;
+    const captured = (
+      await t.post(o.keys.agent, 'books.billCapture', {
+        payeeName: 'Cash Only',
+        description: 'y',
+        totalCents: 500,
+        dueDays: 1,
+        ...bank('062-703', '1', 'A'),
+      })
+    ).body.result;
     const ok = await approvedBill(t, o, { payeeName: 'Paid Well', description: 'z', totalCents: 500, ...bank('062-703', '1', 'A') });
     const before = (await eventsOf(t, o)).length;
     const base = { paymentDate: today(), funding: FUNDING };
     const cases: [Record<string, unknown>, number, string][] = [
       [{ billIds: [ok.id, noBank.id] }, 409, `bill ${noBank.id} (Cash Only) has no payee bank details`],
-      // Cash Only's first bank details are held (BANK_DETAILS_CHANGED, D8): no human saw them yet.
+      // Cash Only's first bank details are held (BANK_DETAILS_CHANGED): no human has approved them yet.
       [{ billIds: [captured.id] }, 409, `bill ${captured.id} is held; only an approved bill can be paid in a run`],
       [{ billIds: ['bill_nope'] }, 404, 'bill bill_nope not found'],
       [{ dueOnOrBefore: inDays(-400) }, 409, `no approved bill is due on or before ${inDays(-400)}`],
@@ -503,9 +699,17 @@ describe.each(engines)('payables: payment runs by ABA file, a signature act (%s)
       [{ billIds: [ok.id], paymentDate: inDays(-1) }, 400, `paymentDate: must be today (${today()}) or later`],
       [{ billIds: [ok.id], paymentDate: '2026-02-30' }, 400, 'paymentDate: must be a real calendar date'],
       [{ billIds: [ok.id], funding: { ...FUNDING, bsb: '034702' } }, 400, 'funding.bsb: must be a BSB of the form NNN-NNN'],
-      [{ billIds: [ok.id], funding: { ...FUNDING, apcaUserId: '51273' } }, 400, 'funding.apcaUserId: must be the 6-digit Direct Entry user id'],
+      [
+        { billIds: [ok.id], funding: { ...FUNDING, apcaUserId: '51273' } },
+        400,
+        'funding.apcaUserId: must be the 6-digit Direct Entry user id',
+      ],
       [{ billIds: [ok.id], funding: { ...FUNDING, bankCode: 'wbc' } }, 400, 'funding.bankCode: must be the 3-letter APCA abbreviation'],
-      [{ billIds: [ok.id], funding: { ...FUNDING, remitterName: 'Harbourside Joinery' } }, 400, 'funding.remitterName: must be at most 16 characters'],
+      [
+        { billIds: [ok.id], funding: { ...FUNDING, remitterName: 'Harbourside Joinery' } },
+        400,
+        'funding.remitterName: must be at most 16 characters',
+      ],
       [{ billIds: [ok.id], funding: { ...FUNDING, userName: 'Café' } }, 400, 'funding.userName: must use only letters'],
       [{ billIds: [ok.id], funding: { ...FUNDING, iban: 'x' } }, 400, 'funding.iban: unknown field'],
     ];

@@ -9,7 +9,12 @@ import type { TestServer } from './harness.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 export const FUND = { fundName: 'AustralianSuper', fundAbn: '65 714 394 898', memberNumber: 'M-123456' };
-export const BASE = { email: 'staff@harbourside.example', startDate: '2026-07-01', employmentBasis: 'full_time', payFrequency: 'fortnightly' };
+export const BASE = {
+  email: 'staff@harbourside.example',
+  startDate: '2026-07-01',
+  employmentBasis: 'full_time',
+  payFrequency: 'fortnightly',
+};
 
 async function ok(t: TestServer, o: CreatedOrg, method: string, params: Record<string, unknown>) {
   const r = await t.post(o.keys.agent, method, params);
@@ -26,7 +31,11 @@ export async function activeEmployee(
 ): Promise<string> {
   const e = await ok(t, o, 'books.onboardingStart', { ...BASE, ...start });
   await ok(t, o, 'books.onboardingAdvance', {
-    id: e.id, step: 'tax_declaration', taxFileNumber: tax.tfn ?? '876543210', residency: 'resident', claimsTaxFreeThreshold: tax.tft ?? true,
+    id: e.id,
+    step: 'tax_declaration',
+    taxFileNumber: tax.tfn ?? '876543210',
+    residency: 'resident',
+    claimsTaxFreeThreshold: tax.tft ?? true,
   });
   await ok(t, o, 'books.onboardingAdvance', { id: e.id, step: 'super', ...FUND });
   const params = { id: e.id, step: 'contract', title: 'Joiner' };

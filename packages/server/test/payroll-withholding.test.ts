@@ -1,6 +1,6 @@
 /**
- * ATO Schedule 1 withholding, super guarantee, gross and leave accrual (issue 9, D11), table-driven
- * over the committed copy of shared/data/payroll/schedule1.json: every ATO worked example, every
+ * ATO Schedule 1 withholding, super guarantee, gross and leave accrual, table-driven
+ * over schedule1.json (docs/reference/payg-withholding.md): every ATO worked example, every
  * computed example and all 576 sample rows, to the dollar. Pure functions: no server, no engine.
  */
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { SCHEDULE1 } from '../src/domain/payroll/schedule1-data.js';
 import type { PayPeriod } from '../src/domain/payroll/schedule1-types.js';
 import {
-  bandOf, coefficientSetOn, offsetReductionDollars, periodDollars, scaleRows, weeklyEarningsCents, weeklyMicroDollars, withholding,
+  bandOf,
+  coefficientSetOn,
+  offsetReductionDollars,
+  periodDollars,
+  scaleRows,
+  weeklyEarningsCents,
+  weeklyMicroDollars,
+  withholding,
   type TaxScale,
 } from '../src/domain/payroll/withholding.js';
 import { financialYearOf, mcbOn, superGuarantee, superRateOn } from '../src/domain/payroll/super.js';
@@ -19,7 +26,13 @@ import { payLine } from '../src/domain/payroll/pay-line.js';
 import { stpTaxTreatmentCode, taxScaleFor } from '../src/domain/people/tax-treatment.js';
 
 interface Data {
-  atoWorkedExamples: { coefficientSet?: string; scale?: number; period?: PayPeriod; input: Record<string, string>; expected: Record<string, string | number> }[];
+  atoWorkedExamples: {
+    coefficientSet?: string;
+    scale?: number;
+    period?: PayPeriod;
+    input: Record<string, string>;
+    expected: Record<string, string | number>;
+  }[];
   computedExamples: { cases: { coefficientSet: string; scale: 1 | 2; period: PayPeriod; earnings: string; withholding: number }[] };
   sampleData: Record<string, Record<string, Record<string, [string, number][]>>>;
   superannuationGuarantee: { rateByPaymentDate: { from: string; to: string | null; rate: string }[] };
@@ -33,17 +46,23 @@ const cents = (dollars: string) => Number(scaled(dollars, 2));
 const dateIn = (setId: string) => ({ '2020-10-13': '2022-04-20', '2024-07-01': '2025-03-01', '2026-07-01': '2026-07-02' })[setId] ?? setId;
 
 describe('the committed data module matches the committed JSON (scripts/gen-schedule1.mjs)', () => {
-  it('every coefficient set, scale 4 rate and SG rate is the JSON\'s, as decimal strings', () => {
+  it("every coefficient set, scale 4 rate and SG rate is the JSON's, as decimal strings", () => {
     const raw = JSON.parse(readFileSync(new URL('../src/domain/payroll/schedule1.json', import.meta.url), 'utf8'));
     expect(SCHEDULE1.coefficientSets.map((s) => s.id)).toEqual(raw.coefficientSets.map((s: { id: string }) => s.id));
     for (const set of raw.coefficientSets) {
       const mine = SCHEDULE1.coefficientSets.find((s) => s.id === set.id)!;
-      expect(mine.scales['1']).toEqual(set.scale1_noTaxFreeThreshold.map((r: any) => ({ lessThan: r.weeklyEarningsLessThan, a: r.a, b: r.b })));
-      expect(mine.scales['2']).toEqual(set.scale2_taxFreeThresholdClaimed.map((r: any) => ({ lessThan: r.weeklyEarningsLessThan, a: r.a, b: r.b })));
+      expect(mine.scales['1']).toEqual(
+        set.scale1_noTaxFreeThreshold.map((r: any) => ({ lessThan: r.weeklyEarningsLessThan, a: r.a, b: r.b })),
+      );
+      expect(mine.scales['2']).toEqual(
+        set.scale2_taxFreeThresholdClaimed.map((r: any) => ({ lessThan: r.weeklyEarningsLessThan, a: r.a, b: r.b })),
+      );
       expect(mine.confirmed).toBe(set.id !== '2026-07-01');
     }
     expect(SCHEDULE1.scale4).toEqual({ resident: raw.scale4.residentRate, foreign: raw.scale4.foreignResidentRate });
-    expect(SCHEDULE1.superGuaranteeRates).toEqual(raw.superannuationGuarantee.rateByPaymentDate.map((r: any) => ({ from: r.from, to: r.to, rate: r.rate })));
+    expect(SCHEDULE1.superGuaranteeRates).toEqual(
+      raw.superannuationGuarantee.rateByPaymentDate.map((r: any) => ({ from: r.from, to: r.to, rate: r.rate })),
+    );
   });
 });
 
@@ -54,34 +73,43 @@ describe('ATO worked examples (published, 2020-10-13 coefficients)', () => {
     expect(weeklyEarningsCents(gross, 'weekly')).toBe(BigInt(cents(String(ex.expected.x))));
   });
 
-  it.each(data.atoWorkedExamples.slice(1).map((ex, i) => [i + 1, ex] as const))('example %i: x, a, b, unrounded y and every amount', (_n, ex) => {
-    const period = ex.period!;
-    const date = dateIn(ex.coefficientSet!);
-    const gross = cents(ex.input.earnings!);
-    const x = weeklyEarningsCents(gross, period);
-    expect(x).toBe(BigInt(cents(String(ex.expected.x))));
-    const { set, rows } = scaleRows(date, ex.scale as 1 | 2 | 3 | 5 | 6);
-    expect(set.id).toBe(ex.coefficientSet);
-    const band = bandOf(rows, x);
-    expect([band.a, band.b]).toEqual([ex.expected.a, ex.expected.b]);
-    // y to the 4 decimal places the ATO prints: 10^6·y rounded half up to 10^2.
-    const micro = weeklyMicroDollars(band, x);
-    expect(divHalfUp(micro, 100n)).toBe(scaled(String(ex.expected.yUnrounded), 4));
-    const offsets = ex.input.taxOffsetsClaimedAnnual === undefined ? undefined : cents(ex.input.taxOffsetsClaimedAnnual);
-    const w = withholding({ grossCents: gross, period, paymentDate: date, scale: ex.scale as TaxScale, ...(offsets ? { taxOffsetsAnnualCents: offsets } : {}) });
-    expect(w.weeklyDollars).toBe(ex.expected.weeklyWithholding);
-    if (ex.expected.fortnightlyWithholding !== undefined) {
-      expect(Number(periodDollars(BigInt(w.weeklyDollars!), 'fortnightly'))).toBe(ex.expected.fortnightlyWithholding);
-    }
-    if (ex.expected.offsetReduction !== undefined) {
-      expect(w.offsetReductionDollars).toBe(ex.expected.offsetReduction);
-      expect(w.paygCents).toBe(Number(ex.expected.netFortnightlyWithholding) * 100);
-    } else {
-      // Example 1's $20 Medicare levy adjustment (→ $178) needs the WLA formulas, which the data
-      // marks out of scope (docs/books.md): the Schedule 1 amount is the $198 before it.
-      expect(w.paygCents).toBe(Number(ex.expected.weeklyWithholding) * 100);
-    }
-  });
+  it.each(data.atoWorkedExamples.slice(1).map((ex, i) => [i + 1, ex] as const))(
+    'example %i: x, a, b, unrounded y and every amount',
+    (_n, ex) => {
+      const period = ex.period!;
+      const date = dateIn(ex.coefficientSet!);
+      const gross = cents(ex.input.earnings!);
+      const x = weeklyEarningsCents(gross, period);
+      expect(x).toBe(BigInt(cents(String(ex.expected.x))));
+      const { set, rows } = scaleRows(date, ex.scale as 1 | 2 | 3 | 5 | 6);
+      expect(set.id).toBe(ex.coefficientSet);
+      const band = bandOf(rows, x);
+      expect([band.a, band.b]).toEqual([ex.expected.a, ex.expected.b]);
+      // y to the 4 decimal places the ATO prints: 10^6·y rounded half up to 10^2.
+      const micro = weeklyMicroDollars(band, x);
+      expect(divHalfUp(micro, 100n)).toBe(scaled(String(ex.expected.yUnrounded), 4));
+      const offsets = ex.input.taxOffsetsClaimedAnnual === undefined ? undefined : cents(ex.input.taxOffsetsClaimedAnnual);
+      const w = withholding({
+        grossCents: gross,
+        period,
+        paymentDate: date,
+        scale: ex.scale as TaxScale,
+        ...(offsets ? { taxOffsetsAnnualCents: offsets } : {}),
+      });
+      expect(w.weeklyDollars).toBe(ex.expected.weeklyWithholding);
+      if (ex.expected.fortnightlyWithholding !== undefined) {
+        expect(Number(periodDollars(BigInt(w.weeklyDollars!), 'fortnightly'))).toBe(ex.expected.fortnightlyWithholding);
+      }
+      if (ex.expected.offsetReduction !== undefined) {
+        expect(w.offsetReductionDollars).toBe(ex.expected.offsetReduction);
+        expect(w.paygCents).toBe(Number(ex.expected.netFortnightlyWithholding) * 100);
+      } else {
+        // Example 1's $20 Medicare levy adjustment (→ $178) needs the WLA formulas, which the data
+        // marks out of scope (docs/books.md): the Schedule 1 amount is the $198 before it.
+        expect(w.paygCents).toBe(Number(ex.expected.weeklyWithholding) * 100);
+      }
+    },
+  );
 });
 
 describe('computed examples (2024-07-01 and 2026-07-01, weekly to quarterly)', () => {
@@ -115,8 +143,12 @@ describe('ATO sample data: all 576 rows to the dollar', () => {
 
 describe('coefficient sets by payment date (the date paid, not the period)', () => {
   it.each([
-    ['2020-10-13', '2020-10-13'], ['2024-06-30', '2020-10-13'], ['2024-07-01', '2024-07-01'],
-    ['2026-06-30', '2024-07-01'], ['2026-07-01', '2026-07-01'], ['2027-06-30', '2026-07-01'],
+    ['2020-10-13', '2020-10-13'],
+    ['2024-06-30', '2020-10-13'],
+    ['2024-07-01', '2024-07-01'],
+    ['2026-06-30', '2024-07-01'],
+    ['2026-07-01', '2026-07-01'],
+    ['2027-06-30', '2026-07-01'],
   ])('a payment on %s uses %s', (date, set) => expect(coefficientSetOn(date).id).toBe(set));
 
   it('refuses a payment from 1 July 2027, when Schedule 1 changes again (the 14% step)', () => {
@@ -141,8 +173,13 @@ describe('coefficient sets by payment date (the date paid, not the period)', () 
 describe('rules of Schedule 1 in integer arithmetic', () => {
   it.each([
     // [gross cents, period, x cents]
-    [47_709, 'weekly', 47_799], [0, 'weekly', 99], [250_000, 'fortnightly', 125_099], [250_099, 'fortnightly', 125_099],
-    [650_033, 'monthly', 150_099], [650_034, 'monthly', 150_099], [1_800_000, 'quarterly', 138_499],
+    [47_709, 'weekly', 47_799],
+    [0, 'weekly', 99],
+    [250_000, 'fortnightly', 125_099],
+    [250_099, 'fortnightly', 125_099],
+    [650_033, 'monthly', 150_099],
+    [650_034, 'monthly', 150_099],
+    [1_800_000, 'quarterly', 138_499],
   ] as const)('weekly earnings of %i cents %s → x %i', (gross, period, x) => expect(weeklyEarningsCents(gross, period)).toBe(BigInt(x)));
 
   it('rounds y half up from the unrounded value: exactly 50 cents goes up, 49.99 down', () => {
@@ -167,12 +204,16 @@ describe('rules of Schedule 1 in integer arithmetic', () => {
   it('tax offsets: 3.8% × $1,645 = $62.51 → $63 a fortnight; only on scales 2, 5, 6', () => {
     expect(offsetReductionDollars(164_500, 'fortnightly')).toBe(63n);
     expect(offsetReductionDollars(164_500, 'weekly')).toBe(31n); // 1.9% = 31.255
-    expect(() => withholding({ grossCents: 100_000, period: 'weekly', paymentDate: '2025-01-01', scale: 1, taxOffsetsAnnualCents: 100 })).toThrow(/scales 2, 5 and 6/);
+    expect(() =>
+      withholding({ grossCents: 100_000, period: 'weekly', paymentDate: '2025-01-01', scale: 1, taxOffsetsAnnualCents: 100 }),
+    ).toThrow(/scales 2, 5 and 6/);
   });
 
   it('Scale 4 (no TFN): 47% resident / 45% foreign of the earnings with cents ignored, result cents dropped', () => {
     expect(withholding({ grossCents: 123_499, period: 'fortnightly', paymentDate: '2026-07-02', scale: 4 }).paygCents).toBe(57_900); // 1234 × 0.47 = 579.98
-    expect(withholding({ grossCents: 123_499, period: 'monthly', paymentDate: '2026-07-02', scale: 4, residency: 'foreign' }).paygCents).toBe(55_500); // 555.30
+    expect(
+      withholding({ grossCents: 123_499, period: 'monthly', paymentDate: '2026-07-02', scale: 4, residency: 'foreign' }).paygCents,
+    ).toBe(55_500); // 555.30
   });
 
   it('refuses negative or unsafe earnings', () => {
@@ -189,14 +230,19 @@ describe('rules of Schedule 1 in integer arithmetic', () => {
   });
 });
 
-describe('the fixtures payroll (shared/data/payroll README, Harbourside Joinery)', () => {
+describe('the fixtures payroll (docs/reference/payg-withholding.md, Harbourside Joinery)', () => {
   it.each([
-    [280_000, 2, '2026-07-02', 53_400], [230_000, 2, '2026-07-02', 37_200], [145_000, 1, '2026-07-02', 32_000],
-    [280_000, 2, '2026-06-18', 54_400], [230_000, 2, '2026-06-18', 38_200], [145_000, 1, '2026-06-18', 33_200],
+    [280_000, 2, '2026-07-02', 53_400],
+    [230_000, 2, '2026-07-02', 37_200],
+    [145_000, 1, '2026-07-02', 32_000],
+    [280_000, 2, '2026-06-18', 54_400],
+    [230_000, 2, '2026-06-18', 38_200],
+    [145_000, 1, '2026-06-18', 33_200],
   ] as const)('fortnightly $%i cents, Scale %i, paid %s → %i cents', (gross, scale, date, payg) => {
     expect(withholding({ grossCents: gross, period: 'fortnightly', paymentDate: date, scale }).paygCents).toBe(payg);
   });
-  it('super at 12% on $6,550 is $786', () => expect(superGuarantee({ grossCents: 655_000, paymentDate: '2026-07-02' }).superCents).toBe(78_600));
+  it('super at 12% on $6,550 is $786', () =>
+    expect(superGuarantee({ grossCents: 655_000, paymentDate: '2026-07-02' }).superCents).toBe(78_600));
 
   it('pay lines from annual salaries: totals $6,550 gross, $1,226 PAYG, $786 super, net $5,324 (paid 2 July 2026)', () => {
     const staff = [
@@ -204,23 +250,48 @@ describe('the fixtures payroll (shared/data/payroll README, Harbourside Joinery)
       { annualSalaryCents: 5_980_000, scale: 2 }, // $2,300
       { annualSalaryCents: 3_770_000, scale: 1 }, // $1,450
     ] as const;
-    const lines = staff.map((s) => payLine({ basis: { annualSalaryCents: s.annualSalaryCents }, frequency: 'fortnightly', paymentDate: '2026-07-02', scale: s.scale, residency: 'resident' }));
+    const lines = staff.map((s) =>
+      payLine({
+        basis: { annualSalaryCents: s.annualSalaryCents },
+        frequency: 'fortnightly',
+        paymentDate: '2026-07-02',
+        scale: s.scale,
+        residency: 'resident',
+      }),
+    );
     expect(lines.map((l) => [l.grossCents, l.paygCents, l.superCents, l.netCents])).toEqual([
-      [280_000, 53_400, 33_600, 226_600], [230_000, 37_200, 27_600, 192_800], [145_000, 32_000, 17_400, 113_000],
+      [280_000, 53_400, 33_600, 226_600],
+      [230_000, 37_200, 27_600, 192_800],
+      [145_000, 32_000, 17_400, 113_000],
     ]);
     const total = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => lines.reduce((a, l) => a + l[k], 0);
     expect([total('grossCents'), total('paygCents'), total('superCents'), total('netCents')]).toEqual([655_000, 122_600, 78_600, 532_400]);
     // 2026-07-01 coefficients and the 2026-27 MCB are unconfirmed: every line says so.
     expect(lines.every((l) => l.coefficientSet === '2026-07-01' && !l.confirmed)).toBe(true);
     // Before 1 July 2026: $1,258 PAYG, net $5,292.
-    const june = staff.map((s) => payLine({ basis: { annualSalaryCents: s.annualSalaryCents }, frequency: 'fortnightly', paymentDate: '2026-06-18', scale: s.scale, residency: 'resident' }));
+    const june = staff.map((s) =>
+      payLine({
+        basis: { annualSalaryCents: s.annualSalaryCents },
+        frequency: 'fortnightly',
+        paymentDate: '2026-06-18',
+        scale: s.scale,
+        residency: 'resident',
+      }),
+    );
     expect(june.reduce((a, l) => a + l.paygCents, 0)).toBe(125_800);
     expect(june.reduce((a, l) => a + l.netCents, 0)).toBe(529_200);
     expect(june.every((l) => l.confirmed)).toBe(true);
   });
 
   it('an hourly casual with hours given; no TFN → Scale 4', () => {
-    const l = payLine({ basis: { hourlyRateCents: 4_000, hoursPerWeek: 20 }, frequency: 'weekly', paymentDate: '2026-07-02', scale: 4, residency: 'resident', hours: 25 });
+    const l = payLine({
+      basis: { hourlyRateCents: 4_000, hoursPerWeek: 20 },
+      frequency: 'weekly',
+      paymentDate: '2026-07-02',
+      scale: 4,
+      residency: 'resident',
+      hours: 25,
+    });
     expect(l).toMatchObject({ grossCents: 100_000, paygCents: 47_000, superCents: 12_000, netCents: 53_000, coefficientSet: null });
   });
 });
@@ -257,7 +328,7 @@ describe('super guarantee by payment date', () => {
   });
 });
 
-describe('gross per period (D11)', () => {
+describe('gross per period (salary ÷ 52, 26 or 12, half up; hourly rate × hours)', () => {
   it.each([
     [{ annualSalaryCents: 8_500_000 }, 'weekly', 163_462], // 163,461.538…
     [{ annualSalaryCents: 8_500_000 }, 'fortnightly', 326_923], // 326,923.077
@@ -317,18 +388,30 @@ describe('leave accrual rules (NES: annual 4 weeks, personal 10 days a year, pro
   it('casuals accrue nothing', () => expect(accrualForPay('casual', 0, 38_000)).toEqual({ annualMilliHours: 0, personalMilliHours: 0 }));
 });
 
-describe('tax scale for an employee (D11) and the ATO not-quoted codes', () => {
-  const d = (tfn: string, residency: 'resident' | 'foreign', claimsTaxFreeThreshold: boolean) => ({ tfn, residency, claimsTaxFreeThreshold, declaredOn: '2026-07-01' });
+describe('tax scale for an employee (residency, threshold claim, TFN quoted) and the ATO not-quoted codes', () => {
+  const d = (tfn: string, residency: 'resident' | 'foreign', claimsTaxFreeThreshold: boolean) => ({
+    tfn,
+    residency,
+    claimsTaxFreeThreshold,
+    declaredOn: '2026-07-01',
+  });
   it.each([
-    ['876543210', 'resident', true, 2], ['876543210', 'resident', false, 1], ['876543210', 'foreign', false, 3],
-    ['000000000', 'resident', true, 4], ['987654321', 'resident', true, 4],
-    ['333333333', 'resident', true, 2], ['444444444', 'resident', false, 1],
+    ['876543210', 'resident', true, 2],
+    ['876543210', 'resident', false, 1],
+    ['876543210', 'foreign', false, 3],
+    ['000000000', 'resident', true, 4],
+    ['987654321', 'resident', true, 4],
+    ['333333333', 'resident', true, 2],
+    ['444444444', 'resident', false, 1],
   ] as const)('TFN %s, %s, claims threshold %s → Scale %i', (tfn, residency, claims, scale) => {
     expect(taxScaleFor(d(tfn, residency, claims), '2026-07-15')).toBe(scale);
   });
   it.each([
-    ['876543210', 'resident', true, 'RTXXXX'], ['876543210', 'resident', false, 'RNXXXX'], ['876543210', 'foreign', false, 'FFXXXX'],
-    ['000000000', 'resident', true, 'NAXXXX'], ['000000000', 'foreign', false, 'NFXXXX'],
+    ['876543210', 'resident', true, 'RTXXXX'],
+    ['876543210', 'resident', false, 'RNXXXX'],
+    ['876543210', 'foreign', false, 'FFXXXX'],
+    ['000000000', 'resident', true, 'NAXXXX'],
+    ['000000000', 'foreign', false, 'NFXXXX'],
   ] as const)('STP tax treatment: TFN %s, %s, claims %s → %s', (tfn, residency, claims, code) => {
     expect(stpTaxTreatmentCode(d(tfn, residency, claims), '2026-07-15')).toBe(code);
   });

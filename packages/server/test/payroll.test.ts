@@ -1,6 +1,6 @@
 /**
- * Pay runs through HTTP (issue 9 item 2, D11), on every engine: payrollDraft, the signature act
- * payrollSign and payrollRecall. Expected figures are the fixture payroll of shared/data/payroll
+ * Pay runs through HTTP, on every engine: payrollDraft, the signature act
+ * payrollSign and payrollRecall. Expected figures are the fixture payroll of docs/reference/payg-withholding.md
  * (Harbourside Joinery, paid 2 July 2026: $6,550 gross, $1,226 PAYG, $786 super, $5,324 net) and a
  * Scale 4 hourly casual (47% flat), not recomputed with the code under test.
  */
@@ -75,7 +75,7 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect(d.totals).toEqual({ grossCents: 655_000, paygCents: 122_600, superCents: 78_600, netCents: 532_400 });
     expect((await eventsOf(t, o)).length).toBe(before + 1);
     expect(await t.db.reader.all('SELECT id FROM journals WHERE org_id = ?', [o.orgId])).toEqual([]);
-    // D3: the same period, frequency and employees again: the draft, no second event.
+    // The same period, frequency and employees again: a no-op with the draft, no second event.
     const again = await ok(o, 'books.payrollDraft', { ...JULY, employeeIds: [...ids].reverse() });
     expect(again).toMatchObject({ id: d.id, noop: true, ledgerId: d.ledgerId });
     expect((await eventsOf(t, o)).length).toBe(before + 1);
@@ -83,10 +83,15 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     const other = await post(o, 'books.payrollDraft', { ...JULY, paymentDate: '2026-07-03' });
     expect(other.status).toBe(409);
     expect(other.body.error.message).toContain(`pay run ${d.id} is a draft`);
-    const overlap = await post(o, 'books.payrollDraft', { ...JULY, periodStart: '2026-07-01', periodEnd: '2026-07-14', employeeIds: [ids[0]] });
+    const overlap = await post(o, 'books.payrollDraft', {
+      ...JULY,
+      periodStart: '2026-07-01',
+      periodEnd: '2026-07-14',
+      employeeIds: [ids[0]],
+    });
     expect(overlap.status).toBe(409);
     expect(overlap.body.error.message).toContain(`already in pay run ${d.id} (draft`);
-    // D2: a key replays the first answer.
+    // The same idempotency key replays the first answer.
     const key = freshKey();
     const p2 = { ...JULY, periodStart: '2026-07-03', periodEnd: '2026-07-16', paymentDate: '2026-07-16' };
     const a = await post(o, 'books.payrollDraft', p2, { 'x-idempotency-key': key });
@@ -107,9 +112,27 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain(`hours: employee ${salaried} (Dana Salaried) is salaried`);
     const d = await ok(o, 'books.payrollDraft', { ...week, employeeIds: [casual], hours: [{ employeeId: casual, hours: 25 }] });
-    expect(d.lines[0]).toMatchObject({ grossCents: 100_000, paygCents: 47_000, superCents: 12_000, netCents: 53_000, hours: 25, taxScale: 4 });
+    expect(d.lines[0]).toMatchObject({
+      grossCents: 100_000,
+      paygCents: 47_000,
+      superCents: 12_000,
+      netCents: 53_000,
+      hours: 25,
+      taxScale: 4,
+    });
     // Default hours: the ordinary 20 a week at $40.
-    const s = await sign(o, (await ok(o, 'books.payrollDraft', { ...week, periodStart: '2026-07-03', periodEnd: '2026-07-09', paymentDate: '2026-07-09', employeeIds: [salaried] })).id);
+    const s = await sign(
+      o,
+      (
+        await ok(o, 'books.payrollDraft', {
+          ...week,
+          periodStart: '2026-07-03',
+          periodEnd: '2026-07-09',
+          paymentDate: '2026-07-09',
+          employeeIds: [salaried],
+        })
+      ).id,
+    );
     expect(s.result.lines[0].grossCents).toBe(100_000); // $52,000 ÷ 52
     // A casual accrues no leave.
     await sign(o, d.id);
@@ -119,7 +142,13 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
   it('payrollSign: held for a human who reads each line; the proof posts the exact journal and leave', async () => {
     const o = await t.org();
     const ids = await staff(o);
-    const lv = await ok(o, 'books.leaveRequest', { employeeId: ids[0], leaveType: 'annual', startDate: '2026-07-01', endDate: '2026-07-02', hours: 16 });
+    const lv = await ok(o, 'books.leaveRequest', {
+      employeeId: ids[0],
+      leaveType: 'annual',
+      startDate: '2026-07-01',
+      endDate: '2026-07-02',
+      hours: 16,
+    });
     await ok(o, 'books.leaveApprove', { id: lv.id });
     const d = await ok(o, 'books.payrollDraft', JULY);
     expect(d.lines[0]).toMatchObject({ grossCents: 280_000, leaveHours: 16, leaveCents: 58_947, leaveIds: [lv.id] }); // 280,000 × 16/76
@@ -137,7 +166,9 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect(result).toMatchObject({ id: d.id, status: 'signed', journalId: expect.stringMatching(/^jnl_/), fileName: null });
     const j = await journalsOf(t, o.orgId, d.id);
     expect(j.map((x) => [x.date, x.source_kind])).toEqual([['2026-07-02', 'pay_run']]);
-    expect((await journalLines(t, o.orgId, result.journalId)).map((l) => [l.account_code, l.debit_cents, l.credit_cents, l.doc_id])).toEqual([
+    expect(
+      (await journalLines(t, o.orgId, result.journalId)).map((l) => [l.account_code, l.debit_cents, l.credit_cents, l.doc_id]),
+    ).toEqual([
       ['6100', 655_000, 0, null],
       ['6200', 78_600, 0, null],
       ['2200', 0, 122_600, d.id],
@@ -146,10 +177,12 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     ]);
     // Leave: 76 ordinary hours accrue 76×4/52 annual and 76×2/52 personal (milli-hours, floored); 16 h taken.
     expect((await ledger(o, ids[0] ?? '')).map((r) => [r.leave_type, r.kind, Number(r.milli_hours)])).toEqual([
-      ['annual', 'accrual', 5_846], ['annual', 'taken', -16_000], ['personal', 'accrual', 2_923],
+      ['annual', 'accrual', 5_846],
+      ['annual', 'taken', -16_000],
+      ['personal', 'accrual', 2_923],
     ]);
     expect((await balance(o, ids[0] ?? '')).annual).toMatchObject({ balanceMilliHours: 5_846 - 16_000, approvedMilliHours: 0 });
-    // D3: signing a signed run is a no-op; the spent proof is refused.
+    // Signing a signed run is a no-op (idempotent by state); the spent proof is refused.
     const again = await post(o, 'books.payrollSign', { id: d.id });
     expect(again.body.result).toMatchObject({ id: d.id, status: 'signed', noop: true });
     // On or after the payment date a signed run cannot be recalled.
@@ -178,8 +211,24 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     await t.server.outbox.kick();
     const f = parseAba(readFileSync(join(dir, result.fileName)).toString('latin1'));
     const ddmmyy = `${pay.slice(8, 10)}${pay.slice(5, 7)}${pay.slice(2, 4)}`;
-    expect(f.details.map((x) => [x.bsb, x.accountNumber?.trim(), x.transactionCode, Number(x.amount), x.accountTitle?.trim(), x.lodgementReference?.trim()])).toEqual(
-      d.lines.map((l: any, i: number) => [STAFF[i]?.bsb, STAFF[i]?.accountNumber, '53', l.netCents, STAFF[i]?.accountName.toUpperCase(), `SALARY ${ddmmyy}`]),
+    expect(
+      f.details.map((x) => [
+        x.bsb,
+        x.accountNumber?.trim(),
+        x.transactionCode,
+        Number(x.amount),
+        x.accountTitle?.trim(),
+        x.lodgementReference?.trim(),
+      ]),
+    ).toEqual(
+      d.lines.map((l: any, i: number) => [
+        STAFF[i]?.bsb,
+        STAFF[i]?.accountNumber,
+        '53',
+        l.netCents,
+        STAFF[i]?.accountName.toUpperCase(),
+        `SALARY ${ddmmyy}`,
+      ]),
     );
     // A run with a bank file cannot be recalled here.
     const recall = await post(o, 'books.payrollRecall', { id: d.id, reason: 'mistake' });
@@ -195,31 +244,45 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     const draft = await ok(o, 'books.payrollDraft', run);
     const discarded = await ok(o, 'books.payrollRecall', { id: draft.id, reason: 'drafted too early' });
     expect(discarded).toMatchObject({ id: draft.id, status: 'recalled', reversalJournalId: null });
-    expect((await post(o, 'books.payrollRecall', { id: draft.id, reason: 'again' })).body.result).toMatchObject({ status: 'recalled', noop: true });
+    expect((await post(o, 'books.payrollRecall', { id: draft.id, reason: 'again' })).body.result).toMatchObject({
+      status: 'recalled',
+      noop: true,
+    });
     const signRecalled = await post(o, 'books.payrollSign', { id: draft.id });
     expect(signRecalled.status).toBe(409);
     expect(signRecalled.body.error.message).toContain('is recalled');
 
-    const lv = await ok(o, 'books.leaveRequest', { employeeId: aroha, leaveType: 'personal', startDate: inDays(-2), endDate: inDays(-2), hours: 8 });
+    const lv = await ok(o, 'books.leaveRequest', {
+      employeeId: aroha,
+      leaveType: 'personal',
+      startDate: inDays(-2),
+      endDate: inDays(-2),
+      hours: 8,
+    });
     await ok(o, 'books.leaveApprove', { id: lv.id });
     const d = await ok(o, 'books.payrollDraft', run);
     const { result } = await sign(o, d.id);
     expect((await ledger(o, aroha)).length).toBe(3);
-    // D11: W1/W2 come from signed pay runs paid in the period; the recall nets them out.
-    const gst = async () =>
-      (await t.post(o.keys.reader, 'books.reports', { type: 'gst_summary', from: pay, to: pay })).body.result.front;
+    // BAS W1/W2 come from signed pay runs paid in the period; the recall nets them out.
+    const gst = async () => (await t.post(o.keys.reader, 'books.reports', { type: 'gst_summary', from: pay, to: pay })).body.result.front;
     expect(await gst()).toMatchObject({ W1: 2_800, W2: Math.floor(d.totals.paygCents / 100) });
     const r = await ok(o, 'books.payrollRecall', { id: d.id, reason: 'wrong period' });
     expect(await gst()).toMatchObject({ W1: 0, W2: 0 });
     expect(r).toMatchObject({ status: 'recalled', journalId: result.journalId, reversalJournalId: expect.stringMatching(/^jnl_/) });
     const rev = await journalLines(t, o.orgId, r.reversalJournalId);
     expect(rev.map((l) => [l.account_code, l.debit_cents, l.credit_cents])).toEqual([
-      ['6100', 0, 280_000], ['6200', 0, 33_600], ['2200', d.totals.paygCents, 0], ['2300', 33_600, 0], ['2400', d.totals.netCents, 0],
+      ['6100', 0, 280_000],
+      ['6200', 0, 33_600],
+      ['2200', d.totals.paygCents, 0],
+      ['2300', 33_600, 0],
+      ['2400', d.totals.netCents, 0],
     ]);
     expect((await journalsOf(t, o.orgId, d.id)).map((x) => x.date)).toEqual([pay, pay]);
     for (const code of ['2200', '2300', '2400', '6100', '6200']) {
       const s = await t.db.reader.get<{ s: number | string }>(
-        'SELECT SUM(debit_cents) - SUM(credit_cents) AS s FROM journal_lines WHERE org_id = ? AND account_code = ?', [o.orgId, code]);
+        'SELECT SUM(debit_cents) - SUM(credit_cents) AS s FROM journal_lines WHERE org_id = ? AND account_code = ?',
+        [o.orgId, code],
+      );
       expect(Number(s?.s), code).toBe(0);
     }
     expect(await ledger(o, aroha)).toEqual([]);
@@ -229,7 +292,7 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect(next.lines[0].leaveIds).toEqual([lv.id]);
   });
 
-  it('taxPrepare takes W1 and W2 from the signed pay runs paid in the quarter (D11)', async () => {
+  it('taxPrepare takes W1 and W2 from the signed pay runs paid in the quarter', async () => {
     const o = await t.org();
     const ids = await staff(o);
     const d = await ok(o, 'books.payrollDraft', { ...JULY, employeeIds: ids });
@@ -239,12 +302,18 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect(bas.summary['4']).toBe(1_226);
   });
 
-  it('taxObligations lists each signed run\'s super guarantee, due 7 days after payday; payments to 2300 settle the oldest first', async () => {
+  it("taxObligations lists each signed run's super guarantee, due 7 days after payday; payments to 2300 settle the oldest first", async () => {
     const o = await t.org();
     const ids = await staff(o);
     const july = await ok(o, 'books.payrollDraft', { ...JULY, employeeIds: ids });
     await sign(o, july.id);
-    const next = { periodStart: '2026-07-03', periodEnd: '2026-07-16', paymentDate: '2026-07-16', payFrequency: 'fortnightly', employeeIds: ids };
+    const next = {
+      periodStart: '2026-07-03',
+      periodEnd: '2026-07-16',
+      paymentDate: '2026-07-16',
+      payFrequency: 'fortnightly',
+      employeeIds: ids,
+    };
     const august = await ok(o, 'books.payrollDraft', next);
     await sign(o, august.id);
     const supers = async (asOf?: string) =>
@@ -252,14 +321,29 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
         (x: { kind: string }) => x.kind === 'super_guarantee',
       );
     expect(await supers()).toEqual([
-      { kind: 'super_guarantee', id: july.id, status: 'due', periodStart: '2026-06-19', periodEnd: '2026-07-02', paymentDate: '2026-07-02',
-        dueOn: '2026-07-09', overdue: true, amountCents: 78_600, outstandingCents: 78_600 },
+      {
+        kind: 'super_guarantee',
+        id: july.id,
+        status: 'due',
+        periodStart: '2026-06-19',
+        periodEnd: '2026-07-02',
+        paymentDate: '2026-07-02',
+        dueOn: '2026-07-09',
+        overdue: true,
+        amountCents: 78_600,
+        outstandingCents: 78_600,
+      },
       expect.objectContaining({ id: august.id, dueOn: '2026-07-23', amountCents: 78_600, outstandingCents: 78_600, status: 'due' }),
     ]);
     // A super payment of $1,000 on 8 July: the first run is paid, $214 goes to the second.
-    await ok(o, 'books.journalPost', { date: '2026-07-08', memo: 'Super to the clearing house', lines: [
-      { accountCode: '2300', debitCents: 100_000 }, { accountCode: '1000', creditCents: 100_000 },
-    ] });
+    await ok(o, 'books.journalPost', {
+      date: '2026-07-08',
+      memo: 'Super to the clearing house',
+      lines: [
+        { accountCode: '2300', debitCents: 100_000 },
+        { accountCode: '1000', creditCents: 100_000 },
+      ],
+    });
     const [first, second] = await supers();
     expect(first).toMatchObject({ id: july.id, status: 'paid', overdue: false, outstandingCents: 0 });
     expect(second).toMatchObject({ id: august.id, status: 'due', overdue: true, outstandingCents: 57_200 });
@@ -281,33 +365,67 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     });
     const ids = await staff(o);
     const runs: string[] = [];
-    for (const [start, end] of [['2026-06-19', '2026-07-02'], ['2026-07-03', '2026-07-16'], ['2026-07-17', '2026-07-30'], ['2026-07-31', '2026-08-13']] as const) {
-      const d = await ok(o, 'books.payrollDraft', { periodStart: start, periodEnd: end, paymentDate: end, payFrequency: 'fortnightly', employeeIds: ids });
+    for (const [start, end] of [
+      ['2026-06-19', '2026-07-02'],
+      ['2026-07-03', '2026-07-16'],
+      ['2026-07-17', '2026-07-30'],
+      ['2026-07-31', '2026-08-13'],
+    ] as const) {
+      const d = await ok(o, 'books.payrollDraft', {
+        periodStart: start,
+        periodEnd: end,
+        paymentDate: end,
+        payFrequency: 'fortnightly',
+        employeeIds: ids,
+      });
       await sign(o, d.id);
       runs.push(d.id);
     }
     const pay = (date: string, account: string, cents: number) =>
-      ok(o, 'books.journalPost', { date, memo: `Paid ${account}`, lines: [{ accountCode: account, debitCents: cents }, { accountCode: '1000', creditCents: cents }] });
+      ok(o, 'books.journalPost', {
+        date,
+        memo: `Paid ${account}`,
+        lines: [
+          { accountCode: account, debitCents: cents },
+          { accountCode: '1000', creditCents: cents },
+        ],
+      });
     // 21 July: June's super and the June quarter's PAYG are paid.
     await pay('2026-07-21', '2300', 228_000);
     await pay('2026-07-21', '2200', 300_000);
     const read = async (asOf: string) => (await t.post(o.keys.reader, 'books.taxObligations', { asOf })).body.result.obligations as any[];
     const balance = async (asOf: string, code: string) =>
-      ((await t.post(o.keys.reader, 'books.accounts', { asOf })).body.result.accounts as any[]).find((a) => a.code === code).balanceCents as number;
-    const superOwed = (xs: any[]) => xs.filter((x) => x.kind === 'super_guarantee' || x.kind === 'super_carried_in').reduce((s, x) => s + x.outstandingCents, 0);
+      ((await t.post(o.keys.reader, 'books.accounts', { asOf })).body.result.accounts as any[]).find((a) => a.code === code)
+        .balanceCents as number;
+    const superOwed = (xs: any[]) =>
+      xs.filter((x) => x.kind === 'super_guarantee' || x.kind === 'super_carried_in').reduce((s, x) => s + x.outstandingCents, 0);
 
     const june = await read('2026-06-30');
     expect(june.find((x) => x.kind === 'super_carried_in')).toMatchObject({
-      status: 'due', conversionDate: '2026-06-30', accountCode: '2300', dueOn: '2026-07-28', overdue: false, amountCents: 228_000, outstandingCents: 228_000,
+      status: 'due',
+      conversionDate: '2026-06-30',
+      accountCode: '2300',
+      dueOn: '2026-07-28',
+      overdue: false,
+      amountCents: 228_000,
+      outstandingCents: 228_000,
     });
     expect(june.find((x) => x.kind === 'payg_carried_in')).toMatchObject({
-      status: 'due', conversionDate: '2026-06-30', accountCode: '2200', dueOn: '2026-07-28', overdue: false, amountCents: 300_000, outstandingCents: 300_000,
+      status: 'due',
+      conversionDate: '2026-06-30',
+      accountCode: '2200',
+      dueOn: '2026-07-28',
+      overdue: false,
+      amountCents: 300_000,
+      outstandingCents: 300_000,
     });
     // The 21 July payment was June's: every July-August run is still owed in full.
     const now = await read('2026-08-31');
     expect(now.find((x) => x.kind === 'super_carried_in')).toMatchObject({ status: 'paid', outstandingCents: 0, overdue: false });
     expect(now.find((x) => x.kind === 'payg_carried_in')).toMatchObject({ status: 'paid', outstandingCents: 0 });
-    expect(now.filter((x) => x.kind === 'super_guarantee').map((x) => [x.id, x.status, x.outstandingCents])).toEqual(runs.map((id) => [id, 'due', 78_600]));
+    expect(now.filter((x) => x.kind === 'super_guarantee').map((x) => [x.id, x.status, x.outstandingCents])).toEqual(
+      runs.map((id) => [id, 'due', 78_600]),
+    );
     // What is owed is the account, at every date.
     for (const asOf of ['2026-06-30', '2026-07-02', '2026-07-20', '2026-07-21', '2026-08-13', '2026-08-31']) {
       expect(superOwed(await read(asOf)), asOf).toBe(await balance(asOf, '2300'));
@@ -330,7 +448,11 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
       [{ periodEnd: '2026-06-01' }, 400, 'periodEnd: must not be before periodStart'],
       [{ payFrequency: 'daily' }, 400, 'payFrequency: must be one of weekly, fortnightly, monthly'],
       [{ paymentDate: '2026-02-30' }, 400, 'paymentDate: must be a real calendar date'],
-      [{ payFrequency: 'weekly', employeeIds: [aroha] }, 400, `employeeIds: employee ${aroha} (Aroha Ngata) is paid fortnightly, not weekly`],
+      [
+        { payFrequency: 'weekly', employeeIds: [aroha] },
+        400,
+        `employeeIds: employee ${aroha} (Aroha Ngata) is paid fortnightly, not weekly`,
+      ],
       [{ periodEnd: '2026-06-30', periodStart: '2026-06-17' }, 400, 'periodEnd: employee'],
       [{ employeeIds: [aroha, aroha] }, 400, `employeeIds: names ${aroha} twice`],
       [{ hours: [{ employeeId: 'emp_nobody', hours: 3 }] }, 400, 'hours: employee emp_nobody is not in this pay run'],
@@ -360,4 +482,3 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
     expect((await t.post(o.keys.reader, 'books.payrollRecall', { id: d.id, reason: 'reader' })).status).toBe(403);
   });
 });
-

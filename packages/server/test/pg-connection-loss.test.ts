@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 1: a PostgreSQL connection lost under the API (pg_terminate_backend, a database
+ * A PostgreSQL connection lost under the API (pg_terminate_backend, a database
  * restart) must not kill the process. A real `finance-desk serve` child process on a scratch
  * database has all its backends terminated between requests and while writes are in flight:
  * it stays up, in-flight requests get the INTERNAL error frame (never a dropped socket), the next
@@ -7,15 +7,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createScratchDatabase,
-  freePorts,
-  runCli,
-  spawnServe,
-  stopServe,
-  waitHealthy,
-  type ServeProcess,
-} from './multiprocess.js';
+import { createScratchDatabase, freePorts, runCli, spawnServe, stopServe, waitHealthy, type ServeProcess } from './multiprocess.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 if (!pgUrl) {
@@ -92,10 +84,9 @@ describe.skipIf(!pgUrl)('PostgreSQL connection loss under a running server', () 
   /** Wait until at least one backend of the scratch database waits for a lock (5 s at most). */
   async function someoneWaitsForALock(): Promise<void> {
     for (let i = 0; i < 100; i += 1) {
-      const r = await admin.query(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
-        [scratch.name],
-      );
+      const r = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [
+        scratch.name,
+      ]);
       if ((r.rows[0] as { n: number }).n > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -113,10 +104,7 @@ describe.skipIf(!pgUrl)('PostgreSQL connection loss under a running server', () 
     try {
       const pid = (await locker.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number };
       await locker.query('BEGIN');
-      await locker.query(
-        'SELECT 1 FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE o.slug = $1 FOR UPDATE OF h',
-        [org.slug],
-      );
+      await locker.query('SELECT 1 FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE o.slug = $1 FOR UPDATE OF h', [org.slug]);
       const held = Array.from({ length: 10 }, (_, i) => write(500 + i).catch((error: unknown) => ({ status: -1, code: String(error) })));
       await someoneWaitsForALock();
       await terminateAll(pid.pid);
@@ -125,7 +113,10 @@ describe.skipIf(!pgUrl)('PostgreSQL connection loss under a running server', () 
     } finally {
       await locker.end();
     }
-    expect(heldOutcomes.some((o) => o.code === 'INTERNAL'), JSON.stringify(heldOutcomes)).toBe(true);
+    expect(
+      heldOutcomes.some((o) => o.code === 'INTERNAL'),
+      JSON.stringify(heldOutcomes),
+    ).toBe(true);
     outcomes.push(...heldOutcomes);
     await new Promise((r) => setTimeout(r, 300));
     expectAlive();
@@ -142,7 +133,7 @@ describe.skipIf(!pgUrl)('PostgreSQL connection loss under a running server', () 
       expectAlive();
       expect(await write(9000 + round)).toEqual({ status: 200 });
     }
-    // Every request was answered with 200 or the D1 INTERNAL frame: no dropped socket.
+    // Every request was answered with 200 or the INTERNAL error frame: no dropped socket.
     const other = outcomes.filter((o) => o.status !== 200 && !(o.status === 500 && o.code === 'INTERNAL'));
     expect(other).toEqual([]);
     expect(outcomes.some((o) => o.code === 'INTERNAL')).toBe(true);

@@ -18,7 +18,7 @@ describe.each(engines)('method pipeline (%s)', (engine) => {
     return (await t.get(org.keys.observer, 'snapshot')).body.head.seq;
   }
 
-  describe('D1 order of checks: each failure changes nothing', () => {
+  describe('order of checks (credential, rate limit, name, method, scope, params): each failure changes nothing', () => {
     it('missing credential is UNAUTHORIZED before anything else', async () => {
       const r = await t.post(null, 'not a method!', 'not json');
       expect(r.status).toBe(401);
@@ -75,7 +75,7 @@ describe.each(engines)('method pipeline (%s)', (engine) => {
     });
   });
 
-  describe('D5 bodies and validation', () => {
+  describe('request bodies and validation', () => {
     it('accepts the wrapped and the bare form alike', async () => {
       const wrapped = await t.post(org.keys.agent, 'books.invoiceDraft', { params: draft });
       const bare = await t.post(org.keys.agent, 'books.invoiceDraft', draft);
@@ -89,7 +89,7 @@ describe.each(engines)('method pipeline (%s)', (engine) => {
       const r = await t.post(org.keys.agent, 'books.invoiceDraft', '');
       expect(r.status).toBe(400);
       expect(r.body.error.message).toBe(
-        // Issue 10: payeeName or contactId; the check that says so runs after the fields' own.
+        // Either payeeName or contactId; the check that says so runs after the fields' own.
         'description: is required; totalCents: is required; dueDays: is required; payeeName: is required (or give contactId)',
       );
     });
@@ -155,7 +155,7 @@ describe.each(engines)('method pipeline (%s)', (engine) => {
     });
   });
 
-  describe('D1 frames', () => {
+  describe('response frames', () => {
     it('a success is exactly {ok, result} with JSON content type and a ledgerId', async () => {
       const res = await fetch(`${t.url}/api/v1/books.invoiceDraft`, {
         method: 'POST',

@@ -8,7 +8,7 @@ import { inUnitOfWork, runWrite } from '../src/write-path.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 
 /**
- * Issue 14: the API remembers principals for writes (org/principal-cache.ts) instead of reading
+ * The API remembers principals for writes (org/principal-cache.ts) instead of reading
  * the credential on every request, and a remembered key is checked under its organisation's head
  * lock against the credential epoch (migration 35, write-path.ts checkRemembered). A revocation
  * must still hold from the moment it commits, whichever process commits it.
@@ -20,10 +20,10 @@ const AUTH_READ = /FROM credentials c JOIN organisations o/;
 function countAuthReads(q: Queryable): { readonly count: number; restore(): void } {
   const original = q.get.bind(q);
   const counter = { count: 0, restore: () => void (q.get = original) };
-  q.get = (async (sql: string, params?: readonly SqlValue[]) => {
+  q.get = (sql: string, params?: readonly SqlValue[]) => {
     if (AUTH_READ.test(sql)) counter.count += 1;
     return original(sql, params);
-  }) as Queryable['get'];
+  };
   return counter;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 4: REDIS_URL unreachable at start is a one-line startup error naming REDIS_URL;
+ * REDIS_URL unreachable at start is a one-line startup error naming REDIS_URL;
  * Redis lost while running degrades to per-process limits with one warning (never a 500), and
  * the limiter goes back to Redis when it reconnects. The loss is simulated with a local TCP
  * proxy in front of the test Redis that the test closes and reopens.

@@ -26,7 +26,7 @@ describe.each(engines)('rate limiting per credential (%s)', (engine) => {
     }
     expect(seen).toEqual([200, 200, 200]);
     const limited = await t.post(org.keys.observer, 'malformed', 'not json');
-    expect(limited.status).toBe(429); // D1: rate limit before the name check
+    expect(limited.status).toBe(429); // the rate limit is checked before the method name
     expect(limited.body.error.code).toBe('RATE_LIMITED');
     expect(limited.body.error.message).toMatch(/retry in \d+ seconds/);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

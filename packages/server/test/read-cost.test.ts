@@ -13,7 +13,7 @@ import { engines, openTestDatabase, startTestServer, type TestServer, migratedSq
 import { testFixture } from './test-events.js';
 
 /**
- * Issue 8 item 2: on SQLite the ledger reads were quadratic (the planner walked the journals_date
+ * On SQLite the ledger reads were once quadratic (the planner walked the journals_date
  * range once per journal line), 2 s at 3 000 invoices, blocking every other request. Two checks
  * that time nothing: the plan of each exact statement the reads issue, and the reports over a few
  * thousand seeded documents against sums computed here from the raw rows.
@@ -43,8 +43,7 @@ function rescans(plan: readonly PlanRow[]): string[] {
       continue;
     }
     const constraints = /\(([^()]*)\)$/.exec(r.detail)?.[1]?.split(' AND ') ?? [];
-    const lookup =
-      constraints.every((c) => /^\w+=\?$/.test(c)) && constraints.some((c) => /^(\w+_)?id=\?$/.test(c) && c !== 'org_id=?');
+    const lookup = constraints.every((c) => /^\w+=\?$/.test(c)) && constraints.some((c) => /^(\w+_)?id=\?$/.test(c) && c !== 'org_id=?');
     if (!lookup) bad.push(`rescanned per outer row: ${r.detail}`);
   }
   for (const r of plan) if (/CORRELATED/.test(r.detail)) bad.push(`correlated: ${r.detail}`);
@@ -57,7 +56,7 @@ function planOf(db: SqliteDatabase, sql: string): PlanRow[] {
   return raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params);
 }
 
-/** The shape the reads had before issue 8 (accountTotals, accountBalanceCents). */
+/** The shape the reads had before that was fixed (accountTotals, accountBalanceCents). */
 const JOINED_TOTALS = `SELECT l.account_code AS code, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr, COUNT(*) AS n
   FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
   WHERE l.org_id = ? AND j.date >= ? AND j.date <= ? GROUP BY l.account_code`;
@@ -65,7 +64,7 @@ const JOINED_BALANCE = `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS 
   JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
   WHERE l.org_id = ? AND l.account_code = ? AND j.date <= ?`;
 
-describe('ledger reads: SQLite plans (issue 8 item 2)', () => {
+describe('ledger reads: SQLite plans', () => {
   const db = migratedSqliteForSuite();
 
   it('the check finds the per-line rescan of the joined shape the reports had', () => {
@@ -82,12 +81,24 @@ describe('ledger reads: SQLite plans (issue 8 item 2)', () => {
     expect(plan.map((r) => r.detail)).toContainEqual(expect.stringMatching(new RegExp(`^SEARCH l USING COVERING INDEX ${index} `)));
   });
 
-  // Issue 10 item 1: contacts.list reads a page of contacts by name key, then the open documents
+  // contacts.list reads a page of contacts by name key, then the open documents
   // of those contacts through the contact indexes of migration 25, then their ledger balances.
   it.each([
-    ['contacts.list page', `SELECT id FROM contacts WHERE org_id = ? AND name_key > ? AND is_customer = 1 AND name_key LIKE ? ESCAPE '!' ORDER BY name_key LIMIT 51`, /^SEARCH contacts USING INDEX sqlite_autoindex_contacts_2 \(org_id=\? AND name_key>\?\)/],
-    ['open invoices of a page of contacts', openInvoicesOfContactsSql(3), /^SEARCH invoices USING INDEX invoices_contact \(org_id=\? AND contact_id=\? AND status=\?\)/],
-    ['posted bills of a page of contacts', postedBillsOfContactsSql(3), /^SEARCH bills USING INDEX bills_contact \(org_id=\? AND contact_id=\? AND status=\?\)/],
+    [
+      'contacts.list page',
+      `SELECT id FROM contacts WHERE org_id = ? AND name_key > ? AND is_customer = 1 AND name_key LIKE ? ESCAPE '!' ORDER BY name_key LIMIT 51`,
+      /^SEARCH contacts USING INDEX sqlite_autoindex_contacts_2 \(org_id=\? AND name_key>\?\)/,
+    ],
+    [
+      'open invoices of a page of contacts',
+      openInvoicesOfContactsSql(3),
+      /^SEARCH invoices USING INDEX invoices_contact \(org_id=\? AND contact_id=\? AND status=\?\)/,
+    ],
+    [
+      'posted bills of a page of contacts',
+      postedBillsOfContactsSql(3),
+      /^SEARCH bills USING INDEX bills_contact \(org_id=\? AND contact_id=\? AND status=\?\)/,
+    ],
   ])('%s: no scan, no per-row rescan, the contact index', (_name, sql, index) => {
     const plan = planOf(db(), sql);
     expect(rescans(plan), JSON.stringify(plan)).toEqual([]);
@@ -97,7 +108,9 @@ describe('ledger reads: SQLite plans (issue 8 item 2)', () => {
   it('bank journals and books.journals by account look a journal up on its account, not the whole account', () => {
     const plan = planOf(db(), `${JOURNAL_NET} AND j.date >= ? AND j.date <= ? GROUP BY j.id, j.date, j.memo, j.source_kind`);
     expect(rescans(plan), JSON.stringify(plan)).toEqual([]);
-    expect(plan.map((r) => r.detail)).toContainEqual(expect.stringMatching(/journal_lines_account_journal \(org_id=\? AND account_code=\? AND journal_id=\?\)/));
+    expect(plan.map((r) => r.detail)).toContainEqual(
+      expect.stringMatching(/journal_lines_account_journal \(org_id=\? AND account_code=\? AND journal_id=\?\)/),
+    );
   });
 });
 
@@ -153,12 +166,18 @@ describe.each(engines)(`ledger reads over ${DOCUMENTS} seeded documents (%s)`, (
 
   /** Debit − credit per account over journals dated in [from, to], summed here from raw rows. */
   async function expectedNet(from: string, to: string): Promise<Map<string, number>> {
-    const rows = await t.db.reader.all<{ account_code: string; debit_cents: unknown; credit_cents: unknown; date: string; journal_id: string }>(
-      'SELECT account_code, debit_cents, credit_cents, journal_id FROM journal_lines WHERE org_id = ?',
-      [org.orgId],
-    );
+    const rows = await t.db.reader.all<{
+      account_code: string;
+      debit_cents: unknown;
+      credit_cents: unknown;
+      date: string;
+      journal_id: string;
+    }>('SELECT account_code, debit_cents, credit_cents, journal_id FROM journal_lines WHERE org_id = ?', [org.orgId]);
     const dates = new Map(
-      (await t.db.reader.all<{ id: string; date: string }>('SELECT id, date FROM journals WHERE org_id = ?', [org.orgId])).map((j) => [j.id, j.date]),
+      (await t.db.reader.all<{ id: string; date: string }>('SELECT id, date FROM journals WHERE org_id = ?', [org.orgId])).map((j) => [
+        j.id,
+        j.date,
+      ]),
     );
     const out = new Map<string, number>();
     for (const r of rows) {
@@ -243,7 +262,12 @@ describe.each(engines)(`ledger reads over ${DOCUMENTS} seeded documents (%s)`, (
     expect(targets.length).toBeGreaterThan(DOCUMENTS / 4);
     for (let i = 0; i < 60; i += 1) {
       const amountCents = (i % 3 === 0 ? -1 : 1) * (11_000 + (i % 97) * 1_100);
-      const line = { date: addDays(today, -(i % 40)), amountCents, remainingCents: Math.abs(amountCents), description: i % 5 === 0 ? `Transfer seed_${i * 4 + 1}` : `Deposit ${partyName(i * 7)} ${i}` };
+      const line = {
+        date: addDays(today, -(i % 40)),
+        amountCents,
+        remainingCents: Math.abs(amountCents),
+        description: i % 5 === 0 ? `Transfer seed_${i * 4 + 1}` : `Deposit ${partyName(i * 7)} ${i}`,
+      };
       const brute = targets
         .flatMap((x) => score(line, x) ?? [])
         .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))

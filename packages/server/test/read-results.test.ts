@@ -9,7 +9,7 @@ import { decide, freshKey, heldAndRequested, sentInvoice } from './signature-hel
 import { approvedBill, bank, FUNDING, inDays } from './payables-helpers.js';
 
 /**
- * Issue 11 item 1: every GET read declares its result, and the harness checks every 200 payload
+ * Every GET read declares its result, and the harness checks every 200 payload
  * a test receives against it (as it checks every ok POST result). These tests show the check can
  * fail, that no read escapes it with a schema that accepts anything, and that every read a real
  * server answers conforms.
@@ -31,7 +31,12 @@ describe('the harness check of read payloads', () => {
     expect(() => checkedRead(readSpecs.orgMembers.name, reply(200, { orgId: 'o', members: [member], nextCursor: null }))).toThrow(
       /members\.0\.role/,
     );
-    expect(() => checkedRead(readSpecs.ops.name, reply(200, { orgId: 'o', head: null, pendingApprovals: 0, openHolds: 0, outbox: { queued: 0, undeliverable: 0 } }))).toThrow(/head/);
+    expect(() =>
+      checkedRead(
+        readSpecs.ops.name,
+        reply(200, { orgId: 'o', head: null, pendingApprovals: 0, openHolds: 0, outbox: { queued: 0, undeliverable: 0 } }),
+      ),
+    ).toThrow(/head/);
   });
 
   it('passes a conforming payload, other statuses and other paths untouched', () => {
@@ -44,7 +49,10 @@ describe('the harness check of read payloads', () => {
   });
 
   it('refuses a POST result that departs from its declaration with the same check', () => {
-    const bad = reply(200, { ok: true, result: { id: 'task_1', title: 't', priority: 'someday', col: 'ready', claimedBy: null, createdAt: 'x', ledgerId: 'ab' } });
+    const bad = reply(200, {
+      ok: true,
+      result: { id: 'task_1', title: 't', priority: 'someday', col: 'ready', claimedBy: null, createdAt: 'x', ledgerId: 'ab' },
+    });
     expect(() => checkedResult(board.createTask.name, bad)).toThrow(/^board\.createTask: result does not match .*priority/);
   });
 
@@ -55,13 +63,16 @@ describe('the harness check of read payloads', () => {
       expect(result, r.name).not.toBeInstanceOf(z.ZodUnknown);
       expect(result, r.name).not.toBeInstanceOf(z.ZodAny);
       // Not a schema that takes anything: a bare string, null or an empty object are refused.
-      for (const value of ['text', null, {}, []]) expect(result.safeParse(value).success, `${r.name} accepts ${JSON.stringify(value)}`).toBe(false);
+      for (const value of ['text', null, {}, []])
+        expect(result.safeParse(value).success, `${r.name} accepts ${JSON.stringify(value)}`).toBe(false);
     }
   });
 });
 
 describe('handlers are typed by their declared result (checked by `tsc -p tsconfig.test.json`)', () => {
   it('a read or write handler answering another shape does not compile; RawJson text still may', () => {
+    // Handlers written as the real ones are (async), since their types are what this checks.
+    /* eslint-disable @typescript-eslint/require-await */
     const bindings = [
       // @ts-expect-error head.seq is declared an integer, not a string
       bindRead(readSpecs.snapshot, async () => ({ orgId: 'org_1', head: { seq: 'one', rowHash: '' } })),
@@ -69,9 +80,27 @@ describe('handlers are typed by their declared result (checked by `tsc -p tsconf
       bindRead(readSpecs.decisionList, async () => ({ nextCursor: null })),
       bindRead(readSpecs.events, async () => new RawJson('{"events":[],"nextCursor":0}')),
       // @ts-expect-error priority is one of PRIORITIES
-      bind(board.createTask, async () => ({ id: 't', title: 't', priority: 'someday' as const, col: 'ready' as const, claimedBy: null, createdAt: 'x', ledgerId: 'ab' })),
-      bind(board.claim, async () => ({ id: 't', title: 't', priority: 'low' as const, col: 'claimed' as const, claimedBy: 'a', createdAt: 'x', ledgerId: 'ab', noop: true })),
+      bind(board.createTask, async () => ({
+        id: 't',
+        title: 't',
+        priority: 'someday' as const,
+        col: 'ready' as const,
+        claimedBy: null,
+        createdAt: 'x',
+        ledgerId: 'ab',
+      })),
+      bind(board.claim, async () => ({
+        id: 't',
+        title: 't',
+        priority: 'low' as const,
+        col: 'claimed' as const,
+        claimedBy: 'a',
+        createdAt: 'x',
+        ledgerId: 'ab',
+        noop: true,
+      })),
     ];
+    /* eslint-enable @typescript-eslint/require-await */
     // Binding checks the declaration's kind at run time as well.
     expect(bindings.map((b) => b.spec.name)).toEqual([
       readSpecs.snapshot.name,
@@ -100,12 +129,22 @@ describe.each(engines)('every read a real server answers conforms to its declara
     const held = await heldAndRequested(t, org, books.invoiceChaseStep.name, { id: invoiceId, step: 2 });
     approvalId = held.approvalId;
     await decide(t, org, approvalId, true);
-    // A payment run, so books.file has a file to answer with (issue 12 item 5).
-    const bill = await approvedBill(t, org, { payeeName: 'Harbour Timber', description: 'Decking', totalCents: 12_345, ...bank('062-000', '12345678', 'Harbour Timber') });
+    // A payment run, so books.file has a file to answer with.
+    const bill = await approvedBill(t, org, {
+      payeeName: 'Harbour Timber',
+      description: 'Decking',
+      totalCents: 12_345,
+      ...bank('062-000', '12345678', 'Harbour Timber'),
+    });
     const runParams = { billIds: [bill.id], paymentDate: inDays(1), funding: FUNDING };
     const run = await heldAndRequested(t, org, payables.billScheduleRun.name, runParams);
     await decide(t, org, run.approvalId, true);
-    const paid = await t.post(org.keys.agent, payables.billScheduleRun.name, { ...runParams, approvalId: run.approvalId }, { 'x-idempotency-key': freshKey() });
+    const paid = await t.post(
+      org.keys.agent,
+      payables.billScheduleRun.name,
+      { ...runParams, approvalId: run.approvalId },
+      { 'x-idempotency-key': freshKey() },
+    );
     expect(paid.body.result.status).toBe('executed');
     fileId = (await t.get(org.keys.reader, readSpecs.booksFiles.name)).body.files[0].id;
   });

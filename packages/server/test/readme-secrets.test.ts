@@ -35,7 +35,12 @@ describe('README: the org file', () => {
   });
 
   it('git-ignores an org file, an export and an audit pack written in the checkout', () => {
-    for (const path of ['org.json', 'harbour-cafe-org.json', 'export-harbour-cafe-2026-07-01-2026-09-30/journals.csv', 'audit-pack-harbour-cafe-2026-07-01-2026-09-30.tar.gz']) {
+    for (const path of [
+      'org.json',
+      'harbour-cafe-org.json',
+      'export-harbour-cafe-2026-07-01-2026-09-30/journals.csv',
+      'audit-pack-harbour-cafe-2026-07-01-2026-09-30.tar.gz',
+    ]) {
       const r = spawnSync('git', ['check-ignore', '--no-index', '-q', path], { cwd: ROOT });
       expect(r.status, `${path} is ignored`).toBe(0);
     }

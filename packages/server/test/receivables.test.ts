@@ -122,11 +122,17 @@ describe.each(engines)('receivables (%s)', (engine) => {
       });
     });
 
-    it('the single-line form takes a top-level taxCode; D6 params alone still work (GST, 4000)', async () => {
+    it('the single-line form takes a top-level taxCode; the four basic params alone still work (GST, 4000)', async () => {
       const exp = await post('books.invoiceDraft', { ...SIMPLE, taxCode: 'EXPORT' });
-      expect(exp.body.result).toMatchObject({ gstCents: 0, lines: [{ amountCents: 110_000, taxCode: 'EXPORT', accountCode: '4000', gstCents: 0 }] });
-      const d6 = await post('books.invoiceDraft', { ...SIMPLE, totalCents: 1_005 });
-      expect(d6.body.result).toMatchObject({ gstCents: 91, lines: [{ description: 'Bread order', amountCents: 1_005, taxCode: 'GST', gstCents: 91 }] });
+      expect(exp.body.result).toMatchObject({
+        gstCents: 0,
+        lines: [{ amountCents: 110_000, taxCode: 'EXPORT', accountCode: '4000', gstCents: 0 }],
+      });
+      const basic = await post('books.invoiceDraft', { ...SIMPLE, totalCents: 1_005 });
+      expect(basic.body.result).toMatchObject({
+        gstCents: 91,
+        lines: [{ description: 'Bread order', amountCents: 1_005, taxCode: 'GST', gstCents: 91 }],
+      });
     });
 
     it('GST is rounded once per invoice; the largest GST line takes the difference', async () => {
@@ -175,9 +181,33 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(inv).toMatchObject({ status: 'sent', issuedOn: today(), outstandingCents: 144_462 });
       expect(await journalLines(inv.journalId)).toEqual([
         { account_code: '1100', debit_cents: 144_462, credit_cents: 0, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: inv.id },
-        { account_code: '4000', debit_cents: 0, credit_cents: 100_000, tax_code: 'GST', tax_base_cents: 110_000, gst_cents: 10_000, doc_id: null },
-        { account_code: '4000', debit_cents: 0, credit_cents: 33_000, tax_code: 'GST_FREE', tax_base_cents: 33_000, gst_cents: 0, doc_id: null },
-        { account_code: '4200', debit_cents: 0, credit_cents: 1_462, tax_code: 'INPUT_TAXED', tax_base_cents: 1_462, gst_cents: 0, doc_id: null },
+        {
+          account_code: '4000',
+          debit_cents: 0,
+          credit_cents: 100_000,
+          tax_code: 'GST',
+          tax_base_cents: 110_000,
+          gst_cents: 10_000,
+          doc_id: null,
+        },
+        {
+          account_code: '4000',
+          debit_cents: 0,
+          credit_cents: 33_000,
+          tax_code: 'GST_FREE',
+          tax_base_cents: 33_000,
+          gst_cents: 0,
+          doc_id: null,
+        },
+        {
+          account_code: '4200',
+          debit_cents: 0,
+          credit_cents: 1_462,
+          tax_code: 'INPUT_TAXED',
+          tax_base_cents: 1_462,
+          gst_cents: 0,
+          doc_id: null,
+        },
         { account_code: '2100', debit_cents: 0, credit_cents: 10_000, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: null },
       ]);
       const j = await journal(inv.journalId);
@@ -212,7 +242,13 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const inv = await sent();
       const part = await post('books.invoiceRecordPayment', { id: inv.id, amountCents: 40_000, reference: 'EFT 1001' });
       expect(part.status).toBe(200);
-      expect(part.body.result).toMatchObject({ id: inv.id, status: 'part_paid', outstandingCents: 70_000, date: today(), amountCents: 40_000 });
+      expect(part.body.result).toMatchObject({
+        id: inv.id,
+        status: 'part_paid',
+        outstandingCents: 70_000,
+        date: today(),
+        amountCents: 40_000,
+      });
       expect(part.body.result.paymentId).toMatch(/^pay_/);
       expect(await journalLines(part.body.result.journalId)).toEqual([
         { account_code: '1000', debit_cents: 40_000, credit_cents: 0, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: null },
@@ -303,7 +339,13 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const b = await sent({ ...SIMPLE, payeeName: 'Bay Books', totalCents: 5_000 }, o);
       const res = await inUnitOfWork(t.db, o.orgId, '', async (uow) => {
         const journalId = newJournalId();
-        const { record, ...applied } = await applyInvoicePayment(uow, { invoiceId: a.id, amountCents: 10_000, date: today(), reference: 'BANK 9', journalId });
+        const { record, ...applied } = await applyInvoicePayment(uow, {
+          invoiceId: a.id,
+          amountCents: 10_000,
+          date: today(),
+          reference: 'BANK 9',
+          journalId,
+        });
         const ev = await uow.emit(testFixture, { entityId: a.id, payload: null });
         await record(ev.ledgerId);
         return { ...applied, journalId, ledgerId: ev.ledgerId };
@@ -314,16 +356,47 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect((await events(o)).filter((e) => e.kind === testFixture.kind)).toHaveLength(1);
       const open = await openInvoicesAsOf(t.db.reader, o.orgId, today());
       expect(open).toEqual([
-        { id: a.id, kind: 'invoice', party: 'Apex Gym', reference: a.id, quoted: [a.number], issuedOn: today(), postedOn: today(), dueOn: a.dueOn, totalCents: 110_000, outstandingCents: 100_000 },
-        { id: b.id, kind: 'invoice', party: 'Bay Books', reference: b.id, quoted: [b.number], issuedOn: today(), postedOn: today(), dueOn: b.dueOn, totalCents: 5_000, outstandingCents: 5_000 },
+        {
+          id: a.id,
+          kind: 'invoice',
+          party: 'Apex Gym',
+          reference: a.id,
+          quoted: [a.number],
+          issuedOn: today(),
+          postedOn: today(),
+          dueOn: a.dueOn,
+          totalCents: 110_000,
+          outstandingCents: 100_000,
+        },
+        {
+          id: b.id,
+          kind: 'invoice',
+          party: 'Bay Books',
+          reference: b.id,
+          quoted: [b.number],
+          issuedOn: today(),
+          postedOn: today(),
+          dueOn: b.dueOn,
+          totalCents: 5_000,
+          outstandingCents: 5_000,
+        },
       ]);
       expect(await openInvoicesAsOf(t.db.reader, o.orgId, addDays(today(), -1))).toEqual([]);
       const over = inUnitOfWork(t.db, o.orgId, '', async (uow) => {
-        const { record, ...applied } = await applyInvoicePayment(uow, { invoiceId: b.id, amountCents: 5_001, date: today(), reference: '', journalId: newJournalId() });
+        const { record, ...applied } = await applyInvoicePayment(uow, {
+          invoiceId: b.id,
+          amountCents: 5_001,
+          date: today(),
+          reference: '',
+          journalId: newJournalId(),
+        });
         await record((await uow.emit(testFixture, { entityId: b.id, payload: null })).ledgerId);
         return applied;
       });
-      await expect(over).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^amountCents: 5001 is more than the 5000/) });
+      await expect(over).rejects.toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(/^amountCents: 5001 is more than the 5000/),
+      });
       await expectTrialBalance(o);
     });
   });
@@ -333,14 +406,33 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const inv = await sent(MIXED);
       const r = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 22_000, reason: '8 meals not served' });
       expect(r.status).toBe(200);
-      expect(r.body.result).toMatchObject({ taxCode: 'GST', gstCents: 2_000, accountCode: '4000', status: 'sent', outstandingCents: 122_462, issuedOn: today() });
+      expect(r.body.result).toMatchObject({
+        taxCode: 'GST',
+        gstCents: 2_000,
+        accountCode: '4000',
+        status: 'sent',
+        outstandingCents: 122_462,
+        issuedOn: today(),
+      });
       expect(r.body.result.creditNoteId).toMatch(/^cn_/);
       expect(await journalLines(r.body.result.journalId)).toEqual([
-        { account_code: '4000', debit_cents: 20_000, credit_cents: 0, tax_code: 'GST', tax_base_cents: -22_000, gst_cents: -2_000, doc_id: null },
+        {
+          account_code: '4000',
+          debit_cents: 20_000,
+          credit_cents: 0,
+          tax_code: 'GST',
+          tax_base_cents: -22_000,
+          gst_cents: -2_000,
+          doc_id: null,
+        },
         { account_code: '2100', debit_cents: 2_000, credit_cents: 0, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: null },
         { account_code: '1100', debit_cents: 0, credit_cents: 22_000, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: inv.id },
       ]);
-      expect((await events()).at(-1)).toMatchObject({ kind: 'books.invoice.credit', entity_id: inv.id, payload: { gstCents: 2_000, status: 'sent' } });
+      expect((await events()).at(-1)).toMatchObject({
+        kind: 'books.invoice.credit',
+        entity_id: inv.id,
+        payload: { gstCents: 2_000, status: 'sent' },
+      });
       const free = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 3_300, reason: 'bruised fruit', taxCode: 'GST_FREE' });
       expect(free.body.result).toMatchObject({ gstCents: 0, taxCode: 'GST_FREE' });
     });
@@ -365,7 +457,10 @@ describe.each(engines)('receivables (%s)', (engine) => {
       }
       const last = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 6, reason: 'slice 10' });
       expect(last.body.result).toMatchObject({ status: 'credited', outstandingCents: 0 });
-      const rows = await t.db.reader.all<{ g: number }>('SELECT gst_cents AS g FROM invoice_credit_notes WHERE org_id = ? AND invoice_id = ?', [org.orgId, inv.id]);
+      const rows = await t.db.reader.all<{ g: number }>(
+        'SELECT gst_cents AS g FROM invoice_credit_notes WHERE org_id = ? AND invoice_id = ?',
+        [org.orgId, inv.id],
+      );
       expect(rows.reduce((s, r) => s + Number(r.g), 0)).toBe(6);
     });
 
@@ -377,9 +472,13 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(over.status).toBe(400);
       expect(over.body.error.message).toBe(`amountCents: 5000 is more than the 4462 cents outstanding on invoice ${inv.id}`);
       const code = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 1_463, reason: 'x', taxCode: 'INPUT_TAXED' });
-      expect(code.body.error.message).toBe(`amountCents: 1463 is more than the 1462 cents of INPUT_TAXED supplies left to credit on invoice ${inv.id}`);
+      expect(code.body.error.message).toBe(
+        `amountCents: 1463 is more than the 1462 cents of INPUT_TAXED supplies left to credit on invoice ${inv.id}`,
+      );
       const missing = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 100, reason: 'x', taxCode: 'EXPORT' });
-      expect(missing.body.error.message).toBe(`taxCode: invoice ${inv.id} has no EXPORT line; credit one of its codes (GST, GST_FREE, INPUT_TAXED)`);
+      expect(missing.body.error.message).toBe(
+        `taxCode: invoice ${inv.id} has no EXPORT line; credit one of its codes (GST, GST_FREE, INPUT_TAXED)`,
+      );
       const noReason = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 100 });
       expect(noReason.body.error.message).toMatch(/^reason: /);
       expect(await headSeq()).toBe(before);
@@ -390,7 +489,11 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const first = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 1_100, reason: 'damaged loaf' });
       const seq = await headSeq();
       const again = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 1_100, reason: 'damaged loaf' });
-      expect(again.body.result).toMatchObject({ noop: true, creditNoteId: first.body.result.creditNoteId, ledgerId: first.body.result.ledgerId });
+      expect(again.body.result).toMatchObject({
+        noop: true,
+        creditNoteId: first.body.result.creditNoteId,
+        ledgerId: first.body.result.ledgerId,
+      });
       expect(await headSeq()).toBe(seq);
       const d = (await post('books.invoiceDraft', SIMPLE)).body.result;
       const draft = await post('books.invoiceCreditNote', { id: d.id, amountCents: 1, reason: 'x' });
@@ -406,7 +509,9 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(v.body.result).toMatchObject({ status: 'void', voidReason: 'raised twice', voidJournalId: null, journalId: null });
       const again = await post('books.invoiceVoid', { id: d.id, reason: 'other words' });
       expect(again.body.result).toMatchObject({ noop: true, ledgerId: v.body.result.ledgerId, voidReason: 'raised twice' });
-      expect((await post('books.invoiceSend', { id: d.id })).body.error.message).toBe(`invoice ${d.id} is void; only a draft invoice can be sent`);
+      expect((await post('books.invoiceSend', { id: d.id })).body.error.message).toBe(
+        `invoice ${d.id} is void; only a draft invoice can be sent`,
+      );
     });
 
     it('an untouched sent invoice is voided by a reversing journal dated today', async () => {
@@ -417,9 +522,33 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(v.body.result).toMatchObject({ status: 'void', outstandingCents: 0 });
       expect(await journalLines(v.body.result.voidJournalId, o)).toEqual([
         { account_code: '1100', debit_cents: 0, credit_cents: 144_462, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: inv.id },
-        { account_code: '4000', debit_cents: 100_000, credit_cents: 0, tax_code: 'GST', tax_base_cents: -110_000, gst_cents: -10_000, doc_id: null },
-        { account_code: '4000', debit_cents: 33_000, credit_cents: 0, tax_code: 'GST_FREE', tax_base_cents: -33_000, gst_cents: 0, doc_id: null },
-        { account_code: '4200', debit_cents: 1_462, credit_cents: 0, tax_code: 'INPUT_TAXED', tax_base_cents: -1_462, gst_cents: 0, doc_id: null },
+        {
+          account_code: '4000',
+          debit_cents: 100_000,
+          credit_cents: 0,
+          tax_code: 'GST',
+          tax_base_cents: -110_000,
+          gst_cents: -10_000,
+          doc_id: null,
+        },
+        {
+          account_code: '4000',
+          debit_cents: 33_000,
+          credit_cents: 0,
+          tax_code: 'GST_FREE',
+          tax_base_cents: -33_000,
+          gst_cents: 0,
+          doc_id: null,
+        },
+        {
+          account_code: '4200',
+          debit_cents: 1_462,
+          credit_cents: 0,
+          tax_code: 'INPUT_TAXED',
+          tax_base_cents: -1_462,
+          gst_cents: 0,
+          doc_id: null,
+        },
         { account_code: '2100', debit_cents: 10_000, credit_cents: 0, tax_code: null, tax_base_cents: 0, gst_cents: 0, doc_id: null },
       ]);
       expect((await journal(v.body.result.voidJournalId, o))?.date).toBe(today());
@@ -432,7 +561,9 @@ describe.each(engines)('receivables (%s)', (engine) => {
       await post('books.invoiceRecordPayment', { id: a.id, amountCents: 100 });
       const pa = await post('books.invoiceVoid', { id: a.id, reason: 'x' });
       expect(pa.status).toBe(409);
-      expect(pa.body.error.message).toBe(`invoice ${a.id} is part_paid; only a draft or a sent invoice with no payments or credit notes can be voided`);
+      expect(pa.body.error.message).toBe(
+        `invoice ${a.id} is part_paid; only a draft or a sent invoice with no payments or credit notes can be voided`,
+      );
       const b = await sent();
       await post('books.invoiceCreditNote', { id: b.id, amountCents: 200, reason: 'x' });
       const cr = await post('books.invoiceVoid', { id: b.id, reason: 'x' });
@@ -468,7 +599,11 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(first.body.result).toMatchObject({ id: inv.id, promisedOn: on, amountCents: 110_000, outstandingCents: 110_000 });
       expect(first.body.result.promiseId).toMatch(/^prm_/);
       const ev = (await events()).at(-1);
-      expect(ev).toMatchObject({ kind: 'books.invoice.promise', entity_id: inv.id, payload: { promisedOn: on, amountCents: 110_000, hasNote: true } });
+      expect(ev).toMatchObject({
+        kind: 'books.invoice.promise',
+        entity_id: inv.id,
+        payload: { promisedOn: on, amountCents: 110_000, hasNote: true },
+      });
       expect(JSON.stringify(ev.payload)).not.toContain('leave');
       const second = await post('books.invoicePromise', { id: inv.id, promisedOn: today(), amountCents: 50_000 });
       expect(second.body.result.ledgerId).not.toBe(first.body.result.ledgerId);
@@ -537,7 +672,12 @@ describe.each(engines)('receivables (%s)', (engine) => {
       });
       const again = await post('books.statementRun', { payeeName: 'bay books' }, o);
       expect(again.body.result.statements).toEqual([
-        { payeeName: 'Bay Books', openCents: 2_200, emailed: false, invoices: [{ id: b.id, issuedOn: today(), dueOn: b.dueOn, totalCents: 2_200, outstandingCents: 2_200 }] },
+        {
+          payeeName: 'Bay Books',
+          openCents: 2_200,
+          emailed: false,
+          invoices: [{ id: b.id, issuedOn: today(), dueOn: b.dueOn, totalCents: 2_200, outstandingCents: 2_200 }],
+        },
       ]);
       expect(again.body.result.ledgerId).not.toBe(r.body.result.ledgerId);
       const yesterday = await post('books.statementRun', { asOf: addDays(today(), -1) }, o);
@@ -571,7 +711,9 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(all.nextCursor).toBeNull();
       expect((await read({ status: 'part_paid' })).body.result.invoices.map((i: { id: string }) => i.id)).toEqual([later.id]);
       expect((await read({ payeeName: '100%' })).body.result.invoices.map((i: { id: string }) => i.id)).toEqual([draft.id]);
-      expect((await read({ payeeName: 'DUNE', dueBefore: addDays(today(), 10) })).body.result.invoices.map((i: { id: string }) => i.id)).toEqual([soon.id]);
+      expect(
+        (await read({ payeeName: 'DUNE', dueBefore: addDays(today(), 10) })).body.result.invoices.map((i: { id: string }) => i.id),
+      ).toEqual([soon.id]);
       const p1 = (await read({ limit: 2 })).body.result;
       expect(p1.nextCursor).toBe(later.id);
       const p2 = (await read({ limit: 2, cursor: p1.nextCursor })).body.result;
@@ -602,7 +744,11 @@ describe.each(engines)('receivables (%s)', (engine) => {
         await db.migrate();
         // A row as the earlier schema wrote it: no lines, no GST. 1,005 / 11 = 91.36 → 91; 1,012 / 11 = 92.
         await db.write(async (tx) => {
-          for (const [id, total] of [['inv_old1', 1_005], ['inv_old2', 1_012], ['inv_old3', 6]] as const) {
+          for (const [id, total] of [
+            ['inv_old1', 1_005],
+            ['inv_old2', 1_012],
+            ['inv_old3', 6],
+          ] as const) {
             await tx.run(
               `INSERT INTO invoices (org_id, id, status, payee_name, description, total_cents, due_days, created_at, ledger_id)
                VALUES ('org_legacy', ?, 'draft', 'Old Customer', 'Old work', ?, 7, '2026-01-01T00:00:00.000Z', 'abcd1234')`,
@@ -613,7 +759,14 @@ describe.each(engines)('receivables (%s)', (engine) => {
           expect(backfill).toHaveLength(2);
           for (const sql of backfill) await tx.run(sql);
         });
-        const rows = await db.reader.all<{ id: string; gst: number; line_gst: number; amount: number; tax_code: string; account_code: string }>(
+        const rows = await db.reader.all<{
+          id: string;
+          gst: number;
+          line_gst: number;
+          amount: number;
+          tax_code: string;
+          account_code: string;
+        }>(
           `SELECT i.id AS id, i.gst_cents AS gst, l.gst_cents AS line_gst, l.amount_cents AS amount, l.tax_code AS tax_code, l.account_code AS account_code
            FROM invoices i JOIN invoice_lines l ON l.org_id = i.org_id AND l.invoice_id = i.id
            WHERE i.org_id = 'org_legacy' ORDER BY i.id`,
@@ -650,11 +803,19 @@ describe.each(engines)('receivables (%s)', (engine) => {
         ['books.invoiceChaseStep', { id: inv.id, step: 1.5 }, 'step: must be an integer'],
         // A bound names the bound, not the type: 11 and 10^15 are integers, only too large.
         ['books.invoiceChaseStep', { id: inv.id, step: 11 }, 'step: must be an integer of at most 10'],
-        ['books.invoiceDraft', { ...SIMPLE, totalCents: 1_000_000_000_001, dueDays: 3_651 }, 'totalCents: must be at most 1000000000000; dueDays: must be an integer of at most 3650'],
+        [
+          'books.invoiceDraft',
+          { ...SIMPLE, totalCents: 1_000_000_000_001, dueDays: 3_651 },
+          'totalCents: must be at most 1000000000000; dueDays: must be an integer of at most 3650',
+        ],
         ['books.invoiceRecordPayment', { id: inv.id }, 'amountCents: is required'],
         ['books.invoiceRecordPayment', { id: inv.id, amountCents: 100, date: '2026-1-5' }, 'date: must be a date YYYY-MM-DD'],
         ['books.invoiceCreditNote', { id: inv.id, amountCents: -5, reason: 'x' }, 'amountCents: must be an integer greater than 0'],
-        ['books.invoiceCreditNote', { id: inv.id, amountCents: 110_001, reason: 'x' }, `amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}`],
+        [
+          'books.invoiceCreditNote',
+          { id: inv.id, amountCents: 110_001, reason: 'x' },
+          `amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}`,
+        ],
         ['books.invoiceVoid', { id: d.id }, 'reason: is required'],
         ['books.invoiceVoid', { id: d.id, reason: '' }, 'reason: must not be empty'],
         ['books.invoicePromise', { id: inv.id }, 'promisedOn: is required'],
@@ -685,11 +846,31 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const cases: [string, Record<string, unknown>, string][] = [
         ['books.invoiceSend', { id: v.id }, `invoice ${v.id} is void; only a draft invoice can be sent`],
         ['books.invoiceSend', { id: paid.id }, `invoice ${paid.id} is paid; only a draft invoice can be sent`],
-        ['books.invoiceRecordPayment', { id: d.id, amountCents: 100 }, `invoice ${d.id} is draft; only a sent or part_paid invoice can take a payment`],
-        ['books.invoiceRecordPayment', { id: v.id, amountCents: 100 }, `invoice ${v.id} is void; only a sent or part_paid invoice can take a payment`],
-        ['books.invoiceCreditNote', { id: paid.id, amountCents: 1, reason: 'x' }, `invoice ${paid.id} is paid; only a sent or part_paid invoice can be credited`],
-        ['books.invoiceVoid', { id: part.id, reason: 'x' }, `invoice ${part.id} is part_paid; only a draft or a sent invoice with no payments or credit notes can be voided`],
-        ['books.invoicePromise', { id: v.id, promisedOn: today() }, `invoice ${v.id} is void; only a sent or part_paid invoice can take a promise to pay`],
+        [
+          'books.invoiceRecordPayment',
+          { id: d.id, amountCents: 100 },
+          `invoice ${d.id} is draft; only a sent or part_paid invoice can take a payment`,
+        ],
+        [
+          'books.invoiceRecordPayment',
+          { id: v.id, amountCents: 100 },
+          `invoice ${v.id} is void; only a sent or part_paid invoice can take a payment`,
+        ],
+        [
+          'books.invoiceCreditNote',
+          { id: paid.id, amountCents: 1, reason: 'x' },
+          `invoice ${paid.id} is paid; only a sent or part_paid invoice can be credited`,
+        ],
+        [
+          'books.invoiceVoid',
+          { id: part.id, reason: 'x' },
+          `invoice ${part.id} is part_paid; only a draft or a sent invoice with no payments or credit notes can be voided`,
+        ],
+        [
+          'books.invoicePromise',
+          { id: v.id, promisedOn: today() },
+          `invoice ${v.id} is void; only a sent or part_paid invoice can take a promise to pay`,
+        ],
         ['books.invoiceChaseStep', { id: paid.id, step: 1 }, `invoice ${paid.id} is paid; only a sent or part_paid invoice can be chased`],
         ['books.invoiceChaseStep', { id: part.id, step: 2 }, `invoice ${part.id}: step 2 needs step 1 first; last step done is none`],
       ];
@@ -735,7 +916,9 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
       expect(mail.subject).toBe(`Friendly reminder: invoice ${inv.number} for $500.00`);
       // The reminder says what is still outstanding of a part-paid invoice, not that it is unpaid.
-      expect(mail.text).toContain(`Our records show $500.00 of invoice ${inv.number} (total $1,100.00), due on ${inv.dueOn}, is still outstanding.`);
+      expect(mail.text).toContain(
+        `Our records show $500.00 of invoice ${inv.number} (total $1,100.00), due on ${inv.dueOn}, is still outstanding.`,
+      );
       expect(mail.text).not.toContain('not yet paid');
       expect((await events()).at(-1).payload).toMatchObject({ outstandingCents: 50_000, totalCents: 110_000 });
       // The escalation a human approves names the real state and what is left, never "unpaid".
@@ -749,9 +932,14 @@ describe.each(engines)('receivables (%s)', (engine) => {
 
     it('a sent invoice with nothing paid is chased as unpaid; a paid one is CONFLICT naming its state', async () => {
       const inv = await sent({ ...SIMPLE, payeeEmail: 'a@b.example' });
-      expect((await post('books.invoiceChaseStep', { id: inv.id, step: 1, early: true })).body.result).toMatchObject({ id: inv.id, step: 1 });
+      expect((await post('books.invoiceChaseStep', { id: inv.id, step: 1, early: true })).body.result).toMatchObject({
+        id: inv.id,
+        step: 1,
+      });
       const mail = JSON.parse((await outbox(org)).at(-1)?.body ?? '{}');
-      expect(mail.text).toContain(`Our records show $1,100.00 of invoice ${inv.number} (total $1,100.00), due on ${inv.dueOn}, is not yet paid.`);
+      expect(mail.text).toContain(
+        `Our records show $1,100.00 of invoice ${inv.number} (total $1,100.00), due on ${inv.dueOn}, is not yet paid.`,
+      );
       const held = await post('books.invoiceChaseStep', { id: inv.id, step: 2 });
       expect(held.body.result.approval.subject.summary).toBe(
         `Send dunning step 2 (Second notice) for invoice ${inv.id} to "Second Street Bakery" <a@b.example> ` +

@@ -31,7 +31,13 @@ export async function postEntry(
 export function saleLines(amountCents: number, gstCents: number, taxCode: string, revenue = '4000'): PostingLine[] {
   return [
     { account: '1000', debitCents: amountCents },
-    { account: revenue, creditCents: amountCents - gstCents, taxCode: taxCode as PostingLine['taxCode'], taxBaseCents: amountCents, gstCents },
+    {
+      account: revenue,
+      creditCents: amountCents - gstCents,
+      taxCode: taxCode as PostingLine['taxCode'],
+      taxBaseCents: amountCents,
+      gstCents,
+    },
     { account: '2100', creditCents: gstCents },
   ];
 }

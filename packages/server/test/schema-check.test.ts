@@ -85,7 +85,10 @@ const TAMPERS: readonly Tamper[] = [
     what: 'an index of the same name on other columns',
     engines: ['sqlite', 'postgres'],
     apply: both(['DROP INDEX approvals_binding', 'CREATE INDEX approvals_binding ON approvals (org_id)']),
-    undo: both(['DROP INDEX approvals_binding', 'CREATE INDEX approvals_binding ON approvals (org_id, action_class, subject_id, payload_hash)']),
+    undo: both([
+      'DROP INDEX approvals_binding',
+      'CREATE INDEX approvals_binding ON approvals (org_id, action_class, subject_id, payload_hash)',
+    ]),
     names: "index approvals_binding on approvals is not as Finance Desk's migrations create it",
   },
   {
@@ -310,7 +313,9 @@ describe('restore and serve of a crafted SQLite backup', () => {
       const deadline = Date.now() + 30_000;
       while (!serve.exited() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(serve.exited()?.code).toBe(2);
-      expect(serve.output()).toContain(`finance-desk: refusing to start on the SQLite file ${file}: trigger approve_all on approvals ${NOT_OURS}`);
+      expect(serve.output()).toContain(
+        `finance-desk: refusing to start on the SQLite file ${file}: trigger approve_all on approvals ${NOT_OURS}`,
+      );
     } finally {
       await stopServe(serve);
     }

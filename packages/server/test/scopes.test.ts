@@ -17,9 +17,9 @@ describe.each(engines)('scopes, credentials and tenancy (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  // One shared check over every declared method and read (architecture guide: common route tests).
+  // One shared check over every declared method and read: a new method needs no test of its own.
   const postCases = [...methodRegistry.values()].flatMap((m) => tiers.map((tier) => [m.spec.name, tier, m.spec.scope] as const));
-  it.each(postCases)('POST %s with a %s key: scope enforced per D4', async (name, tier, scope) => {
+  it.each(postCases)('POST %s with a %s key: scope enforced per tier', async (name, tier, scope) => {
     const seq = async () => (await t.get(org.keys.observer, 'snapshot')).body.head.seq as number;
     const before = await seq();
     const r = await t.post(org.keys[tier], name, 'not json');
@@ -28,7 +28,7 @@ describe.each(engines)('scopes, credentials and tenancy (%s)', (engine) => {
     } else {
       expect(r.status).toBe(403);
       expect(r.body).toEqual({ ok: false, error: { code: 'FORBIDDEN_SCOPE', message: missingScopeMessage(scope, name) } });
-      // A valid body does not get past the scope either (D1: scope before params).
+      // A valid body does not get past the scope either (scope is checked before params).
       const valid = await t.post(org.keys[tier], name, { id: 'x_1', payeeName: 'A', description: 'd', totalCents: 1, dueDays: 0 });
       expect(valid.body.error).toEqual({ code: 'FORBIDDEN_SCOPE', message: missingScopeMessage(scope, name) });
     }
@@ -48,7 +48,7 @@ describe.each(engines)('scopes, credentials and tenancy (%s)', (engine) => {
   });
 
   const readCases = [...readRegistry.values()].flatMap((r) => tiers.map((tier) => [r.spec.name, tier, r.spec.scope] as const));
-  it.each(readCases)('GET %s with a %s key: scope enforced per D4', async (name, tier, scope) => {
+  it.each(readCases)('GET %s with a %s key: scope enforced per tier', async (name, tier, scope) => {
     const r = await t.get(org.keys[tier], `${name}?bogus=1`);
     if (TIER_SCOPES[tier].includes(scope)) {
       expect(r.status).toBe(400); // got past scope to query validation
@@ -80,7 +80,10 @@ describe.each(engines)('scopes, credentials and tenancy (%s)', (engine) => {
   it('another organisation’s rows are NOT_FOUND, never FORBIDDEN or CONFLICT', async () => {
     const other = await t.org();
     const inv = await t.post(org.keys.agent, 'books.invoiceDraft', {
-      payeeName: 'A', description: 'x', totalCents: 100, dueDays: 0,
+      payeeName: 'A',
+      description: 'x',
+      totalCents: 100,
+      dueDays: 0,
     });
     const task = await t.post(org.keys.agent, 'board.createTask', { title: 'mine' });
     const send = await t.post(other.keys.agent, 'books.invoiceSend', { id: inv.body.result.id });

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 15: case-insensitive filters compare keys normalised in TypeScript (search-key.ts),
+ * Case-insensitive filters compare keys normalised in TypeScript (search-key.ts),
  * so `café` finds `CAFÉ` and `Café` on both engines, and migration 12's backfill step fills the
  * key of rows written before it.
  */
@@ -26,9 +26,13 @@ describe.each(engines)('search keys (%s)', (engine) => {
   afterAll(async () => t.close());
 
   const invoicePayees = async (payeeName: string) =>
-    ((await t.post(org.keys.reader, 'books.invoices', { payeeName })).body.result.invoices as { payeeName: string }[]).map((i) => i.payeeName).sort();
+    ((await t.post(org.keys.reader, 'books.invoices', { payeeName })).body.result.invoices as { payeeName: string }[])
+      .map((i) => i.payeeName)
+      .sort();
   const billPayees = async (payeeName: string) =>
-    ((await t.post(org.keys.reader, 'books.bills', { payeeName })).body.result.bills as { payeeName: string }[]).map((b) => b.payeeName).sort();
+    ((await t.post(org.keys.reader, 'books.bills', { payeeName })).body.result.bills as { payeeName: string }[])
+      .map((b) => b.payeeName)
+      .sort();
 
   it('books.invoices: café finds CAFÉ and Café (any case, accents and spacing)', async () => {
     const cafes = [...NAMES.slice(0, 3)].sort();
@@ -49,7 +53,7 @@ describe.each(engines)('search keys (%s)', (engine) => {
       await tx.run('ALTER TABLE invoices DROP COLUMN payee_search');
       await tx.run('DELETE FROM schema_migrations WHERE id = 12');
     });
-    expect(await t.db.reader.get("SELECT 1 AS x FROM schema_migrations WHERE id = 12")).toBeUndefined();
+    expect(await t.db.reader.get('SELECT 1 AS x FROM schema_migrations WHERE id = 12')).toBeUndefined();
     await t.db.migrate();
     const keys = await t.db.reader.all<{ payee_search: string }>(
       'SELECT payee_search FROM invoices WHERE org_id = ? ORDER BY payee_search',

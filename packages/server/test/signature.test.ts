@@ -67,7 +67,7 @@ describe.each(engines)('the signature law (%s)', (engine) => {
     expect(again.body.error.message).toMatch(/already used/);
   });
 
-  describe('every refusal of D7', () => {
+  describe('every refusal of the signature law', () => {
     let id: string;
     let approvalId: string;
     let token: string;
@@ -118,7 +118,12 @@ describe.each(engines)('the signature law (%s)', (engine) => {
     });
 
     it('other action class → CONFLICT naming the class binding', async () => {
-      const bill = await t.post(org.keys.agent, 'books.billCapture', { payeeName: 'New Supplier', description: 'x', totalCents: 100, dueDays: 7 });
+      const bill = await t.post(org.keys.agent, 'books.billCapture', {
+        payeeName: 'New Supplier',
+        description: 'x',
+        totalCents: 100,
+        dueDays: 7,
+      });
       const r = await t.post(org.keys.agent, 'books.billApprove', { id: bill.body.result.id, approvalId });
       expect(r.status).toBe(409);
       expect(r.body.error.message).toMatch(/action class books.invoice_chase_step/);
@@ -209,7 +214,7 @@ describe.each(engines)('the signature law (%s)', (engine) => {
     expect((await events()).filter((e) => e.kind === 'books.signature.hold' && e.entity_id === id)).toHaveLength(2);
   });
 
-  describe('chase steps (D6)', () => {
+  describe('chase steps (in order; step 2 and above are signature acts)', () => {
     it('step 1 runs at once and writes the reminder through the email adapter', async () => {
       const id = await sentInvoice(t, org, false);
       const r = await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 1, early: true });
@@ -223,10 +228,16 @@ describe.each(engines)('the signature law (%s)', (engine) => {
         [org.orgId],
       );
       expect(row?.delivered_at).not.toBeNull();
-      // The customer knows the invoice by its number (issue 12), not the internal id.
-      const { number } = await t.db.reader.get<{ number: string }>('SELECT number FROM invoices WHERE org_id = ? AND id = ?', [org.orgId, id]) ?? { number: '?' };
+      // The customer knows the invoice by its number, not the internal id.
+      const { number } = (await t.db.reader.get<{ number: string }>('SELECT number FROM invoices WHERE org_id = ? AND id = ?', [
+        org.orgId,
+        id,
+      ])) ?? { number: '?' };
       expect(number).toMatch(/^INV-\d{4}$/);
-      expect(JSON.parse(row?.body ?? '{}')).toMatchObject({ to: 'accounts@harbour-cafe.example', subject: expect.stringContaining(number) });
+      expect(JSON.parse(row?.body ?? '{}')).toMatchObject({
+        to: 'accounts@harbour-cafe.example',
+        subject: expect.stringContaining(number),
+      });
     });
 
     it('out of order → CONFLICT naming the last step done; draft → CONFLICT naming the state', async () => {
@@ -251,7 +262,7 @@ describe.each(engines)('the signature law (%s)', (engine) => {
     });
   });
 
-  describe('bills and PB-B1 (D8)', () => {
+  describe('bills held for approval (new payee, above the floor, changed bank details)', () => {
     const capture = (o: CreatedOrg, payeeName: string, totalCents: number) =>
       t.post(o.keys.agent, 'books.billCapture', { payeeName, description: 'Supplies', totalCents, dueDays: 30 });
 
@@ -264,7 +275,10 @@ describe.each(engines)('the signature law (%s)', (engine) => {
       const atFloor = await capture(o, 'Big Iron Ltd', 500_000);
       expect(atFloor.body.result.heldReason).toBe('NEW_PAYEE');
       const ev = (await events(o)).find((e) => e.entity_id === fresh.body.result.id);
-      expect(ev).toMatchObject({ kind: 'books.bill.capture', payload: { payee: 'Paper Co', totalCents: 10_000, heldReason: 'NEW_PAYEE', runId: null } });
+      expect(ev).toMatchObject({
+        kind: 'books.bill.capture',
+        payload: { payee: 'Paper Co', totalCents: 10_000, heldReason: 'NEW_PAYEE', runId: null },
+      });
 
       // A human approves the first Paper Co bill; the payee is then known.
       const refused = await t.post(o.keys.agent, 'books.billApprove', { id: fresh.body.result.id });
@@ -281,7 +295,10 @@ describe.each(engines)('the signature law (%s)', (engine) => {
       });
       expect(req.body.result.summary).toMatch(/Paper Co.*\$100\.00.*new payee/);
       await decide(t, o, req.body.result.approvalId, true);
-      const approved = await t.post(o.keys.agent, 'books.billApprove', { id: fresh.body.result.id, approvalId: req.body.result.approvalId });
+      const approved = await t.post(o.keys.agent, 'books.billApprove', {
+        id: fresh.body.result.id,
+        approvalId: req.body.result.approvalId,
+      });
       expect(approved.body.result).toMatchObject({ status: 'approved', heldReason: 'NEW_PAYEE' });
       expect((await events(o)).at(-1)).toMatchObject({ kind: 'books.bill.approve', payload: { approvalId: req.body.result.approvalId } });
 
@@ -303,7 +320,7 @@ describe.each(engines)('the signature law (%s)', (engine) => {
       expect(ret.body.result.status).toBe('returned');
       expect((await events(o)).at(-1)).toMatchObject({ kind: 'books.bill.return', payload: { reason: 'wrong entity' } });
       const approve = await t.post(o.keys.agent, 'books.billApprove', { id: bill.id });
-      expect(approve.status).toBe(409); // D6: state preconditions come before the PB-B1 refusal
+      expect(approve.status).toBe(409); // state preconditions are checked before the held-bill refusal
       expect(approve.body.error.message).toMatch(/is returned; only a captured, held or on-hold bill/);
       const hold = await t.post(o.keys.agent, 'books.billHold', { id: bill.id, reason: 'x' });
       expect(hold.status).toBe(409);
@@ -324,7 +341,10 @@ describe.each(engines)('the signature law (%s)', (engine) => {
       await decide(t, o, ids[0] ?? '', false, 'no');
       const all = await t.get(o.keys.observer, 'decision.list');
       expect(all.body.decisions.map((d: any) => d.approvalId)).toEqual([...ids].reverse());
-      expect(all.body.decisions[0]).toMatchObject({ actionClass: 'books.invoice_chase_step', payload: { method: 'books.invoiceChaseStep', params: { step: 2 } } });
+      expect(all.body.decisions[0]).toMatchObject({
+        actionClass: 'books.invoice_chase_step',
+        payload: { method: 'books.invoiceChaseStep', params: { step: 2 } },
+      });
       const pending = await t.get(o.keys.observer, 'decision.list?status=pending');
       expect(pending.body.decisions).toHaveLength(2);
       const denied = await t.get(o.keys.observer, 'decision.list?status=denied');
@@ -349,7 +369,11 @@ describe.each(engines)('the signature law (%s)', (engine) => {
         approvalExpiryMs: 86_400_000,
         decisionRights: { 'books.payroll_sign': [o.owner.userId] },
       });
-      await setPolicy(t.db, { orgId: o.orgId, user: { id: o.owner.userId, role: 'owner' }, patch: { billApprovalFloorCents: 1_000, approvalExpiryMs: 120_000 } });
+      await setPolicy(t.db, {
+        orgId: o.orgId,
+        user: { id: o.owner.userId, role: 'owner' },
+        patch: { billApprovalFloorCents: 1_000, approvalExpiryMs: 120_000 },
+      });
       expect((await t.get(o.keys.observer, 'policy')).body).toMatchObject({ billApprovalFloorCents: 1_000, approvalExpiryMs: 120_000 });
       expect((await events(o)).at(-1)).toMatchObject({ family: 'policy', kind: 'policy.changed', actor: o.owner.userId });
       const bill = await t.post(o.keys.agent, 'books.billCapture', { payeeName: 'X', description: 'd', totalCents: 1_001, dueDays: 1 });

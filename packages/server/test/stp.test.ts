@@ -1,5 +1,5 @@
 /**
- * Single Touch Payroll (issue 9 item 2) through HTTP on both engines: signing a pay run queues its
+ * Single Touch Payroll through HTTP on both engines: signing a pay run queues its
  * pay event through the lodgement adapter (the file `<submissionId>.json` with the TFN and exact
  * year-to-date figures, the submission `lodged` with its receipt once delivered); a second run
  * accumulates YTD; recalling a signed run queues a correction without it; books.stpResubmit is a
@@ -22,7 +22,14 @@ const CHLOE = { name: 'Chloe Park', annualSalaryCents: 3_770_000 };
 const JULY = { periodStart: '2026-06-19', periodEnd: '2026-07-02', paymentDate: '2026-07-02', payFrequency: 'fortnightly' };
 const JULY2 = { periodStart: '2026-07-03', periodEnd: '2026-07-16', paymentDate: '2026-07-16', payFrequency: 'fortnightly' };
 
-interface Submission { id: string; pay_run_id: string; kind: string; status: string; receipt_file: string | null; receipt_sha256: string | null }
+interface Submission {
+  id: string;
+  pay_run_id: string;
+  kind: string;
+  status: string;
+  receipt_file: string | null;
+  receipt_sha256: string | null;
+}
 
 describe.each(engines)('single touch payroll (%s)', (engine) => {
   let t: TestServer;
@@ -84,7 +91,7 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     for (const r of rows) expect(r.payload).not.toContain(TFN);
   }
 
-  it("the payer's ABN is the organisation profile's (issue 10 item 3)", async () => {
+  it("the payer's ABN is the organisation profile's", async () => {
     const o = await t.org();
     await setProfile(t.db, { orgId: o.orgId, actor: '', patch: { abn: '51824753556' } });
     await employee(o, AROHA);
@@ -99,7 +106,13 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     const o = await t.org();
     const aroha = await employee(o, AROHA);
     const chloe = await employee(o, CHLOE, false);
-    const lv = await ok(o, 'books.leaveRequest', { employeeId: aroha, leaveType: 'annual', startDate: '2026-07-01', endDate: '2026-07-02', hours: 16 });
+    const lv = await ok(o, 'books.leaveRequest', {
+      employeeId: aroha,
+      leaveType: 'annual',
+      startDate: '2026-07-01',
+      endDate: '2026-07-02',
+      hours: 16,
+    });
     await ok(o, 'books.leaveApprove', { id: lv.id });
     const run1 = await ok(o, 'books.payrollDraft', JULY);
     expect(await submissions(o, run1.id)).toEqual([]);
@@ -118,12 +131,34 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     });
     expect(doc.stp_pay_event.payees).toEqual([
       {
-        employeeId: aroha, tfn: TFN, name: 'Aroha Ngata', employmentBasis: 'full_time', taxTreatmentCode: 'RTXXXX',
-        ytd: { salaryWagesCents: 280_000 - 58_947, paidLeaveCents: 58_947, allowancesCents: 0, grossCents: 280_000, paygWithheldCents: 53_400, superLiabilityCents: 33_600 },
+        employeeId: aroha,
+        tfn: TFN,
+        name: 'Aroha Ngata',
+        employmentBasis: 'full_time',
+        taxTreatmentCode: 'RTXXXX',
+        ytd: {
+          salaryWagesCents: 280_000 - 58_947,
+          paidLeaveCents: 58_947,
+          allowancesCents: 0,
+          grossCents: 280_000,
+          paygWithheldCents: 53_400,
+          superLiabilityCents: 33_600,
+        },
       },
       {
-        employeeId: chloe, tfn: TFN, name: 'Chloe Park', employmentBasis: 'full_time', taxTreatmentCode: 'RNXXXX',
-        ytd: { salaryWagesCents: 145_000, paidLeaveCents: 0, allowancesCents: 0, grossCents: 145_000, paygWithheldCents: 32_000, superLiabilityCents: 17_400 },
+        employeeId: chloe,
+        tfn: TFN,
+        name: 'Chloe Park',
+        employmentBasis: 'full_time',
+        taxTreatmentCode: 'RNXXXX',
+        ytd: {
+          salaryWagesCents: 145_000,
+          paidLeaveCents: 0,
+          allowancesCents: 0,
+          grossCents: 145_000,
+          paygWithheldCents: 32_000,
+          superLiabilityCents: 17_400,
+        },
       },
     ]);
     // The confirmation is its own event by the system; a second sign is a no-op queuing nothing.
@@ -137,7 +172,12 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     const [sub2] = await submissions(o, run2.id);
     const doc2 = await lodgedDoc(o, sub2!.id);
     expect(ytdOf(doc2, aroha)).toEqual({
-      salaryWagesCents: 560_000 - 58_947, paidLeaveCents: 58_947, allowancesCents: 0, grossCents: 560_000, paygWithheldCents: 106_800, superLiabilityCents: 67_200,
+      salaryWagesCents: 560_000 - 58_947,
+      paidLeaveCents: 58_947,
+      allowancesCents: 0,
+      grossCents: 560_000,
+      paygWithheldCents: 106_800,
+      superLiabilityCents: 67_200,
     });
     expect(ytdOf(doc2, chloe)).toMatchObject({ grossCents: 290_000, paygWithheldCents: 64_000, superLiabilityCents: 34_800 });
     await noTfnInEvents(o);
@@ -148,7 +188,12 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     const aroha = await employee(o, AROHA);
     await sign(o, (await ok(o, 'books.payrollDraft', JULY)).id);
     const pay = inDays(7);
-    const later = await ok(o, 'books.payrollDraft', { periodStart: inDays(-6), periodEnd: pay, paymentDate: pay, payFrequency: 'fortnightly' });
+    const later = await ok(o, 'books.payrollDraft', {
+      periodStart: inDays(-6),
+      periodEnd: pay,
+      paymentDate: pay,
+      payFrequency: 'fortnightly',
+    });
     await sign(o, later.id);
     const [paid] = await submissions(o, later.id);
     expect(ytdOf(await lodgedDoc(o, paid!.id), aroha).grossCents).toBe(560_000);
@@ -157,12 +202,21 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
     const subs = await submissions(o, later.id);
     expect(subs.map((s) => s.kind)).toEqual(['pay', 'correction']);
     const correction = await lodgedDoc(o, subs[1]!.id);
-    expect(correction.stp_pay_event).toMatchObject({ submissionKind: 'correction', reason: 'wrong period', payRun: { id: later.id, status: 'recalled' } });
+    expect(correction.stp_pay_event).toMatchObject({
+      submissionKind: 'correction',
+      reason: 'wrong period',
+      payRun: { id: later.id, status: 'recalled' },
+    });
     expect(ytdOf(correction, aroha)).toEqual({
-      salaryWagesCents: 280_000, paidLeaveCents: 0, allowancesCents: 0, grossCents: 280_000, paygWithheldCents: 53_400, superLiabilityCents: 33_600,
+      salaryWagesCents: 280_000,
+      paidLeaveCents: 0,
+      allowancesCents: 0,
+      grossCents: 280_000,
+      paygWithheldCents: 53_400,
+      superLiabilityCents: 33_600,
     });
 
-    // A new act every call (D3): two calls, two submissions, two events; queued, not lodged, until delivered.
+    // A new act every call (not idempotent by state): two calls, two submissions, two events; queued, not lodged, until delivered.
     const before = (await eventsOf(t, o)).filter((e) => e.kind === 'books.stp.resubmit').length;
     const a = await ok(o, 'books.stpResubmit', { payRunId: later.id, reason: 'ATO asked again' });
     const b = await ok(o, 'books.stpResubmit', { payRunId: later.id, reason: 'ATO asked again' });

@@ -1,5 +1,5 @@
 /**
- * Property test of the BAS (issue 9 item 5, tax): random documents and payments of a quarter,
+ * Property test of the BAS: random documents and payments of a quarter,
  * posted as the ledger holds them, then through HTTP:
  *
  * - taxPrepare's labels and exact cents are the GST summary report's for the period (accrual);
@@ -9,7 +9,7 @@
  * - after signing and lodging, the settlement journal balances, 2100, 1200 and 2200 hold nothing
  *   for the quarter, 2150 holds the net, and the trial balance balances; every chain verifies.
  *
- * Runs: FD_PROPERTY_RUNS (default 8 per engine). Replay with FD_PROPERTY_SEED.
+ * Runs: FD_PROPERTY_RUNS (default 8 per engine; `npm run test:property` runs 200). Replay with FD_PROPERTY_SEED.
  */
 import fc from 'fast-check';
 import { gstOfInclusive } from '@finance-desk/protocol';
@@ -32,14 +32,27 @@ const day = (month: number, d: number) => `2026-${String(month).padStart(2, '0')
 
 const doc = fc.record({
   sale: fc.boolean(),
-  lines: fc.array(fc.record({ amountCents: fc.integer({ min: 1, max: 900_000 }), code: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 3 }),
+  lines: fc.array(fc.record({ amountCents: fc.integer({ min: 1, max: 900_000 }), code: fc.nat({ max: 3 }) }), {
+    minLength: 1,
+    maxLength: 3,
+  }),
   issued: fc.record({ month: fc.integer({ min: 1, max: 3 }), day: fc.integer({ min: 1, max: 28 }) }),
   /** Payments in thousandths of the total: the rest is paid on 20 June. */
-  payments: fc.array(fc.record({ part: fc.integer({ min: 1, max: 600 }), month: fc.integer({ min: 1, max: 6 }), day: fc.integer({ min: 1, max: 28 }) }), { maxLength: 3 }),
+  payments: fc.array(
+    fc.record({ part: fc.integer({ min: 1, max: 600 }), month: fc.integer({ min: 1, max: 6 }), day: fc.integer({ min: 1, max: 28 }) }),
+    { maxLength: 3 },
+  ),
 });
-const wages = fc.array(fc.record({ grossCents: fc.integer({ min: 1_000, max: 900_000 }), paygCents: fc.integer({ min: 0, max: 900 }) }), { maxLength: 3 });
+const wages = fc.array(fc.record({ grossCents: fc.integer({ min: 1_000, max: 900_000 }), paygCents: fc.integer({ min: 0, max: 900 }) }), {
+  maxLength: 3,
+});
 
-type Doc = { sale: boolean; lines: { amountCents: number; code: number }[]; issued: { month: number; day: number }; payments: { part: number; month: number; day: number }[] };
+type Doc = {
+  sale: boolean;
+  lines: { amountCents: number; code: number }[];
+  issued: { month: number; day: number };
+  payments: { part: number; month: number; day: number }[];
+};
 
 /** The document's journal: the control account names it; each line tagged with its GST (1/11 of GST codes). */
 function documentLines(d: Doc, docId: string): { lines: PostingLine[]; total: number } {
@@ -53,7 +66,13 @@ function documentLines(d: Doc, docId: string): { lines: PostingLine[]; total: nu
   const lines: PostingLine[] = d.sale
     ? [
         { account: '1100', debitCents: total, docId },
-        ...tagged.map((l) => ({ account: '4000', creditCents: l.amount - l.gst, taxCode: l.code, taxBaseCents: l.amount, gstCents: l.gst })),
+        ...tagged.map((l) => ({
+          account: '4000',
+          creditCents: l.amount - l.gst,
+          taxCode: l.code,
+          taxBaseCents: l.amount,
+          gstCents: l.gst,
+        })),
         { account: '2100', creditCents: gst },
       ]
     : [
@@ -108,8 +127,14 @@ describe.each(engines)('BAS properties (%s)', (engine) => {
 
   const payLines = (sale: boolean, docId: string, amount: number): PostingLine[] =>
     sale
-      ? [{ account: '1000', debitCents: amount }, { account: '1100', creditCents: amount, docId }]
-      : [{ account: '2000', debitCents: amount, docId }, { account: '1000', creditCents: amount }];
+      ? [
+          { account: '1000', debitCents: amount },
+          { account: '1100', creditCents: amount, docId },
+        ]
+      : [
+          { account: '2000', debitCents: amount, docId },
+          { account: '1000', creditCents: amount },
+        ];
 
   const balanceAt = async (o: CreatedOrg, code: string, asOf: string) => {
     const r = await t.post(o.keys.reader, 'books.accounts', { asOf });
@@ -122,7 +147,8 @@ describe.each(engines)('BAS properties (%s)', (engine) => {
         const o = await t.org();
         await post(o, docs, pays);
         const accrual = await ok(o, 'taxPrepare', Q1);
-        const gst = (await t.post(o.keys.reader, 'books.reports', { type: 'gst_summary', from: Q1.periodStart, to: Q1.periodEnd })).body.result;
+        const gst = (await t.post(o.keys.reader, 'books.reports', { type: 'gst_summary', from: Q1.periodStart, to: Q1.periodEnd })).body
+          .result;
         expect(accrual.labels).toEqual(gst.front);
         expect(accrual.exactCents).toEqual(gst.exactCents);
         // Cash basis, in another organisation with the same books (one BAS per period each).

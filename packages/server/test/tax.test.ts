@@ -11,10 +11,10 @@ import { postEntry, purchaseLines, saleLines } from './reports-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
 
 /**
- * Tax (issue 9 item 3): the BAS through HTTP. The worked quarter of ../shared/data/gst (copied to
+ * Tax: the BAS through HTTP. The worked quarter of docs/reference/gst-bas.md (copied to
  * fixtures/gst) is posted as the ledger holds it and taxPrepare must give its BAS label for
  * label; then the state machine, the signature loop to a lodged BAS with its file, the
- * settlement journal, a refund quarter, and D2/D3/scope/NOT_FOUND.
+ * settlement journal, a refund quarter, and idempotency (by key and by state), scope, NOT_FOUND.
  */
 interface Transaction {
   id: string;
@@ -38,8 +38,21 @@ const centsOf = (dollars: string) => {
 };
 
 const ACCOUNT: Record<string, string> = {
-  S1: '4000', S2: '4000', S3: '4000', S4: '4000', S5: '4000', S6: '4000', S7: '4200', S8: '4100',
-  P1: '5000', P2: '6600', P3: '1500', P4: '6800', P5: '6900', P6: '6300', P7: '6000',
+  S1: '4000',
+  S2: '4000',
+  S3: '4000',
+  S4: '4000',
+  S5: '4000',
+  S6: '4000',
+  S7: '4200',
+  S8: '4100',
+  P1: '5000',
+  P2: '6600',
+  P3: '1500',
+  P4: '6800',
+  P5: '6900',
+  P6: '6300',
+  P7: '6000',
 };
 
 const Q = { periodStart: quarter.period.start, periodEnd: quarter.period.end };
@@ -138,7 +151,7 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     expect(bas).toMatchObject({ journalId: null, receipt: null, note: null });
   });
 
-  it('preparing the period again is a no-op (D3); the same key replays (D2); neither appends an event', async () => {
+  it('preparing the period again is a no-op; the same idempotency key replays; neither appends an event', async () => {
     const o = await t.org();
     await postQuarter(o);
     const key = freshKey();
@@ -249,7 +262,7 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     expect(doc.bas.labels).toEqual(quarter.expected.frontOfBAS);
     expect(doc.bas.summary).toMatchObject({ '9': 8_263, position: 'payable' });
     expect(doc.bas.signedLedgerId).toBe(result.ledgerId);
-    // Signing again is a no-op; the used proof is refused (D7: proof checked first).
+    // Signing again is a no-op; the used proof is refused (a proof is checked before anything else about the act).
     expect(await ok(o, 'taxSignLodge', { id: bas.id })).toMatchObject({ status: 'lodged', noop: true });
     const reused = await call(o, 'taxSignLodge', { id: bas.id, approvalId }, freshKey());
     expect(reused.status).toBe(409);
@@ -339,15 +352,24 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
       { account: '4000', creditCents: 100_000, taxCode: 'GST', taxBaseCents: 110_000, gstCents: 10_000 },
       { account: '2100', creditCents: 10_000 },
     ]);
-    await postEntry(t, o, '2026-03-20', 'Part payment', [{ account: '1000', debitCents: 33_333 }, { account: '1100', creditCents: 33_333, docId: inv }]);
-    await postEntry(t, o, '2026-04-15', 'Rest', [{ account: '1000', debitCents: 76_667 }, { account: '1100', creditCents: 76_667, docId: inv }]);
+    await postEntry(t, o, '2026-03-20', 'Part payment', [
+      { account: '1000', debitCents: 33_333 },
+      { account: '1100', creditCents: 33_333, docId: inv },
+    ]);
+    await postEntry(t, o, '2026-04-15', 'Rest', [
+      { account: '1000', debitCents: 76_667 },
+      { account: '1100', creditCents: 76_667, docId: inv },
+    ]);
     // A bill of $550 (GST $50) approved in Q1, paid in Q2; a cash sale in Q1 with no document.
     await postEntry(t, o, '2026-03-01', 'Bill', [
       { account: '6000', debitCents: 50_000, taxCode: 'GST_ON_EXPENSES', taxBaseCents: 55_000, gstCents: 5_000 },
       { account: '1200', debitCents: 5_000 },
       { account: '2000', creditCents: 55_000, docId: bill },
     ]);
-    await postEntry(t, o, '2026-05-01', 'Bill paid', [{ account: '2000', debitCents: 55_000, docId: bill }, { account: '1000', creditCents: 55_000 }]);
+    await postEntry(t, o, '2026-05-01', 'Bill paid', [
+      { account: '2000', debitCents: 55_000, docId: bill },
+      { account: '1000', creditCents: 55_000 },
+    ]);
     await postEntry(t, o, '2026-02-02', 'Cash sale', saleLines(22_000, 2_000, 'GST'));
     const q1 = await ok(o, 'taxPrepare', { ...Q1, basis: 'cash' });
     expect(q1.basis).toBe('cash');
@@ -378,7 +400,15 @@ describe.each(engines)('tax: the BAS (%s)', (engine) => {
     await ok(o, 'taxHold', { id: b.id, reason: 'waiting on the accountant' });
     const all = await obligations(o, { asOf: '2026-11-01' });
     expect(all.asOf).toBe('2026-11-01');
-    expect(all.obligations.map((x: { id: string; status: string; dueOn: string; overdue: boolean; receipt: unknown }) => [x.id, x.status, x.dueOn, x.overdue, x.receipt])).toEqual([
+    expect(
+      all.obligations.map((x: { id: string; status: string; dueOn: string; overdue: boolean; receipt: unknown }) => [
+        x.id,
+        x.status,
+        x.dueOn,
+        x.overdue,
+        x.receipt,
+      ]),
+    ).toEqual([
       [a.id, 'prepared', '2026-07-28', true, null],
       [b.id, 'held', '2026-10-28', true, null],
     ]);

@@ -17,6 +17,4 @@ export const testFixture = eventKind({
 });
 
 /** The catalogue plus the test fixture, by kind. */
-export const testCatalogue: ReadonlyMap<string, EventKindSpec> = new Map(
-  [...eventKinds, testFixture].map((e) => [e.kind, e]),
-);
+export const testCatalogue: ReadonlyMap<string, EventKindSpec> = new Map([...eventKinds, testFixture].map((e) => [e.kind, e]));

@@ -1,7 +1,7 @@
 /**
- * Issue 8 items 10, 11 and 12 through HTTP on every engine: the D5 text rules (no lone surrogate,
+ * Through HTTP on every engine: the text rules (no lone surrogate,
  * NUL, C0/C1 control or bidi override/isolate anywhere; tab and line breaks only in multi-line
- * fields), agent text quoted inside server-written summaries, and framework errors in the D1 frame.
+ * fields), agent text quoted inside server-written summaries, and framework errors in the JSON error frame.
  */
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
@@ -10,7 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, refusal, startTestServer, type TestServer } from './harness.js';
-import { sentInvoice } from './signature-helpers.js';
 
 const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
 
@@ -66,7 +65,7 @@ function rawSocket(url: string, bytes: string): Promise<string> {
   });
 }
 
-describe.each(engines)('D5 text rules, summaries quoted, framework errors (%s)', (engine) => {
+describe.each(engines)('text rules, summaries quoted, framework errors (%s)', (engine) => {
   let t: TestServer;
   let org: CreatedOrg;
 
@@ -225,7 +224,7 @@ describe.each(engines)('D5 text rules, summaries quoted, framework errors (%s)',
   });
 
   it.each(['/api/v1/%', '/api/v1/%zz', '/console/%', '/console/api/approvals/%E0%A4%A/approve'])(
-    'malformed percent-encoding %s gets the D1 frame, JSON',
+    'malformed percent-encoding %s gets the JSON error frame',
     async (path) => {
       for (const method of ['GET', 'POST']) {
         const r = await rawRequest(t.url, method, path);
@@ -236,7 +235,7 @@ describe.each(engines)('D5 text rules, summaries quoted, framework errors (%s)',
     },
   );
 
-  it('unknown routes, oversized bodies and bad content-length get the D1 frame', async () => {
+  it('unknown routes, oversized bodies and bad content-length get the JSON error frame', async () => {
     const missing = await rawRequest(t.url, 'GET', '/nowhere');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('NOT_FOUND');

@@ -59,7 +59,7 @@ function tfnsIn(text: string): string[] {
 
 /** The text of a value and of every base64 field inside it, decoded (contentBase64 and the like). */
 function textsOf(value: unknown): string[] {
-  const out = [typeof value === 'string' ? value : JSON.stringify(value) ?? ''];
+  const out = [typeof value === 'string' ? value : (JSON.stringify(value) ?? '')];
   const walk = (v: unknown, key: string) => {
     if (typeof v === 'string') {
       if (/base64$/i.test(key)) out.push(Buffer.from(v, 'base64').toString('utf8'), Buffer.from(v, 'base64').toString('latin1'));
@@ -81,14 +81,24 @@ function textsOf(value: unknown): string[] {
 }
 
 describe('maskedPayEvent', () => {
-  it('masks every tfn as books.employees does, the nonce, and a payee\'s TFN anywhere else; a not-quoted code stays', () => {
-    const body = { reason: 'TFN 462819376 was keyed wrong', payees: [{ tfn: '462819376', name: 'A' }, { tfn: '000000000', name: 'B' }], nonce: 'abcdef' };
+  it("masks every tfn as books.employees does, the nonce, and a payee's TFN anywhere else; a not-quoted code stays", () => {
+    const body = {
+      reason: 'TFN 462819376 was keyed wrong',
+      payees: [
+        { tfn: '462819376', name: 'A' },
+        { tfn: '000000000', name: 'B' },
+      ],
+      nonce: 'abcdef',
+    };
     const doc = lodgementDocument('stp_pay_event', 'stp_x', 'org_x', '2026-07-02T00:00:00.000Z', body);
     const out = maskedPayEvent(doc);
     expect(out).toBe(
       lodgementDocument('stp_pay_event', 'stp_x', 'org_x', '2026-07-02T00:00:00.000Z', {
         reason: 'TFN ******376 was keyed wrong',
-        payees: [{ tfn: '******376', name: 'A' }, { tfn: '000000000', name: 'B' }],
+        payees: [
+          { tfn: '******376', name: 'A' },
+          { tfn: '000000000', name: 'B' },
+        ],
         nonce: '******',
       }),
     );
@@ -126,7 +136,10 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
   async function waitLodged(submissionId: string): Promise<void> {
     for (let i = 0; i < 200; i += 1) {
       await t.server.outbox.kick();
-      const row = await t.db.reader.get<{ status: string }>('SELECT status FROM stp_submissions WHERE org_id = ? AND id = ?', [o.orgId, submissionId]);
+      const row = await t.db.reader.get<{ status: string }>('SELECT status FROM stp_submissions WHERE org_id = ? AND id = ?', [
+        o.orgId,
+        submissionId,
+      ]);
       if (row?.status === 'lodged') return;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -147,13 +160,21 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
     }
     // Funded: the signed run writes its net-pay ABA file too (a file with no TFN in it).
     const pay = inDays(7);
-    const run = await t.post(o.keys.agent, 'books.payrollDraft', { periodStart: inDays(-6), periodEnd: pay, paymentDate: pay, payFrequency: 'fortnightly', funding: FUNDING });
+    const run = await t.post(o.keys.agent, 'books.payrollDraft', {
+      periodStart: inDays(-6),
+      periodEnd: pay,
+      paymentDate: pay,
+      payFrequency: 'fortnightly',
+      funding: FUNDING,
+    });
     expect(run.status, JSON.stringify(run.body)).toBe(200);
     await signPayRun(t, o, run.body.result.id as string);
     // A resubmission: a second pay event document with the same TFNs.
     const again = await t.post(o.keys.agent, 'books.stpResubmit', { payRunId: run.body.result.id, reason: 'the ATO asked again' });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
-    const subs = await t.db.reader.all<{ id: string }>('SELECT id FROM stp_submissions WHERE org_id = ? ORDER BY created_at, id', [o.orgId]);
+    const subs = await t.db.reader.all<{ id: string }>('SELECT id FROM stp_submissions WHERE org_id = ? ORDER BY created_at, id', [
+      o.orgId,
+    ]);
     expect(subs).toHaveLength(2);
     for (const s of subs) await waitLodged(s.id);
     // Something on the board, so board.context has a card to answer with.
@@ -180,7 +201,7 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
     for (const d of [lodgementDir, paymentsDir, emailDir, work]) rmSync(d, { recursive: true, force: true });
   });
 
-  it('books.file masks every TFN as books.employees does, says so, and reports the stored bytes\' SHA-256; the lodgement sink got those exact bytes', async () => {
+  it("books.file masks every TFN as books.employees does, says so, and reports the stored bytes' SHA-256; the lodgement sink got those exact bytes", async () => {
     for (const f of stpFiles) {
       const r = await t.get(o.keys.reader, `books.file?id=${f.id}`);
       expect(r.status).toBe(200);
@@ -214,7 +235,10 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
       expect(lodged).toEqual(doc);
       expect(`${JSON.stringify(lodged, null, 2)}\n`).toBe(served.toString('utf8'));
       // The receipt the chain recorded is the exact bytes' hash too.
-      const receipt = await t.db.reader.get<{ receipt_sha256: string }>('SELECT receipt_sha256 FROM stp_submissions WHERE org_id = ? AND id = ?', [o.orgId, f.source]);
+      const receipt = await t.db.reader.get<{ receipt_sha256: string }>(
+        'SELECT receipt_sha256 FROM stp_submissions WHERE org_id = ? AND id = ?',
+        [o.orgId, f.source],
+      );
       expect(receipt?.receipt_sha256).toBe(r.body.sha256);
     }
     // A file with no TFN is served as stored.
@@ -232,7 +256,7 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
         const q = new URLSearchParams({ ...query, ...(cursor !== null ? { cursor } : {}) }).toString();
         const r = await t.get(key, q ? `${name}?${q}` : name);
         scan(`GET ${name}${q ? `?${q}` : ''} (${r.status})`, r.body);
-        const next = r.status === 200 ? (r.body as { nextCursor?: unknown }).nextCursor : null;
+        const next = r.status === 200 ? (r.body as { nextCursor?: string | number | null }).nextCursor : null;
         if (next === null || next === undefined || String(next) === cursor) return r;
         cursor = String(next);
       }
@@ -277,7 +301,7 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
         scan(`POST ${method} ${JSON.stringify(params)} (${r.status})`, r.body);
         if (anyStatus && r.status !== 200) return;
         expect(r.status, `${method}: ${JSON.stringify(r.body)}`).toBe(200);
-        const next = (r.body.result as { nextCursor?: unknown } | undefined)?.nextCursor;
+        const next = (r.body.result as { nextCursor?: string | number | null } | undefined)?.nextCursor;
         if (next === null || next === undefined) return;
         cursor = String(next);
       }
@@ -285,7 +309,10 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
     for (const m of methods.filter((x) => x.kind === 'read')) {
       if (m.name === booksReads.reports.name) {
         for (const type of booksReads.REPORT_TYPES) {
-          await post(m.name, booksReads.AS_OF_REPORTS.includes(type) ? { type, asOf: '2027-06-30' } : { type, from: '2026-07-01', to: '2027-06-30' });
+          await post(
+            m.name,
+            booksReads.AS_OF_REPORTS.includes(type) ? { type, asOf: '2027-06-30' } : { type, from: '2026-07-01', to: '2027-06-30' },
+          );
         }
       } else if (m.params.safeParse({}).success) {
         await post(m.name, m.params.safeParse({ limit: 200 }).success ? { limit: 200 } : {});
@@ -296,7 +323,11 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
         throw new Error(`${m.name}: this test knows no sensible params for it; add them here`);
       }
     }
-    for (const question of ['What are the tax file numbers of our employees?', 'Show me the STP pay event file', 'What is waiting for approval?']) {
+    for (const question of [
+      'What are the tax file numbers of our employees?',
+      'Show me the STP pay event file',
+      'What is waiting for approval?',
+    ]) {
       await post('books.ask', { question });
     }
     // The model's tools (books.ask with an outside provider) are read methods only: never a
@@ -314,7 +345,9 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
   it('the MCP tool books_file with a reader key serves the masked document', async () => {
     const client = new Client({ name: 'finance-desk-tfn-test', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${o.keys.reader}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${o.keys.reader}` } },
+      }),
     );
     try {
       const call = async (tool: string, args: Record<string, unknown>) =>
@@ -350,20 +383,37 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
 
   it('the export carries no TFN; the audit pack holds one only in the exact lodged pay events its verifier checks byte for byte', async () => {
     const exportDir = join(work, 'export');
-    const report = await exportOrganisation(t.db, { orgId: o.orgId, orgSlug: o.slug, from: '2000-01-01', to: '2099-12-31', dir: exportDir });
+    const report = await exportOrganisation(t.db, {
+      orgId: o.orgId,
+      orgSlug: o.slug,
+      from: '2000-01-01',
+      to: '2099-12-31',
+      dir: exportDir,
+    });
     expect(report.files.length).toBeGreaterThan(0);
     for (const f of readdirSync(exportDir)) scan(`export ${f}`, readFileSync(join(exportDir, f), 'utf8'));
     expect(leaks).toEqual([]);
 
     const out = join(work, 'pack.tar.gz');
-    await writeAuditPack(t.db, { orgId: o.orgId, orgSlug: o.slug, from: '2000-01-01', to: '2099-12-31', out, vkey: null, now: new Date().toISOString() });
+    await writeAuditPack(t.db, {
+      orgId: o.orgId,
+      orgSlug: o.slug,
+      from: '2000-01-01',
+      to: '2099-12-31',
+      out,
+      vkey: null,
+      now: new Date().toISOString(),
+    });
     const into = mkdtempSync(join(work, 'pack-'));
     execFileSync('tar', ['-xzf', out, '-C', into]);
     const [folder] = readdirSync(into);
     const root = join(into, folder as string);
     // The pay events are in it exactly as lodged: the verifier checks each against the SHA-256
     // its event bound, which a masked copy could not pass (docs/decisions.md "TFNs in files").
-    const docs = readFileSync(join(root, 'documents.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; kind: string; path: string; sha256: string; ledgerId: string | null });
+    const docs = readFileSync(join(root, 'documents.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; kind: string; path: string; sha256: string; ledgerId: string | null });
     const lodged = new Set<string>();
     for (const f of stpFiles) {
       const d = docs.find((x) => x.id === f.id);
@@ -389,7 +439,11 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
     }
     expect(leaks).toEqual([]);
     const v = spawnSync(process.execPath, ['verify.mjs', '--json'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
-    const verdict = JSON.parse(v.stdout || '{"ok":false,"checks":[]}') as { ok: boolean; checks: { name: string; ok: boolean; detail: string }[]; summary: { files: { bound: number; unbound: string[] } } };
+    const verdict = JSON.parse(v.stdout || '{"ok":false,"checks":[]}') as {
+      ok: boolean;
+      checks: { name: string; ok: boolean; detail: string }[];
+      summary: { files: { bound: number; unbound: string[] } };
+    };
     expect(verdict.checks.filter((c) => !c.ok)).toEqual([]);
     expect(verdict.summary.files.unbound).toEqual([]);
     expect(verdict.summary.files.bound).toBe(docs.filter((d) => d.kind !== 'receipt').length);
@@ -397,12 +451,22 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
   }, 60_000);
 
   it('the console: a person with payroll decision rights downloads the exact bytes; another decider gets the masked form', async () => {
-    const approver = await addUser(t.db, { orgId: o.orgId, email: `approver@${o.slug}.example`, role: 'approver', password: 'approver-password-1' });
+    const approver = await addUser(t.db, {
+      orgId: o.orgId,
+      email: `approver@${o.slug}.example`,
+      role: 'approver',
+      password: 'approver-password-1',
+    });
     // The owner decides everything (default policy); approvers decide chase steps and onboarding only.
     await setPolicy(t.db, {
       orgId: o.orgId,
       user: { id: o.owner.userId, role: 'owner' },
-      patch: { decisionRights: { [ACTION_CLASS.invoiceChaseStep]: [o.owner.userId, 'role:approver'], [ACTION_CLASS.onboardingAdvance]: [o.owner.userId, 'role:approver'] } },
+      patch: {
+        decisionRights: {
+          [ACTION_CLASS.invoiceChaseStep]: [o.owner.userId, 'role:approver'],
+          [ACTION_CLASS.onboardingAdvance]: [o.owner.userId, 'role:approver'],
+        },
+      },
     });
     const owner = await consoleSignIn(t, o.slug, o.owner.email, o.owner.password);
     const other = await consoleSignIn(t, o.slug, approver.email, approver.password);
@@ -431,7 +495,7 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
     expect(leaks).toEqual([]);
   });
 
-  it("no line of the server's log holds a TFN", async () => {
+  it("no line of the server's log holds a TFN", () => {
     expect(logLines.length).toBeGreaterThan(0);
     for (const [i, line] of logLines.entries()) scan(`log line ${i}`, line);
     expect(leaks).toEqual([]);

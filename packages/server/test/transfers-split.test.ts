@@ -11,7 +11,7 @@ import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
  * Transfers between bank accounts matched on both sides (books.transferMatch), a transfer seen on
  * one side first (lineRecode to the other account, then matchAccept to that journal), and one
  * line split across documents and accounts (books.lineSplit), with their refusals and the
- * materiality floor (issue 12 item 3), through HTTP on both engines.
+ * materiality floor, through HTTP on both engines.
  */
 const today = () => localDate(new Date().toISOString(), DEFAULT_TIME_ZONE);
 
@@ -38,7 +38,8 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     expect((await consoleJson(t, s, 'POST', '/console/api/bank-accounts', { kind: 'bank', name: 'Saver' })).status).toBe(200);
     const post = (method: string, params: unknown) => t.post(o.keys.agent, method, params);
     const line = async (accountCode: string, amountCents: number, description: string, date = today()) =>
-      ok(await post('books.feedLines', { accountCode, lines: [{ date, amountCents, description: `${description} ${freshKey()}` }] })).lineIds[0] as string;
+      ok(await post('books.feedLines', { accountCode, lines: [{ date, amountCents, description: `${description} ${freshKey()}` }] }))
+        .lineIds[0] as string;
     return { o, post, line };
   }
 
@@ -47,7 +48,12 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     const purchase = await line('2610', -17_500, 'BUNNINGS');
     ok(await post('books.lineRecode', { lineId: purchase, accountCode: '6600', taxCode: 'GST_ON_EXPENSES' }));
     const out = await line('1000', -17_500, 'TRANSFER TO VISA', addDays(today(), -2));
-    const imported = ok(await post('books.feedLines', { accountCode: '2610', lines: [{ date: today(), amountCents: 17_500, description: `PAYMENT THANK YOU ${freshKey()}` }] }));
+    const imported = ok(
+      await post('books.feedLines', {
+        accountCode: '2610',
+        lines: [{ date: today(), amountCents: 17_500, description: `PAYMENT THANK YOU ${freshKey()}` }],
+      }),
+    );
     const into = imported.lineIds[0] as string;
     // Suggested at import too: the bank line is the other side.
     expect(imported.suggestions).toEqual([{ lineId: into, candidates: [expect.objectContaining({ kind: 'transfer', id: out })] }]);
@@ -57,7 +63,12 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     const before = await headSeq(o);
     const r = ok(await post('books.transferMatch', { fromLineId: out, toLineId: into }));
     expect(await headSeq(o)).toBe(before + 1);
-    expect(r).toMatchObject({ amountCents: 17_500, transferId: expect.stringMatching(/^trf_/), from: { status: 'matched', remainingCents: 0 }, to: { status: 'matched' } });
+    expect(r).toMatchObject({
+      amountCents: 17_500,
+      transferId: expect.stringMatching(/^trf_/),
+      from: { status: 'matched', remainingCents: 0 },
+      to: { status: 'matched' },
+    });
     expect(r.from.matches).toEqual([expect.objectContaining({ kind: 'transfer', targetId: into, amountCents: 17_500 })]);
     expect(r.journalIds).toHaveLength(2);
     const journals = await t.db.reader.all<{ id: string; date: string }>(
@@ -71,12 +82,15 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     expect(await accountBalanceCents(t.db.reader, o.orgId, '1300', addDays(today(), -1))).toBe(17_500);
     const accounts = ok(await t.post(o.keys.reader, 'books.bankAccounts', {})).accounts;
     expect(accounts.find((a: any) => a.accountCode === '2610')).toMatchObject({ ledgerBalanceCents: 0, unreconciledLines: 0 });
-    // The same pair again: a no-op (D3), no event.
+    // The same pair again: a no-op (idempotent by state), no event.
     const again = ok(await post('books.transferMatch', { fromLineId: out, toLineId: into }));
     expect(again).toMatchObject({ noop: true, transferId: r.transferId, journalIds: r.journalIds });
     expect(await headSeq(o)).toBe(before + 1);
     const [event] = (await t.get(o.keys.observer, 'events?limit=500')).body.events.slice(-1);
-    expect(event).toMatchObject({ kind: 'books.transfer.match', payload: { fromAccountCode: '1000', toAccountCode: '2610', amountCents: 17_500 } });
+    expect(event).toMatchObject({
+      kind: 'books.transfer.match',
+      payload: { fromAccountCode: '1000', toAccountCode: '2610', amountCents: 17_500 },
+    });
   });
 
   it('refuses a transfer on one account, of different amounts, too far apart, the wrong way round, or of a matched line', async () => {
@@ -110,7 +124,11 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     expect(await balance(o, '1010')).toBe(30_000);
     const into = await line('1010', 30_000, 'FROM CHEQUE');
     const listed = ok(await post('books.feedLinesList', { accountCode: '1010' }));
-    expect(listed.lines.find((l: any) => l.id === into).suggestions[0]).toMatchObject({ kind: 'journal', id: recoded.journalId, outstandingCents: 30_000 });
+    expect(listed.lines.find((l: any) => l.id === into).suggestions[0]).toMatchObject({
+      kind: 'journal',
+      id: recoded.journalId,
+      outstandingCents: 30_000,
+    });
     // On its own account the recode journal is the line's own posting, never a match target.
     const own = await line('1000', 30_000, 'SOMETHING ELSE');
     const selfMatch = await post('books.matchAccept', { lineId: own, target: { kind: 'journal', id: recoded.journalId } });
@@ -131,10 +149,15 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     const d = ok(await post('books.invoiceDraft', { payeeName: 'Hills Cafe', description: 'Shelving', totalCents: 11_000, dueDays: 14 }));
     ok(await post('books.invoiceSend', { id: d.id }));
     const payout = await line('1000', 10_500, 'STRIPE PAYOUT');
-    ok(await post('books.lineSplit', { lineId: payout, parts: [
-      { target: { kind: 'invoice', id: d.id }, amountCents: 11_000 },
-      { accountCode: '6300', amountCents: -500, description: 'Stripe fees' },
-    ] }));
+    ok(
+      await post('books.lineSplit', {
+        lineId: payout,
+        parts: [
+          { target: { kind: 'invoice', id: d.id }, amountCents: 11_000 },
+          { accountCode: '6300', amountCents: -500, description: 'Stripe fees' },
+        ],
+      }),
+    );
     const undone = ok(await post('books.lineUnmatch', { lineId: payout, reason: 'split wrongly' }));
     expect(undone.line).toMatchObject({ status: 'unmatched', matchedCents: 0, remainingCents: 10_500 });
     expect(await balance(o, '1000')).toBe(0);
@@ -187,10 +210,10 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     expect(await balance(o, '1000')).toBe(32_000);
     expect(await balance(o, '6300')).toBe(1_000);
     expect(await balance(o, '1100')).toBe(0);
-    const dates = await t.db.reader.all<{ date: string }>(
-      'SELECT DISTINCT date FROM journals WHERE org_id = ? AND id IN (?, ?, ?)',
-      [o.orgId, ...r.parts.map((p: any) => p.journalId)],
-    );
+    const dates = await t.db.reader.all<{ date: string }>('SELECT DISTINCT date FROM journals WHERE org_id = ? AND id IN (?, ?, ?)', [
+      o.orgId,
+      ...r.parts.map((p: any) => p.journalId),
+    ]);
     expect(dates).toEqual([{ date: today() }]);
     const [event] = (await t.get(o.keys.observer, 'events?limit=500')).body.events.slice(-1);
     expect(event).toMatchObject({ kind: 'books.line.split', entity_id: payout, payload: { lineAmountCents: 32_000, accountCode: '1000' } });
@@ -228,30 +251,96 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
       expect(r.body.error.message).toContain(text);
     };
     const inv = { target: { kind: 'invoice', id: d.id } };
-    await refused({ lineId: l, parts: [{ ...inv, amountCents: 5_000 }, { accountCode: '4200', amountCents: 2_000 }] }, 400, 'parts: add up to 7000 cents; 8000 cents are left');
-    await refused({ lineId: l, parts: [{ ...inv, amountCents: 6_000 }, { accountCode: '4200', amountCents: 2_000 }] }, 400, 'parts[0].amountCents: 6000 is more than the 5000 cents outstanding');
-    await refused({ lineId: l, parts: [{ ...inv, amountCents: 4_000 }, { ...inv, amountCents: 4_000 }] }, 400, 'parts[1].target: invoice');
-    await refused({ lineId: l, parts: [{ ...inv, amountCents: 5_000 }, { accountCode: '1100', amountCents: 3_000 }] }, 400, 'parts[1].accountCode');
+    await refused(
+      {
+        lineId: l,
+        parts: [
+          { ...inv, amountCents: 5_000 },
+          { accountCode: '4200', amountCents: 2_000 },
+        ],
+      },
+      400,
+      'parts: add up to 7000 cents; 8000 cents are left',
+    );
+    await refused(
+      {
+        lineId: l,
+        parts: [
+          { ...inv, amountCents: 6_000 },
+          { accountCode: '4200', amountCents: 2_000 },
+        ],
+      },
+      400,
+      'parts[0].amountCents: 6000 is more than the 5000 cents outstanding',
+    );
+    await refused(
+      {
+        lineId: l,
+        parts: [
+          { ...inv, amountCents: 4_000 },
+          { ...inv, amountCents: 4_000 },
+        ],
+      },
+      400,
+      'parts[1].target: invoice',
+    );
+    await refused(
+      {
+        lineId: l,
+        parts: [
+          { ...inv, amountCents: 5_000 },
+          { accountCode: '1100', amountCents: 3_000 },
+        ],
+      },
+      400,
+      'parts[1].accountCode',
+    );
     await refused({ lineId: l, parts: [{ accountCode: '4200', amountCents: 8_000 }] }, 400, 'parts: must have at least 2 parts');
-    await refused({ lineId: l, parts: [{ target: { kind: 'bill', id: d.id }, amountCents: 5_000 }, { accountCode: '4200', amountCents: 3_000 }] }, 400, `parts[0].target.id: bill ${d.id} not found`);
+    await refused(
+      {
+        lineId: l,
+        parts: [
+          { target: { kind: 'bill', id: d.id }, amountCents: 5_000 },
+          { accountCode: '4200', amountCents: 3_000 },
+        ],
+      },
+      400,
+      `parts[0].target.id: bill ${d.id} not found`,
+    );
     const bad = await post('books.lineSplit', { lineId: l, parts: [{ accountCode: '4200' }, { accountCode: '4200', amountCents: 1.5 }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('parts[1].amountCents');
     // Above the materiality floor ($1,000 by default) documents are matched only with a human's approval.
     const big = await line('1000', 150_000, 'BIG RECEIPT');
     await refused(
-      { lineId: big, parts: [{ ...inv, amountCents: 5_000 }, { accountCode: '4200', amountCents: 145_000 }] },
+      {
+        lineId: big,
+        parts: [
+          { ...inv, amountCents: 5_000 },
+          { accountCode: '4200', amountCents: 145_000 },
+        ],
+      },
       409,
       'books.matchHoldResolve',
     );
     expect(await headSeq(o)).toBe(before + 1);
     // Accounts only: coding was never a signature act.
-    ok(await post('books.lineSplit', { lineId: big, parts: [{ accountCode: '4200', amountCents: 100_000 }, { accountCode: '3000', amountCents: 50_000 }] }));
+    ok(
+      await post('books.lineSplit', {
+        lineId: big,
+        parts: [
+          { accountCode: '4200', amountCents: 100_000 },
+          { accountCode: '3000', amountCents: 50_000 },
+        ],
+      }),
+    );
     expect(await balance(o, '1000')).toBe(150_000);
   });
   it('above the floor: each document part through matchHoldResolve with a human, then the rest split to accounts', async () => {
     const { o, post, line } = await setup();
-    const d = ok(await post('books.invoiceDraft', { payeeName: 'Coastal Cafe Group', description: 'Fit-out', totalCents: 120_000, dueDays: 14 }));
+    const d = ok(
+      await post('books.invoiceDraft', { payeeName: 'Coastal Cafe Group', description: 'Fit-out', totalCents: 120_000, dueDays: 14 }),
+    );
     ok(await post('books.invoiceSend', { id: d.id }));
     const big = await line('1000', 150_000, 'COASTAL CAFE AND INTEREST');
     const params = { lineId: big, target: { kind: 'invoice', id: d.id }, amountCents: 120_000 };
@@ -260,7 +349,10 @@ describe.each(engines)('transfers and split lines (%s)', (engine) => {
     ok(await t.post(o.keys.agent, 'books.matchHoldResolve', { ...params, approvalId }, { 'x-idempotency-key': freshKey() }));
     const r = ok(await post('books.lineSplit', { lineId: big, parts: [{ accountCode: '4100', amountCents: 30_000 }] }));
     expect(r.line).toMatchObject({ status: 'matched', remainingCents: 0 });
-    expect(r.line.matches.map((m: any) => [m.kind, m.amountCents])).toEqual([['invoice', 120_000], ['account', 30_000]]);
+    expect(r.line.matches.map((m: any) => [m.kind, m.amountCents])).toEqual([
+      ['invoice', 120_000],
+      ['account', 30_000],
+    ]);
     expect(await balance(o, '4100')).toBe(-30_000);
     expect(await balance(o, '1100')).toBe(0);
   });

@@ -2,8 +2,7 @@ import { z } from 'zod';
 
 /**
  * Fields that end up in an ABA (Cemtex, BECS Direct Entry) payment file, validated when they are
- * first given so that a payment run never fails on a supplier's details (see
- * ../shared/data/aba/FORMAT.md). The character set is the narrowest one a processor documents.
+ * first given so that a payment run never fails on a supplier's details. The character set is the narrowest one a processor documents.
  */
 export const ABA_CHARSET = /^[A-Za-z0-9 &',\-./+$!%()*#=:?[\]_^@]*$/;
 export const ABA_CHARSET_TEXT = "letters, digits, space and & ' , - . / + $ ! % ( ) * # = : ? [ ] _ ^ @";
@@ -39,7 +38,7 @@ export const lodgementReference = () =>
     error: 'must not start with a space, a zero or a hyphen',
   });
 
-/** Purchase tax codes a bill line or an expense claim may carry (seed data/gst). */
+/** Purchase tax codes a bill line or an expense claim may carry (the ATO's GST treatments). */
 export const purchaseTaxCode = () =>
   z.enum(['GST_ON_EXPENSES', 'GST_ON_CAPITAL', 'GST_FREE_EXPENSES', 'INPUT_TAXED_EXPENSE', 'BAS_EXCLUDED'], {
     error: 'must be one of GST_ON_EXPENSES, GST_ON_CAPITAL, GST_FREE_EXPENSES, INPUT_TAXED_EXPENSE, BAS_EXCLUDED',

@@ -9,8 +9,7 @@ export const request = method({
   kind: 'write',
   summary:
     'File a request for a human decision on a held act. Must match an open hold (same action class, subject and payload hash); the human sees the server’s summary, never this one.',
-  brief:
-    'Ask a human to approve a hold: copy its approval fields. Then approval.wait.',
+  brief: 'Ask a human to approve a hold: copy its approval fields. Then approval.wait.',
   params: z.strictObject({
     actionClass: z.enum(ACTION_CLASSES).describe('From the hold'),
     payloadHash: hash64().describe('From the hold'),

@@ -49,7 +49,7 @@ type Named = { readonly name: string };
 
 /**
  * Declarations by area. Most areas are a declaration file's own list; the core books file holds
- * the seed's invoice and bill methods, which belong with receivables and payables.
+ * the core contract's invoice and bill methods, which belong with receivables and payables.
  */
 const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   books: [...booksReadMethods, r.events, r.snapshot, r.booksFiles, r.booksFile, artifactsIndex, ...artifactReads.map((a) => a.spec)],
@@ -70,9 +70,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
 };
 
 /** Declared name (`books.invoiceDraft`, `org/profile`) → its area. */
-export const methodAreas: ReadonlyMap<string, Area> = new Map(
-  AREAS.flatMap((area) => BY_AREA[area].map((d) => [d.name, area] as const)),
-);
+export const methodAreas: ReadonlyMap<string, Area> = new Map(AREAS.flatMap((area) => BY_AREA[area].map((d) => [d.name, area] as const)));
 
 /** The area of a declared method or read; undefined for a name that is not declared. */
 export function areaOf(name: string): Area | undefined {

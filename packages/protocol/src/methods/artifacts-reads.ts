@@ -17,9 +17,19 @@ export const ARTIFACT_FILES = [
     result: z.object({
       version: z.string(),
       methods: z.array(
-        z.object({ name: z.string(), scope: z.string(), kind: z.string(), actionClass: z.string().optional(), summary: z.string(), params: jsonSchema, result: jsonSchema }),
+        z.object({
+          name: z.string(),
+          scope: z.string(),
+          kind: z.string(),
+          actionClass: z.string().optional(),
+          summary: z.string(),
+          params: jsonSchema,
+          result: jsonSchema,
+        }),
       ),
-      reads: z.array(z.object({ name: z.string(), scope: z.string(), summary: z.string(), query: jsonSchema, result: jsonSchema.optional() })),
+      reads: z.array(
+        z.object({ name: z.string(), scope: z.string(), summary: z.string(), query: jsonSchema, result: jsonSchema.optional() }),
+      ),
       publicRoutes: z.array(z.record(z.string(), z.unknown())),
     }),
     summary:
@@ -30,7 +40,12 @@ export const ARTIFACT_FILES = [
   },
   {
     file: 'openapi.json',
-    result: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()), components: z.record(z.string(), z.unknown()) }),
+    result: z.looseObject({
+      openapi: z.literal('3.1.0'),
+      info: z.looseObject({ title: z.string(), version: z.string() }),
+      paths: z.record(z.string(), z.unknown()),
+      components: z.record(z.string(), z.unknown()),
+    }),
     summary:
       'The API as an OpenAPI 3.1 document, generated from the protocol declarations: every method, read and keyless route, ' +
       'the error frame and its codes, the hold frame, rate-limit and idempotency headers; the same file as docs/artifacts/openapi.json.',
@@ -41,7 +56,9 @@ export const ARTIFACT_FILES = [
     result: z.object({
       /** The catalogue's format version (events.ts EVENT_CATALOGUE_VERSION). */
       version: z.number().int(),
-      events: z.array(z.object({ family: z.string(), kind: z.string(), summary: z.string(), emittedBy: z.array(z.string()), payload: jsonSchema })),
+      events: z.array(
+        z.object({ family: z.string(), kind: z.string(), summary: z.string(), emittedBy: z.array(z.string()), payload: jsonSchema }),
+      ),
     }),
     summary:
       'The event catalogue: every kind of ledger event (family, kind, summary), which methods (or operator, console, system) emit it, and its payload as JSON Schema; ' +
@@ -61,12 +78,14 @@ export const artifactsIndex = read({
   summary:
     'The machine-readable artifacts of this API: for each, its name, path (GET it with the same key) and the SHA-256 of its bytes, ' +
     'so a client fetches a description again only when it changed; and `checkpoints`: when the server signs checkpoints of each chain, ' +
-    'the key name, the C2SP verifier key and this organisation\'s log origin (null otherwise).',
+    "the key name, the C2SP verifier key and this organisation's log origin (null otherwise).",
   brief:
     "This API's machine-readable descriptions (methods.json, openapi.json, events.json) with their paths and SHA-256, to refetch one only when it changed; and, when the server signs ledger checkpoints, the key to verify them.",
   query: z.strictObject({}),
   result: z.object({
-    artifacts: z.array(z.object({ name: z.string(), path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int() })),
+    artifacts: z.array(
+      z.object({ name: z.string(), path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int() }),
+    ),
     /** Signed checkpoints: the C2SP verifier key and this organisation's log origin; null when the server signs none. */
     checkpoints: z.object({ keyName: z.string(), verifierKey: z.string(), origin: z.string() }).nullable(),
   }),
@@ -77,7 +96,7 @@ export const artifactReads = ARTIFACT_FILES.map((a) => ({
   file: a.file,
   // The name's type stays the union of literal names, so typed clients know every read by name.
   spec: read({
-    name: `${ARTIFACTS_READ}/${a.file}` as `${typeof ARTIFACTS_READ}/${ArtifactFile}`,
+    name: `${ARTIFACTS_READ}/${a.file}`,
     scope: 'org.read',
     summary: a.summary,
     brief: a.brief,

@@ -35,9 +35,7 @@ const lifeYears = () =>
 export const assetInput = z.strictObject({
   name: text(limits.nameCharsMax).describe('Asset name'),
   effectiveLifeYears: lifeYears().describe('Whole years, 1-50'),
-  method: z
-    .enum(ASSET_METHODS, { error: `must be one of ${ASSET_METHODS.join(', ')}` })
-    .describe('Depreciation method'),
+  method: z.enum(ASSET_METHODS, { error: `must be one of ${ASSET_METHODS.join(', ')}` }).describe('Depreciation method'),
 });
 
 /** pending: on 1500 at cost, awaiting books.assetRegister (its name, life and method); not depreciated. */
@@ -59,10 +57,8 @@ export const assetDepreciationRun = method({
   name: 'books.assetDepreciationRun',
   scope: 'books.write',
   kind: 'write',
-  summary:
-    `Depreciate every active fixed asset to periodEnd (${monthEndExample}; not in the future). Each asset is depreciated for the days it was held from the day after the previous run's periodEnd (or its start date) to periodEnd, over 365: prime cost = cost × days/365 ÷ life; diminishing value = (cost − depreciation so far) × days/365 × 2 ÷ life; rounded half up to a cent per asset, never below a book value of zero. Posts one journal dated periodEnd: Dr 6400 Depreciation / Cr 1510 Accumulated depreciation per asset (docId = the asset). Pending assets (captured without their effective life) are skipped and counted in pendingSkipped; once registered, the next run depreciates them from their start date. A run for a periodEnd already run is a no-op returning that run; a periodEnd before the last run's is CONFLICT. journalId is null when nothing was depreciated.`,
-  brief:
-    'Depreciate active assets up to a month end: one journal, Dr 6400 / Cr 1510.',
+  summary: `Depreciate every active fixed asset to periodEnd (${monthEndExample}; not in the future). Each asset is depreciated for the days it was held from the day after the previous run's periodEnd (or its start date) to periodEnd, over 365: prime cost = cost × days/365 ÷ life; diminishing value = (cost − depreciation so far) × days/365 × 2 ÷ life; rounded half up to a cent per asset, never below a book value of zero. Posts one journal dated periodEnd: Dr 6400 Depreciation / Cr 1510 Accumulated depreciation per asset (docId = the asset). Pending assets (captured without their effective life) are skipped and counted in pendingSkipped; once registered, the next run depreciates them from their start date. A run for a periodEnd already run is a no-op returning that run; a periodEnd before the last run's is CONFLICT. journalId is null when nothing was depreciated.`,
+  brief: 'Depreciate active assets up to a month end: one journal, Dr 6400 / Cr 1510.',
   params: z.strictObject({ periodEnd: isoDate().describe('Month end') }),
   result: z.object({
     runId: z.string(),
@@ -83,8 +79,7 @@ export const assetDispose = method({
   kind: 'write',
   summary:
     'Dispose of (sell or scrap) an active fixed asset (a pending one is CONFLICT: register it first) on date (not before it started, not in the future, not before the last depreciation run that covered it). Depreciates it to that date first, then in one journal dated date: Dr 6400 / Cr 1510 (depreciation to date), Dr 1510 (all its accumulated depreciation) / Cr 1500 (its cost), Dr 1000 Business bank account with proceedsCents (GST-inclusive; tagged with taxCode, default GST, so the BAS counts the sale at G1 and its GST at 1A), Cr 2100 with the GST (1/11 when taxCode is GST), and the difference between the GST-exclusive proceeds and the book value as Cr 4300 Gain on disposal or Dr 7100 Loss on disposal. Disposing of a disposed asset is a no-op.',
-  brief:
-    'Sell or scrap an active asset: depreciates to date, proceeds into 1000, posts the gain or loss.',
+  brief: 'Sell or scrap an active asset: depreciates to date, proceeds into 1000, posts the gain or loss.',
   params: z.strictObject({
     id: id().describe('Asset id'),
     date: isoDate().describe('Not future'),
@@ -146,9 +141,8 @@ export const assets = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    'The fixed asset register as at asOf (default today): every asset registered on or before asOf with its method, effective life, start date, cost, accumulated depreciation and book value as at asOf, status (pending: captured on 1500 without its effective life, awaiting books.assetRegister, method and effectiveLifeYears null; active; or disposed when its disposal is dated on or before asOf) and disposal details. totals.bookValueCents equals the ledger\'s 1500 Plant and equipment less 1510 Accumulated depreciation as at asOf (pending assets included, at cost); pending counts them and their cost. Filter by status.',
-  brief:
-    'Fixed asset register as at a date: cost, depreciation, book value, status.',
+    "The fixed asset register as at asOf (default today): every asset registered on or before asOf with its method, effective life, start date, cost, accumulated depreciation and book value as at asOf, status (pending: captured on 1500 without its effective life, awaiting books.assetRegister, method and effectiveLifeYears null; active; or disposed when its disposal is dated on or before asOf) and disposal details. totals.bookValueCents equals the ledger's 1500 Plant and equipment less 1510 Accumulated depreciation as at asOf (pending assets included, at cost); pending counts them and their cost. Filter by status.",
+  brief: 'Fixed asset register as at a date: cost, depreciation, book value, status.',
   params: z.strictObject({
     asOf: isoDate().optional().describe('Default today'),
     status: assetStatus.optional().describe('Status'),
@@ -168,9 +162,8 @@ export const assetRegister = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Register a pending fixed asset (one a bill line or an expense claim put on 1500 Plant and equipment without asset details): give its name, effectiveLifeYears (1–50) and method (prime_cost | diminishing_value), as a bill line\'s asset. It becomes active with its start date unchanged (its document\'s date), so the next books.assetDepreciationRun depreciates it from then. Posts nothing: it is on 1500 at cost already. An asset already registered (active or disposed) is CONFLICT; another organisation\'s is NOT_FOUND.',
-  brief:
-    'Give a pending asset its name, life and method; active from its start date. Posts nothing.',
+    "Register a pending fixed asset (one a bill line or an expense claim put on 1500 Plant and equipment without asset details): give its name, effectiveLifeYears (1–50) and method (prime_cost | diminishing_value), as a bill line's asset. It becomes active with its start date unchanged (its document's date), so the next books.assetDepreciationRun depreciates it from then. Posts nothing: it is on 1500 at cost already. An asset already registered (active or disposed) is CONFLICT; another organisation's is NOT_FOUND.",
+  brief: 'Give a pending asset its name, life and method; active from its start date. Posts nothing.',
   params: z.strictObject({ id: id().describe('Pending asset id'), ...assetInput.shape }),
   result: asset,
 });

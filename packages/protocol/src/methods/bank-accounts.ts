@@ -23,7 +23,9 @@ export type BankAccountKind = (typeof BANK_ACCOUNT_KINDS)[number];
  * liabilities. Lines on every kind are signed the same way: + money into the account (a deposit,
  * a card repayment, a loan drawn... as the bank shows it), − money out (a payment, a card purchase).
  */
-export const BANK_ACCOUNT_RANGES: Readonly<Record<BankAccountKind, { readonly from: number; readonly to: number; readonly type: 'asset' | 'liability' }>> = {
+export const BANK_ACCOUNT_RANGES: Readonly<
+  Record<BankAccountKind, { readonly from: number; readonly to: number; readonly type: 'asset' | 'liability' }>
+> = {
   bank: { from: 1010, to: 1099, type: 'asset' },
   credit_card: { from: 2610, to: 2699, type: 'liability' },
   loan: { from: 2700, to: 2799, type: 'liability' },
@@ -97,7 +99,8 @@ export const bankAccountCreate = z
     }
     if (range && p.kind !== 'bank') {
       for (const f of DIRECT_ENTRY_FIELDS) {
-        if (p[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'is only for a bank account (bank files are paid from one)' });
+        if (p[f] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [f], message: 'is only for a bank account (bank files are paid from one)' });
       }
     }
   });
@@ -120,7 +123,11 @@ export const bankAccountUpdate = z
   })
   .superRefine((p, ctx) => {
     if (Object.values(p).every((v) => v === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['bankCode'], message: `give at least one of bsb, accountNumber, ${DIRECT_ENTRY_FIELDS.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bankCode'],
+        message: `give at least one of bsb, accountNumber, ${DIRECT_ENTRY_FIELDS.join(', ')}`,
+      });
     }
   });
 export type BankAccountUpdate = z.infer<typeof bankAccountUpdate>;
@@ -170,8 +177,7 @@ export const bankAccounts = method({
   kind: 'read',
   summary:
     "List the organisation's bank, credit-card and loan accounts (1000 Business bank account first, the default, id null until an owner gives it a record; then the records owners created in the console or with `finance-desk bank-account add`), each with its chart account code, BSB and account number when known, its direct-entry details (bankCode, apcaUserId, userName, remitterName, accountTitle: what a bank file paid from it carries) and directEntry, set only when the account can fund a payment run or pay run by fundingAccountId (null: details missing, or not a bank account), the ledger balance (debits less credits: negative on a card or loan is what is owed) and its unreconciled feed lines (count and signed sum). Any of these account codes can take feed lines (books.feedLines accountCode).",
-  brief:
-    'Bank, card and loan accounts: accountCode, BSB, number, balance, unreconciled lines, directEntry.',
+  brief: 'Bank, card and loan accounts: accountCode, BSB, number, balance, unreconciled lines, directEntry.',
   params: z.strictObject({}),
   result: z.object({ accounts: z.array(bankAccount) }),
 });
@@ -182,8 +188,7 @@ export const transferMatch = method({
   kind: 'write',
   summary:
     "Match a transfer between two of the organisation's bank accounts, seen on both sides: fromLineId is money out of one account, toLineId the same amount in to another (a card repayment from the bank is one), both unmatched, at most 7 days apart. Posts Cr from-account / Dr 1300 Bank clearing dated the from line's date and Dr to-account / Cr 1300 dated the to line's date (so each account moves on its own statement's date and 1300 holds the money in transit between them), and marks both lines matched (match kind transfer, naming the other line). The same pair again is a no-op. A transfer seen on one side only: recode that line to the other bank account (books.lineRecode); when the other side's line arrives, match it to that recode journal (books.matchAccept target kind journal).",
-  brief:
-    'Match one transfer seen on two own accounts (same amount, within 7 days) via 1300. Seen once: books.lineRecode.',
+  brief: 'Match one transfer seen on two own accounts (same amount, within 7 days) via 1300. Seen once: books.lineRecode.',
   params: z.strictObject({
     fromLineId: id().describe('Money-out line'),
     toLineId: id().describe('Money-in line'),
@@ -252,8 +257,7 @@ export const lineSplit = method({
   kind: 'new-act',
   summary:
     "Apply one bank line to several documents and accounts in one call: parts (2–20; 1 when the line is already part_matched) each either {target: {kind: invoice | bill | claim | journal, id}, amountCents} (as books.matchAccept: the document takes a payment dated the line's date) or {accountCode, taxCode?, amountCents, description?} (as books.lineRecode: coded straight to the account, GST 1/11 for GST codes; taxCode default as lineRecode). Amounts are unsigned in the line's direction (its sign gives it); an account part may be negative, money the other way inside the line (e.g. a card processor's fee deducted from a receipt: Dr 6300 on money in). The parts must add up to what is left of the line, which ends matched; each document at most once. A line above the materiality floor (policy materialityFloorCents) is matched to documents only through books.matchHoldResolve with a human's approval: a split of such a line with a document part is CONFLICT (resolve each document part with books.matchHoldResolve and amountCents, then split what is left to accounts). Unmatched or part_matched lines only. One event; errors name parts[i].field.",
-  brief:
-    'Split a bank line across documents and accounts, summing to its rest. Above the materiality floor, books.matchHoldResolve first.',
+  brief: 'Split a bank line across documents and accounts, summing to its rest. Above the materiality floor, books.matchHoldResolve first.',
   params: z.strictObject({
     lineId: id().describe('Line id'),
     parts: z

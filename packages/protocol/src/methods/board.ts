@@ -20,8 +20,7 @@ export const createTask = method({
   scope: 'board.write',
   kind: 'new-act',
   summary: 'Put a task on the organisation board, in the `ready` column.',
-  brief:
-    "Add a task to the board's ready column.",
+  brief: "Add a task to the board's ready column.",
   params: z.strictObject({
     title: text(limits.nameCharsMax).describe('One line'),
     priority: z.enum(PRIORITIES).default('normal').describe('Default normal'),
@@ -34,8 +33,7 @@ export const claim = method({
   scope: 'board.write',
   kind: 'write',
   summary: 'Claim a ready task. Of concurrent claims exactly one wins; the rest get CONFLICT.',
-  brief:
-    'Claim a ready task; if several agents claim, one wins, the rest CONFLICT.',
+  brief: 'Claim a ready task; if several agents claim, one wins, the rest CONFLICT.',
   params: z.strictObject({ id: id().describe('Task id') }),
   result: task,
 });

@@ -32,8 +32,7 @@ export const accounts = method({
   kind: 'read',
   summary:
     "The chart of accounts, ordered by code, each with its debits, credits and balance over every journal dated on or before asOf (default today). balanceCents is in the account's normal direction: debit − credit for asset and expense accounts, credit − debit for liability, equity and revenue accounts (so a contra-asset such as 1510 Accumulated depreciation is negative). Filter by type.",
-  brief:
-    'Chart of accounts with debits, credits and balances in cents (normal direction).',
+  brief: 'Chart of accounts with debits, credits and balances in cents (normal direction).',
   params: z.strictObject({
     asOf: isoDate().optional().describe('Default today'),
     type: accountType().optional().describe('Type'),
@@ -82,8 +81,7 @@ export const journals = method({
   kind: 'read',
   summary:
     'Journals (postings) ordered by date then id, each whole with its lines. Filters: from and to (dates, inclusive), accountCode (journals with a line on that account), sourceId (journals of one invoice, bill, claim or other source). Page with cursor (the nextCursor of the previous page: a journal id) and limit (1–200, default 50).',
-  brief:
-    'Posted journals with lines, by date; filter to see how a document posted.',
+  brief: 'Posted journals with lines, by date; filter to see how a document posted.',
   params: z
     .strictObject({
       from: isoDate().optional().describe('From'),
@@ -278,8 +276,7 @@ export const reports = method({
   kind: 'read',
   summary:
     'A report from the general ledger. As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit) and gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)).',
-  brief:
-    'Ledger report: as at asOf (trial_balance, balance_sheet, aged_*) or from..to (profit_and_loss, gst_summary).',
+  brief: 'Ledger report: as at asOf (trial_balance, balance_sheet, aged_*) or from..to (profit_and_loss, gst_summary).',
   params: reportParams,
   result: z.union([trialBalance, profitAndLoss, balanceSheet, agedReport, gstSummary]),
 });

@@ -75,8 +75,7 @@ export const invoiceDraft = method({
   summary:
     "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent.",
   extendedParams: ['issueDate', 'number', 'reference'],
-  brief:
-    'Draft a customer invoice (one line or many). Posts nothing until books.invoiceSend.',
+  brief: 'Draft a customer invoice (one line or many). Posts nothing until books.invoiceSend.',
   params: z
     .strictObject({
       payeeName: text().optional().describe('Name; its contact is found or created'),
@@ -112,9 +111,8 @@ export const invoiceSend = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Issue a drafted invoice, dated today (or the issueDate it was drafted with) and due dueDays later: posts Dr 1100 Accounts receivable (total) / Cr each line\'s revenue account (net of its GST share, tagged with tax code, GST-inclusive base and GST) / Cr 2100 GST collected, and emails it to payeeEmail when set (after commit). Sending a sent invoice again is a no-op.',
-  brief:
-    'Issue a draft: posts Dr 1100 / Cr revenue + 2100, dated issueDate or today; emails payeeEmail.',
+    "Issue a drafted invoice, dated today (or the issueDate it was drafted with) and due dueDays later: posts Dr 1100 Accounts receivable (total) / Cr each line's revenue account (net of its GST share, tagged with tax code, GST-inclusive base and GST) / Cr 2100 GST collected, and emails it to payeeEmail when set (after commit). Sending a sent invoice again is a no-op.",
+  brief: 'Issue a draft: posts Dr 1100 / Cr revenue + 2100, dated issueDate or today; emails payeeEmail.',
   params: z.strictObject({ id: id().describe('Draft invoice id') }),
   result: invoice,
 });
@@ -125,9 +123,8 @@ export const invoiceChaseStep = method({
   kind: 'signature',
   actionClass: ACTION_CLASS.invoiceChaseStep,
   summary:
-    'Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once, but not before the due date (the organisation\'s today) unless `early: true` (otherwise BAD_REQUEST naming `early`, with the due date); step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op. The reminder email carries the invoice PDF.',
-  brief:
-    'Email a reminder with the invoice PDF. Steps in order from 1: step 1 from the due date (or early); step 2+ escalates.',
+    "Chase a sent invoice that is not fully paid (status sent or part_paid), for what is still outstanding. Step 1 (first reminder) runs at once, but not before the due date (the organisation's today) unless `early: true` (otherwise BAD_REQUEST naming `early`, with the due date); step 2 and above are dunning escalation, a signature act. Steps go in order; repeating the last step done is a no-op. The reminder email carries the invoice PDF.",
+  brief: 'Email a reminder with the invoice PDF. Steps in order from 1: step 1 from the due date (or early); step 2+ escalates.',
   params: withProof({
     id: id().describe('Invoice id'),
     step: z
@@ -202,7 +199,7 @@ export const billCapture = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    'Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill\'s date: it falls due dueDays after it and its approval posts dated it; reference is the business\'s own reference for it.',
+    "Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill's date: it falls due dueDays after it and its approval posts dated it; reference is the business's own reference for it.",
   extendedParams: ['issueDate', 'reference'],
   brief:
     'Record a supplier bill (posts at books.billApprove); held for a human if the payee is new, bank details changed or above the approval floor.',
@@ -214,12 +211,7 @@ export const billCapture = method({
       totalCents: cents().optional().describe('GST-incl.; or lines'),
       dueDays: days().describe('Days from issue to due date'),
       taxCode: purchaseTaxCode().optional().describe('Default GST_ON_EXPENSES'),
-      lines: z
-        .array(billLineInput)
-        .min(1, { error: 'must have at least 1 line' })
-        .max(100)
-        .optional()
-        .describe('1-100; or totalCents'),
+      lines: z.array(billLineInput).min(1, { error: 'must have at least 1 line' }).max(100).optional().describe('1-100; or totalCents'),
       payeeBsb: bsb().optional().describe('NNN-NNN; all 3 or none'),
       payeeAccountNumber: bankAccountNumber().optional().describe('1-9 digits'),
       payeeAccountName: abaText(32).optional().describe('Max 32 chars'),
@@ -233,7 +225,8 @@ export const billCapture = method({
         if (p.totalCents === undefined) ctx.addIssue({ code: 'custom', path: ['totalCents'], message: 'is required (or give lines)' });
       } else {
         const sum = p.lines.reduce((acc, l) => acc + l.amountCents, 0);
-        if (sum > limits.centsMax) ctx.addIssue({ code: 'custom', path: ['lines'], message: `must sum to at most ${limits.centsMax} cents` });
+        if (sum > limits.centsMax)
+          ctx.addIssue({ code: 'custom', path: ['lines'], message: `must sum to at most ${limits.centsMax} cents` });
         if (p.totalCents !== undefined && p.totalCents !== sum) {
           ctx.addIssue({ code: 'custom', path: ['totalCents'], message: `must equal the sum of lines (${sum})` });
         }
@@ -281,12 +274,4 @@ export const billReturn = method({
   result: bill,
 });
 
-export const booksMethods = [
-  invoiceDraft,
-  invoiceSend,
-  invoiceChaseStep,
-  billCapture,
-  billApprove,
-  billHold,
-  billReturn,
-] as const;
+export const booksMethods = [invoiceDraft, invoiceSend, invoiceChaseStep, billCapture, billApprove, billHold, billReturn] as const;

@@ -4,7 +4,7 @@ import { abn } from './people-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
- * Contacts (an extension beyond the seed): customers and suppliers as records.
+ * Contacts (an extension beyond the core contract): customers and suppliers as records.
  * invoiceDraft and billCapture find or create them by name (one per normalised name: case,
  * accents and spacing do not make a new contact) or take a contactId; these two methods set what
  * documents cannot: email and ABN, and the name's spelling. Bank details come only from approved
@@ -38,9 +38,8 @@ export const contactCreate = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Create a customer or supplier before its first document (extension beyond the seed). One contact per normalised name (case, accents and spacing folded): a name whose contact exists already, with nothing given that differs, is a no-op answering that contact; an email or ABN that differs, or a contact not yet of this kind, is CONFLICT naming the contact (use books.contactUpdate, or name it on a document). abn is checked (11 digits, ABN check digits; spaces between groups allowed and removed). Bank details are never set here: they come from approved bills.',
-  brief:
-    'Create a contact; an existing name with other email or ABN: CONFLICT (books.contactUpdate).',
+    'Create a customer or supplier before its first document (extension beyond the core contract). One contact per normalised name (case, accents and spacing folded): a name whose contact exists already, with nothing given that differs, is a no-op answering that contact; an email or ABN that differs, or a contact not yet of this kind, is CONFLICT naming the contact (use books.contactUpdate, or name it on a document). abn is checked (11 digits, ABN check digits; spaces between groups allowed and removed). Bank details are never set here: they come from approved bills.',
+  brief: 'Create a contact; an existing name with other email or ABN: CONFLICT (books.contactUpdate).',
   params: z.strictObject({
     name: text().describe('Contact name'),
     kind: contactKind.describe('Contact kind'),
@@ -55,9 +54,8 @@ export const contactUpdate = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Change a contact's name (spelling), email or ABN (extension beyond the seed); null clears email or abn. A new name must not normalise to another contact's (CONFLICT naming it); documents keep the payee name they were written with. abn is checked as in contactCreate. Nothing that differs from the record is a no-op. Bank details cannot be changed here: they come only from approved bills, which the bill-approval rule's BANK_DETAILS_CHANGED hold and the signature law govern.",
-  brief:
-    "Correct a contact's name, email or ABN; a name in use: CONFLICT. Bank details come only from bills.",
+    "Change a contact's name (spelling), email or ABN (extension beyond the core contract); null clears email or abn. A new name must not normalise to another contact's (CONFLICT naming it); documents keep the payee name they were written with. abn is checked as in contactCreate. Nothing that differs from the record is a no-op. Bank details cannot be changed here: they come only from approved bills, which the bill-approval rule's BANK_DETAILS_CHANGED hold and the signature law govern.",
+  brief: "Correct a contact's name, email or ABN; a name in use: CONFLICT. Bank details come only from bills.",
   params: z
     .strictObject({
       id: id().describe('Contact id'),

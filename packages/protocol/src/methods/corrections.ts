@@ -8,7 +8,7 @@ import type { MethodSpec } from './types.js';
 /**
  * The business's conversion (opening balances) and the corrections a real business needs —
  * unmatch a bank line, a dishonoured receipt, a returned supplier payment, the reversal of a
- * manual journal. Every method here is an extension of the seed (docs/methods.md marks them);
+ * manual journal. Every method here is an extension beyond the core contract (docs/methods.md marks them);
  * each posts through the general ledger and writes one event. Design: docs/decisions.md, the
  * record on opening balances and corrections.
  */
@@ -35,7 +35,10 @@ const openingAccount = z
   });
 
 /** outstandingCents ≤ totalCents, dueDate on or after issueDate (named on the document's path). */
-function documentChecks(d: { totalCents: number; outstandingCents: number; issueDate: string; dueDate: string; gstCents?: number | undefined }, ctx: z.RefinementCtx) {
+function documentChecks(
+  d: { totalCents: number; outstandingCents: number; issueDate: string; dueDate: string; gstCents?: number | undefined },
+  ctx: z.RefinementCtx,
+) {
   if (Number.isSafeInteger(d.outstandingCents) && Number.isSafeInteger(d.totalCents) && d.outstandingCents > d.totalCents)
     ctx.addIssue({ code: 'custom', path: ['outstandingCents'], message: `must not be more than totalCents (${d.totalCents})` });
   if (isCalendarDate(d.issueDate) && isCalendarDate(d.dueDate) && d.dueDate < d.issueDate)
@@ -63,7 +66,7 @@ const openingInvoice = z
     /** The GST the old system already reported on it (for later adjustment notes); default 0. */
     gstCents: gstCents().optional().describe('GST reported; default 0'),
     outstandingCents: cents().describe('Still owed'),
-    reference: text(200).optional().describe("Its reference"),
+    reference: text(200).optional().describe('Its reference'),
   })
   .superRefine((d, ctx) => {
     if (d.payeeName === undefined && d.contactId === undefined)
@@ -145,8 +148,7 @@ export const lineUnmatch = method({
   kind: 'write',
   summary:
     "Undo a bank line's matches (all of them, or the one matchId) or its recode: posts, dated date (default today; not in the future, not before the journal it reverses, not on or before the lock date), the mirror of each match's payment journal (a match to an existing bank journal posted nothing, so nothing is reversed) or of the recode journal; the matches are kept, marked reversed; the documents reopen (status and outstanding back); the line goes back to unmatched (or part_matched while other matches stay). A held line is CONFLICT (books.matchHoldResolve decides it); a match whose payment was dishonoured or returned is CONFLICT. Nothing left to undo is a no-op.",
-  brief:
-    "Undo a bank line's matches or recode: reverses the postings, reopens the documents. A dishonoured or returned match: CONFLICT.",
+  brief: "Undo a bank line's matches or recode: reverses the postings, reopens the documents. A dishonoured or returned match: CONFLICT.",
   params: z.strictObject({
     lineId: id().describe('Line id'),
     matchId: id().optional().describe('One match; default all'),
@@ -207,8 +209,7 @@ export const invoicePaymentDishonour = method({
   kind: 'write',
   summary:
     "A customer's payment bounced: paymentId is the payment's own id (pay_…, from books.invoiceRecordPayment or books.invoice's payments) or the bank-line match that recorded it (matchId mat_…, from books.matchAccept, books.matchHoldResolve or books.invoice); the result's paymentId is the payment's own. Posts Dr 1100 (docId = invoice) / Cr the bank it arrived in, dated date (default today; not in the future, not before the payment, not on or before the lock date); the payment is marked dishonoured with reason; the invoice goes back to sent (or part_paid while other payments stand) with its outstanding restored, so chasing resumes. The same payment again is a no-op; a payment undone by books.lineUnmatch is CONFLICT.",
-  brief:
-    'Record a bounced customer payment: posts Dr 1100 / Cr bank; the invoice reopens.',
+  brief: 'Record a bounced customer payment: posts Dr 1100 / Cr bank; the invoice reopens.',
   params: paymentReversal.params,
   result: paymentReversal.result,
 });
@@ -218,9 +219,8 @@ export const billPaymentReturn = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "A payment to a supplier came back (wrong account, closed account): paymentId is the payment run (runId) or the bank-line match (matchId) that paid the bill. Posts Dr the bank it left / Cr 2000 (docId = bill), dated date (default today; not in the future, not before the payment, not on or before the lock date); the bill is approved (payable) again with that amount outstanding. The same payment again is a no-op.",
-  brief:
-    'Record a returned supplier payment: posts Dr bank / Cr 2000; the bill is payable again.',
+    'A payment to a supplier came back (wrong account, closed account): paymentId is the payment run (runId) or the bank-line match (matchId) that paid the bill. Posts Dr the bank it left / Cr 2000 (docId = bill), dated date (default today; not in the future, not before the payment, not on or before the lock date); the bill is approved (payable) again with that amount outstanding. The same payment again is a no-op.',
+  brief: 'Record a returned supplier payment: posts Dr bank / Cr 2000; the bill is payable again.',
   params: paymentReversal.params,
   result: paymentReversal.result,
 });
@@ -230,9 +230,8 @@ export const journalReverse = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Reverse a manual journal (one books.journalPost posted): posts its mirror (sides swapped, GST tags negated so the BAS nets it out) dated date (default today; not in the future, not before the journal, not on or before the lock date) and marks the journal reversed (books.journals shows reversedBy). Journals other acts posted are CONFLICT naming the method that corrects them; a journal that registered a fixed asset (1500) is CONFLICT (books.assetDispose); a journal a bank line is matched to is CONFLICT until books.lineUnmatch. Reversing it again is a no-op.",
-  brief:
-    'Reverse a books.journalPost journal by its mirror. One with an asset or a matched bank line: CONFLICT.',
+    'Reverse a manual journal (one books.journalPost posted): posts its mirror (sides swapped, GST tags negated so the BAS nets it out) dated date (default today; not in the future, not before the journal, not on or before the lock date) and marks the journal reversed (books.journals shows reversedBy). Journals other acts posted are CONFLICT naming the method that corrects them; a journal that registered a fixed asset (1500) is CONFLICT (books.assetDispose); a journal a bank line is matched to is CONFLICT until books.lineUnmatch. Reversing it again is a no-op.',
+  brief: 'Reverse a books.journalPost journal by its mirror. One with an asset or a matched bank line: CONFLICT.',
   params: z.strictObject({
     journalId: id().describe('Journal id'),
     date: correctionDate().describe('Default today'),

@@ -21,8 +21,7 @@ function withTextRule<T extends z.ZodString>(schema: T, multiline: boolean): T {
   });
 }
 
-export const text = (max: number = limits.nameCharsMax) =>
-  singleLine(z.string().min(1, { error: 'must not be empty' }).max(max));
+export const text = (max: number = limits.nameCharsMax) => singleLine(z.string().min(1, { error: 'must not be empty' }).max(max));
 
 /** Free text that may span lines (descriptions, reasons, notes): tab and line breaks allowed. */
 export const multilineText = (max: number = limits.textCharsMax) =>
@@ -92,19 +91,20 @@ export const proofFields = {
 
 /** Add the proof fields to a strict params object and refuse both at once. */
 export function withProof<T extends z.ZodRawShape>(shape: T) {
-  return z
-    .strictObject({ ...shape, ...proofFields })
-    .refine((p) => {
+  return z.strictObject({ ...shape, ...proofFields }).refine(
+    (p) => {
       const proof = p as { approvalId?: unknown; signatureToken?: unknown };
       return !(proof.approvalId !== undefined && proof.signatureToken !== undefined);
-    }, {
+    },
+    {
       error: 'give either approvalId or signatureToken, not both',
       path: ['signatureToken'],
-    });
+    },
+  );
 }
 
 /**
- * The hold frame's result (seed §2.2, frames.ts HoldResult): a signature act's answer without proof.
+ * The hold frame's result (frames.ts HoldResult): a signature act's answer without proof.
  * `approval.actionClass` is the same enum `approval.request` takes, so a typed caller files the hold's
  * approval as it stands (no cast); `ledgerId` is the event that records the held attempt.
  */
@@ -121,8 +121,7 @@ export const holdFrame = z.object({
   ledgerId: z.string(),
 });
 
-export const hash64 = () =>
-  z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hex characters' });
+export const hash64 = () => z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hex characters' });
 
 const DATE_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -68,7 +68,7 @@ export type { MethodKind, MethodSpec, ReadSpec } from './types.js';
 export { PRIORITIES } from './board.js';
 
 /** Every declaration in one tuple whose element types keep each method's literal name and kind. */
-const declared = [] = [
+const declared = [
   ...booksMethods,
   ...receivablesMethods,
   ...payablesMethods,
@@ -86,7 +86,7 @@ const declared = [] = [
   ...approvalMethods,
 ] as const satisfies readonly MethodSpec[];
 
-/** Every POST method of the contract, declared once (architecture guide). */
+/** Every POST method of the contract, declared once. */
 export const methods: readonly MethodSpec[] = declared;
 
 /** Any one declaration, with its literal name, kind and exact params/result schemas. */
@@ -121,7 +121,7 @@ export type ReadsByName = { readonly [S in DeclaredRead as S['name']]: S };
 /** Every GET read's declaration keyed by its wire name: `readsByName['contacts.list'].query`. */
 export const readsByName: ReadsByName = Object.fromEntries(reads.map((r) => [r.name, r])) as unknown as ReadsByName;
 
-/** `family.method`, both parts identifiers (D1: anything else is a malformed name). */
+/** `family.method`, both parts identifiers (anything else is a malformed name: BAD_REQUEST). */
 export const METHOD_NAME = /^[a-z][a-zA-Z0-9]{0,39}\.[a-z][a-zA-Z0-9]{0,59}$/;
 /** The query a caller may send to read `N` (values as the query schema accepts them: strings). */
 export type ReadQuery<N extends ReadName> = z.input<ReadsByName[N]['query']>;
@@ -129,8 +129,6 @@ export type ReadQuery<N extends ReadName> = z.input<ReadsByName[N]['query']>;
 export type ReadQueryParsed<N extends ReadName> = z.output<ReadsByName[N]['query']>;
 /**
  * What read `N` answers: its declared result when the declaration has one, else `unknown`
- * (reads gain result schemas in issue 11 item 1; this type picks them up as they land).
+ * (every read declares one now; the fallback keeps a new read typed before it does).
  */
-export type ReadResult<N extends ReadName> = ReadsByName[N] extends { readonly result: infer R extends z.ZodType }
-  ? z.output<R>
-  : unknown;
+export type ReadResult<N extends ReadName> = ReadsByName[N] extends { readonly result: infer R extends z.ZodType } ? z.output<R> : unknown;

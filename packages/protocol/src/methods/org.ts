@@ -9,14 +9,14 @@ import { abaText, bankAccountNumber, bsb } from './aba-fields.js';
 
 /**
  * The organisation's own records: its profile, the people, agents and keys that act in it, and
- * agent pairing. Reads are GET reads on `org.read` (seed §4.3);
+ * agent pairing. Reads are GET reads on `org.read`;
  * `org/pair` is the one route that takes no key: a pairing code is the credential.
  */
 export const BAS_FREQUENCIES = ['monthly', 'quarterly'] as const;
 export const AGENT_STATUSES = ['active', 'revoked'] as const;
 export const KEY_STATUSES = ['active', 'revoked'] as const;
 
-/** Pairing limits, in one place (architecture guide: limits with units last). */
+/** Pairing limits, in one place (units last in names). */
 export const pairingLimits = {
   /** Unused, unexpired codes an organisation may hold at once. */
   openCodesMax: 20,
@@ -33,9 +33,9 @@ export const pairingLimits = {
 
 /** An agent's name: what the console and events show; letters, digits, spaces, . _ - (as `key issue --agent`). */
 export const agentName = () =>
-  z
-    .string({ error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -' })
-    .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, { error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -, starting with a letter or digit' });
+  z.string({ error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -' }).regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, {
+    error: 'must be 1 to 64 letters, digits, spaces, dots, _ or -, starting with a letter or digit',
+  });
 
 /** The largest invoice sequence number (eight digits). */
 export const invoiceNumberMax = 99_999_999;
@@ -149,8 +149,7 @@ export const orgProfile = read({
   summary:
     'The organisation profile: name, legal name, ABN, GST registration and basis (the default basis of books.taxPrepare), BAS ' +
     'frequency, financial-year start month, time zone; invoice numbering (prefix, next number) and the lock date, and the bank account invoices ask customers to pay into (paymentAccountName, paymentBsb, paymentAccountNumber). Owners set it in the console or with `finance-desk org profile`.',
-  brief:
-    'Organisation profile: ABN, GST basis, BAS frequency, lock date, pay-in account.',
+  brief: 'Organisation profile: ABN, GST basis, BAS frequency, lock date, pay-in account.',
   query: z.strictObject({}),
   result: z.object({
     orgId: z.string(),
@@ -204,8 +203,7 @@ export const orgAgents = read({
   summary:
     'Agents of the organisation: agentId, name, tier (of its pairing; null for agents named by `key issue --agent`), status ' +
     'active|revoked, pairedAt, revokedAt, revokedBy, keyIds (newest first, at most 20) and keyCount. Optional `status`; paged by `cursor`.',
-  brief:
-    'Agents: id, name, tier, status, key ids.',
+  brief: 'Agents: id, name, tier, status, key ids.',
   query: z.strictObject({ ...page, status: z.enum(AGENT_STATUSES).optional().describe('Status') }),
   result: z.object({
     orgId: z.string(),

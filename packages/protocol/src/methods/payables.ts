@@ -50,7 +50,7 @@ export const billScheduleRun = method({
   actionClass: ACTION_CLASS.billScheduleRun,
   extendedParams: ['fundingAccountId'],
   summary:
-    'Pay approved bills by a Direct Entry (ABA) file: give billIds (1–200) or dueOnOrBefore (every approved bill due by then), the paymentDate (today or later) and the funding account: exactly one of fundingAccountId (a bank account record whose direct-entry details are complete: books.bankAccounts directEntry) or inline funding. A signature act: always held for a human, whose summary lists every payment (never a sample) with its payee, amount and the full BSB and account number the file pays, then the total, date and every funding field the file carries (BSB, account number, account title, bank code, APCA user id, user name, remitter name, self-balancing yes/no); payee names are quoted. With the proof it creates the run, marks the bills paid, posts Dr 2000 per bill / Cr the chart account of the funding account (1000 with inline funding; dated paymentDate) and writes <runId>.aba after commit. With fundingAccountId the record\'s details are bound into the run id, so changing them after the hold voids the approval. Each bill needs payee bank details. The run id derives from the bills and params, so a proof covers exactly the bills the human saw.',
+    "Pay approved bills by a Direct Entry (ABA) file: give billIds (1–200) or dueOnOrBefore (every approved bill due by then), the paymentDate (today or later) and the funding account: exactly one of fundingAccountId (a bank account record whose direct-entry details are complete: books.bankAccounts directEntry) or inline funding. A signature act: always held for a human, whose summary lists every payment (never a sample) with its payee, amount and the full BSB and account number the file pays, then the total, date and every funding field the file carries (BSB, account number, account title, bank code, APCA user id, user name, remitter name, self-balancing yes/no); payee names are quoted. With the proof it creates the run, marks the bills paid, posts Dr 2000 per bill / Cr the chart account of the funding account (1000 with inline funding; dated paymentDate) and writes <runId>.aba after commit. With fundingAccountId the record's details are bound into the run id, so changing them after the hold voids the approval. Each bill needs payee bank details. The run id derives from the bills and params, so a proof covers exactly the bills the human saw.",
   brief:
     'Pay approved bills (with payee bank details) by an ABA file; the human sees every payment. Then posts Dr 2000 / Cr the funding account and writes the file.',
   params: withProof({
@@ -82,9 +82,8 @@ export const bills = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    'List bills, oldest first, with outstandingCents (what is still to pay: from the ledger once posted, the total before approval, 0 when returned). Filters: status, payeeName (case-insensitive substring), contactId (the supplier\'s contact; another organisation\'s is NOT_FOUND), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
-  brief:
-    'Supplier bills, oldest first, with outstandingCents.',
+    "List bills, oldest first, with outstandingCents (what is still to pay: from the ledger once posted, the total before approval, 0 when returned). Filters: status, payeeName (case-insensitive substring), contactId (the supplier's contact; another organisation's is NOT_FOUND), dueBefore (due strictly before that date). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
+  brief: 'Supplier bills, oldest first, with outstandingCents.',
   params: z.strictObject({
     status: billStatus.optional().describe('Status'),
     payeeName: text().optional().describe('Name contains'),
@@ -123,10 +122,9 @@ export const expenseClaim = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    'Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account (1500 for GST_ON_CAPITAL: approval then puts a pending fixed asset on the register, named by books.assetRegister); spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved. Extension: issueDate is the claim\'s date (default today; not in the future, not on or before the lock date, not before spentOn): its approval posts dated it.',
+    "Submit a staff expense claim (amountCents GST-inclusive; taxCode default GST_ON_EXPENSES; accountCode default 6000, an expense or asset account (1500 for GST_ON_CAPITAL: approval then puts a pending fixed asset on the register, named by books.assetRegister); spentOn not in the future; receiptRef a receipt id rcpt_… from receiptsRegister or an external reference). Nothing is posted until it is approved. Extension: issueDate is the claim's date (default today; not in the future, not on or before the lock date, not before spentOn): its approval posts dated it.",
   extendedParams: ['issueDate'],
-  brief:
-    'Submit a staff expense claim; posts nothing until books.expenseApprove. Store the receipt first: books.receiptsRegister.',
+  brief: 'Submit a staff expense claim; posts nothing until books.expenseApprove. Store the receipt first: books.receiptsRegister.',
   params: z.strictObject({
     claimant: text().describe('Who paid'),
     description: multilineText(limits.textCharsMax).describe('What and why'),
@@ -146,8 +144,7 @@ export const expenseApprove = method({
   kind: 'write',
   summary:
     'Approve a submitted claim: posts Dr expense (net of GST, tax-tagged) + Dr 1200 GST paid / Cr 2500 Expense claims payable; a claim on 1500 Plant and equipment becomes a pending fixed asset (books.assets; books.assetRegister). Approving an approved claim is a no-op; a rejected or paid claim is CONFLICT.',
-  brief:
-    'Approve a claim: posts Dr expense + 1200 / Cr 2500, owed until matched. A 1500 claim adds a pending asset.',
+  brief: 'Approve a claim: posts Dr expense + 1200 / Cr 2500, owed until matched. A 1500 claim adds a pending asset.',
   params: z.strictObject({ id: id().describe('Claim id') }),
   result: claim,
 });
@@ -163,4 +160,10 @@ export const expenseReject = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const payablesMethods = [billScheduleRun, bills, expenseClaim, expenseApprove, expenseReject] as const satisfies readonly MethodSpec[];
+export const payablesMethods = [
+  billScheduleRun,
+  bills,
+  expenseClaim,
+  expenseApprove,
+  expenseReject,
+] as const satisfies readonly MethodSpec[];

@@ -89,9 +89,8 @@ export const payrollDraft = method({
   kind: 'write',
   extendedParams: ['fundingAccountId'],
   summary:
-    'Draft a pay run: periodStart to periodEnd (inclusive), paymentDate, payFrequency (weekly, fortnightly, monthly); optional employeeIds (default every active employee on that frequency), optional hours [{employeeId, hours}] for hourly staff (whole hours worked; default their ordinary hours), optional funding or fundingAccountId (at most one: the account the net pay ABA file is paid from, as billScheduleRun; paymentDate then today or later; a record\'s direct-entry details are copied into the draft, and signing is CONFLICT if they change before it). Each line: gross, PAYG by ATO Schedule 1 for the payment date, super guarantee at the rate in force, net = gross − PAYG; approved leave starting by periodEnd and not yet paid is paid in the run (leaveHours, leaveCents). Every employee must be active, started by periodEnd and on payFrequency. Status `draft`; nothing is posted. The same period, frequency and employees again while that draft is open, with the same details, is a no-op returning it; a draft or signed run already covering an employee for an overlapping period is CONFLICT naming it.',
-  brief:
-    'Draft a pay run for one frequency; posts nothing until books.payrollSign, which writes an ABA file if funded.',
+    "Draft a pay run: periodStart to periodEnd (inclusive), paymentDate, payFrequency (weekly, fortnightly, monthly); optional employeeIds (default every active employee on that frequency), optional hours [{employeeId, hours}] for hourly staff (whole hours worked; default their ordinary hours), optional funding or fundingAccountId (at most one: the account the net pay ABA file is paid from, as billScheduleRun; paymentDate then today or later; a record's direct-entry details are copied into the draft, and signing is CONFLICT if they change before it). Each line: gross, PAYG by ATO Schedule 1 for the payment date, super guarantee at the rate in force, net = gross − PAYG; approved leave starting by periodEnd and not yet paid is paid in the run (leaveHours, leaveCents). Every employee must be active, started by periodEnd and on payFrequency. Status `draft`; nothing is posted. The same period, frequency and employees again while that draft is open, with the same details, is a no-op returning it; a draft or signed run already covering an employee for an overlapping period is CONFLICT naming it.",
+  brief: 'Draft a pay run for one frequency; posts nothing until books.payrollSign, which writes an ABA file if funded.',
   params: z
     .strictObject({
       periodStart: isoDate().describe('First day'),
@@ -140,8 +139,7 @@ export const payrollSign = method({
   actionClass: ACTION_CLASS.payrollSign,
   summary:
     "Sign a draft pay run: the signature act books.payroll_sign, always held for a human whose summary lists each employee's name, gross, tax withheld, super and net pay, the totals, the payment date and the paying account with every field the bank file carries (BSB, account number, account title, bank code, APCA user id, user name, remitter name, self-balancing no). With the proof it posts one journal dated paymentDate — Dr 6100 gross, Dr 6200 super / Cr 2200 PAYG, Cr 2300 super, Cr 2400 net wages (Cr the funding account's chart account instead when one is given — 1000 for inline funding: the net pay ABA file <id>.aba is written after commit) — accrues annual and personal leave for full- and part-time staff, takes the approved leave it pays from the balances, and the run is `signed`. Signing a signed run is a no-op; a recalled run is CONFLICT.",
-  brief:
-    'Sign a drafted pay run: posts wages on paymentDate, updates leave, queues STP, writes the ABA file if funded.',
+  brief: 'Sign a drafted pay run: posts wages on paymentDate, updates leave, queues STP, writes the ABA file if funded.',
   params: withProof({ id: id().describe('Pay run id') }),
   result: z.union([payRun, holdFrame]),
 });
@@ -151,9 +149,8 @@ export const payrollRecall = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Recall a pay run with a reason: a draft is discarded (nothing was posted); a signed run before its paymentDate (the organisation\'s today) is reversed — a journal dated today reversing its posting, its leave accrual and leave taken undone (the leave requests can be paid again) — unless it wrote a net pay ABA file (CONFLICT: the bank file exists). On or after the paymentDate it is CONFLICT (the money has gone; correct it in a later run). Status `recalled`; recalling a recalled run is a no-op.',
-  brief:
-    'Recall a pay run: discard a draft, or reverse a signed one before paymentDate and without an ABA file.',
+    "Recall a pay run with a reason: a draft is discarded (nothing was posted); a signed run before its paymentDate (the organisation's today) is reversed — a journal dated today reversing its posting, its leave accrual and leave taken undone (the leave requests can be paid again) — unless it wrote a net pay ABA file (CONFLICT: the bank file exists). On or after the paymentDate it is CONFLICT (the money has gone; correct it in a later run). Status `recalled`; recalling a recalled run is a no-op.",
+  brief: 'Recall a pay run: discard a draft, or reverse a signed one before paymentDate and without an ABA file.',
   params: z.strictObject({ id: id().describe('Pay run id'), reason: reason().describe('Why recalled') }),
   result: payRun,
 });
@@ -164,8 +161,7 @@ export const stpResubmit = method({
   kind: 'new-act',
   summary:
     "Send a pay run's Single Touch Payroll pay event to the ATO again, with a reason: a new submission (submissionId `stp_…`) carrying each of the run's employees' year-to-date figures as they stand now (a recalled run's correction: YTD without it), queued through the lodgement adapter; status `queued`, `lodged` only once the adapter confirms delivery. Each call is a new act. A draft has no pay event: CONFLICT.",
-  brief:
-    "Send a pay run's STP pay event to the ATO again, with current year-to-date figures.",
+  brief: "Send a pay run's STP pay event to the ATO again, with current year-to-date figures.",
   params: z.strictObject({
     payRunId: id().describe('Pay run id'),
     reason: reason().describe('Why resent'),

@@ -93,8 +93,7 @@ export const onboardingStart = method({
   repeat: 'creates',
   summary:
     'Start onboarding an employee: name, email, startDate, employmentBasis (full_time, part_time, casual), payFrequency (weekly, fortnightly, monthly) and exactly one of annualSalaryCents or hourlyRateCents; hourly staff give hoursPerWeek (1–80), as do part-time salaried staff (full-time salaried default to 38). Optional bank details bsb, accountNumber, accountName go together. The employee is `onboarding` with nextStep `tax_declaration`; nothing is posted.',
-  brief:
-    'Create an employee; posts nothing. Then books.onboardingAdvance (tax, super, contract) before pay.',
+  brief: 'Create an employee; posts nothing. Then books.onboardingAdvance (tax, super, contract) before pay.',
   params: z
     .strictObject({
       name: text().describe('Full name'),
@@ -113,13 +112,21 @@ export const onboardingStart = method({
       const salary = p.annualSalaryCents !== undefined;
       const hourly = p.hourlyRateCents !== undefined;
       if (salary === hourly) {
-        ctx.addIssue({ code: 'custom', path: [salary ? 'hourlyRateCents' : 'annualSalaryCents'], message: 'give exactly one of annualSalaryCents and hourlyRateCents' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [salary ? 'hourlyRateCents' : 'annualSalaryCents'],
+          message: 'give exactly one of annualSalaryCents and hourlyRateCents',
+        });
       }
       if (hourly && p.hoursPerWeek === undefined) {
         ctx.addIssue({ code: 'custom', path: ['hoursPerWeek'], message: 'is required with hourlyRateCents' });
       }
       if (salary && !hourly && p.employmentBasis === 'part_time' && p.hoursPerWeek === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['hoursPerWeek'], message: 'is required for a part_time employee (leave accrues on ordinary hours)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hoursPerWeek'],
+          message: 'is required for a part_time employee (leave accrues on ordinary hours)',
+        });
       }
       const given = BANK_FIELDS.filter((f) => p[f] !== undefined);
       if (given.length > 0) {
@@ -169,8 +176,7 @@ export const onboardingAdvance = method({
   actionClass: ACTION_CLASS.onboardingAdvance,
   summary:
     "Advance an employee's onboarding one step, in order: `tax_declaration` {taxFileNumber (9 digits passing the ATO check digit, or an ATO not-quoted code 000000000, 111111111, 333333333, 444444444, 987654321), residency resident|foreign, claimsTaxFreeThreshold}, then `super` {fundName, fundAbn (11 digits passing the ABN check), memberNumber}, then `contract` {title}. A step's fields sit beside id and step. Out of order is CONFLICT naming the next step; repeating the last step done with the same details is a no-op (with other details, CONFLICT). The contract step is the signature act books.onboarding_advance: held for a human whose summary names the employee, role, pay and start date; with the proof the employee becomes `active` (nextStep null). The TFN is stored for Single Touch Payroll but never returned, logged or put in an event (masked to its last 3 digits).",
-  brief:
-    'Record the next onboarding step (tax_declaration, super, contract) with its fields only; contract needs a human.',
+  brief: 'Record the next onboarding step (tax_declaration, super, contract) with its fields only; contract needs a human.',
   params: z.discriminatedUnion('step', [taxDeclarationStep, superStep, contractStep], {
     error: `must be one of ${ONBOARDING_STEPS.join(', ')}`,
   }),
@@ -199,9 +205,8 @@ export const leaveRequest = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    'Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer\'s), startDate to endDate (inclusive, at most 366 days), hours (a whole number, 1–2000, at most 24 a day of the range). A request above the available balance is accepted with a warning (leave in advance is the employer\'s decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.',
-  brief:
-    'Request paid leave (not casuals); over balance only warns. Then books.leaveApprove.',
+    "Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer's), startDate to endDate (inclusive, at most 366 days), hours (a whole number, 1–2000, at most 24 a day of the range). A request above the available balance is accepted with a warning (leave in advance is the employer's decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.",
+  brief: 'Request paid leave (not casuals); over balance only warns. Then books.leaveApprove.',
   params: z
     .strictObject({
       employeeId: id().describe('Employee id'),
@@ -219,7 +224,8 @@ export const leaveRequest = method({
       if (!isCalendarDate(p.startDate) || !isCalendarDate(p.endDate)) return;
       if (p.endDate < p.startDate) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
       const days = (Date.parse(p.endDate) - Date.parse(p.startDate)) / 86_400_000 + 1;
-      if (days > LEAVE_DAYS_MAX) ctx.addIssue({ code: 'custom', path: ['endDate'], message: `must be at most ${LEAVE_DAYS_MAX} days after startDate (inclusive)` });
+      if (days > LEAVE_DAYS_MAX)
+        ctx.addIssue({ code: 'custom', path: ['endDate'], message: `must be at most ${LEAVE_DAYS_MAX} days after startDate (inclusive)` });
       else if (days >= 1 && Number.isInteger(p.hours) && p.hours > days * 24) {
         ctx.addIssue({ code: 'custom', path: ['hours'], message: `must be at most ${days * 24} (24 a day from startDate to endDate)` });
       }
@@ -233,8 +239,7 @@ export const leaveApprove = method({
   kind: 'write',
   summary:
     'Approve a leave request (status `approved`); approving an approved request is a no-op. The answer repeats the warning when the hours exceed the available balance at approval.',
-  brief:
-    'Approve leave; the pay run covering it pays it.',
+  brief: 'Approve leave; the pay run covering it pays it.',
   params: z.strictObject({ id: id().describe('Request id') }),
   result: leave,
 });
@@ -245,8 +250,7 @@ export const employees = method({
   kind: 'read',
   summary:
     'List employees, oldest first, with status, nextStep, pay, masked TFN and tax scale, super fund, and leave balances (annual and personal, in 1/1000 hours: balance from the accrual ledger, approved and requested leave not yet paid, and what is available). Filter by status; page with cursor and limit (1–200, default 50).',
-  brief:
-    'Employees: onboarding step, pay, masked TFN, super, leave (thousandths of an hour).',
+  brief: 'Employees: onboarding step, pay, masked TFN, super, leave (thousandths of an hour).',
   params: z.strictObject({
     status: oneOf(EMPLOYEE_STATUSES).optional().describe('Status'),
     cursor: id().optional().describe('nextCursor'),
@@ -259,4 +263,10 @@ export const employees = method({
 });
 
 /** Declarations of this area (see index.ts). */
-export const peopleMethods = [onboardingStart, onboardingAdvance, leaveRequest, leaveApprove, employees] as const satisfies readonly MethodSpec[];
+export const peopleMethods = [
+  onboardingStart,
+  onboardingAdvance,
+  leaveRequest,
+  leaveApprove,
+  employees,
+] as const satisfies readonly MethodSpec[];

@@ -11,7 +11,7 @@ import { artifactReads, artifactsIndex } from './artifacts-reads.js';
 export { orgAgents, orgKeys, orgMembers, orgProfile };
 
 /**
- * GET reads (seed §4.2). Query values arrive as strings; schemas parse them strictly. Each read
+ * GET reads. Query values arrive as strings; schemas parse them strictly. Each read
  * declares the payload it answers (`result`): its handler is typed by it and the
  * tests check every answer against it. Shapes several reads share are declared once here.
  */
@@ -65,8 +65,7 @@ export const events = read({
   name: 'events',
   scope: 'org.read',
   summary: 'Page the ledger forward from a cursor (the last seq already held).',
-  brief:
-    'Page the hash-chained event ledger from cursor 0.',
+  brief: 'Page the hash-chained event ledger from cursor 0.',
   query: z.strictObject({
     cursor: queryInt(0, Number.MAX_SAFE_INTEGER).default(0).describe('Last seq held; default 0'),
     limit: queryInt(1, limits.eventsPageRowsMax).default(limits.eventsPageRowsDefault).describe('1-500 (100)'),
@@ -78,8 +77,7 @@ export const snapshot = read({
   name: 'snapshot',
   scope: 'org.read',
   summary: 'The chain head of the organisation.',
-  brief:
-    'Ledger head: last seq and row hash.',
+  brief: 'Ledger head: last seq and row hash.',
   query: z.strictObject({}),
   result: z.object({ orgId: z.string(), head: chainHead }),
 });
@@ -117,8 +115,7 @@ export const whoami = read({
   name: 'org/whoami',
   scope: 'org.read',
   summary: "The caller's own identity; `slug` must be the caller's organisation (a key reads only its own).",
-  brief:
-    'Your key, tier, scopes, organisation and agent.',
+  brief: 'Your key, tier, scopes, organisation and agent.',
   query: z.strictObject({ slug: text(limits.idCharsMax).describe("Your org's slug") }),
   result: z.discriminatedUnion('kind', [
     z.object({
@@ -147,8 +144,7 @@ export const approvalWait = read({
   scope: 'org.read',
   summary:
     'Long-poll an approval until a human decides or timeoutMs passes (at most 30 000). Returns the status and, once approved, the signatureToken.',
-  brief:
-    "A human's decision on an approval.",
+  brief: "A human's decision on an approval.",
   query: z.strictObject({
     approvalId: id().describe('From approval.request'),
     timeoutMs: queryInt(0, limits.approvalWaitMsMax).default(0).describe('0-30000; default 0'),
@@ -169,8 +165,7 @@ export const decisionList = read({
   name: 'decision.list',
   scope: 'org.read',
   summary: 'Approvals of the organisation, newest first, with filters; page with cursor.',
-  brief:
-    'Approvals, newest first, with held call, status, decider, proof use.',
+  brief: 'Approvals, newest first, with held call, status, decider, proof use.',
   query: z.strictObject({
     status: z.enum(APPROVAL_STATUSES).optional().describe('Status'),
     actionClass: z.enum(ACTION_CLASSES).optional().describe('Action class'),
@@ -185,8 +180,7 @@ export const policy = read({
   name: 'policy',
   scope: 'org.read',
   summary: 'The organisation’s governance policy: floors, approval expiry, decision rights.',
-  brief:
-    'Approval floors (cents), approval lifetime (ms), and who decides each action class.',
+  brief: 'Approval floors (cents), approval lifetime (ms), and who decides each action class.',
   query: z.strictObject({}),
   result: z.object({
     orgId: z.string(),
@@ -213,9 +207,9 @@ export const directory = read({
 export const ops = read({
   name: 'ops',
   scope: 'org.read',
-  summary: 'Operational state of the organisation: chain head, pending approvals, open holds, and the outbox (queued: still to be tried; undeliverable: attempts spent or refused by the adapter — `finance-desk outbox retry` re-queues them).',
-  brief:
-    'Ledger head, pending approvals, open holds, and the outbox (queued, undeliverable).',
+  summary:
+    'Operational state of the organisation: chain head, pending approvals, open holds, and the outbox (queued: still to be tried; undeliverable: attempts spent or refused by the adapter — `finance-desk outbox retry` re-queues them).',
+  brief: 'Ledger head, pending approvals, open holds, and the outbox (queued, undeliverable).',
   query: z.strictObject({}),
   result: z.object({
     orgId: z.string(),
@@ -231,8 +225,7 @@ export const contactsList = read({
   scope: 'org.read',
   summary:
     "Customers and suppliers, in name order (case and accents folded), each with email, ABN, isCustomer, isSupplier, bank (BSB, account number masked to its last 3 digits, account name; from the most recently approved bill) and balances: receivableCents and openInvoices (what is still owed on its sent invoices, as books.invoices' outstandingCents), payableCents and openBills (what is still to pay on its approved bills, as books.bills' outstandingCents once a bill is posted; bills awaiting approval are not owed yet, except bills carried in by books.openingBalances and held, which the conversion posted). Filters: kind (customer | supplier), q (1–100 characters, matched anywhere in the name, case and accents folded). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
-  brief:
-    'Contacts by name: email, ABN, masked bank details, receivableCents, payableCents.',
+  brief: 'Contacts by name: email, ABN, masked bank details, receivableCents, payableCents.',
   query: z.strictObject({
     kind: contactKind.optional().describe('Contact kind'),
     q: text(limits.contactQueryCharsMax).optional().describe('Name contains'),
@@ -257,8 +250,7 @@ export const hierarchy = read({
   scope: 'org.read',
   summary:
     'Who is who before asking for approval: people (userId, email, role, the action classes each may decide), agents (agentId, name, status active|revoked, the tiers and scopes of their active keys, how many), active keys paired with no agent by tier, and for EVERY action class its method, when a human is needed (the floors of the policy), whether decision rights are declared and who holds them. A class with declared false has no holder: its acts are refused with GOVERNANCE_NOT_READY. Lists stop at 500 rows with truncated true. Never secrets or password hashes.',
-  brief:
-    "Who may approve what: people, agents' scopes, each action class's floors and holders.",
+  brief: "Who may approve what: people, agents' scopes, each action class's floors and holders.",
   query: z.strictObject({}),
   result: z.object({
     orgId: z.string(),
@@ -300,15 +292,7 @@ export const hierarchy = read({
 });
 
 /** The kinds of dated item `meetings.list` shows, in the order items of one date are listed. */
-export const MEETING_KINDS = [
-  'approval.expiry',
-  'bas.due',
-  'bill.due',
-  'invoice.due',
-  'payday',
-  'promise',
-  'super.due',
-] as const;
+export const MEETING_KINDS = ['approval.expiry', 'bas.due', 'bill.due', 'invoice.due', 'payday', 'promise', 'super.due'] as const;
 export type MeetingKind = (typeof MEETING_KINDS)[number];
 
 /** At most this many days from `from` to `to` in one `meetings.list` call. */
@@ -319,8 +303,7 @@ export const meetingsList = read({
   scope: 'org.read',
   summary:
     "The desk's calendar as dated items, so an agent can plan its week. from (default the organisation's today) to to (default from + 13 days; at most 92 days after from; dates from 1970-01-01 to 9999-06-30), optional kind; items sorted by (date, kind, id), paged with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Kinds: invoice.due (a sent or part-paid invoice due that day, amount outstanding); bill.due (an approved, unpaid bill due that day, amount outstanding); promise (the latest promise to pay on an open invoice, on its promised date); approval.expiry (an approval still pending a human, or approved with its proof unused, on the organisation-local date it expires); bas.due (a BAS on its due date with its status and net amount; once a BAS exists, the following periods not yet prepared show as not_prepared); super.due (a signed pay run's super guarantee still outstanding, on its due date); payday (a drafted or signed pay run on its payment date with its net pay; for each pay frequency with active employees, the pay days after the latest run on it, as projected). Titles are written by the server; customer and agent text in them is quoted.",
-  brief:
-    'Calendar: dues, promises, expiring approvals, BAS, super, paydays; default 14 days.',
+  brief: 'Calendar: dues, promises, expiring approvals, BAS, super, paydays; default 14 days.',
   query: z.strictObject({
     from: isoDate().optional().describe('Default today'),
     to: isoDate().optional().describe('Default from + 13 days'),
@@ -366,22 +349,20 @@ export const costRollup = read({
   scope: 'org.read',
   summary:
     "AI gateway spend: every books.ask call of the organisation, grouped by day (the organisation's local date), actor and model, each row with calls, inputTokens, outputTokens and costMicroUsd (integer micro-dollars: 1 000 000 = US$1; the built-in grounded answerer costs 0), plus totals over the whole range. from (default to − 29 days) to to (default the organisation's today), inclusive, at most 366 days; optional actor (an agent or key id as events show it) and model. Rows are ordered by day, actor, model and paged with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50); totals always cover every row of the range and filters.",
-  brief:
-    'books.ask spend by day, actor and model (micro-dollars); default 30 days.',
-  query: z
-    .strictObject({
-      from: isoDate().optional().describe('Default to - 29 days'),
-      to: isoDate().optional().describe('Default today'),
-      actor: text(limits.idCharsMax).optional().describe('Agent or key id'),
-      model: text(limits.nameCharsMax).optional().describe('Model'),
-      cursor: z
-        .string()
-        .max(800)
-        .regex(/^[A-Za-z0-9_-]+$/, { error: 'must be the nextCursor of a previous page' })
-        .optional()
-        .describe('nextCursor'),
-      limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault).describe('1-200 (50)'),
-    }),
+  brief: 'books.ask spend by day, actor and model (micro-dollars); default 30 days.',
+  query: z.strictObject({
+    from: isoDate().optional().describe('Default to - 29 days'),
+    to: isoDate().optional().describe('Default today'),
+    actor: text(limits.idCharsMax).optional().describe('Agent or key id'),
+    model: text(limits.nameCharsMax).optional().describe('Model'),
+    cursor: z
+      .string()
+      .max(800)
+      .regex(/^[A-Za-z0-9_-]+$/, { error: 'must be the nextCursor of a previous page' })
+      .optional()
+      .describe('nextCursor'),
+    limit: queryInt(1, limits.pageRowsMax).default(limits.pageRowsDefault).describe('1-200 (50)'),
+  }),
   result: z.object({
     orgId: z.string(),
     from: z.string(),
@@ -395,7 +376,7 @@ export const costRollup = read({
 /**
  * Payment and lodgement files: the ABA files of payment runs and signed pay
  * runs, and the BAS and STP lodgement documents, as the outbox carried them to the bank or the
- * ATO (the same source as the audit pack's documents). Extensions to the seed. A TFN is never
+ * ATO (the same source as the audit pack's documents). Extensions to the core contract. A TFN is never
  * served to a key: an STP pay event is served with every TFN masked (`masked`), beside the
  * SHA-256 of the exact bytes that were lodged.
  */
@@ -422,9 +403,8 @@ export const booksFiles = read({
   name: 'books.files',
   scope: 'books.read',
   summary:
-    'Payment and lodgement files (an extension): every ABA file a payment run or signed pay run wrote, and every BAS and STP lodgement document, newest first, each with id, kind (aba | bas | stp_pay_event), filename, contentType, sizeBytes and sha256 (of the exact stored bytes, what the bank or the ATO received), createdAt, source (the run, pay run or BAS id) and deliveredAt. Optional kind filter. Page with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Fetch one file\'s bytes with books.file (an STP pay event\'s TFNs masked).',
-  brief:
-    'ABA, BAS and STP files, newest first; fetch with books.file.',
+    "Payment and lodgement files (an extension): every ABA file a payment run or signed pay run wrote, and every BAS and STP lodgement document, newest first, each with id, kind (aba | bas | stp_pay_event), filename, contentType, sizeBytes and sha256 (of the exact stored bytes, what the bank or the ATO received), createdAt, source (the run, pay run or BAS id) and deliveredAt. Optional kind filter. Page with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Fetch one file's bytes with books.file (an STP pay event's TFNs masked).",
+  brief: 'ABA, BAS and STP files, newest first; fetch with books.file.',
   query: z.strictObject({
     kind: z
       .enum(FILE_KINDS, { error: `must be one of ${FILE_KINDS.join(', ')}` })
@@ -440,9 +420,8 @@ export const booksFile = read({
   name: 'books.file',
   scope: 'books.read',
   summary:
-    'One payment or lodgement file (an extension) by its id from books.files: its row (sizeBytes and sha256 of the exact stored bytes the bank or the ATO received) and contentBase64, the bytes served (base64). A TFN is never served to a key: an STP pay event is served with every payee\'s TFN masked as books.employees shows it (******210; an ATO not-quoted code as it is) and its nonce as asterisks, masked true; every other file is its exact bytes, masked false. contentSha256 and contentSizeBytes are of the bytes served (equal to sha256 and sizeBytes when masked is false). The exact pay event goes only to the lodgement agent and, in the console, to people with payroll decision rights. Another organisation\'s file, or an id that is not a file, is NOT_FOUND.',
-  brief:
-    "One file's base64 bytes, size and SHA-256; STP TFNs masked.",
+    "One payment or lodgement file (an extension) by its id from books.files: its row (sizeBytes and sha256 of the exact stored bytes the bank or the ATO received) and contentBase64, the bytes served (base64). A TFN is never served to a key: an STP pay event is served with every payee's TFN masked as books.employees shows it (******210; an ATO not-quoted code as it is) and its nonce as asterisks, masked true; every other file is its exact bytes, masked false. contentSha256 and contentSizeBytes are of the bytes served (equal to sha256 and sizeBytes when masked is false). The exact pay event goes only to the lodgement agent and, in the console, to people with payroll decision rights. Another organisation's file, or an id that is not a file, is NOT_FOUND.",
+  brief: "One file's base64 bytes, size and SHA-256; STP TFNs masked.",
   query: z.strictObject({ id: id().describe('File id') }),
   result: fileRow.extend({
     /** True when the bytes served differ from the stored ones: an STP pay event's TFNs (and nonce) masked. */
@@ -455,7 +434,7 @@ export const booksFile = read({
   }),
 });
 
-/** Reads the seed names that are not built yet: NOT_FOUND "not deployed" (seed §7). None remain. */
+/** Reads of the contract that are not built yet: NOT_FOUND "not deployed". None remain. */
 export const NOT_DEPLOYED_READS = [] as const satisfies readonly string[];
 
 export const reads = [

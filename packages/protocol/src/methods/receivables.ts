@@ -21,8 +21,7 @@ export const invoiceRecordPayment = method({
   repeat: 'creates',
   summary:
     'Record money received against a sent or part_paid invoice, in full or in part: posts Dr bank (accountCode: any of books.bankAccounts, default 1000) / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents. The same non-empty reference again on the same invoice with the same amount and date is a no-op; with another amount or date it is CONFLICT.',
-  brief:
-    'Record a customer payment not on a bank feed (else books.matchAccept): posts Dr bank / Cr 1100.',
+  brief: 'Record a customer payment not on a bank feed (else books.matchAccept): posts Dr bank / Cr 1100.',
   params: z.strictObject({
     id: id().describe('Invoice id'),
     amountCents: cents().describe('Max outstanding'),
@@ -53,8 +52,7 @@ export const invoiceCreditNote = method({
   summary:
     "Credit part or all of a sent or part_paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is outstanding and what is left to credit of that tax code on the invoice. taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op. issueDate dates the adjustment note and its posting (default today; not in the future, not on or before the lock date, not before the invoice's issue date). When the invoice has a payeeEmail, the adjustment note (a PDF: the original invoice number, amount and GST) is emailed to it.",
   extendedParams: ['issueDate'],
-  brief:
-    'Credit a sent invoice (discount, refund, return): posts Dr revenue + 2100 / Cr 1100; emails the note.',
+  brief: 'Credit a sent invoice (discount, refund, return): posts Dr revenue + 2100 / Cr 1100; emails the note.',
   params: z.strictObject({
     id: id().describe('Invoice id'),
     amountCents: cents().describe('GST-incl.; max outstanding'),
@@ -85,8 +83,7 @@ export const invoiceVoid = method({
   kind: 'write',
   summary:
     'Void an invoice. A draft is voided with no posting; a sent invoice with no payments or credit notes is voided with a journal dated today that reverses its issue posting. Anything else is CONFLICT naming why (credit it instead). Voiding a void invoice is a no-op.',
-  brief:
-    'Cancel an invoice raised in error (draft, or sent without payments or credits); else books.invoiceCreditNote.',
+  brief: 'Cancel an invoice raised in error (draft, or sent without payments or credits); else books.invoiceCreditNote.',
   params: z.strictObject({ id: id().describe('Invoice id'), reason: reason().describe('Why voided') }),
   result: invoice.extend({ voidReason: z.string().nullable(), voidJournalId: z.string().nullable() }),
 });
@@ -97,8 +94,7 @@ export const invoicePromise = method({
   kind: 'new-act',
   summary:
     "Record a customer's promise to pay a sent or part_paid invoice by promisedOn (today or later); amountCents defaults to what is outstanding and may not exceed it. Each call is a new promise.",
-  brief:
-    "Record a customer's promise to pay an invoice by a date. Posts nothing.",
+  brief: "Record a customer's promise to pay an invoice by a date. Posts nothing.",
   params: z.strictObject({
     id: id().describe('Invoice id'),
     promisedOn: isoDate().describe('Today or later'),
@@ -130,8 +126,7 @@ export const statementRun = method({
   kind: 'new-act',
   summary:
     'Build a statement for each customer with invoices open as at asOf (default today; not in the future), or for one customer (payeeName, case-insensitive): open invoices with total and outstanding, and openCents. Each customer with a payeeEmail on any of their invoices is emailed the statement (after commit). Each run is a new act.',
-  brief:
-    'Email customer statements of open invoices as at a date; each call emails again.',
+  brief: 'Email customer statements of open invoices as at a date; each call emails again.',
   params: z.strictObject({
     asOf: isoDate().optional().describe('Default today'),
     payeeName: text().optional().describe('One customer; default all'),
@@ -152,9 +147,8 @@ export const invoices = method({
   kind: 'read',
   extendedParams: ['number'],
   summary:
-    'List invoices, oldest first, with lines and outstandingCents (from the ledger once sent; 0 for a draft or void invoice). Filters: status, payeeName (case-insensitive substring), contactId (the customer\'s contact; another organisation\'s is NOT_FOUND), dueBefore (due strictly before that date), number (the invoice number, exact). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).',
-  brief:
-    'Invoices, oldest first, with lines and outstandingCents.',
+    "List invoices, oldest first, with lines and outstandingCents (from the ledger once sent; 0 for a draft or void invoice). Filters: status, payeeName (case-insensitive substring), contactId (the customer's contact; another organisation's is NOT_FOUND), dueBefore (due strictly before that date), number (the invoice number, exact). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
+  brief: 'Invoices, oldest first, with lines and outstandingCents.',
   params: z.strictObject({
     status: invoiceStatus.optional().describe('Status'),
     payeeName: text().optional().describe('Name contains'),
@@ -190,8 +184,7 @@ export const invoiceRead = method({
   kind: 'read',
   summary:
     "One invoice by id, as books.invoices lists it (lines, outstandingCents), with payments: every payment received against it, oldest first, each with its paymentId (pay_…), date, amountCents, reference, the bank-line match that recorded it (matchId mat_… and lineId; null when recorded by books.invoiceRecordPayment), journalId, and reversed (null, dishonoured or unmatched) with reversedOn. Either id of a payment is what books.invoicePaymentDishonour takes. Another organisation's invoice is NOT_FOUND.",
-  brief:
-    'One invoice with lines and payments (ids for books.invoicePaymentDishonour).',
+  brief: 'One invoice with lines and payments (ids for books.invoicePaymentDishonour).',
   params: z.strictObject({ id: id().describe('Invoice id') }),
   result: invoice.extend({ payments: z.array(invoicePayment) }),
 });

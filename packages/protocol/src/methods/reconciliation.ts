@@ -68,11 +68,7 @@ const feedFile = z.strictObject({
     .enum(BANK_LAYOUTS, { error: `must be one of ${BANK_LAYOUTS.join(', ')}` })
     .optional()
     .describe('CSV layout'),
-  content: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .max(feedLimits.fileCharsMax)
-    .describe('File text'),
+  content: z.string().min(1, { error: 'must not be empty' }).max(feedLimits.fileCharsMax).describe('File text'),
 });
 
 const matchTarget = z.strictObject({
@@ -120,9 +116,7 @@ export const feedLine = z.object({
     }),
   ),
   /** A match above the materiality floor waiting for books.matchHoldResolve. */
-  held: z
-    .object({ kind: matchTargetKind, targetId: z.string(), amountCents: z.number().int() })
-    .nullable(),
+  held: z.object({ kind: matchTargetKind, targetId: z.string(), amountCents: z.number().int() }).nullable(),
   recode: z
     .object({
       accountCode: z.string(),
@@ -142,8 +136,7 @@ export const feedLines = method({
   kind: 'write',
   summary:
     "Import bank lines into a bank account (accountCode, default 1000): either lines (1–5000 of date, amountCents signed: + money in, − money out, description, reference?, balanceCents?) or file {format: csv | ofx | qif, bank (csv only: cba, westpac, westpac_col, nab, anz; detected when omitted), content}. Each new line is bln_… with status unmatched; nothing is posted until a line is matched or recoded, so the ledger's bank account holds what is reconciled and unreconciled lines are listed by books.feedLinesList. A line already imported (same account, date, amount, description, reference and occurrence among identical lines of one file) is a duplicate, never imported twice; importing nothing new is a no-op. Rows a file repeats byte for byte with the same running balance or bank reference are export duplicates (skipped, listed); identical rows without such evidence are kept and listed as possibleDuplicates. suggestions ranks open documents for the first 200 imported lines.",
-  brief:
-    'Import bank lines or a CSV/OFX/QIF export; repeats skipped. Posts nothing: match or recode each line next.',
+  brief: 'Import bank lines or a CSV/OFX/QIF export; repeats skipped. Posts nothing: match or recode each line next.',
   params: z
     .strictObject({
       accountCode: accountCode().optional().describe('Default 1000'),
@@ -191,8 +184,7 @@ export const feedLinesList = method({
   kind: 'read',
   summary:
     "List bank feed lines, oldest first, with up to 3 ranked suggestions each (suggestions: false to leave them out): money in against open invoices, money out against open bills and expense claims, and either against bank postings no line is matched to yet (journal: a payment recorded directly or a payment run). Exact amount scores 60; the document's id or reference, an invoice's number (INV-0042, as whole words: not INV-00421) or a document's own reference quoted in the line's description or reference 25; payee name words up to 15; nearer dates break ties. status: unreconciled (default: unmatched, part_matched and held), one status, or all. summary gives the bank account's ledger balance and what the unreconciled lines add up to.",
-  brief:
-    'Bank lines with up to 3 suggested matches; default unreconciled.',
+  brief: 'Bank lines with up to 3 suggested matches; default unreconciled.',
   params: z.strictObject({
     status: z
       .enum(['unreconciled', 'all', ...feedLineStatus.options])
@@ -261,8 +253,7 @@ export const matchHoldResolve = method({
   actionClass: ACTION_CLASS.matchHoldResolve,
   summary:
     'Complete a match (as books.matchAccept, same params) for a line above the materiality floor: a signature act. Without proof it answers with the hold frame; after a human approves, retry with approvalId or signatureToken. A line at or below the floor is matched at once.',
-  brief:
-    'Complete a match books.matchAccept held (above the materiality floor), same params; posts once a human approves.',
+  brief: 'Complete a match books.matchAccept held (above the materiality floor), same params; posts once a human approves.',
   params: withProof({
     lineId: id().describe('Line id'),
     target: matchTarget.describe('What the line pays'),
@@ -281,9 +272,15 @@ const base64 = () =>
     })
     // Only a value of an allowed length is judged as base64: one message per value (1–3
     // characters are not empty, they are not base64).
-    .refine((s) => s.length === 0 || s.length > Math.ceil(feedLimits.receiptBytesMax / 3) * 4 || (s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s)), {
-      error: 'must be base64 (A–Z a–z 0–9 + /, padded with =)',
-    });
+    .refine(
+      (s) =>
+        s.length === 0 ||
+        s.length > Math.ceil(feedLimits.receiptBytesMax / 3) * 4 ||
+        (s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s)),
+      {
+        error: 'must be base64 (A–Z a–z 0–9 + /, padded with =)',
+      },
+    );
 
 export const receiptsRegister = method({
   name: 'books.receiptsRegister',
@@ -291,12 +288,12 @@ export const receiptsRegister = method({
   kind: 'write',
   summary:
     'Store a receipt (a photo or PDF, contentBase64 decoding to at most 700 KiB) with its SHA-256, optionally linked to a bank line (lineId) or an expense claim (claimId). The same bytes again are the same receipt: a no-op returning its id (rcpt_…), or a new link when another line or claim is given. The event records sha256, size and mimeType, never the bytes.',
-  brief:
-    "Store a receipt photo or PDF; its rcpt_ id is a claim's receiptRef.",
+  brief: "Store a receipt photo or PDF; its rcpt_ id is a claim's receiptRef.",
   params: z
     .strictObject({
       contentBase64: base64().describe('Base64, max 700 KiB'),
       filename: text(255)
+        // eslint-disable-next-line no-control-regex -- control characters are what it refuses
         .refine((s) => !/[/\\\u0000-\u001f]/.test(s), {
           error: 'must be a file name without / \\ or control characters',
         })
@@ -332,8 +329,7 @@ export const RECODE_TAX_CODES = TAX_CODE_NAMES.filter(
   (c) => c !== 'BAS_EXCLUDED_WAGES' && c !== 'BAS_EXCLUDED_PAYGW',
 ) as readonly TaxCode[];
 
-const taxCodeOf = (codes: readonly TaxCode[]) =>
-  z.enum(codes as [TaxCode, ...TaxCode[]], { error: `must be one of ${codes.join(', ')}` });
+const taxCodeOf = (codes: readonly TaxCode[]) => z.enum(codes as [TaxCode, ...TaxCode[]], { error: `must be one of ${codes.join(', ')}` });
 
 export const lineRecode = method({
   name: 'books.lineRecode',
@@ -341,8 +337,7 @@ export const lineRecode = method({
   kind: 'new-act',
   summary:
     "Code a bank line with nothing applied to documents (unmatched or recoded; a held line waits for books.matchHoldResolve and a human, CONFLICT) straight to an account: bank fees, interest, owner drawings, a card purchase. Posts, dated the line's date, money out: Dr account (net) + Dr 1200 GST paid / Cr bank; money in: Dr bank / Cr account (net) + Cr 2100 GST collected (purchase codes use 1200, sale codes 2100; a purchase code on money in is a refund, its tags negative). GST is 1/11 of the line for GST codes. taxCode defaults to INPUT_TAXED_EXPENSE for 6300 Bank fees, INPUT_TAXED for 4100 Interest income, else BAS_EXCLUDED (no credit is claimed without a code). Recoding again reverses the previous recode journal and posts the new one. Each call is a new act.",
-  brief:
-    'Code a bank line with no document (fees, interest, drawings) to an account; again replaces it.',
+  brief: 'Code a bank line with no document (fees, interest, drawings) to an account; again replaces it.',
   params: z.strictObject({
     lineId: id().describe('Line id'),
     accountCode: accountCode().describe('Account code'),
@@ -402,12 +397,9 @@ export const journalPost = method({
     .superRefine((p, ctx) => {
       // Zod runs this even when a line failed (a validation error lists every problem); totals of lines already
       // named as wrong (too few, both sides or neither, not a positive amount) would only add noise.
-      const sound = (v: number | undefined) =>
-        v === undefined || (Number.isSafeInteger(v) && v > 0);
+      const sound = (v: number | undefined) => v === undefined || (Number.isSafeInteger(v) && v > 0);
       const malformed = (l: (typeof p.lines)[number]) =>
-        (l.debitCents === undefined) === (l.creditCents === undefined) ||
-        !sound(l.debitCents) ||
-        !sound(l.creditCents);
+        (l.debitCents === undefined) === (l.creditCents === undefined) || !sound(l.debitCents) || !sound(l.creditCents);
       if (p.lines.length < 2 || p.lines.some(malformed)) return;
       let dr = 0;
       let cr = 0;

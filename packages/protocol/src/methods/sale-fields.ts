@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { accountCode } from './aba-fields.js';
-import { cents, multilineText, text } from './fields.js';
+import { cents, multilineText } from './fields.js';
 
-/** Sale tax codes an invoice line or a credit note may carry (seed data/gst; BAS G1–G4). */
+/** Sale tax codes an invoice line or a credit note may carry (the ATO's GST treatments; BAS G1–G4). */
 export const SALE_CODES = ['GST', 'EXPORT', 'GST_FREE', 'INPUT_TAXED', 'BAS_EXCLUDED'] as const;
 export type SaleTaxCode = (typeof SALE_CODES)[number];
 

@@ -19,7 +19,9 @@ export const BAS_BASES = ['accrual', 'cash'] as const;
 export const BAS_LABELS = ['G1', 'G2', 'G3', 'G10', 'G11', '1A', '1B', 'W1', 'W2'] as const;
 
 const int = () => z.number().int();
-const labels = z.object(Object.fromEntries(BAS_LABELS.map((l) => [l, int()])) as Record<(typeof BAS_LABELS)[number], ReturnType<typeof int>>);
+const labels = z.object(
+  Object.fromEntries(BAS_LABELS.map((l) => [l, int()])) as Record<(typeof BAS_LABELS)[number], ReturnType<typeof int>>,
+);
 
 export const basReturn = z.object({
   id: z.string(),
@@ -53,9 +55,7 @@ export const basReturn = z.object({
   /** The BAS settlement journal, posted when signed; null before. */
   journalId: z.string().nullable(),
   /** The lodgement adapter's receipt, once (and only once) the BAS is `lodged`. */
-  receipt: z
-    .object({ fileName: z.string(), sha256: z.string(), lodgedAt: z.string() })
-    .nullable(),
+  receipt: z.object({ fileName: z.string(), sha256: z.string(), lodgedAt: z.string() }).nullable(),
   preparedAt: z.string(),
   /** The event that moved the BAS into its current status. */
   ledgerId: z.string(),
@@ -87,10 +87,7 @@ function checkBasPeriod(p: { periodStart: string; periodEnd: string }, ctx: z.Re
   const months = (ey - sy) * 12 + (em - sm) + 1;
   if (months === MONTHS_OF.month) return;
   if (months === MONTHS_OF.quarter && sm % 3 === 1) return;
-  issue(
-    'periodEnd',
-    'the period must be one calendar month or a quarter (Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun)',
-  );
+  issue('periodEnd', 'the period must be one calendar month or a quarter (Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun)');
 }
 
 export const taxPrepare = method({
@@ -99,8 +96,7 @@ export const taxPrepare = method({
   kind: 'write',
   summary:
     'Prepare the BAS for a period that has ended (periodStart the first of a month, periodEnd the last day of the same month or of a quarter Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun) from the general ledger, as the GST summary report computes it (accounts method, adjustments of earlier periods in G7/G18): labels G1, G2, G3, G10, G11, 1A, 1B, W1, W2 in whole dollars (cents dropped, never negative), exactCents, the summary 4/8A/8B/9 and the signed net. W1/W2 are the lines tagged BAS_EXCLUDED_WAGES / BAS_EXCLUDED_PAYGW in the period. basis accrual (default: documents count when posted) or cash (a document counts as it is paid: each payment’s share of its GST-inclusive base and GST per tax code, integer cents by largest remainder; tagged lines with no document count on their date). One BAS per period: preparing a period whose BAS is prepared is a no-op returning it; a held, lodging or lodged BAS, or one of an overlapping period, is CONFLICT. Nothing is posted.',
-  brief:
-    'Prepare the BAS of an ended month or quarter; posts nothing. Then books.taxSignLodge or books.taxHold.',
+  brief: 'Prepare the BAS of an ended month or quarter; posts nothing. Then books.taxSignLodge or books.taxHold.',
   params: z
     .strictObject({
       periodStart: isoDate().describe("A month's first day"),
@@ -120,8 +116,7 @@ export const taxHold = method({
   kind: 'write',
   summary:
     'Hold a prepared BAS (a figure to check, a question for the accountant) so that it cannot be signed or lodged. Holding a held BAS is a no-op; a lodging or lodged BAS is CONFLICT. taxReturn brings it back.',
-  brief:
-    'Hold a prepared BAS so it cannot be lodged until books.taxReturn.',
+  brief: 'Hold a prepared BAS so it cannot be lodged until books.taxReturn.',
   params: z.strictObject({
     id: id().describe('BAS id'),
     reason: reason().describe('Why held'),
@@ -135,8 +130,7 @@ export const taxReturn = method({
   kind: 'new-act',
   summary:
     'Return a prepared or held BAS to prepared with its labels recomputed from the ledger now (after corrections). A new act every call. Any approval given for the BAS before is spent, so a human signs the figures as they are now. A lodging or lodged BAS is CONFLICT.',
-  brief:
-    'Bring a BAS back to prepared with labels recomputed; any approval is spent. Lodged: CONFLICT.',
+  brief: 'Bring a BAS back to prepared with labels recomputed; any approval is spent. Lodged: CONFLICT.',
   params: z.strictObject({
     id: id().describe('BAS id'),
     reason: reason().describe('Why recomputed'),
@@ -151,8 +145,7 @@ export const taxSignLodge = method({
   actionClass: ACTION_CLASS.taxSignLodge,
   summary:
     'Sign and lodge a prepared BAS: a signature act, always held for a human, who reads the period, every label and the net payable to or refundable by the ATO. With the proof: posts the BAS settlement journal dated periodEnd (Dr 2100 GST collected, Cr 1200 GST paid, Dr 2200 PAYG withholding for W2, the net to 2150 ATO integrated client account in whole dollars, the cents dropped to 4200 as BAS rounding), status lodging, and queues the lodgement document (kind bas) through the lodgement adapter; the BAS becomes lodged with a receipt (file name and SHA-256) only when the adapter has delivered it. A held BAS is CONFLICT; a BAS whose labels no longer match the ledger is CONFLICT (taxReturn it); signing a lodging or lodged BAS again is a no-op.',
-  brief:
-    'Sign and lodge a BAS: posts the settlement at periodEnd, queues lodgement. Stale labels: CONFLICT (books.taxReturn).',
+  brief: 'Sign and lodge a BAS: posts the settlement at periodEnd, queues lodgement. Stale labels: CONFLICT (books.taxReturn).',
   params: withProof({ id: id().describe('BAS id') }),
   result: z.union([basReturn, holdFrame]),
 });
@@ -235,8 +228,7 @@ export const taxObligations = method({
   kind: 'read',
   summary:
     "The organisation's tax obligations, oldest first. Each BAS (kind bas) with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative; PAYG withholding is paid with it, label 4); only a lodged BAS carries a receipt. Each signed pay run's super guarantee (kind super_guarantee) with its due date (Payday Super: 7 days after the payment date from 1 July 2026; for earlier payments the 28th of the month after the quarter), amount and what is still outstanding as at asOf. Liabilities carried in by books.openingBalances are obligations of their own, first in line for payments: the super owed at conversion (kind super_carried_in, 2300's opening credit, due as a run paid on the conversion date) and the PAYG withholding owed at conversion (kind payg_carried_in, 2200's opening credit, due with the BAS period holding the conversion date). Payments to 2300 Superannuation payable (its debits other than pay run recalls, less its credits other than pay runs' and the opening balances', such as a reversed payment) settle the super carried in, then the oldest runs, so the super outstanding (super_carried_in and super_guarantee together) equals 2300's balance (none when 2300 is in debit: paid ahead); payments to 2200 other than BAS settlements and recalls settle the PAYG carried in. from/to keep the BAS periods that overlap from..to and the pay runs paid in it (and the liabilities carried in at a conversion date in it); asOf (default today) decides overdue: a BAS not lodged, or super not paid in full, and due before asOf.",
-  brief:
-    'BAS and super obligations: due dates, cents (refunds negative), overdue.',
+  brief: 'BAS and super obligations: due dates, cents (refunds negative), overdue.',
   params: z
     .strictObject({
       asOf: isoDate().optional().describe('Default today'),

@@ -2,17 +2,18 @@ import type { z } from 'zod';
 import type { Scope } from '../scopes.js';
 
 /**
- * How a method behaves on the write path (architecture guide, "one declaration per method"):
+ * How a method behaves on the write path (one declaration per method):
  * - read: no side effect, no event;
- * - write: one event; idempotent by state (D3);
- * - new-act: one event every run (D3);
- * - signature: a signature act (seed §3, D7).
+ * - write: one event; idempotent by state (the same call on a row already in its target state is a
+ *   no-op answering that state);
+ * - new-act: one event every run;
+ * - signature: a signature act: held until a human approves it.
  */
 export type MethodKind = 'read' | 'write' | 'new-act' | 'signature';
 
 /**
  * `N` and `K` keep a declaration's name and kind as literal types, so that a typed client can index
- * params and results by method name straight from the declarations (issue 11 item 4, no codegen).
+ * params and results by method name straight from the declarations (no codegen).
  */
 export interface MethodSpec<
   P extends z.ZodType = z.ZodType,
@@ -39,18 +40,18 @@ export interface MethodSpec<
   readonly brief?: string;
   readonly params: P;
   readonly result: R;
-  /** Signature acts (D7): the action class a human approves. */
+  /** Signature acts: the action class a human approves. */
   readonly actionClass?: string;
   /**
-   * Params this service adds to a method the seed names (issue 12: extensions are documented as
+   * Params this service adds to a method of the core contract (extensions are documented as
    * such): docs/methods.md lists them per method, and a test checks each is a declared param.
    */
   readonly extendedParams?: readonly string[];
 }
 
 /**
- * A GET read (seed §4.2): query schema, the scope it needs (D4: org.read for all) and the payload
- * it answers (issue 11 item 1: handlers are typed by it, and the tests check every answer by it).
+ * A GET read: query schema, the scope it needs (org.read for all) and the payload it answers
+ * (handlers are typed by it, and the tests check every answer by it).
  */
 export interface ReadSpec<Q extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly name: string;

@@ -1,5 +1,5 @@
 /**
- * ABA (Cemtex, BECS Direct Entry) files, exactly per ../shared/data/aba/FORMAT.md: a type 0
+ * ABA (Cemtex, BECS Direct Entry) files, exactly per docs/reference/aba-format.md: a type 0
  * descriptive record, one type 1 detail record per payment, a type 7 file total record; every
  * record 120 characters and CR LF. Alphanumeric fields are left-justified and space-filled,
  * numeric fields right-justified and zero-filled, account numbers right-justified and

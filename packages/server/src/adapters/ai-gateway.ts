@@ -6,7 +6,7 @@ import { openAiProvider } from './ai-openai.js';
 import type { ReadTool } from './ai-tools.js';
 
 /**
- * The AI gateway behind books.ask (seed §1, D6; issue 10 item 5). A provider answers a question
+ * The AI gateway behind books.ask. A provider answers a question
  * from the books; the gateway times it, prices it in integer micro-dollars and hands the outcome
  * to the write path, which audits it (domain/ask/ask.ts: one `books.ask.answer` event and one
  * `ai_calls` row). Providers only read: the grounded answerer calls the domain read functions, a
@@ -67,8 +67,7 @@ export const SOURCES_MAX = 50;
  */
 export function costMicroUsd(inputTokens: number, outputTokens: number, config: AiConfig): number {
   const micro =
-    BigInt(inputTokens) * BigInt(config.priceInputMicroUsdPerMTok) +
-    BigInt(outputTokens) * BigInt(config.priceOutputMicroUsdPerMTok);
+    BigInt(inputTokens) * BigInt(config.priceInputMicroUsdPerMTok) + BigInt(outputTokens) * BigInt(config.priceOutputMicroUsdPerMTok);
   return Number((micro + 999_999n) / 1_000_000n);
 }
 

@@ -12,7 +12,7 @@ import type { Queryable } from '../storage/types.js';
 import type { AskContext, Provider, ProviderAnswer, Source } from './ai-gateway.js';
 
 /**
- * The built-in grounded answerer (issue 10 item 5): no network, no model. It recognises the
+ * The built-in grounded answerer: no network, no model. It recognises the
  * questions a bookkeeper asks with fixed keyword rules (linear in the question, which is at most
  * 2000 characters), answers each from the same domain read functions the typed reads use, and
  * cites the ledger ids of the documents and journals behind the figures. Anything else is
@@ -135,7 +135,11 @@ function periodIn(text: string, asOf: string): Period | null {
   const fyStart = financialYearStart(asOf);
   const fyStartYear = Number(fyStart.slice(0, 4));
   if (/\b(last|previous|prior) (financial year|fy)\b/.test(text)) {
-    return { from: `${fyStartYear - 1}-07-01`, to: `${fyStartYear}-06-30`, label: `the financial year ${fyStartYear - 1}–${String(fyStartYear).slice(2)}` };
+    return {
+      from: `${fyStartYear - 1}-07-01`,
+      to: `${fyStartYear}-06-30`,
+      label: `the financial year ${fyStartYear - 1}–${String(fyStartYear).slice(2)}`,
+    };
   }
   if (/\b(this|current) (financial year|fy)\b|\byear to date\b|\bytd\b/.test(text)) {
     return { from: fyStart, to: asOf, label: `this financial year to ${asOf}` };
@@ -195,7 +199,11 @@ async function receivables(ctx: AskContext): Promise<Built> {
   const cites = new Cites();
   cites.add('report', `aged_receivables@${ctx.asOf}`, null);
   if (aged.parties.length === 0) {
-    return { intent: 'receivables', answer: `No customer owes anything as at ${ctx.asOf} (accounts receivable is ${formatCents(aged.totals.totalCents)}).`, sources: cites.sources };
+    return {
+      intent: 'receivables',
+      answer: `No customer owes anything as at ${ctx.asOf} (accounts receivable is ${formatCents(aged.totals.totalCents)}).`,
+      sources: cites.sources,
+    };
   }
   const parties = [...aged.parties].sort((a, b) => b.totalCents - a.totalCents || a.party.localeCompare(b.party));
   const shown = parties.slice(0, LIST_MAX);
@@ -206,7 +214,10 @@ async function receivables(ctx: AskContext): Promise<Built> {
   const lines = shown.map((p) => {
     const late = p.totalCents - p.currentCents;
     const count = p.items.length;
-    return `${quoted(p.party)} owes ${formatCents(p.totalCents)} on ${plural(count, 'invoice')}` + (late > 0 ? ` (${formatCents(late)} overdue)` : ' (none overdue)');
+    return (
+      `${quoted(p.party)} owes ${formatCents(p.totalCents)} on ${plural(count, 'invoice')}` +
+      (late > 0 ? ` (${formatCents(late)} overdue)` : ' (none overdue)')
+    );
   });
   const more = parties.length > shown.length ? ` …and ${plural(parties.length - shown.length, 'more customer')}.` : '';
   return {
@@ -231,7 +242,10 @@ async function cash(ctx: AskContext): Promise<Built> {
   const clearingCents = clearing?.balanceCents ?? 0;
   let answer = `As at ${ctx.asOf}, the business bank account (1000) holds ${formatCents(bankCents)} by the ledger.`;
   if (clearingCents !== 0) answer += ` Another ${formatCents(clearingCents)} sits in bank clearing (1300, not yet reconciled).`;
-  answer += journals.length > 0 ? ` Cited: the latest ${plural(journals.length, 'posting')} to those accounts.` : ' Nothing has been posted to the bank yet.';
+  answer +=
+    journals.length > 0
+      ? ` Cited: the latest ${plural(journals.length, 'posting')} to those accounts.`
+      : ' Nothing has been posted to the bank yet.';
   return { intent: 'cash', answer, sources: cites.sources };
 }
 
@@ -239,10 +253,7 @@ async function dueThisWeek(ctx: AskContext): Promise<Built> {
   const q = ctx.db.reader;
   const orgId = ctx.principal.orgId;
   const until = addDays(ctx.asOf, 7);
-  const [ar, ap] = await Promise.all([
-    agedReport(q, orgId, 'aged_receivables', ctx.asOf),
-    agedReport(q, orgId, 'aged_payables', ctx.asOf),
-  ]);
+  const [ar, ap] = await Promise.all([agedReport(q, orgId, 'aged_receivables', ctx.asOf), agedReport(q, orgId, 'aged_payables', ctx.asOf)]);
   const pick = (r: typeof ar) =>
     r.parties
       .flatMap((p) => p.items.map((i) => ({ ...i, party: p.party })))
@@ -252,18 +263,38 @@ async function dueThisWeek(ctx: AskContext): Promise<Built> {
   const bills = pick(ap);
   const cites = new Cites();
   const [invLedger, billLedger] = await Promise.all([
-    ledgerIdsOf(q, orgId, 'invoices', inv.slice(0, CITE_MAX).map((i) => i.id)),
-    ledgerIdsOf(q, orgId, 'bills', bills.slice(0, CITE_MAX).map((i) => i.id)),
+    ledgerIdsOf(
+      q,
+      orgId,
+      'invoices',
+      inv.slice(0, CITE_MAX).map((i) => i.id),
+    ),
+    ledgerIdsOf(
+      q,
+      orgId,
+      'bills',
+      bills.slice(0, CITE_MAX).map((i) => i.id),
+    ),
   ]);
   for (const i of inv.slice(0, LIST_MAX)) cites.add('invoice', i.id, invLedger.get(i.id) ?? null);
   for (const b of bills.slice(0, LIST_MAX)) cites.add('bill', b.id, billLedger.get(b.id) ?? null);
   const sum = (xs: typeof inv) => xs.reduce((s, x) => s + x.outstandingCents, 0);
   const describe = (xs: typeof inv) =>
-    xs.slice(0, LIST_MAX).map((x) => `${x.id} ${quoted(x.party)} ${formatCents(x.outstandingCents)} due ${x.dueOn}`).join('; ') +
-    (xs.length > LIST_MAX ? `; …and ${xs.length - LIST_MAX} more` : '');
+    xs
+      .slice(0, LIST_MAX)
+      .map((x) => `${x.id} ${quoted(x.party)} ${formatCents(x.outstandingCents)} due ${x.dueOn}`)
+      .join('; ') + (xs.length > LIST_MAX ? `; …and ${xs.length - LIST_MAX} more` : '');
   const parts = [`From ${ctx.asOf} to ${until}:`];
-  parts.push(inv.length === 0 ? 'no invoice falls due.' : `${plural(inv.length, 'invoice')} ${inv.length === 1 ? 'falls' : 'fall'} due, ${formatCents(sum(inv))} to come in (${describe(inv)}).`);
-  parts.push(bills.length === 0 ? 'No approved bill falls due.' : `${plural(bills.length, 'approved bill')} ${bills.length === 1 ? 'falls' : 'fall'} due, ${formatCents(sum(bills))} to pay (${describe(bills)}).`);
+  parts.push(
+    inv.length === 0
+      ? 'no invoice falls due.'
+      : `${plural(inv.length, 'invoice')} ${inv.length === 1 ? 'falls' : 'fall'} due, ${formatCents(sum(inv))} to come in (${describe(inv)}).`,
+  );
+  parts.push(
+    bills.length === 0
+      ? 'No approved bill falls due.'
+      : `${plural(bills.length, 'approved bill')} ${bills.length === 1 ? 'falls' : 'fall'} due, ${formatCents(sum(bills))} to pay (${describe(bills)}).`,
+  );
   const overdueIn = ar.totals.totalCents - ar.totals.currentCents;
   const overdueOut = ap.totals.totalCents - ap.totals.currentCents;
   if (overdueIn > 0 || overdueOut > 0) {
@@ -282,10 +313,13 @@ const BAS_WORDS: Record<string, string> = {
 async function gst(ctx: AskContext, text: string): Promise<Built> {
   const q = ctx.db.reader;
   const orgId = ctx.principal.orgId;
-  const period = quarterIn(text, ctx.asOf) ?? periodIn(text, ctx.asOf) ?? (() => {
-    const p = quarterOf(ctx.asOf);
-    return quarterPeriod(p.year, p.start);
-  })();
+  const period =
+    quarterIn(text, ctx.asOf) ??
+    periodIn(text, ctx.asOf) ??
+    (() => {
+      const p = quarterOf(ctx.asOf);
+      return quarterPeriod(p.year, p.start);
+    })();
   const g = await gstSummary(q, orgId, period.from, period.to, 'accounts');
   const cites = new Cites();
   cites.add('report', `gst_summary@${period.from}..${period.to}`, null);
@@ -300,7 +334,15 @@ async function gst(ctx: AskContext, text: string): Promise<Built> {
     (net > 0 ? `net ${formatCents(net)} payable to the ATO` : net < 0 ? `net ${formatCents(-net)} refundable by the ATO` : 'net nil') +
     (w2 !== 0 ? `; PAYG withheld (W2) ${formatCents(w2)}, paid with the BAS` : '') +
     '.';
-  const bas = await q.all<{ id: string; status: string; ledger_id: string; lodged_at: string | null; receipt_file: string | null; period_start: string; period_end: string }>(
+  const bas = await q.all<{
+    id: string;
+    status: string;
+    ledger_id: string;
+    lodged_at: string | null;
+    receipt_file: string | null;
+    period_start: string;
+    period_end: string;
+  }>(
     `SELECT id, status, ledger_id, lodged_at, receipt_file, period_start, period_end FROM bas_returns
      WHERE org_id = ? AND period_start <= ? AND period_end >= ? ORDER BY period_start, id LIMIT 10`,
     [orgId, period.to, period.from],
@@ -340,7 +382,11 @@ async function latestEventOf(q: Queryable, orgId: string, entityId: string, even
 async function profit(ctx: AskContext, text: string): Promise<Built> {
   const q = ctx.db.reader;
   const orgId = ctx.principal.orgId;
-  const period = periodIn(text, ctx.asOf) ?? { from: financialYearStart(ctx.asOf), to: ctx.asOf, label: `this financial year to ${ctx.asOf}` };
+  const period = periodIn(text, ctx.asOf) ?? {
+    from: financialYearStart(ctx.asOf),
+    to: ctx.asOf,
+    label: `this financial year to ${ctx.asOf}`,
+  };
   const pl = await profitAndLoss(q, orgId, period.from, period.to);
   const cites = new Cites();
   cites.add('report', `profit_and_loss@${period.from}..${period.to}`, null);
@@ -363,7 +409,11 @@ async function profit(ctx: AskContext, text: string): Promise<Built> {
 async function suppliers(ctx: AskContext, text: string): Promise<Built> {
   const q = ctx.db.reader;
   const orgId = ctx.principal.orgId;
-  const period = periodIn(text, ctx.asOf) ?? { from: financialYearStart(ctx.asOf), to: ctx.asOf, label: `this financial year to ${ctx.asOf}` };
+  const period = periodIn(text, ctx.asOf) ?? {
+    from: financialYearStart(ctx.asOf),
+    to: ctx.asOf,
+    label: `this financial year to ${ctx.asOf}`,
+  };
   const tz = await orgTimeZone(q, orgId);
   const fromInstant = startOfLocalDay(period.from, tz);
   const toInstant = startOfLocalDay(addDays(period.to, 1), tz);
@@ -375,7 +425,11 @@ async function suppliers(ctx: AskContext, text: string): Promise<Built> {
   );
   const cites = new Cites();
   if (rows.length === 0) {
-    return { intent: 'suppliers', answer: `No bill was approved in ${period.label} (${period.from} to ${period.to}).`, sources: cites.sources };
+    return {
+      intent: 'suppliers',
+      answer: `No bill was approved in ${period.label} (${period.from} to ${period.to}).`,
+      sources: cites.sources,
+    };
   }
   const keys = rows.map((r) => r.payee_key);
   const bills = await q.all<{ id: string; ledger_id: string }>(
@@ -406,7 +460,10 @@ async function approvals(ctx: AskContext): Promise<Built> {
       `SELECT id, action_class, subject_id, created_at FROM holds WHERE org_id = ? AND released_at IS NULL ORDER BY created_at, id LIMIT ${LIST_MAX}`,
       [orgId],
     ),
-    q.get<{ n: number | string }>("SELECT COUNT(*) AS n FROM approvals WHERE org_id = ? AND status = 'pending' AND expires_at >= ?", [orgId, now]),
+    q.get<{ n: number | string }>("SELECT COUNT(*) AS n FROM approvals WHERE org_id = ? AND status = 'pending' AND expires_at >= ?", [
+      orgId,
+      now,
+    ]),
     q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM holds WHERE org_id = ? AND released_at IS NULL', [orgId]),
   ]);
   const cites = new Cites();
@@ -418,11 +475,13 @@ async function approvals(ctx: AskContext): Promise<Built> {
     np === 0
       ? 'No approval is waiting for a human decision.'
       : `${plural(np, 'approval')} ${np === 1 ? 'is' : 'are'} waiting for a human decision: ` +
-        pending.map((a) => `${a.id} (${a.action_class} on ${a.subject_id}, expires ${a.expires_at})`).join('; ') + '.',
+        pending.map((a) => `${a.id} (${a.action_class} on ${a.subject_id}, expires ${a.expires_at})`).join('; ') +
+        '.',
     nh === 0
       ? 'No act is held.'
       : `${plural(nh, 'held act')} ${nh === 1 ? 'awaits' : 'await'} a human's signature: ` +
-        holds.map((h) => `${h.action_class} on ${h.subject_id} since ${h.created_at.slice(0, 10)}`).join('; ') + '.',
+        holds.map((h) => `${h.action_class} on ${h.subject_id} since ${h.created_at.slice(0, 10)}`).join('; ') +
+        '.',
   ];
   return { intent: 'approvals', answer: parts.join(' '), sources: cites.sources.filter((s) => s.ledgerId !== null || s.kind !== 'hold') };
 }
@@ -434,7 +493,7 @@ async function invoiceHistory(ctx: AskContext, original: string, text: string): 
   const orgId = ctx.principal.orgId;
   type Row = { id: string; payee_name: string; description: string; status: string; total_cents: number | string; ledger_id: string };
   const cols = 'id, payee_name, description, status, total_cents, ledger_id';
-  let rows: Row[] = [];
+  let rows: Row[];
   const byId = INVOICE_ID.exec(original);
   if (byId) {
     rows = await q.all<Row>(`SELECT ${cols} FROM invoices WHERE org_id = ? AND id = ?`, [orgId, byId[1]!]);
@@ -446,12 +505,17 @@ async function invoiceHistory(ctx: AskContext, original: string, text: string): 
     if (!name) return null;
     const key = searchKey(name[1]!.replace(/^the\s+/, ''));
     if (key === '') return null;
-    rows = await q.all<Row>(
-      `SELECT ${cols} FROM invoices WHERE org_id = ? AND payee_search LIKE ? ESCAPE '!' ORDER BY id DESC LIMIT 3`,
-      [orgId, containsPattern(key)],
-    );
+    rows = await q.all<Row>(`SELECT ${cols} FROM invoices WHERE org_id = ? AND payee_search LIKE ? ESCAPE '!' ORDER BY id DESC LIMIT 3`, [
+      orgId,
+      containsPattern(key),
+    ]);
     if (rows.length === 0) {
-      return { intent: 'invoice_history', answer: `No invoice to a customer named ${quoted(name[1]!)} is in these books.`, sources: [], grounded: false };
+      return {
+        intent: 'invoice_history',
+        answer: `No invoice to a customer named ${quoted(name[1]!)} is in these books.`,
+        sources: [],
+        grounded: false,
+      };
     }
   }
   const cites = new Cites();
@@ -487,23 +551,40 @@ function normalise(question: string): string {
 
 async function route(question: string, ctx: AskContext): Promise<Built | null> {
   const text = normalise(question);
-  if (INVOICE_ID.test(question) || /\b(what happened|history|status|story) (to|of|with) (the )?invoice/.test(text) || /\binvoices? (to|for|sent to|billed to) /.test(text) && /\bhappen|histor|status|where/.test(text)) {
+  if (
+    INVOICE_ID.test(question) ||
+    /\b(what happened|history|status|story) (to|of|with) (the )?invoice/.test(text) ||
+    (/\binvoices? (to|for|sent to|billed to) /.test(text) && /\bhappen|histor|status|where/.test(text))
+  ) {
     const r = await invoiceHistory(ctx, question, text);
     if (r) return r;
   }
-  if (/\bapprov|\bwaiting for (a )?(human|decision|sign)|\bawaiting (a )?(decision|signature|approval)|\bheld acts?\b|\bopen holds?\b|\bon hold\b|\bsign[- ]?off\b/.test(text)) {
+  if (
+    /\bapprov|\bwaiting for (a )?(human|decision|sign)|\bawaiting (a )?(decision|signature|approval)|\bheld acts?\b|\bopen holds?\b|\bon hold\b|\bsign[- ]?off\b/.test(
+      text,
+    )
+  ) {
     return approvals(ctx);
   }
   if (/\bgst\b|\bbas\b|activity statement|\blodg/.test(text)) return gst(ctx, text);
-  if (/\bdue (this|next|within the next|in the next) (week|7 days|seven days)\b|\bdue soon\b|\bwhat'?s due\b|\bwhat is due\b|\bfalling due\b|\bcoming due\b/.test(text)) {
+  if (
+    /\bdue (this|next|within the next|in the next) (week|7 days|seven days)\b|\bdue soon\b|\bwhat'?s due\b|\bwhat is due\b|\bfalling due\b|\bcoming due\b/.test(
+      text,
+    )
+  ) {
     return dueThisWeek(ctx);
   }
-  if (/\bwho owes\b|\bowes? us\b|\bowed to us\b|\bowing us\b|\breceivables?\b|\bdebtors?\b|\b(unpaid|outstanding|overdue|open) invoices?\b/.test(text)) {
+  if (
+    /\bwho owes\b|\bowes? us\b|\bowed to us\b|\bowing us\b|\breceivables?\b|\bdebtors?\b|\b(unpaid|outstanding|overdue|open) invoices?\b/.test(
+      text,
+    )
+  ) {
     return receivables(ctx);
   }
   if (/\bcash\b|\bbank balance\b|\bin the bank\b|\bbank account\b|\bhow much money\b/.test(text)) return cash(ctx);
   if (/\bsuppliers?\b|\bvendors?\b|\bwho do we (pay|spend)\b|\bbiggest (bills?|spend|costs?)\b/.test(text)) return suppliers(ctx, text);
-  if (/\bprofit|\bloss\b|\bp ?& ?l\b|\bp and l\b|\bnet income\b|\bhow much did we (make|earn)\b|\bearnings\b/.test(text)) return profit(ctx, text);
+  if (/\bprofit|\bloss\b|\bp ?& ?l\b|\bp and l\b|\bnet income\b|\bhow much did we (make|earn)\b|\bearnings\b/.test(text))
+    return profit(ctx, text);
   return null;
 }
 

@@ -5,7 +5,7 @@ import type { AskContext, Provider, ProviderAnswer, Source } from './ai-gateway.
 import type { ReadTool } from './ai-tools.js';
 
 /**
- * An OpenAI-compatible provider for books.ask (issue 10 item 5; AI_PROVIDER=openai). The model
+ * An OpenAI-compatible provider for books.ask (AI_PROVIDER=openai). The model
  * gets the question and, as tools, only the books read methods (ai-tools.ts), run with the
  * caller's principal. Tool results go back as JSON data between explicit delimiters; the system
  * prompt says that ledger text is data and never instructions. Any other tool name is refused

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { MethodBinding, ReadContext } from '../binding.js';
 
 /**
- * The tools a model may call (issue 10 item 5): the books read methods only (kind `read`, scope
+ * The tools a model may call: the books read methods only (kind `read`, scope
  * books.read), with the JSON schema of their declared params. A call is validated like an HTTP
  * call and run by the method's own read binding with the caller's principal, so scopes and
  * organisation isolation apply exactly as they do over HTTP. Nothing else is a tool.
@@ -32,7 +32,7 @@ function schemaOf(spec: MethodSpec): Record<string, unknown> {
 /**
  * Reads never offered to a model: people's personal data (names, pay, tax file and bank details
  * of employees) is not sent to an outside provider to answer a books question, nor the
- * business's own BSBs and account numbers (books.bankAccounts, issue 12: each account's balance
+ * business's own BSBs and account numbers (books.bankAccounts: each account's balance
  * is in books.accounts and the reports). Least privilege: the books' figures are enough for every
  * question the gateway is for.
  */

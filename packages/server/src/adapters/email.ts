@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 
 /**
- * The email adapter (architecture guide): every message the service sends goes through it, after
- * the transaction that decided to send it has committed (see outbox.ts).
+ * The email adapter: every message the service sends goes through it, after the transaction that
+ * decided to send it has committed (outbox.ts; docs/architecture.md, Adapters and the outbox).
  */
 export interface EmailMessage {
   readonly to: string | null;
@@ -13,7 +13,7 @@ export interface EmailMessage {
   readonly text: string;
   /** Stable id: the outbox row id, so a redelivery is recognisable downstream. */
   readonly messageId: string;
-  /** Files sent with the message (issue 12 item 4: the invoice PDF); optional, so plain text stays as it was. */
+  /** Files sent with the message (e.g. the invoice PDF); optional, so plain text stays as it was. */
   readonly attachments?: readonly EmailAttachment[];
 }
 
@@ -24,12 +24,15 @@ export interface EmailAttachment {
   readonly content: Uint8Array;
 }
 
-/** Bounds (architecture guide: everything bounded): an invoice PDF is a few kilobytes. */
+/** Bounds (docs/architecture.md, Everything is bounded): an invoice PDF is a few kilobytes. */
 export const attachmentLimits = { perMessageMax: 4, bytesMax: 2 * 1024 * 1024 } as const;
 
 /** A file name safe in a header: printable ASCII without quotes, backslashes or path separators. */
 export function attachmentName(name: string): string {
-  const safe = name.replace(/[^A-Za-z0-9 ._()-]/g, '_').slice(0, 100).trim();
+  const safe = name
+    .replace(/[^A-Za-z0-9 ._()-]/g, '_')
+    .slice(0, 100)
+    .trim();
   return safe === '' ? 'attachment' : safe;
 }
 
@@ -103,12 +106,12 @@ export class FileMailer implements Mailer {
     mkdirSync(dir, { recursive: true });
   }
 
-  async send(message: EmailMessage, from: string) {
+  send(message: EmailMessage, from: string) {
     const name = `${message.messageId}.eml`;
     const tmp = join(this.dir, `.${name}.${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 8)}`);
     writeFileSync(tmp, renderEml(message, from, new Date()), { mode: 0o600 });
     renameSync(tmp, join(this.dir, name));
-    return { delivered: true, detail: name };
+    return Promise.resolve({ delivered: true, detail: name });
   }
 
   async close() {}
@@ -139,8 +142,9 @@ export class SmtpMailer implements Mailer {
     return { delivered: true, detail: String(info.messageId ?? '') };
   }
 
-  async close() {
+  close() {
     this.transport.close();
+    return Promise.resolve();
   }
 }
 

@@ -2,7 +2,7 @@ import PDFDocument from 'pdfkit';
 import { formatCents } from '../money.js';
 
 /**
- * Tax invoices and adjustment notes as PDF (issue 12 item 4), rendered with pdfkit from what the
+ * Tax invoices and adjustment notes as PDF, rendered with pdfkit from what the
  * receivables domain decided (domain/receivables/documents.ts builds the input). Pure: the same
  * input gives the same bytes (the creation date is the document's date, the file id derives from
  * it, and only the standard Helvetica fonts are used, so nothing random is embedded).
@@ -182,7 +182,10 @@ function header(doc: Doc, gst: boolean, qty: boolean): void {
   if (qty) doc.text('Qty', QTY_X, y, { width: QTY_W, align: 'right' });
   if (gst) doc.text('GST', GST_X, y, { width: COL_W, align: 'right' });
   doc.text(gst ? 'Amount incl. GST' : 'Amount', AMOUNT_X, y, { width: COL_W, align: 'right' });
-  doc.moveTo(LEFT, doc.y + 2).lineTo(RIGHT, doc.y + 2).stroke();
+  doc
+    .moveTo(LEFT, doc.y + 2)
+    .lineTo(RIGHT, doc.y + 2)
+    .stroke();
   doc.moveDown(0.5);
   doc.font('Helvetica');
 }

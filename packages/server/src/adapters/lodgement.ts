@@ -7,8 +7,8 @@ import { FileDrop } from './file-drop.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 
 /**
- * The lodgement adapter (architecture guide: adapters/lodgement; issue 9): a document for the ATO
- * (a BAS today; Single Touch Payroll pay events later, through the same channel) is written to the
+ * The lodgement adapter (docs/architecture.md, Adapters and the outbox): a document for the ATO
+ * (a BAS, or a Single Touch Payroll pay event, through the same channel) is written to the
  * outbox in the act's own transaction (channel `lodgement`), its exact JSON text in the row, and
  * delivered after commit with the outbox's retries, lease and GET ops counts. The default sink
  * writes `<subjectId>.json` into LODGEMENT_OUTBOX_DIR for a lodgement agent (practitioner
@@ -57,9 +57,9 @@ export class FileLodgementSink implements LodgementSink {
     this.drop = new FileDrop(dir, /^[A-Za-z0-9_-]+\.json$/, 'utf8');
   }
 
-  async deliver(file: LodgementFile) {
+  deliver(file: LodgementFile) {
     this.drop.write(file.fileName, file.content);
-    return { delivered: true, detail: file.fileName };
+    return Promise.resolve({ delivered: true, detail: file.fileName });
   }
 }
 

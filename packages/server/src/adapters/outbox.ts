@@ -8,8 +8,8 @@ import type { PaymentFile, PaymentSink } from './payments.js';
 import type { Lodgements } from './lodgement.js';
 
 /**
- * The transactional outbox (architecture guide, property 1): an effect outside the database is
- * written as a row in the same transaction as the act that caused it, and delivered only after
+ * The transactional outbox (docs/architecture.md, One write path): an effect outside the database
+ * is written as a row in the same transaction as the act that caused it, and delivered only after
  * that transaction commits. A crash between commit and delivery loses nothing: the sweep
  * delivers it later. Several processes may sweep; a claim with a lease stops double sends.
  */
@@ -26,7 +26,10 @@ const UNDELIVERABLE = `((delivered_at IS NULL AND attempts >= ${ATTEMPTS_MAX}) O
 export async function outboxCounts(q: Queryable, orgId: string | null): Promise<{ queued: number; undeliverable: number }> {
   const scope = orgId === null ? '' : 'org_id = ? AND ';
   const count = async (where: string) =>
-    Number((await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM outbox WHERE ${scope}${where}`, orgId === null ? [] : [orgId]))?.n ?? 0);
+    Number(
+      (await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM outbox WHERE ${scope}${where}`, orgId === null ? [] : [orgId]))?.n ??
+        0,
+    );
   return {
     queued: await count(`delivered_at IS NULL AND attempts < ${ATTEMPTS_MAX}`),
     undeliverable: await count(UNDELIVERABLE),
@@ -36,8 +39,8 @@ export async function outboxCounts(q: Queryable, orgId: string | null): Promise<
 /**
  * Put an organisation's undeliverable rows back in the queue (CLI `outbox retry`), once the
  * operator has fixed what stopped them (a full disk, an SMTP password): the next sweep of any
- * running server delivers them. Returns how many were re-queued. An operator act like any other
- * (issue 13 item 5): through the write path, with one `org` / `outbox.retry` event naming how many
+ * running server delivers them. Returns how many were re-queued. An operator act like any other:
+ * through the write path, with one `org` / `outbox.retry` event naming how many
  * of each channel went back (never a message's content); nothing to re-queue is a no-op, no event.
  */
 export async function requeueUndeliverable(db: Database, orgId: string): Promise<number> {
@@ -68,8 +71,9 @@ interface StoredAttachment {
 
 /**
  * The email row's body: the whole message, attachments included (base64), so a retry after a
- * crash or an SMTP failure rebuilds exactly what was decided in the transaction (issue 12 item
- * 4). Bounded by attachmentLimits; the bytes live only here, never in an event (seed §6.5).
+ * crash or an SMTP failure rebuilds exactly what was decided in the transaction.
+ * Bounded by attachmentLimits; the bytes live only here, never in an event (events record that
+ * a message was sent, never its content).
  */
 function emailBody(message: Omit<EmailMessage, 'messageId'>, id: string): string {
   const files = message.attachments ?? [];
@@ -128,10 +132,11 @@ export class OutboxDispatcher {
   ) {}
 
   async start(): Promise<void> {
-    this.unsubscribe = await this.db.listen(OUTBOX_CHANNEL, () => this.kick());
-    this.timer = setInterval(() => this.kick(), SWEEP_MS);
+    // kick() never rejects (its chain ends in onError), so nothing waits on it here.
+    this.unsubscribe = await this.db.listen(OUTBOX_CHANNEL, () => void this.kick());
+    this.timer = setInterval(() => void this.kick(), SWEEP_MS);
     this.timer.unref();
-    this.kick();
+    void this.kick();
   }
 
   /** Deliver what is due; calls are serialised so one process never sends a row twice. */

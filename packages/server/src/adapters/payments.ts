@@ -5,8 +5,8 @@ import { FileDrop } from './file-drop.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 
 /**
- * The payments adapter (architecture guide: adapters/payments): a payment run's ABA file is
- * written to the outbox in the run's own transaction (channel `payment_file`) and handed to the
+ * The payments adapter (docs/architecture.md, Adapters and the outbox): a payment run's ABA file
+ * is written to the outbox in the run's own transaction (channel `payment_file`) and handed to the
  * bank channel only after commit. The default sink writes `<runId>.aba` into a directory
  * (PAYMENTS_OUTBOX_DIR) for upload to the bank's portal; a host-to-host sink would implement the
  * same interface.
@@ -35,9 +35,9 @@ export class FilePaymentSink implements PaymentSink {
     this.drop = new FileDrop(dir, /^[A-Za-z0-9_-]+\.aba$/, 'latin1');
   }
 
-  async deliver(file: PaymentFile) {
+  deliver(file: PaymentFile) {
     this.drop.write(file.fileName, file.content);
-    return { delivered: true, detail: file.fileName };
+    return Promise.resolve({ delivered: true, detail: file.fileName });
   }
 }
 
@@ -49,7 +49,11 @@ export class FilePaymentSink implements PaymentSink {
 export async function enqueuePaymentFile(uow: Uow, file: Omit<PaymentFile, 'orgId'>): Promise<string> {
   const id = newId('pay');
   const body: PaymentFile = { ...file, orgId: uow.orgId };
-  uow.bindFile({ outboxId: id, fileName: file.fileName, sha256: createHash('sha256').update(Buffer.from(file.content, 'latin1')).digest('hex') });
+  uow.bindFile({
+    outboxId: id,
+    fileName: file.fileName,
+    sha256: createHash('sha256').update(Buffer.from(file.content, 'latin1')).digest('hex'),
+  });
   await uow.tx.run('INSERT INTO outbox (id, org_id, channel, body, created_at) VALUES (?, ?, ?, ?, ?)', [
     id,
     uow.orgId,

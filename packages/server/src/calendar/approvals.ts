@@ -13,7 +13,7 @@ interface ApprovalRow {
 }
 
 /**
- * approval.expiry (meetings.list, issue 10 item 2b): approvals still open — pending a human's
+ * approval.expiry (meetings.list): approvals still open — pending a human's
  * decision, or approved with the proof not yet used — on the organisation-local date their expiry
  * instant falls on. The local date of an instant cannot be computed in SQL on both engines, so the
  * query is given the instant each local day of the range begins (clock.ts localDayStarts) and

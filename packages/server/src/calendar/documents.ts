@@ -7,7 +7,7 @@ import type { Queryable } from '../storage/types.js';
 import { afterCursor, type MeetingItem, type Window } from './window.js';
 
 /**
- * The calendar's document sources (meetings.list, issue 10 item 2b): each one query over an index
+ * The calendar's document sources (meetings.list): each one query over an index
  * led by (org_id, date), keyset after the cursor, at most `take` rows. Names customers and payees
  * typed by agents are quoted (governance/quote.ts); the rest of every title is the server's.
  */

@@ -9,7 +9,7 @@ import { paydays } from './paydays.js';
 import { compareItems, type MeetingItem, type Position, type Window } from './window.js';
 
 /**
- * GET meetings.list (issue 10 item 2b): the desk's calendar. Each kind of item has one source
+ * GET meetings.list: the desk's calendar. Each kind of item has one source
  * that returns at most limit + 1 of its items after the cursor, in (date, kind, id) order, read
  * through an index (migration 28) or computed from a few rows; the sources are merged here and
  * the first `limit` kept. Any item of the true page is among the first limit + 1 of its own
@@ -50,9 +50,12 @@ export function decodeCursor(text: string): Position {
   }
   const [date, kind, id] = Array.isArray(parsed) && parsed.length === 3 ? (parsed as unknown[]) : [];
   const valid =
-    typeof date === 'string' && isCalendarDate(date) &&
-    typeof kind === 'string' && (MEETING_KINDS as readonly string[]).includes(kind) &&
-    typeof id === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(id);
+    typeof date === 'string' &&
+    isCalendarDate(date) &&
+    typeof kind === 'string' &&
+    (MEETING_KINDS as readonly string[]).includes(kind) &&
+    typeof id === 'string' &&
+    /^[A-Za-z0-9_-]{1,100}$/.test(id);
   if (!valid) throw badRequest('cursor: must be the nextCursor of a previous page of meetings.list');
   return { date, kind: kind as MeetingKind, id };
 }
@@ -66,7 +69,10 @@ const LATEST = '9999-06-30';
 
 /** from defaults to the organisation's today, to to from + 13 days; at most 92 days apart. */
 function range(q: MeetingsQuery, today: string) {
-  for (const [field, value] of [['from', q.from], ['to', q.to]] as const) {
+  for (const [field, value] of [
+    ['from', q.from],
+    ['to', q.to],
+  ] as const) {
     if (value !== undefined && (value < EARLIEST || value > LATEST)) {
       throw badRequest(`${field}: must be from ${EARLIEST} to ${LATEST}`);
     }
@@ -75,7 +81,9 @@ function range(q: MeetingsQuery, today: string) {
   const to = q.to ?? addDays(from, 13);
   if (to < from) throw badRequest(`to: must be on or after from (${from})`);
   if (daysBetween(from, to) > MEETINGS_RANGE_DAYS_MAX) {
-    throw badRequest(`to: must be at most ${MEETINGS_RANGE_DAYS_MAX} days after from (${from}), that is on or before ${addDays(from, MEETINGS_RANGE_DAYS_MAX)}`);
+    throw badRequest(
+      `to: must be at most ${MEETINGS_RANGE_DAYS_MAX} days after from (${from}), that is on or before ${addDays(from, MEETINGS_RANGE_DAYS_MAX)}`,
+    );
   }
   return { from, to };
 }

@@ -1,7 +1,7 @@
 import type { Migration } from '../storage/migrations.js';
 
 /**
- * Migration 28 (issue 10 item 2b): the indexes the calendar (meetings.list) reads by date, so that
+ * Migration 28: the indexes the calendar (meetings.list) reads by date, so that
  * each source reads only the rows of its date range, in order, and stops after a page: invoices by
  * due date, promises to pay by promised date, approvals by status and expiry, pay runs by payment
  * date. Bills already have (org_id, status, due_on) and BAS returns (org_id, period_start, …).

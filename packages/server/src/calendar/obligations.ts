@@ -7,7 +7,7 @@ import type { Queryable } from '../storage/types.js';
 import { inWindow, type MeetingItem, type Window } from './window.js';
 
 /**
- * The calendar's tax sources (meetings.list, issue 10 item 2b), computed with the very functions
+ * The calendar's tax sources (meetings.list), computed with the very functions
  * books.taxObligations uses (toBas/basDueOn, superObligations) so the two never disagree on a date.
  * A due date lies after its period: at most ~150 days for a BAS (the December quarter is due 28
  * February) and ~120 days for quarterly super, so only rows that recent are read.
@@ -31,10 +31,11 @@ function lastDayOf(ym: string): string {
 }
 
 /**
- * bas.due: each BAS on its due date with its status (a held or lodging BAS never reads as lodged,
- * D11) and signed net amount; and, once the organisation has prepared a BAS, each later period of
+ * bas.due: each BAS on its due date with its status (a held or lodging BAS never reads as lodged)
+ * and signed net amount; and, once the organisation has prepared a BAS, each later period of
  * the same frequency (calendar months or quarters) with no BAS yet, as `not_prepared`. Without a
- * first BAS the frequency is unknown, so nothing is projected (docs/decisions.md, issue 10 item 2).
+ * first BAS the frequency is unknown, so nothing is projected (docs/decisions.md, "Hierarchy and
+ * the calendar").
  */
 export async function basDue(q: Queryable, w: Window): Promise<MeetingItem[]> {
   const [rows, latest] = await Promise.all([

@@ -4,12 +4,13 @@ import { payRuns } from './documents.js';
 import { inWindow, type MeetingItem, type Window } from './window.js';
 
 /**
- * payday (meetings.list, issue 10 item 2b). The data model has no pay schedule: an employee has a
+ * payday (meetings.list). The data model has no pay schedule: an employee has a
  * pay frequency, and a pay run has a payment date. So a pay day is (1) a drafted or signed pay run
  * on its payment date, and (2) for each frequency that active employees are paid on, the dates
  * after the latest drafted or signed run on it, one period apart (weekly 7 days, fortnightly 14,
  * monthly the same day of the month, or its last day), marked `projected`. A frequency with no
- * run yet has no anchor, so nothing is projected for it (docs/decisions.md, issue 10 item 2).
+ * run yet has no anchor, so nothing is projected for it (docs/decisions.md, "Hierarchy and the
+ * calendar").
  */
 const STEP_DAYS: Readonly<Record<string, number>> = { weekly: 7, fortnightly: 14 };
 

@@ -1,7 +1,7 @@
 import type { MeetingKind } from '@finance-desk/protocol';
 
 /**
- * What every source of `meetings.list` is asked for (issue 10 item 2b): the organisation, the
+ * What every source of `meetings.list` is asked for: the organisation, the
  * date range, the position after which to start (the cursor), and how many items it may return
  * at most (`take` = limit + 1: one beyond the page tells the caller whether there is more).
  */

@@ -9,7 +9,13 @@ import { decideApproval } from '../governance/approvals.js';
 import { loadPolicy } from '../governance/policy.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { addUser, userByEmail } from '../human/users.js';
-import { createBankAccount, listBankAccounts, parseBankAccountCreate, parseBankAccountUpdate, updateBankAccount } from '../domain/banking/accounts.js';
+import {
+  createBankAccount,
+  listBankAccounts,
+  parseBankAccountCreate,
+  parseBankAccountUpdate,
+  updateBankAccount,
+} from '../domain/banking/accounts.js';
 import { verifyStoredChain } from '../ledger/verify.js';
 import { formatIssues, isCalendarDate, pairingCodeCreate, textProblem, validate, type ChainBreakReason } from '@finance-desk/protocol';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
@@ -23,7 +29,7 @@ import { checkpointNow, signerFrom, verifyExtends, type Signer } from '../ledger
 import { backupSqlite, describeProblems, restoreSqlite, sqlitePathOf } from '../storage/backup.js';
 import type { Database } from '../storage/types.js';
 
-/** The operator's CLI (D10). Every command migrates first and reads DATABASE_URL. */
+/** The operator's CLI (docs/operations.md, "The operator CLI"). Every command migrates first and reads DATABASE_URL. */
 class CliFailure extends Error {
   constructor(
     message: string,
@@ -33,8 +39,24 @@ class CliFailure extends Error {
   }
 }
 
-async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+/**
+ * Where a run of the CLI reads its settings and writes its output: the process's own, or a
+ * caller's (tests run commands in-process this way, without a process per command).
+ */
+export interface CliIo {
+  readonly env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processIo: CliIo = {
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+async function withDbOf<T>(io: CliIo, fn: (db: Database) => Promise<T>): Promise<T> {
+  const config = loadConfig(io.env);
   const db = await openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize });
   try {
     return await fn(db);
@@ -58,8 +80,8 @@ const BREAK_WORDS: Record<ChainBreakReason, string> = {
   payload: 'payload is not canonical JSON (hashes recomputed over foreign bytes)',
 };
 
-function print(json: boolean, value: unknown, human: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+function printTo(io: CliIo, json: boolean, value: unknown, human: string): void {
+  io.stdout(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
 /** `org profile` flags as a profile patch; "none" clears the ABN or legal name; the schema judges the rest. */
@@ -89,8 +111,9 @@ function profilePatchFromFlags(o: ProfileFlags): Record<string, unknown> {
   if (o.gstRegistered !== undefined) patch.gstRegistered = yesNo[o.gstRegistered.toLowerCase()] ?? o.gstRegistered;
   if (o.gstBasis !== undefined) patch.gstBasis = o.gstBasis;
   if (o.basFrequency !== undefined) patch.basFrequency = o.basFrequency;
-  if (o.fyStartMonth !== undefined) patch.financialYearStartMonth = /^\d{1,2}$/.test(o.fyStartMonth) ? Number(o.fyStartMonth) : o.fyStartMonth;
-  // Issue 12: invoice numbering and the lock date ("none" unlocks).
+  if (o.fyStartMonth !== undefined)
+    patch.financialYearStartMonth = /^\d{1,2}$/.test(o.fyStartMonth) ? Number(o.fyStartMonth) : o.fyStartMonth;
+  // Invoice numbering and the lock date ("none" unlocks).
   if (o.invoicePrefix !== undefined) patch.invoicePrefix = o.invoicePrefix;
   if (o.invoiceNextNumber !== undefined) {
     patch.invoiceNextNumber = /^\d{1,9}$/.test(o.invoiceNextNumber) ? Number(o.invoiceNextNumber) : o.invoiceNextNumber;
@@ -102,20 +125,23 @@ function profilePatchFromFlags(o: ProfileFlags): Record<string, unknown> {
   return patch;
 }
 
-function program(): Command {
+function program(io: CliIo): Command {
+  const print = (json: boolean, value: unknown, human: string) => printTo(io, json, value, human);
+  const withDb = <T>(fn: (db: Database) => Promise<T>) => withDbOf(io, fn);
+  const configuredSigner = () => configuredSignerOf(io.env);
   const cli = new Command('finance-desk')
     .description('Finance Desk: the books API for AI agents, with a hash-chained ledger')
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
 
   cli
     .command('serve')
     .description('run the API (migrates the database first)')
     .action(async () => {
-      const config = loadConfig();
+      const config = loadConfig(io.env);
       const server = await startServer(config);
       server.app.log.info(`finance-desk listening on ${server.url} (${server.db.caps.engine})`);
-      // SIGTERM/SIGINT (issue 13 item 3): stop accepting, answer late arrivals with 503 and the
+      // SIGTERM/SIGINT: stop accepting, answer late arrivals with 503 and the
       // error frame, let in-flight requests and their commits finish (bounded by SHUTDOWN_GRACE_MS),
       // stop the outbox, close the database. A second signal exits at once.
       let stopping = false;
@@ -140,12 +166,15 @@ function program(): Command {
     .description(
       'serve MCP over stdio for an agent host, calling the API at FINANCE_DESK_URL with the key in FINANCE_DESK_API_KEY (stdout carries only MCP messages)',
     )
-    .option('--toolsets <list>', 'load only these toolsets, comma-separated, e.g. receivables,payables (default: FINANCE_DESK_TOOLSETS, else every tool)')
+    .option(
+      '--toolsets <list>',
+      'load only these toolsets, comma-separated, e.g. receivables,payables (default: FINANCE_DESK_TOOLSETS, else every tool)',
+    )
     .action(async (o: { toolsets?: string }) => {
       // The same command as @finance-desk/mcp's bin (`npx -y @finance-desk/mcp`): one code path.
       let config: StdioCommandConfig;
       try {
-        config = stdioCommandConfig(process.env, o.toolsets !== undefined ? { toolsets: o.toolsets } : {});
+        config = stdioCommandConfig(io.env, o.toolsets !== undefined ? { toolsets: o.toolsets } : {});
       } catch (error) {
         if (error instanceof McpCommandError) throw new CliFailure(error.message, 2);
         throw error;
@@ -171,7 +200,8 @@ function program(): Command {
         ...(o.ownerEmail !== undefined ? { ownerEmail: o.ownerEmail } : {}),
         ...(o.timeZone !== undefined ? { timeZone: o.timeZone } : {}),
       };
-      // Checked before the database is opened, naming the flag (D10); nothing is created.
+      // Checked before the database is opened, naming the flag (a one-line reason, non-zero
+      // exit); nothing is created.
       const problem = orgInputProblem(input);
       if (problem) throw new CliFailure(`${ORG_FLAGS[problem.field]}: ${problem.reason}`, 2);
       const created = await withDb((db) => createOrg(db, input));
@@ -214,7 +244,7 @@ function program(): Command {
 
   org
     .command('profile')
-    .description('show or set the organisation profile (issue 10 item 3); each change is one event')
+    .description('show or set the organisation profile; each change is one event')
     .requiredOption('--org <slug>')
     .option('--name <name>', 'trading name')
     .option('--legal-name <name>', 'legal name ("none" clears it)')
@@ -235,14 +265,20 @@ function program(): Command {
       const out = await withDb(async (db) => {
         const orgId = (await orgBySlug(db.reader, o.org)).id;
         if (Object.keys(patch).length === 0) return loadProfile(db.reader, orgId);
-        // The operator's CLI is the system on the ledger (D4: actor "").
+        // The operator's CLI is the system on the ledger (actor "").
         const { ledgerId: _l, noop: _n, ...profile } = await setProfile(db, { orgId, actor: '', patch });
         return profile;
       });
-      print(o.json === true, out, Object.entries(out).map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`).join('\n'));
+      print(
+        o.json === true,
+        out,
+        Object.entries(out)
+          .map(([k, v]) => `${k}: ${v === null ? '—' : String(v)}`)
+          .join('\n'),
+      );
     });
 
-  const agent = cli.command('agent').description('agents: pairing codes and revocation (issue 10 item 4)');
+  const agent = cli.command('agent').description('agents: pairing codes and revocation');
   agent
     .command('pair')
     .description('create a one-time pairing code for a named agent; the agent exchanges it at POST /api/v1/org/pair')
@@ -263,12 +299,22 @@ function program(): Command {
       const created = await withDb(async (db) =>
         createPairingCode(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', request: parsed.value }),
       ).catch((error: unknown) => {
-        // The one place a person chooses a secret on the CLI: name the code (seed §7) in the reason.
+        // The one place a person chooses a secret on the CLI: name the error code in the reason.
         if (error instanceof DomainError && error.code === 'WEAK_SECRET') throw new CliFailure(`WEAK_SECRET: ${error.message}`, 2);
         throw error;
       });
-      const out = { code: created.code, codeId: created.codeId, expiresAt: created.expiresAt, agentName: created.agentName, tier: created.tier };
-      print(o.json === true, out, `pairing code for ${out.agentName} (${out.tier}), expires ${out.expiresAt}: ${out.code}\nShown once; give it to the agent now.`);
+      const out = {
+        code: created.code,
+        codeId: created.codeId,
+        expiresAt: created.expiresAt,
+        agentName: created.agentName,
+        tier: created.tier,
+      };
+      print(
+        o.json === true,
+        out,
+        `pairing code for ${out.agentName} (${out.tier}), expires ${out.expiresAt}: ${out.code}\nShown once; give it to the agent now.`,
+      );
     });
   agent
     .command('revoke')
@@ -279,39 +325,61 @@ function program(): Command {
     .action(async (o: { org: string; agent: string; json?: boolean }) => {
       const r = await withDb(async (db) => revokeAgent(db, { orgId: (await orgBySlug(db.reader, o.org)).id, agentId: o.agent, actor: '' }));
       const out = { agentId: r.agentId, name: r.name, revokedAt: r.revokedAt, keyIds: r.keyIds, already: r.noop };
-      print(o.json === true, out, r.noop ? `agent ${r.agentId} was already revoked` : `agent ${r.agentId} (${r.name}) revoked with ${r.keyIds.length} key(s)`);
+      print(
+        o.json === true,
+        out,
+        r.noop ? `agent ${r.agentId} was already revoked` : `agent ${r.agentId} (${r.name}) revoked with ${r.keyIds.length} key(s)`,
+      );
     });
 
-  const bank = cli.command('bank-account').description('bank, credit-card and loan accounts (issue 12 item 3)');
+  const bank = cli.command('bank-account').description('bank, credit-card and loan accounts');
   bank
     .command('add')
-    .description("add a bank, credit-card or loan account and its chart account (one event); agents feed lines into it by its code")
+    .description('add a bank, credit-card or loan account and its chart account (one event); agents feed lines into it by its code')
     .requiredOption('--org <slug>')
     .requiredOption('--kind <kind>', 'bank | credit_card | loan')
     .requiredOption('--name <name>', "the account's name (also the chart account's)")
     .option('--bsb <bsb>', 'BSB, NNN-NNN (with --number)')
     .option('--number <digits>', 'account number, 1 to 9 digits (with --bsb)')
-    .option('--account-code <code>', 'chart code in the kind\'s range (default: the next free one; 1000 gives the default account a record)')
+    .option('--account-code <code>', "chart code in the kind's range (default: the next free one; 1000 gives the default account a record)")
     .option('--bank-code <abc>', 'direct entry: APCA bank code, e.g. WBC')
     .option('--apca-user-id <digits>', 'direct entry: the 6-digit user id the bank issued')
     .option('--user-name <name>', 'direct entry: the user name the bank knows (up to 26)')
     .option('--remitter-name <name>', 'direct entry: the remitter name payees see (up to 16)')
-    .option('--account-title <title>', 'direct entry: the self-balancing record\'s account title (up to 32)')
+    .option('--account-title <title>', "direct entry: the self-balancing record's account title (up to 32)")
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; kind: string; name: string; bsb?: string; number?: string; accountCode?: string; json?: boolean } & DirectEntryFlags) => {
-      const input = parseBankAccountCreate({
-        kind: o.kind,
-        name: o.name,
-        ...(o.bsb !== undefined ? { bsb: o.bsb } : {}),
-        ...(o.number !== undefined ? { accountNumber: o.number } : {}),
-        ...(o.accountCode !== undefined ? { accountCode: o.accountCode } : {}),
-        ...directEntryFlags(o, false),
-      });
-      // The operator's CLI is the system on the ledger (D4: actor "").
-      const created = await withDb(async (db) => createBankAccount(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', input }));
-      const a = created.account;
-      print(o.json === true, { ...a, ...(created.noop ? { noop: true } : {}) }, `${created.noop ? 'already there: ' : ''}${a.kind} account ${a.accountCode} ${a.name}${a.id ? ` (${a.id})` : ''}`);
-    });
+    .action(
+      async (
+        o: {
+          org: string;
+          kind: string;
+          name: string;
+          bsb?: string;
+          number?: string;
+          accountCode?: string;
+          json?: boolean;
+        } & DirectEntryFlags,
+      ) => {
+        const input = parseBankAccountCreate({
+          kind: o.kind,
+          name: o.name,
+          ...(o.bsb !== undefined ? { bsb: o.bsb } : {}),
+          ...(o.number !== undefined ? { accountNumber: o.number } : {}),
+          ...(o.accountCode !== undefined ? { accountCode: o.accountCode } : {}),
+          ...directEntryFlags(o, false),
+        });
+        // The operator's CLI is the system on the ledger (actor "").
+        const created = await withDb(async (db) =>
+          createBankAccount(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', input }),
+        );
+        const a = created.account;
+        print(
+          o.json === true,
+          { ...a, ...(created.noop ? { noop: true } : {}) },
+          `${created.noop ? 'already there: ' : ''}${a.kind} account ${a.accountCode} ${a.name}${a.id ? ` (${a.id})` : ''}`,
+        );
+      },
+    );
   bank
     .command('update')
     .description("change a bank account record's BSB, number or direct-entry details (one event); an empty value ('') clears a field")
@@ -323,7 +391,7 @@ function program(): Command {
     .option('--apca-user-id <digits>', 'the 6-digit Direct Entry user id')
     .option('--user-name <name>', 'the Direct Entry user name (up to 26)')
     .option('--remitter-name <name>', 'the remitter name payees see (up to 16)')
-    .option('--account-title <title>', 'the self-balancing record\'s account title (up to 32)')
+    .option('--account-title <title>', "the self-balancing record's account title (up to 32)")
     .option('--json', 'print JSON')
     .action(async (o: { org: string; id: string; bsb?: string; number?: string; json?: boolean } & DirectEntryFlags) => {
       const clear = (v: string) => (v === '' ? null : v);
@@ -332,12 +400,16 @@ function program(): Command {
         ...(o.number !== undefined ? { accountNumber: clear(o.number) } : {}),
         ...directEntryFlags(o, true),
       });
-      const done = await withDb(async (db) => updateBankAccount(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', id: o.id, patch }));
+      const done = await withDb(async (db) =>
+        updateBankAccount(db, { orgId: (await orgBySlug(db.reader, o.org)).id, actor: '', id: o.id, patch }),
+      );
       const a = done.account;
       print(
         o.json === true,
         { ...done },
-        done.noop ? `no change: ${a.accountCode} ${a.name}` : `changed ${done.changed.join(', ')} of ${a.accountCode} ${a.name}${a.directEntry ? ' (can fund bank files)' : ''}`,
+        done.noop
+          ? `no change: ${a.accountCode} ${a.name}`
+          : `changed ${done.changed.join(', ')} of ${a.accountCode} ${a.name}${a.directEntry ? ' (can fund bank files)' : ''}`,
       );
     });
   bank
@@ -348,7 +420,10 @@ function program(): Command {
     .action(async (o: { org: string; json?: boolean }) => {
       const accounts = await withDb(async (db) => listBankAccounts(db.reader, (await orgBySlug(db.reader, o.org)).id));
       const human = accounts
-        .map((a) => `${a.accountCode}  ${a.kind.padEnd(11)}  ${a.name}  balance ${a.ledgerBalanceCents} cents, ${a.unreconciledLines} unreconciled${a.isDefault ? '  (default)' : ''}`)
+        .map(
+          (a) =>
+            `${a.accountCode}  ${a.kind.padEnd(11)}  ${a.name}  balance ${a.ledgerBalanceCents} cents, ${a.unreconciledLines} unreconciled${a.isDefault ? '  (default)' : ''}`,
+        )
         .join('\n');
       print(o.json === true, { accounts }, human);
     });
@@ -383,25 +458,31 @@ function program(): Command {
     .option('--reason <text>', 'why (recorded in the ledger)')
     .requiredOption('--by <email>', 'the deciding user (needs decision rights for the class)')
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; approval: string; approve?: boolean; deny?: boolean; reason?: string; by: string; json?: boolean }) => {
-      if (o.approve === o.deny) throw new DomainError('BAD_REQUEST', 'give exactly one of --approve or --deny');
-      const out = await withDb(async (db) => {
-        const org = await orgBySlug(db.reader, o.org);
-        const who = await userByEmail(db.reader, org.id, o.by);
-        if (!who) throw new DomainError('NOT_FOUND', `user ${o.by} not found in ${o.org}`);
-        return decideApproval(db, {
-          orgId: org.id,
-          approvalId: o.approval,
-          user: { id: who.id, role: who.role },
-          approve: o.approve === true,
-          reason: o.reason ?? null,
+    .action(
+      async (o: { org: string; approval: string; approve?: boolean; deny?: boolean; reason?: string; by: string; json?: boolean }) => {
+        if (o.approve === o.deny) throw new DomainError('BAD_REQUEST', 'give exactly one of --approve or --deny');
+        const out = await withDb(async (db) => {
+          const org = await orgBySlug(db.reader, o.org);
+          const who = await userByEmail(db.reader, org.id, o.by);
+          if (!who) throw new DomainError('NOT_FOUND', `user ${o.by} not found in ${o.org}`);
+          return decideApproval(db, {
+            orgId: org.id,
+            approvalId: o.approval,
+            user: { id: who.id, role: who.role },
+            approve: o.approve === true,
+            reason: o.reason ?? null,
+          });
         });
-      });
-      const { ledgerId: _l, ...shown } = out;
-      print(o.json === true, shown, `approval ${out.approvalId} ${out.status}${out.signatureToken ? `; signatureToken ${out.signatureToken}` : ''}`);
-    });
+        const { ledgerId: _l, ...shown } = out;
+        print(
+          o.json === true,
+          shown,
+          `approval ${out.approvalId} ${out.status}${out.signatureToken ? `; signatureToken ${out.signatureToken}` : ''}`,
+        );
+      },
+    );
 
-  const policy = cli.command('policy').description('governance policy (D8)');
+  const policy = cli.command('policy').description('governance policy: approval floors, approval expiry, decision rights');
   policy
     .command('show')
     .requiredOption('--org <slug>')
@@ -413,32 +494,55 @@ function program(): Command {
     .command('set')
     .requiredOption('--org <slug>')
     .requiredOption('--by <email>', 'an owner of the organisation')
-    .option('--bill-approval-floor-cents <n>', 'PB-B1 floor', Number)
+    .option('--bill-approval-floor-cents <n>', 'bills above this total are held for approval', Number)
     .option('--materiality-floor-cents <n>', 'matchHoldResolve floor', Number)
     .option('--approval-expiry-ms <n>', 'how long an approval stays valid', Number)
-    .option('--rights <class=who,...>', 'decision rights for a class (user ids or role:NAME); repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option(
+      '--rights <class=who,...>',
+      'decision rights for a class (user ids or role:NAME); repeatable',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; by: string; billApprovalFloorCents?: number; materialityFloorCents?: number; approvalExpiryMs?: number; rights: string[]; json?: boolean }) => {
-      const rights: Record<string, string[]> = {};
-      for (const r of o.rights) {
-        const [cls = '', who = ''] = r.split('=', 2);
-        rights[cls] = who ? who.split(',').map((w) => w.trim()).filter(Boolean) : [];
-      }
-      const parsed = policyPatchSchema.safeParse({
-        billApprovalFloorCents: o.billApprovalFloorCents,
-        materialityFloorCents: o.materialityFloorCents,
-        approvalExpiryMs: o.approvalExpiryMs,
-        ...(o.rights.length ? { decisionRights: rights } : {}),
-      }, { reportInput: true });
-      if (!parsed.success) throw new DomainError('BAD_REQUEST', formatIssues(parsed.error.issues));
-      const after = await withDb(async (db) => {
-        const org = await orgBySlug(db.reader, o.org);
-        const who = await userByEmail(db.reader, org.id, o.by);
-        if (!who) throw new DomainError('NOT_FOUND', `user ${o.by} not found in ${o.org}`);
-        return setPolicy(db, { orgId: org.id, user: { id: who.id, role: who.role }, patch: parsed.data });
-      });
-      print(o.json === true, after, `policy updated (ledger #${after.ledgerId})`);
-    });
+    .action(
+      async (o: {
+        org: string;
+        by: string;
+        billApprovalFloorCents?: number;
+        materialityFloorCents?: number;
+        approvalExpiryMs?: number;
+        rights: string[];
+        json?: boolean;
+      }) => {
+        const rights: Record<string, string[]> = {};
+        for (const r of o.rights) {
+          const [cls = '', who = ''] = r.split('=', 2);
+          rights[cls] = who
+            ? who
+                .split(',')
+                .map((w) => w.trim())
+                .filter(Boolean)
+            : [];
+        }
+        const parsed = policyPatchSchema.safeParse(
+          {
+            billApprovalFloorCents: o.billApprovalFloorCents,
+            materialityFloorCents: o.materialityFloorCents,
+            approvalExpiryMs: o.approvalExpiryMs,
+            ...(o.rights.length ? { decisionRights: rights } : {}),
+          },
+          { reportInput: true },
+        );
+        if (!parsed.success) throw new DomainError('BAD_REQUEST', formatIssues(parsed.error.issues));
+        const after = await withDb(async (db) => {
+          const org = await orgBySlug(db.reader, o.org);
+          const who = await userByEmail(db.reader, org.id, o.by);
+          if (!who) throw new DomainError('NOT_FOUND', `user ${o.by} not found in ${o.org}`);
+          return setPolicy(db, { orgId: org.id, user: { id: who.id, role: who.role }, patch: parsed.data });
+        });
+        print(o.json === true, after, `policy updated (ledger #${after.ledgerId})`);
+      },
+    );
 
   cli
     .command('outbox')
@@ -453,22 +557,36 @@ function program(): Command {
         const requeued = await requeueUndeliverable(db, org.id);
         return { requeued, ...(await outboxCounts(db.reader, org.id)) };
       });
-      print(o.json === true, result, `${result.requeued} re-queued; ${result.queued} queued, ${result.undeliverable} undeliverable (a running server delivers them on its next sweep)`);
+      print(
+        o.json === true,
+        result,
+        `${result.requeued} re-queued; ${result.queued} queued, ${result.undeliverable} undeliverable (a running server delivers them on its next sweep)`,
+      );
     });
 
-  // Issue 13 item 4: online backup and restore of the SQLite engine (storage/backup.ts).
+  // Online backup and restore of the SQLite engine (storage/backup.ts).
   cli
     .command('backup')
-    .description('copy the running SQLite database to FILE, consistent while serving; checks the copy (PostgreSQL: use pg_dump, README "Backups")')
+    .description(
+      'copy the running SQLite database to FILE, consistent while serving; checks the copy (PostgreSQL: use pg_dump, docs/operations.md "Backups")',
+    )
     .requiredOption('--to <file>', 'the backup file to write (must not exist)')
     .option('--force', 'overwrite FILE if it exists')
     .option('--json', 'print JSON')
     .action(async (o: { to: string; force?: boolean; json?: boolean }) => {
-      const path = sqlitePathOf(loadConfig().databaseUrl);
-      if (!path) throw new CliFailure('backup: DATABASE_URL is PostgreSQL; back it up with pg_dump --format=custom (README "Backups")', 2);
+      const path = sqlitePathOf(loadConfig(io.env).databaseUrl);
+      if (!path)
+        throw new CliFailure(
+          'backup: DATABASE_URL is PostgreSQL; back it up with pg_dump --format=custom (docs/operations.md "Backups")',
+          2,
+        );
       const report = await backupSqlite(path, o.to, o.force === true);
       const events = report.organisations.reduce((n, org) => n + org.events, 0);
-      print(o.json === true, report, `backup ok: ${report.file} (${report.bytes} bytes, sha256 ${report.sha256}); ${report.organisations.length} organisations, ${events} events, every chain verified`);
+      print(
+        o.json === true,
+        report,
+        `backup ok: ${report.file} (${report.bytes} bytes, sha256 ${report.sha256}); ${report.organisations.length} organisations, ${events} events, every chain verified`,
+      );
     });
   cli
     .command('restore')
@@ -476,8 +594,8 @@ function program(): Command {
     .requiredOption('--from <file>', 'a file written by `finance-desk backup`')
     .option('--json', 'print JSON')
     .action(async (o: { from: string; json?: boolean }) => {
-      const path = sqlitePathOf(loadConfig().databaseUrl);
-      if (!path) throw new CliFailure('restore: DATABASE_URL is PostgreSQL; restore with pg_restore (README "Backups")', 2);
+      const path = sqlitePathOf(loadConfig(io.env).databaseUrl);
+      if (!path) throw new CliFailure('restore: DATABASE_URL is PostgreSQL; restore with pg_restore (docs/operations.md "Backups")', 2);
       const result = await restoreSqlite(o.from, path, new Date().toISOString());
       if (!result.ok) {
         print(o.json === true, result, `restored, but the database does not check out: ${describeProblems(result)}`);
@@ -510,7 +628,7 @@ function program(): Command {
       print(o.json === true, report, report.files.map((f) => `${f.file}: ${f.rows} rows`).join('\n'));
     });
 
-  // Issue 13 item 6: signed checkpoints (ledger/checkpoints.ts; protocol checkpoint.ts).
+  // Signed checkpoints (ledger/checkpoints.ts; protocol checkpoint.ts).
   const checkpoint = cli.command('checkpoint').description('signed checkpoints of each chain (C2SP signed notes, Ed25519)');
   checkpoint
     .command('keygen')
@@ -520,7 +638,11 @@ function program(): Command {
     .action((o: { name: string; json?: boolean }) => {
       const seed = randomBytes(32).toString('base64');
       const signer = signerFrom(o.name, seed);
-      print(o.json === true, { signingKey: seed, keyName: o.name, verifierKey: signer.vkey }, `CHECKPOINT_KEY_NAME=${o.name}\nCHECKPOINT_SIGNING_KEY=${seed}\nverifier key (give it to auditors): ${signer.vkey}`);
+      print(
+        o.json === true,
+        { signingKey: seed, keyName: o.name, verifierKey: signer.vkey },
+        `CHECKPOINT_KEY_NAME=${o.name}\nCHECKPOINT_SIGNING_KEY=${seed}\nverifier key (give it to auditors): ${signer.vkey}`,
+      );
     });
   checkpoint
     .command('key')
@@ -538,12 +660,14 @@ function program(): Command {
       const done = await withDb(async (db) => checkpointNow(db, signer, (await orgBySlug(db.reader, o.org)).id, new Date().toISOString()));
       if (!done) throw new CliFailure(`checkpoint: ${o.org} has no events yet`, 2);
       if (o.json === true) print(true, done, '');
-      else process.stdout.write(done.note);
+      else io.stdout(done.note);
     });
 
   cli
     .command('audit-pack')
-    .description('write one .tar.gz an auditor checks offline: events, journals, approvals, documents, checkpoints and a standalone verifier')
+    .description(
+      'write one .tar.gz an auditor checks offline: events, journals, approvals, documents, checkpoints and a standalone verifier',
+    )
     .requiredOption('--org <slug>')
     .requiredOption('--from <date>', 'first day of the journals, YYYY-MM-DD')
     .requiredOption('--to <date>', 'last day of the journals, YYYY-MM-DD')
@@ -551,7 +675,7 @@ function program(): Command {
     .option('--json', 'print JSON')
     .action(async (o: { org: string; from: string; to: string; out?: string; json?: boolean }) => {
       checkPeriodFlags(o);
-      const c = loadConfig().checkpoint;
+      const c = loadConfig(io.env).checkpoint;
       const vkey = c ? signerFrom(c.keyName, c.seed).vkey : null;
       const out = o.out ?? `audit-pack-${o.org}-${o.from}-${o.to}.tar.gz`;
       const report = await withDb(async (db) => {
@@ -580,7 +704,11 @@ function program(): Command {
         const name = vkey.split('+', 1)[0] ?? '';
         const verdict = await withDb(async (db) => verifyExtends(db, (await orgBySlug(db.reader, o.org)).id, note, vkey, name));
         if (verdict.ok) {
-          print(o.json === true, verdict, `chain ok and extends the checkpoint at seq ${verdict.checkpointSeq}: ${verdict.rows} events, head seq ${verdict.head.seq} ${verdict.head.rowHash}`);
+          print(
+            o.json === true,
+            verdict,
+            `chain ok and extends the checkpoint at seq ${verdict.checkpointSeq}: ${verdict.rows} events, head seq ${verdict.head.seq} ${verdict.head.rowHash}`,
+          );
           return;
         }
         print(o.json === true, verdict, `NOT OK: ${verdict.reason}`);
@@ -599,15 +727,18 @@ function program(): Command {
 
 /** `--from` and `--to`: calendar dates, in order; a refusal names the flag. */
 function checkPeriodFlags(o: { from: string; to: string }): void {
-  for (const [flag, value] of [['--from', o.from], ['--to', o.to]] as const) {
+  for (const [flag, value] of [
+    ['--from', o.from],
+    ['--to', o.to],
+  ] as const) {
     if (!isCalendarDate(value)) throw new CliFailure(`${flag}: must be a date YYYY-MM-DD, got "${value.slice(0, 40)}"`, 2);
   }
   if (o.to < o.from) throw new CliFailure(`--to: must be on or after --from (${o.from})`, 2);
 }
 
 /** The signer CHECKPOINT_SIGNING_KEY configures, or a refusal naming the setting. */
-function configuredSigner(): Signer {
-  const c = loadConfig().checkpoint;
+function configuredSignerOf(env: NodeJS.ProcessEnv): Signer {
+  const c = loadConfig(env).checkpoint;
   if (!c) throw new CliFailure('CHECKPOINT_SIGNING_KEY: not set (make one with finance-desk checkpoint keygen)', 2);
   return signerFrom(c.keyName, c.seed);
 }
@@ -625,7 +756,7 @@ function readCheckpointFile(path: string): string {
 }
 
 /**
- * D5 text rules for arguments (issue 8 item 11): names, emails and reasons become stored text,
+ * The API's text rules for arguments: names, emails and reasons become stored text,
  * so an argument with a control or bidi character is refused naming its option. Line breaks
  * are allowed (a multi-line --reason); a name with one is refused by the service's own checks.
  */
@@ -639,22 +770,23 @@ function argumentProblem(argv: readonly string[]): string | null {
   return null;
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** Run one command and return its exit code (bin/finance-desk.js exits with it). */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   try {
     const problem = argumentProblem(argv);
     if (problem) throw new CliFailure(problem, 2);
-    await program().parseAsync([...argv], { from: 'user' });
+    await program(io).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : 2;
     }
     if (error instanceof CliFailure) {
-      if (error.message) process.stderr.write(`finance-desk: ${error.message}\n`);
+      if (error.message) io.stderr(`finance-desk: ${error.message}\n`);
       return error.exitCode;
     }
     const message = error instanceof DomainError || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`finance-desk: ${message.split('\n', 1)[0]}\n`);
+    io.stderr(`finance-desk: ${message.split('\n', 1)[0]}\n`);
     return 2;
   }
 }

@@ -9,21 +9,15 @@ type Table = 'invoices' | 'bills';
  * the last row of the previous page, so it must name a row of this organisation's list. Anything
  * else is BAD_REQUEST naming the cursor, as books.journals and books.feedLinesList answer.
  */
-export async function checkCursor(
-  q: Queryable,
-  orgId: string,
-  table: Table,
-  noun: string,
-  cursor: string | undefined,
-): Promise<void> {
+export async function checkCursor(q: Queryable, orgId: string, table: Table, noun: string, cursor: string | undefined): Promise<void> {
   if (cursor === undefined) return;
   const row = await q.get(`SELECT id FROM ${table} WHERE org_id = ? AND id = ?`, [orgId, cursor]);
   if (!row) throw badRequest(`cursor: no ${noun} ${cursor} in this organisation; pass the nextCursor of a previous page`);
 }
 
 /**
- * The contactId filter of books.invoices and books.bills (issue 10) names a contact of this
- * organisation; any other is NOT_FOUND (D4: another organisation's row does not exist here).
+ * The contactId filter of books.invoices and books.bills names a contact of this
+ * organisation; any other is NOT_FOUND (another organisation's row does not exist here).
  */
 export async function checkContactFilter(q: Queryable, orgId: string, contactId: string | undefined): Promise<void> {
   if (contactId === undefined) return;
@@ -50,9 +44,7 @@ export async function pageOfDocuments<T extends { id: string }>(
 ): Promise<{ rows: T[]; nextCursor: string | null }> {
   await checkCursor(q, orgId, list.table, list.noun, page.cursor);
   const limit = page.limit ?? limits.pageRowsDefault;
-  const given = [...filters, ['id > ?', page.cursor] as const].filter(
-    (f): f is readonly [string, string] => f[1] !== undefined,
-  );
+  const given = [...filters, ['id > ?', page.cursor] as const].filter((f): f is readonly [string, string] => f[1] !== undefined);
   const rows = await q.all<T>(
     `SELECT ${list.columns} FROM ${list.table} WHERE ${['org_id = ?', ...given.map(([sql]) => sql)].join(' AND ')}
      ORDER BY id LIMIT ${limit + 1}`,

@@ -4,7 +4,7 @@ import type { Queryable } from '../storage/types.js';
 import { quoted } from './quote.js';
 
 /**
- * What a person deciding an approval needs first (issue 12 item 5): how much, to whom, from which
+ * What a person deciding an approval needs first: how much, to whom, from which
  * account, and when, read by the server from the approval's subject and its recorded params, the
  * same for the approval email and the console card. Names an agent typed (payees, customers) are
  * quoted, so they never pass for the server's words. A fact this class of act does not have is
@@ -34,7 +34,15 @@ export interface ApprovalSubject {
   readonly params: unknown;
 }
 
-const NONE: ApprovalFacts = { amount: null, toWhom: null, fromAccount: null, payeeAccount: null, paymentDate: null, due: null, agentText: [] };
+const NONE: ApprovalFacts = {
+  amount: null,
+  toWhom: null,
+  fromAccount: null,
+  payeeAccount: null,
+  paymentDate: null,
+  due: null,
+  agentText: [],
+};
 
 const said = (label: string, text: string | null) => (text ? [{ label, text: text.slice(0, 500) }] : []);
 
@@ -110,10 +118,13 @@ async function billFacts(q: Queryable, orgId: string, id: string, today: string)
 }
 
 async function invoiceFacts(q: Queryable, orgId: string, id: string, today: string): Promise<ApprovalFacts> {
-  const inv = await q.get<{ payee_name: string; payee_email: string | null; description: string; total_cents: number | string; due_on: string | null }>(
-    'SELECT payee_name, payee_email, description, total_cents, due_on FROM invoices WHERE org_id = ? AND id = ?',
-    [orgId, id],
-  );
+  const inv = await q.get<{
+    payee_name: string;
+    payee_email: string | null;
+    description: string;
+    total_cents: number | string;
+    due_on: string | null;
+  }>('SELECT payee_name, payee_email, description, total_cents, due_on FROM invoices WHERE org_id = ? AND id = ?', [orgId, id]);
   if (!inv) return NONE;
   // 1100 accounts receivable: what is still owed on the invoice (D-numbers: control accounts carry docId).
   const left = await owed(q, orgId, '1100', id, 'debit');
@@ -158,12 +169,17 @@ async function payRunFacts(q: Queryable, orgId: string, id: string): Promise<App
     [orgId, id],
   );
   if (!run) return NONE;
-  const n = Number((await q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM pay_run_lines WHERE org_id = ? AND pay_run_id = ?', [orgId, id]))?.n ?? 0);
+  const n = Number(
+    (await q.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM pay_run_lines WHERE org_id = ? AND pay_run_id = ?', [orgId, id]))?.n ??
+      0,
+  );
   return {
     ...NONE,
     amount: { cents: Number(run.net_cents), label: 'net pay' },
     toWhom: `${n} employee${n === 1 ? '' : 's'}`,
-    fromAccount: run.funding ? fundingWords(JSON.parse(run.funding) as Funding) : 'no funding account (net wages are owed, not paid by file)',
+    fromAccount: run.funding
+      ? fundingWords(JSON.parse(run.funding) as Funding)
+      : 'no funding account (net wages are owed, not paid by file)',
     paymentDate: run.payment_date,
   };
 }

@@ -9,7 +9,7 @@ import { loadPolicy, mayDecide } from './policy.js';
 import { quoted } from './quote.js';
 
 /**
- * Approval emails (issue 12 item 5): when an approval becomes pending (approval.request files a
+ * Approval emails: when an approval becomes pending (approval.request files a
  * new one; a repeat for the same pending approval is a no-op and sends nothing), every user of the
  * organisation with decision rights for its action class gets one email, queued in the outbox in
  * the request's own transaction and delivered after commit like every other email. The text is
@@ -19,7 +19,7 @@ import { quoted } from './quote.js';
  */
 
 /**
- * The console's public address (PUBLIC_URL, README "Configuration"), set once at start-up by
+ * The console's public address (PUBLIC_URL, docs/configuration.md), set once at start-up by
  * server.ts. A process-wide setting: every server in one process serves the same console.
  */
 let publicUrl: string | null = null;
@@ -39,7 +39,7 @@ const AGENT_TEXT = ['reason', 'note', 'description', 'memo'] as const;
 function agentWords(params: unknown): string[] {
   if (!params || typeof params !== 'object') return [];
   const p = params as Record<string, unknown>;
-  return AGENT_TEXT.flatMap((k) => (typeof p[k] === 'string' && p[k] !== '' ? [`  ${k}: ${quoted((p[k] as string).slice(0, 500))}`] : []));
+  return AGENT_TEXT.flatMap((k) => (typeof p[k] === 'string' && p[k] !== '' ? [`  ${k}: ${quoted(p[k].slice(0, 500))}`] : []));
 }
 
 export interface PendingApproval {
@@ -97,9 +97,7 @@ export async function emailDeciders(uow: Uow, a: PendingApproval): Promise<numbe
       '',
       'The exact act, as Finance Desk recorded it (names the agent entered are in quotes):',
       `  ${a.summary}`,
-      ...(words.length
-        ? ['', "The agent's own words, quoted exactly (Finance Desk has not checked them):", ...words]
-        : []),
+      ...(words.length ? ['', "The agent's own words, quoted exactly (Finance Desk has not checked them):", ...words] : []),
       '',
       ...link,
       '',

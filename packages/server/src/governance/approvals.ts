@@ -1,10 +1,4 @@
-import {
-  canonicalJson,
-  type ActionClass,
-  type ApprovalStatus,
-  type JsonValue,
-  type UserRole,
-} from '@finance-desk/protocol';
+import { canonicalJson, type ActionClass, type ApprovalStatus, type UserRole } from '@finance-desk/protocol';
 import { events } from '@finance-desk/protocol';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -17,7 +11,7 @@ import { mintToken, signingKey } from './tokens.js';
 
 export const APPROVAL_CHANNEL = 'approval_decided';
 
-/** D7: the protocol package's payloadHash, the one function server and clients share (issue 11). */
+/** The protocol package's payloadHash, the one function server and clients share. */
 export { payloadHash as payloadHashOf } from '@finance-desk/protocol';
 
 export interface ApprovalRow {
@@ -43,7 +37,7 @@ export interface ApprovalRow {
 export const APPROVAL_COLUMNS =
   'id, action_class, subject_id, payload_hash, method, params, summary, status, requested_by, requested_at, expires_at, decided_by, decided_at, reason, used_at, used_ledger_id, ledger_id';
 
-/** Pending or approved-but-unused past its expiry is expired (D7: default 24 h, per policy). */
+/** Pending or approved-but-unused past its expiry is expired (default 24 h; policy may change it). */
 export function effectiveStatus(row: ApprovalRow, now: string): ApprovalStatus {
   if (row.status === 'denied') return 'denied';
   if (row.used_at !== null) return 'approved';
@@ -73,15 +67,12 @@ export function toApproval(row: ApprovalRow, now: string) {
 }
 
 export async function approvalById(q: Queryable, orgId: string, id: string, lock = ''): Promise<ApprovalRow> {
-  const row = await q.get<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE org_id = ? AND id = ?${lock}`, [
-    orgId,
-    id,
-  ]);
+  const row = await q.get<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE org_id = ? AND id = ?${lock}`, [orgId, id]);
   if (!row) throw notFound('approval', id);
   return row;
 }
 
-/** What a human is asked to decide: found from an open hold or a PB-B1 bill, never from the agent. */
+/** What a human is asked to decide: found from an open hold or a bill held for approval, never from the agent. */
 export interface OpenHold {
   readonly method: string;
   readonly params: unknown;
@@ -90,7 +81,7 @@ export interface OpenHold {
 
 export type HoldFinder = (uow: Uow, actionClass: ActionClass, subjectId: string, payloadHash: string) => Promise<OpenHold | null>;
 
-/** `approval.request` (D6, D7): must match an open hold; event `approval` / `approval.requested`. */
+/** `approval.request`: must match an open hold; event `approval` / `approval.requested`. */
 export async function requestApproval(
   params: { actionClass: ActionClass; payloadHash: string; subject: { subjectId: string } },
   uow: Uow,
@@ -100,10 +91,7 @@ export async function requestApproval(
   const subjectId = params.subject.subjectId;
   const hold = await findHold(uow, actionClass, subjectId, payloadHash);
   if (!hold) {
-    throw new DomainError(
-      'NOT_FOUND',
-      `no open hold for actionClass ${actionClass}, subject ${subjectId} and payloadHash ${payloadHash}`,
-    );
+    throw new DomainError('NOT_FOUND', `no open hold for actionClass ${actionClass}, subject ${subjectId} and payloadHash ${payloadHash}`);
   }
   const existing = await uow.tx.get<ApprovalRow>(
     `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE org_id = ? AND action_class = ? AND subject_id = ?
@@ -111,7 +99,14 @@ export async function requestApproval(
     [uow.orgId, actionClass, subjectId, payloadHash, uow.now],
   );
   if (existing) {
-    return { approvalId: existing.id, status: 'pending' as const, expiresAt: existing.expires_at, summary: existing.summary, ledgerId: existing.ledger_id, noop: true };
+    return {
+      approvalId: existing.id,
+      status: 'pending' as const,
+      expiresAt: existing.expires_at,
+      summary: existing.summary,
+      ledgerId: existing.ledger_id,
+      noop: true,
+    };
   }
   const policy = await loadPolicy(uow.tx, uow.orgId);
   const id = newId('apr');
@@ -124,11 +119,33 @@ export async function requestApproval(
     `INSERT INTO approvals (org_id, id, action_class, subject_id, payload_hash, method, params, summary, status,
        requested_by, requested_at, expires_at, ledger_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
-    [uow.orgId, id, actionClass, subjectId, payloadHash, hold.method, canonicalJson(hold.params as JsonValue), hold.summary, uow.actor, uow.now, expiresAt, event.ledgerId],
+    [
+      uow.orgId,
+      id,
+      actionClass,
+      subjectId,
+      payloadHash,
+      hold.method,
+      canonicalJson(hold.params),
+      hold.summary,
+      uow.actor,
+      uow.now,
+      expiresAt,
+      event.ledgerId,
+    ],
   );
-  // Issue 12 item 5: the one place an approval becomes pending, so the one place deciders are told
+  // The one place an approval becomes pending, so the one place deciders are told
   // (after commit, through the outbox); the no-op above for a repeat request sends nothing.
-  await emailDeciders(uow, { approvalId: id, actionClass, subjectId, method: hold.method, params: hold.params, summary: hold.summary, requestedAt: uow.now, expiresAt });
+  await emailDeciders(uow, {
+    approvalId: id,
+    actionClass,
+    subjectId,
+    method: hold.method,
+    params: hold.params,
+    summary: hold.summary,
+    requestedAt: uow.now,
+    expiresAt,
+  });
   return { approvalId: id, status: 'pending' as const, expiresAt, summary: hold.summary, ledgerId: event.ledgerId };
 }
 
@@ -145,7 +162,7 @@ export type DecisionOutcome = {
 };
 
 /**
- * A human decision (D7), on the human lane or the CLI; never an API key. Only a user with
+ * A human decision, on the human lane or the CLI; never an API key. Only a user with
  * decision rights for the class may decide. Event `approval.approved` / `approval.denied`, the
  * user as actor; waiters in every process are woken after the commit.
  */
@@ -167,10 +184,14 @@ export async function decideApproval(
       entityId: row.id,
       payload: { actionClass: row.action_class, subjectId: row.subject_id, payloadHash: row.payload_hash, reason },
     });
-    await uow.tx.run(
-      'UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, reason = ? WHERE org_id = ? AND id = ?',
-      [decided, input.user.id, uow.now, reason, uow.orgId, row.id],
-    );
+    await uow.tx.run('UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, reason = ? WHERE org_id = ? AND id = ?', [
+      decided,
+      input.user.id,
+      uow.now,
+      reason,
+      uow.orgId,
+      row.id,
+    ]);
     await uow.tx.notify(APPROVAL_CHANNEL, row.id);
     const result: DecisionOutcome = { approvalId: row.id, status: decided, ledgerId: event.ledgerId };
     if (!input.approve) return result;
@@ -204,12 +225,12 @@ export function setApprovalRecheckMs(ms: number): void {
 }
 
 /**
- * Long-poll (D7): answer at once unless pending; else wait for a decision notified by any process
+ * Long-poll: answer at once unless pending; else wait for a decision notified by any process
  * (LISTEN/NOTIFY on PostgreSQL), the approval's expiry, or the timeout — whichever comes first.
  */
 export async function waitForApproval(db: Database, orgId: string, approvalId: string, timeoutMs: number, signal?: AbortSignal) {
   // Expiry is judged by the server's clock (clockOf: the injectable one in tests), like every
-  // other date; only how long to wait is wall time (issue 12 item 6).
+  // other date; only how long to wait is wall time.
   const now = clockOf(db);
   const pending = (r: ApprovalRow) => effectiveStatus(r, now()) === 'pending';
   let row = await approvalById(db.reader, orgId, approvalId);
@@ -259,7 +280,7 @@ export interface DecisionFilters {
 
 /**
  * `decision.list`: newest first; `nextCursor` is the last id returned, null at the end. `now` is
- * the server's clock (clockOf), which decides what has expired (issue 12 item 6).
+ * the server's clock (clockOf), which decides what has expired.
  */
 export async function listDecisions(q: Queryable, orgId: string, f: DecisionFilters, now: string) {
   const where: string[] = ['org_id = ?'];

@@ -1,4 +1,4 @@
-import { events, ACTION_CLASSES, USER_ROLES, limits, type ActionClass } from '@finance-desk/protocol';
+import { events, ACTION_CLASSES, USER_ROLES, limits, type ActionClass, type EventPayloadOf } from '@finance-desk/protocol';
 import { z } from 'zod';
 import { DomainError } from '../errors.js';
 import type { Database } from '../storage/types.js';
@@ -6,7 +6,7 @@ import { inUnitOfWork } from '../write-path.js';
 import { loadPolicy, serialisePolicy, type Policy } from './policy.js';
 
 /**
- * Changing policy is a human act (issue 3, D8): only an owner may do it, on the human lane or the
+ * Changing policy is a human act: only an owner may do it, on the human lane or the
  * CLI; it appends `policy` / `policy.changed` with the user as actor and the before/after values.
  */
 const decider = z.string().regex(/^(usr_[0-9a-z]{26}|role:(owner|approver|bookkeeper))$/, {
@@ -26,6 +26,9 @@ export const policyPatchSchema = z.strictObject({
 });
 export type PolicyPatch = z.infer<typeof policyPatchSchema>;
 
+/** A policy as the event logs it (a plain JSON copy). */
+type Logged = EventPayloadOf<typeof events.policyChanged>['before'];
+
 export async function setPolicy(
   db: Database,
   input: { orgId: string; user: { id: string; role: string }; patch: PolicyPatch },
@@ -35,9 +38,7 @@ export async function setPolicy(
   }
   return inUnitOfWork(db, input.orgId, input.user.id, async (uow) => {
     const before = await loadPolicy(uow.tx, uow.orgId);
-    const users = new Set(
-      (await uow.tx.all<{ id: string }>('SELECT id FROM users WHERE org_id = ?', [uow.orgId])).map((u) => u.id),
-    );
+    const users = new Set((await uow.tx.all<{ id: string }>('SELECT id FROM users WHERE org_id = ?', [uow.orgId])).map((u) => u.id));
     for (const [cls, list] of Object.entries(input.patch.decisionRights ?? {})) {
       for (const who of list ?? []) {
         if (who.startsWith('usr_') && !users.has(who)) {
@@ -57,7 +58,7 @@ export async function setPolicy(
     };
     const event = await uow.emit(events.policyChanged, {
       entityId: uow.orgId,
-      payload: { before: JSON.parse(serialisePolicy(before)), after: JSON.parse(serialisePolicy(after)) },
+      payload: { before: JSON.parse(serialisePolicy(before)) as Logged, after: JSON.parse(serialisePolicy(after)) as Logged },
     });
     await uow.tx.run('UPDATE policies SET body = ?, updated_at = ? WHERE org_id = ?', [serialisePolicy(after), uow.now, uow.orgId]);
     return { ...after, ledgerId: event.ledgerId };

@@ -6,9 +6,10 @@ import { batchCached, type Read } from '../write-path.js';
 export { ACTION_CLASSES, type ActionClass };
 
 /**
- * Organisation policy (D8). Decision rights list, per action class, who may decide: user ids
- * (`usr_…`) and roles (`role:approver`). An empty or missing list means no human can approve
- * that class, so its acts are refused with GOVERNANCE_NOT_READY (D7).
+ * Organisation policy: approval floors, approval expiry, decision rights. Decision rights list,
+ * per action class, who may decide: user ids (`usr_…`) and roles (`role:approver`). An empty or
+ * missing list means no human can approve that class, so its acts are refused with
+ * GOVERNANCE_NOT_READY.
  */
 export interface Policy {
   readonly billApprovalFloorCents: number;
@@ -28,7 +29,7 @@ export function defaultPolicy(deciders: readonly string[]): Policy {
   };
 }
 
-/** Kept by a batch of units of work (issue 14): the policy changes only through units (setPolicy). */
+/** Kept by a batch of units of work: the policy changes only through units (setPolicy). */
 const POLICY_BODY = batchCached('SELECT body FROM policies WHERE org_id = ?', ['policies']);
 
 /** loadPolicy's read, for Uow.readTogether. */
@@ -48,11 +49,7 @@ export function hasDecisionRights(policy: Policy, actionClass: ActionClass): boo
   return (policy.decisionRights[actionClass] ?? []).length > 0;
 }
 
-export function mayDecide(
-  policy: Policy,
-  actionClass: ActionClass,
-  user: { readonly id: string; readonly role: UserRole },
-): boolean {
+export function mayDecide(policy: Policy, actionClass: ActionClass, user: { readonly id: string; readonly role: UserRole }): boolean {
   const list = policy.decisionRights[actionClass] ?? [];
   return list.includes(user.id) || list.includes(`role:${user.role}`);
 }

@@ -7,14 +7,15 @@ import { hasDecisionRights, loadPolicy, type Policy } from './policy.js';
 import { readToken, signingKey } from './tokens.js';
 
 /**
- * The signature-act engine (seed §3, D6, D7). A method declares itself a signature act by
- * describing its subject, when it needs proof and how to summarise it; the engine does the rest
- * in D6's order: subject exists → proof (if given) → decision rights → state → no-op → hold or
- * execute, consuming the proof in the same transaction as the act and its one event.
+ * The signature-act engine: a signature act never completes without a human's approval. A
+ * method declares itself a signature act by describing its subject, when it needs proof and how
+ * to summarise it; the engine does the rest in this order: subject exists → proof (if given) →
+ * decision rights → state → no-op → hold or execute, consuming the proof in the same transaction
+ * as the act and its one event.
  */
 export interface SignatureAct<P extends object, Row, S extends MethodSpec = MethodSpec> {
   /**
-   * The method's declaration (issue 11 item 1): its name and action class come from here, never
+   * The method's declaration: its name and action class come from here, never
    * from literals; it must be declared `kind: 'signature'` with an action class. Its result types
    * `state` and `execute`, so an act answering another shape does not compile.
    */
@@ -22,14 +23,14 @@ export interface SignatureAct<P extends object, Row, S extends MethodSpec = Meth
   /** Load the subject row in this organisation, or throw NOT_FOUND. */
   load(params: P, uow: Uow): Promise<Row>;
   subjectId(row: Row): string;
-  /** Whether this call needs a human proof (e.g. chase step ≥ 2, PB-B1 held bill). */
+  /** Whether this call needs a human proof (e.g. chase step ≥ 2, a bill held for approval). */
   needsProof(params: P, row: Row, policy: Policy): boolean;
-  /** What the human reads: written by the server from the row, never by the caller (D7). */
+  /** What the human reads: written by the server from the row, never by the caller: a human never approves an agent's wording. */
   summary(params: P, row: Row): string;
-  /** State preconditions: throw CONFLICT naming the state, or return the no-op result (D3). */
+  /** State preconditions: throw CONFLICT naming the state, or return the no-op result (already done). */
   state(params: P, row: Row): ResultOf<S> | null;
   execute(params: P, row: Row, uow: Uow): Promise<ResultOf<S>>;
-  /** PB-B1 (D8): refuse with GOVERNANCE_NOT_READY instead of returning a hold frame. */
+  /** The bill-approval rule: refuse with GOVERNANCE_NOT_READY instead of returning a hold frame. */
   readonly refuseWithoutProof?: boolean;
 }
 
@@ -59,7 +60,7 @@ function checkBinding(kind: string, b: Binding, actual: { c: string; s: string; 
   }
 }
 
-/** D7's order: unknown/other org → NOT_FOUND; binding → CONFLICT; used → CONFLICT; not approved → 423. */
+/** Proof checks in order: unknown/other org → NOT_FOUND; binding → CONFLICT; used → CONFLICT; not approved → 423. */
 async function checkProof(uow: Uow, proof: Proof, binding: Binding): Promise<ApprovalRow> {
   let approvalId = proof.approvalId;
   let kind = `approval ${approvalId ?? ''}`;
@@ -105,7 +106,8 @@ async function hold(uow: Uow, method: string, b: Binding, params: unknown, summa
       [uow.orgId, holdId, b.actionClass, b.subjectId, b.payloadHash, method, JSON.stringify(params), summary, uow.now],
     );
   }
-  // Held acts are audited too (seed §6.7): every unproven attempt appends its event.
+  // Held acts are audited too, so attempted but unexecuted acts show in the ledger: every unproven
+  // attempt appends its event.
   const event = await uow.emit(events.signatureHold, {
     entityId: b.subjectId,
     payload: { holdId, method, actionClass: b.actionClass, subjectId: b.subjectId, payloadHash: b.payloadHash, summary },
@@ -146,10 +148,12 @@ async function executeWithProof<P extends object, Row, S extends MethodSpec>(
     },
   };
   const result = await act.execute(params, row, proved);
-  const used = await uow.tx.run(
-    'UPDATE approvals SET used_at = ?, used_ledger_id = ? WHERE org_id = ? AND id = ? AND used_at IS NULL',
-    [uow.now, ledgerId, uow.orgId, proof.id],
-  );
+  const used = await uow.tx.run('UPDATE approvals SET used_at = ?, used_ledger_id = ? WHERE org_id = ? AND id = ? AND used_at IS NULL', [
+    uow.now,
+    ledgerId,
+    uow.orgId,
+    proof.id,
+  ]);
   if (used.changes !== 1) throw conflict(`approval ${proof.id} was already used; proofs are single-use`);
   await uow.tx.run(
     `UPDATE holds SET released_at = ? WHERE org_id = ? AND action_class = ? AND subject_id = ? AND payload_hash = ?
@@ -191,10 +195,7 @@ export function signatureHandler<P extends Proof & object, Row, S extends Method
     const policy = await loadPolicy(uow.tx, uow.orgId);
     const needs = act.needsProof(actParams, row, policy);
     if ((needs || proof) && !hasDecisionRights(policy, actionClass)) {
-      throw new DomainError(
-        'GOVERNANCE_NOT_READY',
-        `no decision rights are declared for ${actionClass}: no human could approve this act`,
-      );
+      throw new DomainError('GOVERNANCE_NOT_READY', `no decision rights are declared for ${actionClass}: no human could approve this act`);
     }
     const noop = act.state(actParams, row);
     if (noop) return noop;
@@ -202,9 +203,13 @@ export function signatureHandler<P extends Proof & object, Row, S extends Method
     if (!needs) return act.execute(actParams, row, uow);
     const summary = act.summary(actParams, row);
     if (act.refuseWithoutProof) {
-      // Issue 11 item 3: the approval to file travels structured, so no client parses this prose.
+      // The approval to file travels structured, so no client parses this prose.
       throw new DomainError('GOVERNANCE_NOT_READY', `${summary}: a human must approve this; ${instructions(b)}`, {
-        approval: { actionClass: b.actionClass, payloadHash: b.payloadHash, subject: { kind: 'books.signature', subjectId: b.subjectId, summary } },
+        approval: {
+          actionClass: b.actionClass,
+          payloadHash: b.payloadHash,
+          subject: { kind: 'books.signature', subjectId: b.subjectId, summary },
+        },
       });
     }
     return hold(uow, method, b, actParams, summary, policy);
@@ -212,7 +217,7 @@ export function signatureHandler<P extends Proof & object, Row, S extends Method
   return { spec: act.spec, run };
 }
 
-/** Find an open hold for approval.request (D7): a `books.signature.hold` not yet released. */
+/** Find an open hold for approval.request: a `books.signature.hold` not yet released. */
 export async function openHold(uow: Uow, actionClass: ActionClass, subjectId: string, payloadHash: string) {
   const row = await uow.tx.get<{ method: string; params: string; summary: string }>(
     `SELECT method, params, summary FROM holds WHERE org_id = ? AND action_class = ? AND subject_id = ?
@@ -221,5 +226,3 @@ export async function openHold(uow: Uow, actionClass: ActionClass, subjectId: st
   );
   return row ? { method: row.method, params: JSON.parse(row.params) as unknown, summary: row.summary } : null;
 }
-
-

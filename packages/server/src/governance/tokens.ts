@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../storage/types.js';
 
 /**
- * signatureToken (D7): `fdt_<claims>.<mac>`, claims base64url JSON of the approval id and its four
+ * signatureToken: `fdt_<claims>.<mac>`, claims base64url JSON of the approval id and its four
  * bindings (organisation, action class, subject, payload hash) plus expiry; mac an HMAC-SHA256
  * with the installation's signing key. The server checks authenticity and binding without a
  * lookup; single use still needs the approval row, which records the use.

@@ -99,7 +99,7 @@ function nameOf(req: FastifyRequest): string {
   return decodeURIComponent(path.slice(API_PREFIX.length));
 }
 
-/** One token of the key's budget, with the RateLimit headers; RATE_LIMITED with Retry-After when spent (D10). */
+/** One token of the key's budget, with the RateLimit headers; RATE_LIMITED with Retry-After when spent. */
 export async function takeRate(limiter: RateLimiter, principal: Principal, reply: FastifyReply, metrics: Metrics): Promise<void> {
   const rate = await limiter.take(principal.credentialId);
   reply.header('RateLimit-Limit', rate.limit);
@@ -115,7 +115,8 @@ export async function takeRate(limiter: RateLimiter, principal: Principal, reply
 /**
  * A request whose principal may come from the cache: a declared write that runs wholly inside a
  * unit of work (no `prepare` step, which runs and may answer before it; not a read, which has no
- * unit to check the credential in). Only looks: the gate judges the name in D1 order after.
+ * unit to check the credential in). Only looks: the gate judges the name, in the order of checks,
+ * after.
  */
 function rememberable(req: FastifyRequest): boolean {
   if (req.method !== 'POST') return false;
@@ -141,7 +142,7 @@ async function confirmRemembered(db: Database, cache: PrincipalCache, req: Fasti
   await principalOf(db, `Bearer ${g.remembered.token}`, cache);
 }
 
-/** D1 order, first half (before the body is read): credential → rate limit → name → exists → scope. */
+/** The order of checks, first half (before the body is read): credential → rate limit → name → exists → scope. */
 async function gate(
   req: FastifyRequest,
   reply: FastifyReply,
@@ -202,11 +203,12 @@ async function gateAfterCredential(
   req.gate = { principal, method: null, read, remembered: null };
 }
 
-/** D5: `{"params":{…}}` is the wrapped form, any other object the bare params, empty is `{}`. */
+/** `{"params":{…}}` is the wrapped form, any other object the bare params, empty is `{}`. */
 export function paramsOf(body: unknown): unknown {
   if (body === undefined || (typeof body === 'string' && body.trim() === '')) return {};
   let parsed: unknown;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the app's one content-type parser hands over text
     parsed = JSON.parse(String(body));
   } catch (error) {
     fail('BAD_REQUEST', `body: invalid JSON (${(error as Error).message.slice(0, 120)})`);
@@ -234,7 +236,15 @@ function idempotencyKeyOf(req: FastifyRequest): string | null {
   return raw;
 }
 
-async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, m: MethodBinding, metrics: Metrics, cache: PrincipalCache) {
+async function callMethod(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  db: Database,
+  g: Gate,
+  m: MethodBinding,
+  metrics: Metrics,
+  cache: PrincipalCache,
+) {
   const params = paramsOf(req.body);
   const parsed = validate(m.spec.params, params);
   if (!parsed.ok) fail('BAD_REQUEST', parsed.message);
@@ -270,7 +280,14 @@ async function callMethod(req: FastifyRequest, reply: FastifyReply, db: Database
   return send(reply, 200, JSON.stringify({ ok: true, result: outcome.result }));
 }
 
-async function callRead(req: FastifyRequest, reply: FastifyReply, db: Database, g: Gate, r: ReadBinding, onDrain: (fn: () => void) => () => void) {
+async function callRead(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  db: Database,
+  g: Gate,
+  r: ReadBinding,
+  onDrain: (fn: () => void) => () => void,
+) {
   const malformed = malformedQueryMessage(req.query);
   if (malformed) fail('BAD_REQUEST', malformed);
   const parsed = validate(r.spec.query, req.query ?? {});
@@ -290,7 +307,7 @@ async function callRead(req: FastifyRequest, reply: FastifyReply, db: Database, 
   }
 }
 
-/** Fastify's own client errors in D5 words: which part of the request is wrong (issue 8 item 12). */
+/** Fastify's own client errors worded as ours (`field: problem`): which part of the request is wrong. */
 const FRAMEWORK_MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: `body: larger than the limit of ${limits.bodyBytesMax} bytes`,
   FST_ERR_BAD_URL: 'path: malformed percent-encoding',
@@ -306,15 +323,15 @@ function errorReply(req: FastifyRequest, reply: FastifyReply, error: unknown, me
     metrics.writes.inc({ method: method.spec.name, outcome: error instanceof DomainError ? error.code : 'INTERNAL' });
   }
   if (error instanceof DomainError) {
-    // Issue 11 item 3: a refused parameter is named in `error.field` (validation and the domain's
-    // checks both word their messages `field: problem`, D5).
+    // A refused parameter is named in `error.field` (validation and the domain's checks both word
+    // their messages `field: problem`).
     const field = error.details.field ?? (error.code === 'BAD_REQUEST' ? firstField(error.message) : undefined);
     const details = field === undefined ? error.details : { ...error.details, field };
     return send(reply, statusOf(error.code), JSON.stringify(errorFrame(error.code, error.message, details)));
   }
   const status = (error as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    // Every framework client error gets the D1 frame as BAD_REQUEST, never Fastify's own body.
+    // Every framework client error gets our error frame as BAD_REQUEST, never Fastify's own body.
     const code = (error as { code?: string }).code ?? '';
     const message = FRAMEWORK_MESSAGES[code] ?? `request: ${String((error as Error).message).slice(0, 200)}`;
     return send(reply, 400, JSON.stringify(errorFrame('BAD_REQUEST', message)));
@@ -326,8 +343,8 @@ function errorReply(req: FastifyRequest, reply: FastifyReply, error: unknown, me
 
 /**
  * Errors node's HTTP parser finds before Fastify sees a request (a malformed request line, a bad
- * header, headers too large): answered with the D1 frame on the raw socket, then closed, as node
- * itself does, instead of Fastify's `{"error":"Bad Request"...}` (issue 8 item 12).
+ * header, headers too large): answered with our error frame on the raw socket, then closed, as
+ * node itself does, instead of Fastify's `{"error":"Bad Request"...}`.
  */
 function clientErrorReply(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -337,7 +354,7 @@ function clientErrorReply(error: Error & { code?: string }, socket: Socket): voi
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'request: not received in time'
         : 'request: malformed HTTP request';
-  // BAD_REQUEST is 400 (D1), whatever node would have said (431, 408).
+  // BAD_REQUEST is always 400, whatever node would have said (431, 408).
   const body = JSON.stringify(errorFrame('BAD_REQUEST', message));
   if (socket.writable) {
     socket.write(
@@ -348,10 +365,10 @@ function clientErrorReply(error: Error & { code?: string }, socket: Socket): voi
   socket.destroy(error);
 }
 
-/** Build the HTTP app from the method registry (architecture guide: app.ts). */
+/** Build the HTTP app from the registry (docs/architecture.md, A method call, end to end). */
 export function buildApp(options: AppOptions): FastifyInstance {
   const { db, rateLimiter } = options;
-  // Principals remembered between requests, for writes checked under their organisation's lock (issue 14).
+  // Principals remembered between requests, for writes checked under their organisation's lock.
   const principals = new PrincipalCache();
   const metrics = createMetrics(db);
   const app = Fastify({
@@ -366,10 +383,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
       return typeof given === 'string' && INCOMING_REQUEST_ID.test(given) ? given : newRequestId();
     },
     requestIdHeader: false,
-    // Late arrivals while closing get the D1 error frame from our own hook (drain below), never
-    // Fastify's own 503 body (issue 13 item 3).
+    // Late arrivals while closing get our error frame from our own hook (drain below), never
+    // Fastify's own 503 body.
     return503OnClosing: false,
-    // Router errors (malformed percent-encoding in the path, …) get the D1 frame (issue 8 item 12).
+    // Router errors (malformed percent-encoding in the path, …) get our error frame.
     frameworkErrors: (error, req, reply) => {
       errorReply(req, reply, error, metrics);
     },
@@ -377,7 +394,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     routerOptions: { querystringParser: parseQuery },
   });
   app.decorateRequest('gate', null);
-  // Shutdown (issue 13 item 3): from the moment close begins, every new request is answered at
+  // Shutdown: from the moment close begins, every new request is answered at
   // once with 503, the error frame and Retry-After, and its connection is closed; requests already
   // running finish (app.close waits for them, and so for their commits).
   let draining = false;
@@ -404,7 +421,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       if (draining && c.serving === 0) req.socket.destroySoon();
     });
   });
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', () => {
     draining = true;
     for (const fn of drainListeners) fn();
     // Idle keep-alive connections, and ones that never sent a byte, end now; a connection whose
@@ -412,6 +429,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     for (const [socket, c] of connections) {
       if (c.serving === 0 && (c.seen > 0 || socket.bytesRead === 0)) socket.destroySoon();
     }
+    return Promise.resolve();
   });
   app.addHook('onRequest', async (req, reply) => {
     if (!draining) return;
@@ -421,7 +439,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
   app.removeAllContentTypeParsers();
   // Bodies are read as text and parsed by the pipeline, so that invalid JSON is judged after
-  // the credential, rate-limit, name and scope checks (D1).
+  // the credential, rate-limit, name and scope checks (docs/protocol.md, Error codes).
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -432,7 +450,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (draining) reply.header('connection', 'close');
   });
   app.setErrorHandler((error, req, reply) => errorReply(req, reply, error, metrics));
-  // Issue 13 item 2: metrics for every route, and one access-log line per request at info: method,
+  // Metrics for every route, and one access-log line per request at info: method,
   // route (a declared name or a fixed route, never the raw path), status, ms, organisation, key id,
   // request id (pino binds reqId). Never headers, bodies or secrets.
   registerMetrics(app, metrics, options.metricsToken ?? null, routeOf, (reply, status, code, message) =>
@@ -456,18 +474,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.setNotFoundHandler((req, reply) =>
     send(reply, 404, JSON.stringify(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`))),
   );
-  // Liveness and readiness (issue 13 item 1; http/health.ts): no credential, no secrets.
+  // Liveness and readiness (http/health.ts): no credential, no secrets.
   app.get('/healthz', async (_req, reply) => send(reply, 200, '{"ok":true}'));
   app.get('/readyz', async (_req, reply) => {
     const ready = await readiness(db, rateLimiter);
     return send(reply, draining || !ready.ok ? 503 : 200, JSON.stringify({ ...ready, ok: ready.ok && !draining }));
   });
   if (options.benchRoute) {
-    app.post('/bench/bare', async (req, reply) =>
-      send(reply, 200, JSON.stringify({ ok: true, result: paramsOf(req.body) })),
-    );
+    app.post('/bench/bare', async (req, reply) => send(reply, 200, JSON.stringify({ ok: true, result: paramsOf(req.body) })));
   }
-  // The API reference (issue 11 item 2): public, like the document it renders.
+  // The API reference: public, like the document it renders.
   registerDocsRoutes(app);
   app.register(consolePlugin, { db, cookieSecure: options.cookieSecure ?? false });
   // Registered before the key pipeline's wildcard: the one route whose credential is a pairing code.

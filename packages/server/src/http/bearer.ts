@@ -11,9 +11,9 @@ export function bearerOf(header: string | undefined): string | null {
 }
 
 /**
- * D1's first check, shared by the API and the MCP endpoint so both refuse alike: no credential or
- * an unknown or revoked key is UNAUTHORIZED. With `cache`, a key that authenticates is remembered
- * there and one that does not is forgotten (org/principal-cache.ts).
+ * The first check of every request, shared by the API and the MCP endpoint so both refuse alike:
+ * no credential or an unknown or revoked key is UNAUTHORIZED. With `cache`, a key that
+ * authenticates is remembered there and one that does not is forgotten (org/principal-cache.ts).
  */
 export async function principalOf(
   db: Database,

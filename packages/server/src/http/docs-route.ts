@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { servedArtifact } from '../artifacts.js';
 
 /**
- * `/docs` (issue 11 item 2): the OpenAPI document as a browsable reference, rendered in the
+ * `/docs`: the OpenAPI document as a browsable reference, rendered in the
  * browser by Scalar's standalone bundle (@scalar/api-reference, MIT), served from this process
  * with nothing fetched from any other origin. No key: the page and /docs/openapi.json describe
  * the API and hold no secrets. Scalar is configured to stay offline: no default fonts (they come
@@ -76,7 +76,7 @@ function scalarBundle(): Asset {
 }
 
 const INIT = asset(
-  `// Starts the API reference (issue 11 item 2); a file of its own so the page needs no inline script.\n` +
+  `// Starts the API reference; a file of its own so the page needs no inline script.\n` +
     `Scalar.createApiReference('#${MOUNT_ID}', ${JSON.stringify(SCALAR_CONFIGURATION)});\n`,
 );
 

@@ -3,7 +3,7 @@ import type { Database } from '../storage/types.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /**
- * Liveness and readiness (issue 13 item 1; README "Health and readiness").
+ * Liveness and readiness (docs/operations.md, "Health, readiness, logs, metrics and shutdown").
  * - `/healthz`: the process runs and its event loop answers. Nothing is asked of anything else, so
  *   an orchestrator never restarts a healthy process because its database blinked.
  * - `/readyz`: this process can serve: the database answers a query, every migration this build
@@ -39,7 +39,8 @@ async function timed(run: () => Promise<string | undefined>): Promise<Check> {
   } catch (error) {
     // The error's class of failure only: driver messages can carry host names.
     const code = (error as { code?: string }).code;
-    const text = error instanceof Error && /^(no answer in|Redis connection|\d+ migration)/.test(error.message) ? error.message : 'unreachable';
+    const text =
+      error instanceof Error && /^(no answer in|Redis connection|\d+ migration)/.test(error.message) ? error.message : 'unreachable';
     return { ok: false, ms: Math.round(performance.now() - started), detail: code ? `${text} (${code})` : text };
   } finally {
     clearTimeout(timer);
@@ -55,9 +56,7 @@ export async function readiness(db: Database, limiter: RateLimiter): Promise<Rea
       return db.caps.engine;
     }),
     timed(async () => {
-      const applied = new Set(
-        (await db.reader.all<{ id: number | string }>('SELECT id FROM schema_migrations')).map((r) => Number(r.id)),
-      );
+      const applied = new Set((await db.reader.all<{ id: number | string }>('SELECT id FROM schema_migrations')).map((r) => Number(r.id)));
       const pending = KNOWN_MIGRATIONS.filter((id) => !applied.has(id)).length;
       if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
       return `${KNOWN_MIGRATIONS.length} applied`;

@@ -5,7 +5,7 @@ import { outboxCounts } from '../adapters/outbox.js';
 import type { Database } from '../storage/types.js';
 
 /**
- * Prometheus metrics (issue 13 item 2), one registry per app (tests run many apps in a process).
+ * Prometheus metrics, one registry per app (tests run many apps in a process).
  * Label values are bounded: a route label is a declared method or read name, a fixed route of the
  * app, or `unmatched`; a status is an HTTP status; an outcome is one of a fixed set. Nothing a
  * client sends becomes a label value except through those closed sets.
@@ -114,8 +114,9 @@ export function registerMetrics(
 ): void {
   const m = metrics;
   const started = new WeakMap<FastifyRequest, { at: bigint; route: string }>();
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', (req) => {
     started.set(req, { at: process.hrtime.bigint(), route: '' });
+    return Promise.resolve();
   });
   app.addHook('preHandler', async (req, reply) => {
     const s = started.get(req);
@@ -140,7 +141,8 @@ export function registerMetrics(
     const header = req.headers.authorization;
     const given = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
     // Compare digests: constant time, whatever the lengths.
-    if (!timingSafeEqual(sha256(given), expected)) return deny(reply, 401, 'UNAUTHORIZED', 'metrics: send Authorization: Bearer <METRICS_TOKEN>');
+    if (!timingSafeEqual(sha256(given), expected))
+      return deny(reply, 401, 'UNAUTHORIZED', 'metrics: send Authorization: Bearer <METRICS_TOKEN>');
     const text = await metrics.registry.metrics();
     return reply.code(200).type(metrics.registry.contentType).send(text);
   });

@@ -7,7 +7,12 @@ import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/serv
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { createOAuthMetadata, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthMetadata, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthMetadata,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { clientKey } from '../human/login.js';
 import { authenticate } from '../org/credentials.js';
 import {
@@ -145,14 +150,16 @@ class DeskProvider implements OAuthServerProvider {
     return { access_token: issued.key, token_type: 'Bearer' };
   }
 
-  async exchangeRefreshToken(): Promise<OAuthTokens> {
-    throw new UnsupportedGrantTypeError('refresh tokens are not issued: the access token does not expire');
+  exchangeRefreshToken(): Promise<OAuthTokens> {
+    return Promise.reject(new UnsupportedGrantTypeError('refresh tokens are not issued: the access token does not expire'));
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const found = await authenticate(this.db.reader, token);
     if (!found) throw new InvalidTokenError('invalid or revoked API key');
-    const grant = await this.db.reader.get<{ client_id: string }>('SELECT client_id FROM oauth_grants WHERE key_id = ?', [found.principal.credentialId]);
+    const grant = await this.db.reader.get<{ client_id: string }>('SELECT client_id FROM oauth_grants WHERE key_id = ?', [
+      found.principal.credentialId,
+    ]);
     return { token, clientId: grant?.client_id ?? '', scopes: [...found.principal.scopes], resource: new URL(this.urls.resource) };
   }
 
@@ -244,7 +251,12 @@ export function registerOAuthRoutes(
               .code(429)
               .header('retry-after', rate.retryAfterSeconds)
               .type('application/json; charset=utf-8')
-              .send(JSON.stringify({ error: 'too_many_requests', error_description: `too many requests to ${url} from this address; retry in ${rate.retryAfterSeconds} seconds` }));
+              .send(
+                JSON.stringify({
+                  error: 'too_many_requests',
+                  error_description: `too many requests to ${url} from this address; retry in ${rate.retryAfterSeconds} seconds`,
+                }),
+              );
           }
         }
         reply.hijack();
@@ -252,9 +264,7 @@ export function registerOAuthRoutes(
         ex(req.raw as IncomingMessage & express.Request, reply.raw as ServerResponse & express.Response);
         return reply;
       },
-      handler: async () => {
-        throw new Error('unreachable: the OAuth paths are answered by the Express app');
-      },
+      handler: () => Promise.reject(new Error('unreachable: the OAuth paths are answered by the Express app')),
     });
   }
   return urls;

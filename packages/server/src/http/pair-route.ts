@@ -7,9 +7,9 @@ import type { Database } from '../storage/types.js';
 import { MemoryRateLimiter, type RateConfig } from './rate-limit.js';
 
 /**
- * `POST /api/v1/org/pair` (issue 10 item 4): the one API route without a key, so it has its own
- * pipeline in D1's spirit — rate limit per client address (there is no credential to count
- * against) → body (D5: wrapped or bare, strict) → exchange. The default budget, a burst of 10 and
+ * `POST /api/v1/org/pair`: the one API route without a key, so it has its own pipeline in the
+ * spirit of the order of checks — rate limit per client address (there is no credential to count
+ * against) → body (wrapped or bare, strict) → exchange. The default budget, a burst of 10 and
  * one more every 6 seconds, is far above what pairing needs and far below brute force; each code
  * also burns after 5 wrong secrets (pairing.ts), whatever the addresses. In memory per process,
  * as the sign-in route's budget is (console-pages.ts): it bounds cost; the burn bounds guessing.
@@ -28,10 +28,7 @@ export function registerPairRoute(
     reply.header('RateLimit-Reset', rate.resetSeconds);
     if (!rate.allowed) {
       reply.header('Retry-After', rate.retryAfterSeconds);
-      throw new DomainError(
-        'RATE_LIMITED',
-        `too many pairing attempts from this address; retry in ${rate.retryAfterSeconds} seconds`,
-      );
+      throw new DomainError('RATE_LIMITED', `too many pairing attempts from this address; retry in ${rate.retryAfterSeconds} seconds`);
     }
     const parsed = validate(orgPair.params, o.paramsOf(req.body));
     if (!parsed.ok) throw new DomainError('BAD_REQUEST', parsed.message);

@@ -1,5 +1,5 @@
 /**
- * A strict query-string parser (issue 8 item 11). Fastify's default leaves a value whose
+ * A strict query-string parser. Fastify's default leaves a value whose
  * percent-encoding does not decode (`%zz`, or `%ED%A0%80`, the UTF-8 form of a lone surrogate)
  * as its raw text, so it would reach a read as if the caller had typed it. Here such a value is
  * recorded under MALFORMED and the read refuses it with BAD_REQUEST naming the key.

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 
 /**
- * Token bucket per credential (D10): `perSecond` tokens refill continuously up to `burst`; a
- * request takes one. In memory for one process, or in Redis (one atomic script, Redis's own
+ * Token bucket per credential (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST): `perSecond` tokens
+ * refill continuously up to `burst`; a request takes one. In memory for one process, or in Redis (one atomic script, Redis's own
  * clock) so that several processes enforce one limit.
  */
 export interface RateDecision {
@@ -42,7 +42,7 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   constructor(private readonly config: RateConfig) {}
 
-  async take(bucket: string): Promise<RateDecision> {
+  take(bucket: string): Promise<RateDecision> {
     const now = performance.now();
     const state = this.buckets.get(bucket) ?? { tokens: this.config.burst, at: now };
     state.tokens = Math.min(this.config.burst, state.tokens + ((now - state.at) / 1000) * this.config.perSecond);
@@ -51,7 +51,7 @@ export class MemoryRateLimiter implements RateLimiter {
     if (allowed) state.tokens -= 1;
     this.buckets.set(bucket, state);
     if (this.buckets.size > 100_000) this.evictFull(now);
-    return decide(this.config, allowed, state.tokens);
+    return Promise.resolve(decide(this.config, allowed, state.tokens));
   }
 
   /** Forget buckets that have refilled completely: they hold no information. */
@@ -97,10 +97,10 @@ function shown(url: string): string {
 }
 
 /**
- * Limits shared through Redis (D10). Redis is checked at start (`connect`): unreachable there, the
- * server refuses to start with a line naming REDIS_URL. Lost later, requests are limited per
+ * Limits shared through Redis (REDIS_URL). Redis is checked at start (`connect`): unreachable
+ * there, the server refuses to start with a line naming REDIS_URL. Lost later, requests are limited per
  * process (a memory bucket, the documented single-process behaviour) with one warning, and Redis
- * is used again as soon as ioredis has reconnected (issue 8 item 4): a limiter outage must never
+ * is used again as soon as ioredis has reconnected: a limiter outage must never
  * turn every authenticated request into a 500.
  */
 export class RedisRateLimiter implements RateLimiter {
@@ -135,12 +135,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /** Connect, or throw one line naming REDIS_URL. */
-  static async connect(
-    url: string,
-    config: RateConfig,
-    warn: (message: string) => void,
-    prefix = 'fd:rl:',
-  ): Promise<RedisRateLimiter> {
+  static async connect(url: string, config: RateConfig, warn: (message: string) => void, prefix = 'fd:rl:'): Promise<RedisRateLimiter> {
     const limiter = new RedisRateLimiter(url, config, warn, prefix);
     try {
       await limiter.firstConnection();
@@ -148,7 +143,10 @@ export class RedisRateLimiter implements RateLimiter {
     } catch (error) {
       limiter.redis.disconnect();
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`REDIS_URL ${shown(url)} is unreachable (${reason.split('\n', 1)[0]}); start Redis or unset REDIS_URL for per-process limits`);
+      throw new Error(
+        `REDIS_URL ${shown(url)} is unreachable (${reason.split('\n', 1)[0]}); start Redis or unset REDIS_URL for per-process limits`,
+        { cause: error },
+      );
     }
   }
 
@@ -158,21 +156,27 @@ export class RedisRateLimiter implements RateLimiter {
       const settle = (error?: unknown) => {
         clearTimeout(timer);
         this.redis.off('error', onError);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what Redis failed with
         if (error) reject(error);
         else resolve();
       };
       const onError = (error: unknown) => settle(error);
       this.redis.once('error', onError);
-      this.redis.connect().then(() => this.redis.ping()).then(() => settle(), settle);
+      this.redis
+        .connect()
+        .then(() => this.redis.ping())
+        .then(() => settle(), settle);
     });
   }
 
   async take(bucket: string): Promise<RateDecision> {
     if (this.redis.status === 'ready') {
       try {
-        const run = (this.redis as unknown as {
-          fdTakeToken(key: string, rate: number, burst: number): Promise<[number, string]>;
-        }).fdTakeToken.bind(this.redis);
+        const run = (
+          this.redis as unknown as {
+            fdTakeToken(key: string, rate: number, burst: number): Promise<[number, string]>;
+          }
+        ).fdTakeToken.bind(this.redis);
         const [allowed, tokens] = await run(this.prefix + bucket, this.config.perSecond, this.config.burst);
         return decide(this.config, allowed === 1, Number(tokens));
       } catch (error) {

@@ -69,7 +69,7 @@ table.files th, table.files td { text-align:left; padding:.35rem .5rem; border-b
   border:1px solid var(--ok); }
 .notice.error { background:var(--badbg); border-color:var(--bad); }
 .note, .hint { color:var(--muted); }
-/* The owner's view of the books (issue 12 item 6, owner-views.ts). */
+/* The owner's view of the books (owner-views.ts). */
 .subnav ul { border-bottom:1px solid var(--line); padding-bottom:.4rem; margin-bottom:.5rem; }
 .readonly { margin:0 0 1rem; font-size:.9rem; }
 .cards.two { grid-template-columns:repeat(auto-fit, minmax(18rem, 1fr)); margin-bottom:1rem; }

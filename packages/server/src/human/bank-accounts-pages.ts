@@ -39,7 +39,13 @@ const DE_LABELS: Readonly<Record<(typeof DE_FIELDS)[number], string>> = {
   remitterName: 'Remitter name payees see (up to 16)',
   accountTitle: 'Account title for a self-balancing record (optional, up to 32)',
 };
-const DE_MAX: Readonly<Record<(typeof DE_FIELDS)[number], number>> = { bankCode: 3, apcaUserId: 6, userName: 26, remitterName: 16, accountTitle: 32 };
+const DE_MAX: Readonly<Record<(typeof DE_FIELDS)[number], number>> = {
+  bankCode: 3,
+  apcaUserId: 6,
+  userName: 26,
+  remitterName: 16,
+  accountTitle: 32,
+};
 
 function directEntryInputs(v: Readonly<Record<(typeof DE_FIELDS)[number], string>>): Html[] {
   return DE_FIELDS.map(
@@ -63,7 +69,16 @@ interface PageState {
 }
 
 const EMPTY: FormValues = {
-  kind: 'bank', name: '', bsb: '', accountNumber: '', accountCode: '', bankCode: '', apcaUserId: '', userName: '', remitterName: '', accountTitle: '',
+  kind: 'bank',
+  name: '',
+  bsb: '',
+  accountNumber: '',
+  accountCode: '',
+  bankCode: '',
+  apcaUserId: '',
+  userName: '',
+  remitterName: '',
+  accountTitle: '',
 };
 
 function accountRow(a: BankAccount, owner: boolean): Html {
@@ -76,7 +91,9 @@ function accountRow(a: BankAccount, owner: boolean): Html {
 
 function options(current: string): Html[] {
   return BANK_ACCOUNT_KINDS.map((k) =>
-    k === current ? html`<option value="${k}" selected>${KIND_LABELS[k] ?? k}</option>` : html`<option value="${k}">${KIND_LABELS[k] ?? k}</option>`,
+    k === current
+      ? html`<option value="${k}" selected>${KIND_LABELS[k] ?? k}</option>`
+      : html`<option value="${k}">${KIND_LABELS[k] ?? k}</option>`,
   );
 }
 
@@ -129,8 +146,16 @@ function inputFromForm(form: URLSearchParams): Record<string, unknown> {
 function valuesOf(form: URLSearchParams): FormValues {
   const get = (k: string) => (form.get(k) ?? '').slice(0, 100);
   return {
-    kind: get('kind'), name: get('name'), bsb: get('bsb'), accountNumber: get('accountNumber'), accountCode: get('accountCode'),
-    bankCode: get('bankCode'), apcaUserId: get('apcaUserId'), userName: get('userName'), remitterName: get('remitterName'), accountTitle: get('accountTitle'),
+    kind: get('kind'),
+    name: get('name'),
+    bsb: get('bsb'),
+    accountNumber: get('accountNumber'),
+    accountCode: get('accountCode'),
+    bankCode: get('bankCode'),
+    apcaUserId: get('apcaUserId'),
+    userName: get('userName'),
+    remitterName: get('remitterName'),
+    accountTitle: get('accountTitle'),
   };
 }
 
@@ -168,8 +193,13 @@ ${de}
 
 function editValues(a: BankAccount): Readonly<Record<EditField, string>> {
   return {
-    bsb: a.bsb ?? '', accountNumber: a.accountNumber ?? '', bankCode: a.bankCode ?? '', apcaUserId: a.apcaUserId ?? '',
-    userName: a.userName ?? '', remitterName: a.remitterName ?? '', accountTitle: a.accountTitle ?? '',
+    bsb: a.bsb ?? '',
+    accountNumber: a.accountNumber ?? '',
+    bankCode: a.bankCode ?? '',
+    apcaUserId: a.apcaUserId ?? '',
+    userName: a.userName ?? '',
+    remitterName: a.remitterName ?? '',
+    accountTitle: a.accountTitle ?? '',
   };
 }
 
@@ -180,7 +210,14 @@ async function recordOf(o: ConsoleOptions, orgId: string, id: string): Promise<B
 }
 
 async function show(o: ConsoleOptions, reply: FastifyReply, s: HumanSession, status: number, extra: Partial<PageState> = {}) {
-  const state: PageState = { session: s, accounts: await listBankAccounts(o.db.reader, s.orgId), error: null, notice: null, values: EMPTY, ...extra };
+  const state: PageState = {
+    session: s,
+    accounts: await listBankAccounts(o.db.reader, s.orgId),
+    error: null,
+    notice: null,
+    values: EMPTY,
+    ...extra,
+  };
   return render(o, reply, s, { status, title: 'Bank accounts', body: body(state), current: 'bank' });
 }
 

@@ -1,11 +1,4 @@
-import {
-  APPROVAL_STATUSES,
-  limits,
-  queryInt,
-  multilineText,
-  validate,
-  idField,
-} from '@finance-desk/protocol';
+import { APPROVAL_STATUSES, limits, queryInt, multilineText, validate, idField } from '@finance-desk/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { clockOf, orgToday } from '../clock.js';
@@ -13,22 +6,14 @@ import { DomainError } from '../errors.js';
 import { decideApproval } from '../governance/approvals.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { chainStatus, consoleApprovals, decisionHistory, policyView } from './console-data.js';
-import {
-  cookieToken,
-  jsonOf,
-  pathId,
-  requireCsrf,
-  requireSession,
-  sendJson,
-  type ConsoleOptions,
-} from './console-http.js';
+import { cookieToken, jsonOf, pathId, requireCsrf, requireSession, sendJson, type ConsoleOptions } from './console-http.js';
 import { clearedSessionCookie, deleteSession, type HumanSession } from './sessions.js';
 
 /**
- * The console's JSON API under /console/api (issue 3). A session cookie is the only credential;
+ * The console's JSON API under /console/api. A session cookie is the only credential;
  * state-changing calls also need the session's CSRF token in `x-csrf-token`. GETs return the
- * bare payload and writes the `{ok, result}` frame, like the agent API (D1); errors are the
- * error frame with the seed's statuses (401 no session, 403 no rights or bad CSRF, 404, 409).
+ * bare payload and writes the `{ok, result}` frame, like the agent API; errors are the
+ * error frame with the API's statuses (401 no session, 403 no rights or bad CSRF, 404, 409).
  */
 
 const approvalsQuery = z.strictObject({
@@ -51,10 +36,7 @@ function parsed<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 
 export function requireOwner(s: HumanSession): void {
   if (s.role !== 'owner') {
-    throw new DomainError(
-      'FORBIDDEN_SCOPE',
-      `user ${s.userId} is not an owner; only owners change policy`,
-    );
+    throw new DomainError('FORBIDDEN_SCOPE', `user ${s.userId} is not an owner; only owners change policy`);
   }
 }
 
@@ -68,13 +50,7 @@ async function writer(o: ConsoleOptions, req: FastifyRequest): Promise<HumanSess
 }
 
 /** A decision by the signed-in person; the token is left for the agent's approval.wait. */
-async function decide(
-  o: ConsoleOptions,
-  s: HumanSession,
-  approvalId: string,
-  approve: boolean,
-  reason: string | null,
-) {
+async function decide(o: ConsoleOptions, s: HumanSession, approvalId: string, approve: boolean, reason: string | null) {
   const out = await decideApproval(o.db, {
     orgId: s.orgId,
     approvalId,
@@ -133,7 +109,7 @@ function registerWrites(app: FastifyInstance, o: ConsoleOptions): void {
   });
   app.put('/console/api/policy', async (req, reply) => {
     const s = await writer(o, req);
-    // Rights before body (D1's order): a non-owner learns nothing from a malformed patch.
+    // Rights before body (as in the API's order of checks): a non-owner learns nothing from a malformed patch.
     requireOwner(s);
     const patch = parsed(policyPatchSchema, jsonOf(req));
     const result = await setPolicy(o.db, {

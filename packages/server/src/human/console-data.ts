@@ -1,12 +1,6 @@
 import { books, type ApprovalStatus } from '@finance-desk/protocol';
 import { bankChangeOf, type BankChange } from '../domain/payables/bills.js';
-import {
-  APPROVAL_COLUMNS,
-  approvalById,
-  listDecisions,
-  toApproval,
-  type ApprovalRow,
-} from '../governance/approvals.js';
+import { APPROVAL_COLUMNS, approvalById, listDecisions, toApproval, type ApprovalRow } from '../governance/approvals.js';
 import { loadPolicy, mayDecide, type Policy } from '../governance/policy.js';
 import { verifyIncrementally } from '../ledger/verify.js';
 import { approvalFacts, type ApprovalFacts } from '../governance/approval-facts.js';
@@ -27,9 +21,9 @@ export interface ConsoleApproval extends Approval {
   readonly decidedByName: string | null;
   /** Whether the signed-in user holds decision rights for this approval's class. */
   readonly mayDecide: boolean;
-  /** A pending bill approval whose payee bank details changed: old and new (D8, issue 8). */
+  /** A pending bill approval whose payee bank details changed: old and new. */
   readonly bankChange: BankChange | null;
-  /** How much, to whom, from which account, when due (issue 12 item 5): what the card leads with. */
+  /** How much, to whom, from which account, when due: what the card leads with. */
   readonly facts: ApprovalFacts;
 }
 
@@ -37,15 +31,11 @@ export interface ChainStatus {
   readonly head: { readonly seq: number; readonly rowHash: string };
   readonly verified: boolean;
   readonly brokenAt: { readonly seq: number; readonly reason: string } | null;
-  /** Rows after this seq were checked on this view; earlier ones at an earlier view (item 7). */
+  /** Rows after this seq were checked on this view; earlier ones at an earlier view. */
   readonly verifiedFrom: number;
 }
 
-export async function namesOf(
-  q: Queryable,
-  orgId: string,
-  ids: Iterable<string>,
-): Promise<Map<string, string>> {
+export async function namesOf(q: Queryable, orgId: string, ids: Iterable<string>): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   for (const id of ids) {
     if (!names.has(id)) names.set(id, await actorName(q, orgId, id));
@@ -53,16 +43,9 @@ export async function namesOf(
   return names;
 }
 
-async function withNames(
-  q: Queryable,
-  session: HumanSession,
-  approvals: readonly Approval[],
-  today?: string,
-): Promise<ConsoleApproval[]> {
+async function withNames(q: Queryable, session: HumanSession, approvals: readonly Approval[], today?: string): Promise<ConsoleApproval[]> {
   const policy = await loadPolicy(q, session.orgId);
-  const ids = approvals.flatMap((a) =>
-    a.decidedBy ? [a.requestedBy, a.decidedBy] : [a.requestedBy],
-  );
+  const ids = approvals.flatMap((a) => (a.decidedBy ? [a.requestedBy, a.decidedBy] : [a.requestedBy]));
   const names = await namesOf(q, session.orgId, ids);
   const changes = new Map<string, BankChange | null>();
   for (const a of approvals) {
@@ -73,7 +56,10 @@ async function withNames(
   const day = today ?? localDate(new Date().toISOString(), await orgTimeZone(q, session.orgId));
   const facts = new Map<string, ApprovalFacts>();
   for (const a of approvals) {
-    facts.set(a.approvalId, await approvalFacts(q, session.orgId, { actionClass: a.actionClass, subjectId: a.subjectId, params: a.payload.params }, day));
+    facts.set(
+      a.approvalId,
+      await approvalFacts(q, session.orgId, { actionClass: a.actionClass, subjectId: a.subjectId, params: a.payload.params }, day),
+    );
   }
   return approvals.map((a) => ({
     ...a,
@@ -102,7 +88,13 @@ export async function consoleApprovals(q: Queryable, session: HumanSession, f: A
 }
 
 /** One approval's card (the link in an approval email): any status; another organisation's is NOT_FOUND. */
-export async function consoleApproval(q: Queryable, session: HumanSession, approvalId: string, now: string, today?: string): Promise<ConsoleApproval> {
+export async function consoleApproval(
+  q: Queryable,
+  session: HumanSession,
+  approvalId: string,
+  now: string,
+  today?: string,
+): Promise<ConsoleApproval> {
   const row = await approvalById(q, session.orgId, approvalId);
   const [one] = await withNames(q, session, [toApproval(row, now)], today);
   return one as ConsoleApproval;
@@ -129,7 +121,7 @@ export async function decisionHistory(q: Queryable, session: HumanSession, limit
 }
 
 /**
- * The chain head and its verification from the last verified head (issue 8 item 7): each view
+ * The chain head and its verification from the last verified head: each view
  * checks only the rows appended since, in one read snapshot, and moves the stored head forward.
  * Tampering with rows before the stored head is the full `finance-desk verify`'s to find.
  */

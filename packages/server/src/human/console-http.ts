@@ -49,8 +49,8 @@ function bodyText(req: FastifyRequest): string {
 }
 
 /**
- * The `:id` of a console route, checked against the D5 text rules before it reaches a query
- * (a NUL is an error in a PostgreSQL parameter): BAD_REQUEST naming `id` (issue 8 item 11).
+ * The `:id` of a console route, checked against the API's text rules before it reaches a query
+ * (a NUL is an error in a PostgreSQL parameter): BAD_REQUEST naming `id`.
  */
 export function pathId(req: FastifyRequest): string {
   const id = (req.params as { id?: unknown }).id;
@@ -60,7 +60,7 @@ export function pathId(req: FastifyRequest): string {
 }
 
 /**
- * The sign-in form's fields checked against the D5 text rules before anything is looked up or
+ * The sign-in form's fields checked against the API's text rules before anything is looked up or
  * counted, so a NUL or a lone surrogate is BAD_REQUEST naming the field and nothing is stored.
  */
 export function loginFormProblem(fields: Readonly<Record<string, string>>): string | null {
@@ -95,17 +95,13 @@ export function cookieToken(req: FastifyRequest): string | null {
   return tokenFromCookies(req.headers.cookie);
 }
 
-export async function currentSession(
-  db: Database,
-  req: FastifyRequest,
-): Promise<HumanSession | null> {
+export async function currentSession(db: Database, req: FastifyRequest): Promise<HumanSession | null> {
   return sessionOf(db.reader, cookieToken(req));
 }
 
 export async function requireSession(db: Database, req: FastifyRequest): Promise<HumanSession> {
   const session = await currentSession(db, req);
-  if (!session)
-    throw new DomainError('UNAUTHORIZED', 'no console session: sign in at /console/login');
+  if (!session) throw new DomainError('UNAUTHORIZED', 'no console session: sign in at /console/login');
   return session;
 }
 
@@ -117,25 +113,27 @@ export function requireCsrf(session: HumanSession, presented: string | null | un
 
 /**
  * Guards for every console request. An API key is refused outright, even beside a valid
- * session: the human lane is for people only (D7: an API key can never decide). A browser that
+ * session: the human lane is for people only (an API key can never decide). A browser that
  * says a state-changing request comes from another site is refused before anything runs; this
  * also covers the login form, which has no session yet to carry a CSRF token.
  */
-export async function consoleGuard(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function consoleGuard(req: FastifyRequest, reply: FastifyReply): Promise<void> {
   reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
   reply.header('x-content-type-options', 'nosniff');
   reply.header('referrer-policy', 'no-referrer');
   reply.header('x-frame-options', 'DENY');
   if (/^bearer\s/i.test(req.headers.authorization ?? '')) {
-    throw new DomainError(
-      'UNAUTHORIZED',
-      'the console does not accept API keys: only a signed-in person can decide; ' +
-        'sign in at /console/login',
+    return Promise.reject(
+      new DomainError(
+        'UNAUTHORIZED',
+        'the console does not accept API keys: only a signed-in person can decide; ' + 'sign in at /console/login',
+      ),
     );
   }
   const site = req.headers['sec-fetch-site'];
   const unsafe = req.method !== 'GET' && req.method !== 'HEAD';
   if (unsafe && (site === 'cross-site' || site === 'same-site')) {
-    throw new DomainError('FORBIDDEN_SCOPE', 'cross-site request refused');
+    return Promise.reject(new DomainError('FORBIDDEN_SCOPE', 'cross-site request refused'));
   }
+  return Promise.resolve();
 }

@@ -22,22 +22,12 @@ import { errorBody, page, type Html, type NavKey } from './html.js';
 import { MemoryRateLimiter } from '../http/rate-limit.js';
 import { SignInLocked, clientKey, signIn } from './login.js';
 import { policyPatchFromForm } from './policy-form.js';
-import {
-  SESSION_LIFETIME_MS,
-  clearedSessionCookie,
-  deleteSession,
-  sessionCookie,
-  type HumanSession,
-} from './sessions.js';
+import { SESSION_LIFETIME_MS, clearedSessionCookie, deleteSession, sessionCookie, type HumanSession } from './sessions.js';
 import { approvalPageBody, historyBody, inboxBody, loginBody, policyBody } from './views.js';
 
-/** The console's HTML pages (issue 3): sign in, inbox, history, policy. */
+/** The console's HTML pages: sign in, inbox, history, policy. */
 
-type PageHandler = (
-  req: FastifyRequest,
-  reply: FastifyReply,
-  s: HumanSession,
-) => Promise<FastifyReply>;
+type PageHandler = (req: FastifyRequest, reply: FastifyReply, s: HumanSession) => Promise<FastifyReply>;
 
 export async function render(
   o: ConsoleOptions,
@@ -51,11 +41,7 @@ export async function render(
   },
 ): Promise<FastifyReply> {
   const chain = await chainStatus(o.db, s.orgId);
-  return sendHtml(
-    reply,
-    p.status,
-    page(p.title, p.body, { session: s, chain, current: p.current }),
-  );
+  return sendHtml(reply, p.status, page(p.title, p.body, { session: s, chain, current: p.current }));
 }
 
 /**
@@ -84,12 +70,7 @@ export function signedIn(o: ConsoleOptions, handler: PageHandler) {
 /** A form post: its `_csrf` field must be this session's token. */
 export function formPost(
   o: ConsoleOptions,
-  handler: (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    s: HumanSession,
-    form: URLSearchParams,
-  ) => Promise<FastifyReply>,
+  handler: (req: FastifyRequest, reply: FastifyReply, s: HumanSession, form: URLSearchParams) => Promise<FastifyReply>,
 ) {
   return signedIn(o, async (req, reply, s) => {
     const form = formOf(req);
@@ -99,7 +80,7 @@ export function formPost(
 }
 
 /**
- * The sign-in route's own budget per client (issue 8 item 13), before any database work or
+ * The sign-in route's own budget per client, before any database work or
  * scrypt: a burst of 30, then one attempt every 2 seconds. A person mistyping never meets it; a
  * flood gets a 429 page that costs nothing. In memory per process: each process adds its own
  * budget, which is fine for a bound whose job is cost, not secrecy (the failure counts that
@@ -111,11 +92,7 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
   const limiter = new MemoryRateLimiter(o.loginRate ?? LOGIN_ROUTE_RATE);
   app.get('/console/login', async (req, reply) => {
     if (await currentSession(o.db, req)) return seeOther(reply, '/console');
-    return sendHtml(
-      reply,
-      200,
-      page('Sign in', loginBody({ slug: '', email: '', error: null }), null),
-    );
+    return sendHtml(reply, 200, page('Sign in', loginBody({ slug: '', email: '', error: null }), null));
   });
   app.post('/console/login', async (req, reply) => {
     const rate = await limiter.take(clientKey(req.ip));
@@ -136,10 +113,7 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
       const session = await signIn(o.db, { ...input, ip: req.ip });
       // A new token on every sign-in; drop the one the browser had, if any (no fixation).
       await deleteSession(o.db, cookieToken(req));
-      reply.header(
-        'set-cookie',
-        sessionCookie(session.token, o.cookieSecure, SESSION_LIFETIME_MS / 1000),
-      );
+      reply.header('set-cookie', sessionCookie(session.token, o.cookieSecure, SESSION_LIFETIME_MS / 1000));
       return seeOther(reply, '/console');
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -166,14 +140,20 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
 
 function registerInbox(app: FastifyInstance, o: ConsoleOptions): void {
   const inbox = signedIn(o, async (req, reply, s) => {
-    const { approvals } = await consoleApprovals(o.db.reader, s, { status: 'pending', limit: 200 }, clockOf(o.db)(), await orgToday(o.db, s.orgId));
+    const { approvals } = await consoleApprovals(
+      o.db.reader,
+      s,
+      { status: 'pending', limit: 200 },
+      clockOf(o.db)(),
+      await orgToday(o.db, s.orgId),
+    );
     const done = (req.query as { done?: unknown } | undefined)?.done;
     const body = inboxBody(s, approvals, typeof done === 'string' ? done : null);
     return render(o, reply, s, { status: 200, title: 'Inbox', body, current: 'inbox' });
   });
   app.get('/console', inbox);
   app.get('/console/', inbox);
-  // One approval's card: the link an approval email carries (issue 12 item 5).
+  // One approval's card: the link an approval email carries.
   app.get(
     '/console/approvals/:id',
     signedIn(o, async (req, reply, s) => {
@@ -255,15 +235,9 @@ function registerHistoryAndPolicy(app: FastifyInstance, o: ConsoleOptions): void
 }
 
 function registerAssets(app: FastifyInstance): void {
-  app.get('/console/assets/console.css', async (_req, reply) =>
-    reply.code(200).type('text/css; charset=utf-8').send(CONSOLE_CSS),
-  );
-  app.get('/console/assets/console.js', async (_req, reply) =>
-    reply.code(200).type('text/javascript; charset=utf-8').send(CONSOLE_JS),
-  );
-  app.get('/console/assets/icon.svg', async (_req, reply) =>
-    reply.code(200).type('image/svg+xml').send(CONSOLE_ICON),
-  );
+  app.get('/console/assets/console.css', async (_req, reply) => reply.code(200).type('text/css; charset=utf-8').send(CONSOLE_CSS));
+  app.get('/console/assets/console.js', async (_req, reply) => reply.code(200).type('text/javascript; charset=utf-8').send(CONSOLE_JS));
+  app.get('/console/assets/icon.svg', async (_req, reply) => reply.code(200).type('image/svg+xml').send(CONSOLE_ICON));
 }
 
 export function registerConsolePages(app: FastifyInstance, o: ConsoleOptions): void {

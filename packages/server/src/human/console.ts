@@ -11,22 +11,23 @@ import { registerOAuthConsole } from './oauth-pages.js';
 export type { ConsoleOptions } from './console-http.js';
 
 /**
- * The human lane (issue 3): the approval console at /console and its JSON API at /console/api.
+ * The human lane: the approval console at /console and its JSON API at /console/api.
  * Registered as an encapsulated plugin, so its guard (no API keys, no cross-site writes,
  * security headers) applies to its routes only. Bodies arrive as text from the app's one
  * content-type parser; forms are read with URLSearchParams, JSON with JSON.parse.
  */
+// eslint-disable-next-line @typescript-eslint/require-await -- async so a failure reaches Fastify as a rejection: a plugin's throw escapes its loader
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   app.addHook('onRequest', consoleGuard);
   registerConsolePages(app, options);
   registerConsoleApi(app, options);
-  // Organisation profile and agents (issue 10 items 3 and 4).
+  // Organisation profile and agents.
   registerOrgConsole(app, options);
-  // The owner's read-only view of the books (issue 12 item 6).
+  // The owner's read-only view of the books.
   registerOwnerConsole(app, options);
-  // Payment and lodgement files (issue 12 item 5).
+  // Payment and lodgement files.
   registerFilesConsole(app, options);
-  // Bank, credit-card and loan accounts (issue 12 item 3).
+  // Bank, credit-card and loan accounts.
   registerBankAccountsConsole(app, options);
   // The consent step of remote MCP connectors (OAuth; docs/console.md).
   registerOAuthConsole(app, options);

@@ -11,7 +11,7 @@ import { html, when, type Html } from './html.js';
 import type { HumanSession } from './sessions.js';
 
 /**
- * Payment and lodgement files in the console (issue 12 item 5): people with decision rights (for
+ * Payment and lodgement files in the console: people with decision rights (for
  * any class of act: they are the ones who approve what these files carry) see every ABA file and
  * lodgement document with its date, kind, size and SHA-256, and download the exact bytes. Keys
  * read the same through `books.files` / `books.file` (ops/files.ts).
@@ -70,11 +70,13 @@ files; BAS and STP lodgements write documents for the ATO.</p>`;
   return html`<h1>Payment and lodgement files</h1>
 <p class="hint">The exact bytes sent to the bank or the ATO. Check a downloaded file with
 <code>sha256sum</code>: it must print the SHA-256 shown here.</p>
-${payroll
-  ? null
-  : html`<p class="hint">STP pay events download with the employees' TFNs masked (<code>******210</code>), so
+${
+  payroll
+    ? null
+    : html`<p class="hint">STP pay events download with the employees' TFNs masked (<code>******210</code>), so
 their SHA-256 is not the one shown (that is the lodged file's): only people with payroll decision
-rights download them exactly as lodged.</p>`}
+rights download them exactly as lodged.</p>`
+}
 <div class="table-wrap"><table class="files">
 <caption>Newest first${more ? html`; the ${FILES_PAGE_MAX} most recent (the books.files read pages through all)` : null}</caption>
 <thead><tr><th scope="col">Written</th><th scope="col">Kind</th><th scope="col">File</th><th scope="col">Size</th><th scope="col">SHA-256</th><th scope="col">Delivery</th></tr></thead>
@@ -88,7 +90,12 @@ export function registerFilesConsole(app: FastifyInstance, o: ConsoleOptions): v
     signedIn(o, async (_req, reply, s) => {
       const { payroll } = await requireDecider(o.db.reader, s);
       const page = await listFiles(o.db.reader, s.orgId, { limit: FILES_PAGE_MAX });
-      return render(o, reply, s, { status: 200, title: 'Files', body: filesBody(page.files, page.nextCursor !== null, payroll), current: 'files' });
+      return render(o, reply, s, {
+        status: 200,
+        title: 'Files',
+        body: filesBody(page.files, page.nextCursor !== null, payroll),
+        current: 'files',
+      });
     }),
   );
   app.get(

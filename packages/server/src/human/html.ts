@@ -8,12 +8,7 @@ import type { HumanSession } from './sessions.js';
  * through `escapeHtml` (or `attr`), because summaries and params carry text an agent typed.
  */
 export function escapeHtml(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Tagged template: interpolations are escaped unless wrapped in `raw`. */
@@ -73,8 +68,7 @@ export function fromNow(iso: string, now = Date.now()): string {
 }
 
 function chainBadge(chain: ChainStatus): Html {
-  const head =
-    chain.head.seq === 0 ? 'empty' : `seq ${chain.head.seq} · #${chain.head.rowHash.slice(0, 8)}`;
+  const head = chain.head.seq === 0 ? 'empty' : `seq ${chain.head.seq} · #${chain.head.rowHash.slice(0, 8)}`;
   const badge = chain.verified
     ? html`<span class="badge ok">verified</span>`
     : html`<span class="badge broken">BROKEN at seq ${chain.brokenAt?.seq ?? '?'}</span>`;
@@ -82,8 +76,15 @@ function chainBadge(chain: ChainStatus): Html {
 <span class="mono" title="${chain.head.rowHash}">${head}</span> ${badge}</p>`;
 }
 
-export type NavKey = 'inbox' | 'history' | 'policy' | 'org' | 'agents' | 'books' | 'bank'
-  // Issue 12 item 5 (payment and lodgement files):
+export type NavKey =
+  | 'inbox'
+  | 'history'
+  | 'policy'
+  | 'org'
+  | 'agents'
+  | 'books'
+  | 'bank'
+  // Payment and lodgement files:
   | 'files';
 
 function nav(current: NavKey | null, session: HumanSession): Html {
@@ -93,16 +94,14 @@ function nav(current: NavKey | null, session: HumanSession): Html {
     ['policy', '/console/policy', 'Policy'],
     ['org', '/console/org', 'Organisation'],
     ['agents', '/console/agents', 'Agents'],
-    // Issue 12 item 5: payment and lodgement files (human/files-pages.ts).
+    // Payment and lodgement files (human/files-pages.ts).
     ['files', '/console/files', 'Files'],
     ['bank', '/console/bank-accounts', 'Bank accounts'],
   ];
-  // The owner's read-only view of the books (issue 12 item 6, owner-pages.ts).
+  // The owner's read-only view of the books (owner-pages.ts).
   if (mayViewBooks(session.role)) items.push(['books', '/console/books', 'Books']);
   const links = items.map(([key, href, label]) =>
-    key === current
-      ? html`<li><a href="${href}" aria-current="page">${label}</a></li>`
-      : html`<li><a href="${href}">${label}</a></li>`,
+    key === current ? html`<li><a href="${href}" aria-current="page">${label}</a></li>` : html`<li><a href="${href}">${label}</a></li>`,
   );
   return html`<nav aria-label="Console"><ul>${links}</ul></nav>`;
 }

@@ -8,7 +8,7 @@ import { userByEmail } from './users.js';
 import { placeholders } from '../storage/sql.js';
 
 /**
- * Sign-in with throttling (issue 3, reworked in issue 8 item 13). Failures are counted in three
+ * Sign-in with throttling. Failures are counted in three
  * buckets, each with its own ceiling per fifteen-minute window; reaching a ceiling locks that
  * bucket for fifteen minutes:
  * - the (client IP, account) pair, 5: a guesser locks out only themselves, never the owner
@@ -63,10 +63,7 @@ export interface LoginOk {
 /** RATE_LIMITED while a bucket is locked; the console turns `retryAfterSeconds` into Retry-After. */
 export class SignInLocked extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
-    super(
-      'RATE_LIMITED',
-      `too many failed sign-ins; try again in ${Math.max(1, Math.ceil(retryAfterSeconds / 60))} minutes`,
-    );
+    super('RATE_LIMITED', `too many failed sign-ins; try again in ${Math.max(1, Math.ceil(retryAfterSeconds / 60))} minutes`);
   }
 }
 
@@ -169,10 +166,7 @@ async function readBuckets(tx: Tx, buckets: readonly Bucket[]) {
 
 /** The lock starts a fresh window, so after it lapses the bucket has its full allowance again. */
 async function lock(tx: Tx, bucket: string, c: Clock): Promise<void> {
-  await tx.run(
-    'UPDATE login_attempts SET locked_until = ?, failures = 0, window_start = ? WHERE bucket = ?',
-    [c.lockUntil, c.at, bucket],
-  );
+  await tx.run('UPDATE login_attempts SET locked_until = ?, failures = 0, window_start = ? WHERE bucket = ?', [c.lockUntil, c.at, bucket]);
 }
 
 /**
@@ -182,12 +176,7 @@ async function lock(tx: Tx, bucket: string, c: Clock): Promise<void> {
  * bucket already locked refuses with no write at all; a bucket whose window is full is locked
  * now (its existing row only) and refuses. Returns the latest lock end, or null when counted.
  */
-async function reserveAttempt(
-  db: Database,
-  buckets: readonly Bucket[],
-  c: Clock,
-  limits: LoginLimits,
-): Promise<string | null> {
+async function reserveAttempt(db: Database, buckets: readonly Bucket[], c: Clock, limits: LoginLimits): Promise<string | null> {
   return db.write(async (tx) => {
     await oneWriter(tx, db.caps);
     const rows = await readBuckets(tx, buckets);
@@ -270,18 +259,13 @@ async function recordSuccess(db: Database, buckets: readonly Bucket[]): Promise<
     await oneWriter(tx, db.caps);
     if (pair) await tx.run('DELETE FROM login_attempts WHERE bucket = ?', [pair.id]);
     for (const b of shared) {
-      await tx.run(
-        'UPDATE login_attempts SET failures = failures - 1 WHERE bucket = ? AND failures > 0',
-        [b.id],
-      );
+      await tx.run('UPDATE login_attempts SET failures = failures - 1 WHERE bucket = ? AND failures > 0', [b.id]);
     }
   });
 }
 
 async function findUser(q: Queryable, slug: string, email: string) {
-  const org = await q.get<{ id: string }>('SELECT id FROM organisations WHERE slug = ?', [
-    slug.trim().toLowerCase(),
-  ]);
+  const org = await q.get<{ id: string }>('SELECT id FROM organisations WHERE slug = ?', [slug.trim().toLowerCase()]);
   return org ? userByEmail(q, org.id, email) : undefined;
 }
 
@@ -289,20 +273,14 @@ async function findUser(q: Queryable, slug: string, email: string) {
  * Check the credentials and start a session. Refusals: SignInLocked (RATE_LIMITED, 429) while a
  * bucket is locked, else UNAUTHORIZED (401) with one generic message. `limits` is for tests.
  */
-export async function signIn(
-  db: Database,
-  input: LoginInput,
-  limits: LoginLimits = LOGIN_LIMITS,
-): Promise<LoginOk> {
+export async function signIn(db: Database, input: LoginInput, limits: LoginLimits = LOGIN_LIMITS): Promise<LoginOk> {
   const now = new Date();
   const c = clockAt(now);
   const buckets = bucketsOf(input, limits);
   const until = await reserveAttempt(db, buckets, c, limits);
   if (until !== null) throw new SignInLocked(Math.ceil((Date.parse(until) - now.getTime()) / 1000));
   const wellFormed =
-    input.slug.length <= SLUG_CHARS_MAX &&
-    input.email.length <= EMAIL_CHARS_MAX &&
-    input.password.length <= PASSWORD_CHARS_MAX;
+    input.slug.length <= SLUG_CHARS_MAX && input.email.length <= EMAIL_CHARS_MAX && input.password.length <= PASSWORD_CHARS_MAX;
   const user = wellFormed ? await findUser(db.reader, input.slug, input.email) : undefined;
   const password = wellFormed ? input.password : '';
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummy()));

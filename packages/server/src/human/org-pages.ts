@@ -19,10 +19,10 @@ import { agentsBody, profileBody, profileFormValues, type AgentsPageState, type 
 import type { HumanSession } from './sessions.js';
 
 /**
- * The console's Organisation and Agents pages and their JSON API (issue 10 items 3 and 4). Only
+ * The console's Organisation and Agents pages and their JSON API. Only
  * an owner changes the profile, creates pairing codes or revokes agents; every signed-in person
  * may look. Forms carry the session's CSRF token; the JSON writes carry it in `x-csrf-token`.
- * Each change is one event with the owner's user id as actor (D4).
+ * Each change is one event with the owner's user id as actor.
  */
 const PROFILE_FIELDS = [
   'name',
@@ -32,11 +32,11 @@ const PROFILE_FIELDS = [
   'gstBasis',
   'basFrequency',
   'financialYearStartMonth',
-  // Issue 12: invoice numbering and the lock date.
+  // Invoice numbering and the lock date.
   'invoicePrefix',
   'invoiceNextNumber',
   'lockDate',
-  // Issue 12 item 4: the account printed as "how to pay" on invoices.
+  // The account printed as "how to pay" on invoices.
   'paymentAccountName',
   'paymentBsb',
   'paymentAccountNumber',
@@ -53,7 +53,13 @@ export function profileFieldErrors(patch: Record<string, unknown>): Record<strin
   }
   // formatIssues words each problem as "field: problem"; the form shows the problem beside the field.
   return Object.fromEntries(
-    [...byField].map(([field, list]) => [field, formatIssues(list).split('; ').map((m) => m.replace(/^[^:]*: /, '')).join('; ')]),
+    [...byField].map(([field, list]) => [
+      field,
+      formatIssues(list)
+        .split('; ')
+        .map((m) => m.replace(/^[^:]*: /, ''))
+        .join('; '),
+    ]),
   );
 }
 
@@ -70,7 +76,7 @@ function profilePatchFromForm(form: URLSearchParams): Record<string, unknown> {
     gstBasis: get('gstBasis'),
     basFrequency: get('basFrequency'),
     financialYearStartMonth: /^\d{1,2}$/.test(month) ? Number(month) : month,
-    // Issue 12, each only when the form has it (an empty prefix is a choice, not a missing field):
+    // Each only when the form has it (an empty prefix is a choice, not a missing field):
     // an empty lock date clears it; the next number is digits.
     ...(form.has('invoicePrefix') ? { invoicePrefix: get('invoicePrefix') } : {}),
     ...(form.has('invoiceNextNumber')
@@ -119,10 +125,19 @@ function pairingRequestFromForm(form: URLSearchParams): PairingCodeCreate {
 async function agentsRefused(o: ConsoleOptions, reply: FastifyReply, s: HumanSession, error: unknown, form: URLSearchParams | null) {
   if (!(error instanceof DomainError) || !['BAD_REQUEST', 'WEAK_SECRET', 'CONFLICT'].includes(error.code)) throw error;
   const values = form
-    ? { agentName: (form.get('agentName') ?? '').slice(0, 64), tier: form.get('tier') ?? 'agent', ttlMinutes: (form.get('ttlMinutes') ?? '60').slice(0, 9) }
+    ? {
+        agentName: (form.get('agentName') ?? '').slice(0, 64),
+        tier: form.get('tier') ?? 'agent',
+        ttlMinutes: (form.get('ttlMinutes') ?? '60').slice(0, 9),
+      }
     : undefined;
   const state = await agentsState(o, s, { error: error.message, ...(values ? { values } : {}) });
-  return render(o, reply, s, { status: error.code === 'CONFLICT' ? 409 : 400, title: 'Agents', body: agentsBody(state), current: 'agents' });
+  return render(o, reply, s, {
+    status: error.code === 'CONFLICT' ? 409 : 400,
+    title: 'Agents',
+    body: agentsBody(state),
+    current: 'agents',
+  });
 }
 
 function registerPages(app: FastifyInstance, o: ConsoleOptions): void {
@@ -197,7 +212,7 @@ async function ownerWriter(o: ConsoleOptions, req: FastifyRequest): Promise<Huma
   const s = await requireSession(o.db, req);
   const header = req.headers['x-csrf-token'];
   requireCsrf(s, typeof header === 'string' ? header : null);
-  // Rights before body (D1's order): a non-owner learns nothing from a malformed body.
+  // Rights before body (as in the API's order of checks): a non-owner learns nothing from a malformed body.
   requireOwner(s);
   return s;
 }
@@ -210,7 +225,7 @@ function parsedBody<T>(schema: Parameters<typeof validate>[0], req: FastifyReque
 
 /**
  * JSON API: GET/PUT /console/api/org/profile, GET /console/api/agents, POST
- * /console/api/pairing-codes (a weak person-chosen secret answers WEAK_SECRET, HTTP 401, seed §7),
+ * /console/api/pairing-codes (a weak person-chosen secret answers WEAK_SECRET, HTTP 401),
  * POST /console/api/agents/:id/revoke.
  */
 function registerApi(app: FastifyInstance, o: ConsoleOptions): void {

@@ -5,7 +5,7 @@ import { formatAbn } from '../org/profile.js';
 import { fromNow, html, raw, when, type Html } from './html.js';
 import type { HumanSession } from './sessions.js';
 
-/** The console's Organisation and Agents pages (issue 10 items 3 and 4), as bodies for `page()`. */
+/** The console's Organisation and Agents pages, as bodies for `page()`. */
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -118,7 +118,11 @@ ${fieldError('gstBasis', e)}
 ${fieldError('basFrequency', e)}
 <label for="financialYearStartMonth">Financial year starts in</label>
 <select id="financialYearStartMonth" name="financialYearStartMonth"${described('financialYearStartMonth', e)}>
-${options(MONTHS.map((_m, i) => String(i + 1)), v.financialYearStartMonth, (m) => MONTHS[Number(m) - 1] ?? m)}</select>
+${options(
+  MONTHS.map((_m, i) => String(i + 1)),
+  v.financialYearStartMonth,
+  (m) => MONTHS[Number(m) - 1] ?? m,
+)}</select>
 ${fieldError('financialYearStartMonth', e)}
 <label for="invoicePrefix">Invoice number prefix (may be empty)</label>
 <input id="invoicePrefix" name="invoicePrefix" maxlength="12" value="${v.invoicePrefix}"${described('invoicePrefix', e)}>

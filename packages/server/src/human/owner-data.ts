@@ -1,11 +1,4 @@
-import {
-  booksReads,
-  eventKindOf,
-  payables,
-  reconciliation,
-  receivables,
-  validate,
-} from '@finance-desk/protocol';
+import { booksReads, eventKindOf, payables, reconciliation, receivables, validate } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../binding.js';
 import { orgToday } from '../clock.js';
@@ -30,7 +23,7 @@ import { OWNER_VIEW_ROLES, mayViewBooks } from './owner-access.js';
 import type { HumanSession } from './sessions.js';
 
 /**
- * The owner's read-only view of the books (issue 12 item 6). Every figure comes from the same
+ * The owner's read-only view of the books. Every figure comes from the same
  * domain function the API's read uses (books.invoices, books.bills, books.feedLinesList,
  * books.reports, the BAS figures), called with a read-only principal of the signed-in person's
  * organisation, so the page and the API can never disagree; the few queries of this file are
@@ -127,7 +120,11 @@ export async function ownerInvoices(db: Database, s: HumanSession, query: Query)
   });
   const ctx = readContextOf(db, s);
   const [{ invoices, nextCursor }, today] = await Promise.all([listInvoices(p, ctx), orgToday(db, s.orgId)]);
-  const numbers = await invoiceNumbers(db.reader, s.orgId, invoices.map((i) => i.id));
+  const numbers = await invoiceNumbers(
+    db.reader,
+    s.orgId,
+    invoices.map((i) => i.id),
+  );
   const rows: OwnerInvoice[] = invoices.map((i) => ({
     id: i.id,
     number: numbers.get(i.id) ?? null,
@@ -372,7 +369,11 @@ export async function activityOf(
     args,
   );
   const page = rows.slice(0, f.limit);
-  const names = await namesOf(q, orgId, page.map((r) => r.actor));
+  const names = await namesOf(
+    q,
+    orgId,
+    page.map((r) => r.actor),
+  );
   const items = page.map((r) => ({
     seq: Number(r.seq),
     kind: r.kind,

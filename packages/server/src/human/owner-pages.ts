@@ -19,7 +19,7 @@ import {
 import { activityBody, bankBody, billsBody, invoiceBody, invoicesBody, overviewBody, reportsBody } from './owner-views.js';
 
 /**
- * The owner's read-only view of the books (issue 12 item 6): GET pages only, under /console/books,
+ * The owner's read-only view of the books: GET pages only, under /console/books,
  * for owners and approvers (owner-data.ts OWNER_VIEW_ROLES). Each page reads through the API's own
  * domain functions with the session's organisation, so another organisation's invoice is 404 and
  * the figures are the API's. A bad filter or period is a 400 page naming the field.

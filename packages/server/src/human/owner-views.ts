@@ -15,7 +15,7 @@ import type {
 } from './owner-data.js';
 
 /**
- * The owner's read-only view of the books (issue 12 item 6), as bodies for `page()`. Nothing
+ * The owner's read-only view of the books, as bodies for `page()`. Nothing
  * here changes anything: the only forms are GET filters and the period picker. Every value goes
  * through `html` (escaped); text a caller typed is labelled as theirs.
  */
@@ -33,9 +33,7 @@ const TABS: readonly [BooksTab, string, string][] = [
 
 function tabs(current: BooksTab | null): Html {
   const items = TABS.map(([key, href, label]) =>
-    key === current
-      ? html`<li><a href="${href}" aria-current="page">${label}</a></li>`
-      : html`<li><a href="${href}">${label}</a></li>`,
+    key === current ? html`<li><a href="${href}" aria-current="page">${label}</a></li>` : html`<li><a href="${href}">${label}</a></li>`,
   );
   return html`<nav aria-label="Books" class="subnav"><ul>${items}</ul></nav>
 <p class="hint readonly">Read-only: this view shows the books as the API reports them; nothing here changes them.</p>`;
@@ -180,7 +178,13 @@ function invoiceRow(i: OwnerInvoice): Html {
 </tr>`;
 }
 
-export function invoicesBody(v: { rows: readonly OwnerInvoice[]; nextCursor: string | null; status: string | null; cursor: string | null; today: string }): Html {
+export function invoicesBody(v: {
+  rows: readonly OwnerInvoice[];
+  nextCursor: string | null;
+  status: string | null;
+  cursor: string | null;
+  today: string;
+}): Html {
   const table = v.rows.length
     ? html`<div class="table-wrap"><table>
   <caption>Invoices, oldest first (overdue as at ${v.today})</caption>
@@ -199,7 +203,8 @@ ${pager('/console/books/invoices', { status: v.status }, v.cursor, v.nextCursor)
 export function invoiceBody(v: Awaited<ReturnType<typeof ownerInvoice>>): Html {
   const i = v.invoice;
   const lines = i.lines.map(
-    (l) => html`<tr><td>${l.description}</td><td class="mono">${l.accountCode}</td><td class="mono">${l.taxCode}</td>${money(l.amountCents)}</tr>`,
+    (l) =>
+      html`<tr><td>${l.description}</td><td class="mono">${l.accountCode}</td><td class="mono">${l.taxCode}</td>${money(l.amountCents)}</tr>`,
   );
   return html`<h1>Invoice ${v.number ?? i.id}</h1>
 ${tabs('invoices')}
@@ -235,7 +240,13 @@ function billRow(b: OwnerBill): Html {
 </tr>`;
 }
 
-export function billsBody(v: { rows: readonly OwnerBill[]; nextCursor: string | null; status: string | null; cursor: string | null; today: string }): Html {
+export function billsBody(v: {
+  rows: readonly OwnerBill[];
+  nextCursor: string | null;
+  status: string | null;
+  cursor: string | null;
+  today: string;
+}): Html {
   const table = v.rows.length
     ? html`<div class="table-wrap"><table>
   <caption>Bills, oldest first (overdue as at ${v.today})</caption>
@@ -320,9 +331,14 @@ function periodForm(f: PeriodForm): Html {
 </form>`;
 }
 
-function sectionRows(title: string, s: { accounts: readonly { code: string | null; name: string; amountCents: number }[]; totalCents: number }, id: string): Html {
+function sectionRows(
+  title: string,
+  s: { accounts: readonly { code: string | null; name: string; amountCents: number }[]; totalCents: number },
+  id: string,
+): Html {
   const rows = s.accounts.map(
-    (a) => html`<tr><th scope="row">${a.code ? html`<span class="mono">${a.code}</span> ` : null}${a.name}</th>${money(a.amountCents)}</tr>`,
+    (a) =>
+      html`<tr><th scope="row">${a.code ? html`<span class="mono">${a.code}</span> ` : null}${a.name}</th>${money(a.amountCents)}</tr>`,
   );
   return html`<tbody>
 <tr class="group"><th scope="rowgroup" colspan="2">${title}</th></tr>
@@ -346,7 +362,8 @@ const BAS_LABEL_NAMES: Readonly<Record<string, string>> = {
 
 function basTable(r: Awaited<ReturnType<typeof ownerReports>>): Html {
   const labels = tax.BAS_LABELS.map(
-    (l) => html`<tr><th scope="row"><span class="mono">${l}</span> ${BAS_LABEL_NAMES[l] ?? ''}</th><td class="num" data-label="${l}">$${r.bas.labels[l].toLocaleString('en-AU')}</td></tr>`,
+    (l) =>
+      html`<tr><th scope="row"><span class="mono">${l}</span> ${BAS_LABEL_NAMES[l] ?? ''}</th><td class="num" data-label="${l}">$${r.bas.labels[l].toLocaleString('en-AU')}</td></tr>`,
   );
   const sum = r.bas.summary;
   const note = r.gstRegistered ? null : html`<p class="hint">The organisation is not registered for GST (see Organisation).</p>`;

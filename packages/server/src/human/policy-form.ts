@@ -11,13 +11,11 @@ const DOLLARS = /^\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/;
 
 export function dollarsToCents(field: string, input: string): number {
   const m = DOLLARS.exec(input.trim());
-  if (!m)
-    throw new DomainError('BAD_REQUEST', `${field}: must be an amount in dollars, e.g. 5,000.00`);
+  if (!m) throw new DomainError('BAD_REQUEST', `${field}: must be an amount in dollars, e.g. 5,000.00`);
   const whole = Number((m[1] ?? '').replace(/,/g, ''));
   const cents = Number((m[2] ?? '').padEnd(2, '0'));
   const total = whole * 100 + cents;
-  if (!Number.isSafeInteger(total))
-    throw new DomainError('BAD_REQUEST', `${field}: amount is too large`);
+  if (!Number.isSafeInteger(total)) throw new DomainError('BAD_REQUEST', `${field}: amount is too large`);
   return total;
 }
 
@@ -34,10 +32,7 @@ export function policyPatchFromForm(form: URLSearchParams): PolicyPatch {
   const rights: Record<string, string[]> = {};
   for (const cls of ACTION_CLASSES) rights[cls] = form.getAll(`rights:${cls}`);
   const patch = {
-    billApprovalFloorCents: dollarsToCents(
-      'billApprovalFloor',
-      form.get('billApprovalFloor') ?? '',
-    ),
+    billApprovalFloorCents: dollarsToCents('billApprovalFloor', form.get('billApprovalFloor') ?? ''),
     materialityFloorCents: dollarsToCents('materialityFloor', form.get('materialityFloor') ?? ''),
     approvalExpiryMs: minutesToMs(form.get('approvalExpiryMinutes') ?? ''),
     decisionRights: rights,

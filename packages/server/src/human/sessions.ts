@@ -3,7 +3,7 @@ import type { UserRole } from '@finance-desk/protocol';
 import type { Database, Queryable } from '../storage/types.js';
 
 /**
- * Console sessions (issue 3). The browser holds a random 32-byte token in an httpOnly cookie;
+ * Console sessions. The browser holds a random 32-byte token in an httpOnly cookie;
  * the database holds only its SHA-256, so a leaked database row cannot be replayed as a cookie.
  * The CSRF synchronizer token lives on the same row: one per session, never in a cookie.
  */
@@ -40,11 +40,7 @@ function sha256(text: string): string {
 }
 
 /** Start a session; expired rows are swept here because logins are rare and cheap to piggyback. */
-export async function createSession(
-  db: Database,
-  orgId: string,
-  userId: string,
-): Promise<{ token: string; expiresAt: string }> {
+export async function createSession(db: Database, orgId: string, userId: string): Promise<{ token: string; expiresAt: string }> {
   const token = randomBytes(32).toString('base64url');
   const csrf = randomBytes(32).toString('base64url');
   const now = new Date();
@@ -119,13 +115,7 @@ export function tokenFromCookies(header: string | undefined): string | null {
  * keeps it off cross-site requests; HttpOnly keeps it from scripts.
  */
 export function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number): string {
-  const parts = [
-    `${SESSION_COOKIE}=${token}`,
-    'Path=/console',
-    'HttpOnly',
-    'SameSite=Strict',
-    `Max-Age=${maxAgeSeconds}`,
-  ];
+  const parts = [`${SESSION_COOKIE}=${token}`, 'Path=/console', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
   if (secure) parts.push('Secure');
   return parts.join('; ');
 }

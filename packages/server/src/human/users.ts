@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
 import { generatePassword, hashPassword } from './passwords.js';
 
-/** People on the human lane: owner, approver, bookkeeper (issue 3). Passwords are scrypt hashes. */
+/** People on the human lane: owner, approver, bookkeeper. Passwords are scrypt hashes. */
 export interface UserRow {
   id: string;
   org_id: string;
@@ -26,10 +26,7 @@ export async function userByEmail(q: Queryable, orgId: string, email: string): P
 }
 
 export async function userById(q: Queryable, orgId: string, id: string): Promise<UserRow> {
-  const row = await q.get<UserRow>('SELECT id, org_id, email, role, password_hash FROM users WHERE org_id = ? AND id = ?', [
-    orgId,
-    id,
-  ]);
+  const row = await q.get<UserRow>('SELECT id, org_id, email, role, password_hash FROM users WHERE org_id = ? AND id = ?', [orgId, id]);
   if (!row) throw notFound('user', id);
   return row;
 }

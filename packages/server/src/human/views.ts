@@ -13,9 +13,7 @@ export interface LoginView {
 }
 
 export function loginBody(v: LoginView): Html {
-  const error = v.error
-    ? html`<p role="alert" class="notice error" id="login-error">${v.error}</p>`
-    : null;
+  const error = v.error ? html`<p role="alert" class="notice error" id="login-error">${v.error}</p>` : null;
   const described = v.error ? raw(' aria-describedby="login-error"') : null;
   return html`<h1>Sign in to the approval console</h1>
 ${error}
@@ -91,13 +89,12 @@ function bankChangeTable(a: ConsoleApproval): Html | null {
 }
 
 /**
- * What the card leads with (issue 12 item 5): who asked, how much, to whom, from which account,
+ * What the card leads with: who asked, how much, to whom, from which account,
  * and when; a fact this class of act does not have is left out rather than guessed.
  */
 function leadFacts(a: ConsoleApproval): Html {
   const f = a.facts;
-  const row = (label: string, value: Html | string | null) =>
-    value === null ? null : html`<dt>${label}</dt><dd>${value}</dd>`;
+  const row = (label: string, value: Html | string | null) => (value === null ? null : html`<dt>${label}</dt><dd>${value}</dd>`);
   const due = f.due
     ? f.due.overdue
       ? html`<span class="badge overdue">${f.due.words}</span> (was due ${f.due.on})`
@@ -154,13 +151,8 @@ const DONE: Readonly<Record<string, string>> = {
   denied: 'Denied. The act can never complete with this approval.',
 };
 
-export function inboxBody(
-  session: HumanSession,
-  approvals: readonly ConsoleApproval[],
-  done: string | null,
-): Html {
-  const notice =
-    done && DONE[done] ? html`<p role="status" class="notice">${DONE[done]}</p>` : null;
+export function inboxBody(session: HumanSession, approvals: readonly ConsoleApproval[], done: string | null): Html {
+  const notice = done && DONE[done] ? html`<p role="status" class="notice">${DONE[done]}</p>` : null;
   const ids = approvals.map((a) => a.approvalId).join(' ');
   const list = approvals.length
     ? html`<div class="cards">${approvals.map((a) => approvalCard(a, session.csrf))}</div>`
@@ -195,9 +187,7 @@ function historyItem(a: ConsoleApproval): Html {
 }
 
 export function historyBody(decisions: readonly ConsoleApproval[]): Html {
-  const list = decisions.length
-    ? html`<ol class="cards plain">${decisions.map(historyItem)}</ol>`
-    : html`<p>No decisions yet.</p>`;
+  const list = decisions.length ? html`<ol class="cards plain">${decisions.map(historyItem)}</ol>` : html`<p>No decisions yet.</p>`;
   return html`<h1>Decision history</h1>
 <p class="hint">Most recent first: approvals, denials, and requests that expired undecided.</p>
 ${list}`;
@@ -221,10 +211,7 @@ function rightsChoices(cls: ActionClass, view: PolicyView, editable: boolean): H
     const shown = names || 'nobody: these acts are refused';
     return html`<dt>${ACT_TITLES[cls]} <code>${cls}</code></dt><dd>${shown}</dd>`;
   }
-  const options = [
-    ...['owner', 'approver', 'bookkeeper'].map((r) => `role:${r}`),
-    ...view.users.map((u) => u.id),
-  ];
+  const options = [...['owner', 'approver', 'bookkeeper'].map((r) => `role:${r}`), ...view.users.map((u) => u.id)];
   const boxes = options.map((who, i) => {
     const id = `r-${cls.replace(/\W/g, '-')}-${i}`;
     const checked = held.includes(who) ? raw(' checked') : null;
@@ -280,9 +267,7 @@ ${ACTION_CLASSES.map((c) => rightsChoices(c, view, true))}
 
 export function policyBody(s: PolicyPageState): Html {
   const error = s.error ? html`<p role="alert" class="notice error">${s.error}</p>` : null;
-  const saved = s.saved
-    ? html`<p role="status" class="notice">Policy saved and recorded in the ledger.</p>`
-    : null;
+  const saved = s.saved ? html`<p role="status" class="notice">Policy saved and recorded in the ledger.</p>` : null;
   const editable = s.session.role === 'owner';
   return html`<h1>Policy</h1>
 ${error}${saved}

@@ -5,7 +5,6 @@ import {
   sha256Hex,
   type EventKindSpec,
   type EventPayloadOf,
-  type JsonValue,
 } from '@finance-desk/protocol';
 import { invariant } from '../errors.js';
 import { insertMany, queueMany, type Column } from '../storage/sql.js';
@@ -32,7 +31,7 @@ export interface Appended {
   readonly at: string;
 }
 
-/** An event chained in code onto a head, not yet written (issue 14: written set-based, per batch). */
+/** An event chained in code onto a head, not yet written (it is written set-based, per batch). */
 export interface ChainedEvent {
   readonly seq: number;
   readonly family: string;
@@ -47,14 +46,14 @@ export interface ChainedEvent {
 
 /**
  * Chain one event onto `head` in code, advancing `head` in place. The payload is serialised once:
- * the stored text is the hashed text (D9). Nothing is written: see insertEvents.
+ * the stored text is the hashed text. Nothing is written: see insertEvents.
  */
 export function chainEvent<E extends EventKindSpec>(head: Head, actor: string, event: E, body: EventBody<E>): ChainedEvent {
   const seq = head.seq + 1;
   invariant(Number.isSafeInteger(seq), 'seq is a safe integer');
   const at = new Date().toISOString();
   // Stored as built, never parsed through the schema here (the harness checks every test's events).
-  const payload = canonicalJson(body.payload as JsonValue);
+  const payload = canonicalJson(body.payload);
   const row = { seq, family: event.family, kind: event.kind, entity_id: body.entityId, actor, at };
   const rowHash = sha256Hex(rowHashInputWithPayload(head.rowHash, row, payload));
   const chained: ChainedEvent = {
@@ -82,22 +81,27 @@ export function appendedOf(e: ChainedEvent): Appended {
  * however many rows). The primary key (org_id, seq) refuses any seq written twice.
  */
 export async function insertEvents(tx: Queryable, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
-  const written = await insertMany(
-    tx,
-    caps,
-    'events',
-    EVENT_COLUMNS,
-    rows.map(eventValues(orgId)),
-  );
+  const written = await insertMany(tx, caps, 'events', EVENT_COLUMNS, rows.map(eventValues(orgId)));
   invariant(written === rows.length, 'every chained event was written');
 }
 
-/** `insertEvents` as a queued write of the transaction (Tx.later; issue 14, the batch's write-out). */
+/** `insertEvents` as a queued write of the transaction (Tx.later: the batch's write-out). */
 export async function queueEvents(w: Writer, caps: Capabilities, orgId: string, rows: readonly ChainedEvent[]): Promise<void> {
   await queueMany(w, caps, 'events', EVENT_COLUMNS, rows.map(eventValues(orgId)));
 }
 
-const eventValues = (orgId: string) => (r: ChainedEvent) => [orgId, r.seq, r.family, r.kind, r.entityId, r.actor, r.at, r.payload, r.prevHash, r.rowHash];
+const eventValues = (orgId: string) => (r: ChainedEvent) => [
+  orgId,
+  r.seq,
+  r.family,
+  r.kind,
+  r.entityId,
+  r.actor,
+  r.at,
+  r.payload,
+  r.prevHash,
+  r.rowHash,
+];
 
 const EVENT_COLUMNS: readonly Column[] = [
   ['org_id', 'text'],

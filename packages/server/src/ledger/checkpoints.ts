@@ -6,7 +6,7 @@ import type { ChainVerdict } from '@finance-desk/protocol';
 import { verifyStoredChain } from './verify.js';
 
 /**
- * Signed checkpoints (issue 13 item 6; protocol checkpoint.ts has the formats). The server signs
+ * Signed checkpoints (protocol checkpoint.ts has the formats). The server signs
  * each organisation's head with the operator's Ed25519 key every `everyEvents` events or
  * `everyMs` since the last checkpoint (a sweep off the request path), and on demand
  * (`finance-desk checkpoint`). Anyone holding one checkpoint and the verifier key can later prove
@@ -104,12 +104,21 @@ export type CheckpointVerdict =
  * organisation's log, and the row at its size must hash to its root; and the whole chain must
  * verify (so the rows before it are the ones it committed to, and the rows after it follow on).
  */
-export async function verifyExtends(db: Database, orgId: string, note: string, vkey: string, signerName: string): Promise<CheckpointVerdict> {
+export async function verifyExtends(
+  db: Database,
+  orgId: string,
+  note: string,
+  vkey: string,
+  signerName: string,
+): Promise<CheckpointVerdict> {
   const opened = openCheckpoint(note, vkey);
   if (!opened.ok) return { ok: false, reason: `checkpoint: ${opened.reason}` };
   const c = opened.checkpoint;
   if (c.origin !== originOf({ name: signerName }, orgId)) {
-    return { ok: false, reason: `checkpoint: its origin ${c.origin} is not this organisation's log (${originOf({ name: signerName }, orgId)})` };
+    return {
+      ok: false,
+      reason: `checkpoint: its origin ${c.origin} is not this organisation's log (${originOf({ name: signerName }, orgId)})`,
+    };
   }
   const verdict: ChainVerdict = await verifyStoredChain(db, orgId);
   if (!verdict.ok) return { ok: false, reason: `chain broken at seq ${verdict.seq}: ${verdict.reason}` };

@@ -1,7 +1,7 @@
 import type { Migration } from '../storage/migrations.js';
 
 /**
- * Migration 29 (issue 13 item 6): signed checkpoints of each organisation's chain head. A
+ * Migration 29: signed checkpoints of each organisation's chain head. A
  * checkpoint is evidence kept beside the chain, not an act on it: storing one appends no event
  * (an event would move the head it signs).
  */

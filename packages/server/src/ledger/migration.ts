@@ -1,7 +1,7 @@
 import type { Migration } from '../storage/migrations.js';
 
 /**
- * Migration 10: the last verified head per organisation (issue 8 item 7). The console verifies
+ * Migration 10: the last verified head per organisation. The console verifies
  * the chain from here instead of from seq 1 on every page. Nothing to backfill: an organisation
  * without a row is verified in full on its first console view, which then stores its head.
  */

@@ -15,21 +15,13 @@ export interface StoredEvent {
 
 const COLUMNS = 'seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash';
 
-export async function eventsAfter(
-  q: Queryable,
-  orgId: string,
-  cursor: number,
-  limit: number,
-): Promise<StoredEvent[]> {
-  return q.all<StoredEvent>(
-    `SELECT ${COLUMNS} FROM events WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-    [orgId, cursor, limit],
-  );
+export async function eventsAfter(q: Queryable, orgId: string, cursor: number, limit: number): Promise<StoredEvent[]> {
+  return q.all<StoredEvent>(`SELECT ${COLUMNS} FROM events WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?`, [orgId, cursor, limit]);
 }
 
 /**
  * Rows after `cursor` as the verifier takes them (seq a number), one object per row: from column
- * arrays where the engine offers them, instead of the driver's object plus a copy (issue 14).
+ * arrays where the engine offers them, instead of the driver's object plus a copy.
  */
 export async function storedRowsAfter(q: Queryable, orgId: string, cursor: number, limit: number): Promise<StoredEventRow[]> {
   if (!q.values) return (await eventsAfter(q, orgId, cursor, limit)).map((row) => ({ ...row, seq: Number(row.seq) }));
@@ -48,17 +40,14 @@ export async function storedRowsAfter(q: Queryable, orgId: string, cursor: numbe
 }
 
 export async function eventsOfEntity(q: Queryable, orgId: string, entityId: string) {
-  return q.all<StoredEvent>(
-    `SELECT ${COLUMNS} FROM events WHERE org_id = ? AND entity_id = ? ORDER BY seq`,
-    [orgId, entityId],
-  );
+  return q.all<StoredEvent>(`SELECT ${COLUMNS} FROM events WHERE org_id = ? AND entity_id = ? ORDER BY seq`, [orgId, entityId]);
 }
 
 /**
  * The payload as it goes on the wire: the exact stored text when it is the canonical JSON the
- * server wrote (always, unless storage was altered), so a client recomputes the same bytes (D9).
+ * server wrote (always, unless storage was altered), so a client recomputes the same bytes.
  * Anything else (re-encoded, or not JSON at all) is served as a JSON string of the stored text:
- * the body stays JSON, and any verifier then finds the row_hash break at that seq (item 6).
+ * the body stays JSON, and any verifier then finds the row_hash break at that seq.
  */
 function wirePayload(stored: string): string {
   return isCanonicalJsonText(stored) ? stored : JSON.stringify(stored);
@@ -68,11 +57,12 @@ function wirePayload(stored: string): string {
  * A code unit JSON.stringify would escape (`"`, `\\`, controls) or a surrogate (escaped when
  * lone). A string with none is its own JSON body between quotes.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const NEEDS_STRINGIFY = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * JSON.stringify of a string, exactly, with the common case (ids, kinds, timestamps, hex hashes)
- * written directly: issue 14 goal 3 measured the seven JSON.stringify calls per row as most of
+ * written directly: profiling measured the seven JSON.stringify calls per row as most of
  * the cost of serving `events` pages.
  */
 function jsonString(value: string): string {
@@ -92,9 +82,25 @@ function rowJson(
   rowHash: string,
 ): string {
   return (
-    '{"seq":' + String(Number(seq)) + ',"family":' + jsonString(family) + ',"kind":' + jsonString(kind) +
-    ',"entity_id":' + jsonString(entityId) + ',"actor":' + jsonString(actor) + ',"at":' + jsonString(at) +
-    ',"payload":' + wirePayload(payload) + ',"prev_hash":' + jsonString(prevHash) + ',"row_hash":' + jsonString(rowHash) + '}'
+    '{"seq":' +
+    String(Number(seq)) +
+    ',"family":' +
+    jsonString(family) +
+    ',"kind":' +
+    jsonString(kind) +
+    ',"entity_id":' +
+    jsonString(entityId) +
+    ',"actor":' +
+    jsonString(actor) +
+    ',"at":' +
+    jsonString(at) +
+    ',"payload":' +
+    wirePayload(payload) +
+    ',"prev_hash":' +
+    jsonString(prevHash) +
+    ',"row_hash":' +
+    jsonString(rowHash) +
+    '}'
   );
 }
 
@@ -105,8 +111,8 @@ export function eventJson(e: StoredEvent): string {
 
 /**
  * One `GET events` page: each row's wire JSON and the last seq (null when empty). Read as column
- * arrays where the engine offers it — an object per row was a third of a page's cost (issue 14
- * goal 3) — over the same keyset query on the (org_id, seq) primary key as eventsAfter.
+ * arrays where the engine offers it — an object per row was a third of a page's cost — over the
+ * same keyset query on the (org_id, seq) primary key as eventsAfter.
  */
 export async function eventsPageJson(
   q: Queryable,
@@ -130,9 +136,6 @@ export async function eventsPageJson(
 }
 
 export async function headOf(q: Queryable, orgId: string) {
-  const row = await q.get<{ seq: number; row_hash: string }>(
-    'SELECT seq, row_hash FROM org_heads WHERE org_id = ?',
-    [orgId],
-  );
+  const row = await q.get<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM org_heads WHERE org_id = ?', [orgId]);
   return row ? { seq: Number(row.seq), rowHash: row.row_hash } : null;
 }

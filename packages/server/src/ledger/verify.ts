@@ -25,7 +25,7 @@ function isDatabase(source: Database | Queryable): source is Database {
 
 /**
  * Walk the stored rows after `from` page by page with the protocol's verifier over the exact
- * stored payload bytes (D9; issue 8 item 6), and check that the chain ends at the stored head.
+ * stored payload bytes, and check that the chain ends at the stored head.
  * Call it inside one snapshot (`Database.read`): pages and head read in separate statements
  * would otherwise see different instants, and a write landing between them looks like a break.
  */
@@ -58,13 +58,11 @@ async function walk(q: Queryable, orgId: string, from: ChainPoint): Promise<Chai
 
 /**
  * Recompute an organisation's whole chain from storage. Given the `Database`, it reads in one
- * snapshot (issue 8 item 5); given a bare `Queryable`, the caller owns consistency (tests that
+ * snapshot; given a bare `Queryable`, the caller owns consistency (tests that
  * verify after all writes have settled).
  */
 export async function verifyStoredChain(source: Database | Queryable, orgId: string): Promise<ChainVerdict> {
-  const check = isDatabase(source)
-    ? await source.read((q) => walk(q, orgId, GENESIS))
-    : await walk(source, orgId, GENESIS);
+  const check = isDatabase(source) ? await source.read((q) => walk(q, orgId, GENESIS)) : await walk(source, orgId, GENESIS);
   return check.verdict;
 }
 
@@ -75,10 +73,7 @@ export async function verifyStoredChain(source: Database | Queryable, orgId: str
  */
 async function resumePoint(q: Queryable, orgId: string): Promise<{ point: ChainPoint; storedSeq: number }> {
   const none = { point: GENESIS, storedSeq: 0 };
-  const stored = await q.get<{ seq: number; row_hash: string }>(
-    'SELECT seq, row_hash FROM chain_verified WHERE org_id = ?',
-    [orgId],
-  );
+  const stored = await q.get<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM chain_verified WHERE org_id = ?', [orgId]);
   if (!stored) return none;
   const anchor = await q.get<{ prev_hash: string; row_hash: string }>(
     'SELECT prev_hash, row_hash FROM events WHERE org_id = ? AND seq = ?',
@@ -89,7 +84,7 @@ async function resumePoint(q: Queryable, orgId: string): Promise<{ point: ChainP
 }
 
 /**
- * The console's check (issue 8 item 7): verify only the rows after the last verified head, in one
+ * The console's check: verify only the rows after the last verified head, in one
  * snapshot, then store the new head. Rows before the stored head are not re-read here; the full
  * `finance-desk verify` is what catches tampering with them.
  */

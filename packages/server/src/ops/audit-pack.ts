@@ -11,7 +11,7 @@ import type { Database, Queryable } from '../storage/types.js';
 import { TarGzWriter } from './tar.js';
 
 /**
- * The audit pack (issue 13 item 6): one .tar.gz an auditor checks offline with nothing but Node
+ * The audit pack: one .tar.gz an auditor checks offline with nothing but Node
  * and the files in it. Inside, under one folder:
  * - events.jsonl: every event from genesis to the head, each with its payload's stored bytes;
  * - journals.jsonl: the period's journals with their lines (each line every field the event that
@@ -51,7 +51,15 @@ export interface AuditPackReport {
 const PAGE = 1000;
 
 /** The protocol files the verifier imports (compiled JS; they import only each other and node:crypto). */
-const PROTOCOL_LIB = ['canonical-json.js', 'canonical-text.js', 'hash.js', 'chain.js', 'checkpoint.js', 'bindings.js', 'verify-pack.js'] as const;
+const PROTOCOL_LIB = [
+  'canonical-json.js',
+  'canonical-text.js',
+  'hash.js',
+  'chain.js',
+  'checkpoint.js',
+  'bindings.js',
+  'verify-pack.js',
+] as const;
 
 function protocolDist(): string {
   // Resolved through the package, so it is the protocol build this server runs with.
@@ -81,13 +89,18 @@ class Jsonl {
   }
 }
 
-async function* paged<T extends Record<string, unknown>>(q: Queryable, sql: string, args: readonly (string | number)[], key: (row: T) => string | number) {
+async function* paged<T extends Record<string, unknown>>(
+  q: Queryable,
+  sql: string,
+  args: readonly (string | number)[],
+  key: (row: T) => string | number,
+) {
   let after: string | number | null = null;
   for (;;) {
-    const rows: T[] = await q.all<T>(sql.replace('/*AFTER*/', after === null ? '' : `AND ${typeof after === 'number' ? 'seq > ?' : 'id > ?'}`), [
-      ...args,
-      ...(after === null ? [] : [after]),
-    ]);
+    const rows: T[] = await q.all<T>(
+      sql.replace('/*AFTER*/', after === null ? '' : `AND ${typeof after === 'number' ? 'seq > ?' : 'id > ?'}`),
+      [...args, ...(after === null ? [] : [after])],
+    );
     for (const r of rows) yield r;
     if (rows.length < PAGE) return;
     after = key(rows[rows.length - 1] as T);
@@ -117,15 +130,36 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
       // that bound each payment or lodgement file (its outbox row) is noted for documents.jsonl.
       const fileEvents = new Map<string, string>();
       const events = new Jsonl(join(work, 'events.jsonl'));
-      for await (const e of paged<{ seq: number; family: string; kind: string; entity_id: string; actor: string; at: string; payload: string; prev_hash: string; row_hash: string }>(
+      for await (const e of paged<{
+        seq: number;
+        family: string;
+        kind: string;
+        entity_id: string;
+        actor: string;
+        at: string;
+        payload: string;
+        prev_hash: string;
+        row_hash: string;
+      }>(
         q,
         `SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events WHERE org_id = ? /*AFTER*/ ORDER BY seq LIMIT ${PAGE}`,
         [o.orgId],
         (r) => Number(r.seq),
       )) {
-        await events.write({ seq: Number(e.seq), family: e.family, kind: e.kind, entity_id: e.entity_id, actor: e.actor, at: e.at, payload: e.payload, prev_hash: e.prev_hash, row_hash: e.row_hash });
+        await events.write({
+          seq: Number(e.seq),
+          family: e.family,
+          kind: e.kind,
+          entity_id: e.entity_id,
+          actor: e.actor,
+          at: e.at,
+          payload: e.payload,
+          prev_hash: e.prev_hash,
+          row_hash: e.row_hash,
+        });
         if (e.payload.includes('"files":')) {
-          for (const f of (JSON.parse(e.payload) as { files?: { outboxId: string }[] }).files ?? []) fileEvents.set(f.outboxId, ledgerId(e.row_hash));
+          for (const f of (JSON.parse(e.payload) as { files?: { outboxId: string }[] }).files ?? [])
+            fileEvents.set(f.outboxId, ledgerId(e.row_hash));
         }
       }
       await events.close();
@@ -137,7 +171,17 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         [o.orgId, o.from, o.to],
         (r) => r.id,
       )) {
-        const lines = await q.all<{ line_no: number; account_code: string; debit_cents: number; credit_cents: number; tax_code: string | null; tax_base_cents: number; gst_cents: number; doc_id: string | null; description: string }>(
+        const lines = await q.all<{
+          line_no: number;
+          account_code: string;
+          debit_cents: number;
+          credit_cents: number;
+          tax_code: string | null;
+          tax_base_cents: number;
+          gst_cents: number;
+          doc_id: string | null;
+          description: string;
+        }>(
           'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, doc_id, description FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
           [o.orgId, j.id],
         );
@@ -147,7 +191,17 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           memo: j.memo,
           source: { kind: j.source_kind, id: j.source_id },
           ledgerId: j.ledger_id,
-          lines: lines.map((l) => ({ lineNo: Number(l.line_no), accountCode: l.account_code, debitCents: Number(l.debit_cents), creditCents: Number(l.credit_cents), taxCode: l.tax_code, taxBaseCents: Number(l.tax_base_cents), gstCents: Number(l.gst_cents), docId: l.doc_id, description: l.description })),
+          lines: lines.map((l) => ({
+            lineNo: Number(l.line_no),
+            accountCode: l.account_code,
+            debitCents: Number(l.debit_cents),
+            creditCents: Number(l.credit_cents),
+            taxCode: l.tax_code,
+            taxBaseCents: Number(l.tax_base_cents),
+            gstCents: Number(l.gst_cents),
+            docId: l.doc_id,
+            description: l.description,
+          })),
         });
       }
       await journals.close();
@@ -165,8 +219,16 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
       await approvals.close();
 
       // Documents: stored receipts, and the payment and lodgement files the outbox carried.
-      const docs: { id: string; kind: string; path: string; fileName?: string; sha256: string; bytes: number; ledgerId: string | null }[] = [];
-      for await (const r of paged<{ id: string; sha256: string; filename: string; mime_type: string; content_base64: string; ledger_id: string }>(
+      const docs: { id: string; kind: string; path: string; fileName?: string; sha256: string; bytes: number; ledgerId: string | null }[] =
+        [];
+      for await (const r of paged<{
+        id: string;
+        sha256: string;
+        filename: string;
+        mime_type: string;
+        content_base64: string;
+        ledger_id: string;
+      }>(
         q,
         `SELECT id, sha256, filename, mime_type, content_base64, ledger_id FROM receipts WHERE org_id = ? /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
         [o.orgId],
@@ -195,10 +257,21 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         if (!f) continue;
         const path = `documents/${f.file.kind}-${m.id}-${f.file.filename}`;
         await put(path, f.bytes, f.file.kind === 'stp_pay_event' ? 0o600 : undefined);
-        docs.push({ id: m.id, kind: f.file.kind, path, fileName: f.file.filename, sha256: f.file.sha256, bytes: f.bytes.length, ledgerId: fileEvents.get(m.id) ?? null });
+        docs.push({
+          id: m.id,
+          kind: f.file.kind,
+          path,
+          fileName: f.file.filename,
+          sha256: f.file.sha256,
+          bytes: f.bytes.length,
+          ledgerId: fileEvents.get(m.id) ?? null,
+        });
       }
 
-      const checkpoints = await q.all<{ seq: number; note: string }>('SELECT seq, note FROM checkpoints WHERE org_id = ? ORDER BY seq, key_name', [o.orgId]);
+      const checkpoints = await q.all<{ seq: number; note: string }>(
+        'SELECT seq, note FROM checkpoints WHERE org_id = ? ORDER BY seq, key_name',
+        [o.orgId],
+      );
       for (const [i, c] of checkpoints.entries()) await put(`checkpoints/${String(Number(c.seq)).padStart(12, '0')}-${i}.txt`, c.note);
 
       await putFile('events.jsonl', events.path);
@@ -218,7 +291,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           '',
           'Check it offline with Node.js 20 or later, from this folder:',
           '  node verify.mjs --key "<the verifier key you were given>" [--checkpoint old-checkpoint.txt]',
-          'or, without trusting this folder\'s verifier, with the published one:',
+          "or, without trusting this folder's verifier, with the published one:",
           '  npx @finance-desk/protocol verify-pack <this .tar.gz or folder> --key "<key>" [--checkpoint old-checkpoint.txt]',
           'It checks every file against manifest.json, recomputes the hash chain over the stored bytes,',
           'opens every checkpoint with the verifier key and checks the chain still reaches each signed root,',
@@ -228,7 +301,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           'failed, but journals or files recorded before the binding are listed as unbound (not verified).',
           '',
           'Handle this pack as payroll records: documents/stp_pay_event-*.json are the Single Touch Payroll',
-          'pay events exactly as the ATO received them, with every employee\'s tax file number (TFN) in full.',
+          "pay events exactly as the ATO received them, with every employee's tax file number (TFN) in full.",
           'They are here so the verifier can check each one byte for byte against the SHA-256 the chain',
           'bound; a masked copy could not be checked. Nothing else in the pack holds a TFN.',
           '',
@@ -242,7 +315,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         head: { seq: Number(head.seq), rowHash: head.rowHash },
         files: files.sort((a, b) => (a.path < b.path ? -1 : 1)),
       };
-      await tar.add(`${root}/manifest.json`, `${canonicalJson(manifest as never)}\n`);
+      await tar.add(`${root}/manifest.json`, `${canonicalJson(manifest)}\n`);
       await tar.close();
       const sha256 = await sha256File(o.out);
       return {

@@ -8,7 +8,7 @@ import type { Principal } from '../principal.js';
 import type { Database } from '../storage/types.js';
 
 /**
- * `finance-desk export` (issue 13 item 4): an organisation's journals, documents and reports as CSV
+ * `finance-desk export`: an organisation's journals, documents and reports as CSV
  * files for an accountant or another system. Everything is read through the same declared read
  * methods an agent with books.read calls (so the figures are the API's figures), as an operator
  * principal with the reader tier's scopes. Columns come from each method's declared result
@@ -37,6 +37,7 @@ const PAGES_MAX = 100_000;
 
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects went to JSON.stringify; the rest are primitives
   let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
@@ -45,7 +46,10 @@ export function csvCell(value: unknown): string {
 class CsvFile {
   rows = 0;
   private readonly stream;
-  constructor(readonly path: string, private readonly columns: readonly string[]) {
+  constructor(
+    readonly path: string,
+    private readonly columns: readonly string[],
+  ) {
     this.stream = createWriteStream(path, { mode: 0o600 });
     this.stream.write(`${columns.map(csvCell).join(',')}\r\n`);
   }
@@ -67,7 +71,11 @@ function itemColumns(spec: MethodSpec, listKey: string): string[] {
   return Object.keys(list.element.shape);
 }
 
-async function run(spec: MethodSpec, params: Record<string, unknown>, ctx: { db: Database; principal: Principal }): Promise<Record<string, unknown>> {
+async function run(
+  spec: MethodSpec,
+  params: Record<string, unknown>,
+  ctx: { db: Database; principal: Principal },
+): Promise<Record<string, unknown>> {
   const binding = methodRegistry.get(spec.name);
   if (!binding?.read) throw new Error(`${spec.name} is not a read`);
   const parsed = spec.params.parse(params);

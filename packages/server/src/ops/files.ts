@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 import type { Queryable } from '../storage/types.js';
 
 /**
- * Payment and lodgement files (issue 12 item 5), read from where they live: the outbox rows that
+ * Payment and lodgement files, read from where they live: the outbox rows that
  * carried them (channel `payment_file`: ABA files of payment runs and signed pay runs; channel
  * `lodgement`: BAS and STP documents), the same source as the audit pack's documents. Each row
  * holds the file's exact text, so its bytes and SHA-256 are recomputed here, never stored twice:
@@ -98,13 +98,19 @@ export async function listFiles(
     args.push(...KIND_SQL[f.kind].args);
   }
   if (f.cursor) {
-    const at = await q.get<{ created_at: string }>(`SELECT created_at FROM outbox WHERE org_id = ? AND id = ? AND ${FILE_CHANNELS}`, [orgId, f.cursor]);
+    const at = await q.get<{ created_at: string }>(`SELECT created_at FROM outbox WHERE org_id = ? AND id = ? AND ${FILE_CHANNELS}`, [
+      orgId,
+      f.cursor,
+    ]);
     if (!at) throw notFound('file', f.cursor);
     where.push('(created_at < ? OR (created_at = ? AND id < ?))');
     args.push(at.created_at, at.created_at, f.cursor);
   }
   args.push(f.limit + 1);
-  const rows = await q.all<OutboxRow>(`SELECT ${COLUMNS} FROM outbox WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`, args);
+  const rows = await q.all<OutboxRow>(
+    `SELECT ${COLUMNS} FROM outbox WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    args,
+  );
   const page = rows.slice(0, f.limit);
   const files = page.flatMap((r) => {
     const d = fileOf(r);

@@ -12,7 +12,10 @@ export class TarGzWriter {
   private readonly out;
   private readonly done: Promise<void>;
 
-  constructor(path: string, private readonly mtime = Math.floor(Date.now() / 1000)) {
+  constructor(
+    path: string,
+    private readonly mtime = Math.floor(Date.now() / 1000),
+  ) {
     this.out = createWriteStream(path, { mode: 0o600 });
     this.gzip.pipe(this.out);
     this.done = once(this.out, 'finish').then(() => undefined);
@@ -53,7 +56,8 @@ export class TarGzWriter {
       prefix = cut > 0 ? name.slice(0, cut) : '';
       rest = cut > 0 ? name.slice(cut + 1) : name;
     }
-    if (Buffer.byteLength(rest) > 100 || Buffer.byteLength(prefix) > 155 || rest === '') throw new Error(`tar: entry name too long: ${name}`);
+    if (Buffer.byteLength(rest) > 100 || Buffer.byteLength(prefix) > 155 || rest === '')
+      throw new Error(`tar: entry name too long: ${name}`);
     const header = Buffer.alloc(512, 0);
     Buffer.from(rest, 'utf8').copy(header, 0);
     Buffer.from(prefix, 'utf8').copy(header, 345);

@@ -5,7 +5,7 @@ import type { Principal } from '../principal.js';
 import type { Queryable, Tx } from '../storage/types.js';
 
 /**
- * API keys (D4): `fdk_<key id body>_<secret>`. Only SHA-256 of the secret is stored: the secret
+ * API keys: `fdk_<key id body>_<secret>`. Only SHA-256 of the secret is stored: the secret
  * has 256 bits of entropy, so a slow hash adds nothing. The key id locates the row; the hashes
  * are compared in constant time; an unknown id still costs one comparison.
  */
@@ -14,7 +14,7 @@ const DUMMY_HASH = Buffer.alloc(32);
 
 /**
  * What a secret hashes to, stored and presented alike (compared in constant time). One-shot
- * `hash` (Node ≥ 20.12): half the cost of a Hash object, on every request (issue 14).
+ * `hash` (Node ≥ 20.12): half the cost of a Hash object, on every request.
  */
 export function hashSecret(secretText: string): Buffer {
   return hash('sha256', secretText, 'buffer');
@@ -26,19 +26,17 @@ export interface IssuedKey {
   readonly tier: Tier;
 }
 
-export async function issueKey(
-  tx: Tx,
-  orgId: string,
-  tier: Tier,
-  agentId: string | null,
-  now: string,
-): Promise<IssuedKey> {
+export async function issueKey(tx: Tx, orgId: string, tier: Tier, agentId: string | null, now: string): Promise<IssuedKey> {
   const keyId = newId('key');
   const secretText = secret(32);
-  await tx.run(
-    'INSERT INTO credentials (id, org_id, tier, agent_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    [keyId, orgId, tier, agentId, hashSecret(secretText).toString('hex'), now],
-  );
+  await tx.run('INSERT INTO credentials (id, org_id, tier, agent_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+    keyId,
+    orgId,
+    tier,
+    agentId,
+    hashSecret(secretText).toString('hex'),
+    now,
+  ]);
   return { keyId, key: `fdk_${keyId.slice(4)}_${secretText}`, tier };
 }
 
@@ -55,7 +53,7 @@ interface CredentialRow {
   agent_revoked_at: string | null;
 }
 
-/** The key id and secret of a token of the D4 form, or null when it is not one. */
+/** The key id and secret of a token of the `fdk_` form, or null when it is not one. */
 export function parseKey(token: string): { readonly keyId: string; readonly secretText: string } | null {
   const match = KEY_PATTERN.exec(token);
   if (!match) return null;
@@ -95,8 +93,7 @@ export async function authenticate(q: Queryable, token: string): Promise<Authent
   const equal = stored.length === presented.length && timingSafeEqual(stored, presented);
   // A revoked agent's keys are revoked with it (pairing.ts); its own mark is checked as well.
   if (!row || !equal || row.revoked_at !== null || row.agent_revoked_at !== null) return null;
-  const agent =
-    row.agent_id && row.agent_name ? { id: row.agent_id, name: row.agent_name, pairedAt: row.agent_paired_at } : null;
+  const agent = row.agent_id && row.agent_name ? { id: row.agent_id, name: row.agent_name, pairedAt: row.agent_paired_at } : null;
   const principal: Principal = {
     orgId: row.org_id,
     orgSlug: row.slug,

@@ -1,13 +1,24 @@
-import { ACTION_CLASS, ACTION_CLASSES, methods, TIER_SCOPES, TIERS, type ActionClass, type Scope, type Tier, type UserRole } from '@finance-desk/protocol';
+import {
+  ACTION_CLASS,
+  ACTION_CLASSES,
+  methods,
+  TIER_SCOPES,
+  TIERS,
+  type ActionClass,
+  type Scope,
+  type Tier,
+  type UserRole,
+} from '@finance-desk/protocol';
 import { formatCents } from '../money.js';
 import { hasDecisionRights, loadPolicy, mayDecide, type Policy } from '../governance/policy.js';
 import type { Queryable } from '../storage/types.js';
 
 /**
- * GET hierarchy (issue 10 item 2a): what an agent needs to know before it asks for approval —
- * who the people are and which action classes each may decide (D7), which agents act and with
+ * GET hierarchy: what an agent needs to know before it asks for approval —
+ * who the people are and which action classes each may decide, which agents act and with
  * which scopes, and for every action class whether anyone can approve it at all (declared false
- * means its acts are refused with GOVERNANCE_NOT_READY) and when a human is needed (D8 floors).
+ * means its acts are refused with GOVERNANCE_NOT_READY) and when a human is needed (the
+ * policy's floors).
  *
  * Kept apart from the directory read so that agent status (pairing, a later migration) can be
  * added to `agentsOf` alone. Never a secret or a password hash: only ids, emails, roles, tiers.
@@ -34,7 +45,7 @@ interface KeyCount {
   n: number | string;
 }
 
-/** When a human decision is needed for each class: the seed §3 table with this policy's floors. */
+/** When a human decision is needed for each class, with this policy's floors. */
 function humanNeeded(c: ActionClass, p: Policy): string {
   const texts: Record<ActionClass, string> = {
     [ACTION_CLASS.payrollSign]: 'always: signing a drafted pay run',
@@ -43,8 +54,7 @@ function humanNeeded(c: ActionClass, p: Policy): string {
     [ACTION_CLASS.invoiceChaseStep]: 'chase step 2 or more (dunning escalation); step 1 runs at once',
     [ACTION_CLASS.onboardingAdvance]: 'the contract step of onboarding',
     [ACTION_CLASS.matchHoldResolve]: `a held bank-feed match above the materiality floor (${formatCents(p.materialityFloorCents)})`,
-    [ACTION_CLASS.billApprove]:
-      `a bill held under PB-B1: BANK_DETAILS_CHANGED, ABOVE_FLOOR (total above ${formatCents(p.billApprovalFloorCents)}) or NEW_PAYEE`,
+    [ACTION_CLASS.billApprove]: `a bill held for approval: BANK_DETAILS_CHANGED, ABOVE_FLOOR (total above ${formatCents(p.billApprovalFloorCents)}) or NEW_PAYEE`,
   };
   return texts[c];
 }
@@ -55,7 +65,9 @@ function methodOf(c: ActionClass): string {
 
 async function agentsOf(q: Queryable, orgId: string) {
   const [agents, counts] = await Promise.all([
-    q.all<AgentRow>(`SELECT id, name, revoked_at FROM agents WHERE org_id = ? ORDER BY created_at, id LIMIT ${HIERARCHY_ROWS_MAX + 1}`, [orgId]),
+    q.all<AgentRow>(`SELECT id, name, revoked_at FROM agents WHERE org_id = ? ORDER BY created_at, id LIMIT ${HIERARCHY_ROWS_MAX + 1}`, [
+      orgId,
+    ]),
     // Grouped: one row per (agent, tier), however many keys were issued.
     q.all<KeyCount>(
       `SELECT agent_id, tier, COUNT(*) AS n FROM credentials WHERE org_id = ? AND revoked_at IS NULL

@@ -1,7 +1,7 @@
 import type { Migration } from '../storage/migrations.js';
 
 /**
- * Migration 35 (issue 14): the organisation's credential epoch, on its head row. Every unit of
+ * Migration 35: the organisation's credential epoch, on its head row. Every unit of
  * work that changes a credential or an agent of the organisation moves it by one, in the same
  * transaction (write-path.ts). A principal remembered by the API (org/principal-cache.ts) is
  * remembered with the epoch it was read at, and a write made with it checks, under the

@@ -1,7 +1,7 @@
 import type { Migration } from '../storage/migrations.js';
 
 /**
- * Migration 34 (issue 12 item 4): the business's own bank account, printed as "how to pay" on
+ * Migration 34: the business's own bank account, printed as "how to pay" on
  * its tax invoices (adapters/invoice-pdf.ts). Optional profile fields, NULL until an owner sets
  * them; BSB and account number are set together (org/profile.ts).
  */

@@ -1,11 +1,11 @@
 import type { Migration } from '../storage/migrations.js';
 
 /**
- * Migration 26 (issue 10 items 3 and 4): the organisation profile, agent tiers and revocation,
+ * Migration 26: the organisation profile, agent tiers and revocation,
  * and pairing codes.
  *
  * Profile defaults are what the code assumed before there was a profile: GST registered, the
- * accrual basis (books.taxPrepare's default, D11), quarterly BAS, a financial year from July (the
+ * accrual basis (books.taxPrepare's default), quarterly BAS, a financial year from July (the
  * Australian year STP reports in); no ABN and no legal name until an owner sets them.
  *
  * An agent's `tier` is the tier it was paired with (null for agents named by `key issue --agent`,

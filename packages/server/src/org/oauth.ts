@@ -124,7 +124,12 @@ export async function registerOAuthClient(
   const clientId = requested.client_id;
   invariant(clientId !== undefined && CLIENT_ID.test(clientId), 'the SDK generates a UUID client id');
   const now = clockOf(db)();
-  const row: ClientRow = { client_id: clientId, client_name: name === '' ? null : name, redirect_uris: JSON.stringify(uris), created_at: now };
+  const row: ClientRow = {
+    client_id: clientId,
+    client_name: name === '' ? null : name,
+    redirect_uris: JSON.stringify(uris),
+    created_at: now,
+  };
   await db.write(async (tx) => {
     const cutoff = stale(now, OAUTH_LIMITS.unusedClientTtlMs);
     await tx.run(
@@ -179,10 +184,17 @@ function resourceOf(urls: OAuthUrls, given: URL | string | undefined): string {
 export async function startGrant(
   db: Database,
   urls: OAuthUrls,
-  input: { client: OAuthClientInformationFull; redirectUri: string; codeChallenge: string; state?: string | undefined; resource?: URL | undefined },
+  input: {
+    client: OAuthClientInformationFull;
+    redirectUri: string;
+    codeChallenge: string;
+    state?: string | undefined;
+    resource?: URL | undefined;
+  },
   openMax: number = OAUTH_LIMITS.openGrantsMax,
 ): Promise<string> {
-  if (!S256_CHALLENGE.test(input.codeChallenge)) throw new InvalidRequestError('code_challenge: must be an S256 challenge (43 base64url characters)');
+  if (!S256_CHALLENGE.test(input.codeChallenge))
+    throw new InvalidRequestError('code_challenge: must be an S256 challenge (43 base64url characters)');
   if (input.state !== undefined && (input.state.length > OAUTH_LIMITS.stateCharsMax || textProblem(input.state, { multiline: false }))) {
     throw new InvalidRequestError(`state: at most ${OAUTH_LIMITS.stateCharsMax} printable characters`);
   }
@@ -193,12 +205,21 @@ export async function startGrant(
     // Past their time and never exchanged: requests nobody decided, codes nobody used.
     await tx.run('DELETE FROM oauth_grants WHERE used_at IS NULL AND expires_at < ?', [now]);
     const open = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM oauth_grants WHERE used_at IS NULL');
-    if (Number(open?.n ?? 0) >= openMax) throw new TemporarilyUnavailableError('too many authorization requests in progress; try again later');
+    if (Number(open?.n ?? 0) >= openMax)
+      throw new TemporarilyUnavailableError('too many authorization requests in progress; try again later');
     await tx.run(
       `INSERT INTO oauth_grants (id, client_id, redirect_uri, code_challenge, state, resource, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, input.client.client_id, input.redirectUri, input.codeChallenge, input.state ?? null, resource, now,
-        new Date(Date.parse(now) + OAUTH_LIMITS.requestTtlMs).toISOString()],
+      [
+        id,
+        input.client.client_id,
+        input.redirectUri,
+        input.codeChallenge,
+        input.state ?? null,
+        resource,
+        now,
+        new Date(Date.parse(now) + OAUTH_LIMITS.requestTtlMs).toISOString(),
+      ],
     );
   });
   return id;
@@ -269,7 +290,8 @@ export async function decideGrant(
   db: Database,
   input: { grantId: string; orgId: string; userId: string; approve: boolean; tier: Tier | null },
 ): Promise<{ location: string; ledgerId: string }> {
-  if (input.approve && (input.tier === null || !isTier(input.tier))) throw new DomainError('BAD_REQUEST', 'tier: choose one of the tiers offered');
+  if (input.approve && (input.tier === null || !isTier(input.tier)))
+    throw new DomainError('BAD_REQUEST', 'tier: choose one of the tiers offered');
   return inUnitOfWork(db, input.orgId, input.userId, async (uow) => {
     const g = await pendingGrant(uow.tx, uow.now, input.grantId);
     const redirectHost = new URL(g.redirectUri).host;
@@ -281,7 +303,11 @@ export async function decideGrant(
       );
       if (decided.changes !== 1) throw notFound('connection request', g.grantId);
       const event = await uow.emit(events.orgOAuthDeny, { entityId: g.grantId, payload: who });
-      const location = redirectWith(g.redirectUri, { error: 'access_denied', error_description: 'the person declined to connect this application' }, g.state);
+      const location = redirectWith(
+        g.redirectUri,
+        { error: 'access_denied', error_description: 'the person declined to connect this application' },
+        g.state,
+      );
       return { location, ledgerId: event.ledgerId };
     }
     const secretText = secret(32);
@@ -292,7 +318,10 @@ export async function decideGrant(
       [uow.now, uow.orgId, input.userId, input.tier, sha256(secretText).toString('hex'), codeExpiresAt, codeExpiresAt, g.grantId],
     );
     if (decided.changes !== 1) throw notFound('connection request', g.grantId);
-    const event = await uow.emit(events.orgOAuthConsent, { entityId: g.grantId, payload: { ...who, tier: input.tier, expiresAt: codeExpiresAt } });
+    const event = await uow.emit(events.orgOAuthConsent, {
+      entityId: g.grantId,
+      payload: { ...who, tier: input.tier, expiresAt: codeExpiresAt },
+    });
     const code = `fdo_${g.grantId.slice(4)}_${secretText}`;
     return { location: redirectWith(g.redirectUri, { code }, g.state), ledgerId: event.ledgerId };
   });
@@ -329,8 +358,10 @@ async function grantOfCode(db: Database, clientId: string, code: string): Promis
   const given = sha256(match?.[2] ?? '');
   const equal = stored.length === given.length && timingSafeEqual(stored, given);
   const now = clockOf(db)();
-  if (!row || !equal || row.code_hash === null || row.client_id !== clientId || row.used_at !== null) throw new InvalidGrantError(REFUSED_CODE);
-  if (row.org_id === null || row.tier === null || row.code_expires_at === null || row.code_expires_at <= now) throw new InvalidGrantError(REFUSED_CODE);
+  if (!row || !equal || row.code_hash === null || row.client_id !== clientId || row.used_at !== null)
+    throw new InvalidGrantError(REFUSED_CODE);
+  if (row.org_id === null || row.tier === null || row.code_expires_at === null || row.code_expires_at <= now)
+    throw new InvalidGrantError(REFUSED_CODE);
   return row as CodeRow & { org_id: string; tier: Tier };
 }
 
@@ -372,7 +403,9 @@ export async function exchangeCode(
   if (input.resource !== undefined && resourceOf(urls, input.resource) !== row.resource) {
     throw new InvalidTargetError('resource: not the one the authorization request used');
   }
-  const client = await db.reader.get<{ client_name: string | null }>('SELECT client_name FROM oauth_clients WHERE client_id = ?', [row.client_id]);
+  const client = await db.reader.get<{ client_name: string | null }>('SELECT client_name FROM oauth_clients WHERE client_id = ?', [
+    row.client_id,
+  ]);
   if (!client) throw new InvalidGrantError(REFUSED_CODE);
   const agentId = newId('agt');
   const base = agentBaseName(client.client_name);
@@ -392,7 +425,10 @@ export async function exchangeCode(
       );
       if (!taken) name = candidate;
     }
-    if (name === null) throw new InvalidGrantError(`no free agent name for this client in the organisation ("${base}" to "${base} ${NAME_TRIES}" are taken)`);
+    if (name === null)
+      throw new InvalidGrantError(
+        `no free agent name for this client in the organisation ("${base}" to "${base} ${NAME_TRIES}" are taken)`,
+      );
     await uow.tx.run('INSERT INTO agents (id, org_id, name, created_at, tier, paired_at) VALUES (?, ?, ?, ?, ?, ?)', [
       agentId,
       uow.orgId,

@@ -4,7 +4,7 @@ import type { Queryable } from '../storage/types.js';
 import { placeholders } from '../storage/sql.js';
 
 /**
- * The `/api/v1/org/*` DTO reads (issue 10 item 3): people, agents and keys of the caller's
+ * The `/api/v1/org/*` DTO reads: people, agents and keys of the caller's
  * organisation, each bounded (limit at most pageRowsMax, paged by the last id held; ids are
  * time-ordered, so id order is creation order). Never a secret, a key hash or a password hash.
  */
@@ -53,7 +53,13 @@ const AGENT_KEY_IDS_MAX = 20;
 export async function orgAgents(q: Queryable, orgId: string, p: Page & { status?: 'active' | 'revoked' | undefined }) {
   const status = p.status === 'active' ? ' AND revoked_at IS NULL' : p.status === 'revoked' ? ' AND revoked_at IS NOT NULL' : '';
   const rows = await q.all<{
-    id: string; name: string; tier: Tier | null; created_at: string; paired_at: string | null; revoked_at: string | null; revoked_by: string | null;
+    id: string;
+    name: string;
+    tier: Tier | null;
+    created_at: string;
+    paired_at: string | null;
+    revoked_at: string | null;
+    revoked_by: string | null;
   }>(
     `SELECT id, name, tier, created_at, paired_at, revoked_at, revoked_by FROM agents
      WHERE org_id = ? AND id > ?${status} ORDER BY id LIMIT ?`,

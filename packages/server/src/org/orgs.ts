@@ -47,7 +47,7 @@ export interface OrgInputProblem {
 
 /**
  * What is wrong with a createOrg input, or null; shared by createOrg and the CLI, which names
- * its flags instead of the fields (D10: a one-line reason, non-zero exit, nothing created).
+ * its flags instead of the fields (a one-line reason, non-zero exit, nothing created).
  */
 export function orgInputProblem(input: Omit<CreateOrgInput, 'decisionRights'>): OrgInputProblem | null {
   const name = input.name.trim();
@@ -66,9 +66,9 @@ export function orgInputProblem(input: Omit<CreateOrgInput, 'decisionRights'>): 
 }
 
 /**
- * Create an organisation with its ledger head, policy, owner and one key per tier (D10). One
+ * Create an organisation with its ledger head, policy, owner and one key per tier. One
  * transaction holds every row and the one event, `org` / `org.created` (key ids and owner id,
- * never secrets), so a failure anywhere leaves nothing behind (issue 8 item 14). The head is
+ * never secrets), so a failure anywhere leaves nothing behind. The head is
  * inserted at seq 0 in the same transaction and appended to directly: no other writer can
  * see the organisation before commit, so there is nothing to lock.
  */
@@ -77,7 +77,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
   if (problem) throw new DomainError('BAD_REQUEST', `${problem.field}: ${problem.reason}`);
   const name = input.name.trim();
   const slug = input.slug ?? slugify(name);
-  // Checked by orgInputProblem above; the canonical spelling is stored (issue 8 item 17).
+  // Checked by orgInputProblem above; the canonical spelling is stored.
   const timeZone = canonicalTimeZone(input.timeZone ?? DEFAULT_TIME_ZONE) ?? DEFAULT_TIME_ZONE;
   const orgId = newId('org');
   const now = nowIso();
@@ -88,12 +88,22 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
   const issued = await db.write(async (tx) => {
     const taken = await tx.get('SELECT id FROM organisations WHERE slug = ?', [slug]);
     if (taken) throw new DomainError('CONFLICT', `slug ${slug} is already taken`);
-    await tx.run('INSERT INTO organisations (id, slug, name, time_zone, created_at) VALUES (?, ?, ?, ?, ?)', [orgId, slug, name, timeZone, now]);
+    await tx.run('INSERT INTO organisations (id, slug, name, time_zone, created_at) VALUES (?, ?, ?, ?, ?)', [
+      orgId,
+      slug,
+      name,
+      timeZone,
+      now,
+    ]);
     await tx.run("INSERT INTO org_heads (org_id, seq, row_hash) VALUES (?, 0, '')", [orgId]);
-    await tx.run(
-      'INSERT INTO users (id, org_id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [userId, orgId, email, 'owner', passwordHash, now],
-    );
+    await tx.run('INSERT INTO users (id, org_id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      userId,
+      orgId,
+      email,
+      'owner',
+      passwordHash,
+      now,
+    ]);
     const policy = defaultPolicy(input.decisionRights ? [userId] : []);
     await tx.run('INSERT INTO policies (org_id, body, updated_at) VALUES (?, ?, ?)', [orgId, canonicalJson(policy), now]);
     await seedChart(tx, orgId, now);
@@ -105,8 +115,7 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
     });
     return keys;
   });
-  const byTier = (f: (k: IssuedKey) => string) =>
-    Object.fromEntries(issued.map((k) => [k.tier, f(k)])) as Record<Tier, string>;
+  const byTier = (f: (k: IssuedKey) => string) => Object.fromEntries(issued.map((k) => [k.tier, f(k)])) as Record<Tier, string>;
   return {
     orgId,
     slug,
@@ -145,18 +154,13 @@ export async function issueOrgKey(
         'SELECT id, revoked_at FROM agents WHERE org_id = ? AND name = ?',
         [org.id, agentName],
       );
-      // Issue 10 item 4: a revoked agent's name is never silently revived.
+      // A revoked agent's name is never silently revived.
       if (existing?.revoked_at) {
         throw new DomainError('CONFLICT', `agent "${agentName}" (${existing.id}) was revoked; choose another name`);
       }
       agentId = existing?.id ?? newId('agt');
       if (!existing) {
-        await uow.tx.run('INSERT INTO agents (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', [
-          agentId,
-          org.id,
-          agentName,
-          uow.now,
-        ]);
+        await uow.tx.run('INSERT INTO agents (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', [agentId, org.id, agentName, uow.now]);
       }
     }
     const key = await issueKey(uow.tx, org.id, tier, agentId, uow.now);
@@ -175,10 +179,10 @@ export async function issueOrgKey(
 export async function revokeOrgKey(db: Database, slug: string, keyId: string): Promise<{ revoked: boolean }> {
   const org = await orgBySlug(db.reader, slug);
   const result = await inUnitOfWork(db, org.id, '', async (uow) => {
-    const row = await uow.tx.get<{ revoked_at: string | null }>(
-      'SELECT revoked_at FROM credentials WHERE id = ? AND org_id = ?',
-      [keyId, org.id],
-    );
+    const row = await uow.tx.get<{ revoked_at: string | null }>('SELECT revoked_at FROM credentials WHERE id = ? AND org_id = ?', [
+      keyId,
+      org.id,
+    ]);
     if (!row) throw notFound('key', keyId);
     if (row.revoked_at !== null) return { noop: true };
     await uow.tx.run('UPDATE credentials SET revoked_at = ? WHERE id = ?', [uow.now, keyId]);

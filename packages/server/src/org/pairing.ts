@@ -10,8 +10,8 @@ import { issueKey } from './credentials.js';
 import { secretStrength } from './secret-strength.js';
 
 /**
- * Agent pairing (issue 10 item 4; docs/decisions.md "Agent pairing"). An owner creates a
- * one-time code for a named agent with a tier (console or CLI); the agent exchanges it once at
+ * Agent pairing (docs/decisions.md, "Organisation profile, org/* reads and agent pairing"). An
+ * owner creates a one-time code for a named agent with a tier (console or CLI); the agent exchanges it once at
  * `POST /api/v1/org/pair`, with no key, for its own API key. Codes are
  * `fdp_<code id>_<secret>`: the id locates the row, only a hash of the secret is stored, and the
  * hashes are compared in constant time (a generated secret: SHA-256 of 256 random bits; a
@@ -50,13 +50,8 @@ interface CodeRow {
   failed_attempts: number | string;
 }
 
-/** WEAK_SECRET (seed §7, HTTP 401) naming every weakness found, never the secret. */
-export async function checkChosenSecret(
-  q: Queryable,
-  orgId: string,
-  agentName: string,
-  chosen: string,
-): Promise<void> {
+/** WEAK_SECRET (HTTP 401) naming every weakness found, never the secret. */
+export async function checkChosenSecret(q: Queryable, orgId: string, agentName: string, chosen: string): Promise<void> {
   const org = await q.get<{ name: string; slug: string }>('SELECT name, slug FROM organisations WHERE id = ?', [orgId]);
   if (!org) throw notFound('organisation', orgId);
   const verdict = secretStrength(chosen, { orgName: org.name, orgSlug: org.slug, agentName });
@@ -64,10 +59,10 @@ export async function checkChosenSecret(
 }
 
 async function refuseTakenName(tx: Tx, orgId: string, name: string, now: string): Promise<void> {
-  const agent = await tx.get<{ id: string; revoked_at: string | null }>(
-    'SELECT id, revoked_at FROM agents WHERE org_id = ? AND name = ?',
-    [orgId, name],
-  );
+  const agent = await tx.get<{ id: string; revoked_at: string | null }>('SELECT id, revoked_at FROM agents WHERE org_id = ? AND name = ?', [
+    orgId,
+    name,
+  ]);
   if (agent?.revoked_at) {
     throw conflict(`agent "${name}" (${agent.id}) was revoked; a revoked agent's name is not reused: choose another name`);
   }
@@ -167,10 +162,14 @@ export async function exchangePairingCode(db: Database, code: string): Promise<P
     if (used.changes !== 1) throw new DomainError('UNAUTHORIZED', REFUSED);
     const taken = await uow.tx.get<{ id: string }>('SELECT id FROM agents WHERE org_id = ? AND name = ?', [uow.orgId, row.agent_name]);
     if (taken) throw conflict(`agent "${row.agent_name}" already exists in this organisation; ask an owner for a new code`);
-    await uow.tx.run(
-      'INSERT INTO agents (id, org_id, name, created_at, tier, paired_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [agentId, uow.orgId, row.agent_name, uow.now, row.tier, uow.now],
-    );
+    await uow.tx.run('INSERT INTO agents (id, org_id, name, created_at, tier, paired_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      agentId,
+      uow.orgId,
+      row.agent_name,
+      uow.now,
+      row.tier,
+      uow.now,
+    ]);
     const key = await issueKey(uow.tx, uow.orgId, row.tier, agentId, uow.now);
     await uow.emit(events.orgAgentPair, {
       entityId: agentId,
@@ -186,7 +185,8 @@ export async function exchangePairingCode(db: Database, code: string): Promise<P
 /**
  * Revoke an agent and every key it holds, in one transaction with one event, `org` /
  * `org.agent.revoke` (actor: the owner, or "" for the CLI). Its keys answer UNAUTHORIZED from the
- * commit on. Revoking again is a no-op (D3). Another organisation's agent is NOT_FOUND (D4).
+ * commit on. Revoking again is a no-op. Another organisation's agent is NOT_FOUND: existence
+ * does not leak.
  */
 export async function revokeAgent(
   db: Database,
@@ -240,7 +240,13 @@ export interface OpenCode {
 export async function openCodes(db: Database, orgId: string): Promise<OpenCode[]> {
   const now = clockOf(db)();
   const rows = await db.reader.all<{
-    id: string; agent_name: string; tier: Tier; created_by: string; created_at: string; expires_at: string; chosen: number | string;
+    id: string;
+    agent_name: string;
+    tier: Tier;
+    created_by: string;
+    created_at: string;
+    expires_at: string;
+    chosen: number | string;
   }>(
     `SELECT id, agent_name, tier, created_by, created_at, expires_at, chosen FROM pairing_codes
      WHERE org_id = ? AND used_at IS NULL AND expires_at > ? AND failed_attempts < ? ORDER BY created_at DESC, id DESC LIMIT ?`,

@@ -3,7 +3,7 @@ import type { Principal } from '../principal.js';
 import { parseKey, hashSecret, type Authenticated } from './credentials.js';
 
 /**
- * Principals the API remembers between requests (issue 14): authenticating a key is a database
+ * Principals the API remembers between requests: authenticating a key is a database
  * read per request — on PostgreSQL a round trip, most of what a write in a busy batch costs the
  * server besides its share of the batch. A remembered key is still proved on every request (its
  * secret hashed and compared in constant time with the stored hash), and is only ever used for

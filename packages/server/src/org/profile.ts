@@ -5,7 +5,7 @@ import { inUnitOfWork } from '../write-path.js';
 import { formatInvoiceNumber } from '../domain/gl/migration-day-one.js';
 
 /**
- * The organisation profile (issue 10 item 3; migration 26): who the business is to the ATO and
+ * The organisation profile (migration 26): who the business is to the ATO and
  * to its customers. Read by `GET org/profile`; set by an owner in the console or by the operator
  * with `finance-desk org profile`. Used by the tax invoice email (supplier name and ABN), the STP
  * pay event and the BAS lodgement document (payer ABN), and books.taxPrepare (default basis).
@@ -21,12 +21,12 @@ export interface OrgProfile {
   readonly basFrequency: 'monthly' | 'quarterly';
   readonly financialYearStartMonth: number;
   readonly timeZone: string;
-  /** Issue 12: invoice numbering: the next invoice is invoicePrefix + invoiceNextNumber (INV-0001). */
+  /** Invoice numbering: the next invoice is invoicePrefix + invoiceNextNumber (INV-0001). */
   readonly invoicePrefix: string;
   readonly invoiceNextNumber: number;
-  /** Issue 12: nothing posts on or before it (domain/gl/periods.ts); null when not locked. */
+  /** Nothing posts on or before it (domain/gl/periods.ts); null when not locked. */
   readonly lockDate: string | null;
-  /** Issue 12 item 4: the account invoices ask customers to pay into (migration 34). */
+  /** The account invoices ask customers to pay into (migration 34). */
   readonly paymentAccountName: string | null;
   readonly paymentBsb: string | null;
   readonly paymentAccountNumber: string | null;
@@ -110,7 +110,7 @@ const PATCH_COLUMNS: Readonly<Record<keyof OrgProfilePatch, string>> = {
 };
 
 /**
- * Issue 12: the largest sequence number already used by an invoice numbered `prefix` followed
+ * The largest sequence number already used by an invoice numbered `prefix` followed
  * by digits only (INV-0042 → 42; INV-0042-A is not in the sequence), 0 when none.
  */
 async function largestUsedNumber(q: Queryable, orgId: string, prefix: string): Promise<number> {
@@ -127,11 +127,18 @@ async function largestUsedNumber(q: Queryable, orgId: string, prefix: string): P
 }
 
 /**
- * Issue 12: what a profile patch may not do. The lock date is not in the future (nothing could
+ * What a profile patch may not do. The lock date is not in the future (nothing could
  * be posted up to it yet); the next invoice number is above every number already used with the
  * prefix (else the next invoice would repeat one).
  */
-async function checkPatch(q: Queryable, orgId: string, today: string, before: OrgProfile, changed: readonly string[], patch: OrgProfilePatch) {
+async function checkPatch(
+  q: Queryable,
+  orgId: string,
+  today: string,
+  before: OrgProfile,
+  changed: readonly string[],
+  patch: OrgProfilePatch,
+) {
   if (changed.includes('lockDate') && patch.lockDate && patch.lockDate > today) {
     throw new DomainError('BAD_REQUEST', `lockDate must not be in the future (today is ${today})`, { field: 'lockDate' });
   }
@@ -149,7 +156,7 @@ async function checkPatch(q: Queryable, orgId: string, today: string, before: Or
   }
 }
 
-/** A patch parsed with the D5 rules (a CLI or a JSON body); BAD_REQUEST naming every bad field. */
+/** A patch parsed with the API's request rules (a CLI or a JSON body); BAD_REQUEST naming every bad field. */
 export function parseProfilePatch(input: unknown): OrgProfilePatch {
   const out = validate(orgProfilePatch, input);
   if (!out.ok) throw new DomainError('BAD_REQUEST', out.message);
@@ -162,25 +169,29 @@ function dbValue(field: keyof OrgProfilePatch, value: unknown): string | number 
 }
 
 /**
- * Issue 12 item 4: a BSB without an account number (or the reverse) is no way to pay; the
+ * A BSB without an account number (or the reverse) is no way to pay; the
  * profile after the patch has both or neither. BAD_REQUEST naming the one missing.
  */
 function checkPaymentAccount(before: OrgProfile, patch: OrgProfilePatch): void {
   const bsb = patch.paymentBsb === undefined ? before.paymentBsb : patch.paymentBsb;
   const number = patch.paymentAccountNumber === undefined ? before.paymentAccountNumber : patch.paymentAccountNumber;
   if (bsb !== null && number === null) {
-    throw new DomainError('BAD_REQUEST', 'paymentAccountNumber: is needed with paymentBsb (customers pay into both)', { field: 'paymentAccountNumber' });
+    throw new DomainError('BAD_REQUEST', 'paymentAccountNumber: is needed with paymentBsb (customers pay into both)', {
+      field: 'paymentAccountNumber',
+    });
   }
   if (bsb === null && number !== null) {
-    throw new DomainError('BAD_REQUEST', 'paymentBsb: is needed with paymentAccountNumber (customers pay into both)', { field: 'paymentBsb' });
+    throw new DomainError('BAD_REQUEST', 'paymentBsb: is needed with paymentAccountNumber (customers pay into both)', {
+      field: 'paymentBsb',
+    });
   }
 }
 
 /**
  * Apply a profile patch as one event, `org` / `org.profile.update` (actor: the owner's user id,
- * or "" for the operator's CLI, D4), whose payload holds each changed field's value before and
+ * or "" for the operator's CLI), whose payload holds each changed field's value before and
  * after. Fields equal to the stored value are not changes; a patch that changes nothing is a
- * no-op with no event (D3).
+ * no-op with no event.
  */
 export async function setProfile(
   db: Database,

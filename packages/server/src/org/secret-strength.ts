@@ -1,7 +1,7 @@
 import { pairingLimits } from '@finance-desk/protocol';
 
 /**
- * How strong a person-chosen pairing secret is (issue 10 item 4; seed §7 WEAK_SECRET). A small,
+ * How strong a person-chosen pairing secret is (refused as WEAK_SECRET). A small,
  * bounded estimate, no dictionary download: the secret (at most 128 characters, checked first)
  * is lower-cased and de-leeted, then every part that a guesser tries first is taken out — common
  * passwords and words, the organisation's name and slug, the agent's name, keyboard rows,
@@ -10,13 +10,77 @@ import { pairingLimits } from '@finance-desk/protocol';
  * reasons name what was found, never the secret.
  */
 const COMMON = [
-  'password', 'passw0rd', 'letmein', 'welcome', 'qwerty', 'azerty', 'dragon', 'monkey', 'master', 'shadow',
-  'sunshine', 'princess', 'football', 'baseball', 'cricket', 'iloveyou', 'admin', 'administrator', 'secret',
-  'changeme', 'default', 'login', 'trustno1', 'superman', 'batman', 'starwars', 'hello', 'freedom', 'whatever',
-  'finance', 'desk', 'agent', 'pairing', 'pair', 'code', 'token', 'access', 'account', 'books', 'business',
-  'company', 'invoice', 'payroll', 'money', 'summer', 'winter', 'spring', 'autumn', 'australia', 'sydney',
-  'melbourne', 'brisbane', 'perth', 'adelaide', 'january', 'february', 'march', 'april', 'june', 'july',
-  'august', 'september', 'october', 'november', 'december', 'monday', 'friday', 'test', 'demo', 'guest', 'user',
+  'password',
+  'passw0rd',
+  'letmein',
+  'welcome',
+  'qwerty',
+  'azerty',
+  'dragon',
+  'monkey',
+  'master',
+  'shadow',
+  'sunshine',
+  'princess',
+  'football',
+  'baseball',
+  'cricket',
+  'iloveyou',
+  'admin',
+  'administrator',
+  'secret',
+  'changeme',
+  'default',
+  'login',
+  'trustno1',
+  'superman',
+  'batman',
+  'starwars',
+  'hello',
+  'freedom',
+  'whatever',
+  'finance',
+  'desk',
+  'agent',
+  'pairing',
+  'pair',
+  'code',
+  'token',
+  'access',
+  'account',
+  'books',
+  'business',
+  'company',
+  'invoice',
+  'payroll',
+  'money',
+  'summer',
+  'winter',
+  'spring',
+  'autumn',
+  'australia',
+  'sydney',
+  'melbourne',
+  'brisbane',
+  'perth',
+  'adelaide',
+  'january',
+  'february',
+  'march',
+  'april',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'monday',
+  'friday',
+  'test',
+  'demo',
+  'guest',
+  'user',
 ] as const;
 
 const KEYBOARD_ROWS = ['1234567890', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm', 'abcdefghijklmnopqrstuvwxyz'] as const;
@@ -45,8 +109,7 @@ function removeSequences(s: string): { rest: string; found: boolean } {
   while (i < s.length) {
     let j = i + 1;
     const step = (a: string, b: string) =>
-      Math.abs(a.charCodeAt(0) - b.charCodeAt(0)) === 1 ||
-      KEYBOARD_ROWS.some((row) => row.includes(a + b) || row.includes(b + a));
+      Math.abs(a.charCodeAt(0) - b.charCodeAt(0)) === 1 || KEYBOARD_ROWS.some((row) => row.includes(a + b) || row.includes(b + a));
     while (j < s.length && step(s[j - 1] ?? '', s[j] ?? '')) j += 1;
     if (j - i >= 3) {
       found = true;

@@ -8,7 +8,7 @@ import { problemLine } from './schema-check.js';
 import { SqliteDatabase, sqliteSchemaProblems } from './sqlite.js';
 
 /**
- * Backups and restores of the SQLite engine (issue 13 item 4; README "Backups").
+ * Backups and restores of the SQLite engine (docs/operations.md, "Backups").
  *
  * `cp` of a live database file is not a backup: the file and its WAL change under the copy, and a
  * copy taken that way was found missing a whole organisation. A backup here uses SQLite's online
@@ -20,7 +20,7 @@ import { SqliteDatabase, sqliteSchemaProblems } from './sqlite.js';
  * organisation's chain), and only then renamed into place.
  *
  * PostgreSQL is backed up with its own tools (`pg_dump --format=custom`, a consistent snapshot
- * while the servers run) and restored with `pg_restore`; README "Backups" has the commands.
+ * while the servers run) and restored with `pg_restore`; docs/operations.md "Backups" has the commands.
  */
 export interface OrgCheck {
   readonly slug: string;
@@ -123,7 +123,13 @@ export async function checkDatabaseFile(path: string): Promise<FileCheck> {
       organisations.push(
         verdict.ok
           ? { slug: org.slug, ok: true, events: verdict.rows, headSeq: verdict.head.seq }
-          : { slug: org.slug, ok: false, events: 0, headSeq: verdict.seq, problem: `chain broken at seq ${verdict.seq}: ${verdict.reason}` },
+          : {
+              slug: org.slug,
+              ok: false,
+              events: 0,
+              headSeq: verdict.seq,
+              problem: `chain broken at seq ${verdict.seq}: ${verdict.reason}`,
+            },
       );
     }
   } finally {
@@ -176,7 +182,11 @@ export async function backupSqlite(sourcePath: string, target: string, force = f
  * files, which would otherwise be replayed onto the restored file) is kept beside it as
  * `<file>.before-restore-<time>` unless there was none.
  */
-export async function restoreSqlite(from: string, targetPath: string, now: string): Promise<FileCheck & { readonly previous: string | null }> {
+export async function restoreSqlite(
+  from: string,
+  targetPath: string,
+  now: string,
+): Promise<FileCheck & { readonly previous: string | null }> {
   if (!existsSync(from)) throw new Error(`--from: no file ${from}`);
   const check = await checkDatabaseFile(from);
   for (const suffix of ['-wal', '-shm']) rmSync(`${from}${suffix}`, { force: true });

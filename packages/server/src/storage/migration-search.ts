@@ -2,7 +2,7 @@ import { searchKey } from '../domain/search-key.js';
 import type { Migration } from './migrations.js';
 
 /**
- * Migration 12 (issue 8 item 15): a stored search key for the case-insensitive payee filter of
+ * Migration 12: a stored search key for the case-insensitive payee filter of
  * books.invoices, written with each row (invoices.ts) and compared with LIKE against the
  * normalised query. The key is computed in TypeScript (search-key.ts), so existing rows are
  * filled by the migration's backfill step, run once by both engines in the migration's

@@ -30,7 +30,8 @@ import { migration as directEntry } from '../domain/banking/migration-direct-ent
 /**
  * One schema for both engines. Types are chosen from the subset both accept: TEXT, BIGINT (an
  * INTEGER in SQLite, int8 in PostgreSQL, parsed to a JS number with a safe-integer guard).
- * Every table is keyed by org_id first so that organisations can be sharded (architecture guide).
+ * Every table of an organisation's books is keyed by org_id first, so that organisations could be
+ * sharded (docs/architecture.md, Everything is keyed by organisation).
  */
 export interface Migration {
   readonly id: number;
@@ -38,18 +39,18 @@ export interface Migration {
   readonly statements: readonly string[];
   /**
    * TypeScript steps after the statements, for values SQL cannot compute on both engines; a list
-   * runs in order, each step seeing what the previous ones wrote (issue 10 item 1: contacts are
+   * runs in order, each step seeing what the previous ones wrote (migration 25: contacts are
    * inserted, then every document is pointed at its contact).
    */
   readonly backfill?: Backfill | readonly Backfill[];
 }
 
 /**
- * The backfill hook (issue 8 item 15): both engines run it once, in the migration's own
+ * The backfill hook: both engines run it once, in the migration's own
  * transaction, after its statements: every row of `select` is written back with `update`
  * (`?` placeholders) and the values `params` computes from the row. Data, not a callback on a
  * connection, so the synchronous SQLite runner and the asynchronous PostgreSQL one share it.
- * `update` is any one data statement: an UPDATE, or (issue 10) an INSERT … ON CONFLICT that
+ * `update` is any one data statement: an UPDATE, or an INSERT … ON CONFLICT that
  * creates rows keyed by a value computed in TypeScript.
  */
 export interface Backfill {
@@ -61,7 +62,8 @@ export interface Backfill {
 /** The backfill steps of a migration, in order (none, one, or a list). */
 export function backfillSteps(m: Migration): readonly Backfill[] {
   if (m.backfill === undefined) return [];
-  return Array.isArray(m.backfill) ? m.backfill : [m.backfill as Backfill];
+  // (Array.isArray narrows a readonly array to any[], hence the first assertion.)
+  return Array.isArray(m.backfill) ? (m.backfill as readonly Backfill[]) : [m.backfill as Backfill];
 }
 
 /** Options of `Database.migrate`. */
@@ -110,7 +112,7 @@ export const migrations: readonly Migration[] = [
         seq BIGINT NOT NULL,
         row_hash TEXT NOT NULL
       )`,
-      // Payload is stored as the exact canonical text that was hashed (D9).
+      // Payload is stored as the exact canonical text that was hashed, so a row re-hashes to itself.
       `CREATE TABLE events (
         org_id TEXT NOT NULL,
         seq BIGINT NOT NULL,
@@ -200,7 +202,7 @@ export const migrations: readonly Migration[] = [
     id: 2,
     name: 'signature law, approvals, bills, outbox, human lane',
     statements: [
-      // An unproven signature act: what was asked, bound by payload hash (D7).
+      // An unproven signature act: what was asked, bound by payload hash.
       `CREATE TABLE holds (
         org_id TEXT NOT NULL,
         id TEXT NOT NULL,
@@ -343,54 +345,54 @@ export const migrations: readonly Migration[] = [
   },
   // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
   ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
-  // Verified chain heads for the console badge, 10 (issue 8 item 7).
+  // Verified chain heads for the console badge, 10.
   chainVerified,
-  // Report indexes, 11 (issue 8 item 2).
+  // Report indexes, 11.
   reports,
-  // Search keys computed in TypeScript, 12 (issue 8 item 15).
+  // Search keys computed in TypeScript, 12.
   searchKeys,
-  // Sign-in throttling is swept by window start on every counted attempt (issue 8 item 13).
+  // Sign-in throttling is swept by window start on every counted attempt.
   // Existing rows keep their meaning; the first sweep removes the stale ones.
   {
     id: 13,
     name: 'login attempts sweep index',
     statements: ['CREATE INDEX login_attempts_window ON login_attempts (window_start)'],
   },
-  // Bills held for changed bank details, 14 (issue 8 item 8).
+  // Bills held for changed bank details, 14.
   payablesBankDetails,
-  // The organisation's time zone, 15 (issue 8 item 17).
+  // The organisation's time zone, 15.
   orgTimeZone,
-  // People: employees, leave requests, leave accrual ledger, 20 (issue 9 item 1).
+  // People: employees, leave requests, leave accrual ledger, 20.
   people,
-  // Tax: BAS returns and 2150, 21 (issue 9 item 3).
+  // Tax: BAS returns and 2150, 21.
   tax,
-  // Fixed assets, 22 (issue 9 item 4).
+  // Fixed assets, 22.
   assets,
-  // Pay runs and their lines, 23 (issue 9 item 2).
+  // Pay runs and their lines, 23.
   payRuns,
-  // Single Touch Payroll submissions, 24 (issue 9 item 2).
+  // Single Touch Payroll submissions, 24.
   stp,
-  // Contacts: customers and suppliers as records, 25 (issue 10 item 1).
+  // Contacts: customers and suppliers as records, 25.
   contacts,
-  // Organisation profile, agent revocation, pairing codes, 26 (issue 10 items 3 and 4).
+  // Organisation profile, agent revocation, pairing codes, 26.
   orgProfile,
-  // The AI gateway's audit (books.ask) that cost.rollup sums, 27 (issue 10 items 5 and 2c).
+  // The AI gateway's audit (books.ask) that cost.rollup sums, 27.
   aiCalls,
-  // Date indexes of the calendar (meetings.list), 28 (issue 10 item 2b).
+  // Date indexes of the calendar (meetings.list), 28.
   calendar,
-  // Signed checkpoints of each chain head, 29 (issue 13 item 6).
+  // Signed checkpoints of each chain head, 29.
   checkpoints,
-  // Invoice numbers and references, lock date, conversion date, 30 (issue 12).
+  // Invoice numbers and references, lock date, conversion date, 30.
   dayOne,
-  // Bill and expense claim issue dates, 31 (issue 12 item 1).
+  // Bill and expense claim issue dates, 31.
   migrationIssueDates,
-  // Opening balances and corrections, 32 (issue 12 item 2).
+  // Opening balances and corrections, 32.
   corrections,
-  // Bank, credit-card and loan accounts as records, 33 (issue 12 item 3).
+  // Bank, credit-card and loan accounts as records, 33.
   bankAccounts,
-  // The payment account printed on tax invoices, 34 (issue 12 item 4).
+  // The payment account printed on tax invoices, 34.
   paymentAccount,
-  // The credential epoch on each organisation head, 35 (issue 14: principals kept by the API).
+  // The credential epoch on each organisation head, 35 (principals kept in memory by the API).
   authEpoch,
   // Pending fixed assets: what each depreciation run skipped, 36.
   pendingAssets,

@@ -12,7 +12,7 @@ export interface OpenOptions {
   readonly checkSchema?: boolean;
 }
 
-/** Select the engine from `DATABASE_URL` (D10): `sqlite:<path>` or `postgres://…`. */
+/** Select the engine from `DATABASE_URL`: `sqlite:<path>` or `postgres://…`. */
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
@@ -34,14 +34,14 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
 
 /**
  * Open and migrate the database, turning a failure to reach it into a message that names
- * DATABASE_URL and where it points (host and port or file; never the password), issue 13 item 3.
+ * DATABASE_URL and where it points (host and port or file; never the password).
  */
 export async function openMigrated(url: string, options: OpenOptions = {}): Promise<Database> {
   let db: Database;
   try {
     db = openDatabase(url, options);
   } catch (error) {
-    throw new Error(`DATABASE_URL: cannot open ${whereOf(url)}: ${reasonOf(error)}`);
+    throw new Error(`DATABASE_URL: cannot open ${whereOf(url)}: ${reasonOf(error)}`, { cause: error });
   }
   try {
     await db.migrate(options.checkSchema ? { checkSchema: true } : {});
@@ -51,7 +51,7 @@ export async function openMigrated(url: string, options: OpenOptions = {}): Prom
     const code = (error as { code?: string }).code;
     // Connection-level failures name the setting; a failing migration keeps its own message.
     if (code && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|SQLITE_CANTOPEN|3D000|28P01|28000)$/.test(code)) {
-      throw new Error(`DATABASE_URL: cannot connect to ${whereOf(url)}: ${reasonOf(error)}`);
+      throw new Error(`DATABASE_URL: cannot connect to ${whereOf(url)}: ${reasonOf(error)}`, { cause: error });
     }
     throw error;
   }
@@ -69,6 +69,9 @@ function whereOf(url: string): string {
 
 function reasonOf(error: unknown): string {
   const e = error as { code?: string; message?: string };
-  const message = String(e.message ?? error).split('\n', 1)[0]?.slice(0, 200) ?? '';
+  const message =
+    String(e.message ?? error)
+      .split('\n', 1)[0]
+      ?.slice(0, 200) ?? '';
   return e.code && !message.includes(e.code) ? `${e.code} ${message}` : message;
 }

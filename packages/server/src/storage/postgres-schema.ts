@@ -23,7 +23,11 @@ export async function applyPgMigrations(client: pg.ClientBase, include: (id: num
       const rows = (await client.query<Record<string, unknown>>(step.select)).rows;
       for (const row of rows) await client.query(numbered(step.update), [...step.params(row)]);
     }
-    await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [m.id, m.name, new Date().toISOString()]);
+    await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
+      m.id,
+      m.name,
+      new Date().toISOString(),
+    ]);
   }
 }
 
@@ -154,7 +158,10 @@ async function buildReference(url: string): Promise<Map<string, SchemaObject>> {
   } catch (error) {
     const e = error as { code?: string; message?: string };
     // The code is kept: a connection failure is still named as DATABASE_URL's (storage/open.ts).
-    throw Object.assign(new Error(`schema check: cannot build the migrations' schema in a temporary schema: ${e.message ?? String(error)}`), { code: e.code });
+    throw Object.assign(
+      new Error(`schema check: cannot build the migrations' schema in a temporary schema: ${e.message ?? String(error)}`),
+      { code: e.code },
+    );
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -168,5 +175,8 @@ async function buildReference(url: string): Promise<Map<string, SchemaObject>> {
 export async function pgSchemaProblems(client: pg.ClientBase, reference: Map<string, SchemaObject>): Promise<string[]> {
   const applied = (await client.query<{ id: number }>('SELECT id FROM schema_migrations')).rows.map((r) => Number(r.id));
   const known = new Set(migrations.map((m) => m.id));
-  return [...unknownMigrations(applied.filter((id) => !known.has(id))), ...schemaProblems(reference, await fingerprint(client, CURRENT_SCHEMA_SQL))];
+  return [
+    ...unknownMigrations(applied.filter((id) => !known.has(id))),
+    ...schemaProblems(reference, await fingerprint(client, CURRENT_SCHEMA_SQL)),
+  ];
 }

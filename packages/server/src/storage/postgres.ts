@@ -3,7 +3,18 @@ import { migrations, seedStatements, type MigrateOptions } from './migrations.js
 import { applyPgMigrations, EMPTY_SCHEMA_SQL, pgReference, pgSchemaProblems } from './postgres-schema.js';
 import { SchemaRefused } from './schema-check.js';
 import { changesData } from './sql.js';
-import { checkLater, newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx, type WriteOptions } from './types.js';
+import {
+  checkLater,
+  newBatchScope,
+  type BatchScope,
+  type Capabilities,
+  type Database,
+  type Queryable,
+  type Row,
+  type SqlValue,
+  type Tx,
+  type WriteOptions,
+} from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
 // (cents, seq, days), and anything else is a broken invariant, not something to round.
@@ -47,7 +58,7 @@ const STATEMENT_NAMES_MAX = 4096;
 
 /**
  * The query as node-postgres takes it: a parameterised statement gets a name, so each connection
- * parses and plans it once and then only binds and executes it (issue 14: parse and plan were a
+ * parses and plans it once and then only binds and executes it (parse and plan were a
  * large part of PostgreSQL's CPU per write). The SQL here is written once in the source, so the
  * texts are few; dynamic ones (IN lists of varying length) are bounded by their callers' caps,
  * and the map by STATEMENT_NAMES_MAX all the same.
@@ -64,7 +75,7 @@ function statement(sql: string, params: readonly SqlValue[]): pg.QueryConfig {
 }
 
 /**
- * A write queued by `Tx.later` (issue 14). Queued writes go out combined: one statement of
+ * A write queued by `Tx.later`. Queued writes go out combined: one statement of
  * data-modifying CTEs (`WITH w1 AS (…), w2 AS (…) <last>`), where plain single-row INSERTs of
  * the same text become one multi-row INSERT. In such a statement every part sees the snapshot
  * from before it, none sees another's rows, so a write joins a group only if its text names no
@@ -222,7 +233,7 @@ class PgQueryable implements Tx {
   private queued: Queued[] = [];
 
   /**
-   * A BEGIN not sent yet (issue 14): it goes in one round trip with the transaction's first
+   * A BEGIN not sent yet: it goes in one round trip with the transaction's first
    * statement when that statement's parameters can be written in as literals (the batch's head
    * lock, by organisation id), else on its own just before it.
    */
@@ -282,10 +293,11 @@ class PgQueryable implements Tx {
     return this.sendNow(sql, [...parts.flatMap((w) => w.params), ...last.params], rowMode, nameCombination(sql));
   }
 
-  async later(sql: string, params: readonly SqlValue[] = []): Promise<void> {
+  later(sql: string, params: readonly SqlValue[] = []): Promise<void> {
     const kind = checkLater(sql);
     this.changed = true;
     this.queued.push(queuedOf(sql, params, kind));
+    return Promise.resolve();
   }
 
   /** Send every queued write (a unit's end with savepoints, the batch's end). */
@@ -352,7 +364,7 @@ export interface PostgresOptions {
 const MIGRATION_LOCK = 7_250_001;
 
 /**
- * Issue 14, sixth round: plans go stale as tables grow. A named statement (statement() above) is
+ * Plans go stale as tables grow. A named statement (statement() above) is
  * planned for each connection, and from its sixth run on PostgreSQL may keep one generic plan for
  * the connection's life, chosen with the table sizes of that moment; only ANALYZE or DDL replaces
  * it. A connection opened on a young database keeps plans for empty tables: measured, the invoice
@@ -464,7 +476,7 @@ export class PostgresDatabase implements Database {
     // Every client the pool opens keeps a listener for life. pg emits 'error' on a client whose
     // connection is lost, and some paths leave a client briefly with none (pool.query listens
     // with `once`, so a second error after the first is unhandled): an EventEmitter with no
-    // 'error' listener throws, which kills the process (issue 8 item 1, seen under
+    // 'error' listener throws, which kills the process (seen under
     // pg_terminate_backend). Queries in flight still reject and answer INTERNAL.
     this.pool.on('connect', (client) => {
       client.on('error', () => undefined);
@@ -526,7 +538,7 @@ export class PostgresDatabase implements Database {
   }
 
   /**
-   * A batch first runs without savepoints (issue 14: a savepoint is a round trip per unit, under
+   * A batch first runs without savepoints (a savepoint is a round trip per unit, under
    * the organisation's lock). A unit that fails before it changed anything (no INSERT, UPDATE,
    * DELETE or notify was sent, and no statement failed) has nothing to undo, so the others go on.
    * One that fails after a change, or a statement error (it aborts the transaction), rolls the
@@ -599,7 +611,10 @@ export class PostgresDatabase implements Database {
             await client.query('ROLLBACK');
             // A first attempt runs again, exact (a batch of one too: it may have leant on kept answers).
             if (!savepoints) return 'again';
-            return { outcomes: [outcome.ok ? { ok: false, error: new Error('a statement failed in a unit of work that returned') } : outcome], broken: null };
+            return {
+              outcomes: [outcome.ok ? { ok: false, error: new Error('a statement failed in a unit of work that returned') } : outcome],
+              broken: null,
+            };
           }
           outcomes.push(outcome);
           continue;
@@ -681,7 +696,10 @@ export class PostgresDatabase implements Database {
     // The schema check's reference is built on a connection of its own (postgres-schema.ts); it
     // starts now, while this start may wait for the lock, when the schema already has tables.
     let reference: ReturnType<typeof pgReference> | null = null;
-    if (check && (await this.pool.query<{ found: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS found")).rows[0]?.found) {
+    if (
+      check &&
+      (await this.pool.query<{ found: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS found")).rows[0]?.found
+    ) {
       reference = pgReference(this.url);
       reference.catch(() => undefined);
     }
@@ -718,7 +736,6 @@ export class PostgresDatabase implements Database {
   private channelName(channel: string): string {
     return `${this.schema ?? 'public'}.${channel}`;
   }
-
 
   private async connectListener(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.url });

@@ -71,7 +71,8 @@ export function schemaProblems(expected: ReadonlyMap<string, SchemaObject>, actu
     if (whole.has(found.on)) continue;
     const want = expected.get(key);
     if (!want) extra.push(`${named(found)} is not created by ${MIGRATIONS}`);
-    else if (want.def !== found.def) changed.push(`${named(found)} is not as ${MIGRATIONS} create it: it ${difference(found.def, want.def)}`);
+    else if (want.def !== found.def)
+      changed.push(`${named(found)} is not as ${MIGRATIONS} create it: it ${difference(found.def, want.def)}`);
   }
   for (const [key, want] of expected) {
     if (!actual.has(key) && !whole.has(want.on)) missing.push(`${named(want)}, which ${MIGRATIONS} create, is missing`);
@@ -83,7 +84,9 @@ export function schemaProblems(expected: ReadonlyMap<string, SchemaObject>, actu
 export function unknownMigrations(ids: readonly number[]): string[] {
   return ids.length === 0
     ? []
-    : [`migration${ids.length > 1 ? 's' : ''} ${[...ids].sort((a, b) => a - b).join(', ')} applied to it ${ids.length > 1 ? 'are' : 'is'} not known to this build of Finance Desk (a newer build wrote it)`];
+    : [
+        `migration${ids.length > 1 ? 's' : ''} ${[...ids].sort((a, b) => a - b).join(', ')} applied to it ${ids.length > 1 ? 'are' : 'is'} not known to this build of Finance Desk (a newer build wrote it)`,
+      ];
 }
 
 /** How many problems a refusal spells out; the rest are counted. */

@@ -24,7 +24,7 @@ function valueAt(row: readonly (string | number)[], i: number): string | number 
 export type Column = readonly [name: string, type: 'text' | 'bigint'];
 
 /**
- * Insert many rows in one go (issue 14): on PostgreSQL one `INSERT … SELECT * FROM unnest(…)`
+ * Insert many rows in one go: on PostgreSQL one `INSERT … SELECT * FROM unnest(…)`
  * over an array per column (one round trip and one plan, however many rows); on SQLite the
  * cached single-row statement per row, in process. Returns how many rows were written.
  */
@@ -47,7 +47,7 @@ export async function insertMany(
 }
 
 /**
- * `insertMany` as a queued write (`Tx.later`, issue 14): on PostgreSQL the one INSERT goes out
+ * `insertMany` as a queued write (`Tx.later`): on PostgreSQL the one INSERT goes out
  * with the transaction's next statement (the batch's events and idempotency rows with its head
  * update); on SQLite the rows are written at once. A failure surfaces there.
  */

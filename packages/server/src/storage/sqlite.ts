@@ -4,7 +4,17 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
 import { SchemaRefused, schemaKey, schemaProblems, unknownMigrations, type SchemaObject } from './schema-check.js';
-import { checkLater, newBatchScope, type BatchScope, type Capabilities, type Database, type Queryable, type Row, type SqlValue, type Tx } from './types.js';
+import {
+  checkLater,
+  newBatchScope,
+  type BatchScope,
+  type Capabilities,
+  type Database,
+  type Queryable,
+  type Row,
+  type SqlValue,
+  type Tx,
+} from './types.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
 
@@ -112,7 +122,12 @@ const SQLITE_OWN = /^sqlite_stat\d$/;
 
 /** A database's schema objects as sqlite_master holds them (the SQL text is the definition). */
 function sqliteSchema(raw: BetterSqlite3.Database): Map<string, SchemaObject> {
-  const rows = raw.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master').all() as { type: string; name: string; tbl_name: string; sql: string | null }[];
+  const rows = raw.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master').all() as {
+    type: string;
+    name: string;
+    tbl_name: string;
+    sql: string | null;
+  }[];
   const out = new Map<string, SchemaObject>();
   for (const r of rows) {
     if (r.type === 'table' && SQLITE_OWN.test(r.name)) continue;
@@ -198,7 +213,7 @@ export class SqliteDatabase implements Database {
     raw.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     raw.pragma('busy_timeout = 5000');
     raw.pragma('foreign_keys = ON');
-    // Issue 14: each unit's SAVEPOINT keeps a statement journal of the pages it touches, by
+    // Each unit's SAVEPOINT keeps a statement journal of the pages it touches, by
     // default in a temporary file: ~26 µs of mostly kernel CPU per write, measured with perf. In
     // memory it is ~2 µs. It only serves rolling back inside the open transaction, never crash
     // recovery (that is the WAL), so durability is unchanged.
@@ -285,8 +300,7 @@ export class SqliteDatabase implements Database {
       if (outcome?.ok) {
         for (const [channel, payload] of outcome.notices) this.notices.emit(channel, payload);
         job.resolve(outcome.value);
-      }
-      else job.reject(outcome ? outcome.error : new Error('unit of work was not run'));
+      } else job.reject(outcome ? outcome.error : new Error('unit of work was not run'));
     });
     this.running = false;
     if (this.queue.length > 0) this.schedule();
@@ -306,8 +320,9 @@ export class SqliteDatabase implements Database {
       all: (sql, params) => w.all(sql, params),
       get: (sql, params) => w.get(sql, params),
       run: (sql, params) => w.run(sql, params),
-      notify: async (channel, payload) => {
+      notify: (channel, payload) => {
         notices.push([channel, payload]);
+        return Promise.resolve();
       },
       later: (sql, params) => w.later(sql, params),
       batch,
@@ -323,7 +338,7 @@ export class SqliteDatabase implements Database {
     return outcome;
   }
 
-  async migrate(options: MigrateOptions = {}): Promise<void> {
+  migrate(options: MigrateOptions = {}): Promise<void> {
     const raw = this.writer.raw;
     const through = options.throughId ?? Number.MAX_SAFE_INTEGER;
     const check = options.checkSchema === true && migrations.every((m) => m.id <= through);
@@ -339,13 +354,13 @@ export class SqliteDatabase implements Database {
         if (problems.length > 0) throw new SchemaRefused(problems, `the SQLite file ${this.path}`);
       }
     });
-    apply.immediate();
+    return settled(() => apply.immediate());
   }
 
   /** One SQLite file has one writer process in this design, so notices stay in-process. */
-  async listen(channel: string, handler: (payload: string) => void): Promise<() => void> {
+  listen(channel: string, handler: (payload: string) => void): Promise<() => void> {
     this.notices.on(channel, handler);
-    return () => this.notices.off(channel, handler);
+    return Promise.resolve(() => this.notices.off(channel, handler));
   }
 
   async close(): Promise<void> {

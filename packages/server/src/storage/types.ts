@@ -1,8 +1,8 @@
 /**
  * The storage seam. Domain code sees only `Tx` (a unit of work inside one transaction) and the
  * small `Capabilities` object; engine differences live in `sqlite.ts` and `postgres.ts`
- * (architecture guide, property 4). SQL is written once with `?` placeholders in the portable
- * subset both engines accept.
+ * (docs/architecture.md, Two engines, one codebase). SQL is written once with `?` placeholders in
+ * the portable subset both engines accept.
  */
 import type { MigrateOptions } from './migrations.js';
 
@@ -15,7 +15,7 @@ export interface Queryable {
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
   /**
    * Rows as arrays of column values in the SELECT's order, without an object per row: for reads
-   * that serve many rows (issue 14: `GET events` pages). Optional; `all` is the fallback.
+   * that serve many rows (`GET events` pages). Optional; `all` is the fallback.
    */
   values?(sql: string, params?: readonly SqlValue[]): Promise<unknown[][]>;
 }
@@ -29,7 +29,7 @@ export interface Capabilities {
 }
 
 /**
- * What the units of work sharing one transaction (group commit) share besides it (issue 14): a
+ * What the units of work sharing one transaction (group commit) share besides it: a
  * memo for state the write path keeps across them (an organisation's locked head, the events and
  * idempotency rows it has not written yet) and work to do once, after the last unit and before
  * COMMIT (the set-based inserts and the one head update). A unit that fails rolls back to its
@@ -92,7 +92,7 @@ export interface WriteOptions {
    * Run once at the start of each batch of this key, before its units are taken from the queue
    * and outside their savepoints (PostgreSQL; the SQLite writer is serial already). The write
    * path locks the organisation's head here: while it waits for another process, units that
-   * arrive join the batch, and a unit that rolls back cannot release the lock (issue 14).
+   * arrive join the batch, and a unit that rolls back cannot release the lock.
    */
   readonly prelude?: (tx: Tx) => Promise<void>;
 }

@@ -7,7 +7,7 @@ import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 
 /**
- * books.ask (issue 10 item 5). `prepareAnswer` runs outside the transaction (binding.ts
+ * books.ask. `prepareAnswer` runs outside the transaction (binding.ts
  * bindPrepared): the gateway answers from committed data, a model is called with no lock held.
  * `recordAnswer` then audits the call through the one write path: one `books.ask.answer` event
  * (question hash, provider, model, tokens, cost, latency, grounded, citations — never the
@@ -54,9 +54,23 @@ export async function recordAnswer(_p: Params, uow: Uow, prepared: Prepared) {
        cost_micro_usd, latency_ms, grounded, citations, error, ledger_id, seq)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
-      uow.orgId, id, uow.actor, uow.now, uow.today, questionHash, out.provider, out.model,
-      out.usage.inputTokens, out.usage.outputTokens, out.costMicroUsd, out.latencyMs, out.grounded ? 1 : 0,
-      JSON.stringify(out.citations), out.error ?? null, event.ledgerId, event.seq,
+      uow.orgId,
+      id,
+      uow.actor,
+      uow.now,
+      uow.today,
+      questionHash,
+      out.provider,
+      out.model,
+      out.usage.inputTokens,
+      out.usage.outputTokens,
+      out.costMicroUsd,
+      out.latencyMs,
+      out.grounded ? 1 : 0,
+      JSON.stringify(out.citations),
+      out.error ?? null,
+      event.ledgerId,
+      event.seq,
     ],
   );
   return {

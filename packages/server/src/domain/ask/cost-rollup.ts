@@ -5,7 +5,7 @@ import { addDays, daysBetween, orgToday } from '../../clock.js';
 import { badRequest } from '../../errors.js';
 
 /**
- * GET cost.rollup (issue 10 item 2c): AI gateway spend from `ai_calls`, grouped by day (the
+ * GET cost.rollup: AI gateway spend from `ai_calls`, grouped by day (the
  * organisation's local date), actor and model, with calls, tokens and integer micro-dollars,
  * plus totals over the whole range and filters. Bounded twice: the range is at most 366 days,
  * and rows come a page at a time (limit ≤ 200) after a keyset cursor on (day, actor, model).

@@ -1,7 +1,7 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Migration 27 (issue 10 items 5 and 2c): the audit of the AI gateway. One row per books.ask
+ * Migration 27 (books.ask and GET cost.rollup): the audit of the AI gateway. One row per books.ask
  * call, written in the same transaction as its `books.ask.answer` event (ledger_id, seq): who
  * asked (actor), when (at, and day: the organisation's local date, what cost.rollup groups by),
  * the SHA-256 of the question (never its text), provider, model, tokens, cost in integer

@@ -5,7 +5,7 @@ import { listAssets } from './register-read.js';
 import { assetRegister } from './register-pending.js';
 import { assetDepreciationRun } from './runs.js';
 
-/** Methods of this area (fixed assets, D11), bound once (see registry.ts). */
+/** Methods of this area (fixed assets), bound once (see registry.ts). */
 export const assetsBindings: readonly MethodBinding[] = [
   bind(assets.assetDepreciationRun, assetDepreciationRun),
   bind(assets.assetDispose, assetDispose),

@@ -2,7 +2,7 @@ import type { AssetMethod } from '@finance-desk/protocol';
 import { invariant } from '../../errors.js';
 
 /**
- * Depreciation by days held (D11; ITAA 1997 Div 40): a period of `days` days over 365 —
+ * Depreciation by days held (ITAA 1997 Div 40): a period of `days` days over 365 —
  * prime cost = cost × days/365 ÷ life; diminishing value = (cost − depreciation so far) × days/365
  * × 2 ÷ life (200% of prime cost, as for assets acquired after 10 May 2006). Each amount is
  * rounded half up to a cent, in BigInt (no floats anywhere), and never takes the book value
@@ -49,7 +49,7 @@ export function dayAfter(date: string): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** The last day of its month (D11: a depreciation run's periodEnd). */
+/** The last day of its month (a depreciation run's periodEnd must be one). */
 export function isMonthEnd(date: string): boolean {
   return dayAfter(date).slice(8, 10) === '01';
 }

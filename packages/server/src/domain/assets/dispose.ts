@@ -8,13 +8,14 @@ import { depreciationLines } from './runs.js';
 import { loadAsset, recordDepreciation, type AssetRow } from './store.js';
 
 /**
- * books.assetDispose (D11): active → disposed, one journal dated the disposal date —
+ * books.assetDispose: active → disposed, one journal dated the disposal date —
  * depreciation from the last run (or the start) to that date (Dr 6400 / Cr 1510), then the asset
  * leaves the books (Dr 1510 all its accumulated depreciation / Cr 1500 its cost), the proceeds go
  * to 1000 Business bank account (GST-inclusive, tagged with the sale's tax code for the BAS: G1,
  * and its GST 1A), GST to 2100, and the GST-exclusive proceeds less the book value is a gain
  * (Cr 4300) or a loss (Dr 7100). Default tax code GST: a registered business's sale of plant is a
- * taxable supply. Disposing of a disposed asset is a no-op (D3).
+ * taxable supply. Disposing of a disposed asset is a no-op
+ * (idempotent by state: it answers with the disposal, no new event).
  */
 type Params = z.infer<typeof assets.assetDispose.params>;
 
@@ -101,7 +102,9 @@ export async function assetDispose(p: Params, uow: Uow) {
   const row = await loadAsset(uow, p.id);
   if (row.status === 'disposed') return { ...disposalResult(row), noop: true };
   if (row.status === 'pending') {
-    throw conflict(`asset ${row.id} is pending: register it with books.assetRegister (name, effective life, method) before disposing of it`);
+    throw conflict(
+      `asset ${row.id} is pending: register it with books.assetRegister (name, effective life, method) before disposing of it`,
+    );
   }
   checkDate(row, p.date, uow.today);
   const d = figures(row, p);
@@ -128,7 +131,15 @@ export async function assetDispose(p: Params, uow: Uow) {
     },
   });
   if (d.depreciationCents > 0) {
-    await recordDepreciation(uow, { assetId: row.id, date: p.date, runId: null, from: d.from, days: d.days, amountCents: d.depreciationCents, journalId });
+    await recordDepreciation(uow, {
+      assetId: row.id,
+      date: p.date,
+      runId: null,
+      from: d.from,
+      days: d.days,
+      amountCents: d.depreciationCents,
+      journalId,
+    });
   }
   const next: AssetRow = {
     ...row,
@@ -149,8 +160,21 @@ export async function assetDispose(p: Params, uow: Uow) {
     `UPDATE assets SET status = 'disposed', accumulated_cents = ?, depreciated_to = ?, closed_on = ?, proceeds_cents = ?,
        tax_code = ?, gst_cents = ?, depreciation_cents = ?, gain_cents = ?, loss_cents = ?, disposal_journal_id = ?,
        ledger_id = ? WHERE org_id = ? AND id = ? AND status = 'active'`,
-    [next.accumulated_cents, p.date, p.date, p.proceedsCents, d.taxCode, d.gstCents, d.depreciationCents,
-      d.gainCents, d.lossCents, journalId, event.ledgerId, uow.orgId, row.id],
+    [
+      next.accumulated_cents,
+      p.date,
+      p.date,
+      p.proceedsCents,
+      d.taxCode,
+      d.gstCents,
+      d.depreciationCents,
+      d.gainCents,
+      d.lossCents,
+      journalId,
+      event.ledgerId,
+      uow.orgId,
+      row.id,
+    ],
   );
   invariant(moved.changes === 1, `asset ${row.id} is disposed of exactly once`);
   return disposalResult(next);

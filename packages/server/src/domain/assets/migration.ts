@@ -1,10 +1,10 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Fixed assets (issue 9 item 4, D11). `asset_details` holds what a captured bill's 1500 line
+ * Fixed assets. `asset_details` holds what a captured bill's 1500 line
  * carries until the bill is approved (the bill's lines are the payables area's table); `assets` is
  * the register; `asset_runs` one row per month-end depreciation run (unique per periodEnd: a rerun
- * is a no-op, D3); `asset_depreciation` each amount posted to 1510 for an asset, by a run or by a
+ * is a no-op); `asset_depreciation` each amount posted to 1510 for an asset, by a run or by a
  * disposal (run_id NULL), dated as its journal, so the register as at any date is a sum.
  * The two disposal accounts are added to every existing organisation's chart (new ones get them
  * from CHART); NOT EXISTS because migration 3's backfill gives an organisation created before the

@@ -36,6 +36,13 @@ export async function assetRegister(p: Params, uow: Uow) {
     [p.name, p.method, p.effectiveLifeYears, event.ledgerId, uow.orgId, row.id],
   );
   invariant(moved.changes === 1, `asset ${row.id} is registered exactly once`);
-  const next = { ...row, status: 'active' as const, name: p.name, method: p.method, life_years: p.effectiveLifeYears, ledger_id: event.ledgerId };
+  const next = {
+    ...row,
+    status: 'active' as const,
+    name: p.name,
+    method: p.method,
+    life_years: p.effectiveLifeYears,
+    ledger_id: event.ledgerId,
+  };
   return assetEntry(next, 0, uow.today);
 }

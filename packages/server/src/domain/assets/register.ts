@@ -4,7 +4,7 @@ import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 
 /**
- * Registration (D11): a bill line or a manual journal line coded to 1500 Plant and equipment
+ * Registration: a bill line or a manual journal line coded to 1500 Plant and equipment
  * carries `asset` details and becomes an asset of the register when its posting is made — the
  * bill's approval, the journal's post — in that act's transaction, named in that act's event
  * (`assetIds`). Cost is the line's GST-exclusive amount (what 1500 is debited with), and
@@ -47,11 +47,7 @@ export interface LineWithAsset {
  * and, when `detailsRequired` (a manual journal), a 1500 line needs it. `assetField(i)` names line
  * i's asset field.
  */
-export function assetLineProblems(
-  lines: readonly LineWithAsset[],
-  assetField: (i: number) => string,
-  detailsRequired: boolean,
-): string[] {
+export function assetLineProblems(lines: readonly LineWithAsset[], assetField: (i: number) => string, detailsRequired: boolean): string[] {
   const problems: string[] = [];
   for (const [i, l] of lines.entries()) {
     if (l.accountCode === FIXED_ASSET_ACCOUNT && l.asset === undefined && detailsRequired) {
@@ -67,13 +63,10 @@ export function assetLineProblems(
 }
 
 /**
- * A manual journal line on 1500 or carrying `asset` (D11): a debit on 1500 with details. 1500 is
+ * A manual journal line on 1500 or carrying `asset`: a debit on 1500 with details. 1500 is
  * never credited by hand: an asset leaves the books by books.assetDispose (or its bill's return).
  */
-export function journalAssetLineProblems(
-  l: LineWithAsset & { readonly debitCents?: number | undefined },
-  i: number,
-): string[] {
+export function journalAssetLineProblems(l: LineWithAsset & { readonly debitCents?: number | undefined }, i: number): string[] {
   if (l.accountCode === FIXED_ASSET_ACCOUNT && l.debitCents === undefined) {
     return [`lines[${i}].creditCents: account ${FIXED_ASSET_ACCOUNT} Plant and equipment is credited only by books.assetDispose`];
   }
@@ -88,10 +81,14 @@ export async function saveAssetDetails(
 ): Promise<void> {
   for (const [i, l] of lines.entries()) {
     if (l.asset === undefined) continue;
-    await uow.tx.later(
-      'INSERT INTO asset_details (org_id, source_id, line_no, name, method, life_years) VALUES (?, ?, ?, ?, ?, ?)',
-      [uow.orgId, sourceId, i + 1, l.asset.name, l.asset.method, l.asset.effectiveLifeYears],
-    );
+    await uow.tx.later('INSERT INTO asset_details (org_id, source_id, line_no, name, method, life_years) VALUES (?, ?, ?, ?, ?, ?)', [
+      uow.orgId,
+      sourceId,
+      i + 1,
+      l.asset.name,
+      l.asset.method,
+      l.asset.effectiveLifeYears,
+    ]);
   }
 }
 
@@ -135,14 +132,9 @@ export async function plannedBillAssets(
 }
 
 /** A journal's 1500 lines: cost is the net debit the posting gives each (GST split out). */
-export function plannedJournalAssets(
-  lines: readonly LineWithAsset[],
-  netDebits: readonly number[],
-): PlannedAsset[] {
+export function plannedJournalAssets(lines: readonly LineWithAsset[], netDebits: readonly number[]): PlannedAsset[] {
   return lines.flatMap((l, i) =>
-    l.asset === undefined
-      ? []
-      : [{ id: newId('ast'), lineNo: i + 1, costCents: netDebits[i] ?? 0, details: l.asset }],
+    l.asset === undefined ? [] : [{ id: newId('ast'), lineNo: i + 1, costCents: netDebits[i] ?? 0, details: l.asset }],
   );
 }
 
@@ -161,13 +153,29 @@ export async function registerAssets(
   for (const a of planned) {
     const d = a.details;
     const [name, method, life, status] =
-      'pendingName' in d ? [d.pendingName, PENDING_METHOD, PENDING_LIFE_YEARS, 'pending'] : [d.name, d.method, d.effectiveLifeYears, 'active'];
+      'pendingName' in d
+        ? [d.pendingName, PENDING_METHOD, PENDING_LIFE_YEARS, 'pending']
+        : [d.name, d.method, d.effectiveLifeYears, 'active'];
     await uow.tx.run(
       `INSERT INTO assets (org_id, id, name, method, life_years, start_date, cost_cents, source_kind, source_id,
          source_line_no, journal_id, status, accumulated_cents, ledger_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-      [uow.orgId, a.id, name, method, life, source.date, a.costCents,
-        source.kind, source.id, a.lineNo, source.journalId, status, source.ledgerId, uow.now],
+      [
+        uow.orgId,
+        a.id,
+        name,
+        method,
+        life,
+        source.date,
+        a.costCents,
+        source.kind,
+        source.id,
+        a.lineNo,
+        source.journalId,
+        status,
+        source.ledgerId,
+        uow.now,
+      ],
     );
   }
 }
@@ -185,7 +193,9 @@ export async function returnBillAssets(uow: Uow, billId: string): Promise<string
   for (const r of rows) {
     // A pending asset was never depreciated: it goes back with its bill.
     if ((r.status !== 'active' && r.status !== 'pending') || Number(r.accumulated_cents) !== 0) {
-      throw conflict(`bill ${billId} registered asset ${r.id}, which is ${r.status === 'active' ? 'depreciated' : r.status}; dispose of the asset with books.assetDispose instead`);
+      throw conflict(
+        `bill ${billId} registered asset ${r.id}, which is ${r.status === 'active' ? 'depreciated' : r.status}; dispose of the asset with books.assetDispose instead`,
+      );
     }
   }
   await uow.tx.run(

@@ -9,10 +9,10 @@ import { daysInclusive, depreciationCents, isMonthEnd, periodStart } from './dep
 import { activeAssets, pendingAssetCount, recordDepreciation, type AssetRow } from './store.js';
 
 /**
- * books.assetDepreciationRun (D11): every active asset depreciated to a month's last day, one
+ * books.assetDepreciationRun: every active asset depreciated to a month's last day, one
  * journal Dr 6400 Depreciation / Cr 1510 Accumulated depreciation with a pair of lines per asset
  * (docId = the asset, so 1510 is traceable per asset), dated periodEnd. Runs go forward: a rerun
- * of a periodEnd is a no-op (D3) answering the first run; an earlier month than the last run is
+ * of a periodEnd is a no-op answering the first run; an earlier month than the last run is
  * CONFLICT, since later periods have already been depreciated from the book value it would change.
  * Pending assets (no effective life yet) are skipped and counted (`pendingSkipped`); registered
  * later, they are depreciated by the next run from their start date.
@@ -126,15 +126,33 @@ export async function assetDepreciationRun(p: Params, uow: Uow) {
     [uow.orgId, runId, p.periodEnd, totalCents, pendingSkipped, journalId, event.ledgerId, uow.now],
   );
   for (const a of list) {
-    await recordDepreciation(uow, { assetId: a.asset.id, date: p.periodEnd, runId, from: a.from, days: a.days, amountCents: a.amountCents, journalId: journalId ?? '' });
+    await recordDepreciation(uow, {
+      assetId: a.asset.id,
+      date: p.periodEnd,
+      runId,
+      from: a.from,
+      days: a.days,
+      amountCents: a.amountCents,
+      journalId: journalId ?? '',
+    });
   }
   // Every asset held is depreciated to periodEnd, also one with nothing left to depreciate.
   for (const a of held) {
     const mine = amounts.find((x) => x.asset.id === a.id)?.amountCents ?? 0;
-    await uow.tx.run(
-      'UPDATE assets SET accumulated_cents = accumulated_cents + ?, depreciated_to = ? WHERE org_id = ? AND id = ?',
-      [mine, p.periodEnd, uow.orgId, a.id],
-    );
+    await uow.tx.run('UPDATE assets SET accumulated_cents = accumulated_cents + ?, depreciated_to = ? WHERE org_id = ? AND id = ?', [
+      mine,
+      p.periodEnd,
+      uow.orgId,
+      a.id,
+    ]);
   }
-  return { runId, periodEnd: p.periodEnd, assets: list.map((a) => ({ assetId: a.asset.id, amountCents: a.amountCents })), totalCents, pendingSkipped, journalId, ledgerId: event.ledgerId };
+  return {
+    runId,
+    periodEnd: p.periodEnd,
+    assets: list.map((a) => ({ assetId: a.asset.id, amountCents: a.amountCents })),
+    totalCents,
+    pendingSkipped,
+    journalId,
+    ledgerId: event.ledgerId,
+  };
 }

@@ -52,12 +52,15 @@ export function decodeAsset(r: AssetRow): AssetRow {
   };
 }
 
-/** One asset of this organisation, locked for the act; another organisation's id is NOT_FOUND (D4). */
+/**
+ * One asset of this organisation, locked for the act; another organisation's id is NOT_FOUND
+ * (existence does not leak).
+ */
 export async function loadAsset(uow: Uow, id: string): Promise<AssetRow> {
-  const row = await uow.tx.get<AssetRow>(
-    `SELECT ${ASSET_COLUMNS} FROM assets WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
-    [uow.orgId, id],
-  );
+  const row = await uow.tx.get<AssetRow>(`SELECT ${ASSET_COLUMNS} FROM assets WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    id,
+  ]);
   // A returned bill's asset never was one: it is not found, as in the register.
   if (!row || row.status === 'returned') throw notFound('asset', id);
   return decodeAsset(row);

@@ -17,9 +17,9 @@ import { inUnitOfWork } from '../../write-path.js';
 import { accountBalanceCents } from '../gl/post.js';
 
 /**
- * Bank, credit-card and loan accounts as records (docs/decisions.md "Issue 12 — bank accounts,
- * transfers, split lines"). A record owns one chart account numbered in its kind's range
- * (BANK_ACCOUNT_RANGES: 1010–1099 bank, 2610–2699 card, 2700–2799 loan), named after the record.
+ * Bank, credit-card and loan accounts as records. A record owns one chart account numbered in its
+ * kind's range (BANK_ACCOUNT_RANGES: 1010–1099 bank, 2610–2699 card, 2700–2799 loan), named after
+ * the record.
  * Only an owner creates one (console form or `finance-desk bank-account add`), one event each, and
  * changes its BSB, number and direct-entry details (updateBankAccount), one event each.
  * 1000 Business bank account is the default: listed as one without being stored until an owner
@@ -50,7 +50,9 @@ const COLUMNS =
   'id, kind, name, account_code, bsb, account_number, bank_code, apca_user_id, user_name, remitter_name, account_title, created_at';
 
 /** Each direct-entry field and its column. */
-const DIRECT_ENTRY_COLUMNS: Readonly<Record<DirectEntryField, 'bank_code' | 'apca_user_id' | 'user_name' | 'remitter_name' | 'account_title'>> = {
+const DIRECT_ENTRY_COLUMNS: Readonly<
+  Record<DirectEntryField, 'bank_code' | 'apca_user_id' | 'user_name' | 'remitter_name' | 'account_title'>
+> = {
   bankCode: 'bank_code',
   apcaUserId: 'apca_user_id',
   userName: 'user_name',
@@ -125,7 +127,7 @@ export async function resolveFundingAccount(
   };
 }
 
-/** Parse what an owner typed; BAD_REQUEST naming each field (D5). */
+/** Parse what an owner typed; BAD_REQUEST naming each field and its problem. */
 export function parseBankAccountCreate(input: unknown): BankAccountCreate {
   const out = validate(spec.bankAccountCreate, input);
   if (!out.ok) throw new DomainError('BAD_REQUEST', out.message);
@@ -136,7 +138,8 @@ async function chooseCode(q: Queryable, orgId: string, input: BankAccountCreate)
   const range = spec.BANK_ACCOUNT_RANGES[input.kind];
   if (input.accountCode !== undefined) {
     const taken = await q.get<{ name: string }>('SELECT name FROM accounts WHERE org_id = ? AND code = ?', [orgId, input.accountCode]);
-    if (taken) throw conflict(`accountCode: account ${input.accountCode} (${taken.name}) already exists; choose a free code or leave it out`);
+    if (taken)
+      throw conflict(`accountCode: account ${input.accountCode} (${taken.name}) already exists; choose a free code or leave it out`);
     return input.accountCode;
   }
   const used = new Set(
@@ -160,8 +163,8 @@ export interface CreatedBankAccount {
 
 /**
  * Create a record and its chart account (console: actor = the owner's user id; CLI: actor "").
- * The same kind, name and details again is a no-op answering the existing record (D3); the same
- * name for another kind or other details is CONFLICT.
+ * The same kind, name and details again is a no-op answering the existing record (idempotent by
+ * state); the same name for another kind or other details is CONFLICT.
  */
 export async function createBankAccount(
   db: Database,
@@ -180,7 +183,8 @@ export async function createBankAccount(
         same.account_number === (input.accountNumber ?? null) &&
         spec.DIRECT_ENTRY_FIELDS.every((f) => same[DIRECT_ENTRY_COLUMNS[f]] === (input[f] ?? null)) &&
         (input.accountCode === undefined || input.accountCode === same.account_code);
-      if (!identical) throw conflict(`name: a ${same.kind} account named "${same.name}" already exists (${same.account_code}); choose another name`);
+      if (!identical)
+        throw conflict(`name: a ${same.kind} account named "${same.name}" already exists (${same.account_code}); choose another name`);
       const [account] = await withBalances(uow.tx, uow.orgId, [toAccount(same, same.account_code === DEFAULT_BANK_ACCOUNT)]);
       if (!account) throw new Error('unreachable: one account in, one out');
       return { account, ledgerId: same.ledger_id, noop: true };
@@ -226,13 +230,37 @@ export async function createBankAccount(
       `INSERT INTO bank_accounts (org_id, id, kind, name, account_code, bsb, account_number, bank_code, apca_user_id, user_name,
          remitter_name, account_title, created_by, created_at, ledger_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, id, input.kind, input.name, code, input.bsb ?? null, input.accountNumber ?? null, details.bankCode, details.apcaUserId,
-        details.userName, details.remitterName, details.accountTitle, uow.actor, uow.now, event.ledgerId],
+      [
+        uow.orgId,
+        id,
+        input.kind,
+        input.name,
+        code,
+        input.bsb ?? null,
+        input.accountNumber ?? null,
+        details.bankCode,
+        details.apcaUserId,
+        details.userName,
+        details.remitterName,
+        details.accountTitle,
+        uow.actor,
+        uow.now,
+        event.ledgerId,
+      ],
     );
     const row: Row = {
-      id, kind: input.kind, name: input.name, account_code: code, bsb: input.bsb ?? null, account_number: input.accountNumber ?? null,
-      bank_code: details.bankCode, apca_user_id: details.apcaUserId, user_name: details.userName, remitter_name: details.remitterName,
-      account_title: details.accountTitle, created_at: uow.now,
+      id,
+      kind: input.kind,
+      name: input.name,
+      account_code: code,
+      bsb: input.bsb ?? null,
+      account_number: input.accountNumber ?? null,
+      bank_code: details.bankCode,
+      apca_user_id: details.apcaUserId,
+      user_name: details.userName,
+      remitter_name: details.remitterName,
+      account_title: details.accountTitle,
+      created_at: uow.now,
     };
     // A new chart account has nothing in it; 1000 may have a balance and open lines already.
     const [account] = adoptsDefault
@@ -265,8 +293,13 @@ type Listed = Omit<BankAccount, 'ledgerBalanceCents' | 'unreconciledLines' | 'un
 
 function toAccount(r: Row, isDefault: boolean): Listed {
   const complete =
-    r.kind === 'bank' && r.bsb !== null && r.account_number !== null && r.bank_code !== null && r.apca_user_id !== null &&
-    r.user_name !== null && r.remitter_name !== null;
+    r.kind === 'bank' &&
+    r.bsb !== null &&
+    r.account_number !== null &&
+    r.bank_code !== null &&
+    r.apca_user_id !== null &&
+    r.user_name !== null &&
+    r.remitter_name !== null;
   return {
     id: r.id,
     kind: r.kind,
@@ -280,9 +313,16 @@ function toAccount(r: Row, isDefault: boolean): Listed {
     userName: r.user_name,
     remitterName: r.remitter_name,
     accountTitle: r.account_title,
-    directEntry: complete && r.bank_code !== null && r.apca_user_id !== null && r.user_name !== null && r.remitter_name !== null
-      ? { bankCode: r.bank_code, apcaUserId: r.apca_user_id, userName: r.user_name, remitterName: r.remitter_name, accountTitle: r.account_title ?? r.user_name }
-      : null,
+    directEntry:
+      complete && r.bank_code !== null && r.apca_user_id !== null && r.user_name !== null && r.remitter_name !== null
+        ? {
+            bankCode: r.bank_code,
+            apcaUserId: r.apca_user_id,
+            userName: r.user_name,
+            remitterName: r.remitter_name,
+            accountTitle: r.account_title ?? r.user_name,
+          }
+        : null,
     createdAt: r.created_at,
   };
 }
@@ -332,7 +372,8 @@ export async function updateBankAccount(
     }
     if (before.kind !== 'bank') {
       const given = spec.DIRECT_ENTRY_FIELDS.find((f) => p[f] !== undefined && p[f] !== null);
-      if (given) throw badRequest(`${given}: is only for a bank account (bank files are paid from one); ${before.id} is a ${before.kind} account`);
+      if (given)
+        throw badRequest(`${given}: is only for a bank account (bank files are paid from one); ${before.id} is a ${before.kind} account`);
     }
     const changed = [
       ...(after.bsb !== before.bsb ? ['bsb'] : []),
@@ -366,8 +407,18 @@ export async function updateBankAccount(
     await uow.tx.run(
       `UPDATE bank_accounts SET bsb = ?, account_number = ?, bank_code = ?, apca_user_id = ?, user_name = ?, remitter_name = ?,
          account_title = ?, updated_at = ? WHERE org_id = ? AND id = ?`,
-      [after.bsb, after.account_number, after.bank_code, after.apca_user_id, after.user_name, after.remitter_name, after.account_title,
-        uow.now, uow.orgId, after.id],
+      [
+        after.bsb,
+        after.account_number,
+        after.bank_code,
+        after.apca_user_id,
+        after.user_name,
+        after.remitter_name,
+        after.account_title,
+        uow.now,
+        uow.orgId,
+        after.id,
+      ],
     );
     const [account] = await withBalances(uow.tx, uow.orgId, [listed]);
     invariant(account, 'one account in, one out');
@@ -377,11 +428,7 @@ export async function updateBankAccount(
 
 const UNRECONCILED = ['unmatched', 'part_matched', 'held'];
 
-async function withBalances(
-  q: Queryable,
-  orgId: string,
-  list: readonly Listed[],
-): Promise<BankAccount[]> {
+async function withBalances(q: Queryable, orgId: string, list: readonly Listed[]): Promise<BankAccount[]> {
   const codes = list.map((a) => a.accountCode);
   const open = new Map<string, { n: number; cents: number }>();
   if (codes.length > 0) {
@@ -451,7 +498,7 @@ export async function bankAccountsRead(_p: z.infer<typeof spec.bankAccounts.para
 
 /**
  * A bank account feed lines can go into (books.feedLines, invoiceRecordPayment's accountCode):
- * 1000, a record of any kind, or (as before issue 12) an asset account with no role.
+ * 1000, a record of any kind, or (as before bank account records existed) an asset account with no role.
  */
 export async function checkBankAccount(q: Queryable, orgId: string, code: string, field: string): Promise<void> {
   const row = await q.get<{ type: string; system_key: string | null; name: string }>(

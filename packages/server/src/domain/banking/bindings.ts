@@ -4,7 +4,7 @@ import { bankAccountsRead } from './accounts.js';
 import { lineSplit } from './split.js';
 import { transferMatch } from './transfer.js';
 
-/** Methods of this area (issue 12 item 3), bound once (see registry.ts). */
+/** Methods of this area (bank account records, transfers, split lines), bound once (see registry.ts). */
 export const bankingBindings: readonly MethodBinding[] = [
   bindQuery(bankAccounts.bankAccounts, bankAccountsRead),
   bind(bankAccounts.transferMatch, transferMatch),

@@ -1,7 +1,7 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Migration 33 (issue 12 item 3): bank, credit-card and loan accounts as records. Each owns one
+ * Migration 33: bank, credit-card and loan accounts as records. Each owns one
  * chart account (unique per organisation); 1000 Business bank account is not stored here: every
  * organisation has it, and books.bankAccounts lists it first as the default. A transfer's two
  * lines share a transfer id (bank_feed_matches.target_kind 'transfer' names the other line).

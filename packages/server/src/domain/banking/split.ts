@@ -14,11 +14,11 @@ import { defaultTaxCode } from '../reconciliation/recode.js';
 import { checkDirectPosting, taxedPosting } from '../reconciliation/tax-lines.js';
 
 /**
- * books.lineSplit (issue 12 item 3): one bank line applied to several documents and accounts in
+ * books.lineSplit: one bank line applied to several documents and accounts in
  * one call and one event, every posting dated the line's date. Document parts are matches (the
  * same checks and postings as books.matchAccept); account parts are codings (as
  * books.lineRecode, GST 1/11 on GST codes). The parts add up to what is left of the line, which
- * ends matched. The signature law does not weaken (D8): a line above the materiality floor is
+ * ends matched. The signature law does not weaken: a line above the materiality floor is
  * applied to documents only through books.matchHoldResolve with a human's proof, so a split of
  * such a line with a document part is refused; its account parts may be split as lineRecode may
  * code them (coding a line to an account was never a signature act).
@@ -45,7 +45,7 @@ interface Planned {
   readonly lines?: PostingLine[];
 }
 
-/** Re-word a match refusal (`amountCents: …`, `target.kind: …`) as the part's field (D5). */
+/** Re-word a match refusal (`amountCents: …`, `target.kind: …`) to name the part's field, as sent. */
 function asPart(i: number, e: unknown): never {
   if (e instanceof DomainError && e.code === 'BAD_REQUEST') {
     const m = /^(amountCents|target\.kind|target\.id|lineId): /.exec(e.message);
@@ -81,7 +81,9 @@ function checkLine(line: LineRow, p: Params): void {
 async function planDocument(uow: Uow, line: LineRow, matches: readonly MatchRow[], part: DocumentPart, i: number): Promise<Planned> {
   const applied = matches.find((m) => m.target_kind === part.target.kind && m.target_id === part.target.id);
   if (applied) {
-    throw conflict(`parts[${i}].target: bank line ${line.id} already applies ${Number(applied.amount_cents)} cents to ${part.target.kind} ${part.target.id}`);
+    throw conflict(
+      `parts[${i}].target: bank line ${line.id} already applies ${Number(applied.amount_cents)} cents to ${part.target.kind} ${part.target.id}`,
+    );
   }
   let target: Target;
   let amount: number;
@@ -148,7 +150,8 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
     if (!isDocument(part)) return;
     const key = `${part.target.kind}:${part.target.id}`;
     const first = seen.get(key);
-    if (first !== undefined) throw badRequest(`parts[${i}].target: ${part.target.kind} ${part.target.id} is already parts[${first}]; a document takes one part`);
+    if (first !== undefined)
+      throw badRequest(`parts[${i}].target: ${part.target.kind} ${part.target.id} is already parts[${first}]; a document takes one part`);
     seen.set(key, i);
   });
   const policy = await loadPolicy(uow.tx, uow.orgId);

@@ -12,7 +12,7 @@ import { newJournalId, postJournal } from '../gl/post.js';
 import { lineNow, lockLine, matchesOf, type LineRow } from '../reconciliation/feed-lines.js';
 
 /**
- * books.transferMatch (issue 12 item 3): money out of one of the organisation's bank accounts and
+ * books.transferMatch: money out of one of the organisation's bank accounts and
  * the same amount into another, each seen on its own feed, matched together. Two journals through
  * 1300 Bank clearing — Cr from-account / Dr 1300 on the from line's date, Dr to-account / Cr 1300
  * on the to line's date — so each account's ledger moves on the date its own statement shows,
@@ -27,9 +27,9 @@ export const TRANSFER_SOURCE = 'feed_transfer';
 
 const money = (l: LineRow) => formatCents(Math.abs(Number(l.amount_cents)));
 
-/** The same pair matched before: the answer it had (D3). */
+/** The same pair matched before: the answer it had (idempotent by state, no new event). */
 async function priorTransfer(uow: Uow, from: LineRow, to: LineRow) {
-  const matches = (await matchesOf(uow.tx, uow.orgId, [from.id, to.id]));
+  const matches = await matchesOf(uow.tx, uow.orgId, [from.id, to.id]);
   const out = matches.get(from.id)?.find((m) => m.target_kind === TRANSFER_KIND && m.target_id === to.id);
   const back = matches.get(to.id)?.find((m) => m.target_kind === TRANSFER_KIND && m.target_id === from.id);
   if (!out || !back) return null;
@@ -57,7 +57,9 @@ function checkPair(from: LineRow, to: LineRow): number {
   }
   const amount = Math.abs(Number(from.amount_cents));
   if (amount !== Number(to.amount_cents)) {
-    throw badRequest(`toLineId: bank line ${to.id} is ${money(to)} in, bank line ${from.id} is ${money(from)} out; a transfer moves the same amount`);
+    throw badRequest(
+      `toLineId: bank line ${to.id} is ${money(to)} in, bank line ${from.id} is ${money(from)} out; a transfer moves the same amount`,
+    );
   }
   const apart = Math.abs(daysBetween(from.date, to.date));
   if (apart > spec.bankAccountLimits.transferDaysMax) {
@@ -65,7 +67,10 @@ function checkPair(from: LineRow, to: LineRow): number {
       `toLineId: bank line ${to.id} (${to.date}) is ${apart} days from bank line ${from.id} (${from.date}); a transfer's sides are at most ${spec.bankAccountLimits.transferDaysMax} days apart`,
     );
   }
-  for (const [field, l] of [['fromLineId', from], ['toLineId', to]] as const) {
+  for (const [field, l] of [
+    ['fromLineId', from],
+    ['toLineId', to],
+  ] as const) {
     if (l.status !== 'unmatched' || Number(l.matched_cents) !== 0) {
       throw conflict(`${field}: bank line ${l.id} is ${l.status}; only an unmatched line can be one side of a transfer`);
     }
@@ -85,14 +90,32 @@ export async function transferMatch(p: Params, uow: Uow): Promise<ResultOf<typeo
   const journalIds = [newJournalId(), newJournalId()] as const;
   const memo = `Transfer ${formatCents(amount)} from ${from.account_code} to ${to.account_code}`;
   const clearing = { key: 'clearing' } as const;
-  // One entry per side, each posted, allocated and matched the same way (issue 12's review: one
+  // One entry per side, each posted, allocated and matched the same way (one
   // loop instead of two near-identical postJournal calls). Each journal debits before it credits:
   // out is Dr 1300 / Cr the from account on the from line's date, in is Dr the to account / Cr 1300
   // on the to line's date. The from side's allocation carries the transfer id, so a retry answers
   // with it (a state no-op). Both are posted before the event, which binds their lines.
   const sides = [
-    { id: transferId, line: from, other: to, journalId: journalIds[0], way: 'out', dateField: 'fromLineId', debit: clearing, credit: from.account_code },
-    { id: newId('mat'), line: to, other: from, journalId: journalIds[1], way: 'in', dateField: 'toLineId', debit: to.account_code, credit: clearing },
+    {
+      id: transferId,
+      line: from,
+      other: to,
+      journalId: journalIds[0],
+      way: 'out',
+      dateField: 'fromLineId',
+      debit: clearing,
+      credit: from.account_code,
+    },
+    {
+      id: newId('mat'),
+      line: to,
+      other: from,
+      journalId: journalIds[1],
+      way: 'in',
+      dateField: 'toLineId',
+      debit: to.account_code,
+      credit: clearing,
+    },
   ] as const;
   for (const s of sides) {
     await postJournal(uow, {
@@ -173,26 +196,29 @@ export async function transferSuggestions(
      WHERE org_id = ? AND status = 'unmatched' AND matched_cents = 0 AND date >= ? AND date <= ?
        AND amount_cents IN (${placeholders(amounts.length)})
      ORDER BY date, id LIMIT 500`,
-    [orgId, addDays(dates[0] ?? '', -spec.bankAccountLimits.transferDaysMax), addDays(dates.at(-1) ?? '', spec.bankAccountLimits.transferDaysMax), ...amounts],
+    [
+      orgId,
+      addDays(dates[0] ?? '', -spec.bankAccountLimits.transferDaysMax),
+      addDays(dates.at(-1) ?? '', spec.bankAccountLimits.transferDaysMax),
+      ...amounts,
+    ],
   );
   for (const l of open) {
     const found = rows
       .filter((r) => r.account_code !== l.accountCode && Number(r.amount_cents) === -l.amountCents)
       .map((r) => ({ r, apart: Math.abs(daysBetween(l.date, r.date)) }))
       .filter((x) => x.apart <= spec.bankAccountLimits.transferDaysMax)
-      .map(
-        ({ r, apart }): Suggestion => ({
-          kind: TRANSFER_KIND,
-          id: r.id,
-          party: `account ${r.account_code}`,
-          reference: r.description.slice(0, 200),
-          outstandingCents: Math.abs(Number(r.amount_cents)),
-          dueOn: r.date,
-          score: 60 + Math.max(0, 10 - apart),
-          reasons: ['amount'],
-          daysApart: apart,
-        }),
-      );
+      .map(({ r, apart }): Suggestion => ({
+        kind: TRANSFER_KIND,
+        id: r.id,
+        party: `account ${r.account_code}`,
+        reference: r.description.slice(0, 200),
+        outstandingCents: Math.abs(Number(r.amount_cents)),
+        dueOn: r.date,
+        score: 60 + Math.max(0, 10 - apart),
+        reasons: ['amount'],
+        daysApart: apart,
+      }));
     if (found.length > 0) out.set(l.id, found);
   }
   return out;
@@ -200,7 +226,5 @@ export async function transferSuggestions(
 
 /** A line's suggestions with its likely transfers merged in, best first, at most `max`. */
 export function mergeSuggestions(a: readonly Suggestion[], b: readonly Suggestion[], max: number): Suggestion[] {
-  return [...a, ...b]
-    .sort((x, y) => y.score - x.score || x.daysApart - y.daysApart || x.id.localeCompare(y.id))
-    .slice(0, max);
+  return [...a, ...b].sort((x, y) => y.score - x.score || x.daysApart - y.daysApart || x.id.localeCompare(y.id)).slice(0, max);
 }

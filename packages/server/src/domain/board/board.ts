@@ -35,10 +35,7 @@ function toTask(row: ItemRow) {
   };
 }
 
-export async function createTask(
-  params: z.infer<typeof boardSpecs.createTask.params>,
-  uow: Uow,
-) {
+export async function createTask(params: z.infer<typeof boardSpecs.createTask.params>, uow: Uow) {
   const id = newId('task');
   const event = await uow.emit(events.itemCreated, {
     entityId: id,
@@ -63,13 +60,13 @@ export async function createTask(
 /**
  * Claim a ready item. Writes of one organisation are serialised (ledger head lock), so of many
  * concurrent claims the first wins and every later one finds the item claimed: CONFLICT,
- * whoever asks, the winner included (D6).
+ * whoever asks, the winner included.
  */
 export async function claim(params: z.infer<typeof boardSpecs.claim.params>, uow: Uow) {
-  const row = await uow.tx.get<ItemRow>(
-    `SELECT ${ITEM_COLUMNS} FROM board_items WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
-    [uow.orgId, params.id],
-  );
+  const row = await uow.tx.get<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM board_items WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    params.id,
+  ]);
   if (!row) throw notFound('board item', params.id);
   if (row.col !== 'ready') {
     throw conflict(`board item ${row.id} is already claimed by ${row.claimed_by ?? 'someone'}`);
@@ -96,12 +93,9 @@ export async function ready(q: Queryable, orgId: string, limit: number) {
   return { items: rows.map(toTask) };
 }
 
-/** One item with its history: every ledger event about it, verbatim (D9). Returns JSON text. */
+/** One item with its history: every ledger event about it, exactly as hashed. Returns JSON text. */
 export async function context(q: Queryable, orgId: string, id: string): Promise<string> {
-  const row = await q.get<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM board_items WHERE org_id = ? AND id = ?`, [
-    orgId,
-    id,
-  ]);
+  const row = await q.get<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM board_items WHERE org_id = ? AND id = ?`, [orgId, id]);
   if (!row) throw notFound('board item', id);
   const history = await eventsOfEntity(q, orgId, id);
   return `{"item":${JSON.stringify(toTask(row))},"history":[${history.map(eventJson).join(',')}]}`;

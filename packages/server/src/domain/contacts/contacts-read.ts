@@ -13,7 +13,7 @@ import { CONTACT_COLUMNS, toContact, type ContactRow } from './contacts.js';
 import { placeholders } from '../../storage/sql.js';
 
 /**
- * GET contacts.list (issue 10 item 1): contacts in name-key order, paged by the last contact's
+ * GET contacts.list: contacts in name-key order, paged by the last contact's
  * id, each with its balances. The page is read through UNIQUE (org_id, name_key); `q` matches
  * anywhere in the key (LIKE, wildcards escaped, at most 100 characters), so a page reads the
  * organisation's keys in order until it has `limit + 1` matches — the books.invoices payee filter
@@ -22,7 +22,6 @@ import { placeholders } from '../../storage/sql.js';
  * (journal_lines_account_doc), as books.invoices and books.bills compute them.
  */
 type Query = z.infer<typeof readSpecs.contactsList.query>;
-
 
 /**
  * The open invoices of a page of contacts (sent or part_paid: drafts, void, paid and credited
@@ -34,8 +33,8 @@ export const openInvoicesOfContactsSql = (n: number) =>
 
 /**
  * The posted bills of a page of contacts that can still owe (approved, or approved then put on
- * hold; paid and returned bills owe nothing, and bills awaiting approval are not owed yet: D8,
- * accrual on approval — except a bill carried in by opening balances and held under PB-B1, which
+ * hold; paid and returned bills owe nothing, and bills awaiting approval are not owed yet: a bill
+ * accrues on approval — except a bill carried in by opening balances and held for approval, which
  * the conversion journal already put on 2000), through bills_contact (org_id, contact_id, status).
  */
 export const postedBillsOfContactsSql = (n: number) =>
@@ -83,7 +82,13 @@ async function receivables(q: Queryable, orgId: string, contactIds: readonly str
 /** What is still to pay per contact: books.bills' outstandingCents of a posted bill (balance on 2000). */
 async function payables(q: Queryable, orgId: string, contactIds: readonly string[]): Promise<Map<string, Balance>> {
   const rows = await q.all<{ id: string; contact_id: string }>(postedBillsOfContactsSql(contactIds.length), [orgId, ...contactIds]);
-  const owed = await owedInChunks(q, orgId, PAYABLES_ACCOUNT, 'credit', rows.map((r) => r.id));
+  const owed = await owedInChunks(
+    q,
+    orgId,
+    PAYABLES_ACCOUNT,
+    'credit',
+    rows.map((r) => r.id),
+  );
   const totals = new Map<string, Balance>();
   for (const r of rows) addTo(totals, r.contact_id, owed.get(r.id) ?? 0);
   return totals;
@@ -118,9 +123,10 @@ export async function listContacts(p: Query, ctx: ReadContext) {
   return ctx.db.read(async (q) => {
     const { rows, nextCursor } = await pageOfContacts(q, orgId, p);
     const ids = rows.map((r) => r.id);
-    const [owedToUs, owedByUs] = ids.length === 0
-      ? [new Map<string, Balance>(), new Map<string, Balance>()]
-      : await Promise.all([receivables(q, orgId, ids), payables(q, orgId, ids)]);
+    const [owedToUs, owedByUs] =
+      ids.length === 0
+        ? [new Map<string, Balance>(), new Map<string, Balance>()]
+        : await Promise.all([receivables(q, orgId, ids), payables(q, orgId, ids)]);
     const contacts = rows.map((r) => {
       const rec = owedToUs.get(r.id);
       const pay = owedByUs.get(r.id);

@@ -8,7 +8,7 @@ import { batchCached, type Read, type Uow } from '../../write-path.js';
 import { searchKey } from '../search-key.js';
 
 /**
- * Contacts (issue 10 item 1, migration 25): one per organisation and normalised name
+ * Contacts (migration 25): one per organisation and normalised name
  * (`name_key` = searchKey(name)). Documents find or create theirs in their own act (one event:
  * the document's); books.contactCreate / books.contactUpdate set what documents cannot.
  */
@@ -58,7 +58,10 @@ export function toContact(row: ContactRow) {
   };
 }
 
-/** The contact of this organisation, or undefined (another organisation's is never found: D4). */
+/**
+ * The contact of this organisation, or undefined (another organisation's is never found:
+ * existence does not leak).
+ */
 export async function findContact(q: Queryable, orgId: string, id: string, lock = ''): Promise<ContactRow | undefined> {
   return q.get<ContactRow>(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE org_id = ? AND id = ?${lock}`, [orgId, id]);
 }
@@ -75,24 +78,29 @@ type PartyRow = Pick<ContactRow, 'id' | 'email' | 'is_customer' | 'is_supplier'>
 
 /**
  * The contact of a name key, with only the columns a document uses: every invoice and bill
- * drafted by payee name looks it up, and each column is a value built per request (issue 14).
+ * drafted by payee name looks it up, and each column is a value built per request.
  */
 async function partyByKey(uow: Uow, key: string): Promise<PartyRow | undefined> {
   return uow.tx.get<PartyRow>(PARTY_BY_KEY, [uow.orgId, key]);
 }
 
 /**
- * Kept by a batch of units of work (issue 14: one round trip per draft under the organisation's
+ * Kept by a batch of units of work (one round trip per draft under the organisation's
  * lock); any write to contacts forgets it. No FOR UPDATE: the organisation's head lock already
  * serialises every write that could change the contact until this unit commits.
  */
-const PARTY_BY_KEY = batchCached('SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?', ['contacts']);
+const PARTY_BY_KEY = batchCached('SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?', [
+  'contacts',
+]);
 
 /**
  * The read resolveDocumentContact will make for a document named by payee name alone, for
- * Uow.readTogether (issue 14); none when the document names its contact by id.
+ * Uow.readTogether; none when the document names its contact by id.
  */
-export function documentContactReads(orgId: string, p: { readonly payeeName?: string | undefined; readonly contactId?: string | undefined }): Read[] {
+export function documentContactReads(
+  orgId: string,
+  p: { readonly payeeName?: string | undefined; readonly contactId?: string | undefined },
+): Read[] {
   return p.contactId === undefined && p.payeeName !== undefined ? [[PARTY_BY_KEY, [orgId, searchKey(p.payeeName)]]] : [];
 }
 
@@ -108,7 +116,7 @@ export interface DocumentContact {
 }
 
 /**
- * Find or create the contact a document names (issue 10): contactId → that contact (NOT_FOUND
+ * Find or create the contact a document names: contactId → that contact (NOT_FOUND
  * when not this organisation's), and a payeeName given with it must normalise to its name
  * (BAD_REQUEST naming payeeName); payeeName alone → the contact of its name key, created when
  * none exists. A created contact is inserted with ON CONFLICT DO NOTHING and then read back, so
@@ -141,7 +149,12 @@ export async function resolveDocumentContact(
   const row = await partyByKey(uow, key);
   invariant(row !== undefined, 'a contact holds the name key after insert');
   const created = inserted.changes === 1;
-  return { contactId: row.id, payeeName: p.payeeName, created, change: created ? { kind: false, email: null } : changeOf(row, kind, email) };
+  return {
+    contactId: row.id,
+    payeeName: p.payeeName,
+    created,
+    change: created ? { kind: false, email: null } : changeOf(row, kind, email),
+  };
 }
 
 /** A document makes its contact a customer or supplier, and gives it an email when it had none. */
@@ -167,14 +180,14 @@ export async function finishContact(uow: Uow, c: DocumentContact, kind: ContactK
   );
 }
 
-/** What a document's event says of its contact (no second event: issue 10). */
+/** What a document's event says of its contact (no second event: the document's is enough). */
 export function contactPayload(c: DocumentContact): { contactId: string; contactCreated?: true } {
   return c.created ? { contactId: c.contactId, contactCreated: true } : { contactId: c.contactId };
 }
 
 /**
  * The contact keeps the bank details of its most recently approved bill that had any and was not
- * returned since (as PB-B1 reads "last approved", D8). Called when a bill is approved or
+ * returned since (as the bill-approval rule reads "last approved"). Called when a bill is approved or
  * returned; the bills stay the authority, this is their summary.
  */
 export async function refreshContactBank(uow: Uow, contactId: string): Promise<void> {
@@ -185,16 +198,19 @@ export async function refreshContactBank(uow: Uow, contactId: string): Promise<v
      ORDER BY approved_at DESC, id DESC LIMIT 1`,
     [uow.orgId, contactId],
   );
-  await uow.tx.run(
-    `UPDATE contacts SET bank_bsb = ?, bank_account_number = ?, bank_account_name = ? WHERE org_id = ? AND id = ?`,
-    [last?.payee_bsb ?? null, last?.payee_account_number ?? null, last?.payee_account_name ?? null, uow.orgId, contactId],
-  );
+  await uow.tx.run(`UPDATE contacts SET bank_bsb = ?, bank_account_number = ?, bank_account_name = ? WHERE org_id = ? AND id = ?`, [
+    last?.payee_bsb ?? null,
+    last?.payee_account_number ?? null,
+    last?.payee_account_name ?? null,
+    uow.orgId,
+    contactId,
+  ]);
 }
 
 type CreateParams = z.infer<typeof contacts.contactCreate.params>;
 
 /**
- * books.contactCreate: a contact before its first document. Idempotent by state (D3): the same
+ * books.contactCreate: a contact before its first document. Idempotent by state: the same
  * name key with nothing that differs answers the existing contact; a contact of the other kind
  * becomes both (one event); a differing email or ABN is CONFLICT (contactUpdate changes them).
  */
@@ -223,8 +239,25 @@ export async function contactCreate(p: CreateParams, uow: Uow) {
     payload: { name: row.name, kind: p.kind, abn: row.abn, hasEmail: row.email !== null, created: true },
   });
   await uow.tx.run(
-    `INSERT INTO contacts (org_id, ${CONTACT_COLUMNS}) VALUES (?, ${CONTACT_COLUMNS.split(',').map(() => '?').join(', ')})`,
-    [uow.orgId, row.id, row.name, key, row.email, row.abn, null, null, null, row.is_customer, row.is_supplier, uow.now, uow.now, event.ledgerId],
+    `INSERT INTO contacts (org_id, ${CONTACT_COLUMNS}) VALUES (?, ${CONTACT_COLUMNS.split(',')
+      .map(() => '?')
+      .join(', ')})`,
+    [
+      uow.orgId,
+      row.id,
+      row.name,
+      key,
+      row.email,
+      row.abn,
+      null,
+      null,
+      null,
+      row.is_customer,
+      row.is_supplier,
+      uow.now,
+      uow.now,
+      event.ledgerId,
+    ],
   );
   return toContact({ ...row, ledger_id: event.ledgerId });
 }
@@ -258,7 +291,7 @@ type UpdateParams = z.infer<typeof contacts.contactUpdate.params>;
 
 /**
  * books.contactUpdate: name (spelling; the new key must not be another contact's), email, ABN.
- * Nothing that differs → no-op with the contact's ledgerId (D3). Never bank details.
+ * Nothing that differs → no-op with the contact's ledgerId, no event. Never bank details.
  */
 export async function contactUpdate(p: UpdateParams, uow: Uow) {
   const row = await findContact(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);

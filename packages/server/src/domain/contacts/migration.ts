@@ -3,7 +3,7 @@ import { newId } from '../../ids.js';
 import { searchKey } from '../search-key.js';
 
 /**
- * Migration 25 (issue 10 item 1): customers and suppliers become records. One contact per
+ * Migration 25: customers and suppliers become records. One contact per
  * organisation and normalised name (`name_key` = searchKey(name): case, accents and spacing
  * folded, computed in TypeScript so both engines agree, hence UNIQUE (org_id, name_key));
  * invoices and bills point at theirs by `contact_id`, indexed with the status for the balances of
@@ -49,9 +49,17 @@ const contactsFromInvoices: Backfill = {
   update: `${INSERT_CONTACT} ON CONFLICT (org_id, name_key) DO UPDATE
     SET is_customer = 1, email = COALESCE(excluded.email, contacts.email)`,
   params: (r) => [
-    String(r.org_id), newId('con'), String(r.payee_name), searchKey(String(r.payee_name)),
+    String(r.org_id),
+    newId('con'),
+    String(r.payee_name),
+    searchKey(String(r.payee_name)),
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column: String() only types it
     r.payee_email === null || r.payee_email === undefined ? null : String(r.payee_email),
-    1, 0, String(r.created_at), String(r.created_at), String(r.ledger_id),
+    1,
+    0,
+    String(r.created_at),
+    String(r.created_at),
+    String(r.ledger_id),
   ],
 };
 
@@ -59,8 +67,16 @@ const contactsFromBills: Backfill = {
   select: 'SELECT org_id, id, payee_name, created_at, ledger_id FROM bills ORDER BY org_id, created_at, id',
   update: `${INSERT_CONTACT} ON CONFLICT (org_id, name_key) DO UPDATE SET is_supplier = 1`,
   params: (r) => [
-    String(r.org_id), newId('con'), String(r.payee_name), searchKey(String(r.payee_name)),
-    null, 0, 1, String(r.created_at), String(r.created_at), String(r.ledger_id),
+    String(r.org_id),
+    newId('con'),
+    String(r.payee_name),
+    searchKey(String(r.payee_name)),
+    null,
+    0,
+    1,
+    String(r.created_at),
+    String(r.created_at),
+    String(r.ledger_id),
   ],
 };
 
@@ -78,9 +94,12 @@ const bankFromApprovedBills: Backfill = {
     ORDER BY org_id, approved_at, id`,
   update: 'UPDATE contacts SET bank_bsb = ?, bank_account_number = ?, bank_account_name = ? WHERE org_id = ? AND id = ?',
   params: (r) => [
-    String(r.payee_bsb), String(r.payee_account_number),
+    String(r.payee_bsb),
+    String(r.payee_account_number),
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a text column: String() only types it
     r.payee_account_name === null || r.payee_account_name === undefined ? null : String(r.payee_account_name),
-    String(r.org_id), String(r.contact_id),
+    String(r.org_id),
+    String(r.contact_id),
   ],
 };
 

@@ -9,11 +9,11 @@ import { owedOnDocument } from '../payables/settle.js';
 import { correctionDate, journalHead, mirrorOf, reopenBill } from './common.js';
 
 /**
- * books.billPaymentReturn (issue 12, extension): a payment to a supplier came back. A bill is paid
+ * books.billPaymentReturn: a payment to a supplier came back. A bill is paid
  * by a payment run (its runId: one journal Dr 2000 per bill / Cr bank) or by a bank line matched
  * to it (its matchId: a journal of that payment alone). The return posts Dr the bank the money
  * left / Cr 2000 (docId = bill) for what that payment paid the bill, and the bill is approved
- * (payable) again. One row per bill and payment (bill_payment_returns): again is a no-op (D3).
+ * (payable) again. One row per bill and payment (bill_payment_returns): again is a no-op.
  */
 type Params = z.infer<typeof corrections.billPaymentReturn.params>;
 
@@ -49,16 +49,28 @@ async function paymentOf(uow: Uow, billId: string, paymentId: string): Promise<P
     return {
       amountCents: paid.amountCents,
       date: run.payment_date,
-      lines: async (amount) => [
-        { account: bank.account_code, debitCents: amount, description: `Returned payment of bill ${billId} (run ${paymentId})` },
-        { account: PAYABLES_ACCOUNT, creditCents: amount, docId: billId, description: `Returned payment of bill ${billId} (run ${paymentId})` },
-      ],
+      lines: (amount) =>
+        Promise.resolve([
+          { account: bank.account_code, debitCents: amount, description: `Returned payment of bill ${billId} (run ${paymentId})` },
+          {
+            account: PAYABLES_ACCOUNT,
+            creditCents: amount,
+            docId: billId,
+            description: `Returned payment of bill ${billId} (run ${paymentId})`,
+          },
+        ]),
     };
   }
-  const match = await uow.tx.get<{ target_kind: string; target_id: string; amount_cents: number; journal_id: string; reversed_at: string | null }>(
-    'SELECT target_kind, target_id, amount_cents, journal_id, reversed_at FROM bank_feed_matches WHERE org_id = ? AND id = ?',
-    [uow.orgId, paymentId],
-  );
+  const match = await uow.tx.get<{
+    target_kind: string;
+    target_id: string;
+    amount_cents: number;
+    journal_id: string;
+    reversed_at: string | null;
+  }>('SELECT target_kind, target_id, amount_cents, journal_id, reversed_at FROM bank_feed_matches WHERE org_id = ? AND id = ?', [
+    uow.orgId,
+    paymentId,
+  ]);
   if (!match || match.target_kind !== 'bill' || match.target_id !== billId) throw notFound(`payment of bill ${billId}`, paymentId);
   if (match.reversed_at !== null) {
     throw conflict(`match ${paymentId} of bill ${billId} was undone by ${corrections.lineUnmatch.name}; there is no payment to return`);
@@ -114,5 +126,15 @@ export async function billPaymentReturn(p: Params, uow: Uow) {
   );
   const status = await reopenBill(uow, bill.id, event.ledgerId);
   invariant((await owedOnDocument(uow.tx, uow.orgId, PAYABLES_ACCOUNT, bill.id)) === owed, 'the event states what is owed again');
-  return { id: bill.id, paymentId: p.paymentId, amountCents: paid.amountCents, date, reason: p.reason, status, outstandingCents: owed, journalId, ledgerId: event.ledgerId };
+  return {
+    id: bill.id,
+    paymentId: p.paymentId,
+    amountCents: paid.amountCents,
+    date,
+    reason: p.reason,
+    status,
+    outstandingCents: owed,
+    journalId,
+    ledgerId: event.ledgerId,
+  };
 }

@@ -6,7 +6,7 @@ import { journalReverse } from './journal-reverse.js';
 import { openingBalances } from './opening-balances.js';
 import { lineUnmatch } from './unmatch.js';
 
-/** Opening balances and corrections (issue 12 item 2): extensions of the seed, bound once. */
+/** Opening balances and corrections, bound once. */
 export const correctionsBindings: readonly MethodBinding[] = [
   bind(corrections.openingBalances, openingBalances),
   bind(corrections.lineUnmatch, lineUnmatch),

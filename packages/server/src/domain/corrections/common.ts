@@ -4,7 +4,7 @@ import { checkPostable } from '../gl/periods.js';
 import { RECEIVABLES_ACCOUNT, outstandingOn } from '../receivables/ledger-api.js';
 
 /**
- * What the corrections of issue 12 share: the date a correction is posted on, the mirror of a
+ * What the corrections share: the date a correction is posted on, the mirror of a
  * journal, and how a reopened document's status follows its ledger balance.
  */
 
@@ -17,7 +17,9 @@ export function correctionDate(uow: Uow, date: string | undefined, notBefore: st
   const d = date ?? uow.today;
   if (d > uow.today) throw new DomainError('BAD_REQUEST', `date: ${d} is in the future (today is ${uow.today})`, { field: 'date' });
   if (d < notBefore) {
-    throw new DomainError('BAD_REQUEST', `date: ${d} is before ${what} (${notBefore}); date the correction on or after it`, { field: 'date' });
+    throw new DomainError('BAD_REQUEST', `date: ${d} is before ${what} (${notBefore}); date the correction on or after it`, {
+      field: 'date',
+    });
   }
   checkPostable(uow, d, 'date');
   return d;
@@ -45,7 +47,11 @@ export async function journalHead(uow: Uow, journalId: string): Promise<JournalH
  * An invoice whose payment was undone owes again: `sent` when all of its total is owed, else
  * `part_paid` (payments or credit notes stand). Returns the status and what is owed.
  */
-export async function reopenInvoice(uow: Uow, invoiceId: string, ledgerId: string): Promise<{ status: 'sent' | 'part_paid'; outstandingCents: number }> {
+export async function reopenInvoice(
+  uow: Uow,
+  invoiceId: string,
+  ledgerId: string,
+): Promise<{ status: 'sent' | 'part_paid'; outstandingCents: number }> {
   const row = await uow.tx.get<{ status: string; total_cents: number }>(
     'SELECT status, total_cents FROM invoices WHERE org_id = ? AND id = ?',
     [uow.orgId, invoiceId],

@@ -7,10 +7,10 @@ import { outstandingOn } from '../receivables/ledger-api.js';
 import { correctionDate, mirrorOf, reopenInvoice } from './common.js';
 
 /**
- * books.invoicePaymentDishonour (issue 12, extension): a customer's payment bounced. The payment's
+ * books.invoicePaymentDishonour: a customer's payment bounced. The payment's
  * own journal (Dr bank / Cr 1100, docId) is mirrored — Dr 1100 (docId) / Cr the bank it arrived
  * in — so the invoice owes again and chasing resumes. The payment row stays, marked dishonoured
- * (never deleted). The same payment again is a no-op (D3).
+ * (never deleted). The same payment again is a no-op.
  */
 type Params = z.infer<typeof corrections.invoicePaymentDishonour.params>;
 
@@ -38,21 +38,30 @@ const PAYMENT_COLUMNS =
  * paymentId.
  */
 async function paymentOf(uow: Uow, invoiceId: string, paymentId: string): Promise<PaymentRow> {
-  let pay = await uow.tx.get<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM invoice_payments WHERE org_id = ? AND id = ?`, [uow.orgId, paymentId]);
+  let pay = await uow.tx.get<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM invoice_payments WHERE org_id = ? AND id = ?`, [
+    uow.orgId,
+    paymentId,
+  ]);
   if (!pay) {
-    const match = await uow.tx.get<{ journal_id: string }>('SELECT journal_id FROM bank_feed_matches WHERE org_id = ? AND id = ?', [uow.orgId, paymentId]);
+    const match = await uow.tx.get<{ journal_id: string }>('SELECT journal_id FROM bank_feed_matches WHERE org_id = ? AND id = ?', [
+      uow.orgId,
+      paymentId,
+    ]);
     if (match) {
-      pay = await uow.tx.get<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM invoice_payments WHERE org_id = ? AND journal_id = ? AND invoice_id = ?`, [
-        uow.orgId,
-        match.journal_id,
-        invoiceId,
-      ]);
+      pay = await uow.tx.get<PaymentRow>(
+        `SELECT ${PAYMENT_COLUMNS} FROM invoice_payments WHERE org_id = ? AND journal_id = ? AND invoice_id = ?`,
+        [uow.orgId, match.journal_id, invoiceId],
+      );
     }
   }
   if (!pay || pay.invoice_id !== invoiceId) {
-    throw new DomainError('NOT_FOUND', `paymentId: ${paymentId} is not a payment (pay_…) or bank-line match (mat_…) of invoice ${invoiceId}`, {
-      field: 'paymentId',
-    });
+    throw new DomainError(
+      'NOT_FOUND',
+      `paymentId: ${paymentId} is not a payment (pay_…) or bank-line match (mat_…) of invoice ${invoiceId}`,
+      {
+        field: 'paymentId',
+      },
+    );
   }
   return pay;
 }
@@ -88,7 +97,10 @@ export async function invoicePaymentDishonour(p: Params, uow: Uow) {
   const amount = Number(pay.amount_cents);
   const owedBefore = await outstandingOn(uow.tx, uow.orgId, invoice.id);
   const owed = owedBefore + amount;
-  const total = await uow.tx.get<{ total_cents: number }>('SELECT total_cents FROM invoices WHERE org_id = ? AND id = ?', [uow.orgId, invoice.id]);
+  const total = await uow.tx.get<{ total_cents: number }>('SELECT total_cents FROM invoices WHERE org_id = ? AND id = ?', [
+    uow.orgId,
+    invoice.id,
+  ]);
   const status = owed >= Number(total?.total_cents ?? 0) ? 'sent' : 'part_paid';
   const journalId = newJournalId();
   await postJournal(uow, {

@@ -1,4 +1,4 @@
-import { assets, books, corrections, events, FIXED_ASSET_ACCOUNT, payables, receivables, reconciliation } from '@finance-desk/protocol';
+import { assets, books, corrections, events, FIXED_ASSET_ACCOUNT, receivables, reconciliation } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, notFound } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
@@ -6,7 +6,7 @@ import { newJournalId, postJournal } from '../gl/post.js';
 import { correctionDate, journalHead, mirrorOf } from './common.js';
 
 /**
- * books.journalReverse (issue 12, extension): reverse a manual journal (source `manual`, posted by
+ * books.journalReverse: reverse a manual journal (source `manual`, posted by
  * books.journalPost) by its mirror, dated `date`; the original is marked reversed
  * (journals.reversed_by) and stays. A journal another act posted is corrected by that act's own
  * method (named in the CONFLICT), so documents and their control accounts never disagree.
@@ -52,7 +52,9 @@ export async function journalReverse(p: Params, uow: Uow) {
     const owner = OWNERS[journal.source_kind];
     throw conflict(
       `journal ${journal.id} was posted by ${journal.source_kind.replace(/_/g, ' ')} ${journal.source_id}; ` +
-        (owner ? `correct it with ${owner}` : `only a manual journal (${reconciliation.journalPost.name}) is reversed by ${corrections.journalReverse.name}`),
+        (owner
+          ? `correct it with ${owner}`
+          : `only a manual journal (${reconciliation.journalPost.name}) is reversed by ${corrections.journalReverse.name}`),
     );
   }
   const asset = await uow.tx.get('SELECT line_no FROM journal_lines WHERE org_id = ? AND journal_id = ? AND account_code = ?', [
@@ -61,14 +63,18 @@ export async function journalReverse(p: Params, uow: Uow) {
     FIXED_ASSET_ACCOUNT,
   ]);
   if (asset) {
-    throw conflict(`journal ${journal.id} registered a fixed asset on ${FIXED_ASSET_ACCOUNT}; dispose of the asset with ${assets.assetDispose.name} instead`);
+    throw conflict(
+      `journal ${journal.id} registered a fixed asset on ${FIXED_ASSET_ACCOUNT}; dispose of the asset with ${assets.assetDispose.name} instead`,
+    );
   }
   const matched = await uow.tx.get<{ line_id: string }>(
     "SELECT line_id FROM bank_feed_matches WHERE org_id = ? AND target_kind = 'journal' AND target_id = ? AND reversed_at IS NULL",
     [uow.orgId, journal.id],
   );
   if (matched) {
-    throw conflict(`journal ${journal.id} is matched to bank line ${matched.line_id}; undo that with ${corrections.lineUnmatch.name} first`);
+    throw conflict(
+      `journal ${journal.id} is matched to bank line ${matched.line_id}; undo that with ${corrections.lineUnmatch.name} first`,
+    );
   }
   const date = correctionDate(uow, p.date, journal.date, `journal ${journal.id} (its date)`);
   const lines = await mirrorOf(uow, journal.id);
@@ -94,9 +100,9 @@ export async function journalReverse(p: Params, uow: Uow) {
 }
 
 async function totalOf(uow: Uow, journalId: string): Promise<number> {
-  const row = await uow.tx.get<{ dr: number | null }>('SELECT SUM(debit_cents) AS dr FROM journal_lines WHERE org_id = ? AND journal_id = ?', [
-    uow.orgId,
-    journalId,
-  ]);
+  const row = await uow.tx.get<{ dr: number | null }>(
+    'SELECT SUM(debit_cents) AS dr FROM journal_lines WHERE org_id = ? AND journal_id = ?',
+    [uow.orgId, journalId],
+  );
   return Number(row?.dr ?? 0);
 }

@@ -1,11 +1,11 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Migration 32 (issue 12 item 2): opening balances and corrections. Nothing is deleted: a match
+ * Migration 32: opening balances and corrections. Nothing is deleted: a match
  * undone by books.lineUnmatch stays, marked reversed (with the journal that reversed it); a
  * dishonoured or unmatched invoice payment stays, marked reversed; a reversed manual journal names
  * its reversal (journals.reversed_by). A returned supplier payment is a row of its own, keyed by
- * the bill and the payment (run or match) it undoes, so the same return again is a no-op (D3).
+ * the bill and the payment (run or match) it undoes, so the same return again is a no-op.
  * opening_balances holds an organisation's one conversion and the hash of its params.
  */
 export const migration: Migration = {

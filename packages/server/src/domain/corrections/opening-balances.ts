@@ -1,4 +1,4 @@
-import { canonicalJson, corrections, events, FIXED_ASSET_ACCOUNT, sha256Hex, type HeldReason, type JsonValue } from '@finance-desk/protocol';
+import { canonicalJson, corrections, events, FIXED_ASSET_ACCOUNT, sha256Hex, type HeldReason } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { daysBetween } from '../../clock.js';
 import { conflict, DomainError, invariant } from '../../errors.js';
@@ -13,7 +13,7 @@ import { RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
 
 /**
- * books.openingBalances (issue 12 item 2, extension): the business's conversion from its old
+ * books.openingBalances: the business's conversion from its old
  * system, recorded once. One journal dated the conversion date carries every balance: the
  * accounts given, and the control accounts as the sum of the documents carried in, one line per
  * document (docId), so aged reports, payments, matches and payment runs work per document from
@@ -36,7 +36,8 @@ const NOT_GIVEN: Readonly<Record<string, string>> = {
   [RECEIVABLES_ACCOUNT]: 'is Accounts receivable: its opening balance is the invoices carried in (invoices)',
   [PAYABLES_ACCOUNT]: 'is Accounts payable: its opening balance is the bills carried in (bills)',
   '2500': 'is Expense claims payable: reimburse claims owed at conversion in the old system, or carry them in as bills',
-  [FIXED_ASSET_ACCOUNT]: 'holds registered fixed assets: register each with books.journalPost (a 1500 line with asset) after the conversion date',
+  [FIXED_ASSET_ACCOUNT]:
+    'holds registered fixed assets: register each with books.journalPost (a 1500 line with asset) after the conversion date',
   '1510': 'is accumulated depreciation of registered fixed assets: it follows the asset register',
 };
 
@@ -52,14 +53,18 @@ async function check(p: Params, uow: Uow): Promise<void> {
     seen.add(a.accountCode);
     if (!(await accountExists(uow.tx, uow.orgId, a.accountCode))) throw bad(field, `account ${a.accountCode} does not exist`);
   }
-  const docs = [...(p.invoices ?? []).map((d, i) => ({ d, path: `invoices[${i}]` })), ...(p.bills ?? []).map((d, i) => ({ d, path: `bills[${i}]` }))];
+  const docs = [
+    ...(p.invoices ?? []).map((d, i) => ({ d, path: `invoices[${i}]` })),
+    ...(p.bills ?? []).map((d, i) => ({ d, path: `bills[${i}]` })),
+  ];
   for (const { d, path } of docs) {
     if (d.issueDate > p.conversionDate) throw bad(`${path}.issueDate`, `${d.issueDate} is after conversionDate ${p.conversionDate}`);
   }
   const numbers = new Map<string, number>();
   for (const [i, inv] of (p.invoices ?? []).entries()) {
     const prior = numbers.get(inv.number);
-    if (prior !== undefined) throw bad(`invoices[${i}].number`, `${inv.number} is also invoices[${prior}].number; invoice numbers are unique`);
+    if (prior !== undefined)
+      throw bad(`invoices[${i}].number`, `${inv.number} is also invoices[${prior}].number; invoice numbers are unique`);
     numbers.set(inv.number, i);
   }
   const dr = p.accounts.reduce((s, a) => s + (a.debitCents ?? 0), 0) + (p.invoices ?? []).reduce((s, d) => s + d.outstandingCents, 0);
@@ -86,8 +91,8 @@ async function clashes(p: Params, uow: Uow): Promise<void> {
     );
   }
   // Only a business that does not trade here yet converts: otherwise bills would come in approved
-  // around PB-B1 and balances would be posted behind documents already on the books. (No invoice
-  // exists either, so a carried-in number cannot clash with one.)
+  // around the bill-approval rule and balances would be posted behind documents already on the
+  // books. (No invoice exists either, so a carried-in number cannot clash with one.)
   const trades = await uow.tx.get<Record<(typeof TRADING)[number][0], unknown>>(
     `SELECT ${TRADING.map(([table]) => `EXISTS (SELECT 1 FROM ${table} WHERE org_id = ?) AS ${table}`).join(', ')}`,
     TRADING.map(() => uow.orgId),
@@ -114,7 +119,7 @@ const TRADING = [
 ] as const;
 
 export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
-  const hash = sha256Hex(canonicalJson(p as unknown as JsonValue));
+  const hash = sha256Hex(canonicalJson(p));
   const prior = await uow.tx.get<{ params_hash: string; result: string; conversion_date: string }>(
     `SELECT params_hash, result, conversion_date FROM opening_balances WHERE org_id = ?${uow.caps.forUpdate}`,
     [uow.orgId],
@@ -142,29 +147,54 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
   // Contacts are found or created before the event, as invoiceDraft and billCapture do.
   const customers = [];
   for (const [i, x] of invoices.entries()) {
-    customers.push(await resolveDocumentContact(uow, { payeeName: x.d.payeeName, contactId: x.d.contactId, email: x.d.payeeEmail ?? null }, 'customer').catch((e: unknown) => {
-      throw e instanceof DomainError && e.message.startsWith('payeeName:') ? bad(`invoices[${i}].payeeName`, e.message.slice(11)) : e;
-    }));
+    customers.push(
+      await resolveDocumentContact(
+        uow,
+        { payeeName: x.d.payeeName, contactId: x.d.contactId, email: x.d.payeeEmail ?? null },
+        'customer',
+      ).catch((e: unknown) => {
+        throw e instanceof DomainError && e.message.startsWith('payeeName:') ? bad(`invoices[${i}].payeeName`, e.message.slice(11)) : e;
+      }),
+    );
   }
   const suppliers = [];
   for (const [i, x] of bills.entries()) {
-    suppliers.push(await resolveDocumentContact(uow, { payeeName: x.d.payeeName, contactId: x.d.contactId }, 'supplier').catch((e: unknown) => {
-      throw e instanceof DomainError && e.message.startsWith('payeeName:') ? bad(`bills[${i}].payeeName`, e.message.slice(11)) : e;
-    }));
+    suppliers.push(
+      await resolveDocumentContact(uow, { payeeName: x.d.payeeName, contactId: x.d.contactId }, 'supplier').catch((e: unknown) => {
+        throw e instanceof DomainError && e.message.startsWith('payeeName:') ? bad(`bills[${i}].payeeName`, e.message.slice(11)) : e;
+      }),
+    );
   }
-  // PB-B1 as billCapture applies it, against the bills approved here before this call (none are
+  // The bill-approval rule (hold a new payee, a total above the floor, changed bank details) as
+  // billCapture applies it, against the bills approved here before this call (none are
   // approved by it), on what is left to pay: the old system's approval is not a human's here.
   const held: (HeldReason | null)[] = [];
   for (const [i, x] of bills.entries()) {
     const party = suppliers[i];
     invariant(party, 'each bill has its contact');
-    const bank = x.d.payeeBsb && x.d.payeeAccountNumber ? { bsb: x.d.payeeBsb, accountNumber: x.d.payeeAccountNumber, accountName: null } : null;
+    const bank =
+      x.d.payeeBsb && x.d.payeeAccountNumber ? { bsb: x.d.payeeBsb, accountNumber: x.d.payeeAccountNumber, accountName: null } : null;
     held.push(await heldReasonFor(uow, payeeKey(party.payeeName), x.d.outstandingCents, bank));
   }
   const lines: PostingLine[] = [
-    ...p.accounts.map((a) => ({ account: a.accountCode, debitCents: a.debitCents ?? 0, creditCents: a.creditCents ?? 0, description: `Opening balance ${a.accountCode}` })),
-    ...invoices.map((x) => ({ account: RECEIVABLES_ACCOUNT, debitCents: x.d.outstandingCents, docId: x.id, description: `Opening balance: invoice ${x.d.number}` })),
-    ...bills.map((x) => ({ account: PAYABLES_ACCOUNT, creditCents: x.d.outstandingCents, docId: x.id, description: `Opening balance: bill ${x.d.reference}` })),
+    ...p.accounts.map((a) => ({
+      account: a.accountCode,
+      debitCents: a.debitCents ?? 0,
+      creditCents: a.creditCents ?? 0,
+      description: `Opening balance ${a.accountCode}`,
+    })),
+    ...invoices.map((x) => ({
+      account: RECEIVABLES_ACCOUNT,
+      debitCents: x.d.outstandingCents,
+      docId: x.id,
+      description: `Opening balance: invoice ${x.d.number}`,
+    })),
+    ...bills.map((x) => ({
+      account: PAYABLES_ACCOUNT,
+      creditCents: x.d.outstandingCents,
+      docId: x.id,
+      description: `Opening balance: bill ${x.d.reference}`,
+    })),
   ];
   await postJournal(uow, {
     id: journalId,
@@ -198,9 +228,27 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
       `INSERT INTO invoices (org_id, id, status, payee_name, contact_id, payee_search, description, total_cents, gst_cents, due_days,
          created_at, issued_on, due_on, payee_email, chase_step, journal_id, number, reference, ledger_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, x.id, d.outstandingCents < d.totalCents ? 'part_paid' : 'sent', party.payeeName, party.contactId, searchKey(party.payeeName),
-        d.description, d.totalCents, gst, Math.max(0, daysBetween(d.issueDate, d.dueDate)), uow.now, d.issueDate, d.dueDate,
-        d.payeeEmail ?? null, 0, journalId, d.number, d.reference ?? null, event.ledgerId],
+      [
+        uow.orgId,
+        x.id,
+        d.outstandingCents < d.totalCents ? 'part_paid' : 'sent',
+        party.payeeName,
+        party.contactId,
+        searchKey(party.payeeName),
+        d.description,
+        d.totalCents,
+        gst,
+        Math.max(0, daysBetween(d.issueDate, d.dueDate)),
+        uow.now,
+        d.issueDate,
+        d.dueDate,
+        d.payeeEmail ?? null,
+        0,
+        journalId,
+        d.number,
+        d.reference ?? null,
+        event.ledgerId,
+      ],
     );
     await uow.tx.run(
       `INSERT INTO invoice_lines (org_id, invoice_id, line_no, description, amount_cents, tax_code, account_code, gst_cents)
@@ -218,21 +266,42 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     // payables show the original date. Posted by the conversion journal either way; a held bill
     // waits for billApprove, which then posts nothing again (journal_id is set). approved_at stays
     // NULL: the old system approved it, not a human here, so its bank details are not "last
-    // approved" for PB-B1 until a human approves it here.
+    // approved" for the bill-approval rule until a human approves it here.
     const heldReason = held[i] ?? null;
-    await uow.tx.run(
-      BILL_INSERT,
-      [uow.orgId, x.id, heldReason ? 'held' : 'approved', party.payeeName, payeeKey(party.payeeName), party.contactId, d.description, d.totalCents, gst,
-        Math.max(0, daysBetween(d.issueDate, d.dueDate)), d.issueDate, d.dueDate, d.reference, heldReason, null, null, d.payeeBsb ?? null,
-        d.payeeAccountNumber ?? null, d.payeeAccountName?.toUpperCase() ?? null, d.payeeReference?.toUpperCase() ?? null, journalId,
-        `${d.issueDate}T12:00:00.000Z`, event.ledgerId],
-    );
+    await uow.tx.run(BILL_INSERT, [
+      uow.orgId,
+      x.id,
+      heldReason ? 'held' : 'approved',
+      party.payeeName,
+      payeeKey(party.payeeName),
+      party.contactId,
+      d.description,
+      d.totalCents,
+      gst,
+      Math.max(0, daysBetween(d.issueDate, d.dueDate)),
+      d.issueDate,
+      d.dueDate,
+      d.reference,
+      heldReason,
+      null,
+      null,
+      d.payeeBsb ?? null,
+      d.payeeAccountNumber ?? null,
+      d.payeeAccountName?.toUpperCase() ?? null,
+      d.payeeReference?.toUpperCase() ?? null,
+      journalId,
+      `${d.issueDate}T12:00:00.000Z`,
+      event.ledgerId,
+    ]);
     await uow.tx.run(
       `INSERT INTO bill_lines (org_id, bill_id, line_no, description, amount_cents, tax_code, account_code) VALUES (?, ?, 1, ?, ?, ?, '6000')`,
       [uow.orgId, x.id, d.description, d.totalCents, gst > 0 ? 'GST_ON_EXPENSES' : 'BAS_EXCLUDED'],
     );
   }
-  await advanceSequence(uow, invoices.map((x) => x.d.number));
+  await advanceSequence(
+    uow,
+    invoices.map((x) => x.d.number),
+  );
   await uow.tx.run('UPDATE organisations SET conversion_date = ? WHERE id = ?', [p.conversionDate, uow.orgId]);
   const result = {
     conversionDate: p.conversionDate,

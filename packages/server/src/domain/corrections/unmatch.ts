@@ -7,7 +7,7 @@ import { lineNow, lockLine, matchesOf, type LineRow, type MatchRow } from '../re
 import { correctionDate, journalHead, mirrorOf, reopenBill, reopenClaim, reopenInvoice } from './common.js';
 
 /**
- * books.lineUnmatch (issue 12, extension): undo a bank line's matches (all, or `matchId`) or its
+ * books.lineUnmatch: undo a bank line's matches (all, or `matchId`) or its
  * recode. Each match's payment journal is mirrored, dated `date` (a match to an existing bank
  * journal posted nothing: only the allocation is undone); the match rows stay, marked reversed
  * with the reversal journal; invoice payments a match made are marked reversed ('unmatched');
@@ -76,8 +76,11 @@ export async function lineUnmatch(p: Params, uow: Uow) {
   if (p.matchId !== undefined) {
     const one = active.find((m) => m.id === p.matchId);
     if (!one) {
-      const old = await uow.tx.get<{ line_id: string }>('SELECT line_id FROM bank_feed_matches WHERE org_id = ? AND id = ?', [uow.orgId, p.matchId]);
-      if (old?.line_id === line.id) return noopResult(uow, line); // already undone (D3)
+      const old = await uow.tx.get<{ line_id: string }>('SELECT line_id FROM bank_feed_matches WHERE org_id = ? AND id = ?', [
+        uow.orgId,
+        p.matchId,
+      ]);
+      if (old?.line_id === line.id) return noopResult(uow, line); // already undone: a no-op
       throw notFound(`match of bank line ${line.id}`, p.matchId);
     }
     targets = [one];
@@ -191,7 +194,14 @@ async function unrecode(p: Params, uow: Uow, line: LineRow) {
   });
   const event = await uow.emit(events.lineUnmatch, {
     entityId: line.id,
-    payload: { lineId: line.id, lineAmountCents: Number(line.amount_cents), date, reversed: [entry], status: 'unmatched', reason: p.reason ?? null },
+    payload: {
+      lineId: line.id,
+      lineAmountCents: Number(line.amount_cents),
+      date,
+      reversed: [entry],
+      status: 'unmatched',
+      reason: p.reason ?? null,
+    },
   });
   await uow.tx.run(
     `UPDATE bank_feed_lines SET status = 'unmatched', recode_account = NULL, recode_tax_code = NULL, recode_gst_cents = NULL,

@@ -27,7 +27,7 @@ interface ClaimRow {
   tax_code: TaxCode;
   account_code: string;
   spent_on: string;
-  /** Issue 12: the claim's date (null for claims submitted before migration 31: they post on approval day). */
+  /** The claim's date (null for claims submitted before migration 31: they post on approval day). */
   issued_on: string | null;
   receipt_ref: string;
   note: string | null;
@@ -83,7 +83,7 @@ async function load(uow: Uow, id: string): Promise<ClaimRow> {
 export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.params>, uow: Uow) {
   const today = uow.today;
   if (params.spentOn > today) throw badRequest(`spentOn: must not be after today (${today})`);
-  // Issue 12 item 1: the claim's date (default today), which its approval posts on; not before the spend.
+  // The claim's date (default today), which its approval posts on; not before the spend.
   const issuedOn = issueDateOf(uow, params.issueDate);
   if (issuedOn < params.spentOn) {
     throw new DomainError('BAD_REQUEST', `issueDate ${issuedOn} is before spentOn ${params.spentOn}`, { field: 'issueDate' });
@@ -114,13 +114,35 @@ export async function expenseClaim(params: z.infer<typeof payables.expenseClaim.
   };
   const event = await uow.emit(events.expenseClaim, {
     entityId: row.id,
-    payload: eventPayload(row, { description: row.description, taxCode: row.tax_code, spentOn: row.spent_on, receiptRef: row.receipt_ref, issuedOn }),
+    payload: eventPayload(row, {
+      description: row.description,
+      taxCode: row.tax_code,
+      spentOn: row.spent_on,
+      receiptRef: row.receipt_ref,
+      issuedOn,
+    }),
   });
-  // Queued (Tx.later): goes out with the batch's write-out on PostgreSQL (issue 14).
+  // Queued (Tx.later): goes out with the batch's write-out on PostgreSQL.
   await uow.tx.later(
     `INSERT INTO expense_claims (org_id, ${COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, row.id, row.status, row.claimant, row.description, row.amount_cents, row.gst_cents, row.tax_code,
-      row.account_code, row.spent_on, row.issued_on, row.receipt_ref, null, null, event.ledgerId, uow.now],
+    [
+      uow.orgId,
+      row.id,
+      row.status,
+      row.claimant,
+      row.description,
+      row.amount_cents,
+      row.gst_cents,
+      row.tax_code,
+      row.account_code,
+      row.spent_on,
+      row.issued_on,
+      row.receipt_ref,
+      null,
+      null,
+      event.ledgerId,
+      uow.now,
+    ],
   );
   return toClaim({ ...row, ledger_id: event.ledgerId });
 }
@@ -130,11 +152,15 @@ export async function expenseApprove(params: z.infer<typeof payables.expenseAppr
   if (row.status === 'approved') return { ...toClaim(row), noop: true };
   if (row.status !== 'submitted') throw conflict(`expense claim ${row.id} is ${row.status}; only a submitted claim can be approved`);
   const journalId = newJournalId();
-  // Issue 12 item 1: dated the claim's issue date (approval day for older claims); refused, naming
+  // Dated the claim's issue date (approval day for older claims); refused, naming
   // id, when the lock date has moved over it since it was submitted.
   const postOn = row.issued_on ?? uow.today;
   if (row.issued_on !== null && uow.lockDate !== null && row.issued_on <= uow.lockDate) {
-    throw new DomainError('BAD_REQUEST', `id: expense claim ${row.id} is dated ${row.issued_on}, on or before the lock date ${uow.lockDate}: the books are locked up to and including it (an owner can move the lock date)`, { field: 'id' });
+    throw new DomainError(
+      'BAD_REQUEST',
+      `id: expense claim ${row.id} is dated ${row.issued_on}, on or before the lock date ${uow.lockDate}: the books are locked up to and including it (an owner can move the lock date)`,
+      { field: 'id' },
+    );
   }
   const line = lineOf(row);
   const assets = plannedClaimAsset(line);

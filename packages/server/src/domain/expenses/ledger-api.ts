@@ -89,12 +89,15 @@ export async function applyClaimPayment(
     { kind: 'expense claim', id: claim.id, party: claim.claimant, accountCode: CLAIMS_ACCOUNT },
     p,
   );
-  if (left > 0) return { status: claim.status, outstandingCents: left, record: async () => undefined };
+  if (left > 0) return { status: claim.status, outstandingCents: left, record: () => Promise.resolve() };
   const record = async (ledgerId: string) => {
-    await uow.tx.run(
-      'UPDATE expense_claims SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
-      ['paid', uow.now, ledgerId, uow.orgId, claim.id],
-    );
+    await uow.tx.run('UPDATE expense_claims SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
+      'paid',
+      uow.now,
+      ledgerId,
+      uow.orgId,
+      claim.id,
+    ]);
   };
   return { status: 'paid', outstandingCents: 0, record };
 }

@@ -24,7 +24,7 @@ export const CHART: readonly AccountDef[] = [
   { code: '1510', name: 'Accumulated depreciation', type: 'asset', key: 'accumulated_depreciation' },
   { code: '2000', name: 'Accounts payable', type: 'liability', key: 'payables' },
   { code: '2100', name: 'GST collected', type: 'liability', key: 'gst_collected' },
-  // The ATO's running balance with the business (issue 9 item 3): each lodged BAS settles 2100,
+  // The ATO's running balance with the business: each lodged BAS settles 2100,
   // 1200 and 2200 against it; paying the ATO (or its refund) clears it from the bank.
   { code: '2150', name: 'ATO integrated client account', type: 'liability', key: 'ato_clearing' },
   { code: '2200', name: 'PAYG withholding payable', type: 'liability', key: 'payg_withholding' },
@@ -36,7 +36,7 @@ export const CHART: readonly AccountDef[] = [
   { code: '4000', name: 'Sales', type: 'revenue', key: 'sales' },
   { code: '4100', name: 'Interest income', type: 'revenue', key: 'interest_income' },
   { code: '4200', name: 'Other income', type: 'revenue', key: 'other_income' },
-  // Fixed asset disposals (issue 9 item 4; added to existing charts by migration 22).
+  // Fixed asset disposals (added to existing charts by migration 22).
   { code: '4300', name: 'Gain on disposal of assets', type: 'revenue', key: 'asset_disposal_gain' },
   { code: '5000', name: 'Cost of goods sold', type: 'expense', key: 'cost_of_sales' },
   { code: '6000', name: 'General expenses', type: 'expense', key: 'general_expenses' },
@@ -57,10 +57,14 @@ export const DEBIT_NORMAL: ReadonlySet<AccountType> = new Set(['asset', 'expense
 
 export async function seedChart(tx: Tx, orgId: string, now: string): Promise<void> {
   for (const a of CHART) {
-    await tx.run(
-      'INSERT INTO accounts (org_id, code, name, type, system_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [orgId, a.code, a.name, a.type, a.key, now],
-    );
+    await tx.run('INSERT INTO accounts (org_id, code, name, type, system_key, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      orgId,
+      a.code,
+      a.name,
+      a.type,
+      a.key,
+      now,
+    ]);
   }
 }
 

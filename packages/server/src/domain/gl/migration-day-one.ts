@@ -1,7 +1,7 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Migration 30 (issue 12): what a real business needs on day one.
+ * Migration 30: what a real business needs on day one.
  * - Invoices carry a human number (`INV-0001`) from a per-organisation sequence
  *   (organisations.invoice_prefix, invoice_next), unique per organisation, and a `reference`;
  *   bills carry a `reference` (the supplier's own invoice number stays `invoice_number` where the
@@ -44,15 +44,12 @@ export function formatInvoiceNumber(prefix: string, n: number): string {
 }
 
 /**
- * Migration 31 (issue 12 item 1): bills and expense claims carry their issue date (`issueDate`,
+ * Migration 31: bills and expense claims carry their issue date (`issueDate`,
  * default the day captured), so their approval posts dated it. Documents written before it keep
  * NULL: they post on the day they are approved, as they always did.
  */
 export const migrationIssueDates: Migration = {
   id: 31,
   name: 'bill and expense claim issue dates',
-  statements: [
-    'ALTER TABLE bills ADD COLUMN issued_on TEXT',
-    'ALTER TABLE expense_claims ADD COLUMN issued_on TEXT',
-  ],
+  statements: ['ALTER TABLE bills ADD COLUMN issued_on TEXT', 'ALTER TABLE expense_claims ADD COLUMN issued_on TEXT'],
 };

@@ -32,4 +32,3 @@ export async function mirrorOf(uow: Uow, journalId: string): Promise<PostingLine
     docId: r.doc_id,
   }));
 }
-

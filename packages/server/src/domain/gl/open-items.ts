@@ -10,7 +10,7 @@ export interface OpenItem {
   readonly party: string;
   readonly reference: string;
   /**
-   * Issue 12: other words a bank line may quote for it: an invoice's number (INV-0042) and the
+   * Other words a bank line may quote for it: an invoice's number (INV-0042) and the
    * document's own reference. Match suggestions score them as they score `reference`.
    */
   readonly quoted?: readonly string[];

@@ -12,7 +12,7 @@ import { checkPostable } from './periods.js';
  * of work, before its event: the event binds the journal's lines (its payload's `journals`, a
  * digest of the lines: protocol bindings.ts), and the journal, written once the event is chained,
  * records the event's ledgerId. Debits equal credits or the whole transaction fails: an
- * unbalanced posting is a broken invariant (architecture guide), never silently fixed.
+ * unbalanced posting is a broken invariant, surfaced as a logged INTERNAL, never silently fixed.
  */
 export interface PostingLine {
   /** An account code (`6000`) or a chart role (`{ key: 'receivables' }`). */
@@ -79,7 +79,7 @@ export interface PostedJournal {
  * with its ledgerId. The digest is one canonical JSON and one SHA-256 over the rows about to be
  * written, no statement.
  */
-export async function postJournal(uow: Uow, input: JournalInput): Promise<PostedJournal> {
+export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJournal> {
   const id = input.id ?? newJournalId();
   const lines = input.lines.filter((l) => (l.debitCents ?? 0) !== 0 || (l.creditCents ?? 0) !== 0);
   let total = 0;
@@ -124,13 +124,13 @@ export async function postJournal(uow: Uow, input: JournalInput): Promise<Posted
       );
     }
   });
-  return { id, totalCents: total, lines: rows };
+  return Promise.resolve({ id, totalCents: total, lines: rows });
 }
 
 /**
  * Journals dated on or before a date, as a set each line is probed against (built once), not a
- * join: joined, SQLite walked the journals_date range once per line of the account (issue 8
- * item 2). Parameters: orgId, asOf.
+ * join: joined, SQLite walked the journals_date range once per line of the account.
+ * Parameters: orgId, asOf.
  */
 const JOURNALS_TO_DATE = 'l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date <= ?)';
 
@@ -209,12 +209,7 @@ export async function documentBalances(
   accountCode: string,
   asOf: string,
 ): Promise<ReadonlyMap<string, number>> {
-  const rows = await q.all<{ doc_id: string | null; dr: number; cr: number }>(DOCUMENT_BALANCES_SQL, [
-    orgId,
-    accountCode,
-    orgId,
-    asOf,
-  ]);
+  const rows = await q.all<{ doc_id: string | null; dr: number; cr: number }>(DOCUMENT_BALANCES_SQL, [orgId, accountCode, orgId, asOf]);
   const out = new Map<string, number>();
   for (const r of rows) {
     if (r.doc_id === null) continue;

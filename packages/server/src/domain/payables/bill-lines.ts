@@ -29,12 +29,16 @@ export function defaultAccountFor(taxCode: TaxCode): string {
 /** Asset accounts a purchase may be charged to: not the bank, receivables, GST or clearing. */
 const CONTROL_KEYS = new Set(['bank', 'receivables', 'gst_paid', 'clearing', 'accumulated_depreciation']);
 
-/** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
+/** Kept by a batch of units of work: the chart changes only through units, which forget it. */
 const PURCHASE_ACCOUNT = batchCached('SELECT type, system_key FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
 /** The account reads resolveLines will make for these lines (readsByKey). */
 export function purchaseAccountReads(orgId: string, inputs: readonly LineInput[], defaultTax: TaxCode): Read[] {
-  return readsByKey(PURCHASE_ACCOUNT, orgId, inputs.map((l) => l.accountCode ?? defaultAccountFor(l.taxCode ?? defaultTax)));
+  return readsByKey(
+    PURCHASE_ACCOUNT,
+    orgId,
+    inputs.map((l) => l.accountCode ?? defaultAccountFor(l.taxCode ?? defaultTax)),
+  );
 }
 
 /** BAD_REQUEST naming `field` unless `code` is an expense account, or an asset that is not a control account. */
@@ -59,7 +63,7 @@ export function allocateGst(lines: readonly { amountCents: number; taxCode: TaxC
     given += Math.floor(x.a / 11);
   }
   // The biggest remainders (then the biggest lines, then the first) take the rounding cents.
-  const order = [...taxable].sort((p, q) => q.a % 11 - p.a % 11 || q.a - p.a || p.i - q.i);
+  const order = [...taxable].sort((p, q) => (q.a % 11) - (p.a % 11) || q.a - p.a || p.i - q.i);
   for (let k = 0; given < total; k += 1) {
     const x = order[k % order.length];
     invariant(x, 'a document with GST has a taxable line');
@@ -119,8 +123,7 @@ export function purchasePosting(
   lines: readonly PurchaseLine[],
   sign: 1 | -1 = 1,
 ): PostingLine[] {
-  const side = (cents: number, debit: boolean) =>
-    (debit ? sign === 1 : sign === -1) ? { debitCents: cents } : { creditCents: cents };
+  const side = (cents: number, debit: boolean) => ((debit ? sign === 1 : sign === -1) ? { debitCents: cents } : { creditCents: cents });
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
   const gst = lines.reduce((s, l) => s + l.gstCents, 0);
   return [
@@ -175,7 +178,10 @@ export async function loadBillLines(q: Queryable, orgId: string, ids: readonly s
   }
   for (const [id, list] of base) {
     const gst = allocateGst(list);
-    out.set(id, list.map((l, i) => ({ ...l, gstCents: gst[i] ?? 0 })));
+    out.set(
+      id,
+      list.map((l, i) => ({ ...l, gstCents: gst[i] ?? 0 })),
+    );
   }
   return out;
 }

@@ -20,8 +20,9 @@ import { owedOnDocument } from './settle.js';
 import { plannedBillAssets, registerAssets, returnBillAssets, saveAssetDetails } from '../assets/register.js';
 
 /**
- * Bills (payables). States: captured → approved; held (PB-B1, D8) → approved only with a human
- * proof; on_hold (parked by billHold) → approved; any open or approved state → returned (final);
+ * Bills (payables). States: captured → approved; held (the bill-approval rule: a new payee, a
+ * total above the floor or changed bank details) → approved only with a human proof; on_hold
+ * (parked by billHold) → approved; any open or approved state → returned (final);
  * approved → paid (a payment run, or payments applied by reconciliation until nothing is owed).
  * Accrual: approval posts the bill (Dr expense/asset + GST paid / Cr 2000, docId = bill id) once;
  * returning a posted bill posts the reversal.
@@ -33,13 +34,13 @@ export interface BillRow {
   status: BillStatus;
   payee_name: string;
   payee_key: string;
-  /** Set on every bill (issue 10; migration 25 filled the older ones). */
+  /** Set on every bill (migration 25 filled the older ones). */
   contact_id: string | null;
   description: string;
   total_cents: number;
   gst_cents: number;
   due_days: number;
-  /** Issue 12: the bill's date (null for bills captured before migration 31: they post on approval day). */
+  /** The bill's date (null for bills captured before migration 31: they post on approval day). */
   issued_on: string | null;
   due_on: string;
   reference: string | null;
@@ -66,12 +67,15 @@ export const BILL_COLUMNS =
   'note, run_id, payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
 
 /** A new bill (captured, or an opening balance): approved_at is not among its columns, so NULL. */
-export const BILL_INSERT = `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',').map(() => '?').join(', ')})`;
+export const BILL_INSERT = `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',')
+  .map(() => '?')
+  .join(', ')})`;
 
 /**
- * Payee identity for PB-B1 (NEW_PAYEE and BANK_DETAILS_CHANGED, D8): case and spacing do not make a
- * new supplier. The one normaliser of payee names; keys are stored (bills.payee_key), so a change
- * here needs a backfill of every stored key (accents are not folded for that reason, docs/decisions.md).
+ * Payee identity for the bill-approval rule (NEW_PAYEE and BANK_DETAILS_CHANGED): case and spacing
+ * do not make a new supplier. The one normaliser of payee names; keys are stored (bills.payee_key),
+ * so a change here needs a backfill of every stored key (accents are not folded for that reason,
+ * docs/decisions.md).
  */
 export function payeeKey(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, ' ');
@@ -85,9 +89,9 @@ export interface BankDetails {
 }
 
 /**
- * The payee's standing for PB-B1: whether any bill of theirs was approved (NEW_PAYEE), and the
- * bank details of the most recently approved one that had any and was not returned since (a
- * returned bill's details are not what anyone agreed to pay).
+ * The payee's standing for the bill-approval rule: whether any bill of theirs was approved
+ * (NEW_PAYEE), and the bank details of the most recently approved one that had any and was not
+ * returned since (a returned bill's details are not what anyone agreed to pay).
  */
 export interface ApprovedBank {
   readonly known: boolean;
@@ -101,11 +105,15 @@ export function bankOf(row: Pick<BillRow, 'payee_bsb' | 'payee_account_number' |
 }
 
 /**
- * Kept by a batch of units of work (issue 14): bills change only through units, which forget
+ * Kept by a batch of units of work: bills change only through units, which forget
  * them. Both select approved bills only, and BILL_INSERT writes a bill with approved_at NULL, so
  * a capture leaves them standing: a batch of bills from known suppliers reads them once.
  */
-const PAYEE_APPROVED = batchCached('SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1', ['bills'], [BILL_INSERT]);
+const PAYEE_APPROVED = batchCached(
+  'SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1',
+  ['bills'],
+  [BILL_INSERT],
+);
 const PAYEE_LAST_BANK = batchCached(
   `SELECT payee_bsb, payee_account_number, payee_account_name FROM bills
      WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL AND status <> 'returned' AND payee_bsb IS NOT NULL
@@ -128,9 +136,10 @@ export async function approvedBankOf(q: Queryable, orgId: string, key: string): 
 }
 
 /**
- * D8: a bill from a known payee whose BSB or account number differs from the last approved (or
- * that brings the first details of a payee whose approved bills had none). A bill without bank
- * details cannot be paid by a run, and a new payee is held as NEW_PAYEE with its details shown.
+ * BANK_DETAILS_CHANGED: a bill from a known payee whose BSB or account number differs from the last
+ * approved (or that brings the first details of a payee whose approved bills had none). A bill
+ * without bank details cannot be paid by a run, and a new payee is held as NEW_PAYEE with its
+ * details shown.
  */
 export function bankChanged(bank: BankDetails | null, approved: ApprovedBank): boolean {
   if (!bank || !approved.known) return false;
@@ -185,12 +194,12 @@ export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
   };
 }
 
-/** Bank details in events only masked (seed §6.5 spirit: payloads are redaction-safe). */
+/** Bank details in events only masked: the ledger is permanent, so payloads are redaction-safe. */
 export function maskedAccount(bsb: string | null, account: string | null): string | null {
   return bsb && account ? `${bsb} ...${account.slice(-3)}` : null;
 }
 
-/** D8: every bill event carries payee, totalCents, heldReason and runId. */
+/** Every bill event carries payee, totalCents, heldReason and runId (each null when none). */
 export function billEventPayload<X extends object = Record<never, never>>(row: BillRow, extra: X = {} as X) {
   return {
     payee: row.payee_name,
@@ -213,7 +222,7 @@ async function load(uow: Uow, id: string): Promise<LoadedBill> {
 
 type BillVerb = keyof typeof events.billMoves;
 type BillMoveEvent<V extends BillVerb> = (typeof events.billMoves)[V];
-/** The rest of a move's event payload, besides D8's fields and the reason (the move's note). */
+/** The rest of a move's event payload, besides every bill event's fields and the reason (its note). */
 type MoveExtra<V extends BillVerb> = Omit<EventPayloadOf<BillMoveEvent<V>>, 'payee' | 'totalCents' | 'heldReason' | 'runId' | 'reason'>;
 
 interface Move<V extends BillVerb> {
@@ -235,7 +244,9 @@ async function transition<V extends BillVerb>(uow: Uow, bill: LoadedBill, move: 
   const event = await uow.emit(events.billMoves[move.verb], {
     entityId: bill.id,
     // The verb ties the note and extra to its declaration (Move<V>); TypeScript cannot follow V through the spread.
-    payload: billEventPayload(next, { ...(move.note !== null ? { reason: move.note } : {}), ...move.payload }) as EventPayloadOf<BillMoveEvent<V>>,
+    payload: billEventPayload(next, { ...(move.note !== null ? { reason: move.note } : {}), ...move.payload }) as EventPayloadOf<
+      BillMoveEvent<V>
+    >,
   });
   const set = Object.entries(move.set ?? {});
   const moved = await uow.tx.run(
@@ -248,8 +259,9 @@ async function transition<V extends BillVerb>(uow: Uow, bill: LoadedBill, move: 
 }
 
 /**
- * PB-B1: BANK_DETAILS_CHANGED (whatever the amount) beats ABOVE_FLOOR, which beats NEW_PAYEE;
- * none → null. Every way a bill comes in (billCapture, a conversion's carried-in bills) asks here.
+ * The bill-approval rule: BANK_DETAILS_CHANGED (whatever the amount) beats ABOVE_FLOOR, which beats
+ * NEW_PAYEE; none → null. Every way a bill comes in (billCapture, a conversion's carried-in bills)
+ * asks here.
  */
 export async function heldReasonFor(uow: Uow, key: string, totalCents: number, bank: BankDetails | null): Promise<HeldReason | null> {
   const approved = await approvedBankOf(uow.tx, uow.orgId, key);
@@ -266,14 +278,21 @@ const captureTax = (params: CaptureParams): TaxCode => params.taxCode ?? 'GST_ON
 /** The bill's lines: as given, or one line of the whole bill; accounts checked (BAD_REQUEST). */
 async function captureLines(uow: Uow, params: CaptureParams): Promise<PurchaseLine[]> {
   const defaultTax = captureTax(params);
-  // Issue 9 (assets, D11): a line on 1500 carries `asset`, named lines[i].asset when missing.
-  if (params.lines) return resolveLines(uow, params.lines, defaultTax, (i) => `lines[${i}].accountCode`, (i) => `lines[${i}].asset`);
+  // A line on 1500 (fixed assets) carries `asset`, named lines[i].asset when missing.
+  if (params.lines)
+    return resolveLines(
+      uow,
+      params.lines,
+      defaultTax,
+      (i) => `lines[${i}].accountCode`,
+      (i) => `lines[${i}].asset`,
+    );
   invariant(params.totalCents !== undefined, 'the schema requires totalCents without lines');
   return resolveLines(uow, [{ description: params.description, amountCents: params.totalCents }], defaultTax, () => 'taxCode');
 }
 
 /**
- * Everything billCapture reads before it writes, in one round trip (issue 14): the accounts, the
+ * Everything billCapture reads before it writes, in one round trip: the accounts, the
  * supplier by name, the payee's last approved bank details and the policy. All are kept by the
  * batch, so the checks below find them without another statement. The payee is known up front
  * only when the bill names it (with contactId alone its name comes from the contact).
@@ -289,18 +308,19 @@ function captureReads(uow: Uow, params: CaptureParams): Read[] {
 }
 
 export async function billCapture(params: CaptureParams, uow: Uow) {
-  // Issue 12 item 1: the bill's date (default today); it is due dueDays after it and posts dated it.
+  // The bill's date (default today); it is due dueDays after it and posts dated it.
   const issuedOn = issueDateOf(uow, params.issueDate);
   await uow.readTogether(captureReads(uow, params));
   const lines = await captureLines(uow, params);
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
-  // Issue 10: the supplier's contact, found or created in this act. PB-B1 still keys the payee by
-  // payeeKey of the name the bill is written with (D8, unchanged).
+  // The supplier's contact, found or created in this act. The bill-approval rule still keys the
+  // payee by payeeKey of the name the bill is written with.
   const party = await resolveDocumentContact(uow, params, 'supplier');
   const key = payeeKey(party.payeeName);
-  const bank = params.payeeBsb && params.payeeAccountNumber
-    ? { bsb: params.payeeBsb, accountNumber: params.payeeAccountNumber, accountName: null }
-    : null;
+  const bank =
+    params.payeeBsb && params.payeeAccountNumber
+      ? { bsb: params.payeeBsb, accountNumber: params.payeeAccountNumber, accountName: null }
+      : null;
   const heldReason = await heldReasonFor(uow, key, total, bank);
   const row: BillRow = {
     id: newId('bill'),
@@ -320,7 +340,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
     run_id: null,
     payee_bsb: params.payeeBsb ?? null,
     payee_account_number: params.payeeAccountNumber ?? null,
-    // BECS titles are upper case (the safe choice, ../shared/data/aba/FORMAT.md).
+    // BECS titles are upper case (the safe choice, docs/reference/aba-format.md).
     payee_account_name: params.payeeAccountName?.toUpperCase() ?? null,
     payee_reference: params.payeeReference?.toUpperCase() ?? null,
     journal_id: null,
@@ -342,15 +362,34 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
   });
   await finishContact(uow, party, 'supplier', event.ledgerId);
   // Queued (Tx.later): on PostgreSQL the bill, its lines and asset details go out with the
-  // batch's write-out, not on round trips of their own under the organisation's lock (issue 14).
-  await uow.tx.later(
-    BILL_INSERT,
-    [uow.orgId, row.id, row.status, row.payee_name, key, party.contactId, row.description, row.total_cents, row.gst_cents, row.due_days,
-      row.issued_on, row.due_on, row.reference, heldReason, null, null, row.payee_bsb, row.payee_account_number, row.payee_account_name,
-      row.payee_reference, null, row.created_at, event.ledgerId],
-  );
+  // batch's write-out, not on round trips of their own under the organisation's lock.
+  await uow.tx.later(BILL_INSERT, [
+    uow.orgId,
+    row.id,
+    row.status,
+    row.payee_name,
+    key,
+    party.contactId,
+    row.description,
+    row.total_cents,
+    row.gst_cents,
+    row.due_days,
+    row.issued_on,
+    row.due_on,
+    row.reference,
+    heldReason,
+    null,
+    null,
+    row.payee_bsb,
+    row.payee_account_number,
+    row.payee_account_name,
+    row.payee_reference,
+    null,
+    row.created_at,
+    event.ledgerId,
+  ]);
   await insertBillLines(uow, row.id, lines);
-  await saveAssetDetails(uow, row.id, params.lines ?? []); // issue 9: registered on approval
+  await saveAssetDetails(uow, row.id, params.lines ?? []); // fixed assets: registered on approval
   return toBill({ ...row, ledger_id: event.ledgerId }, lines);
 }
 
@@ -364,8 +403,9 @@ const HELD_WORDS: Readonly<Record<HeldReason, string>> = {
 };
 
 /**
- * What the human reads (D7): agent text quoted; where the money goes in full, and, when the bank
- * details differ from those last approved for the payee, both side by side (issue 8).
+ * What the human reads, written by the server from the row: agent text quoted; where the money
+ * goes in full, and, when the bank details differ from those last approved for the payee, both
+ * side by side.
  */
 export function billSummary(row: BillRow, approved: ApprovedBank): string {
   const held = row.held_reason ? ` (held: ${HELD_WORDS[row.held_reason]})` : '';
@@ -380,15 +420,19 @@ export function billSummary(row: BillRow, approved: ApprovedBank): string {
 
 /**
  * Approval posts the bill, once: a bill re-approved after billHold was posted the first time.
- * Issue 9 (D11): the posting registers the fixed assets of its 1500 lines, named in the event.
+ * The posting registers the fixed assets of its 1500 lines, named in the event.
  */
 async function approve(uow: Uow, bill: LoadedBill) {
   const journalId = bill.journal_id === null ? newJournalId() : null;
-  // Issue 12 item 1: the accrual is dated the bill's issue date (approval day for older bills).
+  // The accrual is dated the bill's issue date (approval day for older bills).
   // The lock date may have moved over it since capture: then the approval is refused, naming id.
   const postOn = bill.issued_on ?? uow.today;
   if (journalId !== null && bill.issued_on !== null && uow.lockDate !== null && bill.issued_on <= uow.lockDate) {
-    throw new DomainError('BAD_REQUEST', `id: bill ${bill.id} is dated ${bill.issued_on}, on or before the lock date ${uow.lockDate}: the books are locked up to and including it (an owner can move the lock date)`, { field: 'id' });
+    throw new DomainError(
+      'BAD_REQUEST',
+      `id: bill ${bill.id} is dated ${bill.issued_on}, on or before the lock date ${uow.lockDate}: the books are locked up to and including it (an owner can move the lock date)`,
+      { field: 'id' },
+    );
   }
   const postedBy = journalId ?? bill.journal_id;
   invariant(postedBy !== null, `bill ${bill.id} is posted by this approval or was by an earlier one`);
@@ -402,20 +446,23 @@ async function approve(uow: Uow, bill: LoadedBill) {
       gstCents: Number(bill.gst_cents),
       ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     },
-    journal: journalId === null ? null : {
-      id: journalId,
-      date: postOn,
-      dateField: bill.issued_on === null ? 'date' : 'id',
-      memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
-      source: { kind: 'bill', id: bill.id },
-      lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
-    },
+    journal:
+      journalId === null
+        ? null
+        : {
+            id: journalId,
+            date: postOn,
+            dateField: bill.issued_on === null ? 'date' : 'id',
+            memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
+            source: { kind: 'bill', id: bill.id },
+            lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
+          },
     set: journalId === null ? { approved_at: uow.now } : { journal_id: journalId, approved_at: uow.now },
   });
   if (journalId !== null) {
     await registerAssets(uow, assets, { kind: 'bill', id: bill.id, date: postOn, journalId, ledgerId: out.ledgerId });
   }
-  // Issue 10: the contact keeps the bank details of its most recently approved bill.
+  // The contact keeps the bank details of its most recently approved bill.
   if (bill.contact_id !== null) await refreshContactBank(uow, bill.contact_id);
   return out;
 }
@@ -429,7 +476,8 @@ export const billApproveAct: SignatureAct<{ id: string }, LoadedBill, typeof boo
   summary: (_params, row) => billSummary(row, row.approvedBank ?? { known: false, last: null }),
   state(_params, row) {
     if (row.status === 'approved') return { ...toBill(row, row.lines), noop: true };
-    if (!OPEN.includes(row.status)) throw conflict(`bill ${row.id} is ${row.status}; only a captured, held or on-hold bill can be approved`);
+    if (!OPEN.includes(row.status))
+      throw conflict(`bill ${row.id} is ${row.status}; only a captured, held or on-hold bill can be approved`);
     return null;
   },
   execute: (_params, row, uow) => approve(uow, row),
@@ -462,7 +510,7 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
     }
   }
   const reversalId = posted ? newJournalId() : null;
-  // Issue 9: the reversal takes the bill's fixed assets off 1500, so off the register too.
+  // The reversal takes the bill's fixed assets off 1500, so off the register too.
   const assetIds = posted ? await returnBillAssets(uow, row.id) : [];
   const out = await transition(uow, row, {
     to: 'returned',
@@ -472,21 +520,24 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
       ...(reversalId ? { reversalJournalId: reversalId } : {}),
       ...(assetIds.length > 0 ? { returnedAssetIds: assetIds } : {}),
     },
-    journal: reversalId === null ? null : {
-      id: reversalId,
-      date: uow.today,
-      memo: `Bill ${row.id} from ${row.payee_name} returned: ${params.reason}`,
-      source: { kind: 'bill_return', id: row.id },
-      lines: purchasePosting({ id: row.id, control: { key: 'payables' } }, row.lines, -1),
-    },
+    journal:
+      reversalId === null
+        ? null
+        : {
+            id: reversalId,
+            date: uow.today,
+            memo: `Bill ${row.id} from ${row.payee_name} returned: ${params.reason}`,
+            source: { kind: 'bill_return', id: row.id },
+            lines: purchasePosting({ id: row.id, control: { key: 'payables' } }, row.lines, -1),
+          },
     set: reversalId === null ? {} : { reversal_journal_id: reversalId },
   });
-  // A returned bill's details are not approved any more (D8), so not the contact's either.
+  // A returned bill's details are not "last approved" any more, so not the contact's either.
   if (row.contact_id !== null) await refreshContactBank(uow, row.contact_id);
   return out;
 }
 
-/** approval.request for books.bill_approve matches a bill still held under PB-B1 (D7). */
+/** approval.request for books.bill_approve matches a bill still held under the bill-approval rule. */
 export async function pbB1Hold(uow: Uow, subjectId: string, payloadHash: string): Promise<OpenHold | null> {
   const row = await uow.tx.get<BillRow>(`SELECT ${BILL_COLUMNS} FROM bills WHERE org_id = ? AND id = ?`, [uow.orgId, subjectId]);
   if (!row || row.held_reason === null || !OPEN.includes(row.status)) return null;

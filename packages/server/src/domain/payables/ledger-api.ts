@@ -54,7 +54,7 @@ export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): 
       party: r.payee_name,
       reference: r.payee_reference ?? r.description,
       quoted: r.reference === null ? [] : [r.reference],
-      // Issue 12: the bill's date; older bills: captured on, in the organisation's time zone.
+      // The bill's date; older bills: captured on, in the organisation's time zone.
       issuedOn: r.issued_on ?? localDate(r.created_at, zone),
       postedOn: r.posted_on,
       dueOn: r.due_on,
@@ -98,17 +98,16 @@ export async function applyBillPayment(
   if (bill.journal_id === null) {
     throw conflict(`bill ${bill.id} was approved before bills were posted to the ledger; it has nothing owing to pay`);
   }
-  const left = await postDocumentPayment(
-    uow,
-    { kind: 'bill', id: bill.id, party: bill.payee_name, accountCode: PAYABLES_ACCOUNT },
-    p,
-  );
-  if (left > 0) return { status: bill.status, outstandingCents: left, record: async () => undefined };
+  const left = await postDocumentPayment(uow, { kind: 'bill', id: bill.id, party: bill.payee_name, accountCode: PAYABLES_ACCOUNT }, p);
+  if (left > 0) return { status: bill.status, outstandingCents: left, record: () => Promise.resolve() };
   const record = async (ledgerId: string) => {
-    await uow.tx.run(
-      'UPDATE bills SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
-      ['paid', uow.now, ledgerId, uow.orgId, bill.id],
-    );
+    await uow.tx.run('UPDATE bills SET status = ?, paid_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
+      'paid',
+      uow.now,
+      ledgerId,
+      uow.orgId,
+      bill.id,
+    ]);
   };
   return { status: 'paid', outstandingCents: 0, record };
 }

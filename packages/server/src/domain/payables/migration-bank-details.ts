@@ -1,7 +1,7 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * PB-B1's BANK_DETAILS_CHANGED (D8, issue 8) for bills captured before it existed: an open bill
+ * The bill-approval rule's BANK_DETAILS_CHANGED for bills captured before it existed: an open bill
  * (captured, held or on hold) from a payee with an approved bill, whose BSB or account number
  * differs from the most recently approved, not returned, bill of that payee that had any (or that
  * brings the payee's first details), is held with that reason, as billCapture now does. Without

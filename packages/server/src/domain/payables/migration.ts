@@ -32,7 +32,7 @@ export const migration: Migration = {
     )`,
     `INSERT INTO bill_lines (org_id, bill_id, line_no, description, amount_cents, tax_code, account_code)
      SELECT org_id, id, 1, description, total_cents, 'GST_ON_EXPENSES', '6000' FROM bills`,
-    // A payment run (billScheduleRun). params_hash finds the run a replayed call made (D3).
+    // A payment run (billScheduleRun). params_hash finds the run a replayed call made (a no-op).
     `CREATE TABLE payment_runs (
       org_id TEXT NOT NULL,
       id TEXT NOT NULL,

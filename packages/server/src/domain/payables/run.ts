@@ -14,7 +14,7 @@ import { bankOf, BILL_COLUMNS, describeBank, maskedAccount, type BillRow } from 
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
 
 /**
- * billScheduleRun — the signature act `books.bill_schedule_run` (seed §3): always held for a
+ * billScheduleRun — the signature act `books.bill_schedule_run`: always held for a
  * human. With the proof it pays approved bills by one ABA file: the run row, the bills `paid`
  * (runId set), one journal Dr 2000 per bill (docId) / Cr the funding account dated the payment
  * date (the record's chart account with fundingAccountId, 1000 with inline funding), and the file
@@ -118,7 +118,7 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
   const runId = `run_${sha256Hex(canonicalJson({ paramsHash, bills: ids })).slice(0, 26)}`;
   const existing =
     (await uow.tx.get<RunRow>(`SELECT ${RUN_COLUMNS} FROM payment_runs WHERE org_id = ? AND id = ?`, [uow.orgId, runId])) ??
-    // dueOnOrBefore replayed after its run: nothing is due any more; answer with that run (D3).
+    // dueOnOrBefore replayed after its run: nothing is due any more; answer with that run (a no-op).
     (bills.length === 0
       ? await uow.tx.get<RunRow>(
           `SELECT ${RUN_COLUMNS} FROM payment_runs WHERE org_id = ? AND params_hash = ? ORDER BY created_at DESC LIMIT 1`,
@@ -129,7 +129,13 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
   if (existing) return { runId: existing.id, paramsHash, funding, fundingAccount, bills, payments: [], existing, problem: null };
   const today = uow.today;
   if (p.paymentDate < today) throw badRequest(`paymentDate: must be today (${today}) or later`);
-  const owed = await owedOnDocuments(uow.tx, uow.orgId, PAYABLES_ACCOUNT, 'credit', bills.map((b) => b.id));
+  const owed = await owedOnDocuments(
+    uow.tx,
+    uow.orgId,
+    PAYABLES_ACCOUNT,
+    'credit',
+    bills.map((b) => b.id),
+  );
   const payments = bills.map((b) => ({ billId: b.id, payee: b.payee_name, amountCents: owed.get(b.id) ?? 0 }));
   return { runId, paramsHash, funding, fundingAccount, bills, payments, existing: null, problem: problemOf(p, bills, owed) };
 }
@@ -153,8 +159,9 @@ function runResult(row: RunRow) {
 }
 
 /**
- * What the human reads (D7): every payment (never a sample) with its payee, amount and the exact
- * BSB and account number the ABA file pays, then the total, date and funding account (issue 8).
+ * What the human reads, written by the server: every payment (never a sample) with its payee,
+ * amount and the exact BSB and account number the ABA file pays, then the total, date and funding
+ * account.
  * Agent-supplied text (payee names, account titles) is quoted.
  */
 function runSummary(p: Params, s: Subject): string {
@@ -250,7 +257,7 @@ async function executeRun(p: Params, s: Subject, uow: Uow): Promise<ResultOf<typ
     payload: {
       runId: s.runId,
       billIds,
-      // D8: each bill's payee, total, heldReason and its runId, now set.
+      // As every bill event: each bill's payee, total, heldReason and its runId, now set.
       bills: s.payments.map((x) => ({
         id: x.billId,
         payee: x.payee,
@@ -299,9 +306,29 @@ async function insertRun(
        user_name, apca_user_id, remitter_name, bill_ids, payments, bill_count, total_cents, journal_id, file_name, outbox_id,
        created_at, ledger_id, funding_account_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, row.id, s.paramsHash, 'executed', row.payment_date, s.funding.bankCode, s.funding.bsb, s.funding.accountNumber,
-      s.funding.userName, s.funding.apcaUserId, s.funding.remitterName, row.bill_ids, row.payments, r.billIds.length, r.total,
-      r.journalId, r.fileName, r.outboxId, uow.now, r.ledgerId, s.fundingAccount?.id ?? null],
+    [
+      uow.orgId,
+      row.id,
+      s.paramsHash,
+      'executed',
+      row.payment_date,
+      s.funding.bankCode,
+      s.funding.bsb,
+      s.funding.accountNumber,
+      s.funding.userName,
+      s.funding.apcaUserId,
+      s.funding.remitterName,
+      row.bill_ids,
+      row.payments,
+      r.billIds.length,
+      r.total,
+      r.journalId,
+      r.fileName,
+      r.outboxId,
+      uow.now,
+      r.ledgerId,
+      s.fundingAccount?.id ?? null,
+    ],
   );
   return runResult(row);
 }
@@ -310,7 +337,7 @@ export const billScheduleRunAct: SignatureAct<Params, Subject, typeof payables.b
   spec: payables.billScheduleRun,
   load: loadSubject,
   subjectId: (s) => s.runId,
-  // Seed §3: a payment run always needs a human proof, whatever the key's scope.
+  // A payment run always needs a human proof, whatever the key's scope.
   needsProof: () => true,
   summary: runSummary,
   state(_p, s) {

@@ -1,7 +1,7 @@
 /**
  * Exact decimal arithmetic for payroll: a decimal string ("0.3477", "-0.6702", "0.115") becomes a
  * BigInt scaled by 10^places, and division rounds half up explicitly. No floating point anywhere
- * between the ATO's published figures and a withholding amount (issue 9, D11).
+ * between the ATO's published figures and a withholding amount.
  */
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;

@@ -63,7 +63,12 @@ export async function computeLine(uow: Uow, p: Params, e: EmployeeRow, hoursGive
   );
   const leaveHours = leave.reduce((s, l) => s + Number(l.hours), 0);
   invariant(e.tfn !== null && e.residency !== null && e.tax_declared_on !== null, `active employee ${e.id} has a tax declaration`);
-  const declaration = { tfn: e.tfn, residency: e.residency, claimsTaxFreeThreshold: Number(e.claims_tax_free_threshold) === 1, declaredOn: e.tax_declared_on };
+  const declaration = {
+    tfn: e.tfn,
+    residency: e.residency,
+    claimsTaxFreeThreshold: Number(e.claims_tax_free_threshold) === 1,
+    declaredOn: e.tax_declared_on,
+  };
   const scale = taxScaleFor(declaration, p.paymentDate);
   const basis = payBasisOf(e);
   const hours = hoursGiven === undefined ? null : hoursGiven + leaveHours;
@@ -80,7 +85,9 @@ export async function computeLine(uow: Uow, p: Params, e: EmployeeRow, hoursGive
   const leaveMilli = leaveHours * MILLI;
   const leaveCents = Math.min(
     line.grossCents,
-    'hourlyRateCents' in basis ? basis.hourlyRateCents * leaveHours : toSafe(divHalfUp(BigInt(line.grossCents) * BigInt(leaveMilli), BigInt(ordinary))),
+    'hourlyRateCents' in basis
+      ? basis.hourlyRateCents * leaveHours
+      : toSafe(divHalfUp(BigInt(line.grossCents) * BigInt(leaveMilli), BigInt(ordinary))),
   );
   return {
     employeeId: e.id,

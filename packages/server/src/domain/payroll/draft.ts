@@ -10,14 +10,14 @@ import { PayrollDataError } from './withholding.js';
 import { LINE_COLUMNS, loadLines, RUN_COLUMNS, toPayRun, type PayRunRow } from './runs.js';
 
 /**
- * books.payrollDraft (D11): resolve the employees, validate them against the period, compute each
+ * books.payrollDraft: resolve the employees, validate them against the period, compute each
  * line with payLine (pay-line.ts) and store the run `draft`. Nothing is posted and no leave moves:
  * that is the signature act's (sign.ts).
  *
- * D3: the same period, frequency and employee set while that draft is open, with the same details
- * (hours, payment date, funding), answers the draft as a no-op; with other details it is CONFLICT
- * naming the draft (recall it first). Any other draft or signed run covering one of these employees
- * for an overlapping period is CONFLICT naming it: one period is paid once.
+ * Idempotent by state: the same period, frequency and employee set while that draft is open, with
+ * the same details (hours, payment date, funding), answers the draft as a no-op; with other details
+ * it is CONFLICT naming the draft (recall it first). Any other draft or signed run covering one of
+ * these employees for an overlapping period is CONFLICT naming it: one period is paid once.
  */
 type Params = z.infer<typeof payroll.payrollDraft.params>;
 const { PAY_RUN_EMPLOYEES_MAX } = payroll;
@@ -27,7 +27,10 @@ async function resolveEmployees(uow: Uow, p: Params): Promise<EmployeeRow[]> {
   if (p.employeeIds) {
     const rows: EmployeeRow[] = [];
     for (const id of p.employeeIds) {
-      const row = await uow.tx.get<EmployeeRow>(`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [uow.orgId, id]);
+      const row = await uow.tx.get<EmployeeRow>(
+        `SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+        [uow.orgId, id],
+      );
       if (!row) throw notFound('employee', id);
       rows.push(row);
     }
@@ -39,7 +42,9 @@ async function resolveEmployees(uow: Uow, p: Params): Promise<EmployeeRow[]> {
   );
   if (rows.length === 0) throw conflict(`no active employee is paid ${p.payFrequency}; there is no one to pay`);
   if (rows.length > PAY_RUN_EMPLOYEES_MAX) {
-    throw conflict(`more than ${PAY_RUN_EMPLOYEES_MAX} active employees are paid ${p.payFrequency}; pay them in runs of at most ${PAY_RUN_EMPLOYEES_MAX} with employeeIds`);
+    throw conflict(
+      `more than ${PAY_RUN_EMPLOYEES_MAX} active employees are paid ${p.payFrequency}; pay them in runs of at most ${PAY_RUN_EMPLOYEES_MAX} with employeeIds`,
+    );
   }
   return rows;
 }
@@ -47,7 +52,7 @@ async function resolveEmployees(uow: Uow, p: Params): Promise<EmployeeRow[]> {
 /** Bad input names the field; an employee not yet active is a state (CONFLICT naming it). */
 function validate(p: Params, rows: readonly EmployeeRow[], today: string, funding: ResolvedFunding | null): void {
   const field = p.employeeIds ? 'employeeIds' : 'payFrequency';
-  // D6: bad input first (every employee), then state.
+  // The order of checks: bad input first (every employee), then state.
   for (const e of rows) {
     const who = `${e.id} (${e.name})`;
     if (e.pay_frequency !== p.payFrequency) throw badRequest(`${field}: employee ${who} is paid ${e.pay_frequency}, not ${p.payFrequency}`);
@@ -57,23 +62,29 @@ function validate(p: Params, rows: readonly EmployeeRow[], today: string, fundin
   for (const h of p.hours ?? []) {
     if (!ids.has(h.employeeId)) throw badRequest(`hours: employee ${h.employeeId} is not in this pay run`);
     const e = rows.find((r) => r.id === h.employeeId);
-    if (e && e.hourly_rate_cents === null) throw badRequest(`hours: employee ${e.id} (${e.name}) is salaried; hours are only for hourly staff`);
+    if (e && e.hourly_rate_cents === null)
+      throw badRequest(`hours: employee ${e.id} (${e.name}) is salaried; hours are only for hourly staff`);
   }
   if (funding) {
     const fundingField = p.fundingAccountId !== undefined ? 'fundingAccountId' : 'funding';
-    if (p.paymentDate < today) throw badRequest(`paymentDate: must be today (${today}) or later when ${fundingField} is given (the bank pays the file)`);
+    if (p.paymentDate < today)
+      throw badRequest(`paymentDate: must be today (${today}) or later when ${fundingField} is given (the bank pays the file)`);
     const without = rows.filter((e) => !e.bank_bsb || !e.bank_account_number || !e.bank_account_name);
     if (without.length > 0) {
-      throw badRequest(`${fundingField}: ${without.map((e) => `${e.id} (${e.name})`).join(', ')} has no bank details; net pay cannot be paid by ABA file`);
+      throw badRequest(
+        `${fundingField}: ${without.map((e) => `${e.id} (${e.name})`).join(', ')} has no bank details; net pay cannot be paid by ABA file`,
+      );
     }
   }
   const inactive = rows.find((e) => e.status !== 'active');
   if (inactive) {
-    throw conflict(`employee ${inactive.id} (${inactive.name}) is ${inactive.status} (next step ${inactive.next_step ?? 'none'}); only an active employee is paid`);
+    throw conflict(
+      `employee ${inactive.id} (${inactive.name}) is ${inactive.status} (next step ${inactive.next_step ?? 'none'}); only an active employee is paid`,
+    );
   }
 }
 
-/** The open draft with the same key (D3), or CONFLICT naming a run that already covers someone. */
+/** The open draft with the same key (a no-op), or CONFLICT naming a run that already covers someone. */
 async function existingRun(uow: Uow, p: Params, runKey: string, paramsHash: string, ids: readonly string[]) {
   const twin = await uow.tx.get<PayRunRow>(`SELECT ${RUN_COLUMNS} FROM pay_runs WHERE org_id = ? AND run_key = ? AND status = ?`, [
     uow.orgId,
@@ -81,7 +92,10 @@ async function existingRun(uow: Uow, p: Params, runKey: string, paramsHash: stri
     'draft',
   ]);
   if (twin && twin.params_hash === paramsHash) return twin;
-  if (twin) throw conflict(`pay run ${twin.id} is a draft for this period and these employees with other details; recall it (books.payrollRecall) first`);
+  if (twin)
+    throw conflict(
+      `pay run ${twin.id} is a draft for this period and these employees with other details; recall it (books.payrollRecall) first`,
+    );
   const marks = ids.map(() => '?').join(', ');
   const overlap = await uow.tx.get<{ id: string; status: string; employee_id: string; period_start: string; period_end: string }>(
     `SELECT r.id, r.status, l.employee_id, r.period_start, r.period_end FROM pay_run_lines l
@@ -106,9 +120,11 @@ export async function payrollDraft(p: Params, uow: Uow): Promise<ResultOf<typeof
   const rows = await resolveEmployees(uow, p);
   validate(p, rows, uow.today, funding);
   const ids = rows.map((e) => e.id);
-  const runKey = sha256Hex(canonicalJson({ periodStart: p.periodStart, periodEnd: p.periodEnd, payFrequency: p.payFrequency, ids: [...ids].sort() }));
+  const runKey = sha256Hex(
+    canonicalJson({ periodStart: p.periodStart, periodEnd: p.periodEnd, payFrequency: p.payFrequency, ids: [...ids].sort() }),
+  );
   const bound = record ? { fundingDetails: record.funding as unknown as JsonValue } : {};
-  const paramsHash = sha256Hex(canonicalJson({ ...p, employeeIds: [...ids].sort(), ...bound } as unknown as JsonValue));
+  const paramsHash = sha256Hex(canonicalJson({ ...p, employeeIds: [...ids].sort(), ...bound }));
   const twin = await existingRun(uow, p, runKey, paramsHash, ids);
   if (twin) return { ...toPayRun(twin, await loadLines(uow.tx, uow.orgId, twin.id)), noop: true };
   const lines: DraftLine[] = [];
@@ -142,7 +158,14 @@ async function insertDraft(
       periodEnd: p.periodEnd,
       paymentDate: p.paymentDate,
       payFrequency: p.payFrequency,
-      lines: d.lines.map((l) => ({ employeeId: l.employeeId, grossCents: l.grossCents, paygCents: l.paygCents, superCents: l.superCents, netCents: l.netCents, leaveIds: [...l.leaveIds] })),
+      lines: d.lines.map((l) => ({
+        employeeId: l.employeeId,
+        grossCents: l.grossCents,
+        paygCents: l.paygCents,
+        superCents: l.superCents,
+        netCents: l.netCents,
+        leaveIds: [...l.leaveIds],
+      })),
       totals,
       funded: d.funding !== null,
     },
@@ -151,23 +174,78 @@ async function insertDraft(
     `INSERT INTO pay_runs (org_id, id, status, period_start, period_end, payment_date, pay_frequency, run_key, params_hash, funding,
        funding_account_id, entries_description, gross_cents, payg_cents, super_cents, net_cents, created_at, ledger_id)
      VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [uow.orgId, id, p.periodStart, p.periodEnd, p.paymentDate, p.payFrequency, d.runKey, d.paramsHash, fundingJson, d.fundingAccountId,
-      p.entriesDescription ?? null, totals.grossCents, totals.paygCents, totals.superCents, totals.netCents, uow.now, event.ledgerId],
+    [
+      uow.orgId,
+      id,
+      p.periodStart,
+      p.periodEnd,
+      p.paymentDate,
+      p.payFrequency,
+      d.runKey,
+      d.paramsHash,
+      fundingJson,
+      d.fundingAccountId,
+      p.entriesDescription ?? null,
+      totals.grossCents,
+      totals.paygCents,
+      totals.superCents,
+      totals.netCents,
+      uow.now,
+      event.ledgerId,
+    ],
   );
   let n = 0;
   for (const l of d.lines) {
     n += 1;
     await uow.tx.run(
       `INSERT INTO pay_run_lines (org_id, pay_run_id, line_no, ${LINE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, id, n, l.employeeId, l.name, l.basis, l.grossCents, l.paygCents, l.superCents, l.netCents, l.hours, l.leaveHours,
-        l.leaveCents, JSON.stringify(l.leaveIds), l.ordinaryMilliHours, l.taxScale, l.confirmed ? 1 : 0, l.bsb, l.accountNumber, l.accountName],
+      [
+        uow.orgId,
+        id,
+        n,
+        l.employeeId,
+        l.name,
+        l.basis,
+        l.grossCents,
+        l.paygCents,
+        l.superCents,
+        l.netCents,
+        l.hours,
+        l.leaveHours,
+        l.leaveCents,
+        JSON.stringify(l.leaveIds),
+        l.ordinaryMilliHours,
+        l.taxScale,
+        l.confirmed ? 1 : 0,
+        l.bsb,
+        l.accountNumber,
+        l.accountName,
+      ],
     );
   }
   return toPayRun(
-    { id, status: 'draft', period_start: p.periodStart, period_end: p.periodEnd, payment_date: p.paymentDate, pay_frequency: p.payFrequency,
-      run_key: d.runKey, params_hash: d.paramsHash, funding: fundingJson, funding_account_id: d.fundingAccountId, entries_description: p.entriesDescription ?? null,
-      gross_cents: totals.grossCents, payg_cents: totals.paygCents, super_cents: totals.superCents, net_cents: totals.netCents,
-      journal_id: null, file_name: null, outbox_id: null, reversal_journal_id: null, ledger_id: event.ledgerId },
+    {
+      id,
+      status: 'draft',
+      period_start: p.periodStart,
+      period_end: p.periodEnd,
+      payment_date: p.paymentDate,
+      pay_frequency: p.payFrequency,
+      run_key: d.runKey,
+      params_hash: d.paramsHash,
+      funding: fundingJson,
+      funding_account_id: d.fundingAccountId,
+      entries_description: p.entriesDescription ?? null,
+      gross_cents: totals.grossCents,
+      payg_cents: totals.paygCents,
+      super_cents: totals.superCents,
+      net_cents: totals.netCents,
+      journal_id: null,
+      file_name: null,
+      outbox_id: null,
+      reversal_journal_id: null,
+      ledger_id: event.ledgerId,
+    },
     await loadLines(uow.tx, uow.orgId, id),
   );
 }

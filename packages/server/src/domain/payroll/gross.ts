@@ -1,7 +1,7 @@
 import { divHalfUp, toSafe } from './decimal.js';
 
 /**
- * Gross pay for one period (D11), in integer cents, half up:
+ * Gross pay for one period, in integer cents, half up:
  * - salaried: annualSalaryCents ÷ 52 (weekly), ÷ 26 (fortnightly) or ÷ 12 (monthly);
  * - hourly: hourlyRateCents × hours, where hours are those given for the period or else the
  *   ordinary hours: hoursPerWeek × 1, × 2, or × 52 ÷ 12 for a month. The month's product is formed
@@ -9,9 +9,7 @@ import { divHalfUp, toSafe } from './decimal.js';
  */
 export type PayFrequency = 'weekly' | 'fortnightly' | 'monthly';
 
-export type PayBasis =
-  | { readonly annualSalaryCents: number }
-  | { readonly hourlyRateCents: number; readonly hoursPerWeek: number };
+export type PayBasis = { readonly annualSalaryCents: number } | { readonly hourlyRateCents: number; readonly hoursPerWeek: number };
 
 const PERIODS_PER_YEAR: Readonly<Record<PayFrequency, bigint>> = { weekly: 52n, fortnightly: 26n, monthly: 12n };
 

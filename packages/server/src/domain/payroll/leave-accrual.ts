@@ -1,7 +1,7 @@
 import { floorDiv, toSafe } from './decimal.js';
 
 /**
- * Leave accrual rules (issue 9 item 1; Fair Work Act NES ss 87 and 96): full- and part-time
+ * Leave accrual rules (Fair Work Act NES ss 87 and 96): full- and part-time
  * employees accrue annual leave of 4 weeks and personal/carer's leave of 10 days a year,
  * progressively and pro rata to their ordinary hours; casuals accrue neither.
  *

@@ -1,7 +1,7 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Single Touch Payroll submissions (issue 9 item 2), migration 24: one row per pay event sent to
+ * Single Touch Payroll submissions, migration 24: one row per pay event sent to
  * the ATO through the lodgement adapter — the pay event of a signed run (`pay`), the correcting
  * event of a recalled one (`correction`) and each `books.stpResubmit` (`resubmission`). `queued`
  * until the adapter confirms delivery, then `lodged` with its receipt (file name, SHA-256), as a

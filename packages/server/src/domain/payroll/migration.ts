@@ -1,10 +1,10 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Pay runs (issue 9 item 2), migration 23. A run and one line per employee, computed when drafted
+ * Pay runs, migration 23. A run and one line per employee, computed when drafted
  * and never recomputed: the human signs the figures and bank accounts stored here, and the lines
  * keep what Single Touch Payroll reports (gross, the paid-leave part of it, PAYG, super, tax scale,
- * employment basis), so the STP adapter built on another branch can read a signed run as it was.
+ * employment basis), so the STP adapter can read a signed run as it was.
  * The lines also hold the employee's bank account as drafted: the ABA file pays exactly those.
  */
 export const migration: Migration = {

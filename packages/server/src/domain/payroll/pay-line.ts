@@ -3,9 +3,9 @@ import { superGuarantee } from './super.js';
 import { withholding, type TaxScale } from './withholding.js';
 
 /**
- * One employee's line of a pay run (D11), composed from the pure calculations: gross for the
+ * One employee's line of a pay run, composed from the pure calculations: gross for the
  * period, PAYG by Schedule 1 for the payment date, super guarantee at the rate in force (not taken
- * from net pay), and net = gross − PAYG. payrollDraft (a later part of issue 9) calls this for each
+ * from net pay), and net = gross − PAYG. payrollDraft calls this for each
  * active employee with the scale from people/tax-treatment.ts.
  */
 export interface PayLineInput {
@@ -33,7 +33,13 @@ export interface PayLine {
 
 export function payLine(input: PayLineInput): PayLine {
   const grossCents = grossForPeriod(input.basis, input.frequency, input.hours);
-  const w = withholding({ grossCents, period: input.frequency, paymentDate: input.paymentDate, scale: input.scale, residency: input.residency });
+  const w = withholding({
+    grossCents,
+    period: input.frequency,
+    paymentDate: input.paymentDate,
+    scale: input.scale,
+    residency: input.residency,
+  });
   const sg = superGuarantee({ grossCents, paymentDate: input.paymentDate, earningsBeforeCents: input.earningsBeforeCents ?? 0 });
   return {
     grossCents,

@@ -9,7 +9,7 @@ import { runPostingLines } from './sign.js';
 import { queueStpPayEvent } from './stp.js';
 
 /**
- * books.payrollRecall (D11). The pay run state machine: draft → signed → recalled, draft →
+ * books.payrollRecall. The pay run state machine: draft → signed → recalled, draft →
  * recalled. A draft is discarded (nothing was posted). A signed run is reversed only before its
  * paymentDate (the organisation's today) and only when no net pay ABA file was written: a file
  * may already be with the bank, and nothing here can unsend it (CONFLICT naming the file). On or
@@ -20,7 +20,7 @@ import { queueStpPayEvent } from './stp.js';
  * two dates; recall happens before the payment date, so in practice it is dated paymentDate). The
  * run's leave ledger entries (its accrual, the leave it took) are removed and its leave requests
  * become unpaid again, so the next run pays them; the event chain keeps the history. Recalling a
- * recalled run is a no-op (D3).
+ * recalled run is a no-op.
  */
 type Params = z.infer<typeof payroll.payrollRecall.params>;
 

@@ -4,7 +4,7 @@ import { notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 
 /**
- * Pay run rows (migration 23) and the result every payroll method answers with (D11: id, status,
+ * Pay run rows (migration 23) and the result every payroll method answers with (id, status,
  * lines, totals, journalId; plus the period, the paying account masked and the file name).
  */
 export type PayRun = z.infer<typeof payroll.payRun>;

@@ -1,6 +1,6 @@
 /**
  * The shape of the ATO Schedule 1 reference data (schedule1-data.ts, generated from the committed
- * copy of shared/data/payroll/schedule1.json). Money and rates are decimal strings so that they are
+ * reference data, docs/reference/payg-withholding.md). Money and rates are decimal strings so that they are
  * computed exactly (decimal.ts), never as floating point.
  */
 export type PayPeriod = 'weekly' | 'fortnightly' | 'monthly' | 'quarterly';

@@ -1,4 +1,4 @@
-import { canonicalJson, events, payroll, type JsonValue } from '@finance-desk/protocol';
+import { canonicalJson, events, payroll } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { AbaError, buildAba, type AbaPayment } from '../../adapters/aba.js';
 import { enqueuePaymentFile } from '../../adapters/payments.js';
@@ -12,10 +12,20 @@ import { fundingCard } from '../banking/funding.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { accrueLeave, takeLeave } from '../people/leave-ledger.js';
 import { queueStpPayEvent } from './stp.js';
-import { fundingOf, loadLines, loadRun, maskedFunding, payRunResult, toPayRun, type Funding, type PayRunLineRow, type PayRunRow } from './runs.js';
+import {
+  fundingOf,
+  loadLines,
+  loadRun,
+  maskedFunding,
+  payRunResult,
+  toPayRun,
+  type Funding,
+  type PayRunLineRow,
+  type PayRunRow,
+} from './runs.js';
 
 /**
- * payrollSign — the signature act `books.payroll_sign` (seed §3, D7): always held for a human,
+ * payrollSign — the signature act `books.payroll_sign`: always held for a human,
  * whatever the key. The human reads every line (name, gross, tax, super, net), the totals, the
  * payment date and the paying account. The figures are the draft's, stored and never recomputed,
  * so the proof covers exactly what was shown (payload hash of the run id; drafts are immutable).
@@ -51,17 +61,20 @@ interface Subject {
 async function fundingRecordOf(uow: Uow, run: PayRunRow): Promise<Pick<Subject, 'fundingAccount' | 'fundingChanged'>> {
   if (run.funding_account_id === null) return { fundingAccount: null, fundingChanged: null };
   const id = run.funding_account_id;
-  const code = await uow.tx.get<{ account_code: string }>('SELECT account_code FROM bank_accounts WHERE org_id = ? AND id = ?', [uow.orgId, id]);
+  const code = await uow.tx.get<{ account_code: string }>('SELECT account_code FROM bank_accounts WHERE org_id = ? AND id = ?', [
+    uow.orgId,
+    id,
+  ]);
   invariant(code, `pay run ${run.id}'s funding record ${id} exists`);
   const fundingAccount = { id, accountCode: code.account_code };
   if (run.status !== 'draft') return { fundingAccount, fundingChanged: null };
   let now: string | null = null;
   try {
-    now = canonicalJson((await resolveFundingAccount(uow.tx, uow.orgId, id)).funding as unknown as JsonValue);
+    now = canonicalJson((await resolveFundingAccount(uow.tx, uow.orgId, id)).funding);
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
   }
-  const drafted = canonicalJson(fundingOf(run) as unknown as JsonValue);
+  const drafted = canonicalJson(fundingOf(run));
   const fundingChanged =
     now === drafted
       ? null
@@ -94,7 +107,7 @@ function payingAccount(f: Funding | null, fileName: string, s: Subject): string 
   );
 }
 
-/** What the human reads (D7): every employee, never a sample; names and account titles quoted. */
+/** What the human reads (the server's words): every employee, never a sample; agent text quoted. */
 function signSummary(_p: Params, s: Subject): string {
   const r = s.run;
   const f = fundingOf(r);
@@ -153,7 +166,7 @@ function abaFile(run: PayRunRow, f: Funding, lines: readonly PayRunLineRow[]): s
 export function runPostingLines(run: PayRunRow, bank: PostingLine['account'] | null): PostingLine[] {
   const doc = run.id;
   return [
-    // Tagged for the BAS (D11: W1/W2 from signed pay runs dated in the period): the GST report
+    // Tagged for the BAS (W1/W2 come from signed pay runs paid in the period): the GST report
     // and taxPrepare read W1 and W2 from these two lines, and a recall's reversal untags them.
     {
       account: { key: 'wages' },
@@ -171,10 +184,20 @@ export function runPostingLines(run: PayRunRow, bank: PostingLine['account'] | n
       docId: doc,
       description: `PAYG withheld, pay run ${run.id}`,
     },
-    { account: { key: 'super_payable' }, creditCents: Number(run.super_cents), docId: doc, description: `Super payable, pay run ${run.id}` },
+    {
+      account: { key: 'super_payable' },
+      creditCents: Number(run.super_cents),
+      docId: doc,
+      description: `Super payable, pay run ${run.id}`,
+    },
     bank !== null
       ? { account: bank, creditCents: Number(run.net_cents), description: `Net pay, ABA ${run.id}.aba` }
-      : { account: { key: 'wages_payable' }, creditCents: Number(run.net_cents), docId: doc, description: `Net wages payable, pay run ${run.id}` },
+      : {
+          account: { key: 'wages_payable' },
+          creditCents: Number(run.net_cents),
+          docId: doc,
+          description: `Net wages payable, pay run ${run.id}`,
+        },
   ];
 }
 
@@ -200,7 +223,7 @@ async function moveLeave(uow: Uow, s: Subject, ledgerId: string) {
 async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<typeof payroll.payrollSign>> {
   const run = s.run;
   const f = fundingOf(run);
-  let content: string | null = null;
+  let content: string | null;
   try {
     content = f ? abaFile(run, f, s.lines) : null;
   } catch (err) {
@@ -223,8 +246,19 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<t
     payload: {
       id: run.id,
       paymentDate: run.payment_date,
-      totals: { grossCents: Number(run.gross_cents), paygCents: Number(run.payg_cents), superCents: Number(run.super_cents), netCents: Number(run.net_cents) },
-      lines: s.lines.map((l) => ({ employeeId: l.employee_id, grossCents: Number(l.gross_cents), paygCents: Number(l.payg_cents), superCents: Number(l.super_cents), netCents: Number(l.net_cents) })),
+      totals: {
+        grossCents: Number(run.gross_cents),
+        paygCents: Number(run.payg_cents),
+        superCents: Number(run.super_cents),
+        netCents: Number(run.net_cents),
+      },
+      lines: s.lines.map((l) => ({
+        employeeId: l.employee_id,
+        grossCents: Number(l.gross_cents),
+        paygCents: Number(l.payg_cents),
+        superCents: Number(l.super_cents),
+        netCents: Number(l.net_cents),
+      })),
       fundingAccount: maskedFunding(f),
       ...(s.fundingAccount ? { fundingAccountId: s.fundingAccount.id } : {}),
       fileName,
@@ -247,7 +281,7 @@ export const payrollSignAct: SignatureAct<Params, Subject, typeof payroll.payrol
   spec: payroll.payrollSign,
   load: loadSubject,
   subjectId: (s) => s.run.id,
-  // Seed §3: a pay run always needs a human's signature.
+  // A pay run always needs a human's signature.
   needsProof: () => true,
   summary: signSummary,
   state(_p, s) {
@@ -264,4 +298,6 @@ export const payrollSignAct: SignatureAct<Params, Subject, typeof payroll.payrol
   execute: executeSign,
 };
 
-export const payrollSign = signatureHandler<z.infer<typeof payroll.payrollSign.params>, Subject, typeof payroll.payrollSign>(payrollSignAct);
+export const payrollSign = signatureHandler<z.infer<typeof payroll.payrollSign.params>, Subject, typeof payroll.payrollSign>(
+  payrollSignAct,
+);

@@ -11,7 +11,7 @@ import { loadLines, loadRun, type PayRunRow } from './runs.js';
 import { placeholders } from '../../storage/sql.js';
 
 /**
- * Single Touch Payroll (issue 9 item 2; docs/books.md "Single Touch Payroll"). A pay event is a
+ * Single Touch Payroll (docs/books.md "Single Touch Payroll"). A pay event is a
  * lodgement document (kind `stp_pay_event`) queued through the lodgement adapter in the caller's
  * transaction, under the caller's one event (no event of its own): payrollSign queues the run's
  * `pay` event, payrollRecall of a signed run a `correction`, books.stpResubmit a `resubmission`.
@@ -79,13 +79,18 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
     [uow.orgId, ...ids],
   );
   const byId = new Map(people.map((p) => [p.id, p]));
-  // Issue 10 item 3: the payer's ABN is the organisation profile's (migration 26).
+  // The payer's ABN is the organisation profile's (migration 26).
   const org = await uow.tx.get<{ name: string; abn: string | null }>('SELECT name, abn FROM organisations WHERE id = ?', [uow.orgId]);
   invariant(org !== undefined, `organisation ${uow.orgId} exists`);
   const payees = lines.map((l) => {
     const e = byId.get(l.employee_id);
     invariant(e && e.tfn !== null && e.residency !== null && e.tax_declared_on !== null, `employee ${l.employee_id} has a tax declaration`);
-    const declaration = { tfn: e.tfn, residency: e.residency, claimsTaxFreeThreshold: Number(e.claims_tax_free_threshold) === 1, declaredOn: e.tax_declared_on };
+    const declaration = {
+      tfn: e.tfn,
+      residency: e.residency,
+      claimsTaxFreeThreshold: Number(e.claims_tax_free_threshold) === 1,
+      declaredOn: e.tax_declared_on,
+    };
     const y = ytd.get(l.employee_id);
     const gross = Number(y?.gross ?? 0);
     const leave = Number(y?.leave ?? 0);
@@ -95,7 +100,14 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
       name: e.name,
       employmentBasis: l.employment_basis,
       taxTreatmentCode: stpTaxTreatmentCode(declaration, run.payment_date),
-      ytd: { salaryWagesCents: gross - leave, paidLeaveCents: leave, allowancesCents: 0, grossCents: gross, paygWithheldCents: Number(y?.payg ?? 0), superLiabilityCents: Number(y?.super ?? 0) },
+      ytd: {
+        salaryWagesCents: gross - leave,
+        paidLeaveCents: leave,
+        allowancesCents: 0,
+        grossCents: gross,
+        paygWithheldCents: Number(y?.payg ?? 0),
+        superLiabilityCents: Number(y?.super ?? 0),
+      },
     };
   });
   return {
@@ -175,9 +187,10 @@ export async function queueStpPayEvent(
 type ResubmitParams = z.infer<typeof payroll.stpResubmit.params>;
 
 /**
- * books.stpResubmit (D11): a new act every call (D3) — the run's pay event again, with the YTD as
- * it stands now, as a new submission. `queued`; lodged only when the adapter confirms. A draft has
- * no pay event (CONFLICT); a recalled run resubmits its correction (YTD without it).
+ * books.stpResubmit: a new act every call (each appends its event) — the run's pay event again,
+ * with the YTD as it stands now, as a new submission. `queued`; lodged only when the adapter
+ * confirms. A draft has no pay event (CONFLICT); a recalled run resubmits its correction (YTD
+ * without it).
  */
 export async function stpResubmit(p: ResubmitParams, uow: Uow): Promise<ResultOf<typeof payroll.stpResubmit>> {
   const run = await loadRun(uow.tx, uow.orgId, p.payRunId, uow.caps.forUpdate);

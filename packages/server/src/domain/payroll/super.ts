@@ -3,7 +3,7 @@ import { PayrollDataError } from './withholding.js';
 import { SCHEDULE1 } from './schedule1-data.js';
 
 /**
- * Superannuation guarantee (D11): the rate in force on the payment date (the date wages are paid,
+ * Superannuation guarantee: the rate in force on the payment date (the date wages are paid,
  * not worked) × gross, half up to a cent; it is an employer cost, never taken from net pay.
  *
  * Maximum contribution base (MCB): no SG is owed on earnings above it. Up to 30 June 2026 it is a
@@ -38,9 +38,7 @@ export interface SuperGuarantee {
 
 /** The SG rate in force on a payment date, as a decimal string. */
 export function superRateOn(paymentDate: string): string {
-  const row = SCHEDULE1.superGuaranteeRates.find(
-    (r) => r.from <= paymentDate && (r.to === null || paymentDate <= r.to),
-  );
+  const row = SCHEDULE1.superGuaranteeRates.find((r) => r.from <= paymentDate && (r.to === null || paymentDate <= r.to));
   if (!row) throw new PayrollDataError(`no super guarantee rate for payments made on ${paymentDate}`);
   return row.rate;
 }

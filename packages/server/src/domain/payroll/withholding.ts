@@ -3,8 +3,8 @@ import { SCHEDULE1 } from './schedule1-data.js';
 import type { CoefficientRow, CoefficientScale, CoefficientSet, PayPeriod } from './schedule1-types.js';
 
 /**
- * PAYG withholding by ATO Schedule 1 (NAT 1004), as restated in shared/data/payroll/README.md and
- * fixed by D11: the coefficient set in force on the payment date; weekly earnings x with its cents
+ * PAYG withholding by ATO Schedule 1 (NAT 1004), as restated in docs/reference/payg-withholding.md:
+ * the coefficient set in force on the payment date; weekly earnings x with its cents
  * dropped and 99 cents added; y = a·x − b rounded to the nearest dollar (50 cents up) straight from
  * the unrounded value; the period amount from the rounded weekly amount. Integers only: a and b are
  * scaled by 10^4, x is in cents, so 10^6·y = A·X − 100·B exactly (BigInt).
@@ -32,7 +32,7 @@ export interface WithholdingInput {
 }
 
 export interface Withholding {
-  /** A whole number of dollars, in cents (D11). */
+  /** A whole number of dollars, in cents (as Schedule 1 withholds). */
   readonly paygCents: number;
   readonly scale: TaxScale;
   /** The coefficient set used (null for Scale 4, which has no coefficients). */

@@ -34,7 +34,14 @@ export async function listEmployees(p: Params, ctx: ReadContext) {
     args,
   );
   const page = rows.slice(0, limit);
-  const [today, balances] = await Promise.all([orgToday(ctx.db, orgId), leaveBalances(q, orgId, page.map((r) => r.id))]);
+  const [today, balances] = await Promise.all([
+    orgToday(ctx.db, orgId),
+    leaveBalances(
+      q,
+      orgId,
+      page.map((r) => r.id),
+    ),
+  ]);
   const zero = { balanceMilliHours: 0, approvedMilliHours: 0, requestedMilliHours: 0, availableMilliHours: 0 };
   return {
     employees: page.map((r) => ({ ...toEmployee(r, today), leave: balances.get(r.id) ?? { annual: zero, personal: zero } })),

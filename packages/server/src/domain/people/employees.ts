@@ -9,7 +9,7 @@ import { grossForPeriod, type PayBasis } from '../payroll/gross.js';
 import { maskedTfn, taxScaleFor, tfnQuoted } from './tax-treatment.js';
 
 /**
- * Employees (issue 9 item 1, D11). onboardingStart creates the record `onboarding` with nextStep
+ * Employees. onboardingStart creates the record `onboarding` with nextStep
  * `tax_declaration`; onboarding.ts takes it through the steps to `active`. Pay runs read this
  * record: pay basis, hours, bank account, tax declaration and super fund.
  */
@@ -128,10 +128,11 @@ function hoursOf(p: StartParams): number {
   return p.hoursPerWeek ?? STANDARD_HOURS_PER_WEEK;
 }
 
-/** books.onboardingStart: a new employee, `onboarding`, next step `tax_declaration` (D11). */
+/** books.onboardingStart: a new employee, `onboarding`, next step `tax_declaration`. */
 export async function onboardingStart(p: StartParams, uow: Uow): Promise<ResultOf<typeof people.onboardingStart>> {
   const id = newId('emp');
-  const bank = p.bsb && p.accountNumber && p.accountName ? { bsb: p.bsb, account: p.accountNumber, name: p.accountName.toUpperCase() } : null;
+  const bank =
+    p.bsb && p.accountNumber && p.accountName ? { bsb: p.bsb, account: p.accountNumber, name: p.accountName.toUpperCase() } : null;
   const event = await uow.emit(events.onboardingStart, {
     entityId: id,
     payload: {
@@ -153,9 +154,22 @@ export async function onboardingStart(p: StartParams, uow: Uow): Promise<ResultO
        created_at, updated_at, ledger_id)
      VALUES (?, ?, 'onboarding', 'tax_declaration', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
-      uow.orgId, id, p.name, p.email, p.startDate, p.employmentBasis, p.payFrequency,
-      p.annualSalaryCents ?? null, p.hourlyRateCents ?? null, hoursOf(p),
-      bank?.bsb ?? null, bank?.account ?? null, bank?.name ?? null, uow.now, uow.now, event.ledgerId,
+      uow.orgId,
+      id,
+      p.name,
+      p.email,
+      p.startDate,
+      p.employmentBasis,
+      p.payFrequency,
+      p.annualSalaryCents ?? null,
+      p.hourlyRateCents ?? null,
+      hoursOf(p),
+      bank?.bsb ?? null,
+      bank?.account ?? null,
+      bank?.name ?? null,
+      uow.now,
+      uow.now,
+      event.ledgerId,
     ],
   );
   return toEmployee(await loadEmployee(uow.tx, uow.orgId, id), uow.today);

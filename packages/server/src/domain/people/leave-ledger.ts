@@ -6,7 +6,7 @@ import { placeholders } from '../../storage/sql.js';
 /**
  * The leave accrual ledger (migration 20, `leave_ledger`): per employee and leave type, signed
  * milli-hours: + accrual with each pay, − leave taken when a pay run pays it. The balance is the
- * sum. Pay runs (payrollSign, a later part of issue 9) call accrueLeave and takeLeave inside their
+ * sum. Pay runs (payrollSign) call accrueLeave and takeLeave inside their
  * own unit of work; entry ids are natural keys (`accrual:<payRunId>`, `taken:<leaveId>`), so one pay
  * run can never accrue twice for an employee, nor one leave request be paid twice.
  */
@@ -45,7 +45,12 @@ export async function leaveBalances(q: Queryable, orgId: string, employeeIds: re
         Number(pending.find((r) => r.employee_id === id && r.leave_type === type && r.status === status)?.s ?? 0) * MILLI;
       const approved = hours('approved');
       const requested = hours('requested');
-      return { balanceMilliHours: balance, approvedMilliHours: approved, requestedMilliHours: requested, availableMilliHours: balance - approved - requested };
+      return {
+        balanceMilliHours: balance,
+        approvedMilliHours: approved,
+        requestedMilliHours: requested,
+        availableMilliHours: balance - approved - requested,
+      };
     };
     out.set(id, { annual: one('annual'), personal: one('personal') });
   }
@@ -80,8 +85,18 @@ export async function accrueLeave(uow: Uow, a: AccrualInput) {
       `INSERT INTO leave_ledger (org_id, employee_id, leave_type, entry_id, kind, milli_hours, ordinary_milli_hours,
          on_date, source_kind, source_id, ledger_id, created_at)
        VALUES (?, ?, ?, ?, 'accrual', ?, ?, ?, 'pay_run', ?, ?, ?)`,
-      [uow.orgId, a.employeeId, type, `accrual:${a.payRunId}`, type === 'annual' ? accrual.annualMilliHours : accrual.personalMilliHours,
-        a.ordinaryMilliHours, a.onDate, a.payRunId, a.ledgerId, uow.now],
+      [
+        uow.orgId,
+        a.employeeId,
+        type,
+        `accrual:${a.payRunId}`,
+        type === 'annual' ? accrual.annualMilliHours : accrual.personalMilliHours,
+        a.ordinaryMilliHours,
+        a.onDate,
+        a.payRunId,
+        a.ledgerId,
+        uow.now,
+      ],
     );
   }
   return accrual;
@@ -89,10 +104,16 @@ export async function accrueLeave(uow: Uow, a: AccrualInput) {
 
 /** Pay an approved leave request in a pay run: its hours leave the balance; the request is marked paid. */
 export async function takeLeave(uow: Uow, t: { leaveId: string; payRunId: string; onDate: string; ledgerId: string }) {
-  const row = await uow.tx.get<{ employee_id: string; leave_type: LeaveType; hours: number | string; status: string; pay_run_id: string | null }>(
-    `SELECT employee_id, leave_type, hours, status, pay_run_id FROM leave_requests WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
-    [uow.orgId, t.leaveId],
-  );
+  const row = await uow.tx.get<{
+    employee_id: string;
+    leave_type: LeaveType;
+    hours: number | string;
+    status: string;
+    pay_run_id: string | null;
+  }>(`SELECT employee_id, leave_type, hours, status, pay_run_id FROM leave_requests WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    t.leaveId,
+  ]);
   if (!row || row.status !== 'approved' || row.pay_run_id !== null) {
     throw new Error(`invariant violated: leave ${t.leaveId} is not approved and unpaid`);
   }
@@ -100,7 +121,17 @@ export async function takeLeave(uow: Uow, t: { leaveId: string; payRunId: string
     `INSERT INTO leave_ledger (org_id, employee_id, leave_type, entry_id, kind, milli_hours, ordinary_milli_hours,
        on_date, source_kind, source_id, ledger_id, created_at)
      VALUES (?, ?, ?, ?, 'taken', ?, 0, ?, 'pay_run', ?, ?, ?)`,
-    [uow.orgId, row.employee_id, row.leave_type, `taken:${t.leaveId}`, -Number(row.hours) * MILLI, t.onDate, t.payRunId, t.ledgerId, uow.now],
+    [
+      uow.orgId,
+      row.employee_id,
+      row.leave_type,
+      `taken:${t.leaveId}`,
+      -Number(row.hours) * MILLI,
+      t.onDate,
+      t.payRunId,
+      t.ledgerId,
+      uow.now,
+    ],
   );
   await uow.tx.run('UPDATE leave_requests SET pay_run_id = ? WHERE org_id = ? AND id = ?', [t.payRunId, uow.orgId, t.leaveId]);
 }

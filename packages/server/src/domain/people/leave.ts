@@ -9,7 +9,7 @@ import { loadEmployee } from './employees.js';
 import { balancesOf } from './leave-ledger.js';
 
 /**
- * books.leaveRequest and books.leaveApprove (D11). A request above the available balance is
+ * books.leaveRequest and books.leaveApprove. A request above the available balance is
  * accepted with a `warning`: the NES lets an employer agree to annual leave in advance, and the
  * one approving is the one to decide, so the request records the shortfall instead of refusing it
  * (docs/decisions.md "People"). Casual employees accrue no paid leave: CONFLICT. Approved leave is
@@ -35,7 +35,9 @@ const LEAVE_COLUMNS = 'id, employee_id, leave_type, start_date, end_date, hours,
 const hoursText = (milli: number) => {
   const sign = milli < 0 ? '-' : '';
   const abs = Math.abs(milli);
-  const frac = String(abs % MILLI).padStart(3, '0').replace(/0+$/, '');
+  const frac = String(abs % MILLI)
+    .padStart(3, '0')
+    .replace(/0+$/, '');
   return `${sign}${Math.floor(abs / MILLI)}${frac ? `.${frac}` : ''}`;
 };
 
@@ -78,19 +80,40 @@ export async function leaveRequest(p: RequestParams, uow: Uow): Promise<ResultOf
   const id = newId('lv');
   const event = await uow.emit(events.leaveRequest, {
     entityId: id,
-    payload: { employeeId: emp.id, leaveType: p.leaveType, startDate: p.startDate, endDate: p.endDate, hours: p.hours, status: 'requested', warning },
+    payload: {
+      employeeId: emp.id,
+      leaveType: p.leaveType,
+      startDate: p.startDate,
+      endDate: p.endDate,
+      hours: p.hours,
+      status: 'requested',
+      warning,
+    },
   });
   await uow.tx.run(
     `INSERT INTO leave_requests (org_id, id, employee_id, leave_type, start_date, end_date, hours, status, warning, created_at, ledger_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'requested', ?, ?, ?)`,
     [uow.orgId, id, emp.id, p.leaveType, p.startDate, p.endDate, p.hours, warning, uow.now, event.ledgerId],
   );
-  const row: LeaveRow = { id, employee_id: emp.id, leave_type: p.leaveType, start_date: p.startDate, end_date: p.endDate, hours: p.hours, status: 'requested', warning, ledger_id: event.ledgerId };
+  const row: LeaveRow = {
+    id,
+    employee_id: emp.id,
+    leave_type: p.leaveType,
+    start_date: p.startDate,
+    end_date: p.endDate,
+    hours: p.hours,
+    status: 'requested',
+    warning,
+    ledger_id: event.ledgerId,
+  };
   return toLeave(row, available - p.hours * MILLI);
 }
 
 export async function leaveApprove(p: ApproveParams, uow: Uow): Promise<ResultOf<typeof people.leaveApprove>> {
-  const row = await uow.tx.get<LeaveRow>(`SELECT ${LEAVE_COLUMNS} FROM leave_requests WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [uow.orgId, p.id]);
+  const row = await uow.tx.get<LeaveRow>(`SELECT ${LEAVE_COLUMNS} FROM leave_requests WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    p.id,
+  ]);
   if (!row) throw notFound('leave request', p.id);
   // The available balance already counts this request (requested or approved, not yet paid).
   const available = (await balancesOf(uow.tx, uow.orgId, row.employee_id))[row.leave_type].availableMilliHours;

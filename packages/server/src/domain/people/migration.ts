@@ -1,7 +1,7 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * People (issue 9 item 1), migration 20: employees (onboarding state, pay basis, tax declaration,
+ * People, migration 20: employees (onboarding state, pay basis, tax declaration,
  * super fund, contract), leave requests, and the leave accrual ledger that pay runs write.
  *
  * The TFN sits in its own column, in the clear: a payroll system must report it to the ATO with
@@ -43,7 +43,7 @@ export const migration: Migration = {
       ledger_id TEXT NOT NULL,
       PRIMARY KEY (org_id, id)
     )`,
-    // Pay runs pick the active employees on one pay frequency (D11).
+    // Pay runs pick the active employees on one pay frequency.
     `CREATE INDEX employees_status_frequency ON employees (org_id, status, pay_frequency)`,
     `CREATE TABLE leave_requests (
       org_id TEXT NOT NULL,

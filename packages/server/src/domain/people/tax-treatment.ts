@@ -3,7 +3,7 @@ import { addDays } from '../../clock.js';
 import type { TaxScale } from '../payroll/withholding.js';
 
 /**
- * Which Schedule 1 scale an employee's pay is withheld at (D11): Scale 2 for a resident claiming
+ * Which Schedule 1 scale an employee's pay is withheld at: Scale 2 for a resident claiming
  * the tax-free threshold, Scale 1 for one who does not, Scale 3 for a foreign resident, Scale 4
  * where no TFN is quoted. The ATO's not-quoted codes decide "quoted":
  * - 000000000 (chose not to quote) and 987654321 (no valid 9-digit TFN can be held): Scale 4;
@@ -54,11 +54,10 @@ export function taxScaleFor(d: TaxDeclaration, paymentDate: string): TaxScale {
  * reporting guidelines", tax treatment codes): 6 characters, the category and its option, then 4
  * characters for Medicare levy and study-loan variations, `X` where none applies (none is modelled
  * here). RT regular with the tax-free threshold, RN regular without it, FF foreign resident, NA no
- * TFN (resident), NF no TFN (foreign resident). For the pay run's STP document (issue 9 item 2).
+ * TFN (resident), NF no TFN (foreign resident). For the pay run's STP document.
  */
 export function stpTaxTreatmentCode(d: TaxDeclaration, paymentDate: string): string {
   const scale = taxScaleFor(d, paymentDate);
-  const head =
-    scale === 4 ? (d.residency === 'foreign' ? 'NF' : 'NA') : scale === 3 ? 'FF' : scale === 2 ? 'RT' : 'RN';
+  const head = scale === 4 ? (d.residency === 'foreign' ? 'NF' : 'NA') : scale === 3 ? 'FF' : scale === 2 ? 'RT' : 'RN';
   return `${head}XXXX`;
 }

@@ -10,13 +10,13 @@ import { invoicePdf } from './documents.js';
 import { loadSaleLines } from './invoice-lines.js';
 
 /**
- * Dunning (D6): step 1 is the first reminder and runs at once; step 2 and above escalate and are
+ * Dunning: step 1 is the first reminder and runs at once; step 2 and above escalate and are
  * a signature act. Steps go in order; repeating the last step done is a no-op. A sent invoice not
  * fully paid (sent or part_paid) can be chased, for what is still outstanding.
  */
 interface ChaseRow {
   id: string;
-  /** Issue 12: the number the customer knows the invoice by (INV-0001). */
+  /** The number the customer knows the invoice by (INV-0001). */
   number: string | null;
   status: string;
   payee_name: string;
@@ -28,11 +28,11 @@ interface ChaseRow {
   journal_id: string | null;
   /** What is still owed (the ledger's 1100 balance once posted): what a reminder asks for. */
   outstanding_cents: number;
-  /** For the invoice PDF a reminder carries (issue 12 item 4). */
+  /** For the invoice PDF a reminder carries. */
   description: string;
   gst_cents: number;
   issued_on: string | null;
-  /** The organisation's date when the act is judged (step 1 waits for the due date, issue 12). */
+  /** The organisation's date when the act is judged (step 1 waits for the due date). */
   today: string;
 }
 
@@ -95,7 +95,7 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
   // The human sees the invoice as it is now: part_paid with what is left, not "unpaid".
   summary: (params, row) =>
     `Send dunning step ${params.step} (${TONE[Math.min(params.step, 3)] ?? 'Final notice'}) for invoice ${row.id} ` +
-    // The payee name is the agent's words: quoted, so they cannot pass for ours (issue 8 item 10).
+    // The payee name is the agent's words: quoted, so they cannot pass for ours.
     `to ${quoted(row.payee_name)}${row.payee_email ? ` <${row.payee_email}>` : ''} (${stateWords(row)})`,
   state(params, row) {
     if (!OPEN_STATUSES.includes(row.status)) {
@@ -108,7 +108,7 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
         `invoice ${row.id}: step ${params.step} needs step ${params.step - 1} first; last step done is ${done === 0 ? 'none' : done}`,
       );
     }
-    // Issue 12: a first reminder before the invoice falls due is a mistake unless asked for.
+    // A first reminder before the invoice falls due is a mistake unless asked for.
     if (params.step === 1 && params.early !== true && row.due_on !== null && row.today < row.due_on) {
       throw new DomainError(
         'BAD_REQUEST',
@@ -120,7 +120,7 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
   },
   async execute(params, row, uow) {
     const message = reminder(row, params.step);
-    // Redacted by design (seed §6.5): who, which channel, how many recipients — never the body.
+    // Redacted by design: who, which channel, how many recipients — never the body.
     const event = await uow.emit(events.invoiceChase, {
       entityId: row.id,
       payload: {
@@ -136,7 +136,7 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
       [params.step, event.ledgerId, uow.orgId, row.id, params.step - 1],
     );
     invariant(moved.changes === 1, 'a chase step is recorded once');
-    // The reminder carries the invoice again (issue 12 item 4), as it was issued.
+    // The reminder carries the invoice again, as it was issued.
     const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
     const pdf =
       message.to && row.issued_on && row.due_on && lines.length > 0
@@ -147,4 +147,6 @@ export const chaseAct: SignatureAct<Params, ChaseRow, typeof books.invoiceChaseS
   },
 };
 
-export const invoiceChaseStep = signatureHandler<z.infer<typeof books.invoiceChaseStep.params>, ChaseRow, typeof books.invoiceChaseStep>(chaseAct);
+export const invoiceChaseStep = signatureHandler<z.infer<typeof books.invoiceChaseStep.params>, ChaseRow, typeof books.invoiceChaseStep>(
+  chaseAct,
+);

@@ -115,14 +115,17 @@ function creditParts(left: Awaited<ReturnType<typeof leftOfCode>>, amountCents: 
   const open = left.accounts.filter((a) => a.amountCents > 0);
   const exact = amountCents === left.amountCents && left.accounts.every((a) => a.amountCents >= 0 && a.gstCents >= 0);
   if (exact && gstCents === left.gstCents) return open;
-  const amounts = shareByLargestRemainder(amountCents, open.map((a) => a.amountCents));
+  const amounts = shareByLargestRemainder(
+    amountCents,
+    open.map((a) => a.amountCents),
+  );
   const gsts = gstCents === 0 ? amounts.map(() => 0) : shareByLargestRemainder(gstCents, amounts);
   return open
     .map((a, i) => ({ accountCode: a.accountCode, amountCents: amounts[i] ?? 0, gstCents: gsts[i] ?? 0 }))
     .filter((p) => p.amountCents > 0);
 }
 
-/** Refusals in the order D6 gives them: state, then amounts (each naming its field). */
+/** Refusals in the order of checks for a books write: state, then amounts (each naming its field). */
 async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, lines: readonly SaleLine[]) {
   if (!OPEN_STATUSES.includes(inv.status)) {
     throw conflict(`invoice ${inv.id} is ${inv.status}; only a sent or part_paid invoice can be credited`);
@@ -136,7 +139,9 @@ async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, 
     throw badRequest(`amountCents: ${p.amountCents} is more than the ${owed} cents outstanding on invoice ${inv.id}`);
   }
   if (p.amountCents > left.amountCents) {
-    throw badRequest(`amountCents: ${p.amountCents} is more than the ${left.amountCents} cents of ${code} supplies left to credit on invoice ${inv.id}`);
+    throw badRequest(
+      `amountCents: ${p.amountCents} is more than the ${left.amountCents} cents of ${code} supplies left to credit on invoice ${inv.id}`,
+    );
   }
   const gst = !TAX_CODES[code].gst
     ? 0
@@ -205,12 +210,14 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
   const status = left > 0 ? inv.status : paid ? 'paid' : 'credited';
   const id = newId('cn');
   const journalId = newJournalId();
-  // Issue 12 item 1: the adjustment note's date (default today), never before the invoice's own.
+  // The adjustment note's date (default today), never before the invoice's own.
   const issuedOn = issueDateOf(uow, p.issueDate);
   if (inv.issued_on !== null && issuedOn < inv.issued_on) {
-    throw new DomainError('BAD_REQUEST', `issueDate ${issuedOn} is before invoice ${inv.id} was issued (${inv.issued_on})`, { field: 'issueDate' });
+    throw new DomainError('BAD_REQUEST', `issueDate ${issuedOn} is before invoice ${inv.id} was issued (${inv.issued_on})`, {
+      field: 'issueDate',
+    });
   }
-  // Issue 12 item 4: the customer receives the adjustment note (GST Act s 29-75) when we have an address.
+  // The customer receives the adjustment note (GST Act s 29-75) when we have an address.
   const pdf = inv.payee_email
     ? await adjustmentNotePdf(uow.tx, uow.orgId, {
         id,
@@ -248,7 +255,7 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
       status,
       outstandingCents: left,
       issuedOn,
-      // Redacted by design (seed §6.5), as invoiceSend: the channel and how many recipients.
+      // Redacted by design, as invoiceSend: the channel and how many recipients, never the body.
       channel: pdf ? 'email' : null,
       recipients: pdf ? 1 : 0,
     },

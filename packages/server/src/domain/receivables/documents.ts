@@ -1,14 +1,20 @@
 import { TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import type { EmailAttachment } from '../../adapters/email.js';
 import { attachmentName } from '../../adapters/email.js';
-import { renderDocumentPdf, titleOf, type AdjustmentPdfInput, type InvoicePdfInput, type PaymentAccount } from '../../adapters/invoice-pdf.js';
+import {
+  renderDocumentPdf,
+  titleOf,
+  type AdjustmentPdfInput,
+  type InvoicePdfInput,
+  type PaymentAccount,
+} from '../../adapters/invoice-pdf.js';
 import { invariant } from '../../errors.js';
 import { loadProfile, type OrgProfile } from '../../org/profile.js';
 import type { Queryable } from '../../storage/types.js';
 import type { SaleLine } from './invoice-lines.js';
 
 /**
- * The documents a customer receives as PDF (issue 12 item 4): the tax invoice attached to the
+ * The documents a customer receives as PDF: the tax invoice attached to the
  * invoiceSend email (and to reminders), the adjustment note attached to a credit note's email.
  * Built from the rows inside the unit of work that sends them; the bytes go only into the outbox
  * row (adapters/outbox.ts), never into an event.
@@ -75,7 +81,12 @@ export async function invoicePdf(
     issueDate: dates.issuedOn,
     dueDate: dates.dueOn,
     description: row.description,
-    lines: lines.map((l) => ({ description: l.description, amountCents: l.amountCents, gstCents: l.gstCents, taxLabel: TAX_WORDS[l.taxCode] })),
+    lines: lines.map((l) => ({
+      description: l.description,
+      amountCents: l.amountCents,
+      gstCents: l.gstCents,
+      taxLabel: TAX_WORDS[l.taxCode],
+    })),
     totalCents: Number(row.total_cents),
     gstCents: Number(row.gst_cents),
     payment: paymentAccount(profile),

@@ -42,12 +42,16 @@ export function allocateSaleGst(lines: readonly { amountCents: number; taxCode: 
   return shares;
 }
 
-/** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
+/** Kept by a batch of units of work: the chart changes only through units, which forget it. */
 const ACCOUNT_TYPE = batchCached('SELECT type FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
 /** The account reads resolveSaleLines will make for these lines (readsByKey). */
 export function saleAccountReads(orgId: string, inputs: readonly SaleLineInput[]): Read[] {
-  return readsByKey(ACCOUNT_TYPE, orgId, inputs.map((l) => l.accountCode ?? DEFAULT_REVENUE_ACCOUNT));
+  return readsByKey(
+    ACCOUNT_TYPE,
+    orgId,
+    inputs.map((l) => l.accountCode ?? DEFAULT_REVENUE_ACCOUNT),
+  );
 }
 
 /** BAD_REQUEST naming `field` unless `code` is a revenue account of the organisation's chart. */
@@ -92,8 +96,7 @@ export async function resolveSaleLines(
  * `sign` -1 gives the reversal (sides swapped, tags negated), for a void.
  */
 export function salePosting(docId: string, lines: readonly SaleLine[], sign: 1 | -1 = 1): PostingLine[] {
-  const side = (cents: number, credit: boolean) =>
-    (credit ? sign === 1 : sign === -1) ? { creditCents: cents } : { debitCents: cents };
+  const side = (cents: number, credit: boolean) => ((credit ? sign === 1 : sign === -1) ? { creditCents: cents } : { debitCents: cents });
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
   const gst = lines.reduce((s, l) => s + l.gstCents, 0);
   return [

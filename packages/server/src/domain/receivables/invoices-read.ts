@@ -25,11 +25,11 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
     { table: 'invoices', noun: 'invoice', columns: INVOICE_COLUMNS },
     [
       ['status = ?', p.status],
-      // A key normalised in TypeScript, not SQL LOWER (which folds only ASCII on SQLite): issue 8 item 15.
+      // A key normalised in TypeScript, not SQL LOWER (which folds only ASCII on SQLite).
       ["payee_search LIKE ? ESCAPE '!'", p.payeeName === undefined ? undefined : containsPattern(searchKey(p.payeeName))],
       ['contact_id = ?', p.contactId],
       ['due_on < ?', p.dueBefore],
-      // Issue 12: the invoice number, exact (unique per organisation, so at most one).
+      // The invoice number, exact (unique per organisation, so at most one).
       ['number = ?', p.number],
     ],
     p,

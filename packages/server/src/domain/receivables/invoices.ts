@@ -22,18 +22,18 @@ import { invoicePdf } from './documents.js';
  * Invoice state machine (docs/examples/receivables.md): draft → sent (posted) → part_paid → paid;
  * sent/part_paid → credited (credit notes clear it) or paid (they clear it after a payment);
  * draft or an untouched sent invoice → void. Every illegal move is a CONFLICT naming the state.
- * `ledger_id` is the event that moved the invoice into its current status (D3 no-ops return it).
+ * `ledger_id` is the event that moved the invoice into its current status (a no-op replay returns it).
  */
 export type InvoiceStatus = 'draft' | 'sent' | 'part_paid' | 'paid' | 'credited' | 'void';
 
 export interface InvoiceRow {
   id: string;
-  /** Issue 12: the human number (INV-0001); migration 30 numbered the older ones. */
+  /** The human number (INV-0001); migration 30 numbered the older ones. */
   number: string | null;
   reference: string | null;
   status: InvoiceStatus;
   payee_name: string;
-  /** Set on every invoice (issue 10; migration 25 filled the older ones). */
+  /** Set on every invoice (migration 25 filled the older ones). */
   contact_id: string | null;
   description: string;
   total_cents: number;
@@ -104,22 +104,26 @@ export async function invoiceView(uow: Uow, row: InvoiceRow) {
 
 /** The invoice row, locked for this unit of work; NOT_FOUND when not this organisation's. */
 export async function loadInvoice(uow: Uow, id: string): Promise<InvoiceRow> {
-  const row = await uow.tx.get<InvoiceRow>(
-    `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
-    [uow.orgId, id],
-  );
+  const row = await uow.tx.get<InvoiceRow>(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    id,
+  ]);
   if (!row) throw notFound('invoice', id);
   return row;
 }
 
 /**
- * Issue 12 item 2: the invoice's number. Given: it must be free in the organisation (CONFLICT
+ * The invoice's number. Given: it must be free in the organisation (CONFLICT
  * naming `number`) and the sequence does not move. Else the organisation's next (prefix and
  * invoice_next, under the organisation's lock so two drafts cannot take the same), skipping any a business gave
  * by hand, and invoice_next moves past it in this transaction. The unique index
  * (org_id, number) is the backstop.
  */
-async function allocateNumber(uow: Uow, given: string | undefined, alongside: () => readonly Read[]): Promise<{ number: string; next: number | null }> {
+async function allocateNumber(
+  uow: Uow,
+  given: string | undefined,
+  alongside: () => readonly Read[],
+): Promise<{ number: string; next: number | null }> {
   const seq = await uow.invoiceSequence();
   const window = await uow.optimistic(NUMBER_WINDOW_KEY, () => numberWindow(uow, seq, alongside));
   const taken = async (n: string) =>
@@ -131,11 +135,11 @@ async function allocateNumber(uow: Uow, given: string | undefined, alongside: ()
     window?.taken.add(given);
     return { number: given, next: null };
   }
-  // Under the organisation's lock, so two drafts cannot take the same (issue 14: the batch reads
+  // Under the organisation's lock, so two drafts cannot take the same (the batch reads
   // the sequence once and keeps it current, no round trip per draft).
   let next = seq.next;
   let number = formatInvoiceNumber(seq.prefix, next);
-  // Each number is looked up once (issue 14: the free one used to be looked up twice). Bounded:
+  // Each number is looked up once (the free one used to be looked up twice). Bounded:
   // each skip is an invoice someone numbered by hand in the sequence's way; past 1000 the
   // sequence is blocked.
   for (let skips = 0; await taken(number); skips += 1) {
@@ -149,7 +153,7 @@ async function allocateNumber(uow: Uow, given: string | undefined, alongside: ()
 }
 
 /**
- * Issue 14: the sequence's next NUMBER_WINDOW numbers, and which of them are taken, read once
+ * The sequence's next NUMBER_WINDOW numbers, and which of them are taken, read once
  * for a batch of drafts (uow.optimistic) instead of one look-up per draft under the lock. The
  * batch adds each number it gives out to `taken`; a number outside the window is looked up. An
  * invoice numbered by another path in the same batch is not seen here: the unique index
@@ -174,7 +178,7 @@ const NUMBER_WINDOW_ROWS_MAX = 1024;
  * scan (measured: it made a batch of drafts several times slower).
  *
  * One range (the usual case: every number of the window has one width) is one scan; two are a
- * scan each, their rows appended (issue 14, sixth round: the ranges used to be OR-ed in one
+ * scan each, their rows appended (the ranges used to be OR-ed in one
  * condition, with the one range given twice, which the index serves only as a bitmap OR). A
  * range scan needs a plan that scans the range: PostgreSQL's generic plan for this read, chosen
  * while the table was young, was every invoice of the organisation through another index,
@@ -186,7 +190,11 @@ export const NUMBER_WINDOW_SQL = {
   two: `SELECT number FROM (${NUMBER_RANGE}) a UNION ALL SELECT number FROM (${NUMBER_RANGE}) b`,
 } as const;
 
-async function numberWindow(uow: Uow, seq: { readonly prefix: string; readonly next: number }, alongside: () => readonly Read[]): Promise<NumberWindow> {
+async function numberWindow(
+  uow: Uow,
+  seq: { readonly prefix: string; readonly next: number },
+  alongside: () => readonly Read[],
+): Promise<NumberWindow> {
   const numbers = Array.from({ length: NUMBER_WINDOW }, (_, i) => formatInvoiceNumber(seq.prefix, seq.next + i));
   const ranges: [string, string][] = [];
   for (const n of numbers) {
@@ -215,7 +223,7 @@ const noWindow = (): NumberWindow => ({ numbers: new Set(), taken: new Set() });
 
 export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow) {
   const id = newId('inv');
-  // Issue 12 item 1: drafted with an issue date, the invoice is dated it (checked now and again at send).
+  // Drafted with an issue date, the invoice is dated it (checked now and again at send).
   const issuedOn = params.issueDate === undefined ? null : issueDateOf(uow, params.issueDate);
   const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents }];
   // Read with the batch's number window (its first draft): one round trip for the three.
@@ -224,11 +232,12 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   const defaultTax: TaxCode = params.taxCode ?? 'GST';
   const lines = await resolveSaleLines(uow, inputs, defaultTax, (i) => (params.lines ? `lines[${i}].accountCode` : 'lines'));
   const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
-  // Issue 10: the customer's contact, found or created in this act (its event is this one).
+  // The customer's contact, found or created in this act (its event is this one).
   const party = await resolveDocumentContact(uow, { ...params, email: params.payeeEmail ?? null }, 'customer');
   const event = await uow.emit(events.invoiceDraft, {
     entityId: id,
-    // The D6 shape, kept as it was, plus the contact: lines and GST are in the row, the result and books.invoices.
+    // The original payload (payee, description, totalCents, dueDays), kept as it was, plus the
+    // contact: lines and GST are in the row, the result and books.invoices.
     payload: {
       payee: party.payeeName,
       description: params.description,
@@ -289,7 +298,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     ],
   );
   await insertSaleLines(uow, id, lines);
-  // Queued after the invoice's rows (issue 14: on PostgreSQL the three writes go out as one statement).
+  // Queued after the invoice's rows (on PostgreSQL the three writes go out as one statement).
   if (next !== null) await uow.moveInvoiceSequence(next);
   return toInvoice(row, lines, 0);
 }
@@ -304,7 +313,7 @@ function invoiceMessage(
   gstRegistered: boolean,
   pdf: EmailAttachment,
 ) {
-  // Issue 12 item 4: a business not registered for GST issues an "Invoice" (as the PDF says).
+  // A business not registered for GST issues an "Invoice" (as the PDF says).
   const taxable = gstRegistered && lines.some((l) => TAX_CODES[l.taxCode].gst);
   const title = taxable ? 'Tax invoice' : 'Invoice';
   return {
@@ -325,7 +334,7 @@ function invoiceMessage(
       '',
       'Kind regards,',
       'Accounts receivable',
-      // The supplier's identity and ABN from the organisation profile (GST Act s 29-70; issue 10 item 3).
+      // The supplier's identity and ABN from the organisation profile (GST Act s 29-70).
       ...supplier,
     ].join('\n'),
     attachments: [pdf],
@@ -334,7 +343,7 @@ function invoiceMessage(
 
 /**
  * Send a draft: it is issued today, falls due `dueDays` later, is posted (salePosting, dated the
- * issue date) and emailed when it has a payeeEmail. Sent again → no-op (D3).
+ * issue date) and emailed when it has a payeeEmail. Sent again → no-op (idempotent by state).
  */
 export async function invoiceSend(params: z.infer<typeof books.invoiceSend.params>, uow: Uow) {
   const row = await loadInvoice(uow, params.id);
@@ -344,7 +353,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
   }
   const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
   invariant(lines.reduce((s, l) => s + l.amountCents, 0) === Number(row.total_cents), 'invoice lines sum to its total');
-  // Issue 12 item 1: the issue date it was drafted with, else today; the lock date may have
+  // The issue date it was drafted with, else today; the lock date may have
   // moved since the draft, so it is checked again (postJournal would refuse it anyway).
   const issuedOn = row.issued_on ?? uow.today;
   checkPostable(uow, issuedOn, row.issued_on === null ? 'date' : 'issueDate');
@@ -352,10 +361,18 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
   const profile = row.payee_email ? await loadProfile(uow.tx, uow.orgId) : null;
   const message =
     row.payee_email && profile
-      ? invoiceMessage(row, lines, issuedOn, dueOn, supplierLines(profile), profile.gstRegistered, await invoicePdf(uow.tx, uow.orgId, row, lines, { issuedOn, dueOn }))
+      ? invoiceMessage(
+          row,
+          lines,
+          issuedOn,
+          dueOn,
+          supplierLines(profile),
+          profile.gstRegistered,
+          await invoicePdf(uow.tx, uow.orgId, row, lines, { issuedOn, dueOn }),
+        )
       : null;
   const journalId = newJournalId();
-  // Redacted by design (seed §6.5): the channel and how many recipients, never the body.
+  // Redacted by design: the channel and how many recipients, never the body.
   await postJournal(uow, {
     id: journalId,
     date: issuedOn,

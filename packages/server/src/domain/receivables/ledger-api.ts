@@ -31,7 +31,7 @@ interface OpenInvoiceRow {
   total_cents: number;
 }
 
-/** Issue 12: the words a customer's payment may quote for an invoice: its number, its reference. */
+/** The words a customer's payment may quote for an invoice: its number, its reference. */
 export function quotedOf(...words: readonly (string | null)[]): string[] {
   return words.filter((w): w is string => w !== null && w.trim() !== '');
 }
@@ -128,9 +128,7 @@ export async function applyInvoicePayment(
   if (!(await accountExists(uow.tx, uow.orgId, bank))) throw badRequest(`bankAccount: account ${bank} does not exist`);
   const owed = await outstandingOn(uow.tx, uow.orgId, invoice.id);
   if (p.amountCents > owed) {
-    throw badRequest(
-      `amountCents: ${p.amountCents} is more than the ${owed} cents outstanding on invoice ${invoice.id}`,
-    );
+    throw badRequest(`amountCents: ${p.amountCents} is more than the ${owed} cents outstanding on invoice ${invoice.id}`);
   }
   const paymentId = newId('pay');
   const memo = `Payment ${paymentId} of invoice ${invoice.id} from ${invoice.payee_name}${p.reference ? ` (${p.reference})` : ''}`;

@@ -84,7 +84,7 @@ export async function invoiceRecordPayment(p: Params, uow: Uow) {
       reference,
       journalId,
       outstandingCents: owed - p.amountCents,
-      // Named when the caller chose it (issue 12); absent means 1000, as before.
+      // Named when the caller chose it; absent means 1000, as before.
       ...(p.accountCode !== undefined ? { accountCode: bankAccount } : {}),
     },
   });

@@ -8,9 +8,10 @@ import { loadInvoice, outstandingOf } from './invoices.js';
 import { OPEN_STATUSES } from './ledger-api.js';
 
 /**
- * books.invoicePromise: a customer's promise to pay, for collections. A new act every call (D3):
- * a customer who promises again has made a second promise, and both are history worth keeping.
- * Nothing is posted; the promise does not change what is owed or the invoice's status.
+ * books.invoicePromise: a customer's promise to pay, for collections. A new act every call (each
+ * appends its event): a customer who promises again has made a second promise, and both are history
+ * worth keeping. Nothing is posted; the promise does not change what is owed or the invoice's
+ * status.
  */
 type Params = z.infer<typeof receivables.invoicePromise.params>;
 
@@ -28,7 +29,7 @@ export async function invoicePromise(p: Params, uow: Uow) {
   }
   const promiseId = newId('prm');
   // The note is the agent's free text about a person's circumstances: kept in the row, not hashed
-  // into the permanent chain (seed §6.5 spirit: record that it happened, not the body).
+  // into the permanent chain (record that it happened, not the body).
   const event = await uow.emit(events.invoicePromise, {
     entityId: row.id,
     payload: {

@@ -13,7 +13,7 @@ import { openInvoicesAsOf } from './ledger-api.js';
  * books.statementRun: what each customer owes as at a date, from the ledger (openInvoicesAsOf),
  * so a statement as at a past date shows what was open then. Customers are grouped by payee name
  * as written on the invoices. A customer is emailed at the address of their latest invoice that
- * has one. A new act every run (D3): each run sends statements again.
+ * has one. A new act every run (each appends its event): each run sends statements again.
  */
 type Params = z.infer<typeof receivables.statementRun.params>;
 
@@ -59,7 +59,8 @@ function statementMessage(s: Statement, to: string, asOf: string) {
       `Your statement as at ${asOf}:`,
       '',
       ...s.invoices.map(
-        (i) => `  ${i.id}  issued ${i.issuedOn}  due ${i.dueOn}  total ${formatCents(i.totalCents)}  outstanding ${formatCents(i.outstandingCents)}`,
+        (i) =>
+          `  ${i.id}  issued ${i.issuedOn}  due ${i.dueOn}  total ${formatCents(i.totalCents)}  outstanding ${formatCents(i.outstandingCents)}`,
       ),
       '',
       `Total owing: ${formatCents(s.openCents)}.`,
@@ -85,7 +86,7 @@ export async function statementRun(p: Params, uow: Uow) {
   });
   const runId = newId('stm');
   const openCents = statements.reduce((sum, s) => sum + s.openCents, 0);
-  // Redacted by design (seed §6.5): counts and totals, the channel and recipients, no bodies.
+  // Redacted by design: counts and totals, the channel and recipients, no bodies.
   const event = await uow.emit(events.statementRun, {
     entityId: runId,
     payload: {

@@ -26,7 +26,12 @@ async function refuseTouched(uow: Uow, row: InvoiceRow): Promise<void> {
   }
   const sum = async (table: string) =>
     Number(
-      (await uow.tx.get<{ s: number | null }>(`SELECT SUM(amount_cents) AS s FROM ${table} WHERE org_id = ? AND invoice_id = ?`, [uow.orgId, row.id]))?.s ?? 0,
+      (
+        await uow.tx.get<{ s: number | null }>(`SELECT SUM(amount_cents) AS s FROM ${table} WHERE org_id = ? AND invoice_id = ?`, [
+          uow.orgId,
+          row.id,
+        ])
+      )?.s ?? 0,
     );
   const paid = await sum('invoice_payments');
   if (paid > 0) throw conflict(`invoice ${row.id} has payments of ${paid} cents; credit the rest instead of voiding it`);

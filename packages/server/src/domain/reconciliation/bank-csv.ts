@@ -13,7 +13,7 @@ import {
 
 /**
  * CSV statement exports of the big four Australian banks (layouts and their traps are described
- * in ../shared/data/bank/README.md). Rows keep file order: newest-first files stay newest first,
+ * in docs/reference/bank-exports.md). Rows keep file order: newest-first files stay newest first,
  * and an exact repeated row is returned, not dropped (de-duplication is a later, visible step).
  */
 type BankLayout = reconciliation.BankLayout;
@@ -61,7 +61,7 @@ function quotedField(text: string, i: number, line: number) {
  * RFC 4180: quoted fields may hold commas, newlines and doubled quotes; CRLF, LF or CR. One
  * forward pass that slices each field out (no per-character string building), and stops reading
  * once it holds maxRecords records: the caller knows whether the first is a header and refuses the
- * first data row over its cap, naming that row (issue 8 item 3).
+ * first data row over its cap, naming that row.
  */
 export function csvRecords(content: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecord[] {
   const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
@@ -110,12 +110,10 @@ export function detectCsvLayout(records: readonly CsvRecord[]): BankLayout | nul
   if (!first) return null;
   if (first[0] === 'TRAN_DATE' && first.includes('NARRATIVE')) return 'westpac_col';
   if (first.includes('Narrative') && first.includes('Debit Amount')) return 'westpac';
-  if (first[0] === 'Date' && first[1] === 'Amount' && first.includes('Transaction Details'))
-    return 'nab';
+  if (first[0] === 'Date' && first[1] === 'Amount' && first.includes('Transaction Details')) return 'nab';
   if (!records.every((r) => DAY_FIRST.test((r.fields[0] ?? '').trim()))) return null;
   // Headerless: CommBank writes 4 columns and always signs its balance (+/-); classic ANZ has 3.
-  if (records.every((r) => r.fields.length === 4 && SIGNED.test((r.fields[3] ?? '').trim())))
-    return 'cba';
+  if (records.every((r) => r.fields.length === 4 && SIGNED.test((r.fields[3] ?? '').trim()))) return 'cba';
   if (records.every((r) => r.fields.length === 3)) return 'anz';
   return null;
 }
@@ -128,8 +126,7 @@ const CBA_FIELDS = 'date, amount, description, balance';
 const ANZ_FIELDS = 'date, amount, description';
 
 function expectFields(r: CsvRecord, n: number, names: string): void {
-  if (r.fields.length !== n)
-    throw new ParseError(r.line, `expected ${n} fields (${names}), found ${r.fields.length}`);
+  if (r.fields.length !== n) throw new ParseError(r.line, `expected ${n} fields (${names}), found ${r.fields.length}`);
 }
 
 function headerIndex(header: CsvRecord, names: readonly string[]): number[] {
@@ -172,8 +169,7 @@ function westpac(records: readonly CsvRecord[]): ParsedLine[] {
   return rows.map((r) => {
     const dr = at(r, debit).trim();
     const cr = at(r, credit).trim();
-    if ((dr === '') === (cr === ''))
-      throw new ParseError(r.line, 'exactly one of Debit Amount and Credit Amount must be filled');
+    if ((dr === '') === (cr === '')) throw new ParseError(r.line, 'exactly one of Debit Amount and Credit Amount must be filled');
     // The columns are unsigned: a signed value could mean either direction, so it is refused
     // rather than guessed (a "-12.00" debit once became money in).
     const [text, column] = dr !== '' ? [dr, 'Debit Amount'] : [cr, 'Credit Amount'];
@@ -220,8 +216,7 @@ function westpacCol(records: readonly CsvRecord[]): ParsedStatement {
     if (close !== '') {
       const c = parseMoney(close, r.line, 'CLOSING_BAL');
       const seen = byDate.get(d);
-      if (seen !== undefined && seen !== c)
-        throw new ParseError(r.line, `CLOSING_BAL differs from an earlier row of ${d}`);
+      if (seen !== undefined && seen !== c) throw new ParseError(r.line, `CLOSING_BAL differs from an earlier row of ${d}`);
       byDate.set(d, c);
     }
     return line(d, parseMoney(at(r, amount), r.line, 'AMOUNT'), at(r, narrative), at(r, serial));
@@ -257,11 +252,7 @@ export const UNRECOGNISED_CSV = `the CSV layout was not recognised; give file.ba
   .map(([id, l]) => `${id} (${l.rows})`)
   .join('; ')}. A file in another layout: send its rows as lines instead of file`;
 
-export function parseCsv(
-  content: string,
-  bank: BankLayout | undefined,
-  maxLines = Number.POSITIVE_INFINITY,
-): ParsedStatement {
+export function parseCsv(content: string, bank: BankLayout | undefined, maxLines = Number.POSITIVE_INFINITY): ParsedStatement {
   // A header and the first row over the cap are enough to refuse; nothing after them is read.
   const records = csvRecords(content, maxLines + 2);
   if (records.length === 0) throw new ParseError(1, 'the file has no rows');

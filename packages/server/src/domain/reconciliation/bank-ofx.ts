@@ -15,7 +15,7 @@ import {
  * closed. Aggregates such as STMTTRN are closed in both, so one reader serves both: within each
  * `<STMTTRN>…</STMTTRN>` a leaf's value runs up to the next `<` or line end.
  *
- * One forward scan, no regex over the rest of the input and no rescans (issue 8 item 3: a lazy
+ * One forward scan, no regex over the rest of the input and no rescans (a lazy
  * `<STMTTRN>[\s\S]*?</STMTTRN>` over unclosed blocks and a line count from the file start per
  * block made a 1 MB body cost 30–40 s). Every character is looked at a bounded number of times.
  */
@@ -33,7 +33,7 @@ const REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,8})|#([0-9]{1,10})|([a-zA-Z]{2,4}));/
 function codePointProblem(cp: number): string | null {
   if (cp > 0x10ffff) return 'is beyond U+10FFFF';
   if (cp >= 0xd800 && cp <= 0xdfff) return 'is a surrogate, not a character';
-  if (forbiddenCodePoint(cp)) return 'is a control or bidi-override character (D5)';
+  if (forbiddenCodePoint(cp)) return 'is a control or bidi-override character, not allowed in text';
   return null;
 }
 
@@ -52,8 +52,7 @@ function decodeText(s: string, field: string, at: number): string {
       const head = s.slice(i, i + 12);
       const semi = head.indexOf(';');
       const shown = semi < 0 ? head : head.slice(0, semi + 1);
-      if (s.startsWith('&#', i))
-        throw new ParseError(at, `${field}: malformed character reference "${shown}"`);
+      if (s.startsWith('&#', i)) throw new ParseError(at, `${field}: malformed character reference "${shown}"`);
       continue;
     }
     let text: string | undefined;
@@ -61,8 +60,7 @@ function decodeText(s: string, field: string, at: number): string {
     else {
       const cp = m[1] !== undefined ? parseInt(m[1], 16) : Number(m[2]);
       const problem = codePointProblem(cp);
-      if (problem !== null)
-        throw new ParseError(at, `${field}: character reference "${m[0]}" ${problem}`);
+      if (problem !== null) throw new ParseError(at, `${field}: character reference "${m[0]}" ${problem}`);
       text = String.fromCodePoint(cp);
     }
     if (text === undefined) continue;
@@ -107,8 +105,7 @@ function finish(t: Txn): ParsedLine {
   );
 }
 
-const isNameChar = (c: number) =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46;
+const isNameChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46;
 
 /** A tag at `i` (`<NAME>` or `</NAME>`): its upper-cased name and where it ends, else null. */
 function tagAt(s: string, i: number): { name: string; closing: boolean; end: number } | null {
@@ -131,14 +128,13 @@ function valueEnd(s: string, i: number): number {
 }
 
 export function parseOfx(content: string, maxLines = Number.POSITIVE_INFINITY): ParsedStatement {
-  if (!isOfx(content))
-    throw new ParseError(1, 'not an OFX file (no OFXHEADER or <?OFX …?> header)');
+  if (!isOfx(content)) throw new ParseError(1, 'not an OFX file (no OFXHEADER or <?OFX …?> header)');
   const lines: ParsedLine[] = [];
   const sourceLines: number[] = [];
   let txn: Txn | null = null;
   let sawList = false;
   let lineNo = 1;
-  for (let i = 0; i < content.length; ) {
+  for (let i = 0; i < content.length;) {
     const c = content.charCodeAt(i);
     if (c === 10) lineNo += 1;
     const tag = c === 60 ? tagAt(content, i) : null;
@@ -155,14 +151,12 @@ export function parseOfx(content: string, maxLines = Number.POSITIVE_INFINITY): 
       }
       txn = null;
     } else if (tag.name === 'STMTTRN') {
-      if (txn !== null)
-        throw new ParseError(txn.start, 'STMTTRN is not closed before the next STMTTRN');
+      if (txn !== null) throw new ParseError(txn.start, 'STMTTRN is not closed before the next STMTTRN');
       if (lines.length >= maxLines) throw overCap(lineNo, maxLines);
       txn = { start: lineNo, leaves: new Map() };
     } else if (txn !== null && !tag.closing) {
       const end = valueEnd(content, i);
-      if (!txn.leaves.has(tag.name))
-        txn.leaves.set(tag.name, { value: content.slice(i, end).trim(), line: lineNo });
+      if (!txn.leaves.has(tag.name)) txn.leaves.set(tag.name, { value: content.slice(i, end).trim(), line: lineNo });
       i = end;
     }
   }

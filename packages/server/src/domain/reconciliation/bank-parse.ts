@@ -17,10 +17,7 @@ export interface BankFile {
  * parser is one linear pass and stops at the first line over maxLines (default: the import cap,
  * feedLimits.linesMax), so a hostile 1 MB body is refused early instead of parsed in full.
  */
-export function parseBankFile(
-  file: BankFile,
-  maxLines: number = reconciliation.feedLimits.linesMax,
-): ParsedStatement {
+export function parseBankFile(file: BankFile, maxLines: number = reconciliation.feedLimits.linesMax): ParsedStatement {
   if (file.format === 'ofx') return parseOfx(file.content, maxLines);
   if (file.format === 'qif') return parseQif(file.content, maxLines);
   return parseCsv(file.content, file.bank, maxLines);

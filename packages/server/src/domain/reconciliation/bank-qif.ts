@@ -1,12 +1,4 @@
-import {
-  ParseError,
-  line,
-  overCap,
-  parseDayFirst,
-  parseMoney,
-  type ParsedLine,
-  type ParsedStatement,
-} from './bank-text.js';
+import { ParseError, line, overCap, parseDayFirst, parseMoney, type ParsedLine, type ParsedStatement } from './bank-text.js';
 
 /**
  * QIF (`!Type:Bank`): one field per line, a letter then the value (D date, T amount, P payee,
@@ -15,7 +7,7 @@ import {
  * ("QIF dd/mm/yy"). T carries thousands separators (`T-5,292.00`).
  *
  * One pass over the rows, read one at a time; the record cap is checked as each `^` is met, not after the whole file
- * has been turned into lines (issue 8 item 3).
+ * has been turned into lines.
  */
 interface Draft {
   date?: string;
@@ -48,8 +40,7 @@ class Rows {
     const { text } = this;
     if (this.pos > text.length) return null;
     let end = this.pos;
-    while (end < text.length && text.charCodeAt(end) !== 10 && text.charCodeAt(end) !== 13)
-      end += 1;
+    while (end < text.length && text.charCodeAt(end) !== 10 && text.charCodeAt(end) !== 13) end += 1;
     const row = text.slice(this.pos, end);
     this.pos = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
     this.no += 1;
@@ -62,10 +53,7 @@ function readHeader(rows: Rows): void {
   while (type !== null && type.trim() === '') type = rows.next();
   const shown = (type ?? '').trim();
   if (!/^!Type:(Bank|Cash|CCard)\s*$/i.test(shown)) {
-    throw new ParseError(
-      Math.max(rows.no, 1),
-      `expected !Type:Bank (or Cash, CCard), found "${shown.slice(0, 30)}"`,
-    );
+    throw new ParseError(Math.max(rows.no, 1), `expected !Type:Bank (or Cash, CCard), found "${shown.slice(0, 30)}"`);
   }
 }
 
@@ -101,7 +89,6 @@ export function parseQif(content: string, maxLines = Number.POSITIVE_INFINITY): 
     sourceLines.push(d.start);
     d = { start: rows.no + 1 };
   }
-  if (d.date !== undefined || d.amount !== undefined)
-    throw new ParseError(d.start, 'the last record is not ended by ^');
+  if (d.date !== undefined || d.amount !== undefined) throw new ParseError(d.start, 'the last record is not ended by ^');
   return { lines, sourceLines };
 }

@@ -15,7 +15,7 @@ export class ParseError extends Error {
   }
 }
 
-/** A statement line as the parsers return it (../shared/data/bank/EXPECTED.json's shape). */
+/** A statement line as the parsers return it (the shape of test/fixtures/bank/EXPECTED.json). */
 export interface ParsedLine {
   readonly date: string;
   readonly amountCents: number;
@@ -38,7 +38,7 @@ export interface ParsedStatement {
  * Optional sign and optional `$` in either order (`-$12.00`, `$-12.00`, `$1,234.50`), a whole part
  * with or without thousands separators (or none: OFX writes `-.50`), up to two decimals. Every
  * quantifier is bounded or followed by a fixed class, and the text is at most MONEY_CHARS_MAX long
- * before the regex sees it, so a hostile 1 MB field costs one length check (issue 8 item 3).
+ * before the regex sees it, so a hostile 1 MB field costs one length check.
  */
 const MONEY = /^(?:([+-])?\$?|\$([+-]))(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d{1,2}))?$/;
 const MONEY_CHARS_MAX = 40;
@@ -48,13 +48,11 @@ export function parseMoney(text: string, line: number, what = 'amount'): number 
   const s = text.trim();
   const m = s.length <= MONEY_CHARS_MAX ? MONEY.exec(s) : null;
   // At least one digit on one side of the point: "$", "-" and "." alone are not amounts.
-  if (!m || (m[3] === undefined && m[4] === undefined))
-    throw new ParseError(line, `${what} "${s.slice(0, 30)}" is not an amount of money`);
+  if (!m || (m[3] === undefined && m[4] === undefined)) throw new ParseError(line, `${what} "${s.slice(0, 30)}" is not an amount of money`);
   const whole = (m[3] ?? '0').replace(/,/g, '');
   if (whole.length > 13) throw new ParseError(line, `${what} "${s.slice(0, 30)}" is too large`);
   const cents = Number(whole) * 100 + Number((m[4] ?? '').padEnd(2, '0'));
-  if (cents > limits.centsMax)
-    throw new ParseError(line, `${what} "${s.slice(0, 30)}" is too large`);
+  if (cents > limits.centsMax) throw new ParseError(line, `${what} "${s.slice(0, 30)}" is too large`);
   return (m[1] ?? m[2]) === '-' && cents !== 0 ? -cents : cents;
 }
 
@@ -106,13 +104,7 @@ export function parseCompactDate(text: string, line: number): string {
 }
 
 /** A line with the optional fields present only when they have a value (EXPECTED.json's shape). */
-export function line(
-  date: string,
-  amountCents: number,
-  description: string,
-  reference?: string,
-  balanceCents?: number,
-): ParsedLine {
+export function line(date: string, amountCents: number, description: string, reference?: string, balanceCents?: number): ParsedLine {
   return {
     date,
     amountCents,
@@ -125,25 +117,18 @@ export function line(
 /**
  * The import cap (feedLimits.linesMax) enforced while a file is read: a parser throws this the
  * moment it meets line max + 1, so a 1 MB file of tiny records costs no more than its first
- * max lines (issue 8 item 3).
+ * max lines.
  */
 export function overCap(line: number, max: number): ParseError {
-  return new ParseError(
-    line,
-    `the file has more than ${max} statement lines; import at most ${max} at a time`,
-  );
+  return new ParseError(line, `the file has more than ${max} statement lines; import at most ${max} at a time`);
 }
 
 /**
- * D5 for text a parser decodes itself (an OFX character reference): a C0/C1 control other than
- * tab and newline, or a bidi override/isolate, is refused like the same character in JSON text.
+ * The text rule of request bodies, for text a parser decodes itself (an OFX character reference): a
+ * C0/C1 control other than tab and newline, or a bidi override/isolate, is refused like the same
+ * character in JSON text.
  */
 export function forbiddenCodePoint(cp: number): boolean {
   if (cp === 9 || cp === 10) return false;
-  return (
-    cp < 0x20 ||
-    (cp >= 0x7f && cp <= 0x9f) ||
-    (cp >= 0x202a && cp <= 0x202e) ||
-    (cp >= 0x2066 && cp <= 0x2069)
-  );
+  return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }

@@ -34,20 +34,9 @@ export function normaliseDescription(s: string): string {
 }
 
 const identity = (l: ParsedLine) =>
-  canonicalJson([
-    l.date,
-    l.amountCents,
-    normaliseDescription(l.description),
-    l.reference ?? '',
-    l.balanceCents ?? null,
-  ]);
+  canonicalJson([l.date, l.amountCents, normaliseDescription(l.description), l.reference ?? '', l.balanceCents ?? null]);
 
-const transaction = (l: ParsedLine) => [
-  l.date,
-  l.amountCents,
-  normaliseDescription(l.description),
-  l.reference ?? '',
-];
+const transaction = (l: ParsedLine) => [l.date, l.amountCents, normaliseDescription(l.description), l.reference ?? ''];
 
 const sameTransaction = (l: ParsedLine) => canonicalJson(transaction(l));
 
@@ -91,10 +80,7 @@ function closingBalanceArtefacts(
   return out;
 }
 
-export function planImport(
-  lines: readonly ParsedLine[],
-  closing?: ReadonlyMap<string, number>,
-): ImportPlan {
+export function planImport(lines: readonly ParsedLine[], closing?: ReadonlyMap<string, number>): ImportPlan {
   const skipped: { index: number; reason: SkipReason; duplicateOf: number | null }[] = [];
   const groups = new Map<string, number[]>();
   lines.forEach((l, index) => {
@@ -105,22 +91,15 @@ export function planImport(
     const key = identity(l);
     const group = groups.get(key);
     const first = group?.[0];
-    if (
-      group &&
-      first !== undefined &&
-      (l.reference !== undefined || l.balanceCents !== undefined)
-    ) {
+    if (group && first !== undefined && (l.reference !== undefined || l.balanceCents !== undefined)) {
       skipped.push({ index, reason: 'export_duplicate', duplicateOf: first });
       return;
     }
     if (group) group.push(index);
     else groups.set(key, [index]);
   });
-  const byClosing = closing
-    ? closingBalanceArtefacts(lines, groups, closing)
-    : new Map<number, number>();
-  for (const [index, first] of byClosing)
-    skipped.push({ index, reason: 'export_duplicate', duplicateOf: first });
+  const byClosing = closing ? closingBalanceArtefacts(lines, groups, closing) : new Map<number, number>();
+  for (const [index, first] of byClosing) skipped.push({ index, reason: 'export_duplicate', duplicateOf: first });
   const possibleDuplicates: { index: number; sameAs: number }[] = [];
   for (const group of groups.values()) {
     const [first, ...rest] = group.filter((i) => !byClosing.has(i));

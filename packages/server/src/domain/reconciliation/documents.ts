@@ -19,7 +19,7 @@ export interface Target {
   readonly id: string;
   readonly party: string;
   readonly reference: string;
-  /** Issue 12: other words a line may quote for it (an invoice's number, a document's own reference). */
+  /** Other words a line may quote for it (an invoice's number, a document's own reference). */
   readonly quoted: readonly string[];
   readonly status: string;
   /** Unsigned: what is still owed on the document, or the journal's bank amount not yet matched. */
@@ -57,10 +57,7 @@ async function invoiceTarget(q: Queryable, orgId: string, id: string): Promise<T
     issued_on: string | null;
     due_on: string | null;
     journal_id: string | null;
-  }>(
-    'SELECT status, number, reference, payee_name, issued_on, due_on, journal_id FROM invoices WHERE org_id = ? AND id = ?',
-    [orgId, id],
-  );
+  }>('SELECT status, number, reference, payee_name, issued_on, due_on, journal_id FROM invoices WHERE org_id = ? AND id = ?', [orgId, id]);
   if (!r) throw notFound('invoice', id);
   const owed = r.journal_id === null ? 0 : await outstandingOn(q, orgId, id);
   return {
@@ -150,15 +147,11 @@ async function claimTarget(q: Queryable, orgId: string, id: string): Promise<Tar
 }
 
 /** What of a journal's bank postings bank lines already account for, per journal. */
-async function matchedOnJournals(
-  q: Queryable,
-  orgId: string,
-  ids: readonly string[],
-): Promise<Map<string, number>> {
+async function matchedOnJournals(q: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
   const rows = await q.all<{ journal_id: string; matched: number }>(
-    // ABS: a split's account part going the other way inside its line is stored negative (issue 12);
+    // ABS: a split's account part going the other way inside its line is stored negative;
     // a reversed match (lineUnmatch) no longer counts.
     `SELECT journal_id, SUM(ABS(amount_cents)) AS matched FROM bank_feed_matches
      WHERE org_id = ? AND journal_id IN (${placeholders(ids.length)}) AND reversed_at IS NULL GROUP BY journal_id`,
@@ -201,20 +194,11 @@ export const JOURNAL_NET = `SELECT j.id AS id, j.date AS date, j.memo AS memo, j
   FROM journals j JOIN journal_lines l ON l.org_id = j.org_id AND l.journal_id = j.id
   WHERE j.org_id = ? AND l.account_code = ?`;
 
-async function journalOnBank(
-  q: Queryable,
-  orgId: string,
-  id: string,
-  bankAccount: string,
-): Promise<Target> {
+async function journalOnBank(q: Queryable, orgId: string, id: string, bankAccount: string): Promise<Target> {
   const exists = await q.get('SELECT id FROM journals WHERE org_id = ? AND id = ?', [orgId, id]);
   if (!exists) throw notFound('journal', id);
-  const r = await q.get<JournalRow>(
-    `${JOURNAL_NET} AND j.id = ? GROUP BY j.id, j.date, j.memo, j.source_kind`,
-    [orgId, bankAccount, id],
-  );
-  if (!r || Number(r.net) === 0)
-    throw badRequest(`target.id: journal ${id} posts nothing to bank account ${bankAccount}`);
+  const r = await q.get<JournalRow>(`${JOURNAL_NET} AND j.id = ? GROUP BY j.id, j.date, j.memo, j.source_kind`, [orgId, bankAccount, id]);
+  if (!r || Number(r.net) === 0) throw badRequest(`target.id: journal ${id} posts nothing to bank account ${bankAccount}`);
   if ((RECODE_SOURCES as readonly string[]).includes(r.source_kind) && !(await recodedToHere(q, orgId, id, bankAccount))) {
     throw badRequest(`target.id: journal ${id} recodes a bank line; it is that line's own posting`);
   }
@@ -223,7 +207,7 @@ async function journalOnBank(
 
 /**
  * A recode journal is a bank posting of another account when it codes a line of one bank account
- * to this one (issue 12 item 3: a transfer seen on one side only); the other side's line matches
+ * to this one (a transfer seen on one side only); the other side's line matches
  * it. Only the line's current recode counts (a recode replaced by another is reversed).
  */
 const RECODED_TO_HERE = `EXISTS (SELECT 1 FROM bank_feed_lines b WHERE b.org_id = j.org_id AND b.id = j.source_id
@@ -235,13 +219,7 @@ async function recodedToHere(q: Queryable, orgId: string, id: string, bankAccoun
 }
 
 /** The target of a match, with what it still owes; NOT_FOUND when not this organisation's. */
-export async function loadTarget(
-  q: Queryable,
-  orgId: string,
-  kind: TargetKind,
-  id: string,
-  bankAccount: string,
-): Promise<Target> {
+export async function loadTarget(q: Queryable, orgId: string, kind: TargetKind, id: string, bankAccount: string): Promise<Target> {
   if (kind === 'invoice') return invoiceTarget(q, orgId, id);
   if (kind === 'bill') return billTarget(q, orgId, id);
   if (kind === 'claim') return claimTarget(q, orgId, id);
@@ -253,13 +231,7 @@ export async function loadTarget(
  * recorded directly against invoices, payment runs, manual journals. Recode journals are
  * excluded (their line is their match).
  */
-export async function unreconciledJournals(
-  q: Queryable,
-  orgId: string,
-  bankAccount: string,
-  from: string,
-  to: string,
-): Promise<Target[]> {
+export async function unreconciledJournals(q: Queryable, orgId: string, bankAccount: string, from: string, to: string): Promise<Target[]> {
   const rows = await q.all<JournalRow>(
     `${JOURNAL_NET} AND j.date >= ? AND j.date <= ? AND (j.source_kind NOT IN (?, ?) OR ${RECODED_TO_HERE})
      GROUP BY j.id, j.date, j.memo, j.source_kind ORDER BY j.date, j.id`,
@@ -271,7 +243,5 @@ export async function unreconciledJournals(
     orgId,
     live.map((r) => r.id),
   );
-  return live
-    .map((r) => journalTarget(r, matched.get(r.id) ?? 0))
-    .filter((t) => t.outstandingCents > 0);
+  return live.map((r) => journalTarget(r, matched.get(r.id) ?? 0)).filter((t) => t.outstandingCents > 0);
 }

@@ -20,7 +20,7 @@ import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
  */
 type Params = z.infer<typeof spec.feedLines.params>;
 
-// Bank accounts are records since issue 12 (domain/banking): 1000, a bank, card or loan record,
+// Bank accounts are records (domain/banking): 1000, a bank, card or loan record,
 // or an asset account with no role.
 export { DEFAULT_BANK_ACCOUNT, checkBankAccount } from '../banking/accounts.js';
 
@@ -41,9 +41,7 @@ function readInput(p: Params): Input {
   try {
     const parsed = parseBankFile(file);
     if (parsed.lines.length > spec.feedLimits.linesMax) {
-      throw badRequest(
-        `file.content: has ${parsed.lines.length} lines; import at most ${spec.feedLimits.linesMax} at a time`,
-      );
+      throw badRequest(`file.content: has ${parsed.lines.length} lines; import at most ${spec.feedLimits.linesMax} at a time`);
     }
     const source = parsed.layout ? `${file.format}:${parsed.layout}` : file.format;
     return {
@@ -61,9 +59,7 @@ function readInput(p: Params): Input {
 /** Bank dates are Australian local dates, up to a day ahead of UTC; anything later is a mistake. */
 function checkDates(input: Input, today: string): void {
   const latest = addDays(today, 1);
-  const late = input.lines.flatMap((l, i) =>
-    l.date > latest ? [`${input.where(i, 'date')}: ${l.date} is in the future`] : [],
-  );
+  const late = input.lines.flatMap((l, i) => (l.date > latest ? [`${input.where(i, 'date')}: ${l.date} is in the future`] : []));
   if (late.length > 0) throw badRequest(late.slice(0, 10).join('; '));
 }
 
@@ -86,13 +82,7 @@ interface NewLine extends PlannedLine {
   readonly fingerprint: string;
 }
 
-async function insertLines(
-  uow: Uow,
-  account: string,
-  importId: string,
-  ledgerId: string,
-  lines: readonly NewLine[],
-) {
+async function insertLines(uow: Uow, account: string, importId: string, ledgerId: string, lines: readonly NewLine[]) {
   const columns = 14;
   for (let k = 0; k < lines.length; k += 100) {
     const chunk = lines.slice(k, k + 100);
@@ -122,14 +112,7 @@ async function insertLines(
   }
 }
 
-function eventPayload(
-  importId: string,
-  account: string,
-  input: Input,
-  plan: ImportPlan,
-  fresh: readonly NewLine[],
-  duplicates: number,
-) {
+function eventPayload(importId: string, account: string, input: Input, plan: ImportPlan, fresh: readonly NewLine[], duplicates: number) {
   const dates = fresh.map((n) => n.line.date).sort();
   return {
     importId,
@@ -151,15 +134,8 @@ async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine
   const some = fresh.slice(0, spec.feedLimits.suggestedLinesMax);
   if (some.length === 0) return [];
   const dates = some.map((n) => n.line.date).sort();
-  const targets = await candidates(
-    uow.tx,
-    uow.orgId,
-    account,
-    uow.today,
-    dates[0] ?? '',
-    dates.at(-1) ?? '',
-  );
-  // Likely transfers: an unmatched opposite line already on another bank account (issue 12).
+  const targets = await candidates(uow.tx, uow.orgId, account, uow.today, dates[0] ?? '', dates.at(-1) ?? '');
+  // Likely transfers: an unmatched opposite line already on another bank account.
   const transfers = await transferSuggestions(
     uow.tx,
     uow.orgId,
@@ -178,8 +154,7 @@ export async function feedLines(p: Params, uow: Uow) {
   const input = readInput(p);
   checkDates(input, uow.today);
   const plan = planImport(input.lines, input.closing);
-  if (plan.keep.length === 0)
-    throw badRequest(`${p.lines ? 'lines' : 'file.content'}: has no transactions to import`);
+  if (plan.keep.length === 0) throw badRequest(`${p.lines ? 'lines' : 'file.content'}: has no transactions to import`);
   const planned = plan.keep.map((k) => ({
     ...k,
     fingerprint: fingerprint(account, k.line, k.occurrence),
@@ -203,12 +178,12 @@ export async function feedLines(p: Params, uow: Uow) {
     possibleDuplicates: plan.possibleDuplicates,
   };
   if (fresh.length === 0) {
-    // Nothing new (D3): answer with the import that brought the first of these lines.
+    // Nothing new (idempotent by state): answer with the import that brought the first of these lines.
     const first = existing.get(planned[0]?.fingerprint ?? '');
-    const prior = await uow.tx.get<{ ledger_id: string }>(
-      'SELECT ledger_id FROM bank_feed_imports WHERE org_id = ? AND id = ?',
-      [uow.orgId, first?.import_id ?? ''],
-    );
+    const prior = await uow.tx.get<{ ledger_id: string }>('SELECT ledger_id FROM bank_feed_imports WHERE org_id = ? AND id = ?', [
+      uow.orgId,
+      first?.import_id ?? '',
+    ]);
     return {
       importId: null,
       ...base,
@@ -227,17 +202,7 @@ export async function feedLines(p: Params, uow: Uow) {
   await uow.tx.run(
     `INSERT INTO bank_feed_imports (org_id, id, account_code, source, received, imported, duplicates, created_at, ledger_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      uow.orgId,
-      importId,
-      account,
-      input.source,
-      input.lines.length,
-      fresh.length,
-      duplicateLineIds.length,
-      uow.now,
-      event.ledgerId,
-    ],
+    [uow.orgId, importId, account, input.source, input.lines.length, fresh.length, duplicateLineIds.length, uow.now, event.ledgerId],
   );
   await insertLines(uow, account, importId, event.ledgerId, fresh);
   const suggestions = await suggestionsFor(uow, account, fresh);

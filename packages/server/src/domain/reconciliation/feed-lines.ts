@@ -13,7 +13,7 @@ import { placeholders } from '../../storage/sql.js';
  */
 export type FeedLineStatus = z.infer<typeof reconciliation.feedLineStatus>;
 export type TargetKind = z.infer<typeof reconciliation.matchTargetKind>;
-/** What an allocation names: a match target, a transfer's other line, or a split's account (issue 12). */
+/** What an allocation names: a match target, a transfer's other line, or a split's account. */
 export type AllocationKind = z.infer<typeof reconciliation.allocationKind>;
 export type FeedLine = z.infer<typeof reconciliation.feedLine>;
 
@@ -66,8 +66,7 @@ export function toMatch(m: MatchRow): Match {
 }
 
 /** The unsigned amount of the line not yet applied to a document. */
-export const remainingOf = (r: LineRow) =>
-  Math.abs(Number(r.amount_cents)) - Number(r.matched_cents);
+export const remainingOf = (r: LineRow) => Math.abs(Number(r.amount_cents)) - Number(r.matched_cents);
 
 export function toLine(r: LineRow, matches: readonly MatchRow[]): FeedLine {
   return {
@@ -106,19 +105,15 @@ export function toLine(r: LineRow, matches: readonly MatchRow[]): FeedLine {
 
 /** The line to act on, locked until commit; NOT_FOUND when it is not this organisation's. */
 export async function lockLine(uow: Uow, lineId: string): Promise<LineRow> {
-  const row = await uow.tx.get<LineRow>(
-    `SELECT ${LINE_COLUMNS} FROM bank_feed_lines WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
-    [uow.orgId, lineId],
-  );
+  const row = await uow.tx.get<LineRow>(`SELECT ${LINE_COLUMNS} FROM bank_feed_lines WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
+    uow.orgId,
+    lineId,
+  ]);
   if (!row) throw notFound('bank line', lineId);
   return row;
 }
 
-export async function matchesOf(
-  q: Queryable,
-  orgId: string,
-  lineIds: readonly string[],
-): Promise<Map<string, MatchRow[]>> {
+export async function matchesOf(q: Queryable, orgId: string, lineIds: readonly string[]): Promise<Map<string, MatchRow[]>> {
   const out = new Map<string, MatchRow[]>();
   if (lineIds.length === 0) return out;
   const rows = await q.all<MatchRow>(
@@ -132,10 +127,7 @@ export async function matchesOf(
 
 /** Re-read a line after a change, as the answer shows it. */
 export async function lineNow(q: Queryable, orgId: string, lineId: string): Promise<FeedLine> {
-  const row = await q.get<LineRow>(
-    `SELECT ${LINE_COLUMNS} FROM bank_feed_lines WHERE org_id = ? AND id = ?`,
-    [orgId, lineId],
-  );
+  const row = await q.get<LineRow>(`SELECT ${LINE_COLUMNS} FROM bank_feed_lines WHERE org_id = ? AND id = ?`, [orgId, lineId]);
   if (!row) throw notFound('bank line', lineId);
   return toLine(row, (await matchesOf(q, orgId, [lineId])).get(lineId) ?? []);
 }

@@ -35,8 +35,7 @@ function filters(p: Params, orgId: string, account: string) {
     args.push(...values);
   };
   const status = p.status ?? 'unreconciled';
-  if (status === 'unreconciled')
-    add(`status IN (${placeholders(UNRECONCILED.length)})`, ...UNRECONCILED);
+  if (status === 'unreconciled') add(`status IN (${placeholders(UNRECONCILED.length)})`, ...UNRECONCILED);
   else if (status !== 'all') add('status = ?', status);
   if (p.from !== undefined) add('date >= ?', p.from);
   if (p.to !== undefined) add('date <= ?', p.to);
@@ -78,15 +77,8 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
   const targets =
     p.suggestions === false || open.length === 0
       ? []
-      : await candidates(
-          ctx.db.reader,
-          orgId,
-          account,
-          await orgToday(ctx.db, orgId),
-          open[0]?.date ?? '',
-          open.at(-1)?.date ?? '',
-        );
-  // Likely transfers: the opposite line on another bank account (issue 12 item 3).
+      : await candidates(ctx.db.reader, orgId, account, await orgToday(ctx.db, orgId), open[0]?.date ?? '', open.at(-1)?.date ?? '');
+  // Likely transfers: the opposite line on another bank account.
   const transfers =
     p.suggestions === false
       ? new Map<string, never[]>()

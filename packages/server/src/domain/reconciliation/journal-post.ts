@@ -10,37 +10,38 @@ import { journalAssetLineProblems, plannedJournalAssets, registerAssets } from '
  * books.journalPost: a manual journal (opening balances, accruals, corrections, a loan drawn).
  * Balanced by the schema (`lines: debits (N) must equal credits (M)`); every account is checked
  * here and every problem named (`lines[i].accountCode: …`). Each call is a new journal: there is
- * no state to be idempotent by, so a safe retry needs an x-idempotency-key (D2).
+ * no state to be idempotent by, so a safe retry needs an x-idempotency-key.
  */
 type Params = z.infer<typeof reconciliation.journalPost.params>;
 
 export async function journalPost(p: Params, uow: Uow) {
   const today = uow.today;
   const problems: string[] = [];
-  if (p.date > today)
-    problems.push(`date: ${p.date} is in the future; post it on or after that day`);
+  if (p.date > today) problems.push(`date: ${p.date} is in the future; post it on or after that day`);
   const isAssetLine = (l: Params['lines'][number]) => l.accountCode === FIXED_ASSET_ACCOUNT || l.asset !== undefined;
-  // The lines' accounts in one round trip (issue 14), kept by the batch for the checks below.
-  await uow.readTogether(directPostingReads(uow.orgId, p.lines.filter((l) => !isAssetLine(l)).map((l) => l.accountCode)));
+  // The lines' accounts in one round trip, kept by the batch for the checks below.
+  await uow.readTogether(
+    directPostingReads(
+      uow.orgId,
+      p.lines.filter((l) => !isAssetLine(l)).map((l) => l.accountCode),
+    ),
+  );
   for (const [i, l] of p.lines.entries()) {
-    // Issue 9 (D11): a 1500 line registers a fixed asset (checked in domain/assets).
+    // A 1500 line registers a fixed asset (checked in domain/assets).
     if (isAssetLine(l)) {
       problems.push(...journalAssetLineProblems(l, i));
       continue;
     }
-    const problem = await directPostingProblem(
-      uow.tx,
-      uow.orgId,
-      l.accountCode,
-      l.taxCode,
-      `lines[${i}].accountCode`,
-    );
+    const problem = await directPostingProblem(uow.tx, uow.orgId, l.accountCode, l.taxCode, `lines[${i}].accountCode`);
     if (problem) problems.push(problem);
   }
   if (problems.length > 0) throw badRequest(problems.join('; '));
   // A GST line can round to nothing (under 6 cents of GST-inclusive amount): leave it out.
   const posting = taxedPosting(p.lines, p.memo);
-  const assets = plannedJournalAssets(p.lines, posting.map((l) => l.debitCents ?? 0));
+  const assets = plannedJournalAssets(
+    p.lines,
+    posting.map((l) => l.debitCents ?? 0),
+  );
   const lines = posting.filter((l) => (l.debitCents ?? 0) + (l.creditCents ?? 0) > 0);
   const journalId = newJournalId();
   const posted = await postJournal(uow, {

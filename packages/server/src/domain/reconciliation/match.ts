@@ -13,21 +13,12 @@ import { applyBillPayment } from '../payables/ledger-api.js';
 import { applyInvoicePayment } from '../receivables/ledger-api.js';
 import { loadTarget, type Target } from './documents.js';
 import { quoted } from '../../governance/quote.js';
-import {
-  lineNow,
-  lockLine,
-  matchesOf,
-  remainingOf,
-  toLine,
-  toMatch,
-  type LineRow,
-  type MatchRow,
-} from './feed-lines.js';
+import { lineNow, lockLine, matchesOf, remainingOf, toLine, toMatch, type LineRow, type MatchRow } from './feed-lines.js';
 
 /**
  * books.matchAccept and books.matchHoldResolve: apply a bank line to a document. A line is
  * applied to each document at most once, in part or in full; it is matched when nothing is left.
- * The materiality floor (D8) is about the line: a line whose absolute amount is above
+ * The materiality floor (organisation policy) is about the line: a line whose absolute amount is above
  * `materialityFloorCents` is never matched by an agent alone. matchAccept parks it (status
  * held, with the proposed match); matchHoldResolve is the signature act that completes it with a
  * human's proof. At or below the floor both simply match.
@@ -60,10 +51,7 @@ const heldMessage = (c: MatchContext, floor: string) =>
   `bank line ${c.line.id} (${formatCents(Math.abs(Number(c.line.amount_cents)))}) is above the materiality floor (${floor}): ` +
   `it is matched only with a human's approval; call books.matchHoldResolve with the same lineId, target and amountCents`;
 
-function result(
-  c: MatchContext,
-  extra: { match?: MatchRow | null; message?: string | null; noop?: boolean } = {},
-) {
+function result(c: MatchContext, extra: { match?: MatchRow | null; message?: string | null; noop?: boolean } = {}) {
   return {
     lineId: c.line.id,
     status: c.line.status,
@@ -76,24 +64,18 @@ function result(
   };
 }
 
-const describeMatch = (m: MatchRow) =>
-  `${Number(m.amount_cents)} cents to ${m.target_kind} ${m.target_id}`;
+const describeMatch = (m: MatchRow) => `${Number(m.amount_cents)} cents to ${m.target_kind} ${m.target_id}`;
 
 /**
- * D6's state step: CONFLICT naming the line's state, the D3 no-op (the same line and target
- * again), or null to go on. The held state lets matchHoldResolve through, not matchAccept.
+ * The state step of the checks: CONFLICT naming the line's state, the no-op (the same line and
+ * target again), or null to go on. The held state lets matchHoldResolve through, not matchAccept.
  */
 export function matchState(p: Params, c: MatchContext, mode: Mode): ReturnType<typeof result> | null {
   const { line } = c;
-  const same = c.matches.find(
-    (m) => m.target_kind === p.target.kind && m.target_id === p.target.id,
-  );
+  const same = c.matches.find((m) => m.target_kind === p.target.kind && m.target_id === p.target.id);
   if (same) {
-    if (p.amountCents === undefined || p.amountCents === Number(same.amount_cents))
-      return result(c, { match: same, noop: true });
-    throw conflict(
-      `bank line ${line.id} already applies ${describeMatch(same)}; a line is applied to a document once`,
-    );
+    if (p.amountCents === undefined || p.amountCents === Number(same.amount_cents)) return result(c, { match: same, noop: true });
+    throw conflict(`bank line ${line.id} already applies ${describeMatch(same)}; a line is applied to a document once`);
   }
   if (line.status === 'recoded') {
     throw conflict(
@@ -101,9 +83,7 @@ export function matchState(p: Params, c: MatchContext, mode: Mode): ReturnType<t
     );
   }
   if (line.status === 'matched') {
-    throw conflict(
-      `bank line ${line.id} is matched (${c.matches.map(describeMatch).join(', ')}); nothing is left to match`,
-    );
+    throw conflict(`bank line ${line.id} is matched (${c.matches.map(describeMatch).join(', ')}); nothing is left to match`);
   }
   if (line.status === 'held' && mode === 'accept') {
     const sameHeld = line.held_kind === p.target.kind && line.held_target_id === p.target.id;
@@ -130,18 +110,11 @@ export function matchAmount(p: Params, c: MatchContext): number {
   const { line, target } = c;
   const amount = Number(line.amount_cents);
   if ((amount > 0 ? 'in' : 'out') !== target.direction) {
-    const fits =
-      amount > 0
-        ? 'an invoice, or a journal that received money'
-        : 'a bill, a claim, or a journal that paid money';
-    throw badRequest(
-      `target.kind: bank line ${line.id} is money ${amount > 0 ? 'in' : 'out'}; match it to ${fits}`,
-    );
+    const fits = amount > 0 ? 'an invoice, or a journal that received money' : 'a bill, a claim, or a journal that paid money';
+    throw badRequest(`target.kind: bank line ${line.id} is money ${amount > 0 ? 'in' : 'out'}; match it to ${fits}`);
   }
   if (target.outstandingCents <= 0) {
-    throw conflict(
-      `${nounOf(target.kind)} ${target.id} is ${target.status} with nothing outstanding; there is nothing to match`,
-    );
+    throw conflict(`${nounOf(target.kind)} ${target.id} is ${target.status} with nothing outstanding; there is nothing to match`);
   }
   if (!target.payableStatuses.includes(target.status)) {
     const states = target.payableStatuses.join(' or ');
@@ -161,9 +134,7 @@ export function matchAmount(p: Params, c: MatchContext): number {
   const remaining = remainingOf(line);
   const apply = p.amountCents ?? remaining;
   if (apply > remaining)
-    throw badRequest(
-      `amountCents: ${apply} is more than the ${remaining} cents left to match on bank line ${line.id}`,
-    );
+    throw badRequest(`amountCents: ${apply} is more than the ${remaining} cents left to match on bank line ${line.id}`);
   if (apply > target.outstandingCents) {
     const hint = p.amountCents === undefined ? '; give amountCents to apply part of the line' : '';
     throw badRequest(
@@ -196,12 +167,12 @@ export async function post(
   if (kind === 'bill') return applyBillPayment(uow, { billId: id, ...base });
   if (kind === 'claim') return applyClaimPayment(uow, { claimId: id, ...base });
   // An existing bank posting: the line accounts for it; nothing new is posted.
-  return { status: amount === c.target.outstandingCents ? 'reconciled' : 'unreconciled', record: async () => undefined };
+  return { status: amount === c.target.outstandingCents ? 'reconciled' : 'unreconciled', record: () => Promise.resolve() };
 }
 
 /** Execute a match: the posting, its one event (naming the journal, binding its lines), then the line. */
 async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
-  // Issue 12: a line dated in a locked period is not matched (its payment would post then).
+  // A line dated in a locked period is not matched (its payment would post then).
   checkPostable(uow, c.line.date, 'lineId');
   const journalId = c.target.kind === 'journal' ? c.target.id : newJournalId();
   const matchId = newId('mat');
@@ -229,17 +200,7 @@ async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
   await uow.tx.run(
     `INSERT INTO bank_feed_matches (org_id, id, line_id, target_kind, target_id, amount_cents, journal_id, created_at, ledger_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      uow.orgId,
-      matchId,
-      c.line.id,
-      c.target.kind,
-      c.target.id,
-      amount,
-      journalId,
-      uow.now,
-      event.ledgerId,
-    ],
+    [uow.orgId, matchId, c.line.id, c.target.kind, c.target.id, amount, journalId, uow.now, event.ledgerId],
   );
   const moved = await uow.tx.run(
     `UPDATE bank_feed_lines SET status = ?, matched_cents = ?, held_kind = NULL, held_target_id = NULL, held_amount_cents = NULL,
@@ -290,8 +251,7 @@ async function hold(uow: Uow, c: MatchContext, amount: number, floorCents: numbe
   };
 }
 
-const aboveFloor = (line: LineRow, floorCents: number) =>
-  Math.abs(Number(line.amount_cents)) > floorCents;
+const aboveFloor = (line: LineRow, floorCents: number) => Math.abs(Number(line.amount_cents)) > floorCents;
 
 export async function matchAccept(p: Params, uow: Uow): Promise<ResultOf<typeof reconciliation.matchAccept>> {
   const c = await load(uow, p);
@@ -299,18 +259,16 @@ export async function matchAccept(p: Params, uow: Uow): Promise<ResultOf<typeof 
   if (noop) return noop;
   const amount = matchAmount(p, c);
   const policy = await loadPolicy(uow.tx, uow.orgId);
-  if (aboveFloor(c.line, policy.materialityFloorCents))
-    return hold(uow, c, amount, policy.materialityFloorCents);
+  if (aboveFloor(c.line, policy.materialityFloorCents)) return hold(uow, c, amount, policy.materialityFloorCents);
   return execute(uow, c, amount, 'accept');
 }
 
 function summary(p: Params, c: MatchContext): string {
   const amount = Number(c.line.amount_cents);
-  const text =
-    c.line.description.length > 60 ? `${c.line.description.slice(0, 57)}...` : c.line.description;
+  const text = c.line.description.length > 60 ? `${c.line.description.slice(0, 57)}...` : c.line.description;
   const apply = p.amountCents ?? remainingOf(c.line);
   return (
-    // The bank text and the party's name are not the server's words: quoted (issue 8 item 10).
+    // The bank text and the party's name are not the server's words: quoted.
     `Match bank line ${c.line.id} (${c.line.date}, money ${amount > 0 ? 'in' : 'out'} ${formatCents(Math.abs(amount))}, ${quoted(text)}) ` +
     `to ${c.target.kind} ${c.target.id} (${quoted(c.target.party)}): apply ${formatCents(apply)} of ` +
     `${formatCents(c.target.outstandingCents)} outstanding`

@@ -28,13 +28,10 @@ interface ReceiptRow {
 function decode(base64: string): Buffer {
   const bytes = Buffer.from(base64, 'base64');
   // Buffer ignores stray bits in the last character; a canonical round trip refuses them.
-  if (bytes.toString('base64') !== base64)
-    throw badRequest('contentBase64: must be canonical base64 (its padding bits must be 0)');
+  if (bytes.toString('base64') !== base64) throw badRequest('contentBase64: must be canonical base64 (its padding bits must be 0)');
   if (bytes.length === 0) throw badRequest('contentBase64: must not be empty');
   if (bytes.length > spec.feedLimits.receiptBytesMax) {
-    throw badRequest(
-      `contentBase64: decodes to ${bytes.length} bytes; at most ${spec.feedLimits.receiptBytesMax}`,
-    );
+    throw badRequest(`contentBase64: decodes to ${bytes.length} bytes; at most ${spec.feedLimits.receiptBytesMax}`);
   }
   return bytes;
 }
@@ -45,10 +42,7 @@ async function linkOf(uow: Uow, p: Params): Promise<{ kind: LinkKind; id: string
     return { kind: 'line', id: p.lineId };
   }
   if (p.claimId !== undefined) {
-    const claim = await uow.tx.get('SELECT id FROM expense_claims WHERE org_id = ? AND id = ?', [
-      uow.orgId,
-      p.claimId,
-    ]);
+    const claim = await uow.tx.get('SELECT id FROM expense_claims WHERE org_id = ? AND id = ?', [uow.orgId, p.claimId]);
     if (!claim) throw notFound('expense claim', p.claimId);
     return { kind: 'claim', id: p.claimId };
   }
@@ -72,12 +66,7 @@ async function answer(uow: Uow, r: ReceiptRow, ledgerId: string, noop: boolean) 
   };
 }
 
-async function addLink(
-  uow: Uow,
-  receiptId: string,
-  link: { kind: LinkKind; id: string },
-  ledgerId: string,
-) {
+async function addLink(uow: Uow, receiptId: string, link: { kind: LinkKind; id: string }, ledgerId: string) {
   await uow.tx.run(
     'INSERT INTO receipt_links (org_id, receipt_id, target_kind, target_id, created_at, ledger_id) VALUES (?, ?, ?, ?, ?, ?)',
     [uow.orgId, receiptId, link.kind, link.id, uow.now, ledgerId],
@@ -100,8 +89,7 @@ export async function receiptsRegister(p: Params, uow: Uow) {
             'SELECT ledger_id FROM receipt_links WHERE org_id = ? AND receipt_id = ? AND target_kind = ? AND target_id = ?',
             [uow.orgId, existing.id, link.kind, link.id],
           );
-    if (link === null || linked)
-      return answer(uow, existing, linked?.ledger_id ?? existing.ledger_id, true);
+    if (link === null || linked) return answer(uow, existing, linked?.ledger_id ?? existing.ledger_id, true);
     const event = await uow.emit(events.receiptLink, {
       entityId: existing.id,
       payload: { receiptId: existing.id, sha256, linkKind: link.kind, linkId: link.id },
@@ -124,17 +112,7 @@ export async function receiptsRegister(p: Params, uow: Uow) {
   await uow.tx.run(
     `INSERT INTO receipts (org_id, id, sha256, size_bytes, mime_type, filename, content_base64, created_at, ledger_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      uow.orgId,
-      id,
-      sha256,
-      bytes.length,
-      p.mimeType,
-      p.filename,
-      p.contentBase64,
-      uow.now,
-      event.ledgerId,
-    ],
+    [uow.orgId, id, sha256, bytes.length, p.mimeType, p.filename, p.contentBase64, uow.now, event.ledgerId],
   );
   if (link) await addLink(uow, id, link, event.ledgerId);
   const row: ReceiptRow = {

@@ -10,17 +10,17 @@ import { lineNow, lockLine, type LineRow } from './feed-lines.js';
 import { checkDirectPosting, taxedPosting } from './tax-lines.js';
 
 /**
- * books.lineRecode: code a bank line straight to an account (bank fees, interest, drawings, a
- * card purchase with no bill). A new act every call (D3): recoding again reverses the line's
- * previous recode journal and posts the new one, both dated the line's date, so the bank
+ * books.lineRecode: code a bank line straight to an account (bank fees, interest, drawings, a card
+ * purchase with no bill). A new act every call (each appends its event): recoding again reverses
+ * the line's previous recode journal and posts the new one, both dated the line's date, so the bank
  * account's balance on every date is unchanged and only the coding moves.
  */
 type Params = z.infer<typeof reconciliation.lineRecode.params>;
 
 /**
  * Lines that can be recoded: nothing of them is applied to a document, and no human decision is
- * pending on them. A held line (matchAccept above the materiality floor, D8) is released only by
- * matchHoldResolve with a human's proof; recoding it would settle it by the agent alone (issue 8).
+ * pending on them. A held line (matchAccept above the materiality floor) is released only by
+ * matchHoldResolve with a human's proof; recoding it would settle it by the agent alone.
  */
 const recodable = (line: LineRow) => ['unmatched', 'recoded'].includes(line.status) && Number(line.matched_cents) === 0;
 
@@ -35,7 +35,7 @@ function heldRefusal(line: LineRow) {
 
 /**
  * With no taxCode: bank fees and interest are financial supplies (input taxed, BAS G11/G14 and
- * G1/G4 in the worked quarter of ../shared/data/gst); anything else claims and reports nothing
+ * G1/G4 in the worked quarter of docs/reference/gst-bas.md); anything else claims and reports nothing
  * until someone says what it was (no GST credit without a tax invoice).
  */
 export function defaultTaxCode(accountCode: string): TaxCode {
@@ -44,18 +44,10 @@ export function defaultTaxCode(accountCode: string): TaxCode {
   return 'BAS_EXCLUDED';
 }
 
-function recodePosting(
-  line: LineRow,
-  accountCode: string,
-  taxCode: TaxCode,
-  memo: string,
-): PostingLine[] {
+function recodePosting(line: LineRow, accountCode: string, taxCode: TaxCode, memo: string): PostingLine[] {
   const amount = Number(line.amount_cents);
   const abs = Math.abs(amount);
-  const [coded, ...gst] = taxedPosting(
-    [{ accountCode, taxCode, ...(amount < 0 ? { debitCents: abs } : { creditCents: abs }) }],
-    memo,
-  );
+  const [coded, ...gst] = taxedPosting([{ accountCode, taxCode, ...(amount < 0 ? { debitCents: abs } : { creditCents: abs }) }], memo);
   invariant(coded, 'a recode has its coded line');
   const bank: PostingLine = {
     account: line.account_code,
@@ -75,21 +67,20 @@ export async function lineRecode(p: Params, uow: Uow) {
     );
   }
   if (line.recode_journal_id !== null) {
-    // Issue 12: a line recoded to another bank account may be matched there by that account's
+    // A line recoded to another bank account may be matched there by that account's
     // own line (a transfer seen on one side first); its coding then stays.
-    const other = await uow.tx.get<{ line_id: string }>(
-      'SELECT line_id FROM bank_feed_matches WHERE org_id = ? AND journal_id = ?',
-      [uow.orgId, line.recode_journal_id],
-    );
+    const other = await uow.tx.get<{ line_id: string }>('SELECT line_id FROM bank_feed_matches WHERE org_id = ? AND journal_id = ?', [
+      uow.orgId,
+      line.recode_journal_id,
+    ]);
     if (other) {
       throw conflict(
         `bank line ${line.id}'s recode journal ${line.recode_journal_id} is matched by bank line ${other.line_id} on account ${line.recode_account ?? ''}; it cannot be recoded again`,
       );
     }
   }
-  if (p.accountCode === line.account_code)
-    throw badRequest(`accountCode: ${p.accountCode} is the bank account the line is on`);
-  // Issue 12: a line dated in a locked period is not (re)coded: both journals are dated the line's date.
+  if (p.accountCode === line.account_code) throw badRequest(`accountCode: ${p.accountCode} is the bank account the line is on`);
+  // A line dated in a locked period is not (re)coded: both journals are dated the line's date.
   checkPostable(uow, line.date, 'lineId');
   const taxCode = p.taxCode ?? defaultTaxCode(p.accountCode);
   await checkDirectPosting(uow.tx, uow.orgId, p.accountCode, taxCode, 'accountCode');

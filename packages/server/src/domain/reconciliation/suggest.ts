@@ -13,7 +13,7 @@ import { unreconciledJournals, type Target } from './documents.js';
  * - amount: what is left of the line equals what the document owes: 60; the line is a part of
  *   what is owed (a part payment): 20; the document is a part of the line (one payment of several
  *   invoices): 10;
- * - reference: the document's id or reference, or (issue 12) an invoice's number or a document's
+ * - reference: the document's id or reference, or an invoice's number or a document's
  *   own reference, appears in the description as whole words (INV-1054, not INV-10541): 25;
  * - payee: the share of the payee's name words (3+ letters, not Pty/Ltd/…) in the description: up
  *   to 15.
@@ -29,7 +29,7 @@ export interface SuggestLine {
   /** Unsigned, what is still to match. */
   readonly remainingCents: number;
   readonly description: string;
-  /** The bank's reference for the line, when it has one: searched like the description (issue 12). */
+  /** The bank's reference for the line, when it has one: searched like the description. */
   readonly reference?: string | null;
 }
 
@@ -66,10 +66,7 @@ const words = (s: string) =>
     .replace(/[^A-Z0-9]+/g, ' ')
     .trim()} `;
 
-function amountScore(
-  remaining: number,
-  owed: number,
-): { points: number; reason: Suggestion['reasons'][number] | null } {
+function amountScore(remaining: number, owed: number): { points: number; reason: Suggestion['reasons'][number] | null } {
   if (remaining === owed) return { points: 60, reason: 'amount' };
   return { points: remaining < owed ? 20 : 10, reason: 'partial_amount' };
 }
@@ -88,7 +85,7 @@ const epochDay = (date: string) => daysBetween('1970-01-01', date);
 /**
  * A target's words, computed once per target rather than once per line and target: an import
  * ranks up to 200 lines against every open document, and redoing the regexes for each pair took
- * seconds at a few thousand open documents (issue 8 item 2). Keyed by the target object, so the
+ * seconds at a few thousand open documents. Keyed by the target object, so the
  * cache lives as long as the candidate list.
  */
 const targetWords = new WeakMap<Target, TargetWords>();
@@ -97,10 +94,8 @@ function wordsOf(t: Target): TargetWords {
   const cached = targetWords.get(t);
   if (cached) return cached;
   // Names are words; tokens with digits are ids and numbers (a journal memo names inv_…, pay_…).
-  const tokens = [...new Set(words(t.party).trim().split(' '))].filter(
-    (w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w),
-  );
-  // Issue 12: and what a payer quotes for it (INV-0042, its reference), as words, so INV-0042
+  const tokens = [...new Set(words(t.party).trim().split(' '))].filter((w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w));
+  // And what a payer quotes for it (INV-0042, its reference), as words, so INV-0042
   // matches "inv 0042" but not INV-00421; and run together (INV0042), as payers often write it.
   const compact = t.quoted.map((w) => w.replace(/[^A-Za-z0-9]+/g, ''));
   const refs = [...new Set([t.id, t.reference, ...t.quoted, ...compact].map(words))].filter((r) => r.trim().length >= 3);
@@ -163,7 +158,7 @@ function push<K>(map: Map<K, Target[]>, key: K, t: Target): void {
  * Where a line's suggestions can come from: score() keeps only a target whose outstanding amount
  * equals what is left of the line, or one of whose payee words or reference's first word is a
  * word of the description. Indexed once per candidate list, each line looks up only those
- * targets instead of scoring every open document (an import ranks 200 lines; issue 8 item 2).
+ * targets instead of scoring every open document (an import ranks 200 lines).
  */
 function indexOf(targets: readonly Target[]): TargetIndex {
   const cached = indexes.get(targets);
@@ -175,7 +170,15 @@ function indexOf(targets: readonly Target[]): TargetIndex {
     const { refs, tokens } = wordsOf(t);
     // A reference is looked up by its longest word: every line quoting it has that word, and it is
     // rarer than a first word such as INV, which every invoice number and id shares.
-    const keys = new Set([...tokens, ...refs.map((r) => r.trim().split(' ').reduce((a, b) => (b.length > a.length ? b : a), ''))]);
+    const keys = new Set([
+      ...tokens,
+      ...refs.map((r) =>
+        r
+          .trim()
+          .split(' ')
+          .reduce((a, b) => (b.length > a.length ? b : a), ''),
+      ),
+    ]);
     for (const w of keys) push(byWord, w, t);
   }
   const index = { byAmount, byWord };
@@ -191,11 +194,7 @@ function possibleTargets(targets: readonly Target[], line: SuggestLine, desc: st
 }
 
 /** The best few candidates for a line, leaving out documents the line is already applied to. */
-export function rank(
-  line: SuggestLine,
-  targets: readonly Target[],
-  exclude: ReadonlySet<string> = new Set(),
-): Suggestion[] {
+export function rank(line: SuggestLine, targets: readonly Target[], exclude: ReadonlySet<string> = new Set()): Suggestion[] {
   const desc = lineWords(line);
   const lineDay = epochDay(line.date);
   return possibleTargets(targets, line, desc)

@@ -42,14 +42,14 @@ export const CONTROL_KEYS: Readonly<Record<string, string>> = {
   receivables: 'match money in to the invoice with books.matchAccept, or credit the invoice',
   payables: 'match money out to the bill with books.matchAccept',
   claims_payable: 'match money out to the expense claim with books.matchAccept',
-  // Issue 9 (D11): the fixed asset register equals 1500 − 1510, so only its acts move them.
+  // The fixed asset register equals 1500 − 1510, so only its acts move them.
   fixed_assets: 'a fixed asset is registered from a bill line, an expense claim or a journal line with asset details',
   accumulated_depreciation: 'it moves only by books.assetDepreciationRun and books.assetDispose',
 };
 
 const GST_KEYS = new Set(['gst_paid', 'gst_collected']);
 
-/** Kept by a batch of units of work (issue 14): the chart changes only through units, which forget it. */
+/** Kept by a batch of units of work: the chart changes only through units, which forget it. */
 const POSTING_ACCOUNT = batchCached('SELECT name, system_key FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
 /** The account reads directPostingProblem will make for these codes (readsByKey). */
@@ -72,24 +72,13 @@ export async function directPostingProblem(
   if (!row) return `${field}: account ${code} does not exist`;
   const hint = row.system_key === null ? undefined : CONTROL_KEYS[row.system_key];
   if (hint) return `${field}: account ${code} (${row.name}) is a control account; ${hint}`;
-  if (
-    row.system_key !== null &&
-    GST_KEYS.has(row.system_key) &&
-    taxCode !== undefined &&
-    taxCode !== 'BAS_EXCLUDED'
-  ) {
+  if (row.system_key !== null && GST_KEYS.has(row.system_key) && taxCode !== undefined && taxCode !== 'BAS_EXCLUDED') {
     return `${field}: account ${code} (${row.name}) is a GST account; post to it only with taxCode BAS_EXCLUDED`;
   }
   return null;
 }
 
-export async function checkDirectPosting(
-  q: Queryable,
-  orgId: string,
-  code: string,
-  taxCode: TaxCode | undefined,
-  field: string,
-) {
+export async function checkDirectPosting(q: Queryable, orgId: string, code: string, taxCode: TaxCode | undefined, field: string) {
   const problem = await directPostingProblem(q, orgId, code, taxCode, field);
   if (problem) throw badRequest(problem);
 }
@@ -106,9 +95,7 @@ export function taxedPosting(lines: readonly TaxedLine[], memo: string): Posting
   });
   const gst = lines.map(() => 0);
   for (const members of groups.values()) {
-    const shares = allocateGst(
-      members.map((i) => ({ amountCents: amounts[i] ?? 0, taxCode: 'GST' as TaxCode })),
-    );
+    const shares = allocateGst(members.map((i) => ({ amountCents: amounts[i] ?? 0, taxCode: 'GST' })));
     members.forEach((i, k) => (gst[i] = shares[k] ?? 0));
   }
   const out: PostingLine[] = lines.map((l, i) => {

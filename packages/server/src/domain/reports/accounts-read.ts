@@ -10,10 +10,7 @@ type Params = z.infer<typeof booksReads.accounts.params>;
 export async function listAccounts(p: Params, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
   const asOf = p.asOf ?? (await orgToday(ctx.db, orgId));
-  const [chart, totals] = await Promise.all([
-    loadChart(ctx.db.reader, orgId),
-    accountTotals(ctx.db.reader, orgId, { to: asOf }),
-  ]);
+  const [chart, totals] = await Promise.all([loadChart(ctx.db.reader, orgId), accountTotals(ctx.db.reader, orgId, { to: asOf })]);
   assertKnownAccounts(chart, totals);
   const accounts = chart
     .filter((a) => p.type === undefined || a.type === p.type)

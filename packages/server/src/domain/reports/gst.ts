@@ -3,14 +3,14 @@ import { invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 
 /**
- * The GST summary for a BAS period (../shared/data/gst/README.md), from the tax tags on journal
+ * The GST summary for a BAS period (docs/reference/gst-bas.md), from the tax tags on journal
  * lines: each line that carries a supply has its tax code, its GST-inclusive amount
  * (tax_base_cents, negative for a credit note or reversal) and its GST. Accruals basis: a sale
  * counts when its invoice is issued, a purchase when its bill is approved, because that is when
  * the ledger posts them.
  *
  * Labels come from TAX_CODES (each code lists the labels its amounts go to). The BAS takes whole
- * dollars, cents dropped and never negative (TAA 1953 Sch 1 s 388-85; basDollars; D11). 1A/1B by
+ * dollars, cents dropped and never negative (TAA 1953 Sch 1 s 388-85; basDollars). 1A/1B by
  * the accounts method are the GST recorded on each document plus adjustments; by the calculation
  * worksheet they are G9 = G8 ÷ 11 and G20 = G19 ÷ 11 of the whole-dollar labels.
  *
@@ -110,15 +110,17 @@ export function codeTotals(byCode: ReadonlyMap<TaxCode, CodeSums>): CodeTotal[] 
     if (!t) return [];
     // A supply code netting below zero in its period is a reduction of earlier supplies.
     const spill = TAX_CODES[code].side !== null && t.base < 0;
-    return [{
-      taxCode: code,
-      lines: t.lines,
-      baseCents: spill ? 0 : t.base,
-      gstCents: spill ? 0 : t.gst,
-      adjustmentBaseCents: t.adjBase + (spill ? t.base : 0),
-      adjustmentGstCents: t.adjGst + (spill ? t.gst : 0),
-      labels: TAX_CODES[code].labels,
-    }];
+    return [
+      {
+        taxCode: code,
+        lines: t.lines,
+        baseCents: spill ? 0 : t.base,
+        gstCents: spill ? 0 : t.gst,
+        adjustmentBaseCents: t.adjBase + (spill ? t.base : 0),
+        adjustmentGstCents: t.adjGst + (spill ? t.gst : 0),
+        labels: TAX_CODES[code].labels,
+      },
+    ];
   });
 }
 
@@ -170,18 +172,30 @@ function worksheet(l: Labels & { G7: number; G18: number }, eleventh: (n: number
   const G19 = G17 + l.G18;
   const { G1, G2, G3, G4, G7, G10, G11, G13, G14, G15, G18 } = l;
   return {
-    G1, G2, G3, G4, G5, G6, G7, G8, G9: eleventh(G8),
-    G10, G11, G12, G13, G14, G15, G16, G17, G18, G19, G20: eleventh(G19),
+    G1,
+    G2,
+    G3,
+    G4,
+    G5,
+    G6,
+    G7,
+    G8,
+    G9: eleventh(G8),
+    G10,
+    G11,
+    G12,
+    G13,
+    G14,
+    G15,
+    G16,
+    G17,
+    G18,
+    G19,
+    G20: eleventh(G19),
   };
 }
 
-export async function gstSummary(
-  q: Queryable,
-  orgId: string,
-  from: string,
-  to: string,
-  method: 'accounts' | 'worksheet',
-) {
+export async function gstSummary(q: Queryable, orgId: string, from: string, to: string, method: 'accounts' | 'worksheet') {
   return summariseGst(await totalsByCode(q, orgId, from, to), from, to, method);
 }
 
@@ -194,7 +208,7 @@ export function summariseGst(byTaxCode: readonly CodeTotal[], from: string, to: 
   const gstOnSalesCents = gstOn('sale');
   const gstOnPurchasesCents = gstOn('purchase');
   const dollars = Object.fromEntries(LABELS.map((l) => [l, basDollars(cents[l])])) as Labels;
-  // Whole dollars are never negative on the form (D11); the exact-cents worksheet keeps signs.
+  // Whole dollars are never negative on the form; the exact-cents worksheet keeps signs.
   const sheet = worksheet(
     { ...dollars, G7: basDollars(adj.G7), G18: basDollars(adj.G18) },
     (n) => (n - (n % 11)) / 11,

@@ -42,14 +42,11 @@ async function pageFilter(q: Queryable, orgId: string, p: Params): Promise<{ whe
   if (p.to !== undefined) add('j.date <= ?', p.to);
   if (p.sourceId !== undefined) add('j.source_id = ?', p.sourceId);
   if (p.accountCode !== undefined) {
-    // D5: an account that is not in the chart is a bad value, not an empty answer.
+    // An account that is not in the chart is a bad value (BAD_REQUEST), not an empty answer.
     if (!(await accountExists(q, orgId, p.accountCode))) {
       throw badRequest(`accountCode: account ${p.accountCode} is not in the chart`);
     }
-    add(
-      'EXISTS (SELECT 1 FROM journal_lines x WHERE x.org_id = j.org_id AND x.journal_id = j.id AND x.account_code = ?)',
-      p.accountCode,
-    );
+    add('EXISTS (SELECT 1 FROM journal_lines x WHERE x.org_id = j.org_id AND x.journal_id = j.id AND x.account_code = ?)', p.accountCode);
   }
   if (p.cursor !== undefined) {
     const at = await q.get<{ date: string }>('SELECT date FROM journals WHERE org_id = ? AND id = ?', [orgId, p.cursor]);
@@ -102,7 +99,11 @@ export async function listJournals(p: Params, ctx: ReadContext) {
     args,
   );
   const page = rows.slice(0, limit);
-  const lines = await linesOf(q, orgId, page.map((r) => r.id));
+  const lines = await linesOf(
+    q,
+    orgId,
+    page.map((r) => r.id),
+  );
   const journals = page.map((r) => ({
     id: r.id,
     date: r.date,

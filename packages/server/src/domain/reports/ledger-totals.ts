@@ -42,7 +42,7 @@ function safeSum(value: unknown): number {
 /**
  * The journals of a date range as a set the lines are checked against, not a join: with
  * `JOIN journals … WHERE j.date …` SQLite walked the journals_date index range once per line
- * (quadratic: 2 s at 3 000 invoices, issue 8 item 2). `IN (SELECT …)` is built once (SQLite: an
+ * (quadratic: 2 s at 3 000 invoices). `IN (SELECT …)` is built once (SQLite: an
  * ephemeral index over journals_date; PostgreSQL: a hashed semi-join), and each line is probed
  * against it, so the cost is linear in the lines read. Parameters: orgId, orgId, from, to.
  */

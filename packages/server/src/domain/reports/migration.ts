@@ -1,7 +1,7 @@
 import type { Migration } from '../../storage/migrations.js';
 
 /**
- * Read cost of the ledger reads (issue 8 item 2). The reports, books.accounts and the bank feed
+ * Read cost of the ledger reads. The reports, books.accounts and the bank feed
  * sum journal_lines per account, or per document of a control account, over the journals of a
  * date range, probing each line's journal_id against the range's journal set
  * (ledger-totals.ts JOURNALS_IN_RANGE). Two indexes, org_id first, hold everything those sums read,

@@ -99,9 +99,7 @@ export async function balanceSheet(q: Queryable, orgId: string, asOf: string) {
   const priorYears = earnings(chart, beforeYear);
   const currentYear = earnings(chart, toDate) - priorYears;
   const unclosed: Line[] = [
-    ...(priorYears === 0
-      ? []
-      : [{ code: null, name: 'Earlier years’ earnings (not yet closed)', amountCents: priorYears }]),
+    ...(priorYears === 0 ? [] : [{ code: null, name: 'Earlier years’ earnings (not yet closed)', amountCents: priorYears }]),
     { code: null, name: `Current year earnings (from ${fyStart})`, amountCents: currentYear },
   ];
   const equity: Section = {

@@ -11,7 +11,7 @@ import { basDueOn, basFigures, frequencyOf, type Basis, type Figures } from './f
 const TAX_SIGN_LODGE = actionClassOf(tax.taxSignLodge);
 
 /**
- * books.taxPrepare, books.taxHold, books.taxReturn (D11; docs/books.md "Tax (BAS)"). A BAS is
+ * books.taxPrepare, books.taxHold, books.taxReturn (docs/books.md "Tax (BAS)"). A BAS is
  * prepared from the ledger for a period that has ended, one per period; it can be held (it then
  * cannot be signed) and returned to prepared with its figures recomputed. Nothing is posted
  * until taxSignLodge (lodge.ts).
@@ -73,7 +73,7 @@ export async function loadBas(q: Queryable, orgId: string, id: string, lock = ''
   return row;
 }
 
-/** Event payloads name the period and the front of the form (integers only, D9). */
+/** Event payloads name the period and the front of the form (integers only, no fractions). */
 function eventPayload<X extends object = Record<never, never>>(
   row: Pick<BasRow, 'id' | 'period_start' | 'period_end' | 'basis'>,
   f: Figures,
@@ -92,7 +92,7 @@ function eventPayload<X extends object = Record<never, never>>(
 
 type PrepareParams = z.infer<typeof tax.taxPrepare.params>;
 
-/** One BAS per period (D3 for the same prepared period; CONFLICT for anything else in the way). */
+/** One BAS per period (a no-op for the same prepared period; CONFLICT for anything else in the way). */
 async function existingFor(uow: Uow, p: PrepareParams, basis: string) {
   const rows = await uow.tx.all<BasRow>(
     `SELECT ${BAS_COLUMNS} FROM bas_returns WHERE org_id = ? AND period_start <= ? AND period_end >= ?
@@ -115,7 +115,7 @@ async function existingFor(uow: Uow, p: PrepareParams, basis: string) {
 }
 
 export async function taxPrepare(p: PrepareParams, uow: Uow) {
-  // Issue 10 item 3: an omitted basis is the organisation profile's GST basis (default accrual, D11).
+  // An omitted basis is the organisation profile's GST basis (default accrual).
   const basis = p.basis ?? (await loadProfile(uow.tx, uow.orgId)).gstBasis;
   if (p.periodEnd >= uow.today) {
     throw badRequest(`periodEnd: the period has not ended (today is ${uow.today}); prepare its BAS from the day after ${p.periodEnd}`);
@@ -157,10 +157,14 @@ export async function taxHold(p: ReasonParams, uow: Uow) {
     entityId: row.id,
     payload: eventPayload(row, figuresOf(row), { reason: p.reason }),
   });
-  const moved = await uow.tx.run(
-    'UPDATE bas_returns SET status = ?, note = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = ?',
-    ['held', p.reason, event.ledgerId, uow.orgId, row.id, 'prepared'],
-  );
+  const moved = await uow.tx.run('UPDATE bas_returns SET status = ?, note = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = ?', [
+    'held',
+    p.reason,
+    event.ledgerId,
+    uow.orgId,
+    row.id,
+    'prepared',
+  ]);
   invariant(moved.changes === 1, `BAS ${row.id} moves from prepared to held once`);
   return toBas({ ...row, status: 'held', note: p.reason, ledger_id: event.ledgerId });
 }
@@ -186,9 +190,9 @@ async function withdrawApprovals(uow: Uow, basId: string, ledgerId: string): Pro
 }
 
 /**
- * A new act every call (D3): figures recomputed from the ledger now. Approvals given for the
- * BAS as it was are spent (and its open holds released), so what a human signs is always the
- * figures the BAS carries when it is lodged.
+ * A new act every call (each appends its event): figures recomputed from the ledger now. Approvals
+ * given for the BAS as it was are spent (and its open holds released), so what a human signs is
+ * always the figures the BAS carries when it is lodged.
  */
 export async function taxReturn(p: ReasonParams, uow: Uow) {
   const row = await loadBas(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);
@@ -201,14 +205,21 @@ export async function taxReturn(p: ReasonParams, uow: Uow) {
     payload: eventPayload(row, f, { from: row.status, reason: p.reason }),
   });
   const figures = JSON.stringify(f);
-  await uow.tx.run(
-    'UPDATE bas_returns SET status = ?, figures = ?, note = ?, prepared_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?',
-    ['prepared', figures, p.reason, uow.now, event.ledgerId, uow.orgId, row.id],
-  );
+  await uow.tx.run('UPDATE bas_returns SET status = ?, figures = ?, note = ?, prepared_at = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
+    'prepared',
+    figures,
+    p.reason,
+    uow.now,
+    event.ledgerId,
+    uow.orgId,
+    row.id,
+  ]);
   await withdrawApprovals(uow, row.id, event.ledgerId);
-  await uow.tx.run(
-    'UPDATE holds SET released_at = ? WHERE org_id = ? AND action_class = ? AND subject_id = ? AND released_at IS NULL',
-    [uow.now, uow.orgId, TAX_SIGN_LODGE, row.id],
-  );
+  await uow.tx.run('UPDATE holds SET released_at = ? WHERE org_id = ? AND action_class = ? AND subject_id = ? AND released_at IS NULL', [
+    uow.now,
+    uow.orgId,
+    TAX_SIGN_LODGE,
+    row.id,
+  ]);
   return toBas({ ...row, status: 'prepared', figures, note: p.reason, prepared_at: uow.now, ledger_id: event.ledgerId });
 }

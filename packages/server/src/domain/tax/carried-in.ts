@@ -37,7 +37,13 @@ export async function carriedIn(q: Queryable, orgId: string, account: string, as
 }
 
 /** Payments to `account` dated on or before asOf (debits less credits of the journals that pay it; may be negative). */
-export async function paymentsTo(q: Queryable, orgId: string, account: string, asOf: string, alsoNot: readonly string[] = []): Promise<number> {
+export async function paymentsTo(
+  q: Queryable,
+  orgId: string,
+  account: string,
+  asOf: string,
+  alsoNot: readonly string[] = [],
+): Promise<number> {
   const not = [...OWN_POSTINGS, ...alsoNot];
   const row = await q.get<{ cents: number | string | null }>(
     `SELECT SUM(l.debit_cents) - SUM(l.credit_cents) AS cents FROM journal_lines l

@@ -83,7 +83,8 @@ export function apportion(weights: readonly number[], num: number, den: number):
 }
 
 async function documents(q: Queryable, orgId: string, from: string, to: string): Promise<Map<string, Doc>> {
-  const hasTags = 'EXISTS (SELECT 1 FROM journal_lines t WHERE t.org_id = l.org_id AND t.journal_id = l.journal_id AND t.tax_code IS NOT NULL)';
+  const hasTags =
+    'EXISTS (SELECT 1 FROM journal_lines t WHERE t.org_id = l.org_id AND t.journal_id = l.journal_id AND t.tax_code IS NOT NULL)';
   const control = await q.all<ControlRow>(
     `SELECT l.doc_id AS doc_id, l.account_code AS account_code, j.date AS date, l.debit_cents AS dr, l.credit_cents AS cr,
        CASE WHEN ${hasTags} THEN 1 ELSE 0 END AS tagged

@@ -12,8 +12,8 @@ import { cashCodeTotals } from './cash.js';
  *
  * W1/W2 are the report's: journal lines tagged BAS_EXCLUDED_WAGES / BAS_EXCLUDED_PAYGW dated in
  * the period. A signed pay run's journal is dated its paymentDate and tags its gross wages and
- * PAYG withheld so (domain/payroll/sign.ts), which makes them D11's "signed pay runs whose
- * paymentDate is in the period"; a recall's reversal carries the tags negated.
+ * PAYG withheld so (domain/payroll/sign.ts), which makes them the "signed pay runs whose
+ * paymentDate is in the period" that W1/W2 count; a recall's reversal carries the tags negated.
  */
 export type Labels = Record<(typeof BAS_LABELS)[number], number>;
 
@@ -38,9 +38,7 @@ export async function basFigures(q: Queryable, orgId: string, from: string, to: 
   // The GST each side's documents carried in the period, credits and returns included: what
   // their postings put into 2100 and 1200 (each tagged line's GST is its GST account's share).
   const gstOf = (side: 'sale' | 'purchase') =>
-    r.byTaxCode
-      .filter((t) => TAX_CODES[t.taxCode].side === side)
-      .reduce((s, t) => s + t.gstCents + t.adjustmentGstCents, 0);
+    r.byTaxCode.filter((t) => TAX_CODES[t.taxCode].side === side).reduce((s, t) => s + t.gstCents + t.adjustmentGstCents, 0);
   const { position, net } = r.summary;
   return {
     labels,
@@ -57,9 +55,7 @@ export async function basFigures(q: Queryable, orgId: string, from: string, to: 
  * the settlement clears.
  */
 export function changedFigures(before: Figures, now: Figures): string[] {
-  const labels = BAS_LABELS.filter((l) => before.labels[l] !== now.labels[l]).map(
-    (l) => `${l} ${before.labels[l]} → ${now.labels[l]}`,
-  );
+  const labels = BAS_LABELS.filter((l) => before.labels[l] !== now.labels[l]).map((l) => `${l} ${before.labels[l]} → ${now.labels[l]}`);
   if (labels.length > 0) return labels;
   const keys = [...new Set([...Object.keys(before.exactCents), ...Object.keys(now.exactCents)])].sort();
   const cents = (f: Figures, k: string) => f.exactCents[k] ?? 0;

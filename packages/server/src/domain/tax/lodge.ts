@@ -10,7 +10,7 @@ import { basisOf, figuresOf, loadBas, toBas, type BasRow } from './bas.js';
 import { basDueOn, basFigures, changedFigures, frequencyOf, type Figures } from './figures.js';
 
 /**
- * books.taxSignLodge — the signature act `books.tax_sign_lodge` (seed §3, D7, D11): always held
+ * books.taxSignLodge — the signature act `books.tax_sign_lodge`: always held
  * for a human, who reads the period, every label and the net. With the proof: the BAS settlement
  * journal, status `lodging`, and the lodgement document queued through the lodgement adapter in
  * the same transaction. `lodged` comes only from the adapter's confirmation (lodged.ts).
@@ -39,7 +39,7 @@ function periodName(start: string, end: string): string {
 
 const dollars = (n: number) => `$${n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
 
-/** What the human reads (D7): the server's words from the stored BAS, nothing the agent wrote. */
+/** What the human reads: the server's words from the stored BAS, nothing the agent wrote. */
 export function basSummary(row: BasRow): string {
   const f = figuresOf(row);
   const labels = tax.BAS_LABELS.map((l) => `${l} ${dollars(f.labels[l])}`).join(', ');
@@ -91,7 +91,7 @@ interface BasEntity {
 /** The `bas` part of the lodgement document (docs/books.md "The lodgement document"). */
 function basDocument(row: BasRow, f: Figures, signedLedgerId: string, entity: BasEntity) {
   return {
-    // Issue 10 item 3: who lodges, from the organisation profile (abn null until an owner sets it).
+    // Who lodges, from the organisation profile (abn null until an owner sets it).
     entity,
     periodStart: row.period_start,
     periodEnd: row.period_end,
@@ -140,7 +140,7 @@ export const taxSignLodgeAct: SignatureAct<Params, Subject, typeof tax.taxSignLo
   spec: tax.taxSignLodge,
   load,
   subjectId: (s) => s.row.id,
-  // Seed §3: lodging a tax return always needs a human proof.
+  // Lodging a tax return always needs a human proof.
   needsProof: () => true,
   summary: (_p, s) => basSummary(s.row),
   state(_p, s) {

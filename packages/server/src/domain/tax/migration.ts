@@ -2,7 +2,7 @@ import type { Migration } from '../../storage/migrations.js';
 import { chartBackfillStatements } from '../gl/chart.js';
 
 /**
- * Tax (issue 9 item 3), migration 21: one row per BAS. The labels and figures are stored as
+ * Tax, migration 21: one row per BAS. The labels and figures are stored as
  * prepared (JSON text: whole-dollar labels, exact cents, summary) because that is what the human
  * signs and what is lodged; taxReturn recomputes them. 2150 ATO integrated client account joins
  * the chart of organisations created before it (new ones get it from seedChart).

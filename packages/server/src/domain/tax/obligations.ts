@@ -63,17 +63,19 @@ async function paygCarriedIn(q: Queryable, orgId: string, asOf: string, range: {
   const outstanding = opening.openingCents - Math.min(paid, opening.openingCents);
   const { basFrequency } = await loadProfile(q, orgId);
   const dueOn = basDueOnHolding(opening.conversionDate, basFrequency);
-  return [{
-    kind: 'payg_carried_in' as const,
-    id: opening.journalId,
-    status: outstanding === 0 ? ('paid' as const) : ('due' as const),
-    conversionDate: opening.conversionDate,
-    accountCode: '2200' as const,
-    dueOn,
-    overdue: outstanding > 0 && dueOn < asOf,
-    amountCents: opening.openingCents,
-    outstandingCents: outstanding,
-  }];
+  return [
+    {
+      kind: 'payg_carried_in' as const,
+      id: opening.journalId,
+      status: outstanding === 0 ? ('paid' as const) : ('due' as const),
+      conversionDate: opening.conversionDate,
+      accountCode: '2200' as const,
+      dueOn,
+      overdue: outstanding > 0 && dueOn < asOf,
+      amountCents: opening.openingCents,
+      outstandingCents: outstanding,
+    },
+  ];
 }
 
 /** The due date of the BAS period (a month, or a calendar quarter) holding `date`. */

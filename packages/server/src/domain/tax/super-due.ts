@@ -3,7 +3,7 @@ import { addDays } from '../../clock.js';
 import { carriedIn, paymentsTo } from './carried-in.js';
 
 /**
- * The super guarantee each signed pay run owes (books.taxObligations, issue 9 item 3), and what
+ * The super guarantee each signed pay run owes (books.taxObligations), and what
  * is left of it as at a date. A run credits 2300 Superannuation payable with its super; the super
  * owed at a conversion is 2300's opening balance (carried-in.ts), an obligation of its own. A
  * super payment is any other movement on 2300 (a recoded bank line, a journal; a credit, such as a
