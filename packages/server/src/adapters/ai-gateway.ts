@@ -1,9 +1,11 @@
 import { ASK_NOTICE } from '@finance-desk/protocol';
-import type { ReadContext } from '../binding.js';
 import { DEFAULT_AI_CONFIG, type AiConfig } from '../config.js';
 import { groundedProvider } from './ai-grounded.js';
 import { openAiProvider } from './ai-openai.js';
 import type { ReadTool } from './ai-tools.js';
+import type { AskContext, Provider, ProviderAnswer } from './ai-provider.js';
+
+export type { AskContext, Provider, ProviderAnswer, Source, SourceKind } from './ai-provider.js';
 
 /**
  * The AI gateway behind books.ask. A provider answers a question
@@ -12,42 +14,6 @@ import type { ReadTool } from './ai-tools.js';
  * `ai_calls` row). Providers only read: the grounded answerer calls the domain read functions, a
  * model may call only the books read methods (ai-tools.ts) with the caller's own principal.
  */
-
-export type SourceKind = 'invoice' | 'bill' | 'journal' | 'bas' | 'approval' | 'hold' | 'event' | 'report';
-
-export interface Source {
-  readonly kind: SourceKind;
-  readonly id: string;
-  readonly ledgerId: string | null;
-}
-
-export interface AskContext extends ReadContext {
-  /** The date the question is asked as at (asOf, default the organisation's today). */
-  readonly asOf: string;
-  /** The organisation's today. */
-  readonly today: string;
-}
-
-export interface ProviderAnswer {
-  readonly answer: string;
-  /** Ledger ids of events behind the answer; the provider guarantees each one is real. */
-  readonly citations: readonly string[];
-  readonly sources: readonly Source[];
-  readonly grounded: boolean;
-  /** What the grounded answerer recognised; null otherwise. */
-  readonly intent: string | null;
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
-  /** Why the provider gave no answer (timeout, HTTP status…), for the audit; never a secret. */
-  readonly error?: string;
-  /** Tool calls a model asked for and the gateway refused (not a read it may use). */
-  readonly refusedTools?: readonly string[];
-}
-
-export interface Provider {
-  readonly name: string;
-  readonly model: string;
-  answer(question: string, ctx: AskContext): Promise<ProviderAnswer>;
-}
 
 /** What the gateway hands to the write path to record. */
 export interface GatewayAnswer extends ProviderAnswer {

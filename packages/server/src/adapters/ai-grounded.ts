@@ -9,7 +9,7 @@ import { containsPattern } from '../domain/paging.js';
 import { quoted } from '../governance/quote.js';
 import { formatCents } from '../money.js';
 import type { Queryable } from '../storage/types.js';
-import type { AskContext, Provider, ProviderAnswer, Source } from './ai-gateway.js';
+import type { AskContext, Provider, ProviderAnswer, Source } from './ai-provider.js';
 
 /**
  * The built-in grounded answerer: no network, no model. It recognises the

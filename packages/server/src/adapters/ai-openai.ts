@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { AiConfig } from '../config.js';
-import type { AskContext, Provider, ProviderAnswer, Source } from './ai-gateway.js';
+import type { AskContext, Provider, ProviderAnswer, Source } from './ai-provider.js';
 import type { ReadTool } from './ai-tools.js';
 
 /**

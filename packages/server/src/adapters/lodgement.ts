@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 import type { Database, Tx } from '../storage/types.js';
 import { inUnitOfWork, type Uow, type WriteResult } from '../write-path.js';
 import { FileDrop } from './file-drop.js';
-import { OUTBOX_CHANNEL } from './outbox.js';
+import { OUTBOX_CHANNEL } from './outbox-channel.js';
 
 /**
  * The lodgement adapter (docs/architecture.md, Adapters and the outbox): a document for the ATO

@@ -3,6 +3,7 @@ import { newId } from '../ids.js';
 import type { Database, Queryable, Tx } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
 import { invariant } from '../errors.js';
+import { OUTBOX_CHANNEL } from './outbox-channel.js';
 import { attachmentLimits, type EmailMessage, type Mailer } from './email.js';
 import type { PaymentFile, PaymentSink } from './payments.js';
 import type { Lodgements } from './lodgement.js';
@@ -13,7 +14,6 @@ import type { Lodgements } from './lodgement.js';
  * that transaction commits. A crash between commit and delivery loses nothing: the sweep
  * delivers it later. Several processes may sweep; a claim with a lease stops double sends.
  */
-export const OUTBOX_CHANNEL = 'outbox';
 const LEASE_MS = 60_000;
 const SWEEP_MS = 5_000;
 export const ATTEMPTS_MAX = 8;

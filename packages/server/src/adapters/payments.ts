@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { newId } from '../ids.js';
 import type { Uow } from '../write-path.js';
 import { FileDrop } from './file-drop.js';
-import { OUTBOX_CHANNEL } from './outbox.js';
+import { OUTBOX_CHANNEL } from './outbox-channel.js';
 
 /**
  * The payments adapter (docs/architecture.md, Adapters and the outbox): a payment run's ABA file

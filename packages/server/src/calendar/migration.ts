@@ -1,4 +1,4 @@
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/migration-types.js';
 
 /**
  * Migration 28: the indexes the calendar (meetings.list) reads by date, so that

@@ -1,6 +1,6 @@
 import { ACTION_CLASSES, type ActionClass, type UserRole } from '@finance-desk/protocol';
 import { enqueueEmail } from '../adapters/outbox.js';
-import { ACT_TITLES } from '../human/html.js';
+import { ACT_TITLES } from './act-titles.js';
 import { formatCents } from '../money.js';
 import type { Uow } from '../write-path.js';
 import { approvalFacts, factLines } from './approval-facts.js';

@@ -1,4 +1,3 @@
-import { ACTION_CLASS, type ActionClass } from '@finance-desk/protocol';
 import type { ChainStatus } from './console-data.js';
 import { mayViewBooks } from './owner-access.js';
 import type { HumanSession } from './sessions.js';
@@ -37,17 +36,6 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
   });
   return new Html(out);
 }
-
-/** What each class of act does, in the words an owner would use. */
-export const ACT_TITLES: Readonly<Record<ActionClass, string>> = {
-  [ACTION_CLASS.payrollSign]: 'Sign a pay run',
-  [ACTION_CLASS.taxSignLodge]: 'Sign and lodge a business activity statement (BAS)',
-  [ACTION_CLASS.billScheduleRun]: 'Release a scheduled payment run',
-  [ACTION_CLASS.invoiceChaseStep]: 'Escalate dunning on an unpaid invoice',
-  [ACTION_CLASS.onboardingAdvance]: 'Issue an employment contract',
-  [ACTION_CLASS.matchHoldResolve]: 'Resolve a held bank-feed match',
-  [ACTION_CLASS.billApprove]: 'Approve a held bill for payment',
-};
 
 /** `2025-06-01 14:03 UTC` inside a <time>; the script re-renders it in the reader's zone. */
 export function when(iso: string | null): Html {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { DomainError } from '../errors.js';
 import type { Capabilities, Database, Queryable, Tx } from '../storage/types.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, verifyPassword } from '../org/passwords.js';
 import { createSession } from './sessions.js';
 import { userByEmail } from './users.js';
 import { placeholders } from '../storage/sql.js';

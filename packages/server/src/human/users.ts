@@ -3,7 +3,8 @@ import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
-import { generatePassword, hashPassword } from './passwords.js';
+import { generatePassword, hashPassword } from '../org/passwords.js';
+import { isEmail } from '../org/email-address.js';
 
 /** People on the human lane: owner, approver, bookkeeper. Passwords are scrypt hashes. */
 export interface UserRow {
@@ -13,10 +14,6 @@ export interface UserRow {
   role: UserRole;
   password_hash: string;
 }
-
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
-
-export const isEmail = (email: string): boolean => EMAIL.test(email);
 
 export async function userByEmail(q: Queryable, orgId: string, email: string): Promise<UserRow | undefined> {
   return q.get<UserRow>('SELECT id, org_id, email, role, password_hash FROM users WHERE org_id = ? AND email = ?', [
@@ -37,7 +34,7 @@ export async function addUser(
   input: { orgId: string; email: string; role: string; password?: string },
 ): Promise<{ userId: string; email: string; role: UserRole; password: string }> {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email)) throw new DomainError('BAD_REQUEST', 'email: must be an email address');
+  if (!isEmail(email)) throw new DomainError('BAD_REQUEST', 'email: must be an email address');
   if (!(USER_ROLES as readonly string[]).includes(input.role)) {
     throw new DomainError('BAD_REQUEST', `role: must be one of ${USER_ROLES.join(', ')}`);
   }

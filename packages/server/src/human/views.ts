@@ -1,7 +1,8 @@
 import { ACTION_CLASSES, type ActionClass } from '@finance-desk/protocol';
 import { formatCents } from '../money.js';
 import type { ConsoleApproval, PolicyView } from './console-data.js';
-import { ACT_TITLES, fromNow, html, raw, when, type Html } from './html.js';
+import { ACT_TITLES } from '../governance/act-titles.js';
+import { fromNow, html, raw, when, type Html } from './html.js';
 import type { HumanSession } from './sessions.js';
 
 /** The console's pages, as bodies for `page()`. Forms post back with `_csrf` and get a 303. */

@@ -1,4 +1,4 @@
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/migration-types.js';
 
 /**
  * Migration 29: signed checkpoints of each organisation's chain head. A

@@ -1,4 +1,4 @@
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/migration-types.js';
 
 /**
  * Migration 10: the last verified head per organisation. The console verifies

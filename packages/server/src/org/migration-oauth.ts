@@ -1,4 +1,4 @@
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/migration-types.js';
 
 /**
  * Migration 38: remote MCP connectors over OAuth 2.1 (org/oauth.ts; docs/agents.md "OAuth").

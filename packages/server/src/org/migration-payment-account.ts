@@ -1,4 +1,4 @@
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/migration-types.js';
 
 /**
  * Migration 34: the business's own bank account, printed as "how to pay" on

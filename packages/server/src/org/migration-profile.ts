@@ -1,4 +1,4 @@
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/migration-types.js';
 
 /**
  * Migration 26: the organisation profile, agent tiers and revocation,

@@ -1,5 +1,5 @@
 import { DEFAULT_TIME_ZONE } from '../clock.js';
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/migration-types.js';
 
 /**
  * Migration 15: each organisation keeps its books in a time zone (clock.ts). Existing rows take

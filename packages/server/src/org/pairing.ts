@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { events, pairingLimits, type PairingCodeCreate, type Tier } from '@finance-desk/protocol';
 import { clockOf } from '../clock.js';
 import { DomainError, conflict, invariant, notFound } from '../errors.js';
-import { hashPassword, verifyPassword } from '../human/passwords.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import { newId, secret } from '../ids.js';
 import type { Database, Queryable, Tx } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';

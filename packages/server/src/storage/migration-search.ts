@@ -1,5 +1,5 @@
 import { searchKey } from '../domain/search-key.js';
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration-types.js';
 
 /**
  * Migration 12: a stored search key for the case-insensitive payee filter of

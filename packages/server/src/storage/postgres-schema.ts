@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { backfillSteps, migrations } from './migrations.js';
+import { backfillSteps } from './migration-types.js';
+import { migrations } from './migrations.js';
 import { schemaKey, schemaProblems, unknownMigrations, type SchemaObject } from './schema-check.js';
 
 /** `?` placeholders to `$n` (migration SQL never quotes a `?`). */

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { migrations, seedStatements, type MigrateOptions } from './migrations.js';
+import type { MigrateOptions } from './migration-types.js';
+import { migrations, seedStatements } from './migrations.js';
 import { applyPgMigrations, EMPTY_SCHEMA_SQL, pgReference, pgSchemaProblems } from './postgres-schema.js';
 import { SchemaRefused } from './schema-check.js';
 import { changesData } from './sql.js';

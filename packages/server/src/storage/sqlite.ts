@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { backfillSteps, migrations, seedStatements, type MigrateOptions } from './migrations.js';
+import { backfillSteps, type MigrateOptions } from './migration-types.js';
+import { migrations, seedStatements } from './migrations.js';
 import { SchemaRefused, schemaKey, schemaProblems, unknownMigrations, type SchemaObject } from './schema-check.js';
 import {
   checkLater,

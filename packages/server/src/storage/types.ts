@@ -4,7 +4,7 @@
  * (docs/architecture.md, Two engines, one codebase). SQL is written once with `?` placeholders in
  * the portable subset both engines accept.
  */
-import type { MigrateOptions } from './migrations.js';
+import type { MigrateOptions } from './migration-types.js';
 
 export type SqlValue = string | number | bigint | null;
 export type Row = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Migration 27 (books.ask and GET cost.rollup): the audit of the AI gateway. One row per books.ask

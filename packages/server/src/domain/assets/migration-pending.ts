@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Pending fixed assets: a bill line or an expense claim on 1500 without asset details is on the

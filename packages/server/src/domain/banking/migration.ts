@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Migration 33: bank, credit-card and loan accounts as records. Each owns one

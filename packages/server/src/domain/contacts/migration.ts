@@ -1,4 +1,4 @@
-import type { Backfill, Migration } from '../../storage/migrations.js';
+import type { Backfill, Migration } from '../../storage/migration-types.js';
 import { newId } from '../../ids.js';
 import { searchKey } from '../search-key.js';
 

@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * The bill-approval rule's BANK_DETAILS_CHANGED for bills captured before it existed: an open bill

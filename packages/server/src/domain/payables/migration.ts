@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Payables (bill lines, payee bank details, accrual postings, payment runs) and expense claims.

@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Pay runs, migration 23. A run and one line per employee, computed when drafted

@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * People, migration 20: employees (onboarding state, pay basis, tax declaration,

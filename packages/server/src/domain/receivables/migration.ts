@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Receivables on the general ledger: invoice lines, payments, credit notes, promises to pay and

@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Reconciliation: bank feed lines, their matches to documents, imports, and receipts. Applied

@@ -1,4 +1,4 @@
-import type { Migration } from '../../storage/migrations.js';
+import type { Migration } from '../../storage/migration-types.js';
 import { chartBackfillStatements } from '../gl/chart.js';
 
 /**
