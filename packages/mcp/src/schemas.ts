@@ -120,11 +120,12 @@ export function readInputSchema(spec: ReadSpec): ToolInputSchema {
     z.toJSONSchema(spec.query, {
       io: 'input',
       override: (ctx) => {
-        const range = queryIntRange(ctx.zodSchema);
-        if (!range) return;
+        // Its bounds are the API's to check, like every other bound (LEFT_TO_THE_API): the model
+        // is shown the integer only.
+        if (!queryIntRange(ctx.zodSchema)) return;
         const out = ctx.jsonSchema as Record<string, unknown>;
         for (const key of Object.keys(out)) delete out[key];
-        Object.assign(out, { type: 'integer', minimum: range.min, maximum: range.max });
+        out.type = 'integer';
       },
     }),
   );

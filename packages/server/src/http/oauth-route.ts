@@ -16,6 +16,7 @@ import type {
 import { clientKey } from '../human/login.js';
 import { authenticate } from '../org/credentials.js';
 import {
+  LOOPBACK,
   OAUTH_LIMITS,
   challengeForCode,
   exchangeCode,
@@ -53,7 +54,6 @@ export interface OAuthOptions {
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
 const LIMITED = ['/authorize', '/token', '/register', '/revoke'] as const;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * The OAuth URLs for a PUBLIC_URL, or why OAuth is not offered: https (http only on a loopback

@@ -47,7 +47,8 @@ const GRANT_ID = /^oag_[0-9a-z]{26}$/;
 /** What the SDK generates (crypto.randomUUID); anything else is no client (and never reaches a query). */
 const CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Hosts of this machine: plain http is allowed to them only (redirect URIs, PUBLIC_URL). */
+export const LOOPBACK: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 const DUMMY_HASH = Buffer.alloc(32);
 const REFUSED_CODE = 'invalid, expired or already used authorization code';
 
