@@ -190,8 +190,9 @@ export function verifyMethod(v, { int }) {
  */
 export async function seedEvents(root, databaseUrl, orgId, count, { perTransaction = 50_000, chunk = 500 } = {}) {
   const { openDatabase } = await import(pathToFileURL(join(root, 'packages/server/dist/storage/open.js')).href);
+  const { migrations } = await import(pathToFileURL(join(root, 'packages/server/dist/schema.js')).href);
   const P = await import(pathToFileURL(join(root, 'packages/protocol/dist/index.js')).href);
-  const db = openDatabase(databaseUrl);
+  const db = openDatabase(databaseUrl, { migrations });
   const t0 = Date.parse('2025-01-01T00:00:00.000Z');
   const started = performance.now();
   const COLS = ['org_id', 'seq', 'family', 'kind', 'entity_id', 'actor', 'at', 'payload', 'prev_hash', 'row_hash'];

@@ -82,8 +82,9 @@ export function importLines(today, count = 200) {
 export async function seed(root, databaseUrl, orgId, documents, today) {
   const dist = join(root, 'packages/server/dist');
   const { openDatabase } = await import(pathToFileURL(join(dist, 'storage/open.js')).href);
+  const { migrations } = await import(pathToFileURL(join(dist, 'schema.js')).href);
   const { inUnitOfWork } = await import(pathToFileURL(join(dist, 'write-path.js')).href);
-  const db = openDatabase(databaseUrl);
+  const db = openDatabase(databaseUrl, { migrations });
   try {
     await db.migrate();
     const started = performance.now();

@@ -86,6 +86,24 @@ const posting = { journals: journalBindings.optional() };
 /** The field of every kind that queues or delivers a payment or lodgement file. */
 const filing = { files: fileBindings.optional() };
 
+// Shapes several kinds share. Spread where the fields sit, so each payload keeps its field order.
+/** An act the signature engine holds or decides: its class, its subject and the hash of the payload a proof binds. */
+const signedAct = { actionClass, subjectId: str(), payloadHash: str() };
+/** The customer or supplier contact a document names, and whether this event created it. */
+const contactRef = { contactId: str(), contactCreated: z.literal(true).optional() };
+/** An invoice's or bill's counterparty and total. */
+const payeeTotal = { payee: str(), totalCents: int() };
+/** The bank line an event matches, codes, splits or undoes. */
+const bankLine = { lineId: str(), lineAmountCents: int(), date: str() };
+/** A BAS or pay period, first and last day. */
+const period = { periodStart: str(), periodEnd: str() };
+/** The masked account a payment file is paid from, and the bank account record (fundingAccountId) when one was used. */
+const funding = { fundingAccount: str().nullable(), fundingAccountId: str().optional() };
+/** The pending fixed assets a posting put on the register (1500 Plant and equipment lines), when any. */
+const assetsRegistered = { assetIds: ids().optional() };
+const payFrequency = z.enum(peopleM.PAY_FREQUENCIES);
+const basBasis = z.enum(taxM.BAS_BASES);
+
 // ---- org ----
 
 export const orgCreated = eventKind({
@@ -143,7 +161,7 @@ const profileValues = z.strictObject({
   legalName: str().nullable().optional(),
   abn: str().nullable().optional(),
   gstRegistered: z.boolean().optional(),
-  gstBasis: z.enum(taxM.BAS_BASES).optional(),
+  gstBasis: basBasis.optional(),
   basFrequency: z.enum(orgM.BAS_FREQUENCIES).optional(),
   financialYearStartMonth: int().optional(),
   invoicePrefix: str().optional(),
@@ -171,11 +189,15 @@ export const orgPairingCreate = eventKind({
   emittedBy: ['console', 'operator'],
 });
 
+/** An agent as the org events name it, and the API key it holds (its id and tier; never the key). */
+const agent = { agentId: str(), name: str() };
+const agentKey = { ...agent, tier, keyId: str() };
+
 export const orgAgentPair = eventKind({
   family: 'org',
   kind: 'org.agent.pair',
   summary: 'An agent exchanged a pairing code for its API key (POST /api/v1/org/pair).',
-  payload: z.strictObject({ agentId: str(), name: str(), tier, keyId: str(), codeId: str() }),
+  payload: z.strictObject({ ...agentKey, codeId: str() }),
   emittedBy: [orgM.orgPair],
 });
 
@@ -185,12 +207,13 @@ export const orgAgentRevoke = eventKind({
   summary:
     'An agent and every key it holds were revoked: by an owner (console or `finance-desk agent revoke`), or by the OAuth ' +
     'client it was connected for, revoking its own token at `/revoke` (actor: the agent); at most 100 key ids, the exact count.',
-  payload: z.strictObject({ agentId: str(), name: str(), keyIds: ids().max(100), keyCount: int() }),
+  payload: z.strictObject({ ...agent, keyIds: ids().max(100), keyCount: int() }),
   emittedBy: ['console', 'operator', 'oauth'],
 });
 
+const oauthGrant = { grantId: str(), clientId: str() };
 /** The client's own name as it registered (RFC 7591 `client_name`), at most 100 characters; null when it gave none. */
-const oauthClient = { grantId: str(), clientId: str(), clientName: str().max(100).nullable(), redirectHost: str() };
+const oauthClient = { ...oauthGrant, clientName: str().max(100).nullable(), redirectHost: str() };
 
 export const orgOAuthConsent = eventKind({
   family: 'org',
@@ -216,7 +239,7 @@ export const orgOAuthToken = eventKind({
   summary:
     'A remote connector exchanged its authorization code (with its PKCE verifier) at `/token`: an agent named after the client ' +
     'was created with an API key of the tier the owner chose (the access token; never the key). Actor: the new agent.',
-  payload: z.strictObject({ grantId: str(), clientId: str(), agentId: str(), name: str(), tier, keyId: str() }),
+  payload: z.strictObject({ ...oauthGrant, ...agentKey }),
   emittedBy: ['oauth'],
 });
 
@@ -226,18 +249,11 @@ export const approvalRequested = eventKind({
   family: 'approval',
   kind: 'approval.requested',
   summary: 'An agent asked a human to approve a held signature act: class, subject, payload hash, method, summary, expiry.',
-  payload: z.strictObject({
-    actionClass,
-    subjectId: str(),
-    payloadHash: str(),
-    method: str(),
-    summary: str(),
-    expiresAt: str(),
-  }),
+  payload: z.strictObject({ ...signedAct, method: str(), summary: str(), expiresAt: str() }),
   emittedBy: [approvalM.request],
 });
 
-const decision = z.strictObject({ actionClass, subjectId: str(), payloadHash: str(), reason: str().nullable() });
+const decision = z.strictObject({ ...signedAct, reason: str().nullable() });
 
 export const approvalApproved = eventKind({
   family: 'approval',
@@ -294,21 +310,15 @@ export const signatureHold = eventKind({
   family: 'books',
   kind: 'books.signature.hold',
   summary: 'A signature act was held for a human decision: every unproven attempt is audited.',
-  payload: z.strictObject({
-    holdId: str(),
-    method: str(),
-    actionClass,
-    subjectId: str(),
-    payloadHash: str(),
-    summary: str(),
-  }),
+  payload: z.strictObject({ holdId: str(), method: str(), ...signedAct, summary: str() }),
   emittedBy: signatureActs,
 });
 
 // ---- books: receivables ----
 
-const contactRef = { contactId: str(), contactCreated: z.literal(true).optional() };
 const invoiceStatus = booksM.invoiceStatus;
+/** An email the event sent: to how many recipients, never the body. */
+const emailed = { channel: z.literal('email'), recipients: int() };
 
 export const invoiceDraft = eventKind({
   family: 'books',
@@ -334,8 +344,7 @@ export const invoiceSend = eventKind({
   summary: 'An invoice was issued and posted (its journal), and emailed when the customer has an address.',
   payload: z.strictObject({
     ...posting,
-    payee: str(),
-    totalCents: int(),
+    ...payeeTotal,
     gstCents: int(),
     issuedOn: str(),
     dueOn: str(),
@@ -352,14 +361,7 @@ export const invoiceChase = eventKind({
   family: 'books',
   kind: 'books.invoice.chase',
   summary: 'A chase reminder step was sent for an unpaid invoice (steps 2 and 3 with a human proof).',
-  payload: z.strictObject({
-    step: int(),
-    channel: z.literal('email'),
-    recipients: int(),
-    totalCents: int(),
-    outstandingCents: int(),
-    ...proof,
-  }),
+  payload: z.strictObject({ step: int(), ...emailed, totalCents: int(), outstandingCents: int(), ...proof }),
   emittedBy: [booksM.invoiceChaseStep],
 });
 
@@ -411,14 +413,7 @@ export const invoiceVoid = eventKind({
   family: 'books',
   kind: 'books.invoice.void',
   summary: 'An invoice was voided; a sent one has its posting reversed (journalId), a draft none (null).',
-  payload: z.strictObject({
-    ...posting,
-    payee: str(),
-    totalCents: int(),
-    from: invoiceStatus,
-    reason: str(),
-    journalId: str().nullable(),
-  }),
+  payload: z.strictObject({ ...posting, ...payeeTotal, from: invoiceStatus, reason: str(), journalId: str().nullable() }),
   emittedBy: [receivablesM.invoiceVoid],
 });
 
@@ -441,27 +436,15 @@ export const statementRun = eventKind({
   family: 'books',
   kind: 'books.statement.run',
   summary: 'Customer statements were produced and emailed: how many customers, invoices, open cents and recipients.',
-  payload: z.strictObject({
-    asOf: str(),
-    payeeName: str().nullable(),
-    customers: int(),
-    invoices: int(),
-    openCents: int(),
-    channel: z.literal('email'),
-    recipients: int(),
-  }),
+  payload: z.strictObject({ asOf: str(), payeeName: str().nullable(), customers: int(), invoices: int(), openCents: int(), ...emailed }),
   emittedBy: [receivablesM.statementRun],
 });
 
 // ---- books: payables ----
 
+const heldReason = z.enum(HELD_REASONS).nullable();
 /** Every bill event carries payee, totalCents, heldReason and runId (bills.ts billEventPayload). */
-const billBase = {
-  payee: str(),
-  totalCents: int(),
-  heldReason: z.enum(HELD_REASONS).nullable(),
-  runId: str().nullable(),
-};
+const billBase = { ...payeeTotal, heldReason, runId: str().nullable() };
 
 export const billCapture = eventKind({
   family: 'books',
@@ -487,7 +470,7 @@ export const billApprove = eventKind({
   family: 'books',
   kind: 'books.bill.approve',
   summary: 'A bill was approved and (the first time) posted; fixed assets its lines register are named.',
-  payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), assetIds: ids().optional(), ...proof, ...posting }),
+  payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), ...assetsRegistered, ...proof, ...posting }),
   emittedBy: [booksM.billApprove],
 });
 
@@ -525,22 +508,11 @@ export const billRunExecute = eventKind({
     ...filing,
     runId: str(),
     billIds: ids(),
-    bills: z.array(
-      z.strictObject({
-        id: str(),
-        payee: str(),
-        totalCents: int(),
-        amountCents: int(),
-        heldReason: z.enum(HELD_REASONS).nullable(),
-        runId: str(),
-      }),
-    ),
+    bills: z.array(z.strictObject({ id: str(), ...payeeTotal, amountCents: int(), heldReason, runId: str() })),
     billCount: int(),
     totalCents: int(),
     paymentDate: str(),
-    fundingAccount: str().nullable(),
-    /** The bank account record the file is paid from (fundingAccountId), when one was used. */
-    fundingAccountId: str().optional(),
+    ...funding,
     fileName: str(),
     journalId: str(),
     ...proof,
@@ -563,7 +535,7 @@ export const expenseApprove = eventKind({
   kind: 'books.expense.approve',
   summary:
     'An expense claim was approved and posted; a claim on 1500 Plant and equipment puts a pending fixed asset on the register, named.',
-  payload: z.strictObject({ ...claimBase, journalId: str(), assetIds: ids().optional(), ...posting }),
+  payload: z.strictObject({ ...claimBase, journalId: str(), ...assetsRegistered, ...posting }),
   emittedBy: [payablesM.expenseApprove],
 });
 
@@ -600,9 +572,7 @@ export const feedImport = eventKind({
 
 const matchPayload = {
   matchId: str(),
-  lineId: str(),
-  lineAmountCents: int(),
-  date: str(),
+  ...bankLine,
   targetKind: reconciliationM.matchTargetKind,
   targetId: str(),
   party: str(),
@@ -673,9 +643,7 @@ export const lineRecode = eventKind({
   summary: 'A bank line was coded to an account and posted; a previous coding is reversed.',
   payload: z.strictObject({
     ...posting,
-    lineId: str(),
-    lineAmountCents: int(),
-    date: str(),
+    ...bankLine,
     accountCode: str(),
     taxCode,
     gstCents: int(),
@@ -697,7 +665,7 @@ export const journalPost = eventKind({
     totalCents: int(),
     lineCount: int(),
     accounts: ids(),
-    assetIds: ids().optional(),
+    ...assetsRegistered,
   }),
   emittedBy: [reconciliationM.journalPost],
 });
@@ -739,32 +707,26 @@ export const lineUnmatch = eventKind({
   kind: 'books.line.unmatch',
   summary:
     "A bank line's matches (or its recode) were undone: each payment journal reversed, the documents reopened, the line unmatched again.",
-  payload: z.strictObject({
-    ...posting,
-    lineId: str(),
-    lineAmountCents: int(),
-    date: str(),
-    reversed: z.array(reversedMatch),
-    status: str(),
-    reason: str().nullable(),
-  }),
+  payload: z.strictObject({ ...posting, ...bankLine, reversed: z.array(reversedMatch), status: str(), reason: str().nullable() }),
   emittedBy: [correctionsM.lineUnmatch],
 });
+
+/** A payment that came back, reversed to its document, which is owed (or payable) again. */
+const paymentReversal = {
+  ...posting,
+  paymentId: str(),
+  amountCents: int(),
+  date: str(),
+  reason: str(),
+  journalId: str(),
+  outstandingCents: int(),
+};
 
 export const invoicePaymentDishonour = eventKind({
   family: 'books',
   kind: 'books.invoice.payment_dishonour',
   summary: "A customer's payment bounced: reversed to the invoice, which is owed again.",
-  payload: z.strictObject({
-    ...posting,
-    paymentId: str(),
-    amountCents: int(),
-    date: str(),
-    reason: str(),
-    journalId: str(),
-    outstandingCents: int(),
-    status: invoiceStatus,
-  }),
+  payload: z.strictObject({ ...paymentReversal, status: invoiceStatus }),
   emittedBy: [correctionsM.invoicePaymentDishonour],
 });
 
@@ -772,15 +734,7 @@ export const billPaymentReturn = eventKind({
   family: 'books',
   kind: 'books.bill.payment_return',
   summary: 'A payment to a supplier came back: reversed to the bill, which is payable again.',
-  payload: z.strictObject({
-    ...posting,
-    paymentId: str(),
-    amountCents: int(),
-    date: str(),
-    reason: str(),
-    journalId: str(),
-    outstandingCents: int(),
-  }),
+  payload: z.strictObject(paymentReversal),
   emittedBy: [correctionsM.billPaymentReturn],
 });
 
@@ -810,6 +764,9 @@ const directEntryDetails = z.strictObject({
   accountTitle: str().nullable(),
 });
 
+/** The BSB and the account number's last 3 digits (null where not set). */
+const accountNumber = { bsb: str().nullable(), accountNumberEnding: str().nullable() };
+
 export const bankAccountCreate = eventKind({
   family: 'books',
   kind: 'books.bank_account.create',
@@ -821,8 +778,7 @@ export const bankAccountCreate = eventKind({
     name: str(),
     accountCode: str(),
     accountType: z.enum(['asset', 'liability']),
-    bsb: str().nullable(),
-    accountNumberEnding: str().nullable(),
+    ...accountNumber,
     directEntry: directEntryDetails.optional(),
   }),
   emittedBy: ['console', 'operator'],
@@ -837,8 +793,7 @@ export const bankAccountUpdate = eventKind({
     bankAccountId: str(),
     accountCode: str(),
     changed: z.array(str()),
-    bsb: str().nullable(),
-    accountNumberEnding: str().nullable(),
+    ...accountNumber,
     directEntry: directEntryDetails,
   }),
   emittedBy: ['console', 'operator'],
@@ -871,9 +826,7 @@ export const lineSplit = eventKind({
     "A bank line was applied to several documents and accounts in one call: each part's kind, target (document id or account code), amount, journal and GST.",
   payload: z.strictObject({
     ...posting,
-    lineId: str(),
-    lineAmountCents: int(),
-    date: str(),
+    ...bankLine,
     accountCode: str(),
     parts: z
       .array(
@@ -897,14 +850,8 @@ export const lineSplit = eventKind({
 const basLabels = z.strictObject(
   Object.fromEntries(taxM.BAS_LABELS.map((l) => [l, int()])) as Record<(typeof taxM.BAS_LABELS)[number], ReturnType<typeof int>>,
 );
-const basBase = {
-  id: str(),
-  periodStart: str(),
-  periodEnd: str(),
-  basis: z.enum(taxM.BAS_BASES),
-  labels: basLabels,
-  netCents: int(),
-};
+const basId = { id: str(), ...period };
+const basBase = { ...basId, basis: basBasis, labels: basLabels, netCents: int() };
 
 export const taxPrepare = eventKind({
   family: 'books',
@@ -934,16 +881,7 @@ export const taxSignLodge = eventKind({
   family: 'books',
   kind: 'books.tax.sign_lodge',
   summary: 'A BAS was signed by a human and queued for lodgement; its settlement journal posted (null when nothing settles).',
-  payload: z.strictObject({
-    ...posting,
-    id: str(),
-    periodStart: str(),
-    periodEnd: str(),
-    labels: basLabels,
-    netCents: int(),
-    journalId: str().nullable(),
-    ...proof,
-  }),
+  payload: z.strictObject({ ...posting, ...basId, labels: basLabels, netCents: int(), journalId: str().nullable(), ...proof }),
   emittedBy: [taxM.taxSignLodge],
 });
 
@@ -953,7 +891,7 @@ export const taxLodged = eventKind({
   family: 'books',
   kind: 'books.tax.lodged',
   summary: "The lodgement channel confirmed a BAS: the receipt file's name and SHA-256.",
-  payload: z.strictObject({ id: str(), periodStart: str(), periodEnd: str(), ...lodgedReceipt, ...filing }),
+  payload: z.strictObject({ ...basId, ...lodgedReceipt, ...filing }),
   emittedBy: ['system'],
 });
 
@@ -1012,6 +950,9 @@ export const assetDispose = eventKind({
 
 // ---- books: people ----
 
+/** Where an onboarding stands after the event: still onboarding, and the step that comes next. */
+const onboarding = <N extends string>(nextStep: N) => ({ status: z.literal('onboarding'), nextStep: z.literal(nextStep) });
+
 export const onboardingStart = eventKind({
   family: 'books',
   kind: 'books.employee.onboarding_start',
@@ -1020,13 +961,12 @@ export const onboardingStart = eventKind({
     name: str(),
     startDate: str(),
     employmentBasis: z.enum(peopleM.EMPLOYMENT_BASES),
-    payFrequency: z.enum(peopleM.PAY_FREQUENCIES),
+    payFrequency,
     annualSalaryCents: int().nullable(),
     hourlyRateCents: int().nullable(),
     hoursPerWeek: z.number(),
     bankAccount: str().nullable(),
-    status: z.literal('onboarding'),
-    nextStep: z.literal('tax_declaration'),
+    ...onboarding('tax_declaration'),
   }),
   emittedBy: [peopleM.onboardingStart],
 });
@@ -1042,8 +982,7 @@ export const onboardingAdvance = eventKind({
       residency: z.enum(['resident', 'foreign']),
       claimsTaxFreeThreshold: z.boolean(),
       taxScale: int(),
-      status: z.literal('onboarding'),
-      nextStep: z.literal('super'),
+      ...onboarding('super'),
       ...proof,
     }),
     z.strictObject({
@@ -1051,8 +990,7 @@ export const onboardingAdvance = eventKind({
       fundName: str(),
       fundAbn: str(),
       memberNumber: str(),
-      status: z.literal('onboarding'),
-      nextStep: z.literal('contract'),
+      ...onboarding('contract'),
       ...proof,
     }),
     z.strictObject({
@@ -1068,20 +1006,14 @@ export const onboardingAdvance = eventKind({
 });
 
 const leaveType = z.enum(peopleM.LEAVE_TYPES);
+/** A leave request's hours, its status after the event and the warning when it exceeds the balance. */
+const leaveOutcome = <S extends string>(status: S) => ({ hours: z.number(), status: z.literal(status), warning: str().nullable() });
 
 export const leaveRequest = eventKind({
   family: 'books',
   kind: 'books.leave.request',
   summary: 'Leave was requested for an employee; a warning when it exceeds the balance.',
-  payload: z.strictObject({
-    employeeId: str(),
-    leaveType,
-    startDate: str(),
-    endDate: str(),
-    hours: z.number(),
-    status: z.literal('requested'),
-    warning: str().nullable(),
-  }),
+  payload: z.strictObject({ employeeId: str(), leaveType, startDate: str(), endDate: str(), ...leaveOutcome('requested') }),
   emittedBy: [peopleM.leaveRequest],
 });
 
@@ -1089,20 +1021,15 @@ export const leaveApprove = eventKind({
   family: 'books',
   kind: 'books.leave.approve',
   summary: 'A leave request was approved.',
-  payload: z.strictObject({
-    employeeId: str(),
-    leaveType,
-    hours: z.number(),
-    status: z.literal('approved'),
-    warning: str().nullable(),
-  }),
+  payload: z.strictObject({ employeeId: str(), leaveType, ...leaveOutcome('approved') }),
   emittedBy: [peopleM.leaveApprove],
 });
 
 // ---- books: payroll ----
 
-const payTotals = z.strictObject({ grossCents: int(), paygCents: int(), superCents: int(), netCents: int() });
-const payLine = { employeeId: str(), grossCents: int(), paygCents: int(), superCents: int(), netCents: int() };
+const payAmounts = { grossCents: int(), paygCents: int(), superCents: int(), netCents: int() };
+const payTotals = z.strictObject(payAmounts);
+const payLine = { employeeId: str(), ...payAmounts };
 
 export const payRunDraft = eventKind({
   family: 'books',
@@ -1110,10 +1037,9 @@ export const payRunDraft = eventKind({
   summary: 'A pay run was drafted: period, payment date, each line and the totals; whether a funding account was given.',
   payload: z.strictObject({
     id: str(),
-    periodStart: str(),
-    periodEnd: str(),
+    ...period,
     paymentDate: str(),
-    payFrequency: z.enum(peopleM.PAY_FREQUENCIES),
+    payFrequency,
     lines: z.array(z.strictObject({ ...payLine, leaveIds: ids() })),
     totals: payTotals,
     funded: z.boolean(),
@@ -1133,9 +1059,7 @@ export const payRunSign = eventKind({
     paymentDate: str(),
     totals: payTotals,
     lines: z.array(z.strictObject(payLine)),
-    fundingAccount: str().nullable(),
-    /** The bank account record the file is paid from (fundingAccountId), when one was used. */
-    fundingAccountId: str().optional(),
+    ...funding,
     fileName: str().nullable(),
     journalId: str(),
     ...proof,

@@ -11,6 +11,7 @@ import { setCheckpointVerifier } from './artifacts.js';
 import { DEFAULT_AI_CONFIG, DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { migrations } from './schema.js';
 import { openMigrated } from './storage/open.js';
 import type { Database } from './storage/types.js';
 import { purgeIdempotency } from './write-path.js';
@@ -65,6 +66,7 @@ export async function startServer(
     options.db
       ? options.db.migrate({ checkSchema: true }).then(() => options.db as Database)
       : openMigrated(config.databaseUrl, {
+          migrations,
           sqliteSynchronous: config.sqliteSynchronous,
           poolSize: config.databasePoolSize,
           checkSchema: true,

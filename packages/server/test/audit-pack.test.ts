@@ -6,10 +6,11 @@
 import { events } from '@finance-desk/protocol';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointNow, signerFrom } from '../src/ledger/checkpoints.js';
 import { writeAuditPack } from '../src/ops/audit-pack.js';
@@ -471,10 +472,68 @@ describe('the archive writer', () => {
       execFileSync('tar', ['-xzf', join(dir, 'x.tar.gz'), '-C', dir]);
       expect(readFileSync(join(dir, long), 'utf8')).toBe('hello');
       expect(readFileSync(join(dir, 'short.txt'), 'utf8')).toBe('');
+      // Plain ustar (type '0', the name split into prefix and name), not a pax record: the
+      // published verify-pack unpacks the .tar.gz with a reader that knows ustar only.
+      const header = gunzipSync(readFileSync(join(dir, 'x.tar.gz'))).subarray(0, 512);
+      expect(String.fromCharCode(header[156] as number)).toBe('0');
+      expect(header.subarray(257, 263).toString('latin1')).toBe('ustar\0');
       const bad = new TarGzWriter(join(dir, 'y.tar.gz'));
       await expect(bad.add('../escape', 'x')).rejects.toThrow(/bad entry name/);
       await expect(bad.add('x'.repeat(120), 'x')).rejects.toThrow(/too long/);
+      await expect(bad.add(`${'d'.repeat(160)}/x`, 'x')).rejects.toThrow(/too long/);
+      await expect(bad.add('reçu.txt', 'x')).rejects.toThrow(/not printable ASCII/);
       await bad.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('streams a file from disk, and fails the archive if that file changes size while it is read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fd-tar-'));
+    try {
+      const big = Buffer.alloc(3 * 1024 * 1024 + 7);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 7919) % 251;
+      writeFileSync(join(dir, 'big.bin'), big);
+      const tar = new TarGzWriter(join(dir, 'ok.tar.gz'));
+      await tar.addFile('out/big.bin', join(dir, 'big.bin'), 0o600);
+      await tar.close();
+      execFileSync('tar', ['-xzf', join(dir, 'ok.tar.gz'), '-C', dir]);
+      expect(readFileSync(join(dir, 'out/big.bin')).equals(big)).toBe(true);
+
+      writeFileSync(join(dir, 'grows.txt'), 'abc');
+      const growing = new TarGzWriter(join(dir, 'grows.tar.gz'));
+      // The size is taken when addFile is called; the bytes are read after this append.
+      const added = growing.addFile('grows.txt', join(dir, 'grows.txt'));
+      appendFileSync(join(dir, 'grows.txt'), 'more');
+      await expect(added).rejects.toThrow(/changed while it was archived/);
+      await expect(growing.add('next.txt', 'x')).rejects.toThrow();
+      await expect(growing.close()).rejects.toThrow(/changed while it was archived/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects, never hangs, when the archive file cannot be written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fd-tar-'));
+    try {
+      const missing = new TarGzWriter(join(dir, 'no-such-folder', 'x.tar.gz'));
+      await expect(
+        (async () => {
+          await missing.add('a.txt', 'a');
+          await missing.close();
+        })(),
+      ).rejects.toThrow(/ENOENT/);
+      if (existsSync('/dev/full')) {
+        // Every write fails (ENOSPC) while a streamed entry waits on backpressure.
+        writeFileSync(join(dir, 'big.bin'), Buffer.alloc(4 * 1024 * 1024, 1));
+        const full = new TarGzWriter('/dev/full');
+        await expect(
+          (async () => {
+            await full.addFile('big.bin', join(dir, 'big.bin'));
+            await full.close();
+          })(),
+        ).rejects.toThrow(/ENOSPC/);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,6 +4,7 @@ import { accountBalanceCents } from '../src/domain/gl/post.js';
 import { addUser } from '../src/human/users.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { openDatabase } from '../src/storage/open.js';
+import { migrations } from '../src/schema.js';
 import { consoleForm, consoleGet, consoleJson, consoleSignIn, orgEvents, type Signed } from './console-helpers.js';
 import { checkOrgEvents, engines, freshDatabaseUrl, runCliInProcess, startTestServer, type TestServer } from './harness.js';
 
@@ -256,7 +257,7 @@ describe.each(engines)('CLI bank-account (%s)', (engine) => {
     const listed = await cli('bank-account', 'list', '--org', slug, '--json');
     expect(JSON.parse(listed.out).accounts.map((a: any) => a.accountCode)).toEqual(['1000', '1010', '2610']);
     expect((await cli('bank-account', 'list', '--org', slug)).out).toContain('2610  credit_card  Business Mastercard');
-    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    const db = openDatabase(url, { migrations, sqliteSynchronous: 'NORMAL' });
     try {
       const events = await db.reader.all<{ actor: string; payload: string }>(
         "SELECT actor, payload FROM events WHERE org_id = ? AND kind = 'books.bank_account.create' ORDER BY seq",
@@ -340,7 +341,7 @@ describe.each(engines)('CLI bank-account (%s)', (engine) => {
     expect((await cli('bank-account', 'update', '--org', slug, '--id', 'bac_nope', '--bank-code', 'WBC')).err).toContain(
       'bank account bac_nope not found',
     );
-    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    const db = openDatabase(url, { migrations, sqliteSynchronous: 'NORMAL' });
     try {
       const events = await db.reader.all<{ actor: string; payload: string }>(
         "SELECT actor, payload FROM events WHERE org_id = ? AND kind = 'books.bank_account.update' ORDER BY seq",

@@ -366,6 +366,69 @@ describe('bank statement parsers', () => {
       { fields: ['x', 'y', 'z', 'w'], line: 3 },
     ]);
   });
+
+  it('CSV records: line endings, BOM, blank lines, stray quotes and the physical line each record starts on', () => {
+    const at = (content: string, max?: number) => csvRecords(content, max).map((r) => [r.line, ...r.fields]);
+    // CRLF, LF and CR mixed in one file; a leading BOM is not part of the first field.
+    expect(at('\ufeffa,b\rc\r\nd\ne')).toEqual([
+      [1, 'a', 'b'],
+      [2, 'c'],
+      [3, 'd'],
+      [4, 'e'],
+    ]);
+    // Empty lines are no records but still count as lines; a line of spaces or commas is a record.
+    expect(at('\n\n a \n\n,\n')).toEqual([
+      [3, ' a '],
+      [5, '', ''],
+    ]);
+    // A line holding only "" is a record of one empty field (not a blank line), which a layout then refuses.
+    expect(at('""\nx\n')).toEqual([
+      [1, ''],
+      [2, 'x'],
+    ]);
+    // A quote inside an unquoted field is a character; text after a closing quote stays, quotes and all.
+    expect(at('ab"c,d"e,  "x",y\n"ab"cd,e\n')).toEqual([
+      [1, 'ab"c', 'd"e', '  "x"', 'y'],
+      [2, '"ab"cd', 'e'],
+    ]);
+    // A CRLF or CR inside a quoted field is kept; only its LF counts as a physical line.
+    expect(at('"a\r\nb"\r\nc\r\n"x\ry"\rz')).toEqual([
+      [1, 'a\r\nb'],
+      [3, 'c'],
+      [4, 'x\ry'],
+      [5, 'z'],
+    ]);
+    // An unclosed quote is refused naming the line its record starts on...
+    const e = parseError(() => csvRecords('a\n\n"open\nmore\n'));
+    expect([e.line, e.message]).toEqual([3, 'a quoted field is not closed']);
+    // ...unless it lies after the records asked for: reading stops there.
+    expect(at('a\nb\n\nc\n"open', 3)).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [4, 'c'],
+    ]);
+  });
+
+  it('CSV records: any fields written the RFC 4180 way read back, each with the physical line it starts on', () => {
+    const field = fc.array(fc.constantFrom('a', ' ', ',', '"', '\r', '\n', '\r\n', '9'), { maxLength: 5 }).map((a) => a.join(''));
+    const record = fc.array(field, { minLength: 1, maxLength: 4 }).filter((r) => !(r.length === 1 && r[0] === ''));
+    const ending = fc.constantFrom('\r\n', '\n', '\r');
+    const quote = (f: string) => (/[",\r\n]/.test(f) ? `"${f.replaceAll('"', '""')}"` : f);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(record, ending, fc.nat(2)), { maxLength: 8 }), (rows) => {
+        let content = '';
+        let line = 1;
+        const expected: (string | number)[][] = [];
+        for (const [fields, end, blanks] of rows) {
+          expected.push([line, ...fields]);
+          content += fields.map(quote).join(',') + end + end.repeat(blanks);
+          line += fields.join('').split('\n').length - 1 + 1 + blanks;
+        }
+        expect(csvRecords(content).map((r) => [r.line, ...r.fields])).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('de-duplication of an import', () => {

@@ -12,6 +12,7 @@ import { createOrg, type CreatedOrg } from '../src/org/orgs.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
+import { migrations } from '../src/schema.js';
 import { engines, freshDatabaseUrl, runCliInProcess, testConfig, uniqueName } from './harness.js';
 import { runCli } from './multiprocess.js';
 
@@ -23,7 +24,7 @@ describe.each(engines)('chain verification (%s)', (engine) => {
 
   beforeAll(async () => {
     ({ url, drop } = await freshDatabaseUrl(engine));
-    db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    db = openDatabase(url, { migrations, sqliteSynchronous: 'NORMAL' });
     server = await startServer(testConfig(), { db, logger: false });
   });
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchangePairingCode } from '../src/org/pairing.js';
 import { openDatabase } from '../src/storage/open.js';
+import { migrations } from '../src/schema.js';
 import { engines, freshDatabaseUrl, runCliInProcess } from './harness.js';
 
 /** The CLI's organisation commands: org profile, agent pair, agent revoke. */
@@ -14,7 +15,7 @@ describe.each(engines)('CLI org profile and agents (%s)', (engine) => {
   const cli = (...args: string[]) => runCliInProcess(url, ...args);
 
   async function withDb<T>(fn: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
-    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    const db = openDatabase(url, { migrations, sqliteSynchronous: 'NORMAL' });
     try {
       return await fn(db);
     } finally {

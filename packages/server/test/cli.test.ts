@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
+import { migrations } from '../src/schema.js';
 import { engines, freshDatabaseUrl, testConfig, runCli, runCliInProcess } from './harness.js';
 
 describe.each(engines)('operator CLI (%s)', (engine) => {
@@ -32,7 +33,7 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
 
   it('outbox retry re-queues what could not be delivered, and only that', async () => {
     const created = JSON.parse((await cli('org', 'create', '--name', 'Outbox Joinery', '--json')).out);
-    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    const db = openDatabase(url, { migrations, sqliteSynchronous: 'NORMAL' });
     const now = new Date().toISOString();
     try {
       await db.write(async (tx) => {
@@ -86,7 +87,7 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
     const bad = await cli('org', 'create', '--name', 'Mars Joinery', '--time-zone', 'Mars/Olympus_Mons', '--json');
     expect(bad.code).not.toBe(0);
     expect(bad.err.trim()).toBe('finance-desk: --time-zone: must be an IANA time zone such as Australia/Sydney');
-    const db = openDatabase(url);
+    const db = openDatabase(url, { migrations });
     try {
       const zone = async (id: string) =>
         (await db.reader.get<{ time_zone: string }>('SELECT time_zone FROM organisations WHERE id = ?', [id]))?.time_zone;
@@ -123,7 +124,7 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
   }
 
   it('org create refuses bad input naming the flag, exits non-zero and creates nothing', async () => {
-    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    const db = openDatabase(url, { migrations, sqliteSynchronous: 'NORMAL' });
     try {
       await db.migrate();
       const before = await orgRowCounts(db);
@@ -151,7 +152,7 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
   });
 
   it('a failure at the last statement of org create (its event) leaves no partial organisation', async () => {
-    const db = openDatabase(url, { sqliteSynchronous: 'NORMAL' });
+    const db = openDatabase(url, { migrations, sqliteSynchronous: 'NORMAL' });
     // A trigger refuses the org.created event of one slug: the very last write of createOrg.
     const arm =
       engine === 'sqlite'
@@ -197,7 +198,7 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
     let db: Database;
     let server: RunningServer;
     beforeAll(async () => {
-      db = openDatabase(url);
+      db = openDatabase(url, { migrations });
       server = await startServer(testConfig(), { db, logger: false });
     });
     afterAll(async () => {
@@ -230,7 +231,7 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
     let server: RunningServer;
     let agentKey: string;
     beforeAll(async () => {
-      db = openDatabase(url);
+      db = openDatabase(url, { migrations });
       server = await startServer(testConfig(), { db, logger: false });
       const created = JSON.parse((await cli('org', 'create', '--name', 'Decide Co', '--owner-email', 'Boss@Decide.example', '--json')).out);
       agentKey = created.keys.agent;
@@ -360,7 +361,7 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
     const ok = spawned('verify', '--org', 'harbour-cafe');
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^chain ok: \d+ events/);
-    const db = openDatabase(url);
+    const db = openDatabase(url, { migrations });
     await db.write(async (tx) =>
       tx.run("UPDATE events SET actor = 'mallory' WHERE seq = 2 AND org_id = (SELECT id FROM organisations WHERE slug = 'harbour-cafe')"),
     );

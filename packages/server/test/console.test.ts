@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPolicy } from '../src/governance/policy-admin.js';
@@ -148,7 +149,8 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
       user: { id: org.owner.userId, email: org.owner.email, role: 'owner' },
       org: { id: org.orgId, slug: org.slug },
     });
-    expect(r.body.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // A salted token made from the session's secret (@fastify/csrf): salt, a dash, then the hash.
+    expect(r.body.csrfToken).toMatch(/^[A-Za-z0-9]{8}-[A-Za-z0-9_-]{43}$/);
   });
 
   it('unknown user and wrong password get the same generic 401 message', async () => {
@@ -223,6 +225,53 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
     expect((await events(t, org)).length).toBe(before);
   });
 
+  it('every render carries fresh tokens that verify; a tampered token, the stored secret or a token of another session is refused', async () => {
+    const first = await heldChase(t, org);
+    const second = await heldChase(t, org);
+    const s = await owner(t, org);
+    const other = await owner(t, org);
+    const tokensOn = async (who: Signed) => {
+      const r = await consoleGet(t, who, '/console');
+      expect(r.status).toBe(200);
+      return [...r.text.matchAll(/name="_csrf" value="([^"]*)"/g)].map((m) => m[1] ?? '');
+    };
+    const one = await tokensOn(s);
+    const two = await tokensOn(s);
+    expect(one.length).toBeGreaterThan(1);
+    for (const token of [...one, ...two]) expect(token).toMatch(/^[A-Za-z0-9]{8}-[A-Za-z0-9_-]{43}$/);
+    // Salted per render: no token repeats across renders or with the one the API handed out.
+    const unique = (tokens: string[]) => [...new Set(tokens)];
+    expect(new Set([...unique(one), ...unique(two), s.csrf]).size).toBe(unique(one).length + unique(two).length + 1);
+    const before = (await events(t, org)).length;
+    const approve = (who: Signed, csrf: string) =>
+      consoleSend(t, who, 'POST', `/console/api/approvals/${first.approvalId}/approve`, {}, csrf);
+    const token = one[0] ?? '';
+    const last = token.slice(-1) === 'A' ? 'B' : 'A';
+    const secretRow = await t.db.reader.get<{ csrf: string }>('SELECT csrf FROM sessions WHERE id_hash = ?', [
+      createHash('sha256')
+        .update(s.cookie.replace(/^fd_session=/, ''), 'utf8')
+        .digest('hex'),
+    ]);
+    expect(secretRow?.csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    for (const bad of [
+      token.slice(0, -1) + last,
+      `${'A'.repeat(8)}${token.slice(8)}`,
+      token.slice(0, -1),
+      `${token}A`,
+      secretRow?.csrf ?? '',
+      (await tokensOn(other))[0] ?? '',
+    ]) {
+      const r = await approve(s, bad);
+      expect(r.status).toBe(403);
+      expect(r.body.error).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing or wrong CSRF token for this session' });
+    }
+    expect(await approve(other, token).then((r) => r.status)).toBe(403);
+    expect((await events(t, org)).length).toBe(before);
+    // Any token from either render works, for the JSON API and for a form.
+    expect((await approve(s, two[1] ?? '')).status).toBe(200);
+    expect((await formPost(t, s, `/console/approvals/${second.approvalId}/approve`, { _csrf: one[1] ?? '' })).status).toBe(303);
+  });
+
   it('a request a browser marks cross-site is refused before anything runs', async () => {
     const r = await toRes(
       await fetch(`${t.url}/console/login`, {
@@ -241,7 +290,9 @@ describe.each(engines)('console sign-in and sessions (%s)', (engine) => {
     const r = await formPost(t, s, '/console/logout', { _csrf: s.csrf });
     expect(r.status).toBe(303);
     expect(r.headers.get('location')).toBe('/console/login');
-    expect(r.headers.get('set-cookie')).toMatch(/^fd_session=; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=0/);
+    const cleared = (r.headers.get('set-cookie') ?? '').split('; ');
+    expect(cleared[0]).toBe('fd_session=');
+    expect(cleared).toEqual(expect.arrayContaining(['Path=/console', 'HttpOnly', 'SameSite=Strict', 'Max-Age=0']));
     expect((await consoleGet(t, s, '/console/api/session')).status).toBe(401);
     const api = await owner(t, org);
     expect((await consoleSend(t, api, 'POST', '/console/api/logout')).status).toBe(200);
@@ -449,7 +500,7 @@ describe('console cookie with COOKIE_SECURE', () => {
     try {
       const org = await t.org();
       const r = await loginRaw(t, org.slug, org.owner.email, org.owner.password);
-      expect(r.headers.get('set-cookie')).toMatch(/; Secure$/);
+      expect((r.headers.get('set-cookie') ?? '').split('; ')).toContain('Secure');
     } finally {
       await t.close();
     }
@@ -735,7 +786,9 @@ describe.each(engines)('console pages (%s)', (engine) => {
     expect(r.text).toContain('$1,100.00');
     expect(r.text).toContain(approvalId);
     expect(r.text).toContain(`<label for="${approvalId}-reason">Reason for denying</label>`);
-    expect(r.text).toContain(`name="_csrf" value="${s.csrf}"`);
+    // A fresh salted token per render, never the one the API handed out earlier.
+    expect(r.text).toMatch(/name="_csrf" value="[A-Za-z0-9]{8}-[A-Za-z0-9_-]{43}"/);
+    expect(r.text).not.toContain(`value="${s.csrf}"`);
     expect(r.text).toContain('<span class="badge ok">verified</span>');
     expect(r.text).toContain(org.slug);
   });

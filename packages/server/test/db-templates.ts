@@ -12,6 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { PostgresDatabase } from '../src/storage/postgres.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
+import { migrations } from '../src/schema.js';
 
 export interface DbTemplates {
   /** A migrated SQLite file to copy (not in WAL mode: the file alone is the whole database). */
@@ -47,7 +48,7 @@ export async function pgAdmin<T>(url: string, fn: (client: pg.Client) => Promise
 export async function buildTemplates(pgUrl: string | undefined): Promise<{ templates: DbTemplates; remove: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'fd-template-'));
   const sqlite = join(dir, 'template.db');
-  const lite = new SqliteDatabase({ path: sqlite, synchronous: 'NORMAL' });
+  const lite = new SqliteDatabase({ migrations, path: sqlite, synchronous: 'NORMAL' });
   try {
     await lite.migrate();
     // The schema check against what the migrations create, once for every copy.
@@ -64,7 +65,7 @@ export async function buildTemplates(pgUrl: string | undefined): Promise<{ templ
     postgres = `fd_template_${process.pid}_${Date.now().toString(36)}`;
     const name = postgres;
     await pgAdmin(pgUrl, (c) => c.query(`CREATE DATABASE ${name}`));
-    const db = new PostgresDatabase({ url: pgUrlFor(pgUrl, name) });
+    const db = new PostgresDatabase({ migrations, url: pgUrlFor(pgUrl, name) });
     try {
       await db.migrate();
       await db.migrate({ checkSchema: true });

@@ -23,6 +23,7 @@ import { startServer, type RunningServer } from '../src/server.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
 import type { Database } from '../src/storage/types.js';
+import { migrations } from '../src/schema.js';
 import { pgAdmin, pgUrlFor } from './db-templates.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -74,21 +75,21 @@ export function openTestDatabase(
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
     const path = join(dir, 'fd.db');
-    const db = new SqliteDatabase({ path });
+    const db = new SqliteDatabase({ migrations, path });
     return Promise.resolve({
       db,
-      another: () => new SqliteDatabase({ path }),
+      another: () => new SqliteDatabase({ migrations, path }),
       drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
     });
   }
   if (!pgUrl) return Promise.reject(new Error('TEST_DATABASE_URL is not set'));
   const url = pgUrl;
   const schema = uniqueName('t').toLowerCase();
-  const db = new PostgresDatabase({ url, schema });
+  const db = new PostgresDatabase({ migrations, url, schema });
   return Promise.resolve({
     db,
     pgUrl: url,
-    another: () => new PostgresDatabase({ url, schema }),
+    another: () => new PostgresDatabase({ migrations, url, schema }),
     drop: async () => {
       const client = new pg.Client({ connectionString: pgUrl });
       await client.connect();
@@ -111,15 +112,19 @@ export async function openMigratedTestDatabase(
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
     const path = join(dir, 'fd.db');
     copyFileSync(templates.sqlite, path);
-    const db = new SqliteDatabase({ path });
-    return { db, another: () => new SqliteDatabase({ path }), drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+    const db = new SqliteDatabase({ migrations, path });
+    return {
+      db,
+      another: () => new SqliteDatabase({ migrations, path }),
+      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
   }
   if (engine === 'postgres' && pgUrl && templates?.postgres) {
     const name = uniqueName('t').toLowerCase();
     const template = templates.postgres;
     await pgAdmin(pgUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
     const url = pgUrlFor(pgUrl, name);
-    const db = new PostgresDatabase({ url });
+    const db = new PostgresDatabase({ migrations, url });
     // The template passed the schema check when it was built, and a copy is the same catalogue;
     // the check here would build its reference again for every new database URL.
     const migrate = db.migrate.bind(db);
@@ -127,7 +132,7 @@ export async function openMigratedTestDatabase(
     return {
       db,
       pgUrl: url,
-      another: () => new PostgresDatabase({ url }),
+      another: () => new PostgresDatabase({ migrations, url }),
       drop: () => pgAdmin(pgUrl, async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
     };
   }

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
+import { migrations } from '../src/schema.js';
 import { engines, freshDatabaseUrl, runCliInProcess, startTestServer, testConfig, uniqueName } from './harness.js';
 
 const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
@@ -40,7 +41,7 @@ describe.each(engines)('MCP server (%s)', (engine) => {
 
   beforeAll(async () => {
     ({ url: dbUrl, drop } = await freshDatabaseUrl(engine));
-    db = openDatabase(dbUrl, { sqliteSynchronous: 'NORMAL' });
+    db = openDatabase(dbUrl, { migrations, sqliteSynchronous: 'NORMAL' });
     server = await startServer(testConfig(), { db, logger: false });
     slug = uniqueName('mcp').toLowerCase().replace(/_/g, '-');
     const created = await runCliInProcess(dbUrl, 'org', 'create', '--name', 'MCP Joinery', '--slug', slug, '--json');

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NUMBER_WINDOW_SQL } from '../src/domain/receivables/invoices.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
+import { migrations } from '../src/schema.js';
 import { createScratchDatabase } from './multiprocess.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
@@ -42,7 +43,7 @@ describe.skipIf(!pgUrl)('PostgreSQL: cached plans are dropped on a schedule', ()
 
   it('a connection drops its plans 1 unit after it opened, then after 2, 4, … up to the cap', async () => {
     let now = 1_000_000;
-    const db = new PostgresDatabase({ url: scratch.url, poolSize: 1, replanFirstMs: 100, replanMaxMs: 400, now: () => now });
+    const db = new PostgresDatabase({ migrations, url: scratch.url, poolSize: 1, replanFirstMs: 100, replanMaxMs: 400, now: () => now });
     try {
       const discards = async (advance: number): Promise<number> => {
         now += advance;
@@ -82,7 +83,14 @@ describe.skipIf(!pgUrl)('PostgreSQL: cached plans are dropped on a schedule', ()
 
   it('the invoice number window, planned while its table was small, is planned again as a range of (org_id, number) once the table grew', async () => {
     let now = 2_000_000;
-    const db = new PostgresDatabase({ url: scratch.url, poolSize: 1, replanFirstMs: 1_000, replanMaxMs: 60_000, now: () => now });
+    const db = new PostgresDatabase({
+      migrations,
+      url: scratch.url,
+      poolSize: 1,
+      replanFirstMs: 1_000,
+      replanMaxMs: 60_000,
+      now: () => now,
+    });
     try {
       await db.migrate();
       const org = 'org_replan';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg } from '../src/org/orgs.js';
 import { startServer } from '../src/server.js';
 import { checkDatabaseFile } from '../src/storage/backup.js';
-import { migrations } from '../src/storage/migrations.js';
+import { migrations } from '../src/schema.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
 import type { Database } from '../src/storage/types.js';
@@ -202,7 +202,7 @@ describe.runIf(engines.includes('postgres'))('a PostgreSQL database restored wit
     const [source, target] = [await createScratchDatabase(admin), await createScratchDatabase(admin)];
     const dump = join(mkdtempSync(join(tmpdir(), 'fd-pgdump-')), 'fd.dump');
     try {
-      const db = new PostgresDatabase({ url: source.url });
+      const db = new PostgresDatabase({ migrations, url: source.url });
       await db.migrate();
       await createOrg(db, { name: 'Dumped Pty Ltd', slug: 'dumped', decisionRights: true });
       await db.close();
@@ -210,7 +210,7 @@ describe.runIf(engines.includes('postgres'))('a PostgreSQL database restored wit
       await exec('pg_restore', ['--no-owner', `--dbname=${target.url}`, dump]);
       const server = await startServer(testConfig({ databaseUrl: target.url }), { logger: false });
       await server.close();
-      const restored = new PostgresDatabase({ url: target.url });
+      const restored = new PostgresDatabase({ migrations, url: target.url });
       try {
         await run(restored, TAMPERS[0]?.apply.postgres ?? []);
       } finally {
@@ -295,12 +295,12 @@ describe('restore and serve of a crafted SQLite backup', () => {
 
   it('checkDatabaseFile reports the schema of a crafted file, and none for the honest one', async () => {
     const file = crafted('crafted-check', TAMPERS[0]?.apply.sqlite ?? []);
-    const check = await checkDatabaseFile(file);
+    const check = await checkDatabaseFile(file, migrations);
     expect(check.ok).toBe(false);
     expect(check.schema).toEqual([`trigger approve_all on approvals ${NOT_OURS}`]);
     // Every chain still verifies: the schema is what gives it away.
     expect(check.organisations.every((o) => o.ok)).toBe(true);
-    const clean = await checkDatabaseFile(honest());
+    const clean = await checkDatabaseFile(honest(), migrations);
     expect(clean.schema).toEqual([]);
     expect(clean.ok).toBe(true);
   });
@@ -346,13 +346,13 @@ describe('restore and serve of a crafted SQLite backup', () => {
 
   it('a backup written before the latest migrations restores, and its start completes it to exactly their schema', async () => {
     const older = join(dir, 'older.db');
-    const db = new SqliteDatabase({ path: older, synchronous: 'NORMAL' });
+    const db = new SqliteDatabase({ migrations, path: older, synchronous: 'NORMAL' });
     await db.migrate({ throughId: migrations[Math.floor(migrations.length / 2)]?.id ?? 1 });
     await db.close();
-    const check = await checkDatabaseFile(older);
+    const check = await checkDatabaseFile(older, migrations);
     expect(check.schema).toEqual([]);
     expect(check.migrations.applied).toBeLessThan(check.migrations.known);
-    const again = new SqliteDatabase({ path: older, synchronous: 'NORMAL' });
+    const again = new SqliteDatabase({ migrations, path: older, synchronous: 'NORMAL' });
     try {
       await expect(again.migrate({ checkSchema: true })).resolves.toBeUndefined();
     } finally {

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '@finance-desk/protocol';
 import { DomainError } from '../src/errors.js';
-import { migrations } from '../src/storage/migrations.js';
+import { migrations } from '../src/schema.js';
 import { insertMany } from '../src/storage/sql.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/storage/open.js';
@@ -923,7 +923,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
     const config = loadConfig({ DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_POOL_SIZE: '24' });
     expect(config.databasePoolSize).toBe(24);
     expect(loadConfig({ DATABASE_URL: process.env.TEST_DATABASE_URL }).databasePoolSize).toBe(10);
-    const db = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+    const db = openDatabase(config.databaseUrl, { migrations, poolSize: config.databasePoolSize });
     try {
       expect(db).toBeInstanceOf(PostgresDatabase);
       expect((db as PostgresDatabase).pool.options.max).toBe(24);

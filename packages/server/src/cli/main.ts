@@ -21,6 +21,7 @@ import { formatIssues, isCalendarDate, pairingCodeCreate, textProblem, validate,
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
 import { createPairingCode, revokeAgent } from '../org/pairing.js';
 import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
+import { migrations } from '../schema.js';
 import { startServer } from '../server.js';
 import { openMigrated } from '../storage/open.js';
 import { exportOrganisation } from '../ops/export.js';
@@ -57,7 +58,11 @@ const processIo: CliIo = {
 
 async function withDbOf<T>(io: CliIo, fn: (db: Database) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
-  const db = await openMigrated(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize });
+  const db = await openMigrated(config.databaseUrl, {
+    migrations,
+    sqliteSynchronous: config.sqliteSynchronous,
+    poolSize: config.databasePoolSize,
+  });
   try {
     return await fn(db);
   } finally {
@@ -580,7 +585,7 @@ function program(io: CliIo): Command {
           'backup: DATABASE_URL is PostgreSQL; back it up with pg_dump --format=custom (docs/operations.md "Backups")',
           2,
         );
-      const report = await backupSqlite(path, o.to, o.force === true);
+      const report = await backupSqlite(path, o.to, migrations, o.force === true);
       const events = report.organisations.reduce((n, org) => n + org.events, 0);
       print(
         o.json === true,
@@ -596,7 +601,7 @@ function program(io: CliIo): Command {
     .action(async (o: { from: string; json?: boolean }) => {
       const path = sqlitePathOf(loadConfig(io.env).databaseUrl);
       if (!path) throw new CliFailure('restore: DATABASE_URL is PostgreSQL; restore with pg_restore (docs/operations.md "Backups")', 2);
-      const result = await restoreSqlite(o.from, path, new Date().toISOString());
+      const result = await restoreSqlite(o.from, path, migrations, new Date().toISOString());
       if (!result.ok) {
         print(o.json === true, result, `restored, but the database does not check out: ${describeProblems(result)}`);
         throw new CliFailure('', 1);

@@ -1,4 +1,3 @@
-import { migrations } from '../storage/migrations.js';
 import type { Database } from '../storage/types.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -7,9 +6,10 @@ import type { RateLimiter } from './rate-limit.js';
  * - `/healthz`: the process runs and its event loop answers. Nothing is asked of anything else, so
  *   an orchestrator never restarts a healthy process because its database blinked.
  * - `/readyz`: this process can serve: the database answers a query, every migration this build
- *   knows is applied (a process started against a database an older build migrated is not ready),
- *   and, when REDIS_URL is configured, Redis answers PING. Each check is bounded by
- *   READY_CHECK_TIMEOUT_MS, so a hung dependency makes /readyz say 503, never hang.
+ *   knows (the list the database was opened with, `Database.migrations`) is applied (a process
+ *   started against a database an older build migrated is not ready), and, when REDIS_URL is
+ *   configured, Redis answers PING. Each check is bounded by READY_CHECK_TIMEOUT_MS, so a hung
+ *   dependency makes /readyz say 503, never hang.
  * Neither route needs a credential or reveals a URL, host or secret: only check names and states.
  */
 export const READY_CHECK_TIMEOUT_MS = 2_000;
@@ -47,8 +47,6 @@ async function timed(run: () => Promise<string | undefined>): Promise<Check> {
   }
 }
 
-const KNOWN_MIGRATIONS = migrations.map((m) => m.id);
-
 export async function readiness(db: Database, limiter: RateLimiter): Promise<Readiness> {
   const [database, schema, redis] = await Promise.all([
     timed(async () => {
@@ -57,9 +55,9 @@ export async function readiness(db: Database, limiter: RateLimiter): Promise<Rea
     }),
     timed(async () => {
       const applied = new Set((await db.reader.all<{ id: number | string }>('SELECT id FROM schema_migrations')).map((r) => Number(r.id)));
-      const pending = KNOWN_MIGRATIONS.filter((id) => !applied.has(id)).length;
+      const pending = db.migrations.filter((m) => !applied.has(m.id)).length;
       if (pending > 0) throw new Error(`${pending} migration(s) not applied`);
-      return `${KNOWN_MIGRATIONS.length} applied`;
+      return `${db.migrations.length} applied`;
     }),
     limiter.ping ? timed(async () => (await limiter.ping?.(), undefined)) : null,
   ]);

@@ -14,7 +14,7 @@ import { requireOwner } from './console-api.js';
 import { jsonOf, requireCsrf, requireSession, sendJson, seeOther, type ConsoleOptions } from './console-http.js';
 import { formPost, render, signedIn } from './console-pages.js';
 import { html, type Html } from './html.js';
-import type { HumanSession } from './sessions.js';
+import { csrfToken, type HumanSession } from './sessions.js';
 
 /**
  * The console's Bank accounts page: every signed-in person sees the accounts
@@ -102,7 +102,7 @@ function addForm(s: PageState): Html {
   const r = spec.BANK_ACCOUNT_RANGES;
   return html`<h2>Add an account</h2>
 <form method="post" action="/console/bank-accounts" class="stack narrow">
-<input type="hidden" name="_csrf" value="${s.session.csrf}">
+<input type="hidden" name="_csrf" value="${csrfToken(s.session)}">
 <label for="kind">Kind</label>
 <select id="kind" name="kind">${options(v.kind)}</select>
 <label for="name">Name</label>
@@ -180,7 +180,7 @@ ${alert}
 <p class="hint">${KIND_LABELS[a.kind] ?? a.kind}. ${a.directEntry ? 'Can fund bank files (payment runs and pay runs by its id).' : 'Cannot fund a bank file yet: a bank account needs its BSB, number, bank code, user id, user name and remitter name.'}
 Changing these after a run is held voids that run's approval; a drafted pay run must be drafted again.</p>
 <form method="post" action="/console/bank-accounts/${a.id ?? ''}" class="stack narrow">
-<input type="hidden" name="_csrf" value="${s.csrf}">
+<input type="hidden" name="_csrf" value="${csrfToken(s)}">
 <label for="bsb">BSB (NNN-NNN)</label>
 <input id="bsb" name="bsb" inputmode="numeric" maxlength="7" value="${values.bsb}">
 <label for="accountNumber">Account number (up to 9 digits)</label>

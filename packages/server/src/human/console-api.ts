@@ -6,8 +6,17 @@ import { DomainError } from '../errors.js';
 import { decideApproval } from '../governance/approvals.js';
 import { policyPatchSchema, setPolicy } from '../governance/policy-admin.js';
 import { chainStatus, consoleApprovals, decisionHistory, policyView } from './console-data.js';
-import { cookieToken, jsonOf, pathId, requireCsrf, requireSession, sendJson, type ConsoleOptions } from './console-http.js';
-import { clearedSessionCookie, deleteSession, type HumanSession } from './sessions.js';
+import {
+  clearSessionCookie,
+  cookieToken,
+  jsonOf,
+  pathId,
+  requireCsrf,
+  requireSession,
+  sendJson,
+  type ConsoleOptions,
+} from './console-http.js';
+import { csrfToken, deleteSession, type HumanSession } from './sessions.js';
 
 /**
  * The console's JSON API under /console/api. A session cookie is the only credential;
@@ -67,7 +76,7 @@ function registerReads(app: FastifyInstance, o: ConsoleOptions): void {
     return sendJson(reply, 200, {
       user: { id: s.userId, email: s.email, role: s.role },
       org: { id: s.orgId, slug: s.orgSlug, name: s.orgName },
-      csrfToken: s.csrf,
+      csrfToken: csrfToken(s),
       expiresAt: s.expiresAt,
     });
   });
@@ -122,7 +131,7 @@ function registerWrites(app: FastifyInstance, o: ConsoleOptions): void {
   app.post('/console/api/logout', async (req, reply) => {
     await writer(o, req);
     await deleteSession(o.db, cookieToken(req));
-    reply.header('set-cookie', clearedSessionCookie(o.cookieSecure));
+    clearSessionCookie(reply, o.cookieSecure);
     return sendJson(reply, 200, { ok: true, result: { signedOut: true } });
   });
 }

@@ -3,7 +3,7 @@ import { textProblem } from '@finance-desk/protocol';
 import { DomainError } from '../errors.js';
 import type { RateConfig } from '../http/rate-limit.js';
 import type { Database } from '../storage/types.js';
-import { csrfMatches, sessionOf, tokenFromCookies, type HumanSession } from './sessions.js';
+import { SESSION_COOKIE, SESSION_LIFETIME_MS, csrfMatches, sessionOf, type HumanSession } from './sessions.js';
 
 /** Request plumbing shared by the console's pages and its JSON API. */
 
@@ -91,8 +91,26 @@ export function jsonOf(req: FastifyRequest): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/** The session token from the request's cookies (parsed by @fastify/cookie, registered in console.ts), or null. */
 export function cookieToken(req: FastifyRequest): string | null {
-  return tokenFromCookies(req.headers.cookie);
+  return req.cookies[SESSION_COOKIE] ?? null;
+}
+
+/**
+ * Path=/console keeps the cookie away from the agent API; SameSite=Strict keeps it off
+ * cross-site requests; HttpOnly keeps it from scripts. Not signed: the value is a random
+ * secret whose SHA-256 is looked up in the database, so a signature would add nothing.
+ */
+function sessionCookieOptions(secure: boolean) {
+  return { path: '/console', httpOnly: true, sameSite: 'strict', secure } as const;
+}
+
+export function setSessionCookie(reply: FastifyReply, token: string, secure: boolean): void {
+  reply.setCookie(SESSION_COOKIE, token, { ...sessionCookieOptions(secure), maxAge: SESSION_LIFETIME_MS / 1000 });
+}
+
+export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
+  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(secure));
 }
 
 export async function currentSession(db: Database, req: FastifyRequest): Promise<HumanSession | null> {
@@ -105,6 +123,7 @@ export async function requireSession(db: Database, req: FastifyRequest): Promise
   return session;
 }
 
+/** The presented token must have been made from this session's secret (`csrfToken` in sessions.ts). */
 export function requireCsrf(session: HumanSession, presented: string | null | undefined): void {
   if (!csrfMatches(session, presented)) {
     throw new DomainError('FORBIDDEN_SCOPE', 'missing or wrong CSRF token for this session');

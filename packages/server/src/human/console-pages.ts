@@ -8,6 +8,7 @@ import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { denySchema, requireOwner } from './console-api.js';
 import { chainStatus, consoleApproval, consoleApprovals, decisionHistory, policyView } from './console-data.js';
 import {
+  clearSessionCookie,
   cookieToken,
   currentSession,
   formOf,
@@ -16,13 +17,14 @@ import {
   requireCsrf,
   seeOther,
   sendHtml,
+  setSessionCookie,
   type ConsoleOptions,
 } from './console-http.js';
 import { errorBody, page, type Html, type NavKey } from './html.js';
 import { MemoryRateLimiter } from '../http/rate-limit.js';
 import { SignInLocked, clientKey, signIn } from './login.js';
 import { policyPatchFromForm } from './policy-form.js';
-import { SESSION_LIFETIME_MS, clearedSessionCookie, deleteSession, sessionCookie, type HumanSession } from './sessions.js';
+import { deleteSession, type HumanSession } from './sessions.js';
 import { approvalPageBody, historyBody, inboxBody, loginBody, policyBody } from './views.js';
 
 /** The console's HTML pages: sign in, inbox, history, policy. */
@@ -113,7 +115,7 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
       const session = await signIn(o.db, { ...input, ip: req.ip });
       // A new token on every sign-in; drop the one the browser had, if any (no fixation).
       await deleteSession(o.db, cookieToken(req));
-      reply.header('set-cookie', sessionCookie(session.token, o.cookieSecure, SESSION_LIFETIME_MS / 1000));
+      setSessionCookie(reply, session.token, o.cookieSecure);
       return seeOther(reply, '/console');
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -132,7 +134,7 @@ function registerLogin(app: FastifyInstance, o: ConsoleOptions): void {
     signedIn(o, async (req, reply, s) => {
       requireCsrf(s, formOf(req).get('_csrf'));
       await deleteSession(o.db, cookieToken(req));
-      reply.header('set-cookie', clearedSessionCookie(o.cookieSecure));
+      clearSessionCookie(reply, o.cookieSecure);
       return seeOther(reply, '/console/login');
     }),
   );

@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import { registerConsoleApi } from './console-api.js';
 import { consoleGuard, type ConsoleOptions } from './console-http.js';
@@ -16,8 +17,10 @@ export type { ConsoleOptions } from './console-http.js';
  * security headers) applies to its routes only. Bodies arrive as text from the app's one
  * content-type parser; forms are read with URLSearchParams, JSON with JSON.parse.
  */
-// eslint-disable-next-line @typescript-eslint/require-await -- async so a failure reaches Fastify as a rejection: a plugin's throw escapes its loader
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
+  // Cookie parsing (req.cookies) and setCookie for the console's routes only: the agent API
+  // never reads cookies. No signing secret: see setSessionCookie in console-http.ts.
+  await app.register(fastifyCookie);
   app.addHook('onRequest', consoleGuard);
   registerConsolePages(app, options);
   registerConsoleApi(app, options);

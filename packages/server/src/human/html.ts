@@ -1,6 +1,6 @@
 import type { ChainStatus } from './console-data.js';
 import { mayViewBooks } from './owner-access.js';
-import type { HumanSession } from './sessions.js';
+import { csrfToken, type HumanSession } from './sessions.js';
 
 /**
  * Server-rendered HTML for the console. Every value that did not come from this file goes
@@ -108,7 +108,7 @@ function header(c: Chrome): Html {
   ${chainBadge(c.chain)}
   ${nav(c.current, s)}
   <form method="post" action="/console/logout" class="logout">
-    <input type="hidden" name="_csrf" value="${s.csrf}">
+    <input type="hidden" name="_csrf" value="${csrfToken(s)}">
     <button type="submit" class="secondary">Sign out</button>
   </form>
 </header>`;

@@ -13,12 +13,13 @@ import {
   requireCsrf,
   seeOther,
   sendHtml,
+  setSessionCookie,
   type ConsoleOptions,
 } from './console-http.js';
 import { LOGIN_ROUTE_RATE, render } from './console-pages.js';
 import { errorBody, html, page, raw, type Html } from './html.js';
 import { SignInLocked, clientKey, signIn } from './login.js';
-import { SESSION_LIFETIME_MS, deleteSession, sessionCookie, type HumanSession } from './sessions.js';
+import { csrfToken, deleteSession, type HumanSession } from './sessions.js';
 
 /**
  * The consent step of remote MCP connectors (docs/console.md "Connecting a remote connector";
@@ -76,7 +77,7 @@ ${TIER_WORDS[t]} <span class="mono">(${TIER_SCOPES[t].join(', ')})</span></label
   <dt>Client id</dt><dd><code>${g.clientId}</code></dd>
 </dl>
 <form method="post" action="${PATH}" class="stack">
-  <input type="hidden" name="_csrf" value="${s.csrf}">
+  <input type="hidden" name="_csrf" value="${csrfToken(s)}">
   <input type="hidden" name="request" value="${g.grantId}">
   <fieldset>
     <legend>If you approve, it gets an agent key of this tier</legend>
@@ -152,7 +153,7 @@ export function registerOAuthConsole(app: FastifyInstance, o: ConsoleOptions): v
       if (problem) throw new DomainError('BAD_REQUEST', problem);
       const session = await signIn(o.db, { ...input, ip: req.ip });
       await deleteSession(o.db, cookieToken(req));
-      reply.header('set-cookie', sessionCookie(session.token, o.cookieSecure, SESSION_LIFETIME_MS / 1000));
+      setSessionCookie(reply, session.token, o.cookieSecure);
       return seeOther(reply, `${PATH}?request=${requestId}`);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;

@@ -3,7 +3,7 @@ import type { OpenCode } from '../org/pairing.js';
 import type { OrgProfile } from '../org/profile.js';
 import { formatAbn } from '../org/profile.js';
 import { fromNow, html, raw, when, type Html } from './html.js';
-import type { HumanSession } from './sessions.js';
+import { csrfToken, type HumanSession } from './sessions.js';
 
 /** The console's Organisation and Agents pages, as bodies for `page()`. */
 
@@ -96,7 +96,7 @@ function profileForm(s: ProfilePageState): Html {
   const v = s.values;
   const e = s.errors;
   return html`<form method="post" action="/console/org" class="stack" novalidate>
-<input type="hidden" name="_csrf" value="${s.session.csrf}">
+<input type="hidden" name="_csrf" value="${csrfToken(s.session)}">
 <label for="name">Trading name</label>
 <input id="name" name="name" required maxlength="200" value="${v.name}"${described('name', e)}>
 ${fieldError('name', e)}
@@ -186,7 +186,7 @@ function agentRow(a: AgentRow, s: AgentsPageState): Html {
   const revoke =
     s.session.role === 'owner' && a.status === 'active'
       ? html`<form method="post" action="/console/agents/${encodeURIComponent(a.agentId)}/revoke">
-<input type="hidden" name="_csrf" value="${s.session.csrf}">
+<input type="hidden" name="_csrf" value="${csrfToken(s.session)}">
 <button type="submit" class="deny">Revoke</button></form>`
       : null;
   return html`<tr><td>${a.name}<br><code>${a.agentId}</code></td><td>${a.tier ?? 'per key'}</td>
@@ -203,7 +203,7 @@ function createForm(s: AgentsPageState): Html {
   const v = s.values;
   return html`<h2>Pair a new agent</h2>
 <form method="post" action="/console/agents/pair" class="stack narrow">
-<input type="hidden" name="_csrf" value="${s.session.csrf}">
+<input type="hidden" name="_csrf" value="${csrfToken(s.session)}">
 <label for="agentName">Agent name</label>
 <input id="agentName" name="agentName" required maxlength="64" value="${v.agentName}">
 <label for="tier">Tier</label>

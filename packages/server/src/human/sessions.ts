@@ -1,15 +1,24 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import Tokens from '@fastify/csrf';
 import type { UserRole } from '@finance-desk/protocol';
 import type { Database, Queryable } from '../storage/types.js';
 
 /**
  * Console sessions. The browser holds a random 32-byte token in an httpOnly cookie;
  * the database holds only its SHA-256, so a leaked database row cannot be replayed as a cookie.
- * The CSRF synchronizer token lives on the same row: one per session, never in a cookie.
+ * The CSRF secret lives on the same row (column `csrf`), never in a cookie; pages carry tokens
+ * derived from it (synchronizer pattern, see `csrfToken`).
  */
 export const SESSION_COOKIE = 'fd_session';
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * CSRF tokens are salted hashes of the session's secret: a fresh token per render, so a page
+ * compressed beside attacker-chosen text never repeats a fixed secret (BREACH). The 32-byte
+ * secret has the same shape as the values rows have always held, so existing sessions keep working.
+ */
+const csrfTokens = Tokens({ secretLength: 32 });
 
 export interface HumanSession {
   readonly tokenHash: string;
@@ -19,7 +28,8 @@ export interface HumanSession {
   readonly userId: string;
   readonly email: string;
   readonly role: UserRole;
-  readonly csrf: string;
+  /** Never sent to the browser: pages carry `csrfToken(session)` instead. */
+  readonly csrfSecret: string;
   readonly expiresAt: string;
 }
 
@@ -42,7 +52,7 @@ function sha256(text: string): string {
 /** Start a session; expired rows are swept here because logins are rare and cheap to piggyback. */
 export async function createSession(db: Database, orgId: string, userId: string): Promise<{ token: string; expiresAt: string }> {
   const token = randomBytes(32).toString('base64url');
-  const csrf = randomBytes(32).toString('base64url');
+  const csrf = csrfTokens.secretSync();
   const now = new Date();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString();
   await db.write(async (tx) => {
@@ -76,7 +86,7 @@ export async function sessionOf(q: Queryable, token: string | null): Promise<Hum
     userId: row.user_id,
     email: row.email,
     role: row.role,
-    csrf: row.csrf,
+    csrfSecret: row.csrf,
     expiresAt: row.expires_at,
   };
 }
@@ -88,38 +98,12 @@ export async function deleteSession(db: Database, token: string | null): Promise
   });
 }
 
-/**
- * Synchronizer-token check in constant time. Both sides are hashed first so that the comparison
- * always has equal lengths and leaks nothing about the token's length either.
- */
+/** A fresh CSRF token for this session, for a form field or the JSON API's `csrfToken`. */
+export function csrfToken(session: HumanSession): string {
+  return csrfTokens.create(session.csrfSecret);
+}
+
+/** Whether a presented token was made from this session's secret (compared in constant time by the library). */
 export function csrfMatches(session: HumanSession, presented: string | null | undefined): boolean {
-  if (typeof presented !== 'string' || presented === '') return false;
-  const a = createHash('sha256').update(session.csrf, 'utf8').digest();
-  const b = createHash('sha256').update(presented, 'utf8').digest();
-  return timingSafeEqual(a, b);
-}
-
-/** The session token from a Cookie header, or null. */
-export function tokenFromCookies(header: string | undefined): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
-/**
- * Set-Cookie value. Path=/console keeps the cookie away from the agent API; SameSite=Strict
- * keeps it off cross-site requests; HttpOnly keeps it from scripts.
- */
-export function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number): string {
-  const parts = [`${SESSION_COOKIE}=${token}`, 'Path=/console', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
-  if (secure) parts.push('Secure');
-  return parts.join('; ');
-}
-
-export function clearedSessionCookie(secure: boolean): string {
-  return sessionCookie('', secure, 0);
+  return typeof presented === 'string' && csrfTokens.verify(session.csrfSecret, presented);
 }

@@ -3,7 +3,7 @@ import { formatCents } from '../money.js';
 import type { ConsoleApproval, PolicyView } from './console-data.js';
 import { ACT_TITLES } from '../governance/act-titles.js';
 import { fromNow, html, raw, when, type Html } from './html.js';
-import type { HumanSession } from './sessions.js';
+import { csrfToken, type HumanSession } from './sessions.js';
 
 /** The console's pages, as bodies for `page()`. Forms post back with `_csrf` and get a 303. */
 
@@ -138,7 +138,7 @@ function approvalCard(a: ConsoleApproval, csrf: string): Html {
 export function approvalPageBody(session: HumanSession, a: ConsoleApproval): Html {
   if (a.status === 'pending') {
     return html`<h1>Approval waiting for a decision</h1>
-<div class="cards">${approvalCard(a, session.csrf)}</div>
+<div class="cards">${approvalCard(a, csrfToken(session))}</div>
 <p><a href="/console">All pending approvals</a></p>`;
   }
   return html`<h1>Approval ${a.status}</h1>
@@ -156,7 +156,7 @@ export function inboxBody(session: HumanSession, approvals: readonly ConsoleAppr
   const notice = done && DONE[done] ? html`<p role="status" class="notice">${DONE[done]}</p>` : null;
   const ids = approvals.map((a) => a.approvalId).join(' ');
   const list = approvals.length
-    ? html`<div class="cards">${approvals.map((a) => approvalCard(a, session.csrf))}</div>`
+    ? html`<div class="cards">${approvals.map((a) => approvalCard(a, csrfToken(session)))}</div>`
     : html`<p>Nothing is waiting for a decision.</p>`;
   return html`<h1>Pending approvals</h1>
 ${notice}
@@ -272,5 +272,5 @@ export function policyBody(s: PolicyPageState): Html {
   const editable = s.session.role === 'owner';
   return html`<h1>Policy</h1>
 ${error}${saved}
-${editable ? policyForm(s.view, s.session.csrf) : policyReadOnly(s.view)}`;
+${editable ? policyForm(s.view, csrfToken(s.session)) : policyReadOnly(s.view)}`;
 }

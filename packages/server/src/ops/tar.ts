@@ -1,89 +1,112 @@
-import { createGzip } from 'node:zlib';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { pack as tarPack, type Pack } from 'tar-stream';
+
+/** An entry's stream (a streamx Writable, tar-stream's own stream library, not Node's). */
+type Sink = ReturnType<Pack['entry']>;
 
 /**
- * A minimal ustar writer (POSIX.1-1988), gzipped: enough for an archive of regular files that any
- * `tar -xzf` reads. Names up to 255 bytes (ustar's prefix and name fields); contents are Buffers
- * held one at a time, or files streamed from disk.
+ * The audit pack's .tar.gz: tar-stream's entries, gzipped (level 9) into a file only its owner
+ * reads. Entries go in one at a time and a file is streamed from disk with backpressure, so the
+ * events of a long ledger are never held in memory at once.
+ *
+ * Every name must fit a plain ustar header: ASCII, up to 100 bytes, or up to 255 split at a '/'
+ * into a prefix (155) and a name (100). tar-stream writes those as plain ustar and anything else
+ * as a pax record, which the system tar reads but the published verifier (`verify-pack` in the
+ * protocol package, which an auditor may run on the .tar.gz itself) does not; so such names are
+ * refused here rather than written into a pack that verifier cannot open.
  */
 export class TarGzWriter {
-  private readonly gzip = createGzip({ level: 9 });
-  private readonly out;
+  private readonly pack: Pack = tarPack();
+  private readonly mtime: Date;
+  /** The pipeline pack -> gzip -> file: settles once the file is closed, rejects on any stream's error. */
   private readonly done: Promise<void>;
+  /** Rejects with the pipeline's error and never resolves, so racing it only ever surfaces a failure. */
+  private readonly broken: Promise<never>;
 
-  constructor(
-    path: string,
-    private readonly mtime = Math.floor(Date.now() / 1000),
-  ) {
-    this.out = createWriteStream(path, { mode: 0o600 });
-    this.gzip.pipe(this.out);
-    this.done = once(this.out, 'finish').then(() => undefined);
+  constructor(path: string, mtime = Math.floor(Date.now() / 1000)) {
+    this.mtime = new Date(mtime * 1000);
+    // The pack is a streamx stream, not Node's: Readable.from reads it through its async iterator,
+    // which carries its backpressure and its errors into Node's pipeline.
+    this.done = pipeline(Readable.from(this.pack), createGzip({ level: 9 }), createWriteStream(path, { mode: 0o600 }));
+    this.broken = this.done.then(() => new Promise<never>(() => undefined));
+    // Handled here so a failure between two adds is not an unhandled rejection; the next add or
+    // close() rejects with it.
+    this.broken.catch(() => undefined);
   }
 
   async add(name: string, content: Buffer | string, mode = 0o644): Promise<void> {
     const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    await this.header(name, body.length, mode);
-    await this.write(body);
-    await this.pad(body.length);
+    await this.entry(name, body.length, mode, (sink) => this.write(sink, body));
   }
 
-  /** A file streamed from disk (the events of a long ledger are never held in memory at once). */
+  /** A file streamed from disk; one whose size changes while it is read fails the archive. */
   async addFile(name: string, path: string, mode = 0o644): Promise<void> {
     const size = statSync(path).size;
-    await this.header(name, size, mode);
-    let written = 0;
-    for await (const chunk of createReadStream(path)) {
-      written += (chunk as Buffer).length;
-      await this.write(chunk as Buffer);
-    }
-    if (written !== size) throw new Error(`tar: ${path} changed while it was archived`);
-    await this.pad(size);
-  }
-
-  private async pad(size: number): Promise<void> {
-    const pad = (512 - (size % 512)) % 512;
-    if (pad) await this.write(Buffer.alloc(pad, 0));
-  }
-
-  private async header(name: string, size: number, mode: number): Promise<void> {
-    if (name.split('/').includes('..') || name.startsWith('/')) throw new Error(`tar: bad entry name ${name}`);
-    // ustar: a name up to 100 bytes, or a prefix (up to 155 bytes, ending at a '/') and a name.
-    let prefix = '';
-    let rest = name;
-    if (Buffer.byteLength(name) > 100) {
-      const cut = name.lastIndexOf('/', 155);
-      prefix = cut > 0 ? name.slice(0, cut) : '';
-      rest = cut > 0 ? name.slice(cut + 1) : name;
-    }
-    if (Buffer.byteLength(rest) > 100 || Buffer.byteLength(prefix) > 155 || rest === '')
-      throw new Error(`tar: entry name too long: ${name}`);
-    const header = Buffer.alloc(512, 0);
-    Buffer.from(rest, 'utf8').copy(header, 0);
-    Buffer.from(prefix, 'utf8').copy(header, 345);
-    const octal = (value: number, length: number) => value.toString(8).padStart(length - 1, '0') + '\0';
-    header.write(octal(mode, 8), 100, 'ascii');
-    header.write(octal(0, 8), 108, 'ascii');
-    header.write(octal(0, 8), 116, 'ascii');
-    header.write(octal(size, 12), 124, 'ascii');
-    header.write(octal(this.mtime, 12), 136, 'ascii');
-    header.write('        ', 148, 'ascii');
-    header.write('0', 156, 'ascii');
-    header.write('ustar\0', 257, 'ascii');
-    header.write('00', 263, 'ascii');
-    let sum = 0;
-    for (const b of header) sum += b;
-    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-    await this.write(header);
-  }
-
-  private async write(chunk: Buffer): Promise<void> {
-    if (!this.gzip.write(chunk)) await once(this.gzip, 'drain');
+    await this.entry(name, size, mode, async (sink) => {
+      let read = 0;
+      for await (const chunk of createReadStream(path)) {
+        read += (chunk as Buffer).length;
+        if (read > size) break;
+        await this.write(sink, chunk as Buffer);
+      }
+      if (read !== size) throw new Error(`tar: ${path} changed while it was archived`);
+    });
   }
 
   async close(): Promise<void> {
-    await this.write(Buffer.alloc(1024, 0));
-    this.gzip.end();
+    this.pack.finalize();
     await this.done;
   }
+
+  private async entry(name: string, size: number, mode: number, body: (sink: Sink) => Promise<void>): Promise<void> {
+    // A refused name writes nothing, so the writer stays usable.
+    checkName(name);
+    let settle: (error?: Error | null) => void = () => undefined;
+    const ended = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error ? reject(error) : resolve());
+    });
+    ended.catch(() => undefined);
+    try {
+      const sink = this.pack.entry({ name, size, mode, mtime: this.mtime, type: 'file' }, (error) => settle(error));
+      // Its error also reaches the entry's callback (and the pipeline); without a listener it would throw.
+      sink.on('error', () => undefined);
+      await this.race(body(sink));
+      sink.end(null);
+      await this.race(ended);
+    } catch (error) {
+      // A half-written entry cannot be finished: fail the whole archive and wait until its file
+      // is closed, so the caller can remove it.
+      this.pack.destroy(error as Error);
+      await this.done.catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async write(sink: Sink, chunk: Buffer): Promise<void> {
+    // A sink that errors instead of draining destroys the pack, which `broken` surfaces.
+    if (!sink.write(chunk)) await this.race(new Promise<void>((resolve) => sink.once('drain', resolve)));
+  }
+
+  private race<T>(step: Promise<T>): Promise<T> {
+    return Promise.race([step, this.broken]);
+  }
+}
+
+function checkName(name: string): void {
+  if (name === '' || name.startsWith('/') || name.endsWith('/') || name.split('/').includes('..'))
+    throw new Error(`tar: bad entry name ${name}`);
+  if (!/^[\x20-\x7e]*$/.test(name)) throw new Error(`tar: entry name is not printable ASCII: ${name}`);
+  // tar-stream's own split: leading components move to the prefix until the name fits 100 bytes.
+  let rest = name;
+  let prefix = '';
+  while (rest.length > 100) {
+    const cut = rest.indexOf('/');
+    if (cut === -1) throw new Error(`tar: entry name too long: ${name}`);
+    prefix += prefix ? `/${rest.slice(0, cut)}` : rest.slice(0, cut);
+    rest = rest.slice(cut + 1);
+  }
+  if (prefix.length > 155) throw new Error(`tar: entry name too long: ${name}`);
 }

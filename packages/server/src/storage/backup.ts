@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { verifyStoredChain } from '../ledger/verify.js';
-import { migrations } from './migrations.js';
+import type { Migration } from './migration-types.js';
 import { problemLine } from './schema-check.js';
 import { SqliteDatabase, sqliteSchemaProblems } from './sqlite.js';
 
@@ -94,11 +94,11 @@ function selfContained(path: string): void {
 }
 
 /**
- * Check a database file that no server is using: SQLite's integrity check, every migration this
- * build knows applied, the schema exactly what those migrations create, and every organisation's
- * chain recomputed from genesis.
+ * Check a database file that no server is using: SQLite's integrity check, every one of
+ * `migrations` (this build's) applied, the schema exactly what those migrations create, and every
+ * organisation's chain recomputed from genesis.
  */
-export async function checkDatabaseFile(path: string): Promise<FileCheck> {
+export async function checkDatabaseFile(path: string, migrations: readonly Migration[]): Promise<FileCheck> {
   const raw = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
   let integrity: string;
   let applied: number;
@@ -110,11 +110,11 @@ export async function checkDatabaseFile(path: string): Promise<FileCheck> {
     applied = migrations.filter((m) => ids.has(m.id)).length;
     const known = new Set(migrations.map((m) => m.id));
     unknown = [...ids].filter((id) => !known.has(id)).length;
-    schema = sqliteSchemaProblems(raw);
+    schema = sqliteSchemaProblems(raw, migrations);
   } finally {
     raw.close();
   }
-  const db = new SqliteDatabase({ path, synchronous: 'NORMAL' });
+  const db = new SqliteDatabase({ path, synchronous: 'NORMAL', migrations });
   const organisations: OrgCheck[] = [];
   try {
     const orgs = await db.reader.all<{ id: string; slug: string }>('SELECT id, slug FROM organisations ORDER BY slug', []);
@@ -145,8 +145,16 @@ export async function checkDatabaseFile(path: string): Promise<FileCheck> {
   };
 }
 
-/** Copy the live database at `sourcePath` to `target` (which must not exist unless `force`). */
-export async function backupSqlite(sourcePath: string, target: string, force = false): Promise<BackupReport> {
+/**
+ * Copy the live database at `sourcePath` to `target` (which must not exist unless `force`),
+ * checked against `migrations` (this build's) before it is put in place.
+ */
+export async function backupSqlite(
+  sourcePath: string,
+  target: string,
+  migrations: readonly Migration[],
+  force = false,
+): Promise<BackupReport> {
   if (!existsSync(sourcePath)) throw new Error(`DATABASE_URL: no SQLite database at ${sourcePath}`);
   const to = resolve(target);
   if (existsSync(to) && !force) throw new Error(`--to: ${target} exists; choose a new file or pass --force`);
@@ -165,7 +173,7 @@ export async function backupSqlite(sourcePath: string, target: string, force = f
     source.close();
   }
   try {
-    const check = await checkDatabaseFile(temp);
+    const check = await checkDatabaseFile(temp, migrations);
     if (!check.ok) throw new Error(`the backup did not check out (${describeProblems(check)}); nothing was written to ${target}`);
     selfContained(temp);
     renameSync(temp, to);
@@ -180,15 +188,17 @@ export async function backupSqlite(sourcePath: string, target: string, force = f
  * Put a backup in place of the database at `targetPath`. The server must be stopped first. The
  * backup is checked before anything is touched; the old database (with its WAL and shared-memory
  * files, which would otherwise be replayed onto the restored file) is kept beside it as
- * `<file>.before-restore-<time>` unless there was none.
+ * `<file>.before-restore-<time>` unless there was none. Both files are checked against
+ * `migrations` (this build's).
  */
 export async function restoreSqlite(
   from: string,
   targetPath: string,
+  migrations: readonly Migration[],
   now: string,
 ): Promise<FileCheck & { readonly previous: string | null }> {
   if (!existsSync(from)) throw new Error(`--from: no file ${from}`);
-  const check = await checkDatabaseFile(from);
+  const check = await checkDatabaseFile(from, migrations);
   for (const suffix of ['-wal', '-shm']) rmSync(`${from}${suffix}`, { force: true });
   // A schema the migrations did not make is refused by name, whatever else checks out.
   if (check.schema.length > 0) throw new Error(`restore refused: ${problemLine(check.schema)} (in ${from}); nothing was restored`);
@@ -215,7 +225,7 @@ export async function restoreSqlite(
   }
   renameSync(temp, to);
   fsyncDir(dirname(to));
-  return { ...(await checkDatabaseFile(to)), previous };
+  return { ...(await checkDatabaseFile(to, migrations)), previous };
 }
 
 export function describeProblems(check: FileCheck): string {

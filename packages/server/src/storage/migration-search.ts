@@ -6,7 +6,7 @@ import type { Migration } from './migration-types.js';
  * books.invoices, written with each row (invoices.ts) and compared with LIKE against the
  * normalised query. The key is computed in TypeScript (search-key.ts), so existing rows are
  * filled by the migration's backfill step, run once by both engines in the migration's
- * transaction (storage/migrations.ts, Backfill).
+ * transaction (storage/migration-types.ts, Backfill).
  *
  * books.bills needs no column: its filter already compares payee_key, a key computed in
  * TypeScript when the bill is written (payables/bills.ts), so it folds `CAFÉ` on both engines.

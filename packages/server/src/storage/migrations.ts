@@ -1,32 +1,10 @@
+/**
+ * Storage's own migrations: the core tables it was first written with, which every area builds
+ * on (and migration-search.ts). The ordered list of every migration, these and each area's, is
+ * collected where the server is assembled (schema.ts) and handed to the engines when a database
+ * is opened, so storage imports no area.
+ */
 import { randomBytes } from 'node:crypto';
-import { chartBackfillStatements } from '../domain/gl/chart.js';
-import { migration as payables } from '../domain/payables/migration.js';
-import { migration as payablesBankDetails } from '../domain/payables/migration-bank-details.js';
-import { migration as receivables } from '../domain/receivables/migration.js';
-import { migration as reconciliation } from '../domain/reconciliation/migration.js';
-import { migration as searchKeys } from './migration-search.js';
-import { migration as chainVerified } from '../ledger/migration.js';
-import { migration as reports } from '../domain/reports/migration.js';
-import { migration as orgTimeZone } from '../org/migration.js';
-import { migration as assets } from '../domain/assets/migration.js';
-import { migration as people } from '../domain/people/migration.js';
-import { migration as tax } from '../domain/tax/migration.js';
-import { migration as payRuns } from '../domain/payroll/migration.js';
-import { migration as stp } from '../domain/payroll/migration-stp.js';
-import { migration as contacts } from '../domain/contacts/migration.js';
-import { migration as calendar } from '../calendar/migration.js';
-import { migration as checkpoints } from '../ledger/migration-checkpoints.js';
-import { migration as dayOne, migrationIssueDates } from '../domain/gl/migration-day-one.js';
-import { migration as paymentAccount } from '../org/migration-payment-account.js';
-import { migration as bankAccounts } from '../domain/banking/migration.js';
-import { migration as orgProfile } from '../org/migration-profile.js';
-import { migration as aiCalls } from '../domain/ask/migration.js';
-import { migration as corrections } from '../domain/corrections/migration.js';
-import { migration as authEpoch } from '../org/migration-auth-epoch.js';
-import { migration as pendingAssets } from '../domain/assets/migration-pending.js';
-import { migration as oauth } from '../org/migration-oauth.js';
-import { migration as directEntry } from '../domain/banking/migration-direct-entry.js';
-
 import type { Migration } from './migration-types.js';
 
 // The types live in migration-types.ts, which the areas' migrations import; kept here for callers.
@@ -45,7 +23,8 @@ export function seedStatements(): readonly { sql: string; params: readonly strin
   ];
 }
 
-export const migrations: readonly Migration[] = [
+/** The core schema (1) and the signature law, approvals, bills, outbox and human lane (2). */
+export const coreMigrations: readonly Migration[] = [
   {
     id: 1,
     name: 'core',
@@ -246,113 +225,24 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
-  {
-    id: 3,
-    name: 'general ledger',
-    statements: [
-      `CREATE TABLE accounts (
-        org_id TEXT NOT NULL,
-        code TEXT NOT NULL,
-        name TEXT NOT NULL,
-        type TEXT NOT NULL,
-        system_key TEXT,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (org_id, code)
-      )`,
-      `CREATE TABLE journals (
-        org_id TEXT NOT NULL,
-        id TEXT NOT NULL,
-        date TEXT NOT NULL,
-        memo TEXT NOT NULL,
-        source_kind TEXT NOT NULL,
-        source_id TEXT NOT NULL,
-        ledger_id TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (org_id, id)
-      )`,
-      `CREATE INDEX journals_date ON journals (org_id, date, id)`,
-      `CREATE INDEX journals_source ON journals (org_id, source_id)`,
-      // One row per posting. tax_base_cents / gst_cents tag the line that carries a supply
-      // (GST-inclusive amount and its GST) for the BAS; other lines carry zero.
-      `CREATE TABLE journal_lines (
-        org_id TEXT NOT NULL,
-        journal_id TEXT NOT NULL,
-        line_no BIGINT NOT NULL,
-        account_code TEXT NOT NULL,
-        debit_cents BIGINT NOT NULL,
-        credit_cents BIGINT NOT NULL,
-        tax_code TEXT,
-        tax_base_cents BIGINT NOT NULL,
-        gst_cents BIGINT NOT NULL,
-        description TEXT NOT NULL,
-        doc_id TEXT,
-        PRIMARY KEY (org_id, journal_id, line_no)
-      )`,
-      `CREATE INDEX journal_lines_account ON journal_lines (org_id, account_code)`,
-      `CREATE INDEX journal_lines_doc ON journal_lines (org_id, doc_id)`,
-      ...chartBackfillStatements(),
-    ],
-  },
-  // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
-  ...[receivables, payables, reconciliation].filter((m): m is Migration => m !== null),
-  // Verified chain heads for the console badge, 10.
-  chainVerified,
-  // Report indexes, 11.
-  reports,
-  // Search keys computed in TypeScript, 12.
-  searchKeys,
-  // Sign-in throttling is swept by window start on every counted attempt.
-  // Existing rows keep their meaning; the first sweep removes the stale ones.
-  {
-    id: 13,
-    name: 'login attempts sweep index',
-    statements: ['CREATE INDEX login_attempts_window ON login_attempts (window_start)'],
-  },
-  // Bills held for changed bank details, 14.
-  payablesBankDetails,
-  // The organisation's time zone, 15.
-  orgTimeZone,
-  // People: employees, leave requests, leave accrual ledger, 20.
-  people,
-  // Tax: BAS returns and 2150, 21.
-  tax,
-  // Fixed assets, 22.
-  assets,
-  // Pay runs and their lines, 23.
-  payRuns,
-  // Single Touch Payroll submissions, 24.
-  stp,
-  // Contacts: customers and suppliers as records, 25.
-  contacts,
-  // Organisation profile, agent revocation, pairing codes, 26.
-  orgProfile,
-  // The AI gateway's audit (books.ask) that cost.rollup sums, 27.
-  aiCalls,
-  // Date indexes of the calendar (meetings.list), 28.
-  calendar,
-  // Signed checkpoints of each chain head, 29.
-  checkpoints,
-  // Invoice numbers and references, lock date, conversion date, 30.
-  dayOne,
-  // Bill and expense claim issue dates, 31.
-  migrationIssueDates,
-  // Opening balances and corrections, 32.
-  corrections,
-  // Bank, credit-card and loan accounts as records, 33.
-  bankAccounts,
-  // The payment account printed on tax invoices, 34.
-  paymentAccount,
-  // The credential epoch on each organisation head, 35 (principals kept in memory by the API).
-  authEpoch,
-  // Pending fixed assets: what each depreciation run skipped, 36.
-  pendingAssets,
-  // Direct-entry details on bank account records; the funding record of each run, 37.
-  directEntry,
-  // OAuth clients and grants for remote MCP connectors, 38.
-  oauth,
 ];
-// Applied in this order; ids ascend so that an installation's history reads in order.
-for (let i = 1; i < migrations.length; i += 1) {
-  const [prev, next] = [migrations[i - 1], migrations[i]];
-  if (prev && next && prev.id >= next.id) throw new Error(`migration ${next.id} is listed after ${prev.id}`);
+
+// Sign-in throttling is swept by window start on every counted attempt.
+// Existing rows keep their meaning; the first sweep removes the stale ones.
+export const loginAttemptsSweep: Migration = {
+  id: 13,
+  name: 'login attempts sweep index',
+  statements: ['CREATE INDEX login_attempts_window ON login_attempts (window_start)'],
+};
+
+/**
+ * `list` if its ids ascend, else an error naming the first out of place: migrations are applied in
+ * the list's order, and `throughId` takes a prefix of it, so an installation's history reads in order.
+ */
+export function inIdOrder(list: readonly Migration[]): readonly Migration[] {
+  for (let i = 1; i < list.length; i += 1) {
+    const [prev, next] = [list[i - 1], list[i]];
+    if (prev && next && prev.id >= next.id) throw new Error(`migration ${next.id} is listed after ${prev.id}`);
+  }
+  return list;
 }

@@ -1,3 +1,4 @@
+import type { Migration } from './migration-types.js';
 import { PostgresDatabase } from './postgres.js';
 import { SqliteDatabase, type SqliteSynchronous } from './sqlite.js';
 import type { Database } from './types.js';
@@ -5,6 +6,8 @@ import type { Database } from './types.js';
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/finance-desk.db';
 
 export interface OpenOptions {
+  /** Every migration, ids ascending: the full list is collected where the server is assembled (schema.ts). */
+  readonly migrations: readonly Migration[];
   readonly schema?: string;
   readonly sqliteSynchronous?: SqliteSynchronous;
   readonly poolSize?: number;
@@ -13,18 +16,20 @@ export interface OpenOptions {
 }
 
 /** Select the engine from `DATABASE_URL`: `sqlite:<path>` or `postgres://…`. */
-export function openDatabase(url: string, options: OpenOptions = {}): Database {
+export function openDatabase(url: string, options: OpenOptions): Database {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (!path) throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/fd.db');
     return new SqliteDatabase({
       path,
+      migrations: options.migrations,
       ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
     });
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return new PostgresDatabase({
       url,
+      migrations: options.migrations,
       ...(options.schema ? { schema: options.schema } : {}),
       ...(options.poolSize ? { poolSize: options.poolSize } : {}),
     });
@@ -36,7 +41,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
  * Open and migrate the database, turning a failure to reach it into a message that names
  * DATABASE_URL and where it points (host and port or file; never the password).
  */
-export async function openMigrated(url: string, options: OpenOptions = {}): Promise<Database> {
+export async function openMigrated(url: string, options: OpenOptions): Promise<Database> {
   let db: Database;
   try {
     db = openDatabase(url, options);

@@ -1,6 +1,5 @@
 import pg from 'pg';
-import { backfillSteps } from './migration-types.js';
-import { migrations } from './migrations.js';
+import { backfillSteps, type Migration } from './migration-types.js';
 import { schemaKey, schemaProblems, unknownMigrations, type SchemaObject } from './schema-check.js';
 
 /** `?` placeholders to `$n` (migration SQL never quotes a `?`). */
@@ -10,11 +9,15 @@ function numbered(sql: string): string {
 }
 
 /**
- * Apply the migrations `include` selects that are not recorded yet, in order, recording each in
+ * Apply the ones of `migrations` that `include` selects and are not recorded yet, in order, recording each in
  * schema_migrations, in the caller's transaction and in the first schema of its search_path. The
  * start and the schema check's reference both run this, so the reference is exactly what a start creates.
  */
-export async function applyPgMigrations(client: pg.ClientBase, include: (id: number) => boolean): Promise<void> {
+export async function applyPgMigrations(
+  client: pg.ClientBase,
+  migrations: readonly Migration[],
+  include: (id: number) => boolean,
+): Promise<void> {
   await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const done = new Set((await client.query<{ id: number }>('SELECT id FROM schema_migrations')).rows.map((r) => Number(r.id)));
   for (const m of migrations) {
@@ -124,26 +127,32 @@ async function fingerprint(client: pg.ClientBase, sql: string): Promise<Map<stri
 }
 
 /**
- * What the migrations create, on this server (catalogue text can differ between PostgreSQL
- * versions, so it is built on the server compared against, once per process and database): on a
+ * What `migrations` create, on this server (catalogue text can differ between PostgreSQL
+ * versions, so it is built on the server compared against, once per process, list and database): on a
  * connection of its own, every migration is run into the session's temporary schema (TEMP is
  * granted to every role, no CREATE on the database is needed) in a transaction that is rolled
  * back, so nothing of it outlives the reading and no other session ever sees it.
  */
-const references = new Map<string, Promise<Map<string, SchemaObject>>>();
+const references = new WeakMap<readonly Migration[], Map<string, Promise<Map<string, SchemaObject>>>>();
 
-export function pgReference(url: string): Promise<Map<string, SchemaObject>> {
-  let reference = references.get(url);
+export function pgReference(url: string, migrations: readonly Migration[]): Promise<Map<string, SchemaObject>> {
+  let ofList = references.get(migrations);
+  if (!ofList) {
+    ofList = new Map();
+    references.set(migrations, ofList);
+  }
+  const built = ofList;
+  let reference = built.get(url);
   if (!reference) {
-    reference = buildReference(url);
-    references.set(url, reference);
+    reference = buildReference(url, migrations);
+    built.set(url, reference);
     // A failed build (the server went away) is tried again by the next start.
-    reference.catch(() => references.delete(url));
+    reference.catch(() => built.delete(url));
   }
   return reference;
 }
 
-async function buildReference(url: string): Promise<Map<string, SchemaObject>> {
+async function buildReference(url: string, migrations: readonly Migration[]): Promise<Map<string, SchemaObject>> {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   try {
@@ -151,7 +160,7 @@ async function buildReference(url: string): Promise<Map<string, SchemaObject>> {
     await client.query('BEGIN');
     try {
       await client.query('SET LOCAL search_path TO pg_temp');
-      await applyPgMigrations(client, () => true);
+      await applyPgMigrations(client, migrations, () => true);
       return await fingerprint(client, TEMP_SCHEMA_SQL);
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -169,11 +178,15 @@ async function buildReference(url: string): Promise<Map<string, SchemaObject>> {
 }
 
 /**
- * How the current schema differs from what every migration this build knows creates (empty: it
- * is exactly that), and migrations it records that this build does not know. One catalogue
+ * How the current schema differs from what every one of `migrations` creates (`reference`; empty:
+ * it is exactly that), and migrations it records that the list does not hold. One catalogue
  * query, on the caller's connection and in its transaction: the caller holds the migration lock.
  */
-export async function pgSchemaProblems(client: pg.ClientBase, reference: Map<string, SchemaObject>): Promise<string[]> {
+export async function pgSchemaProblems(
+  client: pg.ClientBase,
+  migrations: readonly Migration[],
+  reference: Map<string, SchemaObject>,
+): Promise<string[]> {
   const applied = (await client.query<{ id: number }>('SELECT id FROM schema_migrations')).rows.map((r) => Number(r.id));
   const known = new Set(migrations.map((m) => m.id));
   return [

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { MigrateOptions } from './migration-types.js';
-import { migrations, seedStatements } from './migrations.js';
+import type { MigrateOptions, Migration } from './migration-types.js';
+import { inIdOrder, seedStatements } from './migrations.js';
 import { applyPgMigrations, EMPTY_SCHEMA_SQL, pgReference, pgSchemaProblems } from './postgres-schema.js';
 import { SchemaRefused } from './schema-check.js';
 import { changesData } from './sql.js';
@@ -349,6 +349,8 @@ class PgQueryable implements Tx {
 
 export interface PostgresOptions {
   readonly url: string;
+  /** Every migration, ids ascending (Database.migrations). */
+  readonly migrations: readonly Migration[];
   /** Schema to use (tests give each file its own); it is created when missing. */
   readonly schema?: string;
   readonly poolSize?: number;
@@ -447,6 +449,7 @@ interface Job {
  */
 export class PostgresDatabase implements Database {
   readonly caps: Capabilities = { engine: 'postgres', forUpdate: ' FOR UPDATE', groupCommit: true };
+  readonly migrations: readonly Migration[];
   readonly reader: Queryable;
   readonly pool: pg.Pool;
   private readonly schema: string | undefined;
@@ -462,6 +465,8 @@ export class PostgresDatabase implements Database {
   private commitObserver: ((units: number) => void) | null = null;
 
   constructor(options: PostgresOptions) {
+    // Refused before a connection is made: the engine applies the list in its order.
+    this.migrations = inIdOrder(options.migrations);
     this.schema = options.schema;
     this.url = options.url;
     if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
@@ -692,6 +697,7 @@ export class PostgresDatabase implements Database {
 
   async migrate(options: MigrateOptions = {}): Promise<void> {
     const through = options.throughId ?? Number.MAX_SAFE_INTEGER;
+    const migrations = this.migrations;
     const complete = migrations.every((m) => m.id <= through);
     const check = options.checkSchema === true && complete;
     // The schema check's reference is built on a connection of its own (postgres-schema.ts); it
@@ -701,7 +707,7 @@ export class PostgresDatabase implements Database {
       check &&
       (await this.pool.query<{ found: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS found")).rows[0]?.found
     ) {
-      reference = pgReference(this.url);
+      reference = pgReference(this.url, migrations);
       reference.catch(() => undefined);
     }
     const held = await checkout(this.pool);
@@ -715,12 +721,12 @@ export class PostgresDatabase implements Database {
       // Under the lock, so no other start is midway: an empty schema is one this start creates.
       const found = check ? (await client.query<{ empty: boolean; schema: string | null }>(EMPTY_SCHEMA_SQL)).rows[0] : undefined;
       const existing = found !== undefined && !found.empty;
-      await applyPgMigrations(client, (id) => id <= through);
+      await applyPgMigrations(client, migrations, (id) => id <= through);
       for (const seed of seedStatements()) await client.query(toPg(seed.sql), [...seed.params]);
       // The fully migrated schema, compared in the migration's transaction and under the lock:
       // a refusal rolls everything this start did back.
       if (existing) {
-        const problems = await pgSchemaProblems(client, await (reference ?? pgReference(this.url)));
+        const problems = await pgSchemaProblems(client, migrations, await (reference ?? pgReference(this.url, migrations)));
         if (problems.length > 0) throw new SchemaRefused(problems, `PostgreSQL schema ${found?.schema ?? this.schema ?? 'public'}`);
       }
       await client.query('COMMIT');

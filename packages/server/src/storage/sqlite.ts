@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { backfillSteps, type MigrateOptions } from './migration-types.js';
-import { migrations, seedStatements } from './migrations.js';
+import { backfillSteps, type MigrateOptions, type Migration } from './migration-types.js';
+import { inIdOrder, seedStatements } from './migrations.js';
 import { SchemaRefused, schemaKey, schemaProblems, unknownMigrations, type SchemaObject } from './schema-check.js';
 import {
   checkLater,
@@ -21,6 +21,8 @@ export type SqliteSynchronous = 'FULL' | 'NORMAL';
 
 export interface SqliteOptions {
   readonly path: string;
+  /** Every migration, ids ascending (Database.migrations). */
+  readonly migrations: readonly Migration[];
   /** FULL (default): an acknowledged write survives power loss. NORMAL: survives a crash. */
   readonly synchronous?: SqliteSynchronous;
   /** Upper bound on requests sharing one commit. */
@@ -98,11 +100,15 @@ class SqliteConnection implements Queryable {
 }
 
 /**
- * Apply the migrations `include` selects that `raw` has not applied yet, in order, recording
- * each in schema_migrations (the caller holds the transaction). The server's start and the
+ * Apply the ones of `migrations` that `include` selects and `raw` has not applied yet, in order,
+ * recording each in schema_migrations (the caller holds the transaction). The server's start and the
  * schema check's in-memory reference both run this, so the reference is exactly what a start creates.
  */
-export function applySqliteMigrations(raw: BetterSqlite3.Database, include: (id: number) => boolean): void {
+export function applySqliteMigrations(
+  raw: BetterSqlite3.Database,
+  migrations: readonly Migration[],
+  include: (id: number) => boolean,
+): void {
   raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const done = new Set((raw.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => Number(r.id)));
   for (const m of migrations) {
@@ -144,27 +150,32 @@ function sqliteSchema(raw: BetterSqlite3.Database): Map<string, SchemaObject> {
   return out;
 }
 
-/** What the migrations with these ids create, built once per set in an in-memory database. */
-const references = new Map<string, Map<string, SchemaObject>>();
+/** What the migrations of a list with these ids create, built once per list and set in an in-memory database. */
+const references = new WeakMap<readonly Migration[], Map<string, Map<string, SchemaObject>>>();
 
-function sqliteReference(ids: ReadonlySet<number>): Map<string, SchemaObject> {
+function sqliteReference(migrations: readonly Migration[], ids: ReadonlySet<number>): Map<string, SchemaObject> {
+  let ofList = references.get(migrations);
+  if (!ofList) {
+    ofList = new Map();
+    references.set(migrations, ofList);
+  }
   const key = [...ids].sort((a, b) => a - b).join(',');
-  let reference = references.get(key);
+  let reference = ofList.get(key);
   if (!reference) {
     const mem = new BetterSqlite3(':memory:');
     try {
-      mem.transaction(() => applySqliteMigrations(mem, (id) => ids.has(id)))();
+      mem.transaction(() => applySqliteMigrations(mem, migrations, (id) => ids.has(id)))();
       reference = sqliteSchema(mem);
     } finally {
       mem.close();
     }
-    references.set(key, reference);
+    ofList.set(key, reference);
   }
   return reference;
 }
 
-/** The migration ids `raw` records, split into those this build knows and those it does not. */
-function appliedMigrations(raw: BetterSqlite3.Database): { known: Set<number>; unknown: number[] } {
+/** The migration ids `raw` records, split into those of `migrations` and those it does not hold. */
+function appliedMigrations(raw: BetterSqlite3.Database, migrations: readonly Migration[]): { known: Set<number>; unknown: number[] } {
   const applied = (raw.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => Number(r.id));
   const ids = new Set(migrations.map((m) => m.id));
   return { known: new Set(applied.filter((id) => ids.has(id))), unknown: applied.filter((id) => !ids.has(id)) };
@@ -174,8 +185,8 @@ function appliedMigrations(raw: BetterSqlite3.Database): { known: Set<number>; u
  * How the schema of `raw` differs from what the migrations it has applied (and this build
  * knows) create, one line per object; empty when it is exactly that.
  */
-export function sqliteSchemaProblems(raw: BetterSqlite3.Database): string[] {
-  return schemaProblems(sqliteReference(appliedMigrations(raw).known), sqliteSchema(raw));
+export function sqliteSchemaProblems(raw: BetterSqlite3.Database, migrations: readonly Migration[]): string[] {
+  return schemaProblems(sqliteReference(migrations, appliedMigrations(raw, migrations).known), sqliteSchema(raw));
 }
 
 interface Job {
@@ -195,6 +206,7 @@ type Outcome = { ok: true; value: unknown; notices: Notice[] } | { ok: false; er
  */
 export class SqliteDatabase implements Database {
   readonly caps: Capabilities = { engine: 'sqlite', forUpdate: '', groupCommit: true };
+  readonly migrations: readonly Migration[];
   readonly reader: Queryable;
   private readonly writer: SqliteConnection;
   private readonly queue: Job[] = [];
@@ -208,6 +220,8 @@ export class SqliteDatabase implements Database {
   private readonly snapshotPool: SqliteConnection[] = [];
 
   constructor(options: SqliteOptions) {
+    // Refused before a file is opened: the engine applies the list in its order.
+    this.migrations = inIdOrder(options.migrations);
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     const raw = new BetterSqlite3(options.path);
     raw.pragma('journal_mode = WAL');
@@ -342,16 +356,17 @@ export class SqliteDatabase implements Database {
   migrate(options: MigrateOptions = {}): Promise<void> {
     const raw = this.writer.raw;
     const through = options.throughId ?? Number.MAX_SAFE_INTEGER;
+    const migrations = this.migrations;
     const check = options.checkSchema === true && migrations.every((m) => m.id <= through);
     const apply = raw.transaction(() => {
       // A file with no schema object yet is one this start creates: nothing to compare.
       const existing = check && raw.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() !== undefined;
-      applySqliteMigrations(raw, (id) => id <= through);
+      applySqliteMigrations(raw, migrations, (id) => id <= through);
       for (const seed of seedStatements()) raw.prepare(seed.sql).run(...seed.params);
       // The fully migrated schema, in the migration's transaction: a refusal rolls it back, so
       // the file is left as it was.
       if (existing) {
-        const problems = [...unknownMigrations(appliedMigrations(raw).unknown), ...sqliteSchemaProblems(raw)];
+        const problems = [...unknownMigrations(appliedMigrations(raw, migrations).unknown), ...sqliteSchemaProblems(raw, migrations)];
         if (problems.length > 0) throw new SchemaRefused(problems, `the SQLite file ${this.path}`);
       }
     });

@@ -4,7 +4,7 @@
  * (docs/architecture.md, Two engines, one codebase). SQL is written once with `?` placeholders in
  * the portable subset both engines accept.
  */
-import type { MigrateOptions } from './migration-types.js';
+import type { MigrateOptions, Migration } from './migration-types.js';
 
 export type SqlValue = string | number | bigint | null;
 export type Row = Record<string, unknown>;
@@ -99,6 +99,11 @@ export interface WriteOptions {
 
 export interface Database {
   readonly caps: Capabilities;
+  /**
+   * The migrations this database is migrated with and its schema compared against, ids ascending:
+   * given when it is opened (the full list is collected where the server is assembled, schema.ts).
+   */
+  readonly migrations: readonly Migration[];
   /** Reads outside any write transaction: they see committed data only. */
   readonly reader: Queryable;
   /**

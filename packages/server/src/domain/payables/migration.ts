@@ -2,7 +2,7 @@ import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Payables (bill lines, payee bank details, accrual postings, payment runs) and expense claims.
- * Applied after the general ledger (see storage/migrations.ts). Bills captured before this
+ * Applied after the general ledger (see schema.ts). Bills captured before this
  * migration get one line each (their description and total, GST on expenses, account 6000), so
  * that every bill has lines; they were never posted (journal_id stays NULL).
  */

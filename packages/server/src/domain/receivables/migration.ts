@@ -2,7 +2,7 @@ import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Receivables on the general ledger: invoice lines, payments, credit notes, promises to pay and
- * statement runs. Applied after the general ledger (see storage/migrations.ts).
+ * statement runs. Applied after the general ledger (see schema.ts).
  *
  * Invoices drafted before this migration get one line each (their description and total, GST,
  * account 4000) and their GST (1/11 half up, in integers: (2t + 11) / 22 truncates the same way on

@@ -1,4 +1,5 @@
 import type { reconciliation } from '@finance-desk/protocol';
+import { CsvError, parse } from 'csv-parse/sync';
 import {
   ParseError,
   line,
@@ -24,76 +25,53 @@ interface CsvRecord {
   readonly line: number;
 }
 
-/** The characters that end an unquoted field: comma, CR, LF. */
-function unquotedEnd(text: string, i: number): number {
-  let j = i;
-  for (; j < text.length; j += 1) {
-    const c = text.charCodeAt(j);
-    if (c === 44 || c === 10 || c === 13) break;
-  }
-  return j;
+/** How many times `ch` occurs in a record's fields (a newline can only sit inside a quoted field). */
+function countIn(fields: readonly string[], ch: string): number {
+  let n = 0;
+  for (const f of fields) for (let i = f.indexOf(ch); i >= 0; i = f.indexOf(ch, i + 1)) n += 1;
+  return n;
 }
 
 /**
- * A quoted field starting after its opening quote at `i`: its value, where it ends (after the
- * closing quote) and the newlines inside it. Doubled quotes are one quote.
- */
-function quotedField(text: string, i: number, line: number) {
-  let value = '';
-  let from = i;
-  let newlines = 0;
-  for (let j = i; j < text.length; j += 1) {
-    const c = text.charCodeAt(j);
-    if (c === 10) newlines += 1;
-    if (c !== 34) continue;
-    if (text.charCodeAt(j + 1) === 34) {
-      value += text.slice(from, j + 1);
-      from = j + 2;
-      j += 1;
-      continue;
-    }
-    return { value: value + text.slice(from, j), end: j + 1, newlines };
-  }
-  throw new ParseError(line, 'a quoted field is not closed');
-}
-
-/**
- * RFC 4180: quoted fields may hold commas, newlines and doubled quotes; CRLF, LF or CR. One
- * forward pass that slices each field out (no per-character string building), and stops reading
- * once it holds maxRecords records: the caller knows whether the first is a header and refuses the
- * first data row over its cap, naming that row.
+ * RFC 4180 records, tokenized by csv-parse: quoted fields may hold commas, newlines and doubled
+ * quotes; records end at CRLF, LF or CR, mixed in one file; a leading BOM is dropped; an empty line
+ * is no record (a line of just `""` is one: an empty quoted field, which the layouts then refuse). A quote inside an unquoted field is a character (relax_quotes: narratives hold
+ * `5" PIPE`), and text after a closing quote stays in the field, quotes included (`"ab"cd` is
+ * `"ab"cd`). Field counts are the layouts' to check (relax_column_count). Parsing stops once it
+ * holds maxRecords records (`to`): the caller knows whether the first is a header and refuses the
+ * first data row over its cap, naming that row, so nothing after it is tokenized.
  */
 export function csvRecords(content: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecord[] {
-  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
   const out: CsvRecord[] = [];
-  let fields: string[] = [];
-  let lineNo = 1;
-  let start = 1;
-  let i = 0;
-  while (i <= text.length && out.length < maxRecords) {
-    let field: string;
-    if (text.charCodeAt(i) === 34) {
-      const q = quotedField(text, i + 1, start);
-      // Text after the closing quote up to the delimiter is kept, as the old reader did.
-      const rest = unquotedEnd(text, q.end);
-      field = q.value + text.slice(q.end, rest);
-      lineNo += q.newlines;
-      i = rest;
-    } else {
-      const end = unquotedEnd(text, i);
-      field = text.slice(i, end);
-      i = end;
-    }
-    fields.push(field);
-    const c = text.charCodeAt(i);
-    i += 1;
-    if (c === 44) continue;
-    // End of record (CR, LF, CRLF or end of text); a blank line is no record.
-    if (c === 13 && text.charCodeAt(i) === 10) i += 1;
-    if (!(fields.length === 1 && fields[0] === '')) out.push({ fields, line: start });
-    fields = [];
-    lineNo += 1;
-    start = lineNo;
+  if (!(maxRecords >= 1)) return out;
+  // csv-parse counts every CR and LF inside a quoted field as a line (CRLF as two); a physical
+  // line ends at LF there, as an editor shows it, so CRs inside quoted fields are taken back off.
+  let quotedCrs = 0;
+  let lastEnd = 0;
+  let emptyBefore = 0;
+  try {
+    parse(content, {
+      bom: true,
+      record_delimiter: ['\r\n', '\n', '\r'],
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      ...(Number.isFinite(maxRecords) ? { to: Math.floor(maxRecords) } : {}),
+      on_record: (fields: string[], info) => {
+        // info.lines is the line the record ends on; it starts as many lines earlier as it holds LFs.
+        quotedCrs += countIn(fields, '\r');
+        lastEnd = info.lines - quotedCrs;
+        emptyBefore = info.empty_lines;
+        out.push({ fields, line: lastEnd - countIn(fields, '\n') });
+        return null;
+      },
+    });
+  } catch (e) {
+    if (!(e instanceof CsvError)) throw e;
+    // The record that failed starts after the last one read and the empty lines skipped since.
+    const empty = typeof e.empty_lines === 'number' ? e.empty_lines : emptyBefore;
+    const at = lastEnd + 1 + empty - emptyBefore;
+    throw new ParseError(at, e.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quoted field is not closed' : e.message);
   }
   return out;
 }

@@ -2,7 +2,7 @@ import type { Migration } from '../../storage/migration-types.js';
 
 /**
  * Reconciliation: bank feed lines, their matches to documents, imports, and receipts. Applied
- * after the general ledger (see storage/migrations.ts). Receipts keep their bytes as base64 TEXT
+ * after the general ledger (see schema.ts). Receipts keep their bytes as base64 TEXT
  * in the database (BLOB and bytea are not portable), so both engines and every backup keep a
  * receipt with the records it supports.
  */

@@ -1,0 +1,99 @@
+/**
+ * The ordered list of every migration, collected here where the server is assembled: storage
+ * owns the machinery and its own core tables, each area owns its tables, and only this layer
+ * sees them all. Whatever opens a database (server.ts, the CLI, tests, benchmarks) passes this
+ * list to storage, which migrates, checks schemas and backups, and answers readiness from it.
+ * Ids and names are what installations record in schema_migrations: never change or reorder them.
+ */
+import { migration as aiCalls } from './domain/ask/migration.js';
+import { migration as assets } from './domain/assets/migration.js';
+import { migration as pendingAssets } from './domain/assets/migration-pending.js';
+import { migration as bankAccounts } from './domain/banking/migration.js';
+import { migration as directEntry } from './domain/banking/migration-direct-entry.js';
+import { migration as contacts } from './domain/contacts/migration.js';
+import { migration as corrections } from './domain/corrections/migration.js';
+import { migration as generalLedger } from './domain/gl/migration.js';
+import { migration as dayOne, migrationIssueDates } from './domain/gl/migration-day-one.js';
+import { migration as payables } from './domain/payables/migration.js';
+import { migration as payablesBankDetails } from './domain/payables/migration-bank-details.js';
+import { migration as payRuns } from './domain/payroll/migration.js';
+import { migration as stp } from './domain/payroll/migration-stp.js';
+import { migration as people } from './domain/people/migration.js';
+import { migration as receivables } from './domain/receivables/migration.js';
+import { migration as reconciliation } from './domain/reconciliation/migration.js';
+import { migration as reports } from './domain/reports/migration.js';
+import { migration as tax } from './domain/tax/migration.js';
+import { migration as calendar } from './calendar/migration.js';
+import { migration as chainVerified } from './ledger/migration.js';
+import { migration as checkpoints } from './ledger/migration-checkpoints.js';
+import { migration as orgTimeZone } from './org/migration.js';
+import { migration as authEpoch } from './org/migration-auth-epoch.js';
+import { migration as oauth } from './org/migration-oauth.js';
+import { migration as paymentAccount } from './org/migration-payment-account.js';
+import { migration as orgProfile } from './org/migration-profile.js';
+import { migration as searchKeys } from './storage/migration-search.js';
+import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
+
+export type { Migration } from './storage/migrations.js';
+
+/** Every migration, applied in this order: ids ascend (both engines refuse a list that does not). */
+export const migrations: readonly Migration[] = [
+  // The core tables (1) and the signature law, approvals, bills, outbox and human lane (2).
+  ...coreMigrations,
+  // The general ledger, 3.
+  generalLedger,
+  // Area schemas: receivables 4, payables and expenses 5, reconciliation 6.
+  receivables,
+  payables,
+  reconciliation,
+  // Verified chain heads for the console badge, 10.
+  chainVerified,
+  // Report indexes, 11.
+  reports,
+  // Search keys computed in TypeScript, 12.
+  searchKeys,
+  // The sign-in throttling sweep index, 13.
+  loginAttemptsSweep,
+  // Bills held for changed bank details, 14.
+  payablesBankDetails,
+  // The organisation's time zone, 15.
+  orgTimeZone,
+  // People: employees, leave requests, leave accrual ledger, 20.
+  people,
+  // Tax: BAS returns and 2150, 21.
+  tax,
+  // Fixed assets, 22.
+  assets,
+  // Pay runs and their lines, 23.
+  payRuns,
+  // Single Touch Payroll submissions, 24.
+  stp,
+  // Contacts: customers and suppliers as records, 25.
+  contacts,
+  // Organisation profile, agent revocation, pairing codes, 26.
+  orgProfile,
+  // The AI gateway's audit (books.ask) that cost.rollup sums, 27.
+  aiCalls,
+  // Date indexes of the calendar (meetings.list), 28.
+  calendar,
+  // Signed checkpoints of each chain head, 29.
+  checkpoints,
+  // Invoice numbers and references, lock date, conversion date, 30.
+  dayOne,
+  // Bill and expense claim issue dates, 31.
+  migrationIssueDates,
+  // Opening balances and corrections, 32.
+  corrections,
+  // Bank, credit-card and loan accounts as records, 33.
+  bankAccounts,
+  // The payment account printed on tax invoices, 34.
+  paymentAccount,
+  // The credential epoch on each organisation head, 35 (principals kept in memory by the API).
+  authEpoch,
+  // Pending fixed assets: what each depreciation run skipped, 36.
+  pendingAssets,
+  // Direct-entry details on bank account records; the funding record of each run, 37.
+  directEntry,
+  // OAuth clients and grants for remote MCP connectors, 38.
+  oauth,
+];
