@@ -1,8 +1,8 @@
 // People scenario for docs/methods.md: onboard an employee through the tax
 // declaration, super fund and the contract (a signature act: hold, approval.request, a human's
-// decision, retry with the proof), request and approve leave, and read the employees with their
-// leave balances. 876543210 is a sample TFN that passes the ATO check digit; every answer and
-// event carries it masked.
+// decision, retry with the proof), change her terms from a date (a new bank account is held for a
+// human), request and approve leave, and read the employees with their leave balances. 876543210
+// is a sample TFN that passes the ATO check digit; every answer and event carries it masked.
 export async function run({ post, decide }) {
   const emp = await post(
     'books.onboardingStart',
@@ -64,6 +64,17 @@ export async function run({ post, decide }) {
   await decide(req.result.approvalId);
   await post('books.onboardingAdvance', { ...contract, approvalId: req.result.approvalId }, 'Retry with the proof: the employee is active');
   await post('books.onboardingAdvance', contract, 'The same step again: a no-op');
+  await post('books.employeeUpdate', { id, annualSalaryCents: 7_800_000 }, 'A pay rise without effectiveFrom: refused, naming the field');
+  await post(
+    'books.employeeUpdate',
+    { id, effectiveFrom: '2027-07-01', annualSalaryCents: 7_800_000, title: 'Cafe manager' },
+    "A pay rise and a new title from 1 July: recorded, pending until then (the terms shown are today's)",
+  );
+  await post(
+    'books.employeeUpdate',
+    { id, bsb: '033-001', accountNumber: '99887766', accountName: 'Aroha Ngata' },
+    'A new net pay bank account: held for a human, the account that was and the one that is now in full',
+  );
   const leave = await post(
     'books.leaveRequest',
     { employeeId: id, leaveType: 'annual', startDate: '2026-12-21', endDate: '2026-12-24', hours: 30 },

@@ -126,7 +126,7 @@ const KIND_NOTES: Readonly<Record<'read' | 'write' | 'creates' | 'new-act', stri
 /** The approval loop, compact, in each signature act's description (the full text is in INSTRUCTIONS). */
 export function approvalNote(spec: MethodSpec): string {
   return (
-    `Signature act: a human approves it first. On status "approval_required": ${APPROVAL_REQUEST_TOOL} with next.arguments, ` +
+    `Needs a human. On "approval_required": ${APPROVAL_REQUEST_TOOL} with next.arguments, ` +
     `${APPROVAL_WAIT_TOOL} until "approved", then ${toolName(spec.name)} again with the same params plus ${APPROVAL_ID}.`
   );
 }

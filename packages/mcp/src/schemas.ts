@@ -20,7 +20,7 @@ const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${limits.idempotencyKeyChar
 
 const IDEMPOTENCY_KEY_SCHEMA = {
   type: 'string',
-  description: 'Reuse when retrying this call: the server acts once',
+  description: 'Reuse on retry: acts once',
 } as const;
 
 /** Every `description` in a JSON Schema (nested too) with its cross-references written as tool names. */

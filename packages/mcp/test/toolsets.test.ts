@@ -87,7 +87,7 @@ describe('the idempotencyKey argument', () => {
       const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string; maxLength?: number }>;
       expect('idempotencyKey' in props, tool.name).toBe(writes);
       if (writes) {
-        expect(props.idempotencyKey?.description).toContain('Reuse when retrying this call');
+        expect(props.idempotencyKey?.description).toContain('Reuse on retry');
         expect(props.idempotencyKey).toEqual({ type: 'string', description: expect.any(String) as string });
         expect(tool.inputSchema.required ?? []).not.toContain('idempotencyKey');
       }

@@ -1005,6 +1005,28 @@ export const onboardingAdvance = eventKind({
   emittedBy: [peopleM.onboardingAdvance],
 });
 
+export const employeeUpdate = eventKind({
+  family: 'books',
+  kind: 'books.employee.update',
+  summary:
+    "An active employee's terms changed from effectiveFrom (a bank account change with a human proof): the terms changed and their new values, the bank account and TFN masked.",
+  payload: z.strictObject({
+    effectiveFrom: str(),
+    changed: z.array(z.enum(peopleM.EMPLOYEE_TERMS)),
+    annualSalaryCents: int().optional(),
+    hourlyRateCents: int().optional(),
+    hoursPerWeek: int().optional(),
+    title: str().optional(),
+    superFund: z.strictObject({ fundName: str(), fundAbn: str(), memberNumber: str() }).optional(),
+    taxDeclaration: z
+      .strictObject({ taxFileNumber: str(), residency: z.enum(['resident', 'foreign']), claimsTaxFreeThreshold: z.boolean() })
+      .optional(),
+    bankAccount: str().optional(),
+    ...proof,
+  }),
+  emittedBy: [peopleM.employeeUpdate],
+});
+
 const leaveType = z.enum(peopleM.LEAVE_TYPES);
 /** A leave request's hours, its status after the event and the warning when it exceeds the balance. */
 const leaveOutcome = <S extends string>(status: S) => ({ hours: z.number(), status: z.literal(status), warning: str().nullable() });
@@ -1090,15 +1112,32 @@ export const stpResubmit = eventKind({
   emittedBy: [payrollM.stpResubmit],
 });
 
+export const stpFinalise = eventKind({
+  family: 'books',
+  kind: 'books.stp.finalise',
+  summary:
+    "A financial year's STP finalisation, or an amendment of it, was signed by a human and queued: the submission, the year, the employees and the amendment's reason.",
+  payload: z.strictObject({
+    submissionId: str(),
+    kind: z.enum(payrollM.STP_FINAL_KINDS),
+    financialYear: str(),
+    employeeIds: ids(),
+    reason: str().nullable(),
+    ...proof,
+  }),
+  emittedBy: [payrollM.stpFinalise],
+});
+
 export const stpLodged = eventKind({
   family: 'books',
   kind: 'books.stp.lodged',
-  summary: "The lodgement channel confirmed an STP submission: the receipt file's name and SHA-256.",
+  summary:
+    "The lodgement channel confirmed an STP submission: the receipt file's name and SHA-256 (payRunId null for a year's finalisation).",
   payload: z.strictObject({
     ...filing,
     id: str(),
-    payRunId: str(),
-    kind: z.enum(['pay', 'correction', 'resubmission']),
+    payRunId: str().nullable(),
+    kind: z.enum(payrollM.STP_SUBMISSION_KINDS),
     ...lodgedReceipt,
   }),
   emittedBy: ['system'],
@@ -1222,12 +1261,14 @@ export const eventKinds: readonly EventKindSpec[] = [
   assetRegister,
   onboardingStart,
   onboardingAdvance,
+  employeeUpdate,
   leaveRequest,
   leaveApprove,
   payRunDraft,
   payRunSign,
   payRunRecall,
   stpResubmit,
+  stpFinalise,
   stpLodged,
   contactCreate,
   contactUpdate,

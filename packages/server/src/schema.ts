@@ -18,7 +18,9 @@ import { migration as payables } from './domain/payables/migration.js';
 import { migration as payablesBankDetails } from './domain/payables/migration-bank-details.js';
 import { migration as payRuns } from './domain/payroll/migration.js';
 import { migration as stp } from './domain/payroll/migration-stp.js';
+import { migration as stpFinalise } from './domain/payroll/migration-stp-finalise.js';
 import { migration as people } from './domain/people/migration.js';
+import { migration as employeeChanges } from './domain/people/migration-changes.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -96,4 +98,8 @@ export const migrations: readonly Migration[] = [
   directEntry,
   // OAuth clients and grants for remote MCP connectors, 38.
   oauth,
+  // STP finalisation and amendment; submissions carry their financial year, 39.
+  stpFinalise,
+  // Dated changes to employees (books.employeeUpdate), 40.
+  employeeChanges,
 ];

@@ -144,6 +144,10 @@ describe.each(engines)('books.ask through an OpenAI-compatible provider (%s)', (
     expect(names).not.toContain('books_employees');
     // Nor the business's own bank account numbers.
     expect(names).not.toContain('books_bankAccounts');
+    // Nor payroll: STP submissions, and the reports tool without its per-employee types.
+    expect(names).not.toContain('books_stpSubmissions');
+    const reportsTool = req.body.tools.find((x: any) => x.function.name === 'books_reports');
+    expect(reportsTool.function.parameters.properties.type.enum).not.toContain('payroll_activity');
     const row = await auditOf(r.ledgerId);
     expect(row).toMatchObject({ provider: 'openai', model: 'stub-model', error: null });
     expect(Number(row!.input_tokens)).toBe(1_200);

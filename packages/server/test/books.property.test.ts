@@ -1341,6 +1341,41 @@ class Run {
    * per run) is 2300's balance (nothing when paid ahead), the PAYG carried in is what payments to
    * 2200 have not covered of it.
    */
+  /**
+   * The payroll reports against the model, once per run (after its last act: each report reads
+   * every run and leave entry, too dear to repeat after every act).
+   */
+  async checkPayrollReports(where: string): Promise<void> {
+    for (const asOf of [today(), inDays(10)]) {
+      const paid = this.m.payRuns.filter((r) => r.status === 'signed' && r.paymentDate <= asOf);
+      const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => paid.reduce((s, r) => s + r[k], 0);
+      // The payroll activity report over everything paid by asOf is these signed runs; the leave
+      // balances report is the leave ledger as at asOf, one row per employee hired.
+      const activity = await this.read('books.reports', { type: 'payroll_activity', from: '2000-01-01', to: asOf });
+      const pa = activity.totals;
+      expect(
+        [
+          pa.runs,
+          pa.grossCents,
+          pa.paygWithheldCents,
+          pa.superCents,
+          pa.netCents,
+          pa.earnings.salaryWagesCents + pa.earnings.paidLeaveCents,
+        ],
+        `payroll activity to ${asOf} ${where}`,
+      ).toEqual([paid.length, sum('grossCents'), sum('paygCents'), sum('superCents'), sum('netCents'), sum('grossCents')]);
+      const leave = await this.read('books.reports', { type: 'leave_balances', asOf });
+      const ledger = await this.t.db.reader.get<{ s: number | string | null }>(
+        'SELECT SUM(milli_hours) AS s FROM leave_ledger WHERE org_id = ? AND on_date <= ?',
+        [this.o.orgId, asOf],
+      );
+      expect(
+        [leave.employees.length, leave.totals.annual.milliHours + leave.totals.personal.milliHours],
+        `leave balances as at ${asOf} ${where}`,
+      ).toEqual([this.m.employees, Number(ledger?.s ?? 0)]);
+    }
+  }
+
   async checkPayroll(where: string): Promise<void> {
     for (const asOf of [today(), inDays(10)]) {
       const { accounts } = await this.read('books.accounts', { asOf });
@@ -1571,6 +1606,7 @@ for (const engine of engines) {
               await run.step(a);
               await run.check();
             }
+            await run.checkPayrollReports('after the last act');
           },
         ),
         { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: false },

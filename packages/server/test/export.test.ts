@@ -66,6 +66,12 @@ describe('csv cells', () => {
       { path: 'assets.totalCents', value: 5 },
     ]);
   });
+
+  it("puts each figure of an item's nested object in its own dotted column; arrays stay one cell", () => {
+    const { columns, rows } = reportRows({ employees: [{ name: 'A', earnings: { paidLeaveCents: 7 }, ids: ['x'] }] });
+    expect(columns).toEqual(['path', 'name', 'earnings.paidLeaveCents', 'ids', 'value']);
+    expect(rows).toEqual([{ path: 'employees', name: 'A', 'earnings.paidLeaveCents': 7, ids: ['x'] }]);
+  });
 });
 
 describe.each(engines)('export on %s', (engine) => {
@@ -107,6 +113,8 @@ describe.each(engines)('export on %s', (engine) => {
       'aged_receivables.csv',
       'aged_payables.csv',
       'gst_summary.csv',
+      'payroll_activity.csv',
+      'leave_balances.csv',
     ]);
 
     const lines = records(join(out, 'journals.csv'));

@@ -449,6 +449,11 @@ describe.each(engines)('every books write replays with the same key and params (
         return { ...params, approvalId };
       },
     ],
+    [
+      'employeeUpdate',
+      'books.employeeUpdate',
+      async () => ({ id: await activeEmployeeId(), effectiveFrom: '2026-09-01', hoursPerWeek: 30 }),
+    ],
     ['leaveRequest', 'books.leaveRequest', async () => ({ employeeId: await activeEmployeeId(), ...LEAVE })],
     [
       'leaveApprove',
@@ -486,6 +491,21 @@ describe.each(engines)('every books write replays with the same key and params (
         await decide(t, org, approvalId, true);
         await ok('books.payrollSign', { id, approvalId });
         return { payRunId: id, reason: 'ATO asked for it again' };
+      },
+    ],
+    [
+      'stpFinalise completed with a proof',
+      'books.stpFinalise',
+      async () => {
+        const employee = await activeEmployeeId();
+        const { id } = await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [employee] });
+        const sign = await heldAndRequested(t, org, 'books.payrollSign', { id });
+        await decide(t, org, sign.approvalId, true);
+        await ok('books.payrollSign', { id, approvalId: sign.approvalId });
+        const params = { financialYear: '2026-27', employeeIds: [employee] };
+        const { approvalId } = await heldAndRequested(t, org, 'books.stpFinalise', params);
+        await decide(t, org, approvalId, true);
+        return { ...params, approvalId };
       },
     ],
     // Contacts: a document by contactId, a new contact, a contact's changes.

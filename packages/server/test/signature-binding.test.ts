@@ -25,10 +25,12 @@ describe('binding signature acts from their declaration', () => {
     expect(declared.map((m) => m.name).sort()).toEqual([
       'books.billApprove',
       'books.billScheduleRun',
+      'books.employeeUpdate',
       'books.invoiceChaseStep',
       'books.matchHoldResolve',
       'books.onboardingAdvance',
       'books.payrollSign',
+      'books.stpFinalise',
       'books.taxSignLodge',
     ]);
     for (const m of declared) expect(methodRegistry.get(m.name)?.spec).toBe(m);

@@ -333,7 +333,19 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
     // The model's tools (books.ask with an outside provider) are read methods only: never a
     // file's bytes, never the employee records.
     const tools = readTools(methodRegistry.values()).map((x) => x.method);
-    for (const never of ['books.file', 'books.files', 'books.employees']) expect(tools).not.toContain(never);
+    for (const never of ['books.file', 'books.files', 'books.employees', 'books.stpSubmissions']) expect(tools).not.toContain(never);
+    // Nor the per-employee reports: absent from the reports tool's schema, and refused if named.
+    const reportsTool = readTools(methodRegistry.values()).find((x) => x.method === 'books.reports');
+    const typeEnum = (reportsTool?.parameters.properties as Record<string, { enum?: string[] }>).type?.enum;
+    expect(typeEnum).toContain('profit_and_loss');
+    expect(typeEnum).not.toContain('payroll_activity');
+    expect(typeEnum).not.toContain('leave_balances');
+    const ctx = { db: t.db, orgId: o.orgId, principal: { scopes: ['books.read'] } } as unknown as Parameters<
+      NonNullable<typeof reportsTool>['run']
+    >[1];
+    await expect(reportsTool?.run({ type: 'leave_balances' }, ctx)).rejects.toThrow(
+      'type: leave_balances is per employee and is not offered to the model',
+    );
 
     // Event payloads as stored (the events read above served them; this is every row).
     const events = await t.db.reader.all<{ seq: number; payload: string }>('SELECT seq, payload FROM events WHERE org_id = ?', [o.orgId]);

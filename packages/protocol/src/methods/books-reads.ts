@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accountCode } from './aba-fields.js';
 import { id, isCalendarDate, isoDate, method, pageLimit } from './index-fields.js';
+import { EMPLOYMENT_BASES } from './people.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -102,11 +103,19 @@ export const REPORT_TYPES = [
   'aged_receivables',
   'aged_payables',
   'gst_summary',
+  'payroll_activity',
+  'leave_balances',
 ] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
 /** Reports as at one date; the others cover a period from..to. */
-export const AS_OF_REPORTS: readonly ReportType[] = ['trial_balance', 'balance_sheet', 'aged_receivables', 'aged_payables'];
+export const AS_OF_REPORTS: readonly ReportType[] = [
+  'trial_balance',
+  'balance_sheet',
+  'aged_receivables',
+  'aged_payables',
+  'leave_balances',
+];
 
 /** Where 1A and 1B on the front of the BAS come from (ATO: accounts method or calculation worksheet). */
 export const GST_METHODS = ['accounts', 'worksheet'] as const;
@@ -270,15 +279,72 @@ export const gstSummary = z.object({
   ),
 });
 
+/**
+ * Gross by Single Touch Payroll earnings type: salary and wages (gross less paid leave) and paid
+ * leave, the split the STP pay event reports. A type modelled later is a new key; they add up to gross.
+ */
+const earningsByType = z.object({ salaryWagesCents: int(), paidLeaveCents: int() });
+
+/** Milli-hours (1/1000 hour) per leave type. */
+const milliHoursByLeaveType = z.object({ annual: int(), personal: int() });
+
+const payrollFigures = {
+  /** Signed runs counted; in totals the distinct runs, not the sum of each employee's. */
+  runs: int(),
+  earnings: earningsByType,
+  grossCents: int(),
+  paygWithheldCents: int(),
+  superCents: int(),
+  netCents: int(),
+  /** Approved leave the runs paid, by type. */
+  leaveTakenMilliHours: milliHoursByLeaveType,
+};
+
+export const payrollActivity = z.object({
+  type: z.literal('payroll_activity'),
+  from: z.string(),
+  to: z.string(),
+  /** Each employee paid by a signed run whose payment date is in from..to (recalled runs excluded), by name. */
+  employees: z.array(z.object({ employeeId: z.string(), name: z.string(), ...payrollFigures })),
+  totals: z.object(payrollFigures),
+});
+
+/** A leave balance and its value at the employee's hourly-equivalent rate in force on asOf (integer cents, half up). */
+const leaveBalance = z.object({ milliHours: int(), valueCents: int() });
+const leaveBalancesByType = { annual: leaveBalance, personal: leaveBalance };
+
+export const leaveBalancesReport = z.object({
+  type: z.literal('leave_balances'),
+  asOf: z.string(),
+  /**
+   * Each active employee started by asOf, by name: the leave ledger as at asOf (accruals less leave
+   * taken). Valued at hourlyRateCents, or annualSalaryCents ÷ (hoursPerWeek × 52), the pay in force
+   * on asOf (shown here); no leave loading.
+   */
+  employees: z.array(
+    z.object({
+      employeeId: z.string(),
+      name: z.string(),
+      employmentBasis: z.enum(EMPLOYMENT_BASES),
+      annualSalaryCents: int().nullable(),
+      hourlyRateCents: int().nullable(),
+      hoursPerWeek: int(),
+      ...leaveBalancesByType,
+      valueCents: int(),
+    }),
+  ),
+  totals: z.object({ ...leaveBalancesByType, valueCents: int() }),
+});
+
 export const reports = method({
   name: 'books.reports',
   scope: 'books.read',
   kind: 'read',
   summary:
-    'A report from the general ledger. As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit) and gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)).',
-  brief: 'Ledger report: as at asOf (trial_balance, balance_sheet, aged_*) or from..to (profit_and_loss, gst_summary).',
+    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave, paidLeaveCents), PAYG withheld, super, net, leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs).",
+  brief: 'Report; from..to for profit_and_loss, gst_summary, payroll_activity; asOf for the rest.',
   params: reportParams,
-  result: z.union([trialBalance, profitAndLoss, balanceSheet, agedReport, gstSummary]),
+  result: z.union([trialBalance, profitAndLoss, balanceSheet, agedReport, gstSummary, payrollActivity, leaveBalancesReport]),
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */

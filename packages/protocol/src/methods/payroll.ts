@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACTION_CLASS } from '../signature.js';
 import { abaText } from './aba-fields.js';
-import { holdFrame, id, isCalendarDate, isoDate, method, reason, withProof } from './index-fields.js';
+import { holdFrame, id, isCalendarDate, isoDate, method, pageLimit, reason, withProof } from './index-fields.js';
 import { funding } from './payables.js';
 import { PAY_FREQUENCIES } from './people.js';
 import type { MethodSpec } from './types.js';
@@ -12,7 +12,9 @@ import type { MethodSpec } from './types.js';
  * `books.payroll_sign` that posts the run and writes the net pay ABA file when a funding account is
  * given; payrollRecall discards a draft or reverses a signed run before its payment date.
  * Single Touch Payroll: signing queues the run's pay event through the lodgement adapter, recalling a
- * signed run a correcting one, and stpResubmit sends it again (docs/books.md "Single Touch Payroll").
+ * signed run a correcting one, and stpResubmit sends it again (docs/books.md "Single Touch Payroll");
+ * stpFinalise (the same signature class) finalises or amends a financial year, and stpSubmissions
+ * lists every submission.
  */
 
 export const PAY_RUN_STATUSES = ['draft', 'signed', 'recalled'] as const;
@@ -175,5 +177,113 @@ export const stpResubmit = method({
   }),
 });
 
+/** Every kind of STP submission: a run's pay event, its correction and resubmissions; a year's finalisation and amendments. */
+export const STP_SUBMISSION_KINDS = ['pay', 'correction', 'resubmission', 'finalisation', 'amendment'] as const;
+export const STP_FINAL_KINDS = ['finalisation', 'amendment'] as const;
+export const STP_SUBMISSION_STATUSES = ['queued', 'lodged'] as const;
+
+const FINANCIAL_YEAR = /^(\d{4})-(\d{2})$/;
+
+/** A financial year (1 July to 30 June) as the ATO writes it: `2025-26` is 1 July 2025 to 30 June 2026. */
+export const financialYear = () =>
+  z
+    .string()
+    .regex(FINANCIAL_YEAR, { error: 'must be a financial year like 2025-26 (1 July 2025 to 30 June 2026)' })
+    .refine(
+      (s) => {
+        const m = FINANCIAL_YEAR.exec(s);
+        return m === null || (Number(m[1]) + 1) % 100 === Number(m[2]);
+      },
+      { error: 'must name two consecutive years, like 2025-26' },
+    );
+
+const finalisedPayee = z.object({
+  employeeId: z.string(),
+  name: z.string(),
+  /** Year-to-date over the employee's signed runs paid in the year. */
+  grossCents: z.number().int(),
+  paygWithheldCents: z.number().int(),
+  superLiabilityCents: z.number().int(),
+});
+
+const stpFinalisation = z.object({
+  submissionId: z.string(),
+  kind: z.enum(STP_FINAL_KINDS),
+  status: z.enum(STP_SUBMISSION_STATUSES),
+  financialYear: z.string(),
+  employees: z.array(finalisedPayee),
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const stpFinalise = method({
+  name: 'books.stpFinalise',
+  scope: 'books.write',
+  kind: 'signature',
+  actionClass: ACTION_CLASS.payrollSign,
+  summary:
+    "Finalise Single Touch Payroll for a financial year (financialYear `2025-26`: 1 July 2025 to 30 June 2026), which marks the employees' income statements tax ready: a signature act of class books.payroll_sign, always held for a human whose summary names the year and each employee with year-to-date gross, PAYG withheld and super. employeeIds defaults to every employee paid by a signed run in the year (and any finalised for it before). With the proof it queues an STP update event through the lodgement adapter (lodgement kind stp_pay_event, submissionKind `finalisation`: each payee's YTD over their signed runs paid in the year, finalEvent true); status `queued`, `lodged` once the adapter confirms. Finalising an employee already finalised for the year is an `amendment` with the current figures and needs a reason (BAD_REQUEST naming reason); the same figures as every employee's last finalisation or amendment is a no-op answering that submission. Any time during or after the year; a year not yet begun is BAD_REQUEST. CONFLICT: an employee with no signed run in the year (never finalised), or a draft run paid in the year for any of them (sign or recall it first). A run signed or recalled later leaves the year finalised: books.stpSubmissions lists those employees in amendmentNeeded.",
+  brief: "Finalise or amend a financial year's STP: income statements become tax ready.",
+  params: withProof({
+    financialYear: financialYear().describe('Like 2025-26'),
+    employeeIds: z
+      .array(id())
+      .min(1, { error: 'must have at least 1 employee' })
+      .max(PAY_RUN_EMPLOYEES_MAX, { error: `must have at most ${PAY_RUN_EMPLOYEES_MAX} employees` })
+      .optional()
+      .describe('Default all paid'),
+    reason: reason().optional().describe('Required to amend'),
+  }).superRefine((p, ctx) => {
+    const ids = p.employeeIds ?? [];
+    const twice = ids.find((x, i) => ids.indexOf(x) !== i);
+    if (twice !== undefined) ctx.addIssue({ code: 'custom', path: ['employeeIds'], message: `names ${twice} twice` });
+  }),
+  result: z.union([stpFinalisation, holdFrame]),
+});
+
+const stpSubmission = z.object({
+  id: z.string(),
+  kind: z.enum(STP_SUBMISSION_KINDS),
+  status: z.enum(STP_SUBMISSION_STATUSES),
+  /** The run a pay event is about; null for a finalisation or amendment. */
+  payRunId: z.string().nullable(),
+  financialYear: z.string(),
+  employeeCount: z.number().int(),
+  /** The recall's, resubmission's or amendment's reason. */
+  reason: z.string().nullable(),
+  /**
+   * On an employee's newest finalisation or amendment for the year: the employees whose YTD has
+   * changed since (a run signed or recalled later), to be amended. Empty otherwise.
+   */
+  amendmentNeeded: z.array(z.string()),
+  createdAt: z.string(),
+  lodgedAt: z.string().nullable(),
+  /** Once lodged: the file delivered and its SHA-256. */
+  receipt: z.object({ fileName: z.string(), sha256: z.string() }).nullable(),
+});
+
+export const stpSubmissions = method({
+  name: 'books.stpSubmissions',
+  scope: 'books.read',
+  kind: 'read',
+  summary:
+    'List Single Touch Payroll submissions, newest first: pay events, corrections and resubmissions of pay runs (payRunId), and finalisations and amendments of a financial year (payRunId null), each with kind, status (`queued`, `lodged` once the lodgement adapter confirms), financialYear, employeeCount, reason, createdAt, lodgedAt and the receipt (file name, SHA-256). amendmentNeeded names the employees whose YTD changed after their newest finalisation or amendment. Filter by kind and financialYear; page with cursor and limit (1–200, default 50). No TFN.',
+  brief: 'STP submissions, newest first: kind, status, receipt, amendments needed.',
+  params: z.strictObject({
+    kind: oneOf(STP_SUBMISSION_KINDS).optional().describe('Kind'),
+    financialYear: financialYear().optional().describe('Like 2025-26'),
+    cursor: id().optional().describe('nextCursor'),
+    limit: pageLimit().optional().describe('1-200 (50)'),
+  }),
+  result: z.object({ submissions: z.array(stpSubmission), nextCursor: z.string().nullable() }),
+});
+
 /** Declarations of this area (see index.ts). */
-export const payrollMethods = [payrollDraft, payrollSign, payrollRecall, stpResubmit] as const satisfies readonly MethodSpec[];
+export const payrollMethods = [
+  payrollDraft,
+  payrollSign,
+  payrollRecall,
+  stpResubmit,
+  stpFinalise,
+  stpSubmissions,
+] as const satisfies readonly MethodSpec[];

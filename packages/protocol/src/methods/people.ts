@@ -7,7 +7,8 @@ import type { MethodSpec } from './types.js';
 
 /**
  * People (docs/books.md, people): onboarding an employee (details → tax declaration → super fund →
- * contract, the contract a signature act), leave requests and approvals, and the employees read
+ * contract, the contract a signature act), dated changes of an active employee's terms (a new bank
+ * account a signature act), leave requests and approvals, and the employees read
  * with leave balances. A TFN is never returned, logged or put in an event: reads carry it masked
  * to its last 3 digits. Pay runs (payrollDraft/Sign/Recall, STP) build on these records.
  */
@@ -81,6 +82,8 @@ export const employee = z.object({
   title: z.string().nullable(),
   /** The event that made the last change (a repeat that changes nothing returns it). */
   ledgerId: z.string(),
+  /** The date the next change recorded by books.employeeUpdate comes into force (the fields above are today's). */
+  pendingFrom: z.string().nullable().optional(),
   noop: z.boolean().optional(),
 });
 
@@ -183,6 +186,80 @@ export const onboardingAdvance = method({
   result: z.union([employee, holdFrame]),
 });
 
+const SUPER_FIELDS = ['fundName', 'fundAbn', 'memberNumber'] as const;
+const TAX_FIELDS = ['taxFileNumber', 'residency', 'claimsTaxFreeThreshold'] as const;
+/** Pay terms: a change of them needs effectiveFrom (pay runs apply them by period). */
+const PAY_FIELDS = ['annualSalaryCents', 'hourlyRateCents', 'hoursPerWeek'] as const;
+const CHANGE_FIELDS = [...PAY_FIELDS, 'title', ...SUPER_FIELDS, ...TAX_FIELDS, ...BANK_FIELDS] as const;
+
+/** The terms one books.employeeUpdate call changes (the super fund, tax declaration and bank account each count as one). */
+export const EMPLOYEE_TERMS = [
+  'annualSalaryCents',
+  'hourlyRateCents',
+  'hoursPerWeek',
+  'title',
+  'superFund',
+  'taxDeclaration',
+  'bankAccount',
+] as const;
+
+export const employeeUpdate = method({
+  name: 'books.employeeUpdate',
+  scope: 'books.write',
+  kind: 'signature',
+  actionClass: ACTION_CLASS.onboardingAdvance,
+  summary:
+    "Change an active employee's terms from effectiveFrom (on or after the start date; default today in the organisation's time zone; required with pay or hours): annualSalaryCents or hourlyRateCents (whichever the employee is paid by: a change of pay basis, employment basis or pay frequency is not supported), hoursPerWeek (1–80), title, the super fund {fundName, fundAbn, memberNumber}, the tax declaration {taxFileNumber, residency, claimsTaxFreeThreshold} (checked as the onboarding step) and the bank account {bsb, accountNumber, accountName}, each group given whole. Pay runs use the pay and hours in force on the period's start date (a change effective mid-period applies from the next period; nothing is pro-rated) and the tax declaration, super fund and bank account in force on the payment date; name and email are not changed here; a draft keeps its figures (recall and redraft). A change of bank account is the signature act books.onboarding_advance: held for a human whose summary shows the account was and is now, in full; other changes need no proof. The same values again are a no-op; other values for a term a change already recorded for the same effectiveFrom sets are CONFLICT naming it, as is a change that a signed pay run already paid on the old terms (back pay is not modelled). The answer shows the terms in force today, pendingFrom (the next future-dated change) and the change recorded. The TFN is never returned or put in an event.",
+  brief: "Change an employee's pay, hours, title, super, tax or bank from a date; a new bank account needs a human.",
+  params: withProof({
+    id: id().describe('Employee id'),
+    effectiveFrom: isoDate().optional().describe('Default today'),
+    annualSalaryCents: cents().optional().describe('If salaried'),
+    hourlyRateCents: cents().optional().describe('If hourly'),
+    hoursPerWeek: hoursPerWeek().optional().describe('1-80'),
+    title: text().optional().describe('Job title'),
+    fundName: text().optional().describe('Super fund'),
+    fundAbn: abn().optional().describe('Fund ABN'),
+    memberNumber: text(30).optional().describe('Member no.'),
+    taxFileNumber: taxFileNumber().optional().describe('TFN or no-TFN code'),
+    residency: oneOf(['resident', 'foreign'] as const)
+      .optional()
+      .describe('Residency'),
+    claimsTaxFreeThreshold: z.boolean({ error: 'must be true or false' }).optional().describe('Never if foreign'),
+    bsb: bsb().optional().describe('Net pay BSB'),
+    accountNumber: bankAccountNumber().optional().describe('Account no.'),
+    accountName: abaText(32).optional().describe('Account name'),
+  }).superRefine((p, ctx) => {
+    if (CHANGE_FIELDS.every((f) => p[f] === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: `give at least one of ${CHANGE_FIELDS.join(', ')}` });
+    }
+    if (p.annualSalaryCents !== undefined && p.hourlyRateCents !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['hourlyRateCents'], message: 'give one of annualSalaryCents and hourlyRateCents' });
+    }
+    const pay = PAY_FIELDS.filter((f) => p[f] !== undefined);
+    if (pay.length > 0 && p.effectiveFrom === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['effectiveFrom'], message: `is required with ${pay.join(', ')}` });
+    }
+    for (const group of [SUPER_FIELDS, TAX_FIELDS, BANK_FIELDS]) {
+      const given = group.filter((f) => p[f] !== undefined);
+      if (given.length === 0) continue;
+      for (const f of group) {
+        if (p[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: `is required with ${given.join(', ')}` });
+      }
+    }
+    if (p.residency === 'foreign' && p.claimsTaxFreeThreshold === true) {
+      ctx.addIssue({ code: 'custom', path: ['claimsTaxFreeThreshold'], message: 'a foreign resident cannot claim the tax-free threshold' });
+    }
+  }),
+  result: z.union([
+    employee.extend({
+      /** The change this call recorded: its date and the terms it changed; null for a no-op. */
+      change: z.object({ effectiveFrom: z.string(), changed: z.array(z.enum(EMPLOYEE_TERMS)) }).nullable(),
+    }),
+    holdFrame,
+  ]),
+});
+
 export const leave = z.object({
   id: z.string(),
   employeeId: z.string(),
@@ -266,6 +343,7 @@ export const employees = method({
 export const peopleMethods = [
   onboardingStart,
   onboardingAdvance,
+  employeeUpdate,
   leaveRequest,
   leaveApprove,
   employees,

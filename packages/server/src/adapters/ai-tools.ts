@@ -1,4 +1,4 @@
-import { bankAccounts, people, validate, type MethodSpec } from '@finance-desk/protocol';
+import { bankAccounts, booksReads, payroll, people, validate, type MethodSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
 import type { MethodBinding, ReadContext } from '../binding.js';
 
@@ -36,7 +36,26 @@ function schemaOf(spec: MethodSpec): Record<string, unknown> {
  * is in books.accounts and the reports). Least privilege: the books' figures are enough for every
  * question the gateway is for.
  */
-export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set([people.employees.name, bankAccounts.bankAccounts.name]);
+export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set([
+  people.employees.name,
+  bankAccounts.bankAccounts.name,
+  payroll.stpSubmissions.name,
+]);
+
+/**
+ * Report types never offered to a model, for the same reason: payroll activity and leave balances
+ * are per employee (names, pay, leave). The reports tool's schema omits them and a call naming one
+ * is refused; wages in total stay in the profit and loss.
+ */
+export const TOOL_EXCLUDED_REPORT_TYPES: ReadonlySet<string> = new Set<booksReads.ReportType>(['payroll_activity', 'leave_balances']);
+
+/** The reports tool's schema without the excluded types in its `type` enum. */
+function withoutExcludedReports(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema.properties as Record<string, { enum?: unknown[] }> | undefined;
+  const type = props?.type;
+  if (type?.enum) type.enum = type.enum.filter((t) => typeof t !== 'string' || !TOOL_EXCLUDED_REPORT_TYPES.has(t));
+  return schema;
+}
 
 export function readTools(bindings: Iterable<MethodBinding>): ReadTool[] {
   const tools: ReadTool[] = [];
@@ -48,11 +67,15 @@ export function readTools(bindings: Iterable<MethodBinding>): ReadTool[] {
       toolName: toolNameOf(spec.name),
       method: spec.name,
       description: spec.summary.slice(0, 1000),
-      parameters: schemaOf(spec),
+      parameters: spec.name === booksReads.reports.name ? withoutExcludedReports(schemaOf(spec)) : schemaOf(spec),
       async run(args, ctx) {
         if (!ctx.principal.scopes.includes(spec.scope)) throw new Error(`missing scope ${spec.scope} for ${spec.name}`);
         const parsed = validate(spec.params, args ?? {});
         if (!parsed.ok) throw new Error(parsed.message);
+        const type = (parsed.value as { type?: unknown }).type;
+        if (spec.name === booksReads.reports.name && typeof type === 'string' && TOOL_EXCLUDED_REPORT_TYPES.has(type)) {
+          throw new Error(`type: ${type} is per employee and is not offered to the model`);
+        }
         return read(parsed.value, ctx);
       },
     });

@@ -34,6 +34,12 @@ export interface ApprovalSubject {
   readonly params: unknown;
 }
 
+/**
+ * The subject id prefix of an STP finalisation or amendment (books.stpFinalise, class
+ * books.payroll_sign): its subject is a financial year's figures, not a pay run.
+ */
+export const STP_FINALISATION_SUBJECT = 'stpfy_';
+
 const NONE: ApprovalFacts = {
   amount: null,
   toWhom: null,
@@ -195,7 +201,8 @@ export async function approvalFacts(q: Queryable, orgId: string, a: ApprovalSubj
     case ACTION_CLASS.billScheduleRun:
       return runFacts(q, orgId, params);
     case ACTION_CLASS.payrollSign:
-      return payRunFacts(q, orgId, a.subjectId);
+      // The class also holds a year's STP finalisation: no money moves, its summary carries the figures.
+      return a.subjectId.startsWith(STP_FINALISATION_SUBJECT) ? NONE : payRunFacts(q, orgId, a.subjectId);
     default:
       // BAS lodgement, held matches, contracts: their server-written summary carries the figures.
       return NONE;

@@ -1,6 +1,6 @@
 import { ACTION_CLASSES, type ActionClass, type UserRole } from '@finance-desk/protocol';
 import { enqueueEmail } from '../adapters/outbox.js';
-import { ACT_TITLES } from './act-titles.js';
+import { actTitle } from './act-titles.js';
 import { formatCents } from '../money.js';
 import type { Uow } from '../write-path.js';
 import { approvalFacts, factLines } from './approval-facts.js';
@@ -74,7 +74,7 @@ export async function emailDeciders(uow: Uow, a: PendingApproval): Promise<numbe
   const orgWords = org ? `${quoted(org.name)} (${org.slug})` : uow.orgId;
   const who = await actorName(uow.tx, uow.orgId, uow.actor, true);
   const facts = await approvalFacts(uow.tx, uow.orgId, a, uow.today);
-  const title = ACT_TITLES[a.actionClass];
+  const title = actTitle(a.actionClass, a.method);
   const path = cardPath(a.approvalId);
   const link = publicUrl
     ? [`Decide on its card: ${publicUrl}${path}`]

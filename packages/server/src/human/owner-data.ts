@@ -255,9 +255,9 @@ export function yearStartOf(date: string, startMonth: number): string {
 }
 
 /**
- * P&L and BAS for from..to, balance sheet as at `to`. Default: this financial year (the
- * profile's start month) to date. The period is checked by books.reports' own params schema,
- * so the page refuses exactly what the API refuses, naming the field.
+ * P&L, BAS and payroll activity for from..to, balance sheet and leave balances as at `to`.
+ * Default: this financial year (the profile's start month) to date. The period is checked by
+ * books.reports' own params schema, so the page refuses exactly what the API refuses, naming the field.
  */
 export async function ownerReports(db: Database, s: HumanSession, query: Query) {
   const [profile, today] = await Promise.all([loadProfile(db.reader, s.orgId), orgToday(db, s.orgId)]);
@@ -269,12 +269,16 @@ export async function ownerReports(db: Database, s: HumanSession, query: Query) 
   const ctx = readContextOf(db, s);
   const profitAndLoss = await runReport(pl, ctx);
   const balanceSheet = await runReport(bs, ctx);
+  const payroll = await runReport(parsedOr400(booksReads.reports.params, { type: 'payroll_activity', from, to }), ctx);
+  const leave = await runReport(parsedOr400(booksReads.reports.params, { type: 'leave_balances', asOf: to }), ctx);
   const basis = profile.gstBasis;
   const bas: Figures = await basFigures(db.reader, s.orgId, from, to, basis);
   return {
     period,
     profitAndLoss: profitAndLoss as Extract<typeof profitAndLoss, { type: 'profit_and_loss' }>,
     balanceSheet: balanceSheet as Extract<typeof balanceSheet, { type: 'balance_sheet' }>,
+    payroll: payroll as Extract<typeof payroll, { type: 'payroll_activity' }>,
+    leave: leave as Extract<typeof leave, { type: 'leave_balances' }>,
     bas,
     basis,
     gstRegistered: profile.gstRegistered,

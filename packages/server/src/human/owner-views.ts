@@ -382,6 +382,62 @@ ${note}
 </section>`;
 }
 
+/** Milli-hours as hours with up to three decimals (`16`, `5.846`, `-2.5`). */
+function hours(milli: number): string {
+  const abs = Math.abs(milli);
+  const frac = String(abs % 1000)
+    .padStart(3, '0')
+    .replace(/0+$/, '');
+  return `${milli < 0 ? '-' : ''}${Math.floor(abs / 1000)}${frac ? `.${frac}` : ''}`;
+}
+
+const num = (n: number | string): Html => html`<td class="num">${n}</td>`;
+
+function payrollTable(r: Awaited<ReturnType<typeof ownerReports>>): Html {
+  const p = r.payroll;
+  type Figures = (typeof p)['totals'];
+  const cells = (f: Figures) =>
+    html`${num(f.runs)}${money(f.earnings.salaryWagesCents)}${money(f.earnings.paidLeaveCents)}${money(f.grossCents)}${money(
+      f.paygWithheldCents,
+    )}${money(f.superCents)}${money(f.netCents)}${num(hours(f.leaveTakenMilliHours.annual))}${num(hours(f.leaveTakenMilliHours.personal))}`;
+  const table = p.employees.length
+    ? html`<div class="table-wrap"><table>
+  <caption class="sr-only">Payroll activity per employee</caption>
+  <thead><tr><th scope="col">Employee</th><th scope="col" class="num">Runs</th><th scope="col" class="num">Salary and wages</th>
+  <th scope="col" class="num">Paid leave</th><th scope="col" class="num">Gross</th><th scope="col" class="num">PAYG withheld</th>
+  <th scope="col" class="num">Super</th><th scope="col" class="num">Net</th><th scope="col" class="num">Annual leave taken (h)</th>
+  <th scope="col" class="num">Personal leave taken (h)</th></tr></thead>
+  <tbody>${p.employees.map((e) => html`<tr><th scope="row">${e.name}</th>${cells(e)}</tr>`)}
+  <tr class="total grand"><th scope="row">Total</th>${cells(p.totals)}</tr></tbody>
+</table></div>`
+    : html`<p>No signed pay run was paid in this period.</p>`;
+  return html`<section aria-labelledby="payroll-title">
+<h2 id="payroll-title">Payroll activity, ${p.from} to ${p.to}</h2>
+<p class="hint">Signed pay runs by payment date (recalled runs left out): the figures Single Touch Payroll reports for them. Runs in the total row are distinct pay runs.</p>
+${table}
+</section>`;
+}
+
+function leaveTable(r: Awaited<ReturnType<typeof ownerReports>>): Html {
+  const l = r.leave;
+  const cells = (b: { annual: { milliHours: number; valueCents: number }; personal: { milliHours: number; valueCents: number } }) =>
+    html`${num(hours(b.annual.milliHours))}${money(b.annual.valueCents)}${num(hours(b.personal.milliHours))}${money(b.personal.valueCents)}`;
+  const table = l.employees.length
+    ? html`<div class="table-wrap"><table>
+  <caption class="sr-only">Leave balances per employee</caption>
+  <thead><tr><th scope="col">Employee</th><th scope="col" class="num">Annual leave (h)</th><th scope="col" class="num">Annual value</th>
+  <th scope="col" class="num">Personal leave (h)</th><th scope="col" class="num">Personal value</th><th scope="col" class="num">Total value</th></tr></thead>
+  <tbody>${l.employees.map((e) => html`<tr><th scope="row">${e.name}</th>${cells(e)}${money(e.valueCents)}</tr>`)}
+  <tr class="total grand"><th scope="row">Total</th>${cells(l.totals)}<td class="num" id="leave-value">${formatCents(l.totals.valueCents)}</td></tr></tbody>
+</table></div>`
+    : html`<p>No active employees.</p>`;
+  return html`<section aria-labelledby="leave-title">
+<h2 id="leave-title">Leave balances as at ${l.asOf}</h2>
+<p class="hint">Accrued less taken, valued at each employee's hourly rate on that date (a salary ÷ (hours a week × 52)). Annual leave loading is not included.</p>
+${table}
+</section>`;
+}
+
 export function reportsBody(form: PeriodForm, r: Awaited<ReturnType<typeof ownerReports>> | null): Html {
   if (!r) {
     return html`<h1>Reports</h1>
@@ -412,5 +468,7 @@ ${periodForm(form)}
 </table></div>
 <p class="hint">Assets equal liabilities plus equity: ${bs.balanced ? 'balanced' : 'NOT balanced'}.</p>
 </section>
-${basTable(r)}`;
+${basTable(r)}
+${payrollTable(r)}
+${leaveTable(r)}`;
 }

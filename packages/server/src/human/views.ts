@@ -1,7 +1,7 @@
 import { ACTION_CLASSES, type ActionClass } from '@finance-desk/protocol';
 import { formatCents } from '../money.js';
 import type { ConsoleApproval, PolicyView } from './console-data.js';
-import { ACT_TITLES } from '../governance/act-titles.js';
+import { ACT_TITLES, actTitle } from '../governance/act-titles.js';
 import { fromNow, html, raw, when, type Html } from './html.js';
 import { csrfToken, type HumanSession } from './sessions.js';
 
@@ -125,7 +125,7 @@ function technical(a: ConsoleApproval): Html {
 
 function approvalCard(a: ConsoleApproval, csrf: string): Html {
   return html`<article class="card" id="${a.approvalId}" aria-labelledby="${a.approvalId}-title">
-  <h2 id="${a.approvalId}-title">${ACT_TITLES[a.actionClass]}</h2>
+  <h2 id="${a.approvalId}-title">${actTitle(a.actionClass, a.payload.method)}</h2>
   ${leadFacts(a)}
   <p class="summary" id="${a.approvalId}-summary">${a.summary}</p>
   ${bankChangeTable(a)}
@@ -173,7 +173,7 @@ function outcome(a: ConsoleApproval): Html {
 
 function historyItem(a: ConsoleApproval): Html {
   return html`<li class="card">
-  <h2>${ACT_TITLES[a.actionClass]}</h2>
+  <h2>${actTitle(a.actionClass, a.payload.method)}</h2>
   <p class="summary">${a.summary}</p>
   <dl class="facts">
     <dt>Outcome</dt><dd>${outcome(a)}</dd>

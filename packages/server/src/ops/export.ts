@@ -93,6 +93,15 @@ async function* pages(spec: MethodSpec, listKey: string, params: Record<string, 
   throw new Error(`${spec.name}: more than ${PAGES_MAX * PAGE} rows`);
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An item's nested objects as dotted columns (`earnings.paidLeaveCents`), so each figure is its own cell. */
+function flatItem(item: Record<string, unknown>, prefix = ''): [string, unknown][] {
+  return Object.entries(item).flatMap(([k, v]) =>
+    isRecord(v) ? flatItem(v, `${prefix}${k}.`) : [[`${prefix}${k}`, v] as [string, unknown]],
+  );
+}
+
 /**
  * A report as rows: every array of objects in it becomes rows tagged with their `path`
  * (e.g. `assets.lines`), every other value a row with its `path` and `value`.
@@ -101,14 +110,15 @@ export function reportRows(report: unknown): { columns: string[]; rows: Record<s
   const rows: Record<string, unknown>[] = [];
   const columns = new Set<string>(['path']);
   const walk = (value: unknown, path: string) => {
-    if (Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))) {
-      for (const item of value as Record<string, unknown>[]) {
-        for (const k of Object.keys(item)) columns.add(k);
-        rows.push({ path, ...item });
+    if (Array.isArray(value) && value.every(isRecord)) {
+      for (const item of value) {
+        const flat = flatItem(item);
+        for (const [k] of flat) columns.add(k);
+        rows.push({ path, ...Object.fromEntries(flat) });
       }
       return;
     }
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    if (isRecord(value)) {
       for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
       return;
     }

@@ -52,7 +52,7 @@ function humanNeeded(c: ActionClass, p: Policy): string {
     [ACTION_CLASS.taxSignLodge]: 'always: signing and lodging a prepared BAS',
     [ACTION_CLASS.billScheduleRun]: 'always: releasing a payment run',
     [ACTION_CLASS.invoiceChaseStep]: 'chase step 2 or more (dunning escalation); step 1 runs at once',
-    [ACTION_CLASS.onboardingAdvance]: 'the contract step of onboarding',
+    [ACTION_CLASS.onboardingAdvance]: "the contract step of onboarding; a change of an employee's net pay bank account",
     [ACTION_CLASS.matchHoldResolve]: `a held bank-feed match above the materiality floor (${formatCents(p.materialityFloorCents)})`,
     [ACTION_CLASS.billApprove]: `a bill held for approval: BANK_DETAILS_CHANGED, ABOVE_FLOOR (total above ${formatCents(p.billApprovalFloorCents)}) or NEW_PAYEE`,
   };

@@ -1,14 +1,18 @@
 import { payroll } from '@finance-desk/protocol';
-import { bind, bindSignature, type MethodBinding } from '../../binding.js';
+import { bind, bindQuery, bindSignature, type MethodBinding } from '../../binding.js';
 import { payrollDraft } from './draft.js';
 import { payrollRecall } from './recall.js';
 import { payrollSign } from './sign.js';
 import { stpResubmit } from './stp.js';
+import { stpFinalise } from './stp-finalise.js';
+import { listStpSubmissions } from './stp-read.js';
 
-/** Methods of this area (pay runs: draft, the signature act, recall; STP resubmission), bound once (registry.ts). */
+/** Methods of this area (pay runs: draft, the signature act, recall; STP resubmission, finalisation, submissions), bound once (registry.ts). */
 export const payrollBindings: readonly MethodBinding[] = [
   bind(payroll.payrollDraft, payrollDraft),
   bindSignature(payrollSign),
   bind(payroll.payrollRecall, payrollRecall),
   bind(payroll.stpResubmit, stpResubmit),
+  bindSignature(stpFinalise),
+  bindQuery(payroll.stpSubmissions, listStpSubmissions),
 ];

@@ -4,6 +4,7 @@ import { badRequest, conflict, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ResultOf, Uow } from '../../write-path.js';
 import { resolveFundingAccount, type ResolvedFunding } from '../banking/accounts.js';
+import { rowsForRun } from '../people/employee-terms.js';
 import { EMPLOYEE_COLUMNS, type EmployeeRow } from '../people/employees.js';
 import { computeLine, type DraftLine } from './draft-line.js';
 import { PayrollDataError } from './withholding.js';
@@ -117,7 +118,9 @@ export async function payrollDraft(p: Params, uow: Uow): Promise<ResultOf<typeof
   // carries); signing checks they have not changed since (sign.ts).
   const record = p.fundingAccountId === undefined ? null : await resolveFundingAccount(uow.tx, uow.orgId, p.fundingAccountId);
   const funding: ResolvedFunding | null = record?.funding ?? p.funding ?? null;
-  const rows = await resolveEmployees(uow, p);
+  // Each employee on the terms in force for this run: pay and hours on the period's first day, the
+  // tax declaration and bank account on the payment date (people/employee-terms.ts).
+  const rows = await rowsForRun(uow.tx, uow.orgId, await resolveEmployees(uow, p), p.periodStart, p.paymentDate);
   validate(p, rows, uow.today, funding);
   const ids = rows.map((e) => e.id);
   const runKey = sha256Hex(

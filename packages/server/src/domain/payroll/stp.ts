@@ -9,6 +9,7 @@ import type { ResultOf, Uow } from '../../write-path.js';
 import { maskedTfn, stpTaxTreatmentCode, tfnQuoted } from '../people/tax-treatment.js';
 import { loadLines, loadRun, type PayRunRow } from './runs.js';
 import { placeholders } from '../../storage/sql.js';
+import { financialYear, financialYearLabel, type FinancialYear } from './stp-year.js';
 
 /**
  * Single Touch Payroll (docs/books.md "Single Touch Payroll"). A pay event is a
@@ -24,13 +25,17 @@ import { placeholders } from '../../storage/sql.js';
  * document's exact bytes go only to the lodgement sink, to a person with payroll decision rights
  * in the console, and into the operator's audit pack (whose verifier checks them byte for byte);
  * every API key, and every other person, gets `maskedPayEvent` (docs/decisions.md "TFNs in files").
+ *
+ * A year's finalisation and its amendments (stp-finalise.ts) are documents of the same kind and
+ * shape, about no pay run (`payRun` null), each payee marked `finalEvent`.
  */
-export type StpKind = 'pay' | 'correction' | 'resubmission';
+export type StpKind = (typeof payroll.STP_SUBMISSION_KINDS)[number];
+export type StpPayKind = 'pay' | 'correction' | 'resubmission';
 
 /** The payer's ABN comes from the organisation profile (null until an owner sets it); the BMS id is the org id (stable per payer). */
 const BMS_PREFIX = 'finance-desk:';
 
-interface YtdRow {
+export interface YtdRow {
   employee_id: string;
   gross: number | string | null;
   leave: number | string | null;
@@ -48,14 +53,9 @@ interface PayeeRow {
   tax_declared_on: string | null;
 }
 
-/** 1 July to 30 June: the Australian financial year holding `date`. */
-export function financialYear(date: string): { start: string; end: string } {
-  const y = Number(date.slice(0, 4));
-  const startYear = Number(date.slice(5, 7)) >= 7 ? y : y - 1;
-  return { start: `${startYear}-07-01`, end: `${startYear + 1}-06-30` };
-}
-
-async function ytdOf(q: Queryable, orgId: string, employeeIds: readonly string[], fy: { start: string; end: string }) {
+/** Each employee's sums over their signed runs paid in `fy` (an employee with none has no row). */
+export async function ytdOf(q: Queryable, orgId: string, employeeIds: readonly string[], fy: FinancialYear): Promise<Map<string, YtdRow>> {
+  if (employeeIds.length === 0) return new Map();
   const rows = await q.all<YtdRow>(
     `SELECT l.employee_id, SUM(l.gross_cents) AS gross, SUM(l.leave_cents) AS leave, SUM(l.payg_cents) AS payg, SUM(l.super_cents) AS super
      FROM pay_run_lines l JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
@@ -67,11 +67,16 @@ async function ytdOf(q: Queryable, orgId: string, employeeIds: readonly string[]
   return new Map(rows.map((r) => [r.employee_id, r]));
 }
 
-/** The `stp_pay_event` body (docs/books.md "The STP pay event"). */
-async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: string | null) {
-  const lines = await loadLines(uow.tx, uow.orgId, run.id);
-  const ids = lines.map((l) => l.employee_id);
-  const fy = financialYear(run.payment_date);
+/** Who a payee is reported as: their employment basis and the date their tax treatment is read at. */
+export interface PayeeSource {
+  readonly employeeId: string;
+  readonly employmentBasis: string;
+  readonly onDate: string;
+}
+
+/** The payees of a document, in `sources` order, each with the YTD for `fy` (TFN in full: the ATO needs it). */
+export async function stpPayees(uow: Uow, sources: readonly PayeeSource[], fy: FinancialYear) {
+  const ids = sources.map((l) => l.employeeId);
   const ytd = await ytdOf(uow.tx, uow.orgId, ids, fy);
   const people = await uow.tx.all<PayeeRow>(
     `SELECT id, name, employment_basis, tfn, residency, claims_tax_free_threshold, tax_declared_on FROM employees
@@ -79,27 +84,24 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
     [uow.orgId, ...ids],
   );
   const byId = new Map(people.map((p) => [p.id, p]));
-  // The payer's ABN is the organisation profile's (migration 26).
-  const org = await uow.tx.get<{ name: string; abn: string | null }>('SELECT name, abn FROM organisations WHERE id = ?', [uow.orgId]);
-  invariant(org !== undefined, `organisation ${uow.orgId} exists`);
-  const payees = lines.map((l) => {
-    const e = byId.get(l.employee_id);
-    invariant(e && e.tfn !== null && e.residency !== null && e.tax_declared_on !== null, `employee ${l.employee_id} has a tax declaration`);
+  return sources.map((l) => {
+    const e = byId.get(l.employeeId);
+    invariant(e && e.tfn !== null && e.residency !== null && e.tax_declared_on !== null, `employee ${l.employeeId} has a tax declaration`);
     const declaration = {
       tfn: e.tfn,
       residency: e.residency,
       claimsTaxFreeThreshold: Number(e.claims_tax_free_threshold) === 1,
       declaredOn: e.tax_declared_on,
     };
-    const y = ytd.get(l.employee_id);
+    const y = ytd.get(l.employeeId);
     const gross = Number(y?.gross ?? 0);
     const leave = Number(y?.leave ?? 0);
     return {
       employeeId: e.id,
       tfn: e.tfn,
       name: e.name,
-      employmentBasis: l.employment_basis,
-      taxTreatmentCode: stpTaxTreatmentCode(declaration, run.payment_date),
+      employmentBasis: l.employmentBasis,
+      taxTreatmentCode: stpTaxTreatmentCode(declaration, l.onDate),
       ytd: {
         salaryWagesCents: gross - leave,
         paidLeaveCents: leave,
@@ -110,21 +112,38 @@ async function payEventBody(uow: Uow, run: PayRunRow, kind: StpKind, reason: str
       },
     };
   });
+}
+
+/** The payer block of every STP document; the ABN is the organisation profile's (migration 26). */
+export async function stpPayer(uow: Uow) {
+  const org = await uow.tx.get<{ name: string; abn: string | null }>('SELECT name, abn FROM organisations WHERE id = ?', [uow.orgId]);
+  invariant(org !== undefined, `organisation ${uow.orgId} exists`);
+  return { name: org.name, abn: org.abn, bmsId: `${BMS_PREFIX}${uow.orgId}` };
+}
+
+/** The `stp_pay_event` body (docs/books.md "The STP pay event"). */
+async function payEventBody(uow: Uow, run: PayRunRow, kind: StpPayKind, reason: string | null) {
+  const lines = await loadLines(uow.tx, uow.orgId, run.id);
+  const fy = financialYear(run.payment_date);
+  const sources = lines.map((l) => ({ employeeId: l.employee_id, employmentBasis: l.employment_basis, onDate: run.payment_date }));
   return {
     submissionKind: kind,
     reason,
-    payer: { name: org.name, abn: org.abn, bmsId: `${BMS_PREFIX}${uow.orgId}` },
+    payer: await stpPayer(uow),
     payRun: { id: run.id, status: run.status, periodStart: run.period_start, periodEnd: run.period_end, paymentDate: run.payment_date },
     financialYear: fy,
-    payees,
+    payees: await stpPayees(uow, sources, fy),
     // Masked with the TFNs: without it the masked copy is the whole document but a few digits,
     // and its SHA-256 (which books.file and the books.stp.lodged event give) would give them away.
-    nonce: secret(NONCE_BYTES),
+    nonce: stpNonce(),
   };
 }
 
 /** 128 random bits in each pay event: the document's SHA-256 cannot be searched for its TFNs. */
 const NONCE_BYTES = 16;
+
+/** A document's nonce: masked with the TFNs (maskedPayEvent). */
+export const stpNonce = (): string => secret(NONCE_BYTES);
 
 /** A TFN-shaped run of digits (9, a space or hyphen allowed between them) in a document that is not JSON. */
 const TFN_SHAPED = /(?<!\d)\d(?:[ -]?\d){8}(?!\d)/g;
@@ -164,23 +183,61 @@ export function maskedPayEvent(content: string): string {
   return text;
 }
 
+/** One STP document queued through the lodgement adapter and recorded as a submission (the caller's event's ledger id). */
+export async function queueStpDocument(
+  uow: Uow,
+  s: {
+    readonly id: string;
+    readonly kind: StpKind;
+    readonly payRunId: string | null;
+    readonly financialYear: FinancialYear;
+    readonly employeeCount: number;
+    readonly reason: string | null;
+    readonly ledgerId: string;
+    readonly body: Readonly<Record<string, unknown>>;
+  },
+): Promise<void> {
+  const content = lodgementDocument('stp_pay_event', s.id, uow.orgId, uow.now, s.body);
+  const queued = await enqueueLodgement(uow.tx, uow.orgId, uow.now, { kind: 'stp_pay_event', subjectId: s.id, content });
+  await uow.tx.run(
+    `INSERT INTO stp_submissions (org_id, id, pay_run_id, financial_year, employee_count, kind, status, reason, outbox_id, created_at, ledger_id)
+     VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+    [
+      uow.orgId,
+      s.id,
+      s.payRunId,
+      financialYearLabel(s.financialYear),
+      s.employeeCount,
+      s.kind,
+      s.reason,
+      queued.outboxId,
+      uow.now,
+      s.ledgerId,
+    ],
+  );
+}
+
 /** Queue a pay event for `runId` (read after the caller's state change) under the caller's event; returns the submission id. */
 export async function queueStpPayEvent(
   uow: Uow,
   runId: string,
-  kind: StpKind,
+  kind: StpPayKind,
   ledgerId: string,
   reason: string | null = null,
   id: string = newId('stp'),
 ): Promise<string> {
   const run = await loadRun(uow.tx, uow.orgId, runId);
-  const content = lodgementDocument('stp_pay_event', id, uow.orgId, uow.now, await payEventBody(uow, run, kind, reason));
-  const queued = await enqueueLodgement(uow.tx, uow.orgId, uow.now, { kind: 'stp_pay_event', subjectId: id, content });
-  await uow.tx.run(
-    `INSERT INTO stp_submissions (org_id, id, pay_run_id, kind, status, reason, outbox_id, created_at, ledger_id)
-     VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
-    [uow.orgId, id, run.id, kind, reason, queued.outboxId, uow.now, ledgerId],
-  );
+  const body = await payEventBody(uow, run, kind, reason);
+  await queueStpDocument(uow, {
+    id,
+    kind,
+    payRunId: run.id,
+    financialYear: body.financialYear,
+    employeeCount: body.payees.length,
+    reason,
+    ledgerId,
+    body,
+  });
   return id;
 }
 
@@ -206,12 +263,13 @@ export async function stpResubmit(p: ResubmitParams, uow: Uow): Promise<ResultOf
 }
 
 /**
- * The lodgement adapter's confirmation of a pay event: `queued` → `lodged` with the receipt, its
- * own event `books.stp.lodged` by the system (no TFN: ids, file name and hash only). A repeated
- * delivery of a lodged submission is a no-op.
+ * The lodgement adapter's confirmation of an STP submission (a pay event, or a year's finalisation
+ * or amendment, payRunId null): `queued` → `lodged` with the receipt, its own event
+ * `books.stp.lodged` by the system (no TFN: ids, file name and hash only). A repeated delivery of
+ * a lodged submission is a no-op.
  */
 export const confirmStpLodged: LodgementConfirmer = async (uow, file, receipt) => {
-  const row = await uow.tx.get<{ id: string; pay_run_id: string; kind: StpKind; status: string }>(
+  const row = await uow.tx.get<{ id: string; pay_run_id: string | null; kind: StpKind; status: string }>(
     `SELECT id, pay_run_id, kind, status FROM stp_submissions WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, file.subjectId],
   );

@@ -1,5 +1,6 @@
 import { people } from '@finance-desk/protocol';
 import { bind, bindSignature, bindQuery, type MethodBinding } from '../../binding.js';
+import { employeeUpdate } from './employee-update.js';
 import { onboardingStart } from './employees.js';
 import { listEmployees } from './employees-read.js';
 import { leaveApprove, leaveRequest } from './leave.js';
@@ -9,6 +10,7 @@ import { onboardingAdvance } from './onboarding.js';
 export const peopleBindings: readonly MethodBinding[] = [
   bind(people.onboardingStart, onboardingStart),
   bindSignature(onboardingAdvance),
+  bindSignature(employeeUpdate),
   bind(people.leaveRequest, leaveRequest),
   bind(people.leaveApprove, leaveApprove),
   bindQuery(people.employees, listEmployees),

@@ -3,12 +3,14 @@ import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { orgToday } from '../../clock.js';
 import { badRequest } from '../../errors.js';
-import { EMPLOYEE_COLUMNS, toEmployee, type EmployeeRow } from './employees.js';
+import { employeeToday, loadChanges } from './employee-terms.js';
+import { EMPLOYEE_COLUMNS, type EmployeeRow } from './employees.js';
 import { leaveBalances } from './leave-ledger.js';
 
 /**
  * books.employees: employees oldest first (ids are time-ordered), paged by id, each with its leave
- * balances. The TFN and bank account number are masked (employees.ts toEmployee).
+ * balances and the terms in force today (employee-terms.ts). The TFN and bank account number are
+ * masked (employees.ts toEmployee).
  */
 type Params = z.infer<typeof people.employees.params>;
 
@@ -34,17 +36,14 @@ export async function listEmployees(p: Params, ctx: ReadContext) {
     args,
   );
   const page = rows.slice(0, limit);
-  const [today, balances] = await Promise.all([
-    orgToday(ctx.db, orgId),
-    leaveBalances(
-      q,
-      orgId,
-      page.map((r) => r.id),
-    ),
-  ]);
+  const ids = page.map((r) => r.id);
+  const [today, balances, changes] = await Promise.all([orgToday(ctx.db, orgId), leaveBalances(q, orgId, ids), loadChanges(q, orgId, ids)]);
   const zero = { balanceMilliHours: 0, approvedMilliHours: 0, requestedMilliHours: 0, availableMilliHours: 0 };
   return {
-    employees: page.map((r) => ({ ...toEmployee(r, today), leave: balances.get(r.id) ?? { annual: zero, personal: zero } })),
+    employees: page.map((r) => ({
+      ...employeeToday(r, changes.get(r.id) ?? [], today),
+      leave: balances.get(r.id) ?? { annual: zero, personal: zero },
+    })),
     nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
   };
 }

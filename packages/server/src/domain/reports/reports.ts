@@ -5,6 +5,7 @@ import { orgToday } from '../../clock.js';
 import { invariant } from '../../errors.js';
 import { agedReport } from './aged.js';
 import { gstSummary } from './gst.js';
+import { leaveBalancesReport, payrollActivity } from './payroll.js';
 import { balanceSheet, profitAndLoss, trialBalance } from './statements.js';
 
 type Params = z.infer<typeof booksReads.reports.params>;
@@ -36,5 +37,11 @@ export async function runReport(p: Params, ctx: ReadContext) {
       const { from, to } = period(p);
       return gstSummary(q, orgId, from, to, p.gstMethod ?? 'accounts');
     }
+    case 'payroll_activity': {
+      const { from, to } = period(p);
+      return payrollActivity(q, orgId, from, to);
+    }
+    case 'leave_balances':
+      return leaveBalancesReport(q, orgId, asOf);
   }
 }
