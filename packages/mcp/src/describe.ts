@@ -12,8 +12,9 @@ import {
 import { toolName } from './names.js';
 
 /**
- * MCP tool annotations (hints for the model and the host's confirmation UI). The tool's title is
- * the Tool's own `title`, so it is not repeated here.
+ * MCP tool annotations (hints for the model and the host's confirmation UI). No title, here or on
+ * the Tool: it was the name re-spelt (`books_invoiceDraft` as "Books: invoice draft"), and a host
+ * shows the name when there is none.
  */
 export interface ToolAnnotations {
   readonly readOnlyHint: boolean;
@@ -57,15 +58,6 @@ export const SIGNATURE_TOKEN: keyof typeof proofFields = 'signatureToken';
 
 export const APPROVAL_REQUEST_TOOL = toolName(approval.request.name);
 export const APPROVAL_WAIT_TOOL = toolName(readSpecs.approvalWait.name);
-
-/** `books.invoiceDraft` → "Books: invoice draft"; `org/profile` → "Org: profile". */
-export function titleOf(declared: string): string {
-  const words = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  const cut = declared.search(/[./]/);
-  const family = cut < 0 ? declared : declared.slice(0, cut);
-  const head = family.charAt(0).toUpperCase() + words(family.slice(1));
-  return cut < 0 ? head : `${head}: ${words(declared.slice(cut + 1))}`;
-}
 
 /** Whether the same call again (with a new idempotency key) acts again: a new act, a signature act, or a write that creates. */
 export function actsAgain(spec: MethodSpec): boolean {
@@ -116,29 +108,26 @@ function lead(spec: MethodSpec | ReadSpec): string {
   return toolReferences((spec.brief ?? spec.summary).trim());
 }
 
-const KIND_NOTES: Readonly<Record<'read' | 'write' | 'creates' | 'new-act', string>> = {
-  read: '',
-  write: 'Repeat-safe: the same call again changes nothing more.',
-  creates: 'Creates a record on every call; to retry, reuse idempotencyKey.',
-  'new-act': 'Acts on every call; to retry, reuse idempotencyKey.',
-};
-
-/** The approval loop, compact, in each signature act's description (the full text is in INSTRUCTIONS). */
-export function approvalNote(spec: MethodSpec): string {
-  return (
-    `Needs a human. On "approval_required": ${APPROVAL_REQUEST_TOOL} with next.arguments, ` +
-    `${APPROVAL_WAIT_TOOL} until "approved", then ${toolName(spec.name)} again with the same params plus ${APPROVAL_ID}.`
-  );
+/**
+ * How a write repeats, said once, in its idempotencyKey's description (where a model looks when it
+ * retries) rather than again in the tool's description: the key is the thing to reuse, and the
+ * words beside it say what happens without it. Every text starts "Reuse on retry"; INSTRUCTIONS
+ * explain the three endings once.
+ */
+export function idempotencyKeyNote(spec: MethodSpec): string {
+  if (!actsAgain(spec)) return 'Reuse on retry (repeat-safe)';
+  return spec.kind === 'write' ? 'Reuse on retry, else creates again' : 'Reuse on retry, else acts again';
 }
 
+/**
+ * The approval loop in a signature act's description, as a pointer: a hold answers with `next`,
+ * the calls that complete it with their arguments ready, and INSTRUCTIONS teach the loop in full;
+ * the description says only that a human is needed and where the steps come from.
+ */
+export const APPROVAL_NOTE = 'Needs a human: on "approval_required", make the calls its next lists.';
+
 export function methodDescription(spec: MethodSpec): string {
-  const note =
-    spec.kind === 'signature'
-      ? approvalNote(spec)
-      : spec.kind === 'write' && spec.repeat === 'creates'
-        ? KIND_NOTES.creates
-        : KIND_NOTES[spec.kind];
-  return note === '' ? lead(spec) : `${lead(spec)}\n\n${note}`;
+  return spec.kind === 'signature' ? `${lead(spec)}\n\n${APPROVAL_NOTE}` : lead(spec);
 }
 
 export function readDescription(spec: ReadSpec): string {
@@ -152,18 +141,19 @@ export function readDescription(spec: ReadSpec): string {
 
 /**
  * Server-level instructions an MCP host shows the model once: the approval loop in full (each
- * signature tool carries a compact version), idempotency keys, and how errors read.
+ * signature tool points to it, and each hold carries its steps in next), idempotency keys, and how
+ * errors read.
  */
 export const INSTRUCTIONS = [
   "Finance Desk runs a small business's books (Australian GST, BAS, PAYG, payroll); every tool is one API method or read. Money is integer cents.",
   '',
-  'The approval loop. Tools marked destructive are signature acts: a human approves them before they run. When approval is needed, the first call does nothing and returns a hold: status "approval_required" with approval {actionClass, payloadHash, subject}, subjectId, the server\'s message, and next (the calls to make, arguments ready). Then:',
+  'The approval loop. Tools whose description says "Needs a human" (marked destructive) are signature acts: a human approves them before they run. When approval is needed, the first call does nothing and returns a hold: status "approval_required" with approval {actionClass, payloadHash, subject}, subjectId, the server\'s message, and next (the calls to make, arguments ready). Then:',
   `1. call ${APPROVAL_REQUEST_TOOL} with the hold's approval fields (actionClass, payloadHash, subject {kind, subjectId}); its result has approvalId;`,
   `2. call ${APPROVAL_WAIT_TOOL} with {approvalId, timeoutMs: ${limits.approvalWaitMsMax}} and repeat while status is "pending" (a human decides in the console or CLI); "denied" or "expired" means the act cannot complete;`,
-  `3. once "approved", call the held tool again with the same params plus ${APPROVAL_ID} (or ${SIGNATURE_TOKEN} from ${APPROVAL_WAIT_TOOL}'s result; never both), and without the first call's idempotencyKey (this is a new call). The result carries the ledgerId. A proof is single-use.`,
+  `3. once "approved", call the held tool again with the same params plus ${APPROVAL_ID}, and without the first call's idempotencyKey (this is a new call). The result carries the ledgerId. A proof is single-use.`,
   'A call refused with GOVERNANCE_NOT_READY and error.approval (a bill the bill-approval rule holds) follows the same three steps.',
   '',
-  'Retries. Every tool that writes takes an optional idempotencyKey: send a fresh value with each new call, and the same value when you retry that call after a timeout or an unclear answer; the server then answers the first result instead of acting twice. Tools whose idempotentHint is false (new acts, signature acts, and writes that create a record, such as an invoice draft) act again on every call without it.',
+  'Retries. Every tool that writes takes an optional idempotencyKey: send a fresh value with each new call, and the same value when you retry that call after a timeout or an unclear answer; the server then answers the first result instead of acting twice. Its description says what a repeat without it does: "repeat-safe" (the same call again changes nothing more), "else creates again" (a second record, such as a second invoice draft) or "else acts again" (a new act or a signature act: another event, email or lodgement).',
   '',
   'Errors. An error result carries error.code, error.message and, when one parameter is at fault, error.field.',
 ].join('\n');

@@ -1,6 +1,7 @@
-import { flatObjectSchema, limits, queryIntRange, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
+import { bankAccounts, flatObjectSchema, limits, queryIntRange, type MethodSpec, type ReadSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
-import { toolReferences } from './describe.js';
+import { idempotencyKeyNote, SIGNATURE_TOKEN, toolReferences } from './describe.js';
+import { toolName } from './names.js';
 
 /**
  * A tool's inputSchema: MCP requires a JSON Schema object whose top-level type is `object`, and
@@ -17,11 +18,6 @@ export const IDEMPOTENCY_KEY_ARG = 'idempotencyKey';
 
 /** The API's idempotency key: 1 to 255 printable ASCII characters (the server's X-Idempotency-Key rule). */
 const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${limits.idempotencyKeyCharsMax}}$`);
-
-const IDEMPOTENCY_KEY_SCHEMA = {
-  type: 'string',
-  description: 'Reuse on retry: acts once',
-} as const;
 
 /** Every `description` in a JSON Schema (nested too) with its cross-references written as tool names. */
 function withToolReferences(value: unknown): unknown {
@@ -82,13 +78,42 @@ function objectSchema(schema: z.core.JSONSchema.BaseSchema): ToolInputSchema {
   return { ...flat, type: 'object', properties: (flat.properties as Record<string, object> | undefined) ?? {} };
 }
 
+/** Inline bank details of a paying account, and the bank account record that can stand for them. */
+const FUNDING = 'funding';
+const FUNDING_ACCOUNT_ID = 'fundingAccountId';
+
+/**
+ * Params the API takes that a tool does not offer, each because the tool already offers a way a
+ * model should use; one sent anyway reaches the API, which judges it as over HTTP.
+ * - signatureToken: a proof is approvalId or signatureToken, never both, and the approval loop a
+ *   model runs (a hold's next) gives approvalId; the token was a second name for the same proof.
+ * - funding beside fundingAccountId: seven inline bank fields (the account money leaves from),
+ *   where a bank account record an owner keeps (its directEntry details) names the same account in
+ *   one id; an agent pays from the accounts the business set up.
+ */
+function offered(schema: ToolInputSchema): ToolInputSchema {
+  const properties: Record<string, object> = { ...schema.properties };
+  const dropped = [SIGNATURE_TOKEN as string];
+  if (FUNDING in properties && FUNDING_ACCOUNT_ID in properties) {
+    dropped.push(FUNDING);
+    properties[FUNDING_ACCOUNT_ID] = {
+      ...properties[FUNDING_ACCOUNT_ID],
+      description: `Pay-from account: a ${toolName(bankAccounts.bankAccounts.name)} id with directEntry`,
+    };
+  }
+  for (const name of dropped) delete properties[name];
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((r) => !dropped.includes(r)) : undefined;
+  return { ...schema, properties, ...(required === undefined ? {} : { required }) };
+}
+
 /** A POST method's params as the model must send them (zod 4, input side: before transforms). */
 export function methodInputSchema(spec: MethodSpec): ToolInputSchema {
-  const schema = objectSchema(z.toJSONSchema(spec.params, { io: 'input' }));
+  const schema = offered(objectSchema(z.toJSONSchema(spec.params, { io: 'input' })));
   if (spec.kind === 'read') return schema;
   if (IDEMPOTENCY_KEY_ARG in schema.properties)
     throw new Error(`${spec.name} declares a param ${IDEMPOTENCY_KEY_ARG}, which its MCP tool takes as the idempotency key`);
-  return { ...schema, properties: { ...schema.properties, [IDEMPOTENCY_KEY_ARG]: IDEMPOTENCY_KEY_SCHEMA } };
+  const key = { type: 'string', description: idempotencyKeyNote(spec) };
+  return { ...schema, properties: { ...schema.properties, [IDEMPOTENCY_KEY_ARG]: key } };
 }
 
 export type WriteArguments =

@@ -14,7 +14,7 @@ import {
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Desk } from './desk.js';
-import { INSTRUCTIONS, methodAnnotations, methodDescription, readAnnotations, readDescription, sentHints, titleOf } from './describe.js';
+import { INSTRUCTIONS, methodAnnotations, methodDescription, readAnnotations, readDescription, sentHints } from './describe.js';
 import { toolTable } from './names.js';
 import { callQuery, methodInputSchema, readInputSchema, writeArguments } from './schemas.js';
 import { boundedResult, failureResult, getResult, postResult, type ToolResult } from './results.js';
@@ -56,7 +56,6 @@ export function toolCatalogue(): Catalogue {
       const m = entry.method;
       tools.push({
         name,
-        title: titleOf(m.name),
         description: methodDescription(m),
         inputSchema: methodInputSchema(m),
         annotations: sentHints(methodAnnotations(m)),
@@ -65,7 +64,6 @@ export function toolCatalogue(): Catalogue {
       const r = entry.read;
       tools.push({
         name,
-        title: titleOf(r.name),
         description: readDescription(r),
         inputSchema: readInputSchema(r),
         annotations: sentHints(readAnnotations(r)),

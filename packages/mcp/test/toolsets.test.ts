@@ -3,12 +3,13 @@
  * acts again, the idempotencyKey argument of every write tool, and toolsets (a host loading part
  * of the API, the approval tools always with it).
  */
-import { AREAS, areaOf, books, methods, reads, type MethodSpec } from '@finance-desk/protocol';
+import { AREAS, areaOf, books, methods, payables, reads, type MethodSpec } from '@finance-desk/protocol';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Desk, DeskCallOptions } from '../src/desk.js';
-import { approvalNote, HINT_DEFAULTS, INSTRUCTIONS } from '../src/describe.js';
+import { actsAgain, APPROVAL_NOTE, HINT_DEFAULTS, INSTRUCTIONS } from '../src/describe.js';
 import { toolName } from '../src/names.js';
 import { postResult } from '../src/results.js';
 import { createMcpServer, parseToolsets, toolCatalogue, toolsetCatalogue } from '../src/server.js';
@@ -48,8 +49,9 @@ describe('annotations', () => {
       const m = declared.get(tool.name);
       // Absent hints take the MCP specification's defaults (only differing hints are sent).
       const a = { ...HINT_DEFAULTS, ...(tool.annotations ?? {}) };
+      // No title either: it was the name re-spelt, and a host shows the name when there is none.
       expect(a, tool.name).not.toHaveProperty('title');
-      expect(tool.title, tool.name).toEqual(expect.any(String));
+      expect(tool, tool.name).not.toHaveProperty('title');
       if (!m || m.kind === 'read') {
         expect(a, tool.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
         expect(tool.annotations, tool.name).toEqual({ readOnlyHint: true, openWorldHint: false });
@@ -67,15 +69,58 @@ describe('annotations', () => {
     for (const m of [books.invoiceDraft, books.billCapture]) expect(m.repeat, m.name).toBe('creates');
   });
 
-  it('say so in words: a write that creates, a new act and a signature act tell the model how to retry', () => {
+  it("say so in words, once each: a write's idempotencyKey tells how a repeat acts, a signature act that it needs a human", () => {
     const byName = new Map(toolCatalogue().tools.map((t) => [t.name, t]));
-    expect(byName.get('books_invoiceDraft')?.description).toContain('to retry, reuse idempotencyKey');
-    expect(byName.get('books_invoiceSend')?.description).toContain('the same call again changes nothing more');
+    const key = (name: string) => (byName.get(name)?.inputSchema.properties as Record<string, { description?: string }>).idempotencyKey;
+    expect(key('books_invoiceDraft')?.description).toBe('Reuse on retry, else creates again');
+    expect(key('books_invoiceSend')?.description).toBe('Reuse on retry (repeat-safe)');
+    expect(key('books_payrollSign')?.description).toBe('Reuse on retry, else acts again');
+    for (const m of methods.filter((d) => d.kind !== 'read')) {
+      const tool = byName.get(toolName(m.name));
+      expect(key(toolName(m.name))?.description?.includes('repeat-safe'), m.name).toBe(!actsAgain(m));
+      // Said beside the key, not again in the description (the tool list's budget).
+      expect(tool?.description, m.name).not.toMatch(/repeat-safe|reuse idempotencyKey|same call again/i);
+      expect(tool?.description?.endsWith(`\n\n${APPROVAL_NOTE}`), m.name).toBe(m.kind === 'signature');
+    }
     const sign = byName.get('books_payrollSign')?.description ?? '';
-    expect(sign).toMatch(/approval_request.*approval_wait.*books_payrollSign again with the same params plus approvalId/s);
+    expect(sign).toContain('Needs a human: on "approval_required", make the calls its next lists.');
     expect(sign).not.toContain('(Finance Desk method');
-    for (const m of methods.filter((d) => d.kind === 'signature')) expect(approvalNote(m).length, m.name).toBeLessThanOrEqual(350);
     expect(INSTRUCTIONS).toContain('1. call approval_request');
+    for (const ending of ['"repeat-safe"', '"else creates again"', '"else acts again"']) expect(INSTRUCTIONS).toContain(ending);
+  });
+});
+
+describe('params a tool does not offer', () => {
+  const declaredParams = (m: MethodSpec) =>
+    Object.keys((z.toJSONSchema(m.params, { io: 'input' }) as { properties?: object }).properties ?? {});
+
+  it('offers approvalId, not signatureToken, on every signature act (the approval loop gives approvalId)', () => {
+    const { tools } = toolCatalogue();
+    for (const tool of tools) expect(tool.inputSchema.properties ?? {}, tool.name).not.toHaveProperty('signatureToken');
+    for (const m of methods.filter((d) => d.kind === 'signature'))
+      expect(tools.find((t) => t.name === toolName(m.name))?.inputSchema.properties, m.name).toHaveProperty('approvalId');
+  });
+
+  it('offers fundingAccountId, not inline funding, where a method takes both', () => {
+    const both = methods.filter((m) => ['funding', 'fundingAccountId'].every((p) => declaredParams(m).includes(p)));
+    expect(both.map((m) => m.name)).toEqual(expect.arrayContaining([payables.billScheduleRun.name]));
+    for (const m of both) {
+      const props = toolCatalogue().tools.find((t) => t.name === toolName(m.name))?.inputSchema.properties as Record<
+        string,
+        { description?: string }
+      >;
+      expect(props, m.name).not.toHaveProperty('funding');
+      expect(props.fundingAccountId?.description, m.name).toBe('Pay-from account: a books_bankAccounts id with directEntry');
+    }
+  });
+
+  it('passes one sent anyway to the API, which judges it as over HTTP', async () => {
+    const { desk, posts } = recordingDesk();
+    const client = await connected(desk);
+    const args = { billIds: ['bill_1'], paymentDate: '2030-01-01', funding: { bsb: '062-000' }, signatureToken: 'fdt_x' };
+    await client.callTool({ name: toolName(payables.billScheduleRun.name), arguments: args });
+    expect(posts).toEqual([{ method: payables.billScheduleRun.name, params: args, opts: expect.anything() }]);
+    await client.close();
   });
 });
 

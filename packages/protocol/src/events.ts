@@ -689,6 +689,8 @@ export const openingBalancesRecord = eventKind({
     payablesCents: int(),
     /** Bills carried in held by the bill-approval rule (as billCapture holds them); absent on events recorded before bills were checked. */
     heldBillCount: int().optional(),
+    /** Employees whose year-to-date figures and leave balances were carried in (payroll); absent without them. */
+    payrollEmployeeCount: int().optional(),
   }),
   emittedBy: [correctionsM.openingBalances],
 });
@@ -1027,9 +1029,31 @@ export const employeeUpdate = eventKind({
   emittedBy: [peopleM.employeeUpdate],
 });
 
+export const employeeTerminate = eventKind({
+  family: 'books',
+  kind: 'books.employee.terminate',
+  summary:
+    "An employee's termination was recorded (or replaced, before the final pay run was signed): the last day employed, the reason, its STP cessation type code and the leave loading on unused leave; the run covering the date pays the final pay.",
+  payload: z.strictObject({
+    terminationDate: str(),
+    reason: z.enum(peopleM.TERMINATION_REASONS),
+    cessationTypeCode: str(),
+    leaveLoadingPercent: str().nullable(),
+    /** The termination this one replaced (other details before the final run was signed), or null. */
+    replaced: z.strictObject({ terminationDate: str(), reason: z.enum(peopleM.TERMINATION_REASONS) }).nullable(),
+  }),
+  emittedBy: [peopleM.employeeTerminate],
+});
+
 const leaveType = z.enum(peopleM.LEAVE_TYPES);
 /** A leave request's hours, its status after the event and the warning when it exceeds the balance. */
-const leaveOutcome = <S extends string>(status: S) => ({ hours: z.number(), status: z.literal(status), warning: str().nullable() });
+// Whole hours (`hours`) in events written before hours took decimals; milli-hours since (event payloads hold integers only).
+const leaveOutcome = <S extends string>(status: S) => ({
+  hours: int().optional(),
+  milliHours: int().optional(),
+  status: z.literal(status),
+  warning: str().nullable(),
+});
 
 export const leaveRequest = eventKind({
   family: 'books',
@@ -1052,6 +1076,14 @@ export const leaveApprove = eventKind({
 const payAmounts = { grossCents: int(), paygCents: int(), superCents: int(), netCents: int() };
 const payTotals = z.strictObject(payAmounts);
 const payLine = { employeeId: str(), ...payAmounts };
+/** One earnings line of a pay run line as priced (overtime and penalty: milli-hours and the multiplier in thousandths; allowance: its STP code). */
+const payEarning = z.strictObject({
+  type: str(),
+  category: str().nullable(),
+  milliHours: int().nullable(),
+  multiplierMilli: int().nullable(),
+  amountCents: int(),
+});
 
 export const payRunDraft = eventKind({
   family: 'books',
@@ -1062,7 +1094,10 @@ export const payRunDraft = eventKind({
     ...period,
     paymentDate: str(),
     payFrequency,
-    lines: z.array(z.strictObject({ ...payLine, leaveIds: ids() })),
+    // The earnings lines and salary sacrifice of a line (pay items); absent in drafts made before them.
+    lines: z.array(
+      z.strictObject({ ...payLine, leaveIds: ids(), earnings: z.array(payEarning).optional(), salarySacrificeCents: int().optional() }),
+    ),
     totals: payTotals,
     funded: z.boolean(),
   }),
@@ -1112,6 +1147,23 @@ export const stpResubmit = eventKind({
   emittedBy: [payrollM.stpResubmit],
 });
 
+export const leaveProvision = eventKind({
+  family: 'books',
+  kind: 'books.leave.provision',
+  summary:
+    "The annual leave provision was brought to the employees' leave liability as at a date: the total, the provision's balance before, and the journal posting the difference.",
+  payload: z.strictObject({
+    ...posting,
+    asAt: str(),
+    totalCents: int(),
+    balanceBeforeCents: int(),
+    differenceCents: int(),
+    employeeCount: int(),
+    journalId: str(),
+  }),
+  emittedBy: [payrollM.leaveProvision],
+});
+
 export const stpFinalise = eventKind({
   family: 'books',
   kind: 'books.stp.finalise',
@@ -1126,6 +1178,26 @@ export const stpFinalise = eventKind({
     ...proof,
   }),
   emittedBy: [payrollM.stpFinalise],
+});
+
+export const superPay = eventKind({
+  family: 'books',
+  kind: 'books.super.pay',
+  summary:
+    "Signed pay runs' super guarantee was paid by a human's signature: the runs, each fund's amount and contribution file, the paying account and the journal on 2300.",
+  payload: z.strictObject({
+    ...posting,
+    ...filing,
+    superPaymentId: str(),
+    paymentDate: str(),
+    payRunIds: ids(),
+    totalCents: int(),
+    funds: z.array(z.strictObject({ fundAbn: str(), amountCents: int(), fileName: str() })),
+    fundingAccountId: str(),
+    journalId: str(),
+    ...proof,
+  }),
+  emittedBy: [payrollM.superPay],
 });
 
 export const stpLodged = eventKind({
@@ -1262,6 +1334,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   onboardingStart,
   onboardingAdvance,
   employeeUpdate,
+  employeeTerminate,
   leaveRequest,
   leaveApprove,
   payRunDraft,
@@ -1269,6 +1342,8 @@ export const eventKinds: readonly EventKindSpec[] = [
   payRunRecall,
   stpResubmit,
   stpFinalise,
+  leaveProvision,
+  superPay,
   stpLodged,
   contactCreate,
   contactUpdate,

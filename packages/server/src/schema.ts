@@ -19,8 +19,12 @@ import { migration as payablesBankDetails } from './domain/payables/migration-ba
 import { migration as payRuns } from './domain/payroll/migration.js';
 import { migration as stp } from './domain/payroll/migration-stp.js';
 import { migration as stpFinalise } from './domain/payroll/migration-stp-finalise.js';
+import { migration as payrollConversion } from './domain/payroll/migration-conversion.js';
+import { migration as payItems } from './domain/payroll/migration-pay-items.js';
+import { migration as superPayments } from './domain/payroll/migration-super-pay.js';
 import { migration as people } from './domain/people/migration.js';
 import { migration as employeeChanges } from './domain/people/migration-changes.js';
+import { migration as terminations } from './domain/people/migration-termination.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -102,4 +106,12 @@ export const migrations: readonly Migration[] = [
   stpFinalise,
   // Dated changes to employees (books.employeeUpdate), 40.
   employeeChanges,
+  // Super payments and the pay runs each settled (books.superPay), 41.
+  superPayments,
+  // The leave provision's accounts; payroll year to date and leave carried in by a conversion, 42.
+  payrollConversion,
+  // Pay items (overtime, penalties, allowances, bonuses, salary sacrifice) and hours to the hundredth, 43.
+  payItems,
+  // Terminations and the final pay each line keeps (books.employeeTerminate), 44.
+  terminations,
 ];

@@ -36,6 +36,7 @@ import { engines, startTestServer, type Reply, type TestServer } from './harness
 import { addDays } from '../src/clock.js';
 import { FUNDING, inDays, today } from './payables-helpers.js';
 import { decide, freshKey } from './signature-helpers.js';
+import { consoleJson, consoleSignIn } from './console-helpers.js';
 
 const yesterday = () => inDays(-1);
 const RUNS = Number(process.env.FD_PROPERTY_RUNS ?? 12);
@@ -171,12 +172,18 @@ const act = fc.oneof(
   // Pay runs: hire a weekly employee, draft a week (paid today or in 3 days),
   // sign (the signature loop), recall. Unfunded: net pay is credited to 2400.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hire' as const), hourly: fc.boolean() }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('payRun' as const), ahead: fc.boolean(), sign: fc.boolean() }) },
+  // With items, each employee also gets overtime (1.25 h × 1.5), a tools allowance and a bonus.
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('payRun' as const), ahead: fc.boolean(), sign: fc.boolean(), items: fc.boolean() }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('paySign' as const), pick }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('payRecall' as const), pick }) },
   // Super (2300) or PAYG withholding (2200) paid from the bank by a manual journal: a share of what
   // the account owes (above 1000: more than it owes).
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('liabilityPay' as const), account: fc.constantFrom('2300', '2200'), portion }) },
+  // Super paid by books.superPay (held for a human): every signed run paid by today still wholly owed.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('superPay' as const) }) },
 );
 
 /** The first day of the month `back` months before today's, and the last day of the month before that first. */
@@ -266,6 +273,9 @@ interface PayRunM {
   paygCents: number;
   superCents: number;
   netCents: number;
+  /** The bonuses and the allowances the run's pay items carry (the model gives every employee the same ones). */
+  bonusCents: number;
+  allowanceCents: number;
 }
 
 interface JournalM {
@@ -302,6 +312,10 @@ class Model {
   disposedBills = new Set<string>();
   employees = 0;
   payRuns: PayRunM[] = [];
+  /** books.superPay: the bank account record it pays from, the runs it paid and their total (all dated today). */
+  superAccount: string | null = null;
+  superPaidRuns = new Set<string>();
+  superPaid = 0;
   lastWrite: { method: string; params: unknown; key: string; reply: Reply } | null = null;
   counter = 0;
   /** Opening balances carried in, and what lines dated yesterday paid of them (as at yesterday). */
@@ -446,6 +460,9 @@ class Run {
         return;
       case 'liabilityPay':
         await this.liabilityPay(a.account, a.portion);
+        return;
+      case 'superPay':
+        await this.superPay();
         return;
       case 'draft': {
         const total = a.lines.reduce((s, l) => s + l.amountCents, 0);
@@ -1100,7 +1117,7 @@ class Run {
     const signed = m.payRuns.filter((r) => r.status === 'signed' && r.paymentDate <= today());
     const owed =
       account === '2300'
-        ? m.opening.super + signed.reduce((s, r) => s + r.superCents, 0) - m.paidTo('2300')
+        ? m.opening.super + signed.reduce((s, r) => s + r.superCents, 0) - m.paidTo('2300') - m.superPaid
         : m.opening.payg + signed.reduce((s, r) => s + r.paygCents, 0) - m.paidTo('2200');
     const amt = share(owed > 0 ? owed : 10_000, portion);
     const lines = [
@@ -1109,6 +1126,34 @@ class Run {
     ];
     const r = await this.write('books.journalPost', { date: today(), memo: `Paid ${account} ${m.counter}`, lines }, true);
     m.journals.push({ id: r.body.result.journalId, net: -amt, matched: 0, manual: true, pays: account });
+  }
+
+  /**
+   * Super paid by books.superPay through today from a bank account record (not 1000): the runs it
+   * pays are signed, paid by today, never paid before, each in full; nothing owed is CONFLICT.
+   */
+  async superPay(): Promise<void> {
+    const m = this.m;
+    if (m.superAccount === null) {
+      const s = await consoleSignIn(this.t, this.o.slug, this.o.owner.email, this.o.owner.password);
+      const r = await consoleJson(this.t, s, 'POST', '/console/api/bank-accounts', { kind: 'bank', name: 'Super clearing' });
+      expect(r.status, r.text).toBe(200);
+      m.superAccount = r.body.result.account.id as string;
+    }
+    const params = { through: today(), paymentDate: today(), fundingAccountId: m.superAccount };
+    const r = await this.signed('books.superPay', 'books.payroll_sign', params);
+    if (r.status !== 200) {
+      expect(r.body.error.message, this.trace.at(-1)).toContain('nothing is owed');
+      return;
+    }
+    if (r.body.result.noop) return;
+    for (const p of r.body.result.payRuns as { payRunId: string; superCents: number }[]) {
+      const run = m.payRuns.find((x) => x.id === p.payRunId);
+      expect(run?.status === 'signed' && run.paymentDate <= today() && !m.superPaidRuns.has(p.payRunId), this.trace.at(-1)).toBe(true);
+      expect(p.superCents).toBe(run?.superCents);
+      m.superPaidRuns.add(p.payRunId);
+    }
+    m.superPaid += r.body.result.totalCents as number;
   }
 
   /** Unmatch a bank line, dishonour a receipt, return a supplier payment, reverse a journal. */
@@ -1298,6 +1343,12 @@ class Run {
     if (a.kind === 'payRun') {
       // Each run pays its own past week, so runs never overlap.
       const k = m.payRuns.length;
+      const staff = a.items ? await this.all<{ id: string }>('books.employees', 'employees', { status: 'active' }) : [];
+      const earnings = staff.flatMap((e) => [
+        { employeeId: e.id, type: 'overtime', hours: 1.25, multiplier: 1.5 },
+        { employeeId: e.id, type: 'allowance', amountCents: 1_234, category: 'TD' },
+        { employeeId: e.id, type: 'bonus', amountCents: 25_000 },
+      ]);
       const r = await this.write(
         'books.payrollDraft',
         {
@@ -1305,12 +1356,21 @@ class Run {
           periodEnd: inDays(-7 * k - 1),
           paymentDate: a.ahead ? inDays(3) : today(),
           payFrequency: 'weekly',
+          ...(earnings.length > 0 ? { earnings } : {}),
         },
         m.employees > 0,
       );
       if (r.status !== 200) return;
       const x = r.body.result;
-      const run: PayRunM = { id: x.id, status: 'draft', paymentDate: x.paymentDate, ...x.totals };
+      const paidStaff = (x.lines as unknown[]).length;
+      const run: PayRunM = {
+        id: x.id,
+        status: 'draft',
+        paymentDate: x.paymentDate,
+        ...x.totals,
+        bonusCents: staff.length > 0 ? paidStaff * 25_000 : 0,
+        allowanceCents: staff.length > 0 ? paidStaff * 1_234 : 0,
+      };
       m.payRuns.push(run);
       if (a.sign) await this.paySign(run);
       return;
@@ -1348,11 +1408,15 @@ class Run {
   async checkPayrollReports(where: string): Promise<void> {
     for (const asOf of [today(), inDays(10)]) {
       const paid = this.m.payRuns.filter((r) => r.status === 'signed' && r.paymentDate <= asOf);
-      const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => paid.reduce((s, r) => s + r[k], 0);
+      const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents' | 'bonusCents' | 'allowanceCents') =>
+        paid.reduce((s, r) => s + r[k], 0);
       // The payroll activity report over everything paid by asOf is these signed runs; the leave
       // balances report is the leave ledger as at asOf, one row per employee hired.
       const activity = await this.read('books.reports', { type: 'payroll_activity', from: '2000-01-01', to: asOf });
       const pa = activity.totals;
+      // Pay items: gross by earnings type adds up to gross (each item type present only when paid).
+      const byType = Object.values(pa.earnings as Record<string, number>).reduce((a, v) => a + v, 0);
+      expect(byType, `payroll activity earnings by type to ${asOf} ${where}`).toBe(pa.grossCents);
       expect(
         [
           pa.runs,
@@ -1360,10 +1424,19 @@ class Run {
           pa.paygWithheldCents,
           pa.superCents,
           pa.netCents,
-          pa.earnings.salaryWagesCents + pa.earnings.paidLeaveCents,
+          pa.earnings.bonusesCommissionsCents ?? 0,
+          pa.earnings.allowancesCents ?? 0,
         ],
         `payroll activity to ${asOf} ${where}`,
-      ).toEqual([paid.length, sum('grossCents'), sum('paygCents'), sum('superCents'), sum('netCents'), sum('grossCents')]);
+      ).toEqual([
+        paid.length,
+        sum('grossCents'),
+        sum('paygCents'),
+        sum('superCents'),
+        sum('netCents'),
+        sum('bonusCents'),
+        sum('allowanceCents'),
+      ]);
       const leave = await this.read('books.reports', { type: 'leave_balances', asOf });
       const ledger = await this.t.db.reader.get<{ s: number | string | null }>(
         'SELECT SUM(milli_hours) AS s FROM leave_ledger WHERE org_id = ? AND on_date <= ?',
@@ -1373,6 +1446,51 @@ class Run {
         [leave.employees.length, leave.totals.annual.milliHours + leave.totals.personal.milliHours],
         `leave balances as at ${asOf} ${where}`,
       ).toEqual([this.m.employees, Number(ledger?.s ?? 0)]);
+    }
+    await this.checkLeaveLedger(where);
+  }
+
+  /**
+   * Each employee's leave balance (books.employees) is accruals − leave taken − leave paid out on
+   * termination (each entry of its sign), plus anything carried in: nothing else moves it.
+   */
+  async checkLeaveLedger(where: string): Promise<void> {
+    const rows = await this.t.db.reader.all<{ employee_id: string; leave_type: string; kind: string; s: number | string }>(
+      'SELECT employee_id, leave_type, kind, SUM(milli_hours) AS s FROM leave_ledger WHERE org_id = ? GROUP BY employee_id, leave_type, kind',
+      [this.o.orgId],
+    );
+    for (const e of await this.all<any>('books.employees', 'employees', {})) {
+      for (const type of ['annual', 'personal'] as const) {
+        const of = (k: string) =>
+          rows.filter((r) => r.employee_id === e.id && r.leave_type === type && r.kind === k).reduce((a, r) => a + Number(r.s), 0);
+        const other = rows
+          .filter((r) => r.employee_id === e.id && r.leave_type === type && !['accrual', 'taken', 'payout'].includes(r.kind))
+          .reduce((a, r) => a + Number(r.s), 0);
+        const [accrued, taken, paidOut] = [of('accrual'), -of('taken'), -of('payout')];
+        expect([accrued >= 0, taken >= 0, paidOut >= 0], `leave entries' signs, ${e.id} ${type} ${where}`).toEqual([true, true, true]);
+        expect(e.leave[type].balanceMilliHours, `${type} leave of ${e.id} ${where}`).toBe(accrued - taken - paidOut + other);
+        if (e.status === 'terminated' && type === 'annual') expect(e.leave.annual.balanceMilliHours, `${e.id} paid out ${where}`).toBe(0);
+      }
+    }
+  }
+
+  /** Every line's pay items sum into its gross: OTE is gross less overtime, items never exceed gross, net = gross − sacrifice − PAYG. */
+  async checkPayItems(where: string): Promise<void> {
+    const lines = await this.t.db.reader.all<Record<string, number | string>>(
+      `SELECT l.pay_run_id, l.employee_id, l.gross_cents, l.ote_cents, l.net_cents, l.payg_cents, l.salary_sacrifice_cents,
+         (SELECT SUM(i.amount_cents) FROM pay_run_items i WHERE i.org_id = l.org_id AND i.pay_run_id = l.pay_run_id
+            AND i.employee_id = l.employee_id AND i.item_type = 'overtime') AS overtime,
+         (SELECT SUM(i.amount_cents) FROM pay_run_items i WHERE i.org_id = l.org_id AND i.pay_run_id = l.pay_run_id
+            AND i.employee_id = l.employee_id AND i.item_type <> 'salary_sacrifice') AS items
+       FROM pay_run_lines l WHERE l.org_id = ?`,
+      [this.o.orgId],
+    );
+    for (const l of lines) {
+      const n = (k: string) => Number(l[k] ?? 0);
+      expect(
+        [n('ote_cents') + n('overtime'), n('items') <= n('gross_cents'), n('gross_cents') - n('salary_sacrifice_cents') - n('payg_cents')],
+        `pay items of ${String(l.employee_id)} in ${String(l.pay_run_id)} ${where}`,
+      ).toEqual([n('gross_cents'), true, n('net_cents')]);
     }
   }
 
@@ -1393,7 +1511,7 @@ class Run {
         expected.slice(0, 3),
       );
       const payg = m.opening.payg + sum('paygCents') - m.paidTo('2200');
-      const sup = m.opening.super + sum('superCents') - m.paidTo('2300');
+      const sup = m.opening.super + sum('superCents') - m.paidTo('2300') - m.superPaid;
       expect([bal('2200'), bal('2300'), bal('2400'), bal('6100'), bal('6200')], `payroll accounts as at ${asOf} ${where}`).toEqual([
         payg,
         sup,
@@ -1607,6 +1725,7 @@ for (const engine of engines) {
               await run.check();
             }
             await run.checkPayrollReports('after the last act');
+            await run.checkPayItems('after the last act');
           },
         ),
         { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: false },

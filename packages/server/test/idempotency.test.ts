@@ -454,6 +454,11 @@ describe.each(engines)('every books write replays with the same key and params (
       'books.employeeUpdate',
       async () => ({ id: await activeEmployeeId(), effectiveFrom: '2026-09-01', hoursPerWeek: 30 }),
     ],
+    [
+      'employeeTerminate',
+      'books.employeeTerminate',
+      async () => ({ employeeId: await activeEmployeeId(), terminationDate: today(), reason: 'voluntary' }),
+    ],
     ['leaveRequest', 'books.leaveRequest', async () => ({ employeeId: await activeEmployeeId(), ...LEAVE })],
     [
       'leaveApprove',
@@ -472,6 +477,18 @@ describe.each(engines)('every books write replays with the same key and params (
         const { approvalId } = await heldAndRequested(t, org, 'books.payrollSign', { id });
         await decide(t, org, approvalId, true);
         return { id, approvalId };
+      },
+    ],
+    [
+      // A signed run accrues annual leave, so the provision at today has a liability to post.
+      'leaveProvision',
+      'books.leaveProvision',
+      async () => {
+        const { id } = await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] });
+        const { approvalId } = await heldAndRequested(t, org, 'books.payrollSign', { id });
+        await decide(t, org, approvalId, true);
+        await ok('books.payrollSign', { id, approvalId });
+        return { asAt: today() };
       },
     ],
     [
@@ -504,6 +521,24 @@ describe.each(engines)('every books write replays with the same key and params (
         await ok('books.payrollSign', { id, approvalId: sign.approvalId });
         const params = { financialYear: '2026-27', employeeIds: [employee] };
         const { approvalId } = await heldAndRequested(t, org, 'books.stpFinalise', params);
+        await decide(t, org, approvalId, true);
+        return { ...params, approvalId };
+      },
+    ],
+    [
+      'superPay completed with a proof',
+      'books.superPay',
+      async () => {
+        const { id } = await ok('books.payrollDraft', { ...PAY_RUN, employeeIds: [await activeEmployeeId()] });
+        const sign = await heldAndRequested(t, org, 'books.payrollSign', { id });
+        await decide(t, org, sign.approvalId, true);
+        await ok('books.payrollSign', { id, approvalId: sign.approvalId });
+        const s = await consoleSignIn(t, org.slug, org.owner.email, org.owner.password);
+        const r = await consoleJson(t, s, 'POST', '/console/api/bank-accounts', { kind: 'bank', name: unique('Super') });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        const fundingAccountId = (r.body as { result: { account: { id: string } } }).result.account.id;
+        const params = { payRunIds: [id], paymentDate: today(), fundingAccountId };
+        const { approvalId } = await heldAndRequested(t, org, 'books.superPay', params);
         await decide(t, org, approvalId, true);
         return { ...params, approvalId };
       },

@@ -332,6 +332,7 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
         overdue: true,
         amountCents: 78_600,
         outstandingCents: 78_600,
+        paidBy: null,
       },
       expect.objectContaining({ id: august.id, dueOn: '2026-07-23', amountCents: 78_600, outstandingCents: 78_600, status: 'due' }),
     ]);
@@ -456,7 +457,11 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
       [{ periodEnd: '2026-06-30', periodStart: '2026-06-17' }, 400, 'periodEnd: employee'],
       [{ employeeIds: [aroha, aroha] }, 400, `employeeIds: names ${aroha} twice`],
       [{ hours: [{ employeeId: 'emp_nobody', hours: 3 }] }, 400, 'hours: employee emp_nobody is not in this pay run'],
-      [{ hours: [{ employeeId: aroha, hours: 1.5 }] }, 400, 'hours[0].hours: must be an integer from 0 to 744'],
+      [
+        { hours: [{ employeeId: aroha, hours: 1.555 }] },
+        400,
+        'hours[0].hours: must be a number from 0 to 744 with at most 2 decimal places',
+      ],
       [{ funding: { ...FUNDING, bsb: '1' } }, 400, 'funding.bsb'],
       [{ funding: FUNDING }, 400, 'paymentDate: must be today'],
       [{ paymentDate: '2027-07-02', periodEnd: '2027-07-01', periodStart: '2027-06-18' }, 400, 'paymentDate: no Schedule 1 coefficients'],

@@ -338,8 +338,8 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
     ]);
 
     const bad: [Record<string, unknown>, string][] = [
-      [{ hours: 0 }, 'hours: must be an integer greater than 0'],
-      [{ hours: 7.5 }, 'hours: must be an integer number of hours'],
+      [{ hours: 0 }, 'hours: must be a number greater than 0 and at most 2000 with at most 2 decimal places'],
+      [{ hours: 7.555 }, 'hours: must be a number greater than 0 and at most 2000 with at most 2 decimal places'],
       [{ endDate: '2026-09-01' }, 'endDate: must not be before startDate'],
       [{ endDate: '2026-09-07', hours: 25 }, 'hours: must be at most 24 (24 a day from startDate to endDate)'],
       [{ leaveType: 'long_service' }, 'leaveType: must be one of annual, personal'],

@@ -31,6 +31,7 @@ describe('binding signature acts from their declaration', () => {
       'books.onboardingAdvance',
       'books.payrollSign',
       'books.stpFinalise',
+      'books.superPay',
       'books.taxSignLodge',
     ]);
     for (const m of declared) expect(methodRegistry.get(m.name)?.spec).toBe(m);

@@ -283,7 +283,16 @@ export const gstSummary = z.object({
  * Gross by Single Touch Payroll earnings type: salary and wages (gross less paid leave) and paid
  * leave, the split the STP pay event reports. A type modelled later is a new key; they add up to gross.
  */
-const earningsByType = z.object({ salaryWagesCents: int(), paidLeaveCents: int() });
+const earningsByType = z.object({
+  salaryWagesCents: int(),
+  paidLeaveCents: int(),
+  /** Unused annual leave and its loading paid in a final pay (books.employeeTerminate); present only when some was paid. */
+  unusedLeaveOnTerminationCents: int().optional(),
+  /** Pay items (books.payrollDraft earnings), each present only when some was paid: overtime, bonuses and commissions, allowances. */
+  overtimeCents: int().optional(),
+  bonusesCommissionsCents: int().optional(),
+  allowancesCents: int().optional(),
+});
 
 /** Milli-hours (1/1000 hour) per leave type. */
 const milliHoursByLeaveType = z.object({ annual: int(), personal: int() });
@@ -293,6 +302,8 @@ const payrollFigures = {
   runs: int(),
   earnings: earningsByType,
   grossCents: int(),
+  /** Part of gross paid to super before tax (net = gross − this − PAYG); present only when some was sacrificed. */
+  salarySacrificeCents: int().optional(),
   paygWithheldCents: int(),
   superCents: int(),
   netCents: int(),
@@ -341,7 +352,7 @@ export const reports = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave, paidLeaveCents), PAYG withheld, super, net, leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs).",
+    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs).",
   brief: 'Report; from..to for profit_and_loss, gst_summary, payroll_activity; asOf for the rest.',
   params: reportParams,
   result: z.union([trialBalance, profitAndLoss, balanceSheet, agedReport, gstSummary, payrollActivity, leaveBalancesReport]),

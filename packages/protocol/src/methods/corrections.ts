@@ -3,6 +3,7 @@ import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference } from
 import { feedLine } from './reconciliation.js';
 import { cents, email, id, isoDate, isCalendarDate, method, reason, text } from './index-fields.js';
 import { HELD_REASONS } from '../signature.js';
+import { limits } from '../limits.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -18,6 +19,9 @@ export const openingLimits = {
   invoicesMax: 500,
   billsMax: 500,
   numberCharsMax: 40,
+  payrollEmployeesMax: 500,
+  /** A leave balance carried in, in hours (a year is at most 8,784 hours). */
+  leaveHoursMax: 10_000,
 } as const;
 
 /** Control accounts: their opening balance is the sum of the carried-in documents. */
@@ -99,12 +103,76 @@ const openingBill = z
     documentChecks(d, ctx);
   });
 
+/** A year-to-date amount carried in: integer cents, 0 allowed. */
+const ytdCents = () =>
+  z
+    .number({ error: 'must be an integer number of cents' })
+    .int({ error: 'must be an integer number of cents' })
+    .min(0, { error: 'must be at least 0' })
+    .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` });
+
+/** Hours as the old system shows them: at least 0, at most two decimal places (kept as milli-hours). */
+const leaveHours = () =>
+  z
+    .number({ error: 'must be a number of hours' })
+    .min(0, { error: 'must be at least 0' })
+    .max(openingLimits.leaveHoursMax, { error: `must be at most ${openingLimits.leaveHoursMax}` })
+    .refine((h) => Math.abs(h * 100 - Math.round(h * 100)) < 1e-6, { error: 'must have at most 2 decimal places' });
+
+/**
+ * One employee's payroll as at the conversion date, from the old software: the year-to-date
+ * figures of the financial year holding it (which STP reports add to this software's own) and
+ * the leave balances (where the leave ledger starts).
+ */
+const openingEmployee = z
+  .strictObject({
+    employeeId: id().describe('Employee id'),
+    grossCents: ytdCents().describe('YTD gross'),
+    /** The part of gross paid as leave (STP paid leave); salary and wages are the rest. Default 0. */
+    paidLeaveCents: ytdCents().optional().describe('Of gross; default 0'),
+    paygWithheldCents: ytdCents().describe('YTD PAYG withheld'),
+    superGuaranteeCents: ytdCents().describe('YTD super guarantee'),
+    annualLeaveHours: leaveHours().optional().describe('Balance; 2 dp; default 0'),
+    personalLeaveHours: leaveHours().optional().describe("Personal/carer's; default 0"),
+    /** The old software's payroll id for the employee, reported with the carried-in figures. */
+    previousPayrollId: text(40).optional().describe("Old software's id"),
+  })
+  .superRefine((e, ctx) => {
+    if (Number.isSafeInteger(e.paidLeaveCents) && Number.isSafeInteger(e.grossCents) && (e.paidLeaveCents ?? 0) > e.grossCents)
+      ctx.addIssue({ code: 'custom', path: ['paidLeaveCents'], message: `must not be more than grossCents (${e.grossCents})` });
+  });
+
+const openingPayroll = z
+  .strictObject({
+    /** The old software's STP business management software id, reported with the carried-in figures. */
+    previousBmsId: text(200).optional().describe("Old software's STP id"),
+    employees: z
+      .array(openingEmployee)
+      .min(1, { error: 'must have at least 1 employee' })
+      .max(openingLimits.payrollEmployeesMax, { error: `must have at most ${openingLimits.payrollEmployeesMax} employees` })
+      .describe('Per employee'),
+  })
+  .superRefine((p, ctx) => {
+    const first = new Map<string, number>();
+    for (const [i, e] of p.employees.entries()) {
+      const prior = first.get(e.employeeId);
+      if (prior !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['employees', i, 'employeeId'],
+          message: `names ${e.employeeId} as employees[${prior}] does; give each employee once`,
+        });
+      } else first.set(e.employeeId, i);
+    }
+  });
+
 export const openingBalances = method({
   name: 'books.openingBalances',
   scope: 'books.write',
   kind: 'write',
+  extendedParams: ['payroll'],
   summary:
-    "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Debits (accounts + invoices' outstanding) must equal credits (accounts + bills' outstanding), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (a number in the organisation's prefix moves the sequence past it) and dates. Each bill goes through the same bill-approval check as books.billCapture (a new payee, bank details that differ from the payee's last approved, or an outstanding amount above the approval floor): a bill it would hold is carried in held with its heldReason (result bills, and books.bills), owed on 2000 but not payable by a run or a bank line until a human approves it with books.billApprove (which posts nothing again); the others as approved (payable by a payment run when they carry bank details, matchable by a bank line). A conversion is for an organisation that does not trade here yet: refused (CONFLICT) once it has any invoice, bill, expense claim, pay run, BAS, journal or bank feed line. The same params again is a no-op; different params after a conversion is CONFLICT.",
+    "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Debits (accounts + invoices' outstanding) must equal credits (accounts + bills' outstanding), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (a number in the organisation's prefix moves the sequence past it) and dates. Each bill goes through the same bill-approval check as books.billCapture (a new payee, bank details that differ from the payee's last approved, or an outstanding amount above the approval floor): a bill it would hold is carried in held with its heldReason (result bills, and books.bills), owed on 2000 but not payable by a run or a bank line until a human approves it with books.billApprove (which posts nothing again); the others as approved (payable by a payment run when they carry bank details, matchable by a bank line). A conversion is for an organisation that does not trade here yet: refused (CONFLICT) once it has any invoice, bill, expense claim, pay run, BAS, journal or bank feed line. Optional payroll (converting mid-year; an extension): employees (≤ 500, each an employee of this organisation started by conversionDate, NOT_FOUND otherwise, each once) with the year-to-date figures the old software reported to the ATO for the financial year holding conversionDate — grossCents, paidLeaveCents (part of gross), paygWithheldCents, superGuaranteeCents — and their leave balances annualLeaveHours and personalLeaveHours (at most 2 decimal places), with the old software's previousBmsId and previousPayrollId when known. They post nothing (carry 2200, 2300 and 2350 balances in accounts): STP pay events and the finalisation of that year report year to date as carried-in plus the runs signed here, each such payee with a carriedIn block naming the previous software's figures; leave balances (books.employees, leave requests, the leave_balances report, books.leaveProvision) start from the carried-in hours, dated conversionDate. The same params again is a no-op; different params after a conversion is CONFLICT.",
   brief:
     'One-time conversion: balances, open invoices and bills as at conversionDate, debits = credits. Posts one journal; bills may be held as in books.billCapture.',
   params: z.strictObject({
@@ -123,6 +191,7 @@ export const openingBalances = method({
       .max(openingLimits.billsMax, { error: `must have at most ${openingLimits.billsMax} bills` })
       .optional()
       .describe('Open bills'),
+    payroll: openingPayroll.optional().describe('Employees YTD, leave'),
   }),
   result: z.object({
     conversionDate: z.string(),
@@ -135,6 +204,8 @@ export const openingBalances = method({
     billIds: z.array(z.string()),
     /** Each bill carried in (billIds' order) as it came in: held by the bill-approval rule with its reason, or approved. */
     bills: z.array(z.object({ id: z.string(), status: z.enum(['held', 'approved']), heldReason: z.enum(HELD_REASONS).nullable() })),
+    /** With payroll: the employees whose year-to-date figures and leave balances were carried in, and the financial year of those figures. */
+    payroll: z.object({ employeeIds: z.array(z.string()), financialYear: z.string() }).optional(),
     ledgerId: z.string(),
     noop: z.literal(true).optional(),
   }),

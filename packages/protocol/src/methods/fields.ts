@@ -147,3 +147,27 @@ export const isoDate = () =>
 export const email = () => z.email({ error: 'must be an email address' }).max(254);
 
 export const reason = () => multilineText(500);
+
+/**
+ * The decimal places of a number in its shortest round-trip form, the form JSON writes it in
+ * (7.6 → 1, 38 → 0); null for a form with an exponent (1e-7), which no valid amount takes.
+ */
+export function decimalPlacesOf(n: number): number | null {
+  const s = String(Math.abs(n));
+  if (!/^\d+(?:\.\d+)?$/.test(s)) return null;
+  const dot = s.indexOf('.');
+  return dot < 0 ? 0 : s.length - dot - 1;
+}
+
+/**
+ * A JSON number with at most `places` decimal places, from `min` (or above it, with `above`) to
+ * `max`: hours (7.6) and pay multipliers (1.5). The server reads it exactly from that decimal
+ * form (payroll/decimal.ts), never by arithmetic on the float; an integer is valid as it always was.
+ */
+export const decimalNumber = (o: { readonly min: number; readonly max: number; readonly places: number; readonly above?: boolean }) => {
+  const low = o.above ? `greater than ${o.min} and at most` : `from ${o.min} to`;
+  const message = `must be a number ${low} ${o.max}${o.places === 0 ? '' : ` with at most ${o.places} decimal places`}`;
+  return z
+    .number({ error: message })
+    .refine((n) => (o.above ? n > o.min : n >= o.min) && n <= o.max && (decimalPlacesOf(n) ?? Infinity) <= o.places, { error: message });
+};

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACTION_CLASS } from '../signature.js';
 import { abaText } from './aba-fields.js';
-import { holdFrame, id, isCalendarDate, isoDate, method, pageLimit, reason, withProof } from './index-fields.js';
+import { cents, decimalNumber, holdFrame, id, isCalendarDate, isoDate, method, pageLimit, reason, withProof } from './index-fields.js';
 import { funding } from './payables.js';
 import { PAY_FREQUENCIES } from './people.js';
 import type { MethodSpec } from './types.js';
@@ -14,27 +14,100 @@ import type { MethodSpec } from './types.js';
  * Single Touch Payroll: signing queues the run's pay event through the lodgement adapter, recalling a
  * signed run a correcting one, and stpResubmit sends it again (docs/books.md "Single Touch Payroll");
  * stpFinalise (the same signature class) finalises or amends a financial year, and stpSubmissions
- * lists every submission.
+ * lists every submission. superPay (the same signature class) pays signed runs' super guarantee to
+ * their funds: one journal on 2300 and one contribution file per fund.
  */
 
 export const PAY_RUN_STATUSES = ['draft', 'signed', 'recalled'] as const;
 
-/** Hours in a pay period: whole hours, at most a month of every hour (31 × 24). */
+/** Hours in a pay period: at most a month of every hour (31 × 24), to the hundredth (7.6). */
 export const PAY_HOURS_MAX = 744;
+/** Hours are given to the hundredth of an hour (7.6, 0.25): stored exactly as milli-hours. */
+export const HOURS_PLACES = 2;
 /** Employees in one run (a small business; the ABA file and the human's summary list each one). */
 export const PAY_RUN_EMPLOYEES_MAX = 200;
 
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`) });
 
+const payHours = () => decimalNumber({ min: 0, max: PAY_HOURS_MAX, places: HOURS_PLACES });
+
 const hoursEntry = z.strictObject({
   employeeId: id().describe('Employee id'),
-  hours: z
-    .number({ error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
-    .int({ error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
-    .min(0, { error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
-    .max(PAY_HOURS_MAX, { error: `must be an integer from 0 to ${PAY_HOURS_MAX}` })
-    .describe('Whole hours, 0-744'),
+  hours: payHours().describe('Hours, 0-744, 2 decimals'),
+});
+
+/**
+ * Earnings lines of a pay run beyond the ordinary pay (docs/books.md "Pay items"): overtime and
+ * penalty are hours × the base hourly rate × a multiplier; allowance, bonus (bonuses and
+ * commissions) and back_pay are amounts; salary_sacrifice is an amount of gross paid to super
+ * before tax.
+ */
+export const EARNING_TYPES = ['overtime', 'penalty', 'allowance', 'bonus', 'back_pay', 'salary_sacrifice'] as const;
+/**
+ * The ATO's Single Touch Payroll Phase 2 allowance types: CD cars, AD award transport payments,
+ * LD laundry, MD overtime meals, RD domestic or overseas travel and accommodation, TD tools, KN
+ * tasks, QN qualifications and certification, OD other.
+ */
+export const ALLOWANCE_CATEGORIES = ['CD', 'AD', 'LD', 'MD', 'RD', 'TD', 'KN', 'QN', 'OD'] as const;
+/** A multiplier of the base hourly rate: above 0, at most 5, to the thousandth (1.5, 2.5, 0.275). */
+export const MULTIPLIER_MAX = 5;
+export const MULTIPLIER_PLACES = 3;
+/** Earnings lines in one run (a handful per employee). */
+export const EARNINGS_MAX = 1000;
+
+const HOURLY_TYPES: readonly string[] = ['overtime', 'penalty'];
+
+const earningEntry = z
+  .strictObject({
+    employeeId: id().describe('Employee id'),
+    type: oneOf(EARNING_TYPES).describe('Earnings type'),
+    hours: decimalNumber({ min: 0, max: PAY_HOURS_MAX, places: HOURS_PLACES, above: true }).optional().describe('overtime/penalty hours'),
+    multiplier: decimalNumber({ min: 0, max: MULTIPLIER_MAX, places: MULTIPLIER_PLACES, above: true })
+      .optional()
+      .describe('× base rate, e.g. 1.5'),
+    amountCents: cents().optional().describe('Amount, cents'),
+    category: oneOf(ALLOWANCE_CATEGORIES).optional().describe('Allowance STP code'),
+  })
+  .superRefine((e, ctx) => {
+    const need = (key: 'hours' | 'multiplier' | 'amountCents' | 'category', wanted: boolean, why: string) => {
+      if (wanted && e[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: `is required for ${why}` });
+      if (!wanted && e[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `is not used for ${why}` });
+    };
+    if ((EARNING_TYPES as readonly string[]).indexOf(e.type) < 0) return;
+    const hourly = HOURLY_TYPES.includes(e.type);
+    need('hours', hourly, `type ${e.type}`);
+    need('multiplier', hourly, `type ${e.type}`);
+    need('amountCents', !hourly, `type ${e.type}`);
+    need('category', e.type === 'allowance', `type ${e.type}`);
+  });
+
+/** An earnings line as priced in a run: overtime and penalty carry their hours and multiplier. */
+const pricedEarning = z.object({
+  type: z.enum(EARNING_TYPES),
+  category: z.enum(ALLOWANCE_CATEGORIES).nullable(),
+  hours: z.number().nullable(),
+  multiplier: z.number().nullable(),
+  amountCents: z.number().int(),
+});
+
+/**
+ * A final pay (books.employeeTerminate): the line pays ordinary time up to terminationDate only and
+ * the unused annual leave with its loading, all part of grossCents; paygCents includes the PAYG on
+ * the leave (terminationPaygCents). No super guarantee is paid on the leave.
+ */
+const finalPay = z.object({
+  terminationDate: z.string(),
+  cessationTypeCode: z.string(),
+  /** Days employed in the period (to terminationDate) of daysInPeriod. */
+  daysEmployed: z.number().int(),
+  daysInPeriod: z.number().int(),
+  /** The annual leave balance paid out, in 1/1000 hours, and its value at the base hourly rate. */
+  unusedLeaveMilliHours: z.number().int(),
+  unusedLeaveCents: z.number().int(),
+  leaveLoadingCents: z.number().int(),
+  /** PAYG withheld on the unused leave and loading (part of paygCents). */
+  terminationPaygCents: z.number().int(),
 });
 
 const payRunLine = z.object({
@@ -44,16 +117,22 @@ const payRunLine = z.object({
   paygCents: z.number().int(),
   superCents: z.number().int(),
   netCents: z.number().int(),
-  /** Hours paid (hours given plus leave) for hourly staff with hours given; null where ordinary hours were paid. */
-  hours: z.number().int().nullable(),
+  /** Hours paid (hours given plus leave, to the hundredth) for hourly staff with hours given; null where ordinary hours were paid. */
+  hours: z.number().nullable(),
   /** Approved leave paid in this run, in hours, and its share of gross (STP "paid leave"). */
-  leaveHours: z.number().int(),
+  leaveHours: z.number(),
   leaveCents: z.number().int(),
   /** The approved leave requests this run pays (taken from the balance when signed). */
   leaveIds: z.array(z.string()),
   /** Schedule 1 scale used, and whether its coefficients (and the super MCB) are confirmed. */
   taxScale: z.number().int(),
   confirmed: z.boolean(),
+  /** The earnings lines paid with the ordinary pay (part of grossCents; salary_sacrifice is gross paid to super); present when given. */
+  earnings: z.array(pricedEarning).optional(),
+  /** Gross paid to super before tax (net = gross − this − PAYG; 2300 is credited superCents + this); present when some is. */
+  salarySacrificeCents: z.number().int().optional(),
+  /** Present on an employee's final pay (books.employeeTerminate). */
+  termination: finalPay.optional(),
 });
 
 const totals = z.object({
@@ -61,6 +140,7 @@ const totals = z.object({
   paygCents: z.number().int(),
   superCents: z.number().int(),
   netCents: z.number().int(),
+  salarySacrificeCents: z.number().int().optional(),
 });
 
 export const payRun = z.object({
@@ -89,9 +169,9 @@ export const payrollDraft = method({
   name: 'books.payrollDraft',
   scope: 'books.write',
   kind: 'write',
-  extendedParams: ['fundingAccountId'],
+  extendedParams: ['fundingAccountId', 'earnings'],
   summary:
-    "Draft a pay run: periodStart to periodEnd (inclusive), paymentDate, payFrequency (weekly, fortnightly, monthly); optional employeeIds (default every active employee on that frequency), optional hours [{employeeId, hours}] for hourly staff (whole hours worked; default their ordinary hours), optional funding or fundingAccountId (at most one: the account the net pay ABA file is paid from, as billScheduleRun; paymentDate then today or later; a record's direct-entry details are copied into the draft, and signing is CONFLICT if they change before it). Each line: gross, PAYG by ATO Schedule 1 for the payment date, super guarantee at the rate in force, net = gross − PAYG; approved leave starting by periodEnd and not yet paid is paid in the run (leaveHours, leaveCents). Every employee must be active, started by periodEnd and on payFrequency. Status `draft`; nothing is posted. The same period, frequency and employees again while that draft is open, with the same details, is a no-op returning it; a draft or signed run already covering an employee for an overlapping period is CONFLICT naming it.",
+    "Draft a pay run: periodStart to periodEnd (inclusive), paymentDate, payFrequency (weekly, fortnightly, monthly); optional employeeIds (default every active employee on that frequency), optional hours [{employeeId, hours}] for hourly staff (hours worked, to 2 decimal places; default their ordinary hours), optional earnings [{employeeId, type, …}]: overtime and penalty {hours, multiplier (of the base hourly rate, to 3 places; salaried: annual salary ÷ 52 ÷ hoursPerWeek)}, allowance {amountCents, category: the ATO STP code CD AD LD MD RD TD KN QN OD}, bonus and back_pay {amountCents} (PAYG by the ATO's method for additional payments), salary_sacrifice {amountCents} (paid to super from gross before tax), optional funding or fundingAccountId (at most one: the account the net pay ABA file is paid from, as billScheduleRun; paymentDate then today or later; a record's direct-entry details are copied into the draft, and signing is CONFLICT if they change before it). Each line: gross (ordinary pay plus earnings lines), PAYG by ATO Schedule 1 for the payment date on gross less bonus, back pay and salary sacrifice plus the additional-payments method on bonus and back pay, super guarantee at the rate in force on ordinary time earnings (gross less overtime), net = gross − salary sacrifice − PAYG (negative net is BAD_REQUEST); approved leave starting by periodEnd and not yet paid is paid in the run (leaveHours, leaveCents). Every employee must be active, started by periodEnd and on payFrequency. Status `draft`; nothing is posted. The same period, frequency and employees again while that draft is open, with the same details, is a no-op returning it; a draft or signed run already covering an employee for an overlapping period is CONFLICT naming it.",
   brief: 'Draft a pay run for one frequency; posts nothing until books.payrollSign, which writes an ABA file if funded.',
   params: z
     .strictObject({
@@ -110,6 +190,11 @@ export const payrollDraft = method({
         .max(PAY_RUN_EMPLOYEES_MAX, { error: `must have at most ${PAY_RUN_EMPLOYEES_MAX} entries` })
         .optional()
         .describe('Default ordinary hours'),
+      earnings: z
+        .array(earningEntry)
+        .max(EARNINGS_MAX, { error: `must have at most ${EARNINGS_MAX} entries` })
+        .optional()
+        .describe('Overtime, allowances…'),
       funding: funding.optional().describe('Pay-from account; ABA'),
       fundingAccountId: id().describe('Bank account id; or funding').optional(),
       /** The ABA header's description of entries (default PAYROLL). */
@@ -278,6 +363,109 @@ export const stpSubmissions = method({
   result: z.object({ submissions: z.array(stpSubmission), nextCursor: z.string().nullable() }),
 });
 
+/** Pay runs one super payment settles (a small business's quarter of weekly runs, with room). */
+export const SUPER_PAY_RUNS_MAX = 100;
+
+const superPaidRun = z.object({
+  payRunId: z.string(),
+  /** The run's payment date (its super is due from it). */
+  paymentDate: z.string(),
+  /** What the run credited to 2300 and this pays: its super guarantee and any salary sacrificed to super. */
+  superCents: z.number().int(),
+});
+
+const superFundPaid = z.object({
+  fundAbn: z.string(),
+  fundName: z.string(),
+  amountCents: z.number().int(),
+  /** How many employees' contributions the file lists. */
+  employeeCount: z.number().int(),
+  /** The contribution file (`<superPaymentId>-<fund ABN>.csv`) queued on the payment outbox. */
+  fileName: z.string(),
+});
+
+const superPayment = z.object({
+  superPaymentId: z.string(),
+  paymentDate: z.string(),
+  fundingAccountId: z.string(),
+  /** The chart account the money leaves (the bank account record's). */
+  accountCode: z.string(),
+  totalCents: z.number().int(),
+  payRuns: z.array(superPaidRun),
+  funds: z.array(superFundPaid),
+  journalId: z.string(),
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const superPay = method({
+  name: 'books.superPay',
+  scope: 'books.write',
+  kind: 'signature',
+  actionClass: ACTION_CLASS.payrollSign,
+  summary:
+    "Pay the super guarantee of signed pay runs in full: payRunIds (1–100 signed runs) or through (every signed run paid on or before that date whose super is still wholly unpaid), exactly one; paymentDate (today or later, and on or after every run's payment date); fundingAccountId (a bank account record, kind bank: the account the money leaves). A signature act of class books.payroll_sign, always held for a human whose summary names each fund with its amount and employees, the runs, the total and the paying account. With the proof it posts one journal dated paymentDate — Dr 2300 Superannuation payable (one line per run) / Cr the record's chart account — records the payment with the runs it settles, and queues one contribution file per fund (`<superPaymentId>-<fund ABN>.csv`, SuperStream alternative file format columns, no TFN) on the payment outbox. books.taxObligations then shows each run paid by it (paidBy). CONFLICT: a run already paid by an earlier super payment (naming it), a draft or recalled run, a run whose super payments to 2300 outside books.superPay already settle in part, or nothing owed. The same runs, paymentDate and account as an earlier payment (or the same through when nothing more is owed through it) is a no-op answering it.",
+  brief: "Pay signed pay runs' super to their funds: posts 2300, writes one contribution file per fund.",
+  params: withProof({
+    payRunIds: z
+      .array(id())
+      .min(1, { error: 'must have at least 1 pay run' })
+      .max(SUPER_PAY_RUNS_MAX, { error: `must have at most ${SUPER_PAY_RUNS_MAX} pay runs` })
+      .optional()
+      .describe('Or through'),
+    through: isoDate().optional().describe('Runs paid by; or payRunIds'),
+    paymentDate: isoDate().describe('Day the funds are paid'),
+    fundingAccountId: id().describe('Bank account id paying'),
+  }).superRefine((p, ctx) => {
+    if ((p.payRunIds === undefined) === (p.through === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['payRunIds'], message: 'give exactly one of payRunIds and through' });
+    }
+    const ids = p.payRunIds ?? [];
+    const twice = ids.find((x, i) => ids.indexOf(x) !== i);
+    if (twice !== undefined) ctx.addIssue({ code: 'custom', path: ['payRunIds'], message: `names ${twice} twice` });
+  }),
+  result: z.union([superPayment, holdFrame]),
+});
+
+/** The account the annual leave provision is carried on, and the expense its movements go to (the chart's). */
+export const LEAVE_PROVISION_ACCOUNT = '2350';
+export const LEAVE_EXPENSE_ACCOUNT = '6150';
+
+const provisionLine = z.object({
+  employeeId: z.string(),
+  name: z.string(),
+  /** Annual leave balance as at asAt, in milli-hours (1/1000 hour), as the leave_balances report shows it. */
+  milliHours: z.number().int(),
+  /** The pay in force on asAt: an annual salary (an hour of leave is salary ÷ (hoursPerWeek × 52)) or an hourly rate. */
+  annualSalaryCents: z.number().int().nullable(),
+  hourlyRateCents: z.number().int().nullable(),
+  hoursPerWeek: z.number().int(),
+  /** The balance's value, half up to the cent (the report's annual valueCents). */
+  amountCents: z.number().int(),
+});
+
+export const leaveProvision = method({
+  name: 'books.leaveProvision',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Bring the annual leave provision (2350 Provision for annual leave) to the employees' annual leave liability as at asAt (not in the future, not on or before the lock date or conversion date): each active employee's annual leave balance valued at the pay in force on asAt, exactly as books.reports leave_balances values it (annual leave loading is not modelled). Posts one journal dated asAt for the difference between that total and 2350's balance as at asAt: Dr 6150 Annual leave expense / Cr 2350 when the liability grew, the reverse when it shrank. Nothing to post (the provision already equals the liability) is a no-op (noop: true, journalId and ledgerId of the provision's latest journal on or before asAt, null if none). A provision journal dated after asAt is CONFLICT (provision at that date or later). Result: each employee's hours, rate and amount, totalCents, the balance before and the difference posted.",
+  brief: 'Post the annual leave provision as at a date: Dr 6150 / Cr 2350 the change in leave liability. Same date again: no-op.',
+  params: z.strictObject({ asAt: isoDate().describe('Valuation date; not future') }),
+  result: z.object({
+    asAt: z.string(),
+    employees: z.array(provisionLine),
+    totalCents: z.number().int(),
+    /** 2350's credit balance as at asAt before this call. */
+    balanceBeforeCents: z.number().int(),
+    /** What this call posted: totalCents − balanceBeforeCents (0 on a no-op). */
+    differenceCents: z.number().int(),
+    journalId: z.string().nullable(),
+    ledgerId: z.string().nullable(),
+    noop: z.literal(true).optional(),
+  }),
+});
+
 /** Declarations of this area (see index.ts). */
 export const payrollMethods = [
   payrollDraft,
@@ -286,4 +474,6 @@ export const payrollMethods = [
   stpResubmit,
   stpFinalise,
   stpSubmissions,
+  leaveProvision,
+  superPay,
 ] as const satisfies readonly MethodSpec[];

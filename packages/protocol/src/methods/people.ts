@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { ACTION_CLASS } from '../signature.js';
 import { abaText, bankAccountNumber, bsb } from './aba-fields.js';
-import { cents, email, holdFrame, id, isCalendarDate, isoDate, method, pageLimit, text, withProof } from './index-fields.js';
+import { cents, decimalNumber, email, holdFrame, id, isCalendarDate, isoDate, method, pageLimit, text, withProof } from './index-fields.js';
 import { abn, taxFileNumber } from './people-fields.js';
 import type { MethodSpec } from './types.js';
 
 /**
  * People (docs/books.md, people): onboarding an employee (details → tax declaration → super fund →
  * contract, the contract a signature act), dated changes of an active employee's terms (a new bank
- * account a signature act), leave requests and approvals, and the employees read
+ * account a signature act), the end of employment (books.employeeTerminate), leave requests and approvals, and the employees read
  * with leave balances. A TFN is never returned, logged or put in an event: reads carry it masked
  * to its last 3 digits. Pay runs (payrollDraft/Sign/Recall, STP) build on these records.
  */
@@ -16,7 +16,8 @@ import type { MethodSpec } from './types.js';
 export const EMPLOYMENT_BASES = ['full_time', 'part_time', 'casual'] as const;
 export const PAY_FREQUENCIES = ['weekly', 'fortnightly', 'monthly'] as const;
 export const ONBOARDING_STEPS = ['tax_declaration', 'super', 'contract'] as const;
-export const EMPLOYEE_STATUSES = ['onboarding', 'active'] as const;
+/** `terminated`: books.employeeTerminate recorded the end of employment and its final pay run is signed. */
+export const EMPLOYEE_STATUSES = ['onboarding', 'active', 'terminated'] as const;
 export const LEAVE_TYPES = ['annual', 'personal'] as const;
 export const LEAVE_STATUSES = ['requested', 'approved'] as const;
 
@@ -267,7 +268,8 @@ export const leave = z.object({
   leaveType: z.enum(LEAVE_TYPES),
   startDate: z.string(),
   endDate: z.string(),
-  hours: z.number().int(),
+  /** To the hundredth of an hour (7.6). */
+  hours: z.number(),
   /** Set when the hours exceed what the employee has available: the request stands (see summary). */
   warning: z.string().nullable(),
   /** The employee's available balance of this leave type after this request, in 1/1000 hours. */
@@ -282,7 +284,7 @@ export const leaveRequest = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    "Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer's), startDate to endDate (inclusive, at most 366 days), hours (a whole number, 1–2000, at most 24 a day of the range). A request above the available balance is accepted with a warning (leave in advance is the employer's decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.",
+    "Request leave for an active full- or part-time employee: leaveType annual or personal (personal/carer's), startDate to endDate (inclusive, at most 366 days), hours (above 0 and at most 2000, to 2 decimal places (7.6), at most 24 a day of the range). A request above the available balance is accepted with a warning (leave in advance is the employer's decision at approval); casual employees accrue no paid leave (CONFLICT). Status `requested`; paid as leave by the pay run of its period once approved.",
   brief: 'Request paid leave (not casuals); over balance only warns. Then books.leaveApprove.',
   params: z
     .strictObject({
@@ -290,12 +292,7 @@ export const leaveRequest = method({
       leaveType: oneOf(LEAVE_TYPES).describe("personal includes carer's"),
       startDate: isoDate().describe('First day'),
       endDate: isoDate().describe('Last day'),
-      hours: z
-        .number({ error: 'must be an integer number of hours' })
-        .int({ error: 'must be an integer number of hours' })
-        .gt(0, { error: 'must be an integer greater than 0' })
-        .max(LEAVE_HOURS_MAX, { error: `must be at most ${LEAVE_HOURS_MAX}` })
-        .describe('Whole hours, max 24 a day'),
+      hours: decimalNumber({ min: 0, max: LEAVE_HOURS_MAX, places: 2, above: true }).describe('Hours, 2 decimals, max 24 a day'),
     })
     .superRefine((p, ctx) => {
       if (!isCalendarDate(p.startDate) || !isCalendarDate(p.endDate)) return;
@@ -303,7 +300,7 @@ export const leaveRequest = method({
       const days = (Date.parse(p.endDate) - Date.parse(p.startDate)) / 86_400_000 + 1;
       if (days > LEAVE_DAYS_MAX)
         ctx.addIssue({ code: 'custom', path: ['endDate'], message: `must be at most ${LEAVE_DAYS_MAX} days after startDate (inclusive)` });
-      else if (days >= 1 && Number.isInteger(p.hours) && p.hours > days * 24) {
+      else if (days >= 1 && typeof p.hours === 'number' && p.hours > days * 24) {
         ctx.addIssue({ code: 'custom', path: ['hours'], message: `must be at most ${days * 24} (24 a day from startDate to endDate)` });
       }
     }),
@@ -319,6 +316,74 @@ export const leaveApprove = method({
   brief: 'Approve leave; the pay run covering it pays it.',
   params: z.strictObject({ id: id().describe('Request id') }),
   result: leave,
+});
+
+/** Why employment ended, in words; CESSATION_CODES maps each to the ATO's STP cessation type code. */
+export const TERMINATION_REASONS = ['voluntary', 'ill_health', 'deceased', 'redundancy', 'dismissal', 'contract_end', 'transfer'] as const;
+/** The STP Phase 2 cessation type codes: V voluntary, I ill health, D deceased, R redundancy, F dismissal, C contract end, T transfer. */
+export const CESSATION_CODES = {
+  voluntary: 'V',
+  ill_health: 'I',
+  deceased: 'D',
+  redundancy: 'R',
+  dismissal: 'F',
+  contract_end: 'C',
+  transfer: 'T',
+} as const;
+/** How far ahead a termination may be recorded (a notice period of up to about three months). */
+export const TERMINATION_DAYS_AHEAD_MAX = 90;
+
+/**
+ * A percentage to the hundredth (17.5), a JSON number as hours are (decimalNumber: read exactly from
+ * its shortest decimal form). Not also a decimal string: model hosts refuse a union of types in a
+ * tool's schema.
+ */
+const loadingPercent = () => decimalNumber({ min: 0, max: 100, places: 2 });
+
+/** Why an ETP is refused: named with the field, whatever value it carries. */
+export const ETP_REFUSAL =
+  'employment termination payments (severance or redundancy pay, payment in lieu of notice, a golden handshake, unused personal leave) are not supported: ' +
+  'their tax rules (the ETP and whole-of-income caps, tax-free and taxable components, preservation age) and the STP ETP payment codes are not modelled; ' +
+  'pay and report an ETP outside Finance Desk';
+
+export const termination = z.object({
+  employeeId: z.string(),
+  name: z.string(),
+  /** `active` until the final pay run is signed, then `terminated`. */
+  status: z.enum(EMPLOYEE_STATUSES),
+  terminationDate: z.string(),
+  reason: z.enum(TERMINATION_REASONS),
+  /** The ATO's STP cessation type code for the reason. */
+  cessationTypeCode: z.enum(['V', 'I', 'D', 'R', 'F', 'C', 'T']),
+  /** Leave loading paid on the unused annual leave, as a decimal string to the hundredth ("17.50"); null for none. */
+  leaveLoadingPercent: z.string().nullable(),
+  /** The signed pay run that paid the final pay; null until then. */
+  finalPayRunId: z.string().nullable(),
+  ledgerId: z.string(),
+  noop: z.boolean().optional(),
+});
+
+export const employeeTerminate = method({
+  name: 'books.employeeTerminate',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Record the end of an active employee's employment: employeeId, terminationDate (the last day employed: not before the start date, at most 90 days after today, after every signed pay run's period covering the employee), reason (voluntary, ill_health, deceased, redundancy, dismissal, contract_end, transfer: reported to the ATO as the STP cessation type V, I, D, R, F, C, T), optional leaveLoadingPercent (a number from 0 to 100, at most 2 decimal places: the leave loading the award gives on unused annual leave). Nothing is paid or posted here: the pay run whose period contains terminationDate (books.payrollDraft) is the final pay — ordinary pay up to terminationDate only (days employed ÷ days in the period), plus the unused annual leave balance after that run's own accrual and leave taken, at the base hourly rate in force, plus the loading; PAYG on the leave by the ATO's marginal-rate method (redundancy and ill_health: 32%, residents; deceased: nothing withheld); no super guarantee on it — and signing it (books.payrollSign) pays the leave out of the balance, reports the cessation through STP and makes the employee `terminated`; later runs refuse them. The same termination again is a no-op; other details before the final run is signed replace it (CONFLICT while a draft run covers the employee on or after the date: recall it first); once signed it is CONFLICT. employmentTerminationPaymentCents is refused: employment termination payments are not modelled.",
+  brief: "Record an employee's termination; the run covering the date pays the final pay and unused leave.",
+  params: z
+    .strictObject({
+      employeeId: id().describe('Employee id'),
+      terminationDate: isoDate().describe('Last day employed'),
+      reason: oneOf(TERMINATION_REASONS).describe('Why employment ended'),
+      leaveLoadingPercent: loadingPercent().optional().describe('e.g. 17.5; on unused leave'),
+      employmentTerminationPaymentCents: z.number({ error: ETP_REFUSAL }).optional().describe('Refused: ETPs unsupported'),
+    })
+    .superRefine((p, ctx) => {
+      if (p.employmentTerminationPaymentCents !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['employmentTerminationPaymentCents'], message: ETP_REFUSAL });
+      }
+    }),
+  result: termination,
 });
 
 export const employees = method({
@@ -344,6 +409,7 @@ export const peopleMethods = [
   onboardingStart,
   onboardingAdvance,
   employeeUpdate,
+  employeeTerminate,
   leaveRequest,
   leaveApprove,
   employees,

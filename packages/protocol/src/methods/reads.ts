@@ -375,12 +375,12 @@ export const costRollup = read({
 
 /**
  * Payment and lodgement files: the ABA files of payment runs and signed pay
- * runs, and the BAS and STP lodgement documents, as the outbox carried them to the bank or the
+ * runs, the super contribution files of super payments, and the BAS and STP lodgement documents, as the outbox carried them to the bank or the
  * ATO (the same source as the audit pack's documents). Extensions to the core contract. A TFN is never
  * served to a key: an STP pay event is served with every TFN masked (`masked`), beside the
  * SHA-256 of the exact bytes that were lodged.
  */
-export const FILE_KINDS = ['aba', 'bas', 'stp_pay_event'] as const;
+export const FILE_KINDS = ['aba', 'bas', 'stp_pay_event', 'super_contribution'] as const;
 
 const fileRow = z.object({
   /** The outbox row that carried the file (pay_… for payment files, lodg_… for lodgements). */
@@ -393,7 +393,7 @@ const fileRow = z.object({
   /** Lowercase hex SHA-256 of the file's exact stored bytes (for a lodgement, its receipt's). */
   sha256: z.string(),
   createdAt: z.string(),
-  /** What the file is of: the payment run or pay run id (aba), the BAS or pay run id (lodgements). */
+  /** What the file is of: the payment run or pay run id (aba), the super payment id (super_contribution), the BAS or pay run id (lodgements). */
   source: z.string(),
   /** When the outbox handed it to the bank channel or lodgement agent; null while queued. */
   deliveredAt: z.string().nullable(),
@@ -403,7 +403,7 @@ export const booksFiles = read({
   name: 'books.files',
   scope: 'books.read',
   summary:
-    "Payment and lodgement files (an extension): every ABA file a payment run or signed pay run wrote, and every BAS and STP lodgement document, newest first, each with id, kind (aba | bas | stp_pay_event), filename, contentType, sizeBytes and sha256 (of the exact stored bytes, what the bank or the ATO received), createdAt, source (the run, pay run or BAS id) and deliveredAt. Optional kind filter. Page with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Fetch one file's bytes with books.file (an STP pay event's TFNs masked).",
+    "Payment and lodgement files (an extension): every ABA file a payment run or signed pay run wrote, every super contribution file (CSV) a super payment wrote, and every BAS and STP lodgement document, newest first, each with id, kind (aba | bas | stp_pay_event | super_contribution), filename, contentType, sizeBytes and sha256 (of the exact stored bytes, what the bank or the ATO received), createdAt, source (the run, pay run or BAS id) and deliveredAt. Optional kind filter. Page with cursor (the nextCursor of the previous page, null at the end) and limit (1–200, default 50). Fetch one file's bytes with books.file (an STP pay event's TFNs masked).",
   brief: 'ABA, BAS and STP files, newest first; fetch with books.file.',
   query: z.strictObject({
     kind: z

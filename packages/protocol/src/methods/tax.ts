@@ -172,7 +172,10 @@ const superObligation = z.object({
   kind: z.literal('super_guarantee'),
   /** The pay run's id. */
   id: z.string(),
-  /** paid once payments to 2300 (after the super carried in at conversion, oldest run first) cover it, as at asOf. */
+  /**
+   * paid once a books.superPay dated on or before asOf paid it, or other payments to 2300 (after the
+   * super carried in at conversion, oldest run first) cover it, as at asOf.
+   */
   status: z.enum(['due', 'paid']),
   periodStart: z.string(),
   periodEnd: z.string(),
@@ -181,9 +184,14 @@ const superObligation = z.object({
   dueOn: z.string(),
   /** Not paid in full and due before asOf. */
   overdue: z.boolean(),
-  /** The run's super guarantee. */
+  /** What the run credited to 2300: its super guarantee and any salary sacrificed to super. */
   amountCents: int(),
   outstandingCents: int(),
+  /**
+   * The books.superPay that paid the run, when dated on or before asOf; late when paid after dueOn.
+   * Null when unpaid or paid by other payments to 2300.
+   */
+  paidBy: z.object({ superPaymentId: z.string(), paymentDate: z.string(), late: z.boolean() }).nullable(),
 });
 
 /**
@@ -227,7 +235,7 @@ export const taxObligations = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "The organisation's tax obligations, oldest first. Each BAS (kind bas) with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative; PAYG withholding is paid with it, label 4); only a lodged BAS carries a receipt. Each signed pay run's super guarantee (kind super_guarantee) with its due date (Payday Super: 7 days after the payment date from 1 July 2026; for earlier payments the 28th of the month after the quarter), amount and what is still outstanding as at asOf. Liabilities carried in by books.openingBalances are obligations of their own, first in line for payments: the super owed at conversion (kind super_carried_in, 2300's opening credit, due as a run paid on the conversion date) and the PAYG withholding owed at conversion (kind payg_carried_in, 2200's opening credit, due with the BAS period holding the conversion date). Payments to 2300 Superannuation payable (its debits other than pay run recalls, less its credits other than pay runs' and the opening balances', such as a reversed payment) settle the super carried in, then the oldest runs, so the super outstanding (super_carried_in and super_guarantee together) equals 2300's balance (none when 2300 is in debit: paid ahead); payments to 2200 other than BAS settlements and recalls settle the PAYG carried in. from/to keep the BAS periods that overlap from..to and the pay runs paid in it (and the liabilities carried in at a conversion date in it); asOf (default today) decides overdue: a BAS not lodged, or super not paid in full, and due before asOf.",
+    "The organisation's tax obligations, oldest first. Each BAS (kind bas) with its period, due date (quarterly: the 28th of the month after the quarter, the December quarter 28 February; monthly: the 21st of the next month), status, labels and signed amount (payable positive, refundable negative; PAYG withholding is paid with it, label 4); only a lodged BAS carries a receipt. Each signed pay run's super guarantee (kind super_guarantee) with its due date (Payday Super: 7 days after the payment date from 1 July 2026; for earlier payments the 28th of the month after the quarter), amount and what is still outstanding as at asOf. Liabilities carried in by books.openingBalances are obligations of their own, first in line for payments: the super owed at conversion (kind super_carried_in, 2300's opening credit, due as a run paid on the conversion date) and the PAYG withholding owed at conversion (kind payg_carried_in, 2200's opening credit, due with the BAS period holding the conversion date). A books.superPay settles exactly the runs it paid (paidBy: its id and date, late when after dueOn); other payments to 2300 Superannuation payable (its debits other than pay run recalls and super payments, less its credits other than pay runs' and the opening balances', such as a reversed payment) settle the super carried in, then the oldest runs not paid by a super payment, so the super outstanding (super_carried_in and super_guarantee together) equals 2300's balance (none when 2300 is in debit: paid ahead); payments to 2200 other than BAS settlements and recalls settle the PAYG carried in. from/to keep the BAS periods that overlap from..to and the pay runs paid in it (and the liabilities carried in at a conversion date in it); asOf (default today) decides overdue: a BAS not lodged, or super not paid in full, and due before asOf.",
   brief: 'BAS and super obligations: due dates, cents (refunds negative), overdue.',
   params: z
     .strictObject({

@@ -5,7 +5,7 @@ import { ACTION_CLASS, payroll, people, type ActionClass } from '@finance-desk/p
  * rights by class, so a class holding several methods' acts names them all.
  */
 export const ACT_TITLES: Readonly<Record<ActionClass, string>> = {
-  [ACTION_CLASS.payrollSign]: 'Sign a pay run or finalise Single Touch Payroll',
+  [ACTION_CLASS.payrollSign]: 'Sign a pay run, pay super or finalise Single Touch Payroll',
   [ACTION_CLASS.taxSignLodge]: 'Sign and lodge a business activity statement (BAS)',
   [ACTION_CLASS.billScheduleRun]: 'Release a scheduled payment run',
   [ACTION_CLASS.invoiceChaseStep]: 'Escalate dunning on an unpaid invoice',
@@ -18,6 +18,7 @@ export const ACT_TITLES: Readonly<Record<ActionClass, string>> = {
 const METHOD_TITLES: ReadonlyMap<string, string> = new Map([
   [payroll.payrollSign.name, 'Sign a pay run'],
   [payroll.stpFinalise.name, 'Finalise or amend Single Touch Payroll for a financial year'],
+  [payroll.superPay.name, "Pay super guarantee to the employees' funds"],
   [people.onboardingAdvance.name, 'Issue an employment contract'],
   [people.employeeUpdate.name, "Change an employee's net pay bank account"],
 ]);

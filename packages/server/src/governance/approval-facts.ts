@@ -40,6 +40,12 @@ export interface ApprovalSubject {
  */
 export const STP_FINALISATION_SUBJECT = 'stpfy_';
 
+/**
+ * The subject id prefix of a super payment (books.superPay, class books.payroll_sign): its subject
+ * is the runs, funds and account the human reads, not a pay run.
+ */
+export const SUPER_PAYMENT_SUBJECT = 'suppay_';
+
 const NONE: ApprovalFacts = {
   amount: null,
   toWhom: null,
@@ -190,6 +196,98 @@ async function payRunFacts(q: Queryable, orgId: string, id: string): Promise<App
   };
 }
 
+/**
+ * The fund each line's super goes to: the employee's fund in force on the run's payment date, as
+ * pay runs read it (the employees row overlaid by their dated changes: the start row always, a
+ * change once effective). Read here from the tables, as governance never imports an area.
+ */
+async function fundsOnDates(
+  q: Queryable,
+  orgId: string,
+  lines: readonly { employee_id: string; payment_date: string }[],
+): Promise<(string | null)[]> {
+  const ids = [...new Set(lines.map((l) => l.employee_id))];
+  if (ids.length === 0) return [];
+  const marks = ids.map(() => '?').join(', ');
+  const rows = await q.all<{ id: string; super_fund_name: string | null }>(
+    `SELECT id, super_fund_name FROM employees WHERE org_id = ? AND id IN (${marks})`,
+    [orgId, ...ids],
+  );
+  const changes = await q.all<{ employee_id: string; kind: string; effective_from: string; fields: string }>(
+    `SELECT employee_id, kind, effective_from, fields FROM employee_changes WHERE org_id = ? AND employee_id IN (${marks})
+     ORDER BY employee_id, effective_from, seq`,
+    [orgId, ...ids],
+  );
+  const current = new Map(rows.map((r) => [r.id, r.super_fund_name]));
+  return lines.map((l) => {
+    let fund = current.get(l.employee_id) ?? null;
+    for (const c of changes) {
+      if (c.employee_id !== l.employee_id || (c.kind !== 'start' && c.effective_from > l.payment_date)) continue;
+      const set = JSON.parse(c.fields) as { superFund?: { fundName: string } | null };
+      if (set.superFund !== undefined) fund = set.superFund?.fundName ?? null;
+    }
+    return fund;
+  });
+}
+
+/**
+ * A super payment's facts from its params: the runs named, or the signed runs paid by `through`
+ * no super payment has paid; each fund by name with its amount; the paying bank account record.
+ */
+async function superPaymentFacts(q: Queryable, orgId: string, params: Record<string, unknown>): Promise<ApprovalFacts> {
+  const named = Array.isArray(params.payRunIds) ? params.payRunIds.filter((x): x is string => typeof x === 'string') : null;
+  const runs = named
+    ? named.length === 0
+      ? []
+      : await q.all<{ id: string }>(`SELECT id FROM pay_runs WHERE org_id = ? AND id IN (${named.map(() => '?').join(', ')})`, [
+          orgId,
+          ...named,
+        ])
+    : typeof params.through === 'string'
+      ? await q.all<{ id: string }>(
+          `SELECT id FROM pay_runs r WHERE org_id = ? AND status = 'signed' AND payment_date <= ? AND super_cents + salary_sacrifice_cents > 0
+           AND NOT EXISTS (SELECT 1 FROM super_payment_runs s WHERE s.org_id = r.org_id AND s.pay_run_id = r.id) LIMIT 201`,
+          [orgId, params.through],
+        )
+      : [];
+  const lines =
+    runs.length === 0
+      ? []
+      : await q.all<{ employee_id: string; payment_date: string; cents: number | string }>(
+          // Super guarantee and salary sacrificed to super: what a super payment pays of each line.
+          `SELECT l.employee_id, r.payment_date, l.super_cents + l.salary_sacrifice_cents AS cents
+           FROM pay_run_lines l JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
+           WHERE l.org_id = ? AND l.pay_run_id IN (${runs.map(() => '?').join(', ')}) AND l.super_cents + l.salary_sacrifice_cents > 0
+           ORDER BY r.payment_date, r.id, l.line_no`,
+          [orgId, ...runs.map((r) => r.id)],
+        );
+  const names = await fundsOnDates(q, orgId, lines);
+  const byFund = new Map<string, number>();
+  let total = 0;
+  lines.forEach((l, i) => {
+    const name = names[i] ?? 'no fund recorded';
+    byFund.set(name, (byFund.get(name) ?? 0) + Number(l.cents));
+    total += Number(l.cents);
+  });
+  const account =
+    typeof params.fundingAccountId === 'string'
+      ? await q.get<{ name: string; bsb: string | null; account_number: string | null; account_code: string }>(
+          'SELECT name, bsb, account_number, account_code FROM bank_accounts WHERE org_id = ? AND id = ?',
+          [orgId, params.fundingAccountId],
+        )
+      : undefined;
+  const funds = [...byFund.entries()].sort(([a], [b]) => a.localeCompare(b));
+  return {
+    ...NONE,
+    amount: lines.length ? { cents: total, label: `super guarantee of ${runs.length} pay run${runs.length === 1 ? '' : 's'}` } : null,
+    toWhom: funds.length ? funds.map(([name, cents]) => `${quoted(name)} ${formatCents(cents)}`).join(', ') : null,
+    fromAccount: account
+      ? `${bankWords(account.bsb, account.account_number, account.name) ?? quoted(account.name)}, ledger account ${account.account_code}`
+      : null,
+    paymentDate: typeof params.paymentDate === 'string' ? params.paymentDate : null,
+  };
+}
+
 /** The facts of one approval (or open hold); never throws for a subject that has since gone. */
 export async function approvalFacts(q: Queryable, orgId: string, a: ApprovalSubject, today: string): Promise<ApprovalFacts> {
   const params = (a.params && typeof a.params === 'object' ? a.params : {}) as Record<string, unknown>;
@@ -201,7 +299,9 @@ export async function approvalFacts(q: Queryable, orgId: string, a: ApprovalSubj
     case ACTION_CLASS.billScheduleRun:
       return runFacts(q, orgId, params);
     case ACTION_CLASS.payrollSign:
-      // The class also holds a year's STP finalisation: no money moves, its summary carries the figures.
+      // The class also holds a year's STP finalisation (no money moves, its summary carries the
+      // figures) and super payments (money to the funds).
+      if (a.subjectId.startsWith(SUPER_PAYMENT_SUBJECT)) return superPaymentFacts(q, orgId, params);
       return a.subjectId.startsWith(STP_FINALISATION_SUBJECT) ? NONE : payRunFacts(q, orgId, a.subjectId);
     default:
       // BAS lodgement, held matches, contracts: their server-written summary carries the figures.

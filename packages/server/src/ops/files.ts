@@ -2,18 +2,19 @@ import type { readSpecs } from '@finance-desk/protocol';
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { LODGEMENT_CHANNEL, type LodgementFile } from '../adapters/lodgement.js';
-import { PAYMENT_FILE_CHANNEL, type PaymentFile } from '../adapters/payments.js';
+import { PAYMENT_FILE_CHANNEL, paymentFileEncoding, type PaymentFile } from '../adapters/payments.js';
 import { maskedPayEvent } from '../domain/payroll/stp.js';
 import { notFound } from '../errors.js';
 import type { Queryable } from '../storage/types.js';
 
 /**
  * Payment and lodgement files, read from where they live: the outbox rows that
- * carried them (channel `payment_file`: ABA files of payment runs and signed pay runs; channel
- * `lodgement`: BAS and STP documents), the same source as the audit pack's documents. Each row
- * holds the file's exact text, so its bytes and SHA-256 are recomputed here, never stored twice:
- * an ABA file is ASCII written byte for byte (latin1, as the payments sink writes it), a
- * lodgement document UTF-8 (as the lodgement sink writes it and its receipt hashes it).
+ * carried them (channel `payment_file`: ABA files of payment runs and signed pay runs, super
+ * contribution CSVs of super payments; channel `lodgement`: BAS and STP documents), the same
+ * source as the audit pack's documents. Each row holds the file's exact text, so its bytes and
+ * SHA-256 are recomputed here, never stored twice: an ABA file is ASCII written byte for byte
+ * (latin1, as the payments sink writes it), a contribution CSV and a lodgement document UTF-8 (as
+ * their sinks write them and a lodgement's receipt hashes it).
  *
  * A file's `sha256` and `sizeBytes` are always of those exact stored bytes. What is served may
  * differ: an STP pay event carries every payee's TFN in full, and a TFN is never served to an
@@ -39,11 +40,14 @@ const CONTENT_TYPES: Readonly<Record<FileKind, string>> = {
   aba: 'text/plain; charset=us-ascii',
   bas: 'application/json; charset=utf-8',
   stp_pay_event: 'application/json; charset=utf-8',
+  super_contribution: 'text/csv; charset=utf-8',
 };
 
 /** The SQL that picks one kind's rows (a lodgement's kind is the body's first `kind` key). */
 const KIND_SQL: Readonly<Record<FileKind, { sql: string; args: string[] }>> = {
-  aba: { sql: 'channel = ?', args: [PAYMENT_FILE_CHANNEL] },
+  // A payment file's kind is its name's extension (the body's fileName precedes its content).
+  aba: { sql: 'channel = ? AND body LIKE ?', args: [PAYMENT_FILE_CHANNEL, '%"fileName":"%.aba","content":%'] },
+  super_contribution: { sql: 'channel = ? AND body LIKE ?', args: [PAYMENT_FILE_CHANNEL, '%"fileName":"%.csv","content":%'] },
   bas: { sql: 'channel = ? AND body LIKE ?', args: [LODGEMENT_CHANNEL, '%"kind":"bas"%'] },
   stp_pay_event: { sql: 'channel = ? AND body LIKE ?', args: [LODGEMENT_CHANNEL, '%"kind":"stp_pay_event"%'] },
 };
@@ -58,7 +62,8 @@ export function fileOf(row: OutboxRow): { file: FileRow; bytes: Buffer } | null 
   }
   if (typeof b.content !== 'string' || typeof b.fileName !== 'string') return null;
   if (row.channel === PAYMENT_FILE_CHANNEL && typeof b.runId === 'string') {
-    return described(row, 'aba', b.fileName, b.runId, Buffer.from(b.content, 'latin1'));
+    const encoding = paymentFileEncoding(b.fileName);
+    return described(row, encoding === 'utf8' ? 'super_contribution' : 'aba', b.fileName, b.runId, Buffer.from(b.content, encoding));
   }
   if (row.channel === LODGEMENT_CHANNEL && typeof b.subjectId === 'string' && (b.kind === 'bas' || b.kind === 'stp_pay_event')) {
     return described(row, b.kind, b.fileName, b.subjectId, Buffer.from(b.content, 'utf8'));

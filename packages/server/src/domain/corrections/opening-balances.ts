@@ -11,6 +11,7 @@ import { BILL_INSERT, heldReasonFor, payeeKey } from '../payables/bills.js';
 import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
+import { checkCarriedPayroll, hashablePayroll, recordCarriedPayroll } from '../payroll/conversion.js';
 
 /**
  * books.openingBalances: the business's conversion from its old
@@ -77,6 +78,7 @@ async function check(p: Params, uow: Uow): Promise<void> {
     );
   }
   if (dr === 0) throw bad('accounts', 'there is no balance to record: give accounts, invoices or bills');
+  if (p.payroll) await checkCarriedPayroll(uow, p.payroll, p.conversionDate);
 }
 
 async function clashes(p: Params, uow: Uow): Promise<void> {
@@ -119,7 +121,8 @@ const TRADING = [
 ] as const;
 
 export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
-  const hash = sha256Hex(canonicalJson(p));
+  // Leave hours are decimals, which canonical JSON does not write: hashed as hundredths.
+  const hash = sha256Hex(canonicalJson(p.payroll ? { ...p, payroll: hashablePayroll(p.payroll) } : p));
   const prior = await uow.tx.get<{ params_hash: string; result: string; conversion_date: string }>(
     `SELECT params_hash, result, conversion_date FROM opening_balances WHERE org_id = ?${uow.caps.forUpdate}`,
     [uow.orgId],
@@ -216,8 +219,11 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
       billCount: bills.length,
       payablesCents,
       heldBillCount: held.filter((r) => r !== null).length,
+      ...(p.payroll ? { payrollEmployeeCount: p.payroll.employees.length } : {}),
     },
   });
+  // Employees' year to date and leave balances from the old software (payroll/conversion.ts).
+  const payrollYear = p.payroll ? await recordCarriedPayroll(uow, p.payroll, p.conversionDate, event.ledgerId) : null;
   for (const [i, x] of invoices.entries()) {
     const party = customers[i];
     invariant(party, 'each invoice has its contact');
@@ -316,6 +322,9 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
       const heldReason = held[i] ?? null;
       return { id: x.id, status: heldReason ? ('held' as const) : ('approved' as const), heldReason };
     }),
+    ...(p.payroll && payrollYear !== null
+      ? { payroll: { employeeIds: p.payroll.employees.map((e) => e.employeeId), financialYear: payrollYear } }
+      : {}),
     ledgerId: event.ledgerId,
   };
   await uow.tx.run(

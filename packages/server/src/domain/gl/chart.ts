@@ -29,6 +29,8 @@ export const CHART: readonly AccountDef[] = [
   { code: '2150', name: 'ATO integrated client account', type: 'liability', key: 'ato_clearing' },
   { code: '2200', name: 'PAYG withholding payable', type: 'liability', key: 'payg_withholding' },
   { code: '2300', name: 'Superannuation payable', type: 'liability', key: 'super_payable' },
+  // Employees' annual leave as a liability (books.leaveProvision; added to existing charts by migration 42).
+  { code: '2350', name: 'Provision for annual leave', type: 'liability', key: 'leave_provision' },
   { code: '2400', name: 'Wages payable', type: 'liability', key: 'wages_payable' },
   { code: '2500', name: 'Expense claims payable', type: 'liability', key: 'claims_payable' },
   { code: '3000', name: "Owner's equity", type: 'equity', key: 'equity' },
@@ -41,6 +43,8 @@ export const CHART: readonly AccountDef[] = [
   { code: '5000', name: 'Cost of goods sold', type: 'expense', key: 'cost_of_sales' },
   { code: '6000', name: 'General expenses', type: 'expense', key: 'general_expenses' },
   { code: '6100', name: 'Wages and salaries', type: 'expense', key: 'wages' },
+  // The provision's movements (migration 42): leave paid in a run is in 6100, its release here.
+  { code: '6150', name: 'Annual leave expense', type: 'expense', key: 'leave_expense' },
   { code: '6200', name: 'Superannuation', type: 'expense', key: 'super_expense' },
   { code: '6300', name: 'Bank fees', type: 'expense', key: 'bank_fees' },
   { code: '6400', name: 'Depreciation', type: 'expense', key: 'depreciation' },

@@ -6,19 +6,22 @@ import { payBasisOf, type EmployeeRow } from '../people/employees.js';
 import { taxScaleFor } from '../people/tax-treatment.js';
 import { divHalfUp, toSafe } from './decimal.js';
 import { MILLI, ordinaryMilliHours } from './leave-accrual.js';
-import { payLine } from './pay-line.js';
+import { milliHoursOf } from './gross.js';
+import { itemisedPayLine, type EarningInput, type PricedItem } from './pay-items.js';
 import { mcbOn } from './super.js';
+import { finalPayTerms, proratedMilliHours, proratedOrdinaryCents, withFinalPay, type FinalPay } from './termination.js';
 
 /**
- * One employee's line of a draft: payLine (gross, PAYG, super, net) plus the leave it pays.
+ * One employee's line of a draft: itemisedPayLine (pay-items.ts: ordinary pay and the earnings
+ * lines given for the employee, PAYG, super, net) plus the leave it pays. Hours are milli-hours.
  *
  * Approved leave not yet paid whose startDate is on or before periodEnd is paid whole in the run
  * (a request is paid once, by the first run that reaches its start). Paid leave is part of gross,
  * not extra to it: a salaried employee's gross is unchanged (leave replaces ordinary hours); an
  * hourly employee paid ordinary hours likewise; an hourly employee with hours given is paid those
  * hours worked plus the leave hours. leaveCents is the leave's share of gross (STP reports paid
- * leave apart from salary and wages): hourly, rate × leave hours; salaried, gross × leave hours ÷
- * ordinary hours, half up; never more than gross. Leave accrues on ordinary hours paid, worked or
+ * leave apart from salary and wages): hourly, rate × leave hours; salaried, ordinary pay × leave
+ * hours ÷ ordinary hours, half up; never more than the ordinary pay. Leave accrues on ordinary hours paid, worked or
  * on leave, at most the period's ordinary hours (hours beyond are overtime, which accrues none).
  */
 type Params = z.infer<typeof payroll.payrollDraft.params>;
@@ -31,37 +34,50 @@ export interface DraftLine {
   readonly paygCents: number;
   readonly superCents: number;
   readonly netCents: number;
-  readonly hours: number | null;
-  readonly leaveHours: number;
+  /** Hours paid (given plus leave) in milli-hours; null where ordinary hours were paid. */
+  readonly milliHours: number | null;
+  readonly leaveMilliHours: number;
   readonly leaveCents: number;
   readonly leaveIds: readonly string[];
   readonly ordinaryMilliHours: number;
+  /** The earnings lines priced (pay-items.ts), salary sacrifice and ordinary time earnings. */
+  readonly items: readonly PricedItem[];
+  readonly salarySacrificeCents: number;
+  readonly oteCents: number;
   readonly taxScale: number;
   readonly confirmed: boolean;
   readonly bsb: string | null;
   readonly accountNumber: string | null;
   readonly accountName: string | null;
+  /** An employee's final pay (termination.ts): ordinary pay to the termination date, unused leave paid out. */
+  readonly termination?: FinalPay;
 }
 
-/** Gross already paid to the employee in the super maximum contribution base period (super.ts). */
+/** Ordinary time earnings already paid to the employee in the super maximum contribution base period (super.ts). */
 async function earningsBefore(uow: Uow, employeeId: string, paymentDate: string): Promise<number> {
   const mcb = mcbOn(paymentDate);
   if (!mcb) return 0;
   const row = await uow.tx.get<{ s: number | string | null }>(
-    `SELECT SUM(l.gross_cents) AS s FROM pay_run_lines l JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
+    `SELECT SUM(l.ote_cents) AS s FROM pay_run_lines l JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
      WHERE l.org_id = ? AND l.employee_id = ? AND r.status = 'signed' AND r.payment_date >= ? AND r.payment_date <= ?`,
     [uow.orgId, employeeId, mcb.from, mcb.to],
   );
   return Number(row?.s ?? 0);
 }
 
-export async function computeLine(uow: Uow, p: Params, e: EmployeeRow, hoursGiven: number | undefined): Promise<DraftLine> {
-  const leave = await uow.tx.all<{ id: string; hours: number | string }>(
-    `SELECT id, hours FROM leave_requests WHERE org_id = ? AND employee_id = ? AND status = 'approved' AND pay_run_id IS NULL
+export async function computeLine(
+  uow: Uow,
+  p: Params,
+  e: EmployeeRow,
+  hoursGiven: number | undefined,
+  earnings: readonly EarningInput[] = [],
+): Promise<DraftLine> {
+  const leave = await uow.tx.all<{ id: string; milli_hours: number | string }>(
+    `SELECT id, milli_hours FROM leave_requests WHERE org_id = ? AND employee_id = ? AND status = 'approved' AND pay_run_id IS NULL
      AND start_date <= ? ORDER BY start_date, id`,
     [uow.orgId, e.id, p.periodEnd],
   );
-  const leaveHours = leave.reduce((s, l) => s + Number(l.hours), 0);
+  const leaveMilli = leave.reduce((s, l) => s + Number(l.milli_hours), 0);
   invariant(e.tfn !== null && e.residency !== null && e.tax_declared_on !== null, `active employee ${e.id} has a tax declaration`);
   const declaration = {
     tfn: e.tfn,
@@ -71,25 +87,32 @@ export async function computeLine(uow: Uow, p: Params, e: EmployeeRow, hoursGive
   };
   const scale = taxScaleFor(declaration, p.paymentDate);
   const basis = payBasisOf(e);
-  const hours = hoursGiven === undefined ? null : hoursGiven + leaveHours;
-  const line = payLine({
+  // The run whose period contains a recorded termination date is the employee's final pay.
+  const final = await finalPayTerms(uow, p, e);
+  const milliHours = hoursGiven === undefined ? null : milliHoursOf(hoursGiven) + leaveMilli;
+  const line = itemisedPayLine({
     basis,
     frequency: p.payFrequency,
+    hoursPerWeek: Number(e.hours_per_week),
     paymentDate: p.paymentDate,
     scale,
     residency: e.residency,
-    ...(hours === null ? {} : { hours }),
+    ...(milliHours === null ? {} : { milliHours }),
+    ...(final && milliHours === null ? { ordinaryCents: proratedOrdinaryCents(basis, p.payFrequency, final) } : {}),
+    items: earnings,
     earningsBeforeCents: await earningsBefore(uow, e.id, p.paymentDate),
   });
-  const ordinary = ordinaryMilliHours(Number(e.hours_per_week), p.payFrequency);
-  const leaveMilli = leaveHours * MILLI;
+  const ordinary = proratedMilliHours(ordinaryMilliHours(Number(e.hours_per_week), p.payFrequency), final);
+  // Paid leave is a share of the ordinary pay, never of overtime or other earnings lines.
   const leaveCents = Math.min(
-    line.grossCents,
+    line.ordinaryCents,
     'hourlyRateCents' in basis
-      ? basis.hourlyRateCents * leaveHours
-      : toSafe(divHalfUp(BigInt(line.grossCents) * BigInt(leaveMilli), BigInt(ordinary))),
+      ? toSafe(divHalfUp(BigInt(basis.hourlyRateCents) * BigInt(leaveMilli), BigInt(MILLI)))
+      : toSafe(divHalfUp(BigInt(line.ordinaryCents) * BigInt(leaveMilli), BigInt(ordinary))),
   );
-  return {
+  // Penalty hours are ordinary hours at a penalty rate (leave accrues on them); overtime accrues none.
+  const penaltyMilli = line.items.reduce((s, i) => s + (i.type === 'penalty' ? (i.milliHours ?? 0) : 0), 0);
+  const out: DraftLine = {
     employeeId: e.id,
     name: e.name,
     basis: e.employment_basis,
@@ -97,15 +120,21 @@ export async function computeLine(uow: Uow, p: Params, e: EmployeeRow, hoursGive
     paygCents: line.paygCents,
     superCents: line.superCents,
     netCents: line.netCents,
-    hours,
-    leaveHours,
+    milliHours,
+    leaveMilliHours: leaveMilli,
     leaveCents,
     leaveIds: leave.map((l) => l.id),
-    ordinaryMilliHours: hours === null ? ordinary : Math.min(ordinary, hours * MILLI),
+    ordinaryMilliHours: milliHours === null ? ordinary : Math.min(ordinary, milliHours + penaltyMilli),
+    items: line.items,
+    salarySacrificeCents: line.salarySacrificeCents,
+    oteCents: line.oteCents,
     taxScale: line.scale,
     confirmed: line.confirmed,
     bsb: e.bank_bsb,
     accountNumber: e.bank_account_number,
     accountName: e.bank_account_name,
   };
+  if (!final) return out;
+  const context = { basis, hoursPerWeek: Number(e.hours_per_week), employmentBasis: e.employment_basis, frequency: p.payFrequency };
+  return withFinalPay(uow, e, final, out, { ...context, paymentDate: p.paymentDate, scale: line.scale, residency: e.residency });
 }

@@ -2,13 +2,15 @@ import { events, canonicalJson, payroll, sha256Hex, type JsonValue } from '@fina
 import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { ResultOf, Uow } from '../../write-path.js';
+import { decimalsAsText, type ResultOf, type Uow } from '../../write-path.js';
 import { resolveFundingAccount, type ResolvedFunding } from '../banking/accounts.js';
 import { rowsForRun } from '../people/employee-terms.js';
 import { EMPLOYEE_COLUMNS, type EmployeeRow } from '../people/employees.js';
 import { computeLine, type DraftLine } from './draft-line.js';
+import { PayItemError } from './pay-items.js';
+import { refuseAfterTermination, storeFinalPays, terminationsOf } from './termination.js';
 import { PayrollDataError } from './withholding.js';
-import { LINE_COLUMNS, loadLines, RUN_COLUMNS, toPayRun, type PayRunRow } from './runs.js';
+import { eventItem, insertItems, LINE_COLUMNS, loadItems, loadLines, RUN_COLUMNS, toPayRun, type PayRunRow } from './runs.js';
 
 /**
  * books.payrollDraft: resolve the employees, validate them against the period, compute each
@@ -66,6 +68,9 @@ function validate(p: Params, rows: readonly EmployeeRow[], today: string, fundin
     if (e && e.hourly_rate_cents === null)
       throw badRequest(`hours: employee ${e.id} (${e.name}) is salaried; hours are only for hourly staff`);
   }
+  (p.earnings ?? []).forEach((x, i) => {
+    if (!ids.has(x.employeeId)) throw badRequest(`earnings[${i}].employeeId: employee ${x.employeeId} is not in this pay run`);
+  });
   if (funding) {
     const fundingField = p.fundingAccountId !== undefined ? 'fundingAccountId' : 'funding';
     if (p.paymentDate < today)
@@ -77,7 +82,8 @@ function validate(p: Params, rows: readonly EmployeeRow[], today: string, fundin
       );
     }
   }
-  const inactive = rows.find((e) => e.status !== 'active');
+  // A terminated employee is refused after validate, naming their termination date (termination.ts).
+  const inactive = rows.find((e) => e.status !== 'active' && e.status !== 'terminated');
   if (inactive) {
     throw conflict(
       `employee ${inactive.id} (${inactive.name}) is ${inactive.status} (next step ${inactive.next_step ?? 'none'}); only an active employee is paid`,
@@ -123,18 +129,27 @@ export async function payrollDraft(p: Params, uow: Uow): Promise<ResultOf<typeof
   const rows = await rowsForRun(uow.tx, uow.orgId, await resolveEmployees(uow, p), p.periodStart, p.paymentDate);
   validate(p, rows, uow.today, funding);
   const ids = rows.map((e) => e.id);
+  refuseAfterTermination(p, rows, await terminationsOf(uow.tx, uow.orgId, ids));
   const runKey = sha256Hex(
     canonicalJson({ periodStart: p.periodStart, periodEnd: p.periodEnd, payFrequency: p.payFrequency, ids: [...ids].sort() }),
   );
   const bound = record ? { fundingDetails: record.funding as unknown as JsonValue } : {};
-  const paramsHash = sha256Hex(canonicalJson({ ...p, employeeIds: [...ids].sort(), ...bound }));
+  // Hours and multipliers with decimals hash as text (canonical JSON takes integers only).
+  const paramsHash = sha256Hex(canonicalJson(decimalsAsText({ ...p, employeeIds: [...ids].sort(), ...bound })));
   const twin = await existingRun(uow, p, runKey, paramsHash, ids);
-  if (twin) return { ...toPayRun(twin, await loadLines(uow.tx, uow.orgId, twin.id)), noop: true };
+  if (twin)
+    return { ...toPayRun(twin, await loadLines(uow.tx, uow.orgId, twin.id), await loadItems(uow.tx, uow.orgId, twin.id)), noop: true };
   const lines: DraftLine[] = [];
   try {
     for (const e of rows) {
       const hours = p.hours?.find((h) => h.employeeId === e.id)?.hours;
-      lines.push(await computeLine(uow, p, e, hours));
+      const earnings = (p.earnings ?? []).filter((x) => x.employeeId === e.id);
+      try {
+        lines.push(await computeLine(uow, p, e, hours, earnings));
+      } catch (err) {
+        if (err instanceof PayItemError) throw badRequest(`earnings: employee ${e.id} (${e.name}): ${err.message}`);
+        throw err;
+      }
     }
   } catch (err) {
     if (err instanceof PayrollDataError) throw badRequest(`paymentDate: ${err.message}`);
@@ -151,7 +166,8 @@ async function insertDraft(
 ) {
   const fundingJson = d.funding ? JSON.stringify(d.funding) : null;
   const id = newId('pay');
-  const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents') => d.lines.reduce((s, l) => s + l[k], 0);
+  const sum = (k: 'grossCents' | 'paygCents' | 'superCents' | 'netCents' | 'salarySacrificeCents') => d.lines.reduce((s, l) => s + l[k], 0);
+  const sacrificeCents = sum('salarySacrificeCents');
   const totals = { grossCents: sum('grossCents'), paygCents: sum('paygCents'), superCents: sum('superCents'), netCents: sum('netCents') };
   const event = await uow.emit(events.payRunDraft, {
     entityId: id,
@@ -168,6 +184,7 @@ async function insertDraft(
         superCents: l.superCents,
         netCents: l.netCents,
         leaveIds: [...l.leaveIds],
+        ...(l.items.length > 0 ? { earnings: l.items.map(eventItem), salarySacrificeCents: l.salarySacrificeCents } : {}),
       })),
       totals,
       funded: d.funding !== null,
@@ -175,8 +192,9 @@ async function insertDraft(
   });
   await uow.tx.run(
     `INSERT INTO pay_runs (org_id, id, status, period_start, period_end, payment_date, pay_frequency, run_key, params_hash, funding,
-       funding_account_id, entries_description, gross_cents, payg_cents, super_cents, net_cents, created_at, ledger_id)
-     VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       funding_account_id, entries_description, gross_cents, payg_cents, super_cents, net_cents, created_at, ledger_id,
+       salary_sacrifice_cents)
+     VALUES (?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       uow.orgId,
       id,
@@ -195,13 +213,14 @@ async function insertDraft(
       totals.netCents,
       uow.now,
       event.ledgerId,
+      sacrificeCents,
     ],
   );
   let n = 0;
   for (const l of d.lines) {
     n += 1;
     await uow.tx.run(
-      `INSERT INTO pay_run_lines (org_id, pay_run_id, line_no, ${LINE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO pay_run_lines (org_id, pay_run_id, line_no, ${LINE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         uow.orgId,
         id,
@@ -213,8 +232,8 @@ async function insertDraft(
         l.paygCents,
         l.superCents,
         l.netCents,
-        l.hours,
-        l.leaveHours,
+        l.milliHours,
+        l.leaveMilliHours,
         l.leaveCents,
         JSON.stringify(l.leaveIds),
         l.ordinaryMilliHours,
@@ -223,9 +242,13 @@ async function insertDraft(
         l.bsb,
         l.accountNumber,
         l.accountName,
+        l.salarySacrificeCents,
+        l.oteCents,
       ],
     );
+    await insertItems(uow, id, l.employeeId, l.items);
   }
+  await storeFinalPays(uow, id, d.lines);
   return toPayRun(
     {
       id,
@@ -248,7 +271,9 @@ async function insertDraft(
       outbox_id: null,
       reversal_journal_id: null,
       ledger_id: event.ledgerId,
+      salary_sacrifice_cents: sacrificeCents,
     },
     await loadLines(uow.tx, uow.orgId, id),
+    await loadItems(uow.tx, uow.orgId, id),
   );
 }

@@ -1,9 +1,10 @@
-import { divHalfUp, toSafe } from './decimal.js';
+import { divHalfUp, scaled, toSafe } from './decimal.js';
 
 /**
  * Gross pay for one period, in integer cents, half up:
  * - salaried: annualSalaryCents ÷ 52 (weekly), ÷ 26 (fortnightly) or ÷ 12 (monthly);
- * - hourly: hourlyRateCents × hours, where hours are those given for the period or else the
+ * - hourly: hourlyRateCents × hours (exact to the milli-hour, the product rounded half up once),
+ *   where hours are those given for the period or else the
  *   ordinary hours: hoursPerWeek × 1, × 2, or × 52 ÷ 12 for a month. The month's product is formed
  *   whole first (rate × hoursPerWeek × 52) and divided by 12 once, so nothing is rounded twice.
  */
@@ -21,13 +22,32 @@ export function ordinaryHours(hoursPerWeek: number, frequency: PayFrequency): { 
   return { num: h * 52n, den: 12n };
 }
 
-/** Gross for one period; `hours` (whole hours worked) replaces the ordinary hours for hourly staff. */
+/**
+ * Hours as a JSON number (7.6, 38) in milli-hours, read exactly from the number's shortest decimal
+ * form (the form the request carried), never by floating-point arithmetic; more than three
+ * decimal places throws (the protocol allows two).
+ */
+export function milliHoursOf(hours: number): number {
+  return toSafe(scaled(String(hours), 3));
+}
+
+/** Milli-hours as the JSON number of hours they are (7600 → 7.6): for display and results only. */
+export function hoursOfMilli(milli: number): number {
+  return milli / 1000;
+}
+
+/** Gross for one period; `hours` (hours worked, up to three decimals) replaces the ordinary hours for hourly staff. */
 export function grossForPeriod(basis: PayBasis, frequency: PayFrequency, hours?: number): number {
+  return grossForMilliHours(basis, frequency, hours === undefined ? undefined : milliHoursOf(hours));
+}
+
+/** Gross for one period with the hours worked given in milli-hours (hourly staff). */
+export function grossForMilliHours(basis: PayBasis, frequency: PayFrequency, milliHours?: number): number {
   if ('annualSalaryCents' in basis) {
     return toSafe(divHalfUp(BigInt(basis.annualSalaryCents), PERIODS_PER_YEAR[frequency]));
   }
   const rate = BigInt(basis.hourlyRateCents);
-  if (hours !== undefined) return toSafe(rate * BigInt(hours));
+  if (milliHours !== undefined) return toSafe(divHalfUp(rate * BigInt(milliHours), 1000n));
   const { num, den } = ordinaryHours(basis.hoursPerWeek, frequency);
   return toSafe(divHalfUp(rate * num, den));
 }

@@ -4,9 +4,10 @@ import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import type { ResultOf, Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
-import { loadLines, loadRun, payRunResult, toPayRun, type PayRunRow } from './runs.js';
+import { loadItems, loadLines, loadRun, payRunResult, toPayRun, type PayRunRow } from './runs.js';
 import { runPostingLines } from './sign.js';
 import { queueStpPayEvent } from './stp.js';
+import { reopenFinalPays } from './termination.js';
 
 /**
  * books.payrollRecall. The pay run state machine: draft → signed → recalled, draft →
@@ -39,7 +40,9 @@ function refusal(run: PayRunRow, today: string): string | null {
 
 export async function payrollRecall(p: Params, uow: Uow): Promise<ResultOf<typeof payroll.payrollRecall>> {
   const run = await loadRun(uow.tx, uow.orgId, p.id, uow.caps.forUpdate);
-  if (run.status === 'recalled') return { ...toPayRun(run, await loadLines(uow.tx, uow.orgId, run.id)), noop: true };
+  if (run.status === 'recalled') {
+    return { ...toPayRun(run, await loadLines(uow.tx, uow.orgId, run.id), await loadItems(uow.tx, uow.orgId, run.id)), noop: true };
+  }
   if (run.status === 'signed') {
     const why = refusal(run, uow.today);
     if (why) throw conflict(why);
@@ -68,6 +71,8 @@ export async function payrollRecall(p: Params, uow: Uow): Promise<ResultOf<typeo
   if (reversalId !== null) {
     await uow.tx.run(`DELETE FROM leave_ledger WHERE org_id = ? AND source_kind = 'pay_run' AND source_id = ?`, [uow.orgId, run.id]);
     await uow.tx.run('UPDATE leave_requests SET pay_run_id = NULL WHERE org_id = ? AND pay_run_id = ?', [uow.orgId, run.id]);
+    // A final pay recalled: the leave payout went with the entries above; the employee is active again, the termination unpaid.
+    await reopenFinalPays(uow, run.id);
   }
   const moved = await uow.tx.run(
     `UPDATE pay_runs SET status = 'recalled', reversal_journal_id = ?, recall_reason = ?, recalled_at = ?, ledger_id = ?

@@ -11,15 +11,19 @@ import { resolveFundingAccount } from '../banking/accounts.js';
 import { fundingCard } from '../banking/funding.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { accrueLeave, takeLeave } from '../people/leave-ledger.js';
+import { hoursOfMilli } from './gross.js';
 import { queueStpPayEvent } from './stp.js';
+import { finalPayText, signFinalPays } from './termination.js';
 import {
   fundingOf,
+  loadItems,
   loadLines,
   loadRun,
   maskedFunding,
   payRunResult,
   toPayRun,
   type Funding,
+  type PayRunItemRow,
   type PayRunLineRow,
   type PayRunRow,
 } from './runs.js';
@@ -44,6 +48,8 @@ type Params = Omit<z.infer<typeof payroll.payrollSign.params>, 'approvalId' | 's
 interface Subject {
   readonly run: PayRunRow;
   readonly lines: readonly PayRunLineRow[];
+  /** The earnings lines (pay items) the human reads with each employee. */
+  readonly items: readonly PayRunItemRow[];
   /** Leave the draft pays that has since been paid by another run (sign is then CONFLICT). */
   readonly paidElsewhere: { id: string; pay_run_id: string } | null;
   /** The bank account record the file is paid from (fundingAccountId): its chart account is credited. */
@@ -96,7 +102,7 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
         [uow.orgId, ...leaveIds],
       )) ?? null;
   }
-  return { run, lines, paidElsewhere, ...(await fundingRecordOf(uow, run)) };
+  return { run, lines, items: await loadItems(uow.tx, uow.orgId, run.id), paidElsewhere, ...(await fundingRecordOf(uow, run)) };
 }
 
 function payingAccount(f: Funding | null, fileName: string, s: Subject): string {
@@ -113,10 +119,13 @@ function signSummary(_p: Params, s: Subject): string {
   const f = fundingOf(r);
   const listed = s.lines.map((l, i) => {
     const to = f && l.bank_bsb ? ` to BSB ${l.bank_bsb} account ${l.bank_account_number ?? ''}` : '';
-    const leave = Number(l.leave_hours) > 0 ? ` (incl. ${Number(l.leave_hours)} h leave ${formatCents(Number(l.leave_cents))})` : '';
+    const leaveHours = hoursOfMilli(Number(l.leave_milli_hours));
+    const leave = leaveHours > 0 ? ` (incl. ${leaveHours} h leave ${formatCents(Number(l.leave_cents))})` : '';
+    const sacrifice = Number(l.salary_sacrifice_cents);
+    const sacrificed = sacrifice > 0 ? `, salary sacrificed to super ${formatCents(sacrifice)}` : '';
     return (
-      `${i + 1}. ${quoted(l.name)} gross ${formatCents(Number(l.gross_cents))}${leave}, tax ${formatCents(Number(l.payg_cents))}, ` +
-      `super ${formatCents(Number(l.super_cents))}, net ${formatCents(Number(l.net_cents))}${to}`
+      `${i + 1}. ${quoted(l.name)} gross ${formatCents(Number(l.gross_cents))}${leave}${itemsText(s.items, l.employee_id)}${finalPayText(l)}, tax ${formatCents(Number(l.payg_cents))}, ` +
+      `super ${formatCents(Number(l.super_cents))}${sacrificed}, net ${formatCents(Number(l.net_cents))}${to}`
     );
   });
   const n = s.lines.length;
@@ -126,6 +135,27 @@ function signSummary(_p: Params, s: Subject): string {
     `${formatCents(Number(r.payg_cents))}, super ${formatCents(Number(r.super_cents))}, net ${formatCents(Number(r.net_cents))}; ` +
     `${payingAccount(f, `${r.id}.aba`, s)}`
   );
+}
+
+const ITEM_WORDS: Readonly<Record<PayRunItemRow['item_type'], string>> = {
+  overtime: 'overtime',
+  penalty: 'penalty',
+  allowance: 'allowance',
+  bonus: 'bonus',
+  back_pay: 'back pay',
+  salary_sacrifice: 'salary sacrifice',
+};
+
+/** An employee's earnings lines in gross as the signer reads them (` with overtime 4 h × 1.5 $195.00, …`); sacrifice is shown apart. */
+function itemsText(items: readonly PayRunItemRow[], employeeId: string): string {
+  const own = items.filter((i) => i.employee_id === employeeId && i.item_type !== 'salary_sacrifice');
+  if (own.length === 0) return '';
+  const words = own.map((i) => {
+    const hours = i.milli_hours === null ? '' : ` ${hoursOfMilli(Number(i.milli_hours))} h × ${Number(i.multiplier_milli) / 1000}`;
+    const category = i.category === null ? '' : ` ${i.category}`;
+    return `${ITEM_WORDS[i.item_type]}${category}${hours} ${formatCents(Number(i.amount_cents))}`;
+  });
+  return ` with ${words.join(', ')}`;
 }
 
 function ddmmyy(date: string): string {
@@ -165,6 +195,10 @@ function abaFile(run: PayRunRow, f: Funding, lines: readonly PayRunLineRow[]): s
 /** The journal of a signed run; `bank` is the account the net pay leaves (null: owed as wages payable). */
 export function runPostingLines(run: PayRunRow, bank: PostingLine['account'] | null): PostingLine[] {
   const doc = run.id;
+  // Salary sacrifice is part of gross wages (6100: every earnings line, allowances and bonuses
+  // too) but paid to the employee's fund, not to them: 2300 is credited with it on top of the
+  // super guarantee, and it is not W1 (salary or wages) on the BAS.
+  const sacrifice = Number(run.salary_sacrifice_cents);
   return [
     // Tagged for the BAS (W1/W2 come from signed pay runs paid in the period): the GST report
     // and taxPrepare read W1 and W2 from these two lines, and a recall's reversal untags them.
@@ -172,7 +206,7 @@ export function runPostingLines(run: PayRunRow, bank: PostingLine['account'] | n
       account: { key: 'wages' },
       debitCents: Number(run.gross_cents),
       taxCode: 'BAS_EXCLUDED_WAGES',
-      taxBaseCents: Number(run.gross_cents),
+      taxBaseCents: Number(run.gross_cents) - sacrifice,
       description: `Gross wages, pay run ${run.id}`,
     },
     { account: { key: 'super_expense' }, debitCents: Number(run.super_cents), description: `Super guarantee, pay run ${run.id}` },
@@ -186,9 +220,9 @@ export function runPostingLines(run: PayRunRow, bank: PostingLine['account'] | n
     },
     {
       account: { key: 'super_payable' },
-      creditCents: Number(run.super_cents),
+      creditCents: Number(run.super_cents) + sacrifice,
       docId: doc,
-      description: `Super payable, pay run ${run.id}`,
+      description: sacrifice > 0 ? `Super payable (guarantee and salary sacrifice), pay run ${run.id}` : `Super payable, pay run ${run.id}`,
     },
     bank !== null
       ? { account: bank, creditCents: Number(run.net_cents), description: `Net pay, ABA ${run.id}.aba` }
@@ -266,6 +300,8 @@ async function executeSign(_p: Params, s: Subject, uow: Uow): Promise<ResultOf<t
     },
   });
   await moveLeave(uow, s, event.ledgerId);
+  // A final pay: the unused leave it pays leaves the balance; the employee is terminated (before the STP event, which reports the cessation).
+  await signFinalPays(uow, run, s.lines, event.ledgerId);
   const moved = await uow.tx.run(
     `UPDATE pay_runs SET status = 'signed', journal_id = ?, file_name = ?, outbox_id = ?, signed_at = ?, ledger_id = ?
      WHERE org_id = ? AND id = ? AND status = 'draft'`,
@@ -285,7 +321,7 @@ export const payrollSignAct: SignatureAct<Params, Subject, typeof payroll.payrol
   needsProof: () => true,
   summary: signSummary,
   state(_p, s) {
-    if (s.run.status === 'signed') return { ...toPayRun(s.run, s.lines), noop: true };
+    if (s.run.status === 'signed') return { ...toPayRun(s.run, s.lines, s.items), noop: true };
     if (s.run.status === 'recalled') throw conflict(`pay run ${s.run.id} is recalled; draft a new run to pay this period`);
     if (s.fundingChanged) throw conflict(s.fundingChanged);
     if (s.paidElsewhere) {

@@ -11,6 +11,7 @@ import type { Queryable } from '../../storage/types.js';
 import type { ResultOf, Uow } from '../../write-path.js';
 import { queueStpDocument, stpNonce, stpPayees, stpPayer, ytdOf, type PayeeSource } from './stp.js';
 import { financialYearNamed, type FinancialYear } from './stp-year.js';
+import { carriedEmployeesOf } from './conversion.js';
 
 /**
  * books.stpFinalise — STP finalisation of a financial year, the signature act of class
@@ -41,7 +42,7 @@ interface Payee {
   readonly employeeId: string;
   readonly name: string;
   readonly source: PayeeSource;
-  /** Whether a signed run paid in the year pays them. */
+  /** Whether a signed run paid in the year pays them, or a conversion in the year carried their figures in. */
   readonly paid: boolean;
   readonly figures: Figures;
   /** Their newest finalisation or amendment of the year, with the figures it reported. */
@@ -125,7 +126,9 @@ async function employeesOf(p: Params, uow: Uow, label: string, fy: FinancialYear
      UNION SELECT employee_id FROM stp_final_payees WHERE org_id = ? AND financial_year = ?`,
     [uow.orgId, fy.start, fy.end, uow.orgId, label],
   );
-  const ids = [...new Set(rows.map((r) => r.employee_id))].sort();
+  // Figures carried in by a conversion in the year are pay this year too.
+  const carried = await carriedEmployeesOf(uow.tx, uow.orgId, label);
+  const ids = [...new Set([...rows.map((r) => r.employee_id), ...carried])].sort();
   if (ids.length === 0)
     throw conflict(`no employee was paid by a signed pay run in the financial year ${label}: there is nothing to finalise`);
   return ids;
@@ -173,7 +176,7 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
       name: e.name,
       // An employee whose every run in the year was recalled is reported as they stand now, at the year's end.
       source: { employeeId: id, employmentBasis: line?.employment_basis ?? e.employment_basis, onDate: line?.payment_date ?? fy.end },
-      paid: line !== undefined,
+      paid: line !== undefined || y?.carried !== undefined,
       figures: figuresOf({ gross_cents: y?.gross ?? 0, leave_cents: y?.leave ?? 0, payg_cents: y?.payg ?? 0, super_cents: y?.super ?? 0 }),
       last: f ? { submissionId: f.submission_id, figures: figuresOf(f) } : null,
     };

@@ -1,5 +1,4 @@
-import type { payroll } from '@finance-desk/protocol';
-import { events } from '@finance-desk/protocol';
+import { events, payroll } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueLodgement, lodgementDocument, type LodgementConfirmer } from '../../adapters/lodgement.js';
 import { conflict, invariant } from '../../errors.js';
@@ -10,6 +9,9 @@ import { maskedTfn, stpTaxTreatmentCode, tfnQuoted } from '../people/tax-treatme
 import { loadLines, loadRun, type PayRunRow } from './runs.js';
 import { placeholders } from '../../storage/sql.js';
 import { financialYear, financialYearLabel, type FinancialYear } from './stp-year.js';
+import { cessationBlock, terminationYtdOf, withTerminationPay } from './termination.js';
+import { itemTotals, type AllowanceCategory, type EarningType } from './pay-items.js';
+import { carriedYtdOf, type CarriedYtd } from './conversion.js';
 
 /**
  * Single Touch Payroll (docs/books.md "Single Touch Payroll"). A pay event is a
@@ -17,8 +19,10 @@ import { financialYear, financialYearLabel, type FinancialYear } from './stp-yea
  * transaction, under the caller's one event (no event of its own): payrollSign queues the run's
  * `pay` event, payrollRecall of a signed run a `correction`, books.stpResubmit a `resubmission`.
  * Every kind carries the same shape: per payee the year-to-date figures for the financial year of
- * the run's payment date over that employee's signed runs — STP reports YTD totals, so a later
- * event replaces an earlier one and a correction is simply the YTD without the recalled run.
+ * the run's payment date over that employee's signed runs, plus what a conversion in that year
+ * carried in from the previous software (conversion.ts; the payee's `carriedIn` names that part) —
+ * STP reports YTD totals, so a later event replaces an earlier one and a correction is simply the
+ * YTD without the recalled run.
  *
  * The TFN is in the document (the ATO needs it; the file is 0600 and the outbox row is the
  * document) and nowhere else: no event payload, result or submission row carries it. The
@@ -41,6 +45,8 @@ export interface YtdRow {
   leave: number | string | null;
   payg: number | string | null;
   super: number | string | null;
+  /** The part the previous software reported before a conversion in the year (included in the sums above). */
+  carried?: CarriedYtd;
 }
 
 interface PayeeRow {
@@ -64,7 +70,90 @@ export async function ytdOf(q: Queryable, orgId: string, employeeIds: readonly s
      GROUP BY l.employee_id`,
     [orgId, fy.start, fy.end, ...employeeIds],
   );
-  return new Map(rows.map((r) => [r.employee_id, r]));
+  const out = new Map(rows.map((r) => [r.employee_id, r]));
+  // A conversion in the year: the previous software's figures are part of the year to date.
+  for (const [id, c] of await carriedYtdOf(q, orgId, employeeIds, fy)) {
+    const r = out.get(id);
+    out.set(id, {
+      ...r,
+      employee_id: id,
+      gross: Number(r?.gross ?? 0) + c.grossCents,
+      leave: Number(r?.leave ?? 0) + c.paidLeaveCents,
+      payg: Number(r?.payg ?? 0) + c.paygWithheldCents,
+      super: Number(r?.super ?? 0) + c.superLiabilityCents,
+      carried: c,
+    });
+  }
+  return out;
+}
+
+/** The payee's `carriedIn` block: what of the year to date the previous software reported, and its STP ids. */
+function carriedInBlock(c: CarriedYtd) {
+  return {
+    reportedBy: 'previous_software' as const,
+    asAt: c.conversionDate,
+    previousBmsId: c.previousBmsId,
+    previousPayrollId: c.previousPayrollId,
+    ytd: {
+      salaryWagesCents: c.grossCents - c.paidLeaveCents,
+      paidLeaveCents: c.paidLeaveCents,
+      allowancesCents: 0,
+      grossCents: c.grossCents,
+      paygWithheldCents: c.paygWithheldCents,
+      superLiabilityCents: c.superLiabilityCents,
+    },
+  };
+}
+
+/** Each employee's earnings lines over their signed runs paid in `fy`, summed by type and allowance code. */
+export async function ytdItemsOf(
+  q: Queryable,
+  orgId: string,
+  employeeIds: readonly string[],
+  fy: FinancialYear,
+): Promise<Map<string, { type: EarningType; category: AllowanceCategory | null; amountCents: number }[]>> {
+  if (employeeIds.length === 0) return new Map();
+  const rows = await q.all<{ employee_id: string; item_type: EarningType; category: AllowanceCategory | null; s: number | string }>(
+    `SELECT i.employee_id, i.item_type, i.category, SUM(i.amount_cents) AS s
+     FROM pay_run_items i JOIN pay_runs r ON r.org_id = i.org_id AND r.id = i.pay_run_id
+     WHERE i.org_id = ? AND r.status = 'signed' AND r.payment_date >= ? AND r.payment_date <= ?
+       AND i.employee_id IN (${placeholders(employeeIds.length)})
+     GROUP BY i.employee_id, i.item_type, i.category`,
+    [orgId, fy.start, fy.end, ...employeeIds],
+  );
+  const out = new Map<string, { type: EarningType; category: AllowanceCategory | null; amountCents: number }[]>();
+  for (const r of rows) {
+    out.set(r.employee_id, [...(out.get(r.employee_id) ?? []), { type: r.item_type, category: r.category, amountCents: Number(r.s) }]);
+  }
+  return out;
+}
+
+/**
+ * The Phase 2 year-to-date split of a payee's gross: salary and wages (ordinary pay less paid leave,
+ * with penalties and back pay of this year), paid leave, overtime, bonuses and commissions, and
+ * allowances by ATO code; salary sacrifice (type S) is reported apart and is part of gross, which
+ * is reported before it. Disaggregations with nothing in the year are left out, as Phase 2 leaves
+ * an amount not paid unreported (allowancesCents, the total, is always there).
+ */
+export function ytdSplit(
+  gross: number,
+  leave: number,
+  items: readonly { type: EarningType; category: AllowanceCategory | null; amountCents: number }[],
+) {
+  const t = itemTotals(items);
+  const allowances = payroll.ALLOWANCE_CATEGORIES.map((type) => ({
+    type,
+    amountCents: items.filter((i) => i.type === 'allowance' && i.category === type).reduce((a, i) => a + i.amountCents, 0),
+  })).filter((a) => a.amountCents !== 0);
+  return {
+    salaryWagesCents: gross - leave - t.overtime - t.bonus - t.allowance,
+    paidLeaveCents: leave,
+    allowancesCents: t.allowance,
+    ...(t.overtime !== 0 ? { overtimeCents: t.overtime } : {}),
+    ...(t.bonus !== 0 ? { bonusesCommissionsCents: t.bonus } : {}),
+    ...(allowances.length > 0 ? { allowances } : {}),
+    ...(t.salary_sacrifice !== 0 ? { salarySacrifice: [{ type: 'S' as const, amountCents: t.salary_sacrifice }] } : {}),
+  };
 }
 
 /** Who a payee is reported as: their employment basis and the date their tax treatment is read at. */
@@ -78,6 +167,9 @@ export interface PayeeSource {
 export async function stpPayees(uow: Uow, sources: readonly PayeeSource[], fy: FinancialYear) {
   const ids = sources.map((l) => l.employeeId);
   const ytd = await ytdOf(uow.tx, uow.orgId, ids, fy);
+  const ytdItems = await ytdItemsOf(uow.tx, uow.orgId, ids, fy);
+  // A final pay in the year: the unused leave it paid and the cessation (termination.ts).
+  const ended = await terminationYtdOf(uow.tx, uow.orgId, ids, fy);
   const people = await uow.tx.all<PayeeRow>(
     `SELECT id, name, employment_basis, tfn, residency, claims_tax_free_threshold, tax_declared_on FROM employees
      WHERE org_id = ? AND id IN (${placeholders(ids.length)})`,
@@ -103,13 +195,13 @@ export async function stpPayees(uow: Uow, sources: readonly PayeeSource[], fy: F
       employmentBasis: l.employmentBasis,
       taxTreatmentCode: stpTaxTreatmentCode(declaration, l.onDate),
       ytd: {
-        salaryWagesCents: gross - leave,
-        paidLeaveCents: leave,
-        allowancesCents: 0,
+        ...withTerminationPay(ytdSplit(gross, leave, ytdItems.get(l.employeeId) ?? []), ended.get(l.employeeId)),
         grossCents: gross,
         paygWithheldCents: Number(y?.payg ?? 0),
         superLiabilityCents: Number(y?.super ?? 0),
       },
+      ...(y?.carried ? { carriedIn: carriedInBlock(y.carried) } : {}),
+      ...cessationBlock(ended.get(l.employeeId)),
     };
   });
 }

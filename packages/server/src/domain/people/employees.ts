@@ -21,7 +21,7 @@ export const STANDARD_HOURS_PER_WEEK = 38;
 
 export interface EmployeeRow {
   id: string;
-  status: 'onboarding' | 'active';
+  status: 'onboarding' | 'active' | 'terminated';
   next_step: 'tax_declaration' | 'super' | 'contract' | null;
   name: string;
   email: string;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { accrualForPay, MILLI, type EmploymentBasis, type LeaveType } from '../payroll/leave-accrual.js';
+import { accrualForPay, type EmploymentBasis, type LeaveType } from '../payroll/leave-accrual.js';
 import { placeholders } from '../../storage/sql.js';
 
 /**
@@ -34,7 +34,7 @@ export async function leaveBalances(q: Queryable, orgId: string, employeeIds: re
     [orgId, ...employeeIds],
   );
   const pending = await q.all<{ employee_id: string; leave_type: LeaveType; status: string; s: number | string | null }>(
-    `SELECT employee_id, leave_type, status, SUM(hours) AS s FROM leave_requests
+    `SELECT employee_id, leave_type, status, SUM(milli_hours) AS s FROM leave_requests
      WHERE org_id = ? AND employee_id IN (${ids}) AND pay_run_id IS NULL GROUP BY employee_id, leave_type, status`,
     [orgId, ...employeeIds],
   );
@@ -42,7 +42,7 @@ export async function leaveBalances(q: Queryable, orgId: string, employeeIds: re
     const one = (type: LeaveType): Balance => {
       const balance = Number(ledger.find((r) => r.employee_id === id && r.leave_type === type)?.s ?? 0);
       const hours = (status: string) =>
-        Number(pending.find((r) => r.employee_id === id && r.leave_type === type && r.status === status)?.s ?? 0) * MILLI;
+        Number(pending.find((r) => r.employee_id === id && r.leave_type === type && r.status === status)?.s ?? 0);
       const approved = hours('approved');
       const requested = hours('requested');
       return {
@@ -107,13 +107,13 @@ export async function takeLeave(uow: Uow, t: { leaveId: string; payRunId: string
   const row = await uow.tx.get<{
     employee_id: string;
     leave_type: LeaveType;
-    hours: number | string;
+    milli_hours: number | string;
     status: string;
     pay_run_id: string | null;
-  }>(`SELECT employee_id, leave_type, hours, status, pay_run_id FROM leave_requests WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
-    uow.orgId,
-    t.leaveId,
-  ]);
+  }>(
+    `SELECT employee_id, leave_type, milli_hours, status, pay_run_id FROM leave_requests WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    [uow.orgId, t.leaveId],
+  );
   if (!row || row.status !== 'approved' || row.pay_run_id !== null) {
     throw new Error(`invariant violated: leave ${t.leaveId} is not approved and unpaid`);
   }
@@ -121,17 +121,7 @@ export async function takeLeave(uow: Uow, t: { leaveId: string; payRunId: string
     `INSERT INTO leave_ledger (org_id, employee_id, leave_type, entry_id, kind, milli_hours, ordinary_milli_hours,
        on_date, source_kind, source_id, ledger_id, created_at)
      VALUES (?, ?, ?, ?, 'taken', ?, 0, ?, 'pay_run', ?, ?, ?)`,
-    [
-      uow.orgId,
-      row.employee_id,
-      row.leave_type,
-      `taken:${t.leaveId}`,
-      -Number(row.hours) * MILLI,
-      t.onDate,
-      t.payRunId,
-      t.ledgerId,
-      uow.now,
-    ],
+    [uow.orgId, row.employee_id, row.leave_type, `taken:${t.leaveId}`, -Number(row.milli_hours), t.onDate, t.payRunId, t.ledgerId, uow.now],
   );
   await uow.tx.run('UPDATE leave_requests SET pay_run_id = ? WHERE org_id = ? AND id = ?', [t.payRunId, uow.orgId, t.leaveId]);
 }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { ResultOf, Uow } from '../../write-path.js';
+import { hoursOfMilli, milliHoursOf } from '../payroll/gross.js';
 import { MILLI, type LeaveType } from '../payroll/leave-accrual.js';
 import { loadEmployee } from './employees.js';
 import { balancesOf } from './leave-ledger.js';
@@ -24,13 +25,14 @@ interface LeaveRow {
   leave_type: LeaveType;
   start_date: string;
   end_date: string;
-  hours: number | string;
+  /** Hours to the hundredth, stored exactly in milli-hours (migration 43). */
+  milli_hours: number | string;
   status: 'requested' | 'approved';
   warning: string | null;
   ledger_id: string;
 }
 
-const LEAVE_COLUMNS = 'id, employee_id, leave_type, start_date, end_date, hours, status, warning, ledger_id';
+const LEAVE_COLUMNS = 'id, employee_id, leave_type, start_date, end_date, milli_hours, status, warning, ledger_id';
 
 const hoursText = (milli: number) => {
   const sign = milli < 0 ? '-' : '';
@@ -41,11 +43,11 @@ const hoursText = (milli: number) => {
   return `${sign}${Math.floor(abs / MILLI)}${frac ? `.${frac}` : ''}`;
 };
 
-function shortfall(type: LeaveType, availableBefore: number, hours: number): string | null {
-  const after = availableBefore - hours * MILLI;
+function shortfall(type: LeaveType, availableBefore: number, milliHours: number): string | null {
+  const after = availableBefore - milliHours;
   if (after >= 0) return null;
   return (
-    `${hours} hours exceed the available ${type} leave of ${hoursText(availableBefore)} hours by ${hoursText(-after)} hours; ` +
+    `${hoursText(milliHours)} hours exceed the available ${type} leave of ${hoursText(availableBefore)} hours by ${hoursText(-after)} hours; ` +
     'approving it grants leave in advance of accrual'
   );
 }
@@ -58,7 +60,7 @@ function toLeave(row: LeaveRow, availableAfter: number, extra: { noop?: true } =
     leaveType: row.leave_type,
     startDate: row.start_date,
     endDate: row.end_date,
-    hours: Number(row.hours),
+    hours: hoursOfMilli(Number(row.milli_hours)),
     warning: row.warning,
     availableAfterMilliHours: availableAfter,
     ledgerId: row.ledger_id,
@@ -76,7 +78,8 @@ export async function leaveRequest(p: RequestParams, uow: Uow): Promise<ResultOf
   }
   if (p.startDate < emp.start_date) throw badRequest(`startDate: must not be before the employee's start date ${emp.start_date}`);
   const available = (await balancesOf(uow.tx, uow.orgId, emp.id))[p.leaveType].availableMilliHours;
-  const warning = shortfall(p.leaveType, available, p.hours);
+  const milliHours = milliHoursOf(p.hours);
+  const warning = shortfall(p.leaveType, available, milliHours);
   const id = newId('lv');
   const event = await uow.emit(events.leaveRequest, {
     entityId: id,
@@ -85,15 +88,15 @@ export async function leaveRequest(p: RequestParams, uow: Uow): Promise<ResultOf
       leaveType: p.leaveType,
       startDate: p.startDate,
       endDate: p.endDate,
-      hours: p.hours,
+      milliHours,
       status: 'requested',
       warning,
     },
   });
   await uow.tx.run(
-    `INSERT INTO leave_requests (org_id, id, employee_id, leave_type, start_date, end_date, hours, status, warning, created_at, ledger_id)
+    `INSERT INTO leave_requests (org_id, id, employee_id, leave_type, start_date, end_date, milli_hours, status, warning, created_at, ledger_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'requested', ?, ?, ?)`,
-    [uow.orgId, id, emp.id, p.leaveType, p.startDate, p.endDate, p.hours, warning, uow.now, event.ledgerId],
+    [uow.orgId, id, emp.id, p.leaveType, p.startDate, p.endDate, milliHours, warning, uow.now, event.ledgerId],
   );
   const row: LeaveRow = {
     id,
@@ -101,12 +104,12 @@ export async function leaveRequest(p: RequestParams, uow: Uow): Promise<ResultOf
     leave_type: p.leaveType,
     start_date: p.startDate,
     end_date: p.endDate,
-    hours: p.hours,
+    milli_hours: milliHours,
     status: 'requested',
     warning,
     ledger_id: event.ledgerId,
   };
-  return toLeave(row, available - p.hours * MILLI);
+  return toLeave(row, available - milliHours);
 }
 
 export async function leaveApprove(p: ApproveParams, uow: Uow): Promise<ResultOf<typeof people.leaveApprove>> {
@@ -118,10 +121,11 @@ export async function leaveApprove(p: ApproveParams, uow: Uow): Promise<ResultOf
   // The available balance already counts this request (requested or approved, not yet paid).
   const available = (await balancesOf(uow.tx, uow.orgId, row.employee_id))[row.leave_type].availableMilliHours;
   if (row.status === 'approved') return toLeave(row, available, { noop: true });
-  const warning = shortfall(row.leave_type, available + Number(row.hours) * MILLI, Number(row.hours));
+  const milliHours = Number(row.milli_hours);
+  const warning = shortfall(row.leave_type, available + milliHours, milliHours);
   const event = await uow.emit(events.leaveApprove, {
     entityId: row.id,
-    payload: { employeeId: row.employee_id, leaveType: row.leave_type, hours: Number(row.hours), status: 'approved', warning },
+    payload: { employeeId: row.employee_id, leaveType: row.leave_type, milliHours, status: 'approved', warning },
   });
   const moved = await uow.tx.run(
     `UPDATE leave_requests SET status = 'approved', warning = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = 'requested'`,

@@ -54,6 +54,18 @@ interface LineSums {
   payg: number | string | null;
   super: number | string | null;
   net: number | string | null;
+  sacrifice: number | string | null;
+  /** Unused leave and loading paid in final pays (books.employeeTerminate). */
+  unused_leave: number | string | null;
+}
+
+/** Pay items by type (overtime, bonus, allowance) added to a figures' earnings: a key only once some was paid. */
+function addItems(f: Figures, overtime: number, bonus: number, allowance: number, sacrifice: number): void {
+  const e = f.earnings;
+  if (overtime !== 0) e.overtimeCents = (e.overtimeCents ?? 0) + overtime;
+  if (bonus !== 0) e.bonusesCommissionsCents = (e.bonusesCommissionsCents ?? 0) + bonus;
+  if (allowance !== 0) e.allowancesCents = (e.allowancesCents ?? 0) + allowance;
+  if (sacrifice !== 0) f.salarySacrificeCents = (f.salarySacrificeCents ?? 0) + sacrifice;
 }
 
 /** Sort by name, then id: the order every payroll report lists employees in (the same on both engines). */
@@ -62,11 +74,12 @@ const byName = (a: { name: string; employeeId: string }, b: { name: string; empl
 
 export async function payrollActivity(q: Queryable, orgId: string, from: string, to: string): Promise<PayrollActivity> {
   const args = [orgId, from, to];
-  const { lines, taken, runs } = await readConsistently(q, orgId, async () => {
-    const [lineRows, takenRows, runRow] = await Promise.all([
+  const { lines, taken, runs, items } = await readConsistently(q, orgId, async () => {
+    const [lineRows, takenRows, runRow, itemRows] = await Promise.all([
       q.all<LineSums>(
         `SELECT l.employee_id, e.name, COUNT(*) AS runs, SUM(l.gross_cents) AS gross, SUM(l.leave_cents) AS leave,
-           SUM(l.payg_cents) AS payg, SUM(l.super_cents) AS super, SUM(l.net_cents) AS net
+           SUM(l.payg_cents) AS payg, SUM(l.super_cents) AS super, SUM(l.net_cents) AS net, SUM(l.salary_sacrifice_cents) AS sacrifice,
+           SUM(l.unused_leave_cents + l.leave_loading_cents) AS unused_leave
          FROM pay_run_lines l
          JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
          JOIN employees e ON e.org_id = l.org_id AND e.id = l.employee_id
@@ -87,8 +100,17 @@ export async function payrollActivity(q: Queryable, orgId: string, from: string,
         `SELECT COUNT(*) AS n FROM pay_runs WHERE org_id = ? AND status = 'signed' AND payment_date >= ? AND payment_date <= ?`,
         args,
       ),
+      // The pay items STP reports apart from salary and wages (payroll/stp.ts ytdSplit).
+      q.all<{ employee_id: string; item_type: string; s: number | string | null }>(
+        `SELECT i.employee_id, i.item_type, SUM(i.amount_cents) AS s
+         FROM pay_run_items i JOIN pay_runs r ON r.org_id = i.org_id AND r.id = i.pay_run_id
+         WHERE i.org_id = ? AND r.status = 'signed' AND r.payment_date >= ? AND r.payment_date <= ?
+           AND i.item_type IN ('overtime', 'bonus', 'allowance')
+         GROUP BY i.employee_id, i.item_type`,
+        args,
+      ),
     ]);
-    return { lines: lineRows, taken: takenRows, runs: sum(runRow?.n) };
+    return { lines: lineRows, taken: takenRows, runs: sum(runRow?.n), items: itemRows };
   });
   const totals = zeroFigures();
   totals.runs = runs;
@@ -96,17 +118,27 @@ export async function payrollActivity(q: Queryable, orgId: string, from: string,
     const gross = sum(l.gross);
     const leave = sum(l.leave);
     const takenOf = (type: LeaveType) => -sum(taken.find((t) => t.employee_id === l.employee_id && t.leave_type === type)?.s);
-    const row = {
+    const itemOf = (type: string) => sum(items.find((i) => i.employee_id === l.employee_id && i.item_type === type)?.s);
+    const [overtime, bonus, allowance, sacrifice] = [itemOf('overtime'), itemOf('bonus'), itemOf('allowance'), sum(l.sacrifice)];
+    const unused = sum(l.unused_leave);
+    const row: PayrollActivity['employees'][number] = {
       employeeId: l.employee_id,
       name: l.name,
       runs: sum(l.runs),
-      earnings: { salaryWagesCents: gross - leave, paidLeaveCents: leave },
+      earnings: { salaryWagesCents: gross - leave - overtime - bonus - allowance - unused, paidLeaveCents: leave },
       grossCents: gross,
       paygWithheldCents: sum(l.payg),
       superCents: sum(l.super),
       netCents: sum(l.net),
       leaveTakenMilliHours: { annual: takenOf('annual'), personal: takenOf('personal') },
     };
+    addItems(row, overtime, bonus, allowance, sacrifice);
+    addItems(totals, overtime, bonus, allowance, sacrifice);
+    // Unused leave paid on termination is its own earnings type, a key only once some was paid.
+    if (unused !== 0) {
+      row.earnings.unusedLeaveOnTerminationCents = unused;
+      totals.earnings.unusedLeaveOnTerminationCents = (totals.earnings.unusedLeaveOnTerminationCents ?? 0) + unused;
+    }
     totals.earnings.salaryWagesCents += row.earnings.salaryWagesCents;
     totals.earnings.paidLeaveCents += row.earnings.paidLeaveCents;
     totals.grossCents += row.grossCents;
@@ -116,9 +148,10 @@ export async function payrollActivity(q: Queryable, orgId: string, from: string,
     for (const t of LEAVE_TYPES) totals.leaveTakenMilliHours[t] += row.leaveTakenMilliHours[t];
     return row;
   });
+  const sacrificed = totals.salarySacrificeCents ?? 0;
   invariant(
-    totals.grossCents - totals.paygWithheldCents === totals.netCents,
-    `payroll activity ${from} to ${to}: net ${totals.netCents} is gross ${totals.grossCents} less PAYG ${totals.paygWithheldCents}`,
+    totals.grossCents - sacrificed - totals.paygWithheldCents === totals.netCents,
+    `payroll activity ${from} to ${to}: net ${totals.netCents} is gross ${totals.grossCents} less salary sacrifice ${sacrificed} and PAYG ${totals.paygWithheldCents}`,
   );
   return { type: 'payroll_activity', from, to, employees: employees.sort(byName), totals };
 }
