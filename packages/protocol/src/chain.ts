@@ -131,6 +131,9 @@ export function rowHash(prev: string, row: UnhashedEvent): string {
  * params}`, where params are the act's params without `approvalId` and `signatureToken` (a proof
  * given here is stripped, so a client may pass the params of its retry as they are). The server
  * binds holds, approvals and signature tokens with it; clients use the same function (vector P1).
+ * A param that is a number with decimals (an employee's hours a week, 22.8) is hashed as the text
+ * `decimal:22.8`, its shortest form, as the server hashes a request for idempotency: canonical JSON
+ * takes integers only, and integers hash as before, so every existing binding is unchanged.
  */
 export function payloadHash(actionClass: string, subjectId: string, params: unknown): string {
   let actParams = params;
@@ -138,7 +141,21 @@ export function payloadHash(actionClass: string, subjectId: string, params: unkn
     const { approvalId: _a, signatureToken: _s, ...rest } = params as Record<string, unknown>;
     actParams = rest;
   }
-  return sha256Hex(canonicalJson({ actionClass, subjectId, params: actParams as JsonValue }));
+  return sha256Hex(canonicalJson({ actionClass, subjectId, params: decimalsAsText(actParams) as JsonValue }));
+}
+
+/**
+ * A value as canonical JSON takes it when the protocol allows a few decimal places (hours 7.6, a
+ * multiplier 1.5): a number that is not a safe integer becomes the text `decimal:7.6`, its shortest
+ * form (no exponent in the ranges the protocol allows). Canonical JSON refuses such numbers so that
+ * money never travels as a float; hashing a request or an act's params is not money. Integers are
+ * left as they are, so every hash of params without decimals is unchanged.
+ */
+export function decimalsAsText(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : `decimal:${String(v)}`;
+  if (Array.isArray(v)) return v.map(decimalsAsText);
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, decimalsAsText(x)]));
+  return v;
 }
 
 /** `ledgerId`: the first 8 hex characters of the event's row hash. */

@@ -966,7 +966,9 @@ export const onboardingStart = eventKind({
     payFrequency,
     annualSalaryCents: int().nullable(),
     hourlyRateCents: int().nullable(),
-    hoursPerWeek: z.number(),
+    // Whole hours (`hoursPerWeek`) in events written before hours a week took decimals; milli-hours since (payloads hold integers only).
+    hoursPerWeek: int().optional(),
+    milliHoursPerWeek: int().optional(),
     bankAccount: str().nullable(),
     ...onboarding('tax_declaration'),
   }),
@@ -1017,7 +1019,9 @@ export const employeeUpdate = eventKind({
     changed: z.array(z.enum(peopleM.EMPLOYEE_TERMS)),
     annualSalaryCents: int().optional(),
     hourlyRateCents: int().optional(),
+    // As onboarding_start: whole hours in events before hours a week took decimals, milli-hours since.
     hoursPerWeek: int().optional(),
+    milliHoursPerWeek: int().optional(),
     title: str().optional(),
     superFund: z.strictObject({ fundName: str(), fundAbn: str(), memberNumber: str() }).optional(),
     taxDeclaration: z

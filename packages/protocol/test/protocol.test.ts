@@ -13,6 +13,7 @@ import {
   ChainVerifier,
   ERROR_CODES,
   canonicalJson,
+  decimalsAsText,
   cents,
   days,
   formatIssues,
@@ -182,6 +183,14 @@ describe('row hash vectors', () => {
     expect(payloadHash(input.actionClass, input.subjectId, { ...input.params, approvalId: 'apr_x' })).toBe(ph.payloadHash);
     expect(payloadHash(input.actionClass, input.subjectId, { ...input.params, signatureToken: 't' })).toBe(ph.payloadHash);
     expect(payloadHash(input.actionClass, `${input.subjectId}x`, input.params)).not.toBe(ph.payloadHash);
+  });
+
+  it('payloadHash takes a number with decimals as its decimal text, and leaves integers as numbers', () => {
+    const params = { employeeId: 'emp_1', hoursPerWeek: 22.8, items: [{ multiplier: 1.5, hours: 4 }] };
+    const canonical =
+      '{"actionClass":"books.onboarding_advance","params":{"employeeId":"emp_1","hoursPerWeek":"decimal:22.8","items":[{"hours":4,"multiplier":"decimal:1.5"}]},"subjectId":"emp_1"}';
+    expect(payloadHash('books.onboarding_advance', 'emp_1', params)).toBe(sha256Hex(canonical));
+    expect(decimalsAsText({ a: 0.05, b: [7.6, 38], c: 'x' })).toEqual({ a: 'decimal:0.05', b: ['decimal:7.6', 38], c: 'x' });
   });
 
   it('sha256Hex is lowercase hex of the UTF-8 bytes', () => {

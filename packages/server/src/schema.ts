@@ -25,6 +25,8 @@ import { migration as superPayments } from './domain/payroll/migration-super-pay
 import { migration as people } from './domain/people/migration.js';
 import { migration as employeeChanges } from './domain/people/migration-changes.js';
 import { migration as terminations } from './domain/people/migration-termination.js';
+import { migration as hoursPerWeek } from './domain/people/migration-hours.js';
+import { migration as stpReported } from './domain/payroll/migration-stp-reported.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -114,4 +116,8 @@ export const migrations: readonly Migration[] = [
   payItems,
   // Terminations and the final pay each line keeps (books.employeeTerminate), 44.
   terminations,
+  // An employee's hours a week to the hundredth, 45.
+  hoursPerWeek,
+  // STP finalisations keep the year-to-date split they reported, 46.
+  stpReported,
 ];

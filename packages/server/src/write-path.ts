@@ -1,5 +1,6 @@
 import {
   canonicalJson,
+  decimalsAsText,
   sha256Hex,
   type EventKindSpec,
   type FileBinding,
@@ -165,20 +166,6 @@ interface IdemRow {
 
 /** Requests whose idempotency key is being executed in this process (a repeat while in flight is CONFLICT). */
 const inFlight = new Set<string>();
-
-/**
- * A request's values as canonical JSON takes them: a number that is not an integer (hours 7.6, a
- * multiplier 1.5: the protocol allows a few decimal places there) as the text `decimal:7.6`, its
- * shortest form. Canonical JSON refuses such numbers so that money never travels as a float;
- * hashing a request is not money. Integers are left as they are, so the hashes of every request
- * that had none are unchanged.
- */
-export function decimalsAsText(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : `decimal:${String(v)}`;
-  if (Array.isArray(v)) return v.map(decimalsAsText);
-  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, decimalsAsText(x)]));
-  return v;
-}
 
 function requestHash(method: string, params: unknown): string {
   return sha256Hex(canonicalJson({ method, params: decimalsAsText(params) as JsonValue }));

@@ -5,6 +5,7 @@ import type { CreatedOrg } from '../src/org/orgs.js';
 import { consoleGet, consoleSignIn, type Res, type Signed } from './console-helpers.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill } from './payables-helpers.js';
+import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { report } from './reports-helpers.js';
 
 /**
@@ -239,6 +240,65 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     // A chosen period, and one before anything happened.
     const june = main(await get(owner, '/console/books/reports?from=2026-06-01&to=2026-06-30'));
     expect(/id="pl-net">([^<]+)</.exec(june)?.[1]).toBe('$0.00');
+  });
+
+  it('reports: the payroll table shows overtime, bonuses, allowances and salary sacrifice in plain words when some was paid', async () => {
+    const o = await t.org('Payroll Books');
+    const kai = await activeEmployee(t, o, { name: 'Kai Tane', annualSalaryCents: 7_280_000 });
+    const d = await ok(o, 'books.payrollDraft', {
+      periodStart: '2026-09-01',
+      periodEnd: '2026-09-14',
+      paymentDate: '2026-09-16',
+      payFrequency: 'fortnightly',
+      earnings: [
+        { employeeId: kai, type: 'overtime', hours: 2, multiplier: 1.5 },
+        { employeeId: kai, type: 'allowance', amountCents: 1_500, category: 'TD' },
+        { employeeId: kai, type: 'bonus', amountCents: 20_000 },
+        { employeeId: kai, type: 'salary_sacrifice', amountCents: 10_000 },
+      ],
+    });
+    await signPayRun(t, o, d.id);
+    const s = await consoleSignIn(t, o.slug, o.owner.email, o.owner.password);
+    const m = main(await get(s, '/console/books/reports?from=2026-07-01&to=2026-09-30'));
+    const p = await report(t, o, { type: 'payroll_activity', from: '2026-07-01', to: '2026-09-30' });
+    const section = m.slice(m.indexOf('id="payroll-title"'), m.indexOf('id="leave-title"'));
+    // The columns in the report's order, the extra types in words; no column for a type nobody was paid (unused leave).
+    expect([...section.matchAll(/<th scope="col"[^>]*>([^<]+)<\/th>/g)].map((x) => x[1])).toEqual([
+      'Employee',
+      'Runs',
+      'Salary and wages',
+      'Paid leave',
+      'Overtime',
+      'Bonuses and commissions',
+      'Allowances',
+      'Gross',
+      'Salary sacrificed to super',
+      'PAYG withheld',
+      'Super',
+      'Net',
+      'Annual leave taken (h)',
+      'Personal leave taken (h)',
+    ]);
+    const dollars = (c: number) => `$${Math.floor(c / 100).toLocaleString('en-US')}.${String(c % 100).padStart(2, '0')}`;
+    const e = p.employees[0];
+    // 72 800 00 ÷ 52 ÷ 38 × 2 × 1.5 = 11 052.63 → $110.53 overtime.
+    expect(e.earnings.overtimeCents).toBe(11_053);
+    const row = rowOf(section, 'Kai Tane');
+    expect([...row.matchAll(/<td class="num">([^<]+)<\/td>/g)].map((x) => x[1])).toEqual([
+      '1',
+      dollars(e.earnings.salaryWagesCents),
+      '$0.00',
+      '$110.53',
+      '$200.00',
+      '$15.00',
+      dollars(e.grossCents),
+      '$100.00',
+      dollars(e.paygWithheldCents),
+      dollars(e.superCents),
+      dollars(e.netCents),
+      '0',
+      '0',
+    ]);
   });
 
   it('a bad period re-shows the picker with the message naming the field, 400', async () => {

@@ -157,7 +157,7 @@ describe.each(engines)('books.employeeUpdate (%s)', (engine) => {
     const event = (await eventsOf(t, o)).at(-1);
     expect(event).toMatchObject({
       kind: 'books.employee.update',
-      payload: { changed: ['hoursPerWeek', 'bankAccount'], bankAccount: '033-001 *****766', hoursPerWeek: 40, approvalId },
+      payload: { changed: ['hoursPerWeek', 'bankAccount'], bankAccount: '033-001 *****766', milliHoursPerWeek: 40_000, approvalId },
     });
     expect(JSON.stringify(event.payload)).not.toContain('99887766');
     // The same change again: a no-op by state, no proof needed (the account is no longer a change).

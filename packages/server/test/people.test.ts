@@ -113,8 +113,18 @@ describe.each(engines)('people: onboarding and leave (%s)', (engine) => {
       [{ hourlyRateCents: 3_000, hoursPerWeek: 38 }, 'hourlyRateCents: give exactly one of annualSalaryCents and hourlyRateCents'],
       [{ annualSalaryCents: undefined }, 'annualSalaryCents: give exactly one of annualSalaryCents and hourlyRateCents'],
       [{ annualSalaryCents: undefined, hourlyRateCents: 3_000 }, 'hoursPerWeek: is required with hourlyRateCents'],
-      [{ annualSalaryCents: undefined, hourlyRateCents: 3_000, hoursPerWeek: 81 }, 'hoursPerWeek: must be an integer from 1 to 80'],
-      [{ annualSalaryCents: undefined, hourlyRateCents: 3_000, hoursPerWeek: 37.5 }, 'hoursPerWeek: must be an integer from 1 to 80'],
+      [
+        { annualSalaryCents: undefined, hourlyRateCents: 3_000, hoursPerWeek: 81 },
+        'hoursPerWeek: must be a number from 1 to 80 with at most 2 decimal places',
+      ],
+      [
+        { annualSalaryCents: undefined, hourlyRateCents: 3_000, hoursPerWeek: 37.505 },
+        'hoursPerWeek: must be a number from 1 to 80 with at most 2 decimal places',
+      ],
+      [
+        { annualSalaryCents: undefined, hourlyRateCents: 3_000, hoursPerWeek: 0.5 },
+        'hoursPerWeek: must be a number from 1 to 80 with at most 2 decimal places',
+      ],
       [{ employmentBasis: 'part_time' }, 'hoursPerWeek: is required for a part_time employee'],
       [{ employmentBasis: 'contractor' }, 'employmentBasis: must be one of full_time, part_time, casual'],
       [{ payFrequency: undefined }, 'payFrequency: is required'],

@@ -339,7 +339,8 @@ export const leaveBalancesReport = z.object({
       employmentBasis: z.enum(EMPLOYMENT_BASES),
       annualSalaryCents: int().nullable(),
       hourlyRateCents: int().nullable(),
-      hoursPerWeek: int(),
+      /** To the hundredth (22.8). */
+      hoursPerWeek: z.number(),
       ...leaveBalancesByType,
       valueCents: int(),
     }),

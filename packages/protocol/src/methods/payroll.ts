@@ -439,7 +439,8 @@ const provisionLine = z.object({
   /** The pay in force on asAt: an annual salary (an hour of leave is salary ÷ (hoursPerWeek × 52)) or an hourly rate. */
   annualSalaryCents: z.number().int().nullable(),
   hourlyRateCents: z.number().int().nullable(),
-  hoursPerWeek: z.number().int(),
+  /** To the hundredth (22.8). */
+  hoursPerWeek: z.number(),
   /** The balance's value, half up to the cent (the report's annual valueCents). */
   amountCents: z.number().int(),
 });

@@ -25,14 +25,12 @@ export const LEAVE_STATUSES = ['requested', 'approved'] as const;
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`) });
 
-/** Ordinary hours a week: a whole number from 1 to 80. */
+/**
+ * Ordinary hours a week: from 1 to 80 to the hundredth (22.8 for three 7.6-hour days), a JSON
+ * number read exactly from its decimal form as pay hours are; the server keeps milli-hours.
+ */
 const HOURS_PER_WEEK_MAX = 80;
-const hoursPerWeek = () =>
-  z
-    .number({ error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` })
-    .int({ error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` })
-    .min(1, { error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` })
-    .max(HOURS_PER_WEEK_MAX, { error: `must be an integer from 1 to ${HOURS_PER_WEEK_MAX}` });
+const hoursPerWeek = () => decimalNumber({ min: 1, max: HOURS_PER_WEEK_MAX, places: 2 });
 
 /** A leave request's hours: a whole number from 1 to 2000 (a year of full-time hours and more). */
 export const LEAVE_HOURS_MAX = 2000;
@@ -62,8 +60,8 @@ export const employee = z.object({
   payFrequency: z.enum(PAY_FREQUENCIES),
   annualSalaryCents: z.number().int().nullable(),
   hourlyRateCents: z.number().int().nullable(),
-  /** Ordinary hours a week (salaried full-time staff default to 38, the NES standard week). */
-  hoursPerWeek: z.number().int(),
+  /** Ordinary hours a week, to the hundredth (salaried full-time staff default to 38, the NES standard week). */
+  hoursPerWeek: z.number(),
   /** Where net pay goes; the account number masked to its last 3 digits. */
   bankAccount: z.object({ bsb: z.string(), accountNumberMasked: z.string(), accountName: z.string() }).nullable(),
   taxDeclaration: z
@@ -96,7 +94,7 @@ export const onboardingStart = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    'Start onboarding an employee: name, email, startDate, employmentBasis (full_time, part_time, casual), payFrequency (weekly, fortnightly, monthly) and exactly one of annualSalaryCents or hourlyRateCents; hourly staff give hoursPerWeek (1–80), as do part-time salaried staff (full-time salaried default to 38). Optional bank details bsb, accountNumber, accountName go together. The employee is `onboarding` with nextStep `tax_declaration`; nothing is posted.',
+    'Start onboarding an employee: name, email, startDate, employmentBasis (full_time, part_time, casual), payFrequency (weekly, fortnightly, monthly) and exactly one of annualSalaryCents or hourlyRateCents; hourly staff give hoursPerWeek (1–80, to 2 decimal places), as do part-time salaried staff (full-time salaried default to 38). Optional bank details bsb, accountNumber, accountName go together. The employee is `onboarding` with nextStep `tax_declaration`; nothing is posted.',
   brief: 'Create an employee; posts nothing. Then books.onboardingAdvance (tax, super, contract) before pay.',
   params: z
     .strictObject({
@@ -210,7 +208,7 @@ export const employeeUpdate = method({
   kind: 'signature',
   actionClass: ACTION_CLASS.onboardingAdvance,
   summary:
-    "Change an active employee's terms from effectiveFrom (on or after the start date; default today in the organisation's time zone; required with pay or hours): annualSalaryCents or hourlyRateCents (whichever the employee is paid by: a change of pay basis, employment basis or pay frequency is not supported), hoursPerWeek (1–80), title, the super fund {fundName, fundAbn, memberNumber}, the tax declaration {taxFileNumber, residency, claimsTaxFreeThreshold} (checked as the onboarding step) and the bank account {bsb, accountNumber, accountName}, each group given whole. Pay runs use the pay and hours in force on the period's start date (a change effective mid-period applies from the next period; nothing is pro-rated) and the tax declaration, super fund and bank account in force on the payment date; name and email are not changed here; a draft keeps its figures (recall and redraft). A change of bank account is the signature act books.onboarding_advance: held for a human whose summary shows the account was and is now, in full; other changes need no proof. The same values again are a no-op; other values for a term a change already recorded for the same effectiveFrom sets are CONFLICT naming it, as is a change that a signed pay run already paid on the old terms (back pay is not modelled). The answer shows the terms in force today, pendingFrom (the next future-dated change) and the change recorded. The TFN is never returned or put in an event.",
+    "Change an active employee's terms from effectiveFrom (on or after the start date; default today in the organisation's time zone; required with pay or hours): annualSalaryCents or hourlyRateCents (whichever the employee is paid by: a change of pay basis, employment basis or pay frequency is not supported), hoursPerWeek (1–80, to 2 decimal places), title, the super fund {fundName, fundAbn, memberNumber}, the tax declaration {taxFileNumber, residency, claimsTaxFreeThreshold} (checked as the onboarding step) and the bank account {bsb, accountNumber, accountName}, each group given whole. Pay runs use the pay and hours in force on the period's start date (a change effective mid-period applies from the next period; nothing is pro-rated) and the tax declaration, super fund and bank account in force on the payment date; name and email are not changed here; a draft keeps its figures (recall and redraft). A change of bank account is the signature act books.onboarding_advance: held for a human whose summary shows the account was and is now, in full; other changes need no proof. The same values again are a no-op; other values for a term a change already recorded for the same effectiveFrom sets are CONFLICT naming it, as is a change that a signed pay run already paid on the old terms (back pay is not modelled). The answer shows the terms in force today, pendingFrom (the next future-dated change) and the change recorded. The TFN is never returned or put in an event.",
   brief: "Change an employee's pay, hours, title, super, tax or bank from a date; a new bank account needs a human.",
   params: withProof({
     id: id().describe('Employee id'),

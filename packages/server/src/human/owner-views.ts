@@ -393,18 +393,41 @@ function hours(milli: number): string {
 
 const num = (n: number | string): Html => html`<td class="num">${n}</td>`;
 
+type PayrollFigures = Awaited<ReturnType<typeof ownerReports>>['payroll']['totals'];
+
+/**
+ * The report's earnings types beyond salary and wages and paid leave, in plain words; each a
+ * column only when some employee was paid it in the period (the report leaves a type out when none was).
+ */
+const EARNINGS_COLUMNS: readonly (readonly [string, (f: PayrollFigures) => number | undefined])[] = [
+  ['Overtime', (f) => f.earnings.overtimeCents],
+  ['Bonuses and commissions', (f) => f.earnings.bonusesCommissionsCents],
+  ['Allowances', (f) => f.earnings.allowancesCents],
+  ['Unused leave paid on termination', (f) => f.earnings.unusedLeaveOnTerminationCents],
+];
+/** Gross less this less PAYG is net: shown after gross, when some was sacrificed. */
+const SACRIFICE_COLUMN = ['Salary sacrificed to super', (f: PayrollFigures) => f.salarySacrificeCents] as const;
+
 function payrollTable(r: Awaited<ReturnType<typeof ownerReports>>): Html {
   const p = r.payroll;
-  type Figures = (typeof p)['totals'];
-  const cells = (f: Figures) =>
-    html`${num(f.runs)}${money(f.earnings.salaryWagesCents)}${money(f.earnings.paidLeaveCents)}${money(f.grossCents)}${money(
-      f.paygWithheldCents,
-    )}${money(f.superCents)}${money(f.netCents)}${num(hours(f.leaveTakenMilliHours.annual))}${num(hours(f.leaveTakenMilliHours.personal))}`;
+  const rows = [...p.employees, p.totals];
+  const shown = (c: readonly [string, (f: PayrollFigures) => number | undefined]) => rows.some((f) => (c[1](f) ?? 0) !== 0);
+  const earnings = EARNINGS_COLUMNS.filter(shown);
+  const sacrifice = shown(SACRIFICE_COLUMN) ? [SACRIFICE_COLUMN] : [];
+  const head = (cols: readonly (readonly [string, unknown])[]) => cols.map(([label]) => html`<th scope="col" class="num">${label}</th>`);
+  const extra = (f: PayrollFigures, cols: readonly (readonly [string, (f: PayrollFigures) => number | undefined])[]) =>
+    cols.map(([, of]) => money(of(f) ?? 0));
+  const cells = (f: PayrollFigures) =>
+    html`${num(f.runs)}${money(f.earnings.salaryWagesCents)}${money(f.earnings.paidLeaveCents)}${extra(f, earnings)}${money(
+      f.grossCents,
+    )}${extra(f, sacrifice)}${money(f.paygWithheldCents)}${money(f.superCents)}${money(f.netCents)}${num(
+      hours(f.leaveTakenMilliHours.annual),
+    )}${num(hours(f.leaveTakenMilliHours.personal))}`;
   const table = p.employees.length
     ? html`<div class="table-wrap"><table>
   <caption class="sr-only">Payroll activity per employee</caption>
   <thead><tr><th scope="col">Employee</th><th scope="col" class="num">Runs</th><th scope="col" class="num">Salary and wages</th>
-  <th scope="col" class="num">Paid leave</th><th scope="col" class="num">Gross</th><th scope="col" class="num">PAYG withheld</th>
+  <th scope="col" class="num">Paid leave</th>${head(earnings)}<th scope="col" class="num">Gross</th>${head(sacrifice)}<th scope="col" class="num">PAYG withheld</th>
   <th scope="col" class="num">Super</th><th scope="col" class="num">Net</th><th scope="col" class="num">Annual leave taken (h)</th>
   <th scope="col" class="num">Personal leave taken (h)</th></tr></thead>
   <tbody>${p.employees.map((e) => html`<tr><th scope="row">${e.name}</th>${cells(e)}</tr>`)}

@@ -2,7 +2,7 @@ import type { payroll } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
-import { payBasisOf, type EmployeeRow } from '../people/employees.js';
+import { hoursPerWeekOf, payBasisOf, type EmployeeRow } from '../people/employees.js';
 import { taxScaleFor } from '../people/tax-treatment.js';
 import { divHalfUp, toSafe } from './decimal.js';
 import { MILLI, ordinaryMilliHours } from './leave-accrual.js';
@@ -53,7 +53,15 @@ export interface DraftLine {
   readonly termination?: FinalPay;
 }
 
-/** Ordinary time earnings already paid to the employee in the super maximum contribution base period (super.ts). */
+/**
+ * Ordinary time earnings already paid to the employee in the super maximum contribution base period
+ * (super.ts): the signed runs paid in it, plus the gross the previous software paid when a
+ * conversion (conversion.ts) carried in a year to date that lies wholly in the period. That year
+ * to date runs from 1 July to the conversion date, so it counts for an annual base, and for a
+ * quarterly base only when the conversion fell in the year's first quarter; in a later quarter the
+ * share earned in that quarter is unknown, and leaving it out can only pay more super than the
+ * minimum, never less (docs/decisions.md "Payroll").
+ */
 async function earningsBefore(uow: Uow, employeeId: string, paymentDate: string): Promise<number> {
   const mcb = mcbOn(paymentDate);
   if (!mcb) return 0;
@@ -62,7 +70,13 @@ async function earningsBefore(uow: Uow, employeeId: string, paymentDate: string)
      WHERE l.org_id = ? AND l.employee_id = ? AND r.status = 'signed' AND r.payment_date >= ? AND r.payment_date <= ?`,
     [uow.orgId, employeeId, mcb.from, mcb.to],
   );
-  return Number(row?.s ?? 0);
+  const carried = mcb.from.endsWith('-07-01')
+    ? await uow.tx.get<{ gross_cents: number | string }>(
+        `SELECT gross_cents FROM payroll_opening WHERE org_id = ? AND employee_id = ? AND conversion_date >= ? AND conversion_date <= ?`,
+        [uow.orgId, employeeId, mcb.from, mcb.to],
+      )
+    : undefined;
+  return Number(row?.s ?? 0) + Number(carried?.gross_cents ?? 0);
 }
 
 export async function computeLine(
@@ -93,7 +107,7 @@ export async function computeLine(
   const line = itemisedPayLine({
     basis,
     frequency: p.payFrequency,
-    hoursPerWeek: Number(e.hours_per_week),
+    hoursPerWeek: hoursPerWeekOf(e),
     paymentDate: p.paymentDate,
     scale,
     residency: e.residency,
@@ -102,7 +116,7 @@ export async function computeLine(
     items: earnings,
     earningsBeforeCents: await earningsBefore(uow, e.id, p.paymentDate),
   });
-  const ordinary = proratedMilliHours(ordinaryMilliHours(Number(e.hours_per_week), p.payFrequency), final);
+  const ordinary = proratedMilliHours(ordinaryMilliHours(hoursPerWeekOf(e), p.payFrequency), final);
   // Paid leave is a share of the ordinary pay, never of overtime or other earnings lines.
   const leaveCents = Math.min(
     line.ordinaryCents,
@@ -135,6 +149,6 @@ export async function computeLine(
     accountName: e.bank_account_name,
   };
   if (!final) return out;
-  const context = { basis, hoursPerWeek: Number(e.hours_per_week), employmentBasis: e.employment_basis, frequency: p.payFrequency };
+  const context = { basis, hoursPerWeek: hoursPerWeekOf(e), employmentBasis: e.employment_basis, frequency: p.payFrequency };
   return withFinalPay(uow, e, final, out, { ...context, paymentDate: p.paymentDate, scale: line.scale, residency: e.residency });
 }

@@ -1,8 +1,8 @@
-import { events, canonicalJson, payroll, sha256Hex, type JsonValue } from '@finance-desk/protocol';
+import { events, canonicalJson, decimalsAsText, payroll, sha256Hex, type JsonValue } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { decimalsAsText, type ResultOf, type Uow } from '../../write-path.js';
+import type { ResultOf, Uow } from '../../write-path.js';
 import { resolveFundingAccount, type ResolvedFunding } from '../banking/accounts.js';
 import { rowsForRun } from '../people/employee-terms.js';
 import { EMPLOYEE_COLUMNS, type EmployeeRow } from '../people/employees.js';

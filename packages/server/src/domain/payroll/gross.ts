@@ -14,12 +14,15 @@ export type PayBasis = { readonly annualSalaryCents: number } | { readonly hourl
 
 const PERIODS_PER_YEAR: Readonly<Record<PayFrequency, bigint>> = { weekly: 52n, fortnightly: 26n, monthly: 12n };
 
-/** Ordinary hours in a period, as a fraction num/den of hours (monthly: hoursPerWeek × 52 / 12). */
+/**
+ * Ordinary hours in a period, as an exact fraction num/den of hours (monthly: hoursPerWeek × 52 / 12).
+ * Hours a week may have two decimals (22.8), so they enter as milli-hours over 1000, never as a float.
+ */
 export function ordinaryHours(hoursPerWeek: number, frequency: PayFrequency): { num: bigint; den: bigint } {
-  const h = BigInt(hoursPerWeek);
-  if (frequency === 'weekly') return { num: h, den: 1n };
-  if (frequency === 'fortnightly') return { num: h * 2n, den: 1n };
-  return { num: h * 52n, den: 12n };
+  const h = BigInt(milliHoursOf(hoursPerWeek));
+  if (frequency === 'weekly') return { num: h, den: 1000n };
+  if (frequency === 'fortnightly') return { num: h * 2n, den: 1000n };
+  return { num: h * 52n, den: 12_000n };
 }
 
 /**
@@ -52,8 +55,8 @@ export function grossForMilliHours(basis: PayBasis, frequency: PayFrequency, mil
   return toSafe(divHalfUp(rate * num, den));
 }
 
-/** The annual equivalent of a pay basis, in cents (hourly: rate × hoursPerWeek × 52). */
+/** The annual equivalent of a pay basis, in cents (hourly: rate × hoursPerWeek × 52, half up once). */
 export function annualEquivalentCents(basis: PayBasis): number {
   if ('annualSalaryCents' in basis) return basis.annualSalaryCents;
-  return toSafe(BigInt(basis.hourlyRateCents) * BigInt(basis.hoursPerWeek) * 52n);
+  return toSafe(divHalfUp(BigInt(basis.hourlyRateCents) * BigInt(milliHoursOf(basis.hoursPerWeek)) * 52n, 1000n));
 }

@@ -1,4 +1,4 @@
-import { floorDiv, toSafe } from './decimal.js';
+import { floorDiv, scaled, toSafe } from './decimal.js';
 
 /**
  * Leave accrual rules (Fair Work Act NES ss 87 and 96): full- and part-time
@@ -42,9 +42,12 @@ export function accrualForPay(basis: EmploymentBasis, beforeMilliHours: number, 
   return { annualMilliHours: step('annual'), personalMilliHours: step('personal') };
 }
 
-/** Ordinary hours of one pay period in milli-hours: hoursPerWeek × 1, × 2, or × 52 ÷ 12 (floored). */
+/**
+ * Ordinary hours of one pay period in milli-hours: hoursPerWeek × 1, × 2, or × 52 ÷ 12 (floored).
+ * Hours a week (to the hundredth) are read exactly from their decimal form, never multiplied as a float.
+ */
 export function ordinaryMilliHours(hoursPerWeek: number, frequency: 'weekly' | 'fortnightly' | 'monthly'): number {
-  const weekly = BigInt(hoursPerWeek) * 1000n;
+  const weekly = scaled(String(hoursPerWeek), 3);
   if (frequency === 'weekly') return toSafe(weekly);
   if (frequency === 'fortnightly') return toSafe(weekly * 2n);
   return toSafe(floorDiv(weekly * 52n, 12n));
@@ -52,5 +55,5 @@ export function ordinaryMilliHours(hoursPerWeek: number, frequency: 'weekly' | '
 
 /** The yearly entitlement in hours for a weekly pattern (for docs and reads): annual 4·W, personal 2·W. */
 export function yearlyEntitlementHours(type: LeaveType, hoursPerWeek: number): number {
-  return hoursPerWeek * Number(WEEKS_PER_YEAR[type]);
+  return toSafe(scaled(String(hoursPerWeek), 3) * WEEKS_PER_YEAR[type]) / MILLI;
 }

@@ -9,7 +9,7 @@ import { formatCents } from '../../money.js';
 import { placeholders } from '../../storage/sql.js';
 import type { Queryable } from '../../storage/types.js';
 import type { ResultOf, Uow } from '../../write-path.js';
-import { queueStpDocument, stpNonce, stpPayees, stpPayer, ytdOf, type PayeeSource } from './stp.js';
+import { queueStpDocument, stpNonce, stpPayees, stpPayer, ytdReportedOf, type PayeeSource } from './stp.js';
 import { financialYearNamed, type FinancialYear } from './stp-year.js';
 import { carriedEmployeesOf } from './conversion.js';
 
@@ -31,11 +31,17 @@ type Params = Omit<z.infer<typeof payroll.stpFinalise.params>, 'approvalId' | 's
 type Kind = (typeof payroll.STP_FINAL_KINDS)[number];
 
 /** The figures a finalisation reports and an amendment compares, per employee. */
-interface Figures {
+export interface Figures {
   readonly grossCents: number;
   readonly leaveCents: number;
   readonly paygCents: number;
   readonly superCents: number;
+  /**
+   * The year to date as the document reported it in full (stp.ts ytdReportedOf), canonical JSON:
+   * the split by earnings type can change while every total stays the same. Null for a
+   * finalisation recorded before it was kept (migration 46): compared by its totals only.
+   */
+  readonly reported: string | null;
 }
 
 interface Payee {
@@ -61,8 +67,12 @@ interface Subject {
   readonly subjectId: string;
 }
 
-const sameFigures = (a: Figures, b: Figures) =>
+const sameTotals = (a: Figures, b: Figures) =>
   a.grossCents === b.grossCents && a.leaveCents === b.leaveCents && a.paygCents === b.paygCents && a.superCents === b.superCents;
+
+/** Whether what was reported still stands: the same totals and, where both are known, the same split. */
+export const sameFigures = (a: Figures, b: Figures) =>
+  sameTotals(a, b) && (a.reported === null || b.reported === null || a.reported === b.reported);
 
 export interface FinalRow {
   submission_id: string;
@@ -72,18 +82,44 @@ export interface FinalRow {
   leave_cents: number | string;
   payg_cents: number | string;
   super_cents: number | string;
+  ytd_reported: string | null;
 }
 
 export const FINAL_PAYEE_COLUMNS =
-  'p.submission_id, p.employee_id, p.financial_year, p.gross_cents, p.leave_cents, p.payg_cents, p.super_cents';
+  'p.submission_id, p.employee_id, p.financial_year, p.gross_cents, p.leave_cents, p.payg_cents, p.super_cents, p.ytd_reported';
 
-export function figuresOf(r: Pick<FinalRow, 'gross_cents' | 'leave_cents' | 'payg_cents' | 'super_cents'>): Figures {
+export function figuresOf(r: Pick<FinalRow, 'gross_cents' | 'leave_cents' | 'payg_cents' | 'super_cents' | 'ytd_reported'>): Figures {
   return {
     grossCents: Number(r.gross_cents),
     leaveCents: Number(r.leave_cents),
     paygCents: Number(r.payg_cents),
     superCents: Number(r.super_cents),
+    reported: r.ytd_reported,
   };
+}
+
+/** Each employee's figures for `fy` as a finalisation would report them now: the totals and the full year to date. */
+export async function currentFigures(
+  q: Queryable,
+  orgId: string,
+  ids: readonly string[],
+  fy: FinancialYear,
+): Promise<Map<string, { figures: Figures; carried: boolean }>> {
+  const reported = await ytdReportedOf(q, orgId, ids, fy);
+  return new Map(
+    ids.map((id) => {
+      const r = reported.get(id);
+      invariant(r !== undefined, `employee ${id} has a year to date`);
+      const figures: Figures = {
+        grossCents: r.ytd.grossCents,
+        leaveCents: r.ytd.paidLeaveCents,
+        paygCents: r.ytd.paygWithheldCents,
+        superCents: r.ytd.superLiabilityCents,
+        reported: canonicalJson(r),
+      };
+      return [id, { figures, carried: r.carriedIn !== undefined }] as const;
+    }),
+  );
 }
 
 /**
@@ -161,7 +197,7 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
      ORDER BY l.pay_run_id, l.employee_id`,
     [uow.orgId, fy.start, fy.end, ...ids],
   );
-  const ytd = await ytdOf(q, uow.orgId, ids, fy);
+  const now = await currentFigures(q, uow.orgId, ids, fy);
   const last = await lastFinalised(q, uow.orgId, [label], ids);
   const names = new Map(people.map((e) => [e.id, e]));
   const latest = new Map(lines.map((l) => [l.employee_id, l]));
@@ -169,15 +205,16 @@ async function loadSubject(p: Params, uow: Uow): Promise<Subject> {
     const e = names.get(id);
     invariant(e !== undefined, `employee ${id} exists`);
     const line = latest.get(id);
-    const y = ytd.get(id);
+    const y = now.get(id);
+    invariant(y !== undefined, `employee ${id} has figures`);
     const f = last.get(`${label} ${id}`);
     return {
       employeeId: id,
       name: e.name,
       // An employee whose every run in the year was recalled is reported as they stand now, at the year's end.
       source: { employeeId: id, employmentBasis: line?.employment_basis ?? e.employment_basis, onDate: line?.payment_date ?? fy.end },
-      paid: line !== undefined || y?.carried !== undefined,
-      figures: figuresOf({ gross_cents: y?.gross ?? 0, leave_cents: y?.leave ?? 0, payg_cents: y?.payg ?? 0, super_cents: y?.super ?? 0 }),
+      paid: line !== undefined || y.carried,
+      figures: y.figures,
       last: f ? { submissionId: f.submission_id, figures: figuresOf(f) } : null,
     };
   });
@@ -215,12 +252,13 @@ function longDate(date: string): string {
 function finaliseSummary(p: Params, s: Subject): string {
   const listed = s.payees.map((x, i) => {
     const f = x.figures;
-    const was =
-      x.last && !sameFigures(x.last.figures, f)
+    const was = !x.last
+      ? ''
+      : !sameTotals(x.last.figures, f)
         ? ` (last reported: gross ${formatCents(x.last.figures.grossCents)}, PAYG ${formatCents(x.last.figures.paygCents)}, super ${formatCents(x.last.figures.superCents)})`
-        : x.last
-          ? ' (unchanged since last reported)'
-          : '';
+        : !sameFigures(x.last.figures, f)
+          ? ' (the same totals as last reported, split differently by type of earnings)'
+          : ' (unchanged since last reported)';
     return (
       `${i + 1}. ${quoted(x.name)} YTD gross ${formatCents(f.grossCents)}, PAYG withheld ${formatCents(f.paygCents)}, ` +
       `super ${formatCents(f.superCents)}${was}`
@@ -290,8 +328,9 @@ async function executeFinalise(p: Params, s: Subject, uow: Uow): Promise<ResultO
   });
   for (const x of s.payees) {
     await uow.tx.run(
-      `INSERT INTO stp_final_payees (org_id, submission_id, employee_id, financial_year, gross_cents, leave_cents, payg_cents, super_cents, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO stp_final_payees (org_id, submission_id, employee_id, financial_year, gross_cents, leave_cents, payg_cents, super_cents,
+         ytd_reported, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         uow.orgId,
         id,
@@ -301,6 +340,7 @@ async function executeFinalise(p: Params, s: Subject, uow: Uow): Promise<ResultO
         x.figures.leaveCents,
         x.figures.paygCents,
         x.figures.superCents,
+        x.figures.reported,
         uow.now,
       ],
     );

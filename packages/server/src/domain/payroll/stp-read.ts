@@ -3,16 +3,15 @@ import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { badRequest } from '../../errors.js';
 import { placeholders } from '../../storage/sql.js';
-import { figuresOf, FINAL_PAYEE_COLUMNS, lastFinalised, type FinalRow } from './stp-finalise.js';
+import { currentFigures, figuresOf, FINAL_PAYEE_COLUMNS, lastFinalised, sameFigures, type FinalRow } from './stp-finalise.js';
 import type { StpKind } from './stp.js';
-import { ytdOf } from './stp.js';
 import { financialYearNamed } from './stp-year.js';
 
 /**
  * books.stpSubmissions: every STP submission newest first (ids are time-ordered), keyset-paged on
  * the id like decision.list. The rows hold no TFN (stp_submissions never has one). A finalisation
  * or amendment that is an employee's newest for its year names that employee in amendmentNeeded
- * when their YTD has changed since it was reported (a run signed or recalled later): the owner
+ * when their YTD, its totals or its split by earnings type, has changed since it was reported (a run signed or recalled later): the owner
  * then amends with books.stpFinalise.
  */
 type Params = z.infer<typeof payroll.stpSubmissions.params>;
@@ -47,19 +46,14 @@ async function amendmentsNeeded(ctx: ReadContext, orgId: string, rows: readonly 
   const years = [...new Set(reported.map((r) => r.financial_year))];
   const employees = [...new Set(reported.map((r) => r.employee_id))];
   const newest = await lastFinalised(q, orgId, years, employees);
-  const ytd = new Map<string, Awaited<ReturnType<typeof ytdOf>>>();
-  for (const year of years) ytd.set(year, await ytdOf(q, orgId, employees, financialYearNamed(year)));
+  const current = new Map<string, Awaited<ReturnType<typeof currentFigures>>>();
+  for (const year of years) current.set(year, await currentFigures(q, orgId, employees, financialYearNamed(year)));
   for (const r of reported) {
     if (newest.get(`${r.financial_year} ${r.employee_id}`)?.submission_id !== r.submission_id) continue;
-    const y = ytd.get(r.financial_year)?.get(r.employee_id);
-    const now = figuresOf({ gross_cents: y?.gross ?? 0, leave_cents: y?.leave ?? 0, payg_cents: y?.payg ?? 0, super_cents: y?.super ?? 0 });
-    const then = figuresOf(r);
-    const changed =
-      now.grossCents !== then.grossCents ||
-      now.leaveCents !== then.leaveCents ||
-      now.paygCents !== then.paygCents ||
-      now.superCents !== then.superCents;
-    if (changed) needed.set(r.submission_id, [...(needed.get(r.submission_id) ?? []), r.employee_id]);
+    const now = current.get(r.financial_year)?.get(r.employee_id);
+    // The totals or the split by earnings type (stp-finalise.ts sameFigures): either changed needs an amendment.
+    if (!now || !sameFigures(figuresOf(r), now.figures))
+      needed.set(r.submission_id, [...(needed.get(r.submission_id) ?? []), r.employee_id]);
   }
   return needed;
 }

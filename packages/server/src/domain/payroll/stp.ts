@@ -163,13 +163,41 @@ export interface PayeeSource {
   readonly onDate: string;
 }
 
+/**
+ * Each employee's year to date for `fy` as a document reports it: the split by earnings type (with
+ * allowances by STP code, salary sacrifice, unused leave paid on termination), the totals, the
+ * carried-in block of a conversion and the cessation. A finalisation keeps it, so a change in the
+ * split alone shows as an amendment needed, as a change in the totals does (stp-finalise.ts).
+ */
+export async function ytdReportedOf(q: Queryable, orgId: string, ids: readonly string[], fy: FinancialYear) {
+  const ytd = await ytdOf(q, orgId, ids, fy);
+  const ytdItems = await ytdItemsOf(q, orgId, ids, fy);
+  // A final pay in the year: the unused leave it paid and the cessation (termination.ts).
+  const ended = await terminationYtdOf(q, orgId, ids, fy);
+  return new Map(
+    ids.map((id) => {
+      const y = ytd.get(id);
+      const gross = Number(y?.gross ?? 0);
+      const leave = Number(y?.leave ?? 0);
+      const reported = {
+        ytd: {
+          ...withTerminationPay(ytdSplit(gross, leave, ytdItems.get(id) ?? []), ended.get(id)),
+          grossCents: gross,
+          paygWithheldCents: Number(y?.payg ?? 0),
+          superLiabilityCents: Number(y?.super ?? 0),
+        },
+        ...(y?.carried ? { carriedIn: carriedInBlock(y.carried) } : {}),
+        ...cessationBlock(ended.get(id)),
+      };
+      return [id, reported] as const;
+    }),
+  );
+}
+
 /** The payees of a document, in `sources` order, each with the YTD for `fy` (TFN in full: the ATO needs it). */
 export async function stpPayees(uow: Uow, sources: readonly PayeeSource[], fy: FinancialYear) {
   const ids = sources.map((l) => l.employeeId);
-  const ytd = await ytdOf(uow.tx, uow.orgId, ids, fy);
-  const ytdItems = await ytdItemsOf(uow.tx, uow.orgId, ids, fy);
-  // A final pay in the year: the unused leave it paid and the cessation (termination.ts).
-  const ended = await terminationYtdOf(uow.tx, uow.orgId, ids, fy);
+  const reported = await ytdReportedOf(uow.tx, uow.orgId, ids, fy);
   const people = await uow.tx.all<PayeeRow>(
     `SELECT id, name, employment_basis, tfn, residency, claims_tax_free_threshold, tax_declared_on FROM employees
      WHERE org_id = ? AND id IN (${placeholders(ids.length)})`,
@@ -185,23 +213,15 @@ export async function stpPayees(uow: Uow, sources: readonly PayeeSource[], fy: F
       claimsTaxFreeThreshold: Number(e.claims_tax_free_threshold) === 1,
       declaredOn: e.tax_declared_on,
     };
-    const y = ytd.get(l.employeeId);
-    const gross = Number(y?.gross ?? 0);
-    const leave = Number(y?.leave ?? 0);
+    const r = reported.get(l.employeeId);
+    invariant(r !== undefined, `employee ${l.employeeId} has a year to date`);
     return {
       employeeId: e.id,
       tfn: e.tfn,
       name: e.name,
       employmentBasis: l.employmentBasis,
       taxTreatmentCode: stpTaxTreatmentCode(declaration, l.onDate),
-      ytd: {
-        ...withTerminationPay(ytdSplit(gross, leave, ytdItems.get(l.employeeId) ?? []), ended.get(l.employeeId)),
-        grossCents: gross,
-        paygWithheldCents: Number(y?.payg ?? 0),
-        superLiabilityCents: Number(y?.super ?? 0),
-      },
-      ...(y?.carried ? { carriedIn: carriedInBlock(y.carried) } : {}),
-      ...cessationBlock(ended.get(l.employeeId)),
+      ...r,
     };
   });
 }

@@ -7,7 +7,7 @@ import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import type { EmployeeRow } from '../people/employees.js';
 import { divHalfUp, toSafe } from './decimal.js';
-import { ordinaryHours, type PayBasis, type PayFrequency } from './gross.js';
+import { milliHoursOf, ordinaryHours, type PayBasis, type PayFrequency } from './gross.js';
 import { accrualForPay, MILLI, type EmploymentBasis } from './leave-accrual.js';
 import { lumpSumWithholding } from './lump-sum.js';
 import type { PayRunLineRow } from './runs.js';
@@ -225,7 +225,8 @@ async function unusedAnnualMilliHours(uow: Uow, employeeId: string, c: FinalPayC
 function leaveValueCents(basis: PayBasis, hoursPerWeek: number, milliHours: number): number {
   const m = BigInt(milliHours);
   if ('annualSalaryCents' in basis) {
-    return toSafe(divHalfUp(BigInt(basis.annualSalaryCents) * m, 52n * BigInt(hoursPerWeek) * BigInt(MILLI)));
+    // Hours a week in milli-hours (22.8 → 22800): salary × m ÷ (52 × 1000 × hours) = salary × m ÷ (52 × milli-week).
+    return toSafe(divHalfUp(BigInt(basis.annualSalaryCents) * m, 52n * BigInt(milliHoursOf(hoursPerWeek))));
   }
   return toSafe(divHalfUp(BigInt(basis.hourlyRateCents) * m, BigInt(MILLI)));
 }

@@ -2,7 +2,8 @@ import type { people } from '@finance-desk/protocol';
 import { placeholders } from '../../storage/sql.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { toEmployee, type Employee, type EmployeeRow } from './employees.js';
+import { milliHoursOf } from '../payroll/gross.js';
+import { hoursPerWeekOf, toEmployee, type Employee, type EmployeeRow } from './employees.js';
 
 /**
  * An employee's terms over time (books.employeeUpdate, migration 40). The employees row holds the
@@ -78,7 +79,7 @@ export function termsOfRow(row: EmployeeRow): Terms {
   return {
     annualSalaryCents: num(row.annual_salary_cents),
     hourlyRateCents: num(row.hourly_rate_cents),
-    hoursPerWeek: Number(row.hours_per_week),
+    hoursPerWeek: hoursPerWeekOf(row),
     title: row.title,
     superFund:
       row.super_fund_name !== null && row.super_fund_abn !== null && row.super_member_number !== null
@@ -106,7 +107,7 @@ export function withTerms(row: EmployeeRow, t: Terms): EmployeeRow {
     ...row,
     annual_salary_cents: t.annualSalaryCents,
     hourly_rate_cents: t.hourlyRateCents,
-    hours_per_week: t.hoursPerWeek,
+    milli_hours_per_week: milliHoursOf(t.hoursPerWeek),
     title: t.title,
     super_fund_name: t.superFund?.fundName ?? null,
     super_fund_abn: t.superFund?.fundAbn ?? null,
@@ -228,7 +229,7 @@ export async function recordChange(
     all.reduce<Terms>((t, c) => ({ ...t, ...c.set }), termsOfRow(row)),
   );
   await uow.tx.run(
-    `UPDATE employees SET title = ?, annual_salary_cents = ?, hourly_rate_cents = ?, hours_per_week = ?,
+    `UPDATE employees SET title = ?, annual_salary_cents = ?, hourly_rate_cents = ?, milli_hours_per_week = ?,
        super_fund_name = ?, super_fund_abn = ?, super_member_number = ?, tfn = ?, residency = ?, claims_tax_free_threshold = ?,
        tax_declared_on = ?, bank_bsb = ?, bank_account_number = ?, bank_account_name = ?, updated_at = ?, ledger_id = ?
      WHERE org_id = ? AND id = ?`,
@@ -236,7 +237,7 @@ export async function recordChange(
       latest.title,
       latest.annual_salary_cents,
       latest.hourly_rate_cents,
-      latest.hours_per_week,
+      latest.milli_hours_per_week,
       latest.super_fund_name,
       latest.super_fund_abn,
       latest.super_member_number,

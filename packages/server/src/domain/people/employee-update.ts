@@ -18,6 +18,7 @@ import {
   type TermName,
   type Terms,
 } from './employee-terms.js';
+import { milliHoursOf } from '../payroll/gross.js';
 import { loadEmployee, type EmployeeRow } from './employees.js';
 import { maskedTfn, tfnQuoted } from './tax-treatment.js';
 
@@ -94,6 +95,9 @@ function same(k: TermName, given: Partial<Terms>, before: Terms): boolean {
     const b = before.taxDeclaration;
     return !!a && !!b && a.tfn === b.tfn && a.residency === b.residency && a.claimsTaxFreeThreshold === b.claimsTaxFreeThreshold;
   }
+  // Hours a week may have decimals, which canonical JSON (integers only) refuses: compare them exactly as milli-hours.
+  if (k === 'hoursPerWeek')
+    return given.hoursPerWeek !== undefined && milliHoursOf(given.hoursPerWeek) === milliHoursOf(before.hoursPerWeek);
   return canonicalJson(given[k] ?? null) === canonicalJson(before[k] ?? null);
 }
 
@@ -240,7 +244,7 @@ function eventPayload(s: Subject): EventPayloadOf<typeof events.employeeUpdate> 
     changed: [...s.changed],
     ...(typeof t.annualSalaryCents === 'number' ? { annualSalaryCents: t.annualSalaryCents } : {}),
     ...(typeof t.hourlyRateCents === 'number' ? { hourlyRateCents: t.hourlyRateCents } : {}),
-    ...(t.hoursPerWeek !== undefined ? { hoursPerWeek: t.hoursPerWeek } : {}),
+    ...(t.hoursPerWeek !== undefined ? { milliHoursPerWeek: milliHoursOf(t.hoursPerWeek) } : {}),
     ...(typeof t.title === 'string' ? { title: t.title } : {}),
     ...(t.superFund ? { superFund: { ...t.superFund } } : {}),
     // Never the TFN itself: its last 3 digits, or the not-quoted code (which identifies no one).

@@ -5,7 +5,7 @@ import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
 import type { Queryable } from '../../storage/types.js';
 import type { ResultOf, Uow } from '../../write-path.js';
-import { grossForPeriod, type PayBasis } from '../payroll/gross.js';
+import { grossForPeriod, hoursOfMilli, milliHoursOf, type PayBasis } from '../payroll/gross.js';
 import { maskedTfn, taxScaleFor, tfnQuoted } from './tax-treatment.js';
 
 /**
@@ -30,7 +30,8 @@ export interface EmployeeRow {
   pay_frequency: 'weekly' | 'fortnightly' | 'monthly';
   annual_salary_cents: number | string | null;
   hourly_rate_cents: number | string | null;
-  hours_per_week: number | string;
+  /** Ordinary hours a week in milli-hours (22.8 hours is 22800): exact to the hundredth the protocol allows. */
+  milli_hours_per_week: number | string;
   bank_bsb: string | null;
   bank_account_number: string | null;
   bank_account_name: string | null;
@@ -47,10 +48,15 @@ export interface EmployeeRow {
 
 export const EMPLOYEE_COLUMNS =
   'id, status, next_step, name, email, start_date, employment_basis, pay_frequency, annual_salary_cents, ' +
-  'hourly_rate_cents, hours_per_week, bank_bsb, bank_account_number, bank_account_name, tfn, residency, ' +
+  'hourly_rate_cents, milli_hours_per_week, bank_bsb, bank_account_number, bank_account_name, tfn, residency, ' +
   'claims_tax_free_threshold, tax_declared_on, super_fund_name, super_fund_abn, super_member_number, title, ledger_id';
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+/** A row's hours a week as the JSON number they were given as (22800 → 22.8); arithmetic reads them back exactly (milliHoursOf). */
+export function hoursPerWeekOf(row: { milli_hours_per_week: number | string }): number {
+  return hoursOfMilli(Number(row.milli_hours_per_week));
+}
 
 export async function loadEmployee(q: Queryable, orgId: string, id: string, forUpdate = ''): Promise<EmployeeRow> {
   const row = await q.get<EmployeeRow>(`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND id = ?${forUpdate}`, [orgId, id]);
@@ -61,7 +67,7 @@ export async function loadEmployee(q: Queryable, orgId: string, id: string, forU
 export function payBasisOf(row: EmployeeRow): PayBasis {
   const salary = num(row.annual_salary_cents);
   if (salary !== null) return { annualSalaryCents: salary };
-  return { hourlyRateCents: Number(row.hourly_rate_cents), hoursPerWeek: Number(row.hours_per_week) };
+  return { hourlyRateCents: Number(row.hourly_rate_cents), hoursPerWeek: hoursPerWeekOf(row) };
 }
 
 /** "$85,000.00 a year" or "$32.50 an hour for 38 hours a week", paid weekly/fortnightly/monthly. */
@@ -109,7 +115,7 @@ export function toEmployee(row: EmployeeRow, today: string): Employee {
     payFrequency: row.pay_frequency,
     annualSalaryCents: num(row.annual_salary_cents),
     hourlyRateCents: num(row.hourly_rate_cents),
-    hoursPerWeek: Number(row.hours_per_week),
+    hoursPerWeek: hoursPerWeekOf(row),
     bankAccount:
       row.bank_bsb && row.bank_account_number && row.bank_account_name
         ? { bsb: row.bank_bsb, accountNumberMasked: maskDigits(row.bank_account_number), accountName: row.bank_account_name }
@@ -142,7 +148,7 @@ export async function onboardingStart(p: StartParams, uow: Uow): Promise<ResultO
       payFrequency: p.payFrequency,
       annualSalaryCents: p.annualSalaryCents ?? null,
       hourlyRateCents: p.hourlyRateCents ?? null,
-      hoursPerWeek: hoursOf(p),
+      milliHoursPerWeek: milliHoursOf(hoursOf(p)),
       bankAccount: bank ? `${bank.bsb} ${maskDigits(bank.account)}` : null,
       status: 'onboarding',
       nextStep: 'tax_declaration',
@@ -150,7 +156,7 @@ export async function onboardingStart(p: StartParams, uow: Uow): Promise<ResultO
   });
   await uow.tx.run(
     `INSERT INTO employees (org_id, id, status, next_step, name, email, start_date, employment_basis, pay_frequency,
-       annual_salary_cents, hourly_rate_cents, hours_per_week, bank_bsb, bank_account_number, bank_account_name,
+       annual_salary_cents, hourly_rate_cents, milli_hours_per_week, bank_bsb, bank_account_number, bank_account_name,
        created_at, updated_at, ledger_id)
      VALUES (?, ?, 'onboarding', 'tax_declaration', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
@@ -163,7 +169,7 @@ export async function onboardingStart(p: StartParams, uow: Uow): Promise<ResultO
       p.payFrequency,
       p.annualSalaryCents ?? null,
       p.hourlyRateCents ?? null,
-      hoursOf(p),
+      milliHoursOf(hoursOf(p)),
       bank?.bsb ?? null,
       bank?.account ?? null,
       bank?.name ?? null,

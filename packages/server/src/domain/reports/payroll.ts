@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import { divHalfUp, toSafe } from '../payroll/decimal.js';
+import { milliHoursOf } from '../payroll/gross.js';
 import { MILLI, type LeaveType } from '../payroll/leave-accrual.js';
 import { loadChanges, termsOn } from '../people/employee-terms.js';
 import { EMPLOYEE_COLUMNS, type EmployeeRow } from '../people/employees.js';
@@ -164,7 +165,8 @@ export function leaveValueCents(
   const m = BigInt(milliHours);
   if (rate.annualSalaryCents !== null) {
     invariant(rate.hoursPerWeek > 0, 'a salaried employee has hours per week');
-    return toSafe(divHalfUp(BigInt(rate.annualSalaryCents) * m, BigInt(rate.hoursPerWeek) * 52n * BigInt(MILLI)));
+    // Hours a week to the hundredth, as milli-hours: salary × m ÷ (hours × 52 × 1000) = salary × m ÷ (milli-week × 52).
+    return toSafe(divHalfUp(BigInt(rate.annualSalaryCents) * m, BigInt(milliHoursOf(rate.hoursPerWeek)) * 52n));
   }
   invariant(rate.hourlyRateCents !== null, 'an employee has a salary or an hourly rate');
   return toSafe(divHalfUp(BigInt(rate.hourlyRateCents) * m, BigInt(MILLI)));
