@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { parseAba } from './aba-parse.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, FUNDING, inDays, today } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -34,13 +34,7 @@ describe.each(engines)('books.employeeUpdate (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.post(o.keys.agent, method, params, headers);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) => {
-    const r = await post(o, method, params, headers);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
   const update = (o: CreatedOrg, params: Record<string, unknown>, headers?: Record<string, string>) =>
     post(o, 'books.employeeUpdate', params, headers);
   const fortnight = (periodStart: string, periodEnd: string, paymentDate: string, employeeId: string) => ({

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { checkEvent, firstField, methods, reads } from '@finance-desk/protocol';
 import pg from 'pg';
 import type { z } from 'zod';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import type { Config } from '../src/config.js';
 import { eventsAfter } from '../src/ledger/read.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
@@ -407,4 +407,19 @@ export async function runCliInProcess(databaseUrl: string, ...args: string[]): P
     stderr: (text) => void (err += text),
   });
   return { code, out, err };
+}
+
+/**
+ * An organisation's agent key calling `server()`'s API (a getter: the server starts in beforeAll):
+ * `post` answers the reply, `ok` expects 200 and answers the result.
+ */
+export function agentCalls(server: () => TestServer) {
+  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
+    server().post(o.keys.agent, method, params, headers);
+  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) => {
+    const r = await post(o, method, params, headers);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.result;
+  };
+  return { post, ok };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { parseAba } from './aba-parse.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, FUNDING, inDays, journalLines, journalsOf } from './payables-helpers.js';
 import { activeEmployee, BASE, signPayRun } from './payroll-helpers.js';
 import { freshKey } from './signature-helpers.js';
@@ -33,13 +33,7 @@ describe.each(engines)('payroll: pay runs (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.post(o.keys.agent, method, params, headers);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>) => {
-    const r = await post(o, method, params);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
 
   const employee = (o: CreatedOrg, start: Record<string, unknown>, tax: { tfn?: string; tft?: boolean } = {}) =>
     activeEmployee(t, o, start, tax);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, engines, startTestServer, type TestServer } from './harness.js';
 import { inDays } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -28,13 +28,7 @@ describe.each(engines)('STP amendment on a changed year-to-date split (%s)', (en
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.post(o.keys.agent, method, params, headers);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>) => {
-    const r = await post(o, method, params);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
   async function finalise(o: CreatedOrg, params: Record<string, unknown>) {
     const { hold, approvalId } = await heldAndRequested(t, o, 'books.stpFinalise', params);
     await decide(t, o, approvalId, true);

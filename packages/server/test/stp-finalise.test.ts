@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalFacts } from '../src/governance/approval-facts.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { consoleGet, consoleSignIn } from './console-helpers.js';
-import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays, today } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -55,13 +55,7 @@ describe.each(engines)('STP finalisation and amendment (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.post(o.keys.agent, method, params, headers);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) => {
-    const r = await post(o, method, params, headers);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
   const employee = (o: CreatedOrg, start: Record<string, unknown>) => activeEmployee(t, o, start, { tfn: TFN });
   const signed = async (o: CreatedOrg, params: Record<string, unknown>) => {
     const run = await ok(o, 'books.payrollDraft', params);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { setProfile } from '../src/org/profile.js';
@@ -41,13 +41,7 @@ describe.each(engines)('single touch payroll (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.post(o.keys.agent, method, params, headers);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>) => {
-    const r = await post(o, method, params);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
 
   const employee = (o: CreatedOrg, start: Record<string, unknown>, tft = true) => activeEmployee(t, o, start, { tfn: TFN, tft });
 

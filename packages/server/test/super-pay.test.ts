@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalFacts } from '../src/governance/approval-facts.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { consoleGet, consoleJson, consoleSignIn } from './console-helpers.js';
-import { checkOrgEvents, engines, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, checkOrgEvents, engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays, journalLines, today } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -42,13 +42,7 @@ describe.each(engines)('super payments (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.post(o.keys.agent, method, params, headers);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) => {
-    const r = await post(o, method, params, headers);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
   const signed = async (o: CreatedOrg, params: Record<string, unknown>) => {
     const run = await ok(o, 'books.payrollDraft', params);
     return (await signPayRun(t, o, run.id as string)).result as { id: string; totals: { superCents: number } };

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, engines, startTestServer, type TestServer } from './harness.js';
 import { eventsOf, inDays, today } from './payables-helpers.js';
 import { activeEmployee, signPayRun } from './payroll-helpers.js';
 import { decide, freshKey, heldAndRequested } from './signature-helpers.js';
@@ -64,13 +64,7 @@ describe.each(engines)('books.employeeTerminate and the final pay (%s)', (engine
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.post(o.keys.agent, method, params, headers);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) => {
-    const r = await post(o, method, params, headers);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
   const terminate = (o: CreatedOrg, params: Record<string, unknown>, headers?: Record<string, string>) =>
     post(o, 'books.employeeTerminate', params, headers);
   const employeeRead = async (o: CreatedOrg, id: string) =>
