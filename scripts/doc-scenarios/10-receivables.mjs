@@ -70,5 +70,22 @@ export async function run({ post }) {
     'Void an untouched sent invoice: a reversing journal dated today',
   );
   await post('books.invoiceVoid', { id: other.result.id, reason: 'Wrong customer' }, 'Void again: a no-op');
+  const unpaid = await post(
+    'books.invoiceDraft',
+    { payeeName: 'Harbour Florist', description: 'Catering, shop opening', totalCents: 110_000, dueDays: 14 },
+    'An invoice the customer will never pay',
+  );
+  await post('books.invoiceSend', { id: unpaid.result.id }, 'Send it');
+  await post('books.invoiceRecordPayment', { id: unpaid.result.id, amountCents: 44_000 }, 'A part payment before the customer closed');
+  await post(
+    'books.invoiceWriteOff',
+    { id: unpaid.result.id, reason: 'Customer closed; liquidator confirms nothing for unsecured creditors' },
+    'Write off the 66,000 outstanding: Dr 7000 60,000 / Dr 2100 6,000 (the GST on it) / Cr 1100 66,000; status written_off',
+  );
+  await post(
+    'books.invoiceWriteOff',
+    { id: unpaid.result.id, reason: 'Customer closed; liquidator confirms nothing for unsecured creditors' },
+    'The same write-off again: a no-op',
+  );
   await post('books.invoices', { payeeName: 'seaside', limit: 10 }, 'Invoices with lines and what is still owed');
 }

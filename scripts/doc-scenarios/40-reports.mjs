@@ -20,6 +20,19 @@ const yearStart = () => {
 };
 
 export async function run({ post }) {
+  await post(
+    'books.accountCreate',
+    { code: '4500', name: 'Consulting income', type: 'revenue', taxCode: 'GST' },
+    "An account of the business's own, with its default tax code (one event)",
+  );
+  await post('books.accountCreate', { code: '1100', name: 'Debtors', type: 'asset' }, "A system account's code: CONFLICT naming it");
+  await post(
+    'books.accountUpdate',
+    { code: '4500', name: 'Consulting and advisory income' },
+    'Rename it (its type may change only before anything is posted to it)',
+  );
+  await post('books.accountCreate', { code: '6955', name: 'Trade show stands', type: 'expense' }, 'An expense account, never used');
+  await post('books.accountArchive', { code: '6955' }, 'Archive it: no balance, no open documents; new postings to it are refused');
   await post('books.accounts', { type: 'asset' }, 'Asset accounts with their debits, credits and balance as at today');
   const page = await post('books.journals', { limit: 2 }, 'The first two journals (by date, then id), each with its lines');
   await post('books.journals', { limit: 2, cursor: page.result.nextCursor }, 'The next page');

@@ -46,7 +46,11 @@ describe('the typed surface and paginate, without a server', () => {
     const taking = [
       ...methods.filter((m) => 'cursor' in ((m.params as { shape?: object }).shape ?? {})).map((m) => m.name),
       ...reads.filter((r) => 'cursor' in ((r.query as { shape?: object }).shape ?? {})).map((r) => r.name),
-    ].filter((n) => n !== 'events');
+    ]
+      // events pages by seq; books.reports takes a cursor for one of its types only (the ledger
+      // detail of an account), whose result is one member of a union: a caller follows its
+      // nextCursor by hand.
+      .filter((n) => n !== 'events' && n !== 'books.reports');
     expect(pagedReads.map((p) => p.name).sort()).toEqual(taking.sort());
     expectTypeOf<'books.invoices'>().toExtend<PagedName>();
     expectTypeOf<'contacts.list'>().toExtend<PagedName>();

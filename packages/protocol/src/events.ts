@@ -16,6 +16,7 @@ import * as peopleM from './methods/people.js';
 import * as receivablesM from './methods/receivables.js';
 import * as reconciliationM from './methods/reconciliation.js';
 import * as bankAccountsM from './methods/bank-accounts.js';
+import * as chartM from './methods/chart.js';
 import * as taxM from './methods/tax.js';
 import { methods } from './methods/index.js';
 import type { MethodSpec } from './methods/types.js';
@@ -415,6 +416,24 @@ export const invoiceVoid = eventKind({
   summary: 'An invoice was voided; a sent one has its posting reversed (journalId), a draft none (null).',
   payload: z.strictObject({ ...posting, ...payeeTotal, from: invoiceStatus, reason: str(), journalId: str().nullable() }),
   emittedBy: [receivablesM.invoiceVoid],
+});
+
+export const invoiceWriteOff = eventKind({
+  family: 'books',
+  kind: 'books.invoice.write_off',
+  summary:
+    'What was outstanding on an invoice was written off as a bad debt and posted (Dr 7000 and 2100 GST / Cr 1100): amount, its GST, date and reason.',
+  payload: z.strictObject({
+    ...posting,
+    payee: str(),
+    amountCents: int(),
+    gstCents: int(),
+    date: str(),
+    reason: str(),
+    journalId: str(),
+    from: invoiceStatus,
+  }),
+  emittedBy: [receivablesM.invoiceWriteOff],
 });
 
 export const invoicePromise = eventKind({
@@ -1249,6 +1268,42 @@ export const contactUpdate = eventKind({
   emittedBy: [contactsM.contactUpdate],
 });
 
+// ---- books: the chart of accounts (extensions) ----
+
+const accountTypeE = z.enum(['asset', 'liability', 'equity', 'revenue', 'expense']);
+
+export const accountCreate = eventKind({
+  family: 'books',
+  kind: 'books.account.create',
+  summary: "An account was added to the organisation's chart: its code, name, type, default tax code and whether it is reconciled.",
+  payload: z.strictObject({ code: str(), name: str(), type: accountTypeE, taxCode: taxCode.nullable(), reconcilable: z.boolean() }),
+  emittedBy: [chartM.accountCreate],
+});
+
+export const accountUpdate = eventKind({
+  family: 'books',
+  kind: 'books.account.update',
+  summary: 'An account of the chart changed: the fields changed and their new values (and the previous name when renamed).',
+  payload: z.strictObject({
+    code: str(),
+    changed: z.array(z.enum(['name', 'type', 'taxCode', 'reconcilable'])),
+    name: str().optional(),
+    previousName: str().optional(),
+    type: accountTypeE.optional(),
+    taxCode: taxCode.nullable().optional(),
+    reconcilable: z.boolean().optional(),
+  }),
+  emittedBy: [chartM.accountUpdate],
+});
+
+export const accountArchive = eventKind({
+  family: 'books',
+  kind: 'books.account.archive',
+  summary: 'An account with a zero balance and no open documents was archived: it refuses new postings.',
+  payload: z.strictObject({ code: str(), name: str() }),
+  emittedBy: [chartM.accountArchive],
+});
+
 // ---- books: ask ----
 
 export const askAnswer = eventKind({
@@ -1300,6 +1355,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   invoicePayment,
   invoiceCredit,
   invoiceVoid,
+  invoiceWriteOff,
   invoicePromise,
   statementRun,
   billCapture,
@@ -1351,6 +1407,9 @@ export const eventKinds: readonly EventKindSpec[] = [
   stpLodged,
   contactCreate,
   contactUpdate,
+  accountCreate,
+  accountUpdate,
+  accountArchive,
   askAnswer,
 ];
 

@@ -15,6 +15,7 @@ import { peopleBindings } from './domain/people/bindings.js';
 import { taxBindings } from './domain/tax/bindings.js';
 import { payrollBindings } from './domain/payroll/bindings.js';
 import { contactsBindings } from './domain/contacts/bindings.js';
+import { chartBindings } from './domain/gl/bindings.js';
 import { askBindings } from './domain/ask/bindings.js';
 import { correctionsBindings } from './domain/corrections/bindings.js';
 
@@ -45,6 +46,7 @@ const bindings: readonly MethodBinding[] = [
   ...peopleBindings,
   ...payrollBindings,
   ...contactsBindings,
+  ...chartBindings,
   ...askBindings,
 ];
 

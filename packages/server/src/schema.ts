@@ -27,6 +27,7 @@ import { migration as employeeChanges } from './domain/people/migration-changes.
 import { migration as terminations } from './domain/people/migration-termination.js';
 import { migration as hoursPerWeek } from './domain/people/migration-hours.js';
 import { migration as stpReported } from './domain/payroll/migration-stp-reported.js';
+import { migration as chartAccounts } from './domain/gl/migration-chart.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -40,6 +41,7 @@ import { migration as oauth } from './org/migration-oauth.js';
 import { migration as paymentAccount } from './org/migration-payment-account.js';
 import { migration as orgProfile } from './org/migration-profile.js';
 import { migration as searchKeys } from './storage/migration-search.js';
+import { migration as writeOff } from './domain/receivables/migration-write-off.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -120,4 +122,8 @@ export const migrations: readonly Migration[] = [
   hoursPerWeek,
   // STP finalisations keep the year-to-date split they reported, 46.
   stpReported,
+  // The organisation's own chart: default tax code, reconcilable, archived, 47.
+  chartAccounts,
+  // Invoices written off as bad debts (books.invoiceWriteOff), 48.
+  writeOff,
 ];

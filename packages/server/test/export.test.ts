@@ -115,6 +115,7 @@ describe.each(engines)('export on %s', (engine) => {
       'gst_summary.csv',
       'payroll_activity.csv',
       'leave_balances.csv',
+      'account_transactions.csv',
     ]);
 
     const lines = records(join(out, 'journals.csv'));
@@ -136,6 +137,15 @@ describe.each(engines)('export on %s', (engine) => {
       api.rows.map((r: { code: string; debitCents: number; creditCents: number }) => [r.code, r.debitCents, r.creditCents]),
     );
     expect(records(join(out, 'balance_sheet.csv')).find((r) => r.path === 'balanced')?.value).toBe('true');
+
+    // The general ledger: per account an opening row, its lines, a closing row; the closing
+    // balances are the trial balance's (debit-normal accounts positive here).
+    const ledger = records(join(out, 'account_transactions.csv'));
+    const closing = ledger.filter((r) => r.row === 'closing');
+    expect(closing.map((r) => r.accountCode)).toEqual(api.rows.map((r: { code: string }) => r.code));
+    expect(ledger.filter((r) => r.row === 'line').length).toBe(lines.length);
+    const bank = closing.find((r) => r.accountCode === '1100');
+    expect(Number(bank?.balanceCents)).toBe(api.rows.find((r: { code: string }) => r.code === '1100').debitCents);
   });
 
   it('refuses a directory that is not empty', async () => {

@@ -266,6 +266,25 @@ describe.each(engines)('every books write replays with the same key and params (
     ['invoiceRecordPayment', 'books.invoiceRecordPayment', async () => ({ id: await sentId(), amountCents: 40_000, reference: 'EFT 1' })],
     ['invoiceCreditNote', 'books.invoiceCreditNote', async () => ({ id: await sentId(), amountCents: 1_100, reason: 'damaged' })],
     ['invoiceVoid', 'books.invoiceVoid', async () => ({ id: await draftId(), reason: 'raised twice' })],
+    ['invoiceWriteOff', 'books.invoiceWriteOff', async () => ({ id: await sentId(), reason: 'customer wound up' })],
+    // The organisation's own chart: each case its own account code.
+    ['accountCreate', 'books.accountCreate', () => ({ code: '6951', name: 'Software subscriptions', type: 'expense' })],
+    [
+      'accountUpdate',
+      'books.accountUpdate',
+      async () => {
+        await ok('books.accountCreate', { code: '6952', name: 'Subscriptions', type: 'expense' });
+        return { code: '6952', name: 'Software and data subscriptions' };
+      },
+    ],
+    [
+      'accountArchive',
+      'books.accountArchive',
+      async () => {
+        await ok('books.accountCreate', { code: '6953', name: 'Unused', type: 'expense' });
+        return { code: '6953' };
+      },
+    ],
     ['invoicePromise (a new act each call)', 'books.invoicePromise', async () => ({ id: await sentId(), promisedOn: today() })],
     [
       'statementRun (a new act each call)',

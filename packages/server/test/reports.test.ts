@@ -333,7 +333,7 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
       [
         'books.reports',
         { type: 'cash_flow' },
-        'type: must be one of trial_balance, profit_and_loss, balance_sheet, aged_receivables, aged_payables, gst_summary, payroll_activity, leave_balances',
+        'type: must be one of trial_balance, profit_and_loss, balance_sheet, aged_receivables, aged_payables, gst_summary, payroll_activity, leave_balances, account_transactions',
       ],
       ['books.reports', {}, 'type: is required'],
       ['books.reports', { type: 'profit_and_loss' }, 'from: is required for profit_and_loss; to: is required for profit_and_loss'],

@@ -602,7 +602,7 @@ describe.each(engines)('reads a batch keeps (%s)', (engine) => {
     await t.post(org.keys.agent, 'books.invoiceDraft', { payeeName: 'No Mail Co', description: 'y', totalCents: 2_000, dueDays: 7 });
     // The texts invoice-lines.ts and contacts.ts register with batchCached, a read that is not
     // kept, and a read of no rows: text, BIGINT and null columns.
-    const ACCOUNT_TYPE = 'SELECT type FROM accounts WHERE org_id = ? AND code = ?';
+    const ACCOUNT_TYPE = 'SELECT type, archived_at FROM accounts WHERE org_id = ? AND code = ?';
     const PARTY_BY_KEY = 'SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?';
     const reads = [
       [ACCOUNT_TYPE, [org.orgId, '4000']],
@@ -634,7 +634,7 @@ describe.each(engines)('reads a batch keeps (%s)', (engine) => {
         return { out, again, sentBefore, noop: true };
       });
       expect(together.out).toEqual(oneByOne.out);
-      expect(together.again).toEqual({ type: 'revenue' });
+      expect(together.again).toEqual({ type: 'revenue', archived_at: null });
       // A number JSON cannot carry exactly is refused, never rounded (PostgreSQL: the JSON path).
       const big = inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {
         await uow.readTogether([
@@ -771,7 +771,7 @@ describe.each(engines)('reads a batch keeps (%s)', (engine) => {
         .status,
     ).toBe(200);
     // Texts registered with batchCached (invoice-lines.ts, contacts.ts, bills.ts).
-    const ACCOUNT_TYPE = 'SELECT type FROM accounts WHERE org_id = ? AND code = ?';
+    const ACCOUNT_TYPE = 'SELECT type, archived_at FROM accounts WHERE org_id = ? AND code = ?';
     const PARTY_BY_KEY = 'SELECT id, email, is_customer, is_supplier FROM contacts WHERE org_id = ? AND name_key = ?';
     const PAYEE_APPROVED = 'SELECT id FROM bills WHERE org_id = ? AND payee_key = ? AND approved_at IS NOT NULL LIMIT 1';
     const sent: string[] = [];
@@ -841,7 +841,7 @@ describe.each(engines)('reads a batch keeps (%s)', (engine) => {
   it('a kept read is forgotten when a unit changes its table, and when a unit fails', async () => {
     const org = await t.org();
     // The text invoice-lines.ts registers with batchCached.
-    const ACCOUNT_TYPE = 'SELECT type FROM accounts WHERE org_id = ? AND code = ?';
+    const ACCOUNT_TYPE = 'SELECT type, archived_at FROM accounts WHERE org_id = ? AND code = ?';
     const seen = new Map<number, string | undefined>();
     const look = (i: number) =>
       inUnitOfWork(t.db, org.orgId, 'test', async (uow) => {

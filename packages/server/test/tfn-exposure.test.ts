@@ -311,7 +311,9 @@ describe.each(engines)('TFNs never reach an API key in full (%s)', (engine) => {
         for (const type of booksReads.REPORT_TYPES) {
           await post(
             m.name,
-            booksReads.AS_OF_REPORTS.includes(type) ? { type, asOf: '2027-06-30' } : { type, from: '2026-07-01', to: '2027-06-30' },
+            booksReads.AS_OF_REPORTS.includes(type)
+              ? { type, asOf: '2027-06-30' }
+              : { type, from: '2026-07-01', to: '2027-06-30', ...(type === 'account_transactions' ? { accountCode: '1000' } : {}) },
           );
         }
       } else if (m.params.safeParse({}).success) {

@@ -5,6 +5,7 @@ import { assetsMethods } from './assets.js';
 import { bankAccountMethods } from './bank-accounts.js';
 import { boardMethods } from './board.js';
 import * as books from './books.js';
+import { chartMethods } from './chart.js';
 import { booksReadMethods } from './books-reads.js';
 import { contactsMethods } from './contacts.js';
 import { correctionsMethods } from './corrections.js';
@@ -52,7 +53,16 @@ type Named = { readonly name: string };
  * the core contract's invoice and bill methods, which belong with receivables and payables.
  */
 const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
-  books: [...booksReadMethods, r.events, r.snapshot, r.booksFiles, r.booksFile, artifactsIndex, ...artifactReads.map((a) => a.spec)],
+  books: [
+    ...booksReadMethods,
+    ...chartMethods,
+    r.events,
+    r.snapshot,
+    r.booksFiles,
+    r.booksFile,
+    artifactsIndex,
+    ...artifactReads.map((a) => a.spec),
+  ],
   receivables: [books.invoiceDraft, books.invoiceSend, books.invoiceChaseStep, ...receivablesMethods],
   payables: [books.billCapture, books.billApprove, books.billHold, books.billReturn, ...payablesMethods],
   reconciliation: reconciliationMethods,

@@ -25,6 +25,8 @@ export const accountBalance = z.object({
   creditCents: int(),
   /** In the account's normal direction: debit − credit for assets and expenses, else credit − debit. */
   balanceCents: int(),
+  /** Present (true) on an account archived by books.accountArchive: it refuses new postings. */
+  archived: z.literal(true).optional(),
 });
 
 export const accounts = method({
@@ -105,6 +107,7 @@ export const REPORT_TYPES = [
   'gst_summary',
   'payroll_activity',
   'leave_balances',
+  'account_transactions',
 ] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
@@ -120,6 +123,16 @@ export const AS_OF_REPORTS: readonly ReportType[] = [
 /** Where 1A and 1B on the front of the BAS come from (ATO: accounts method or calculation worksheet). */
 export const GST_METHODS = ['accounts', 'worksheet'] as const;
 
+/**
+ * The comparison a profit and loss or balance sheet can carry. previous_period: the same number
+ * of days immediately before from..to (a balance sheet: as at the same day a month earlier, the
+ * last day of that month when the day is past its end or asOf is a month's last day);
+ * previous_year: the same dates a year earlier (29 February becomes 28 February).
+ */
+export const COMPARE_KINDS = ['previous_period', 'previous_year'] as const;
+export type CompareKind = (typeof COMPARE_KINDS)[number];
+const COMPARED_REPORTS: readonly ReportType[] = ['profit_and_loss', 'balance_sheet'];
+
 const reportParams = z
   .strictObject({
     type: z
@@ -134,6 +147,17 @@ const reportParams = z
       .enum(GST_METHODS, { error: `must be one of ${GST_METHODS.join(', ')}` })
       .optional()
       .describe('gst_summary; default accounts'),
+    accountCode: accountCode().optional().describe('account_transactions: the account'),
+    cursor: z
+      .string()
+      .regex(/^\d{1,6}-[A-Za-z0-9_-]{1,200}$/, { error: 'must be a nextCursor of account_transactions' })
+      .optional()
+      .describe('account_transactions: nextCursor'),
+    limit: pageLimit().optional().describe('account_transactions: 1-200 (50)'),
+    compare: z
+      .enum(COMPARE_KINDS, { error: `must be one of ${COMPARE_KINDS.join(', ')}` })
+      .optional()
+      .describe('profit_and_loss, balance_sheet: comparison'),
   })
   .superRefine((p, ctx) => {
     const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
@@ -147,10 +171,26 @@ const reportParams = z
       checkPeriod(p, ctx);
     }
     if (p.gstMethod !== undefined && p.type !== 'gst_summary') issue('gstMethod', 'is only used by gst_summary');
+    if (p.type === 'account_transactions') {
+      if (p.accountCode === undefined) issue('accountCode', 'is required for account_transactions');
+    } else {
+      for (const field of ['accountCode', 'cursor', 'limit'] as const) {
+        if (p[field] !== undefined) issue(field, 'is only used by account_transactions');
+      }
+    }
+    if (p.compare !== undefined && !COMPARED_REPORTS.includes(p.type))
+      issue('compare', 'is only used by profit_and_loss and balance_sheet');
   });
 
-const statementLine = z.object({ code: z.string().nullable(), name: z.string(), amountCents: int() });
-const section = z.object({ accounts: z.array(statementLine), totalCents: int() });
+/** With compare: the figure of the comparison period and amount − comparison (absent otherwise). */
+const compared = { comparisonCents: int().optional(), differenceCents: int().optional() };
+const statementLine = z.object({ code: z.string().nullable(), name: z.string(), amountCents: int(), ...compared });
+const section = z.object({
+  accounts: z.array(statementLine),
+  totalCents: int(),
+  comparisonTotalCents: int().optional(),
+  differenceCents: int().optional(),
+});
 
 export const trialBalance = z.object({
   type: z.literal('trial_balance'),
@@ -168,6 +208,10 @@ export const profitAndLoss = z.object({
   revenue: section,
   expenses: section,
   netProfitCents: int(),
+  /** With compare: the comparison period and its net profit. */
+  comparison: z
+    .object({ compare: z.enum(COMPARE_KINDS), from: z.string(), to: z.string(), netProfitCents: int(), differenceCents: int() })
+    .optional(),
 });
 
 export const balanceSheet = z.object({
@@ -182,6 +226,37 @@ export const balanceSheet = z.object({
   currentYearEarningsCents: int(),
   priorYearsEarningsCents: int(),
   balanced: z.boolean(),
+  /** With compare: the date compared with (each line carries its figure as at that date). */
+  comparison: z.object({ compare: z.enum(COMPARE_KINDS), asOf: z.string(), financialYearStart: z.string() }).optional(),
+});
+
+/** General ledger detail of one account over from..to, a page of its posted lines. */
+export const accountTransactions = z.object({
+  type: z.literal('account_transactions'),
+  from: z.string(),
+  to: z.string(),
+  account: z.object({ code: z.string(), name: z.string(), type: z.enum(ACCOUNT_TYPES) }),
+  /** In the account's normal direction, over every journal dated before from. */
+  openingBalanceCents: int(),
+  /** Lines in date, journal id, line order; balanceCents is the running balance after the line. */
+  lines: z.array(
+    z.object({
+      date: z.string(),
+      journalId: z.string(),
+      lineNo: int(),
+      /** The document the journal posts (invoice, bill, payment, ...). */
+      source: z.object({ kind: z.string(), id: z.string() }),
+      memo: z.string(),
+      description: z.string(),
+      debitCents: int(),
+      creditCents: int(),
+      balanceCents: int(),
+    }),
+  ),
+  /** As at to (the whole period, whichever page this is). */
+  closingBalanceCents: int(),
+  totals: z.object({ debitCents: int(), creditCents: int() }),
+  nextCursor: z.string().nullable(),
 });
 
 const agedAmounts = {
@@ -353,10 +428,20 @@ export const reports = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs).",
-  brief: 'Report; from..to for profit_and_loss, gst_summary, payroll_activity; asOf for the rest.',
+    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs) and account_transactions (the general ledger of accountCode: opening balance before from, each posted line with its journal, source document, description, debit, credit and running balance in the account's normal direction, closing balance and period totals; paged by cursor (nextCursor) and limit (1–200, default 50)). compare (profit_and_loss, balance_sheet): previous_period (the same number of days just before from; a balance sheet: a month earlier) or previous_year (the same dates a year earlier, 29 February as 28 February); every line, total and net profit then carries comparisonCents and differenceCents (amount − comparison).",
+  brief: 'Report; from..to for profit_and_loss, gst_summary, payroll_activity, account_transactions; asOf for the rest.',
   params: reportParams,
-  result: z.union([trialBalance, profitAndLoss, balanceSheet, agedReport, gstSummary, payrollActivity, leaveBalancesReport]),
+  result: z.union([
+    trialBalance,
+    profitAndLoss,
+    balanceSheet,
+    agedReport,
+    gstSummary,
+    payrollActivity,
+    leaveBalancesReport,
+    accountTransactions,
+  ]),
+  extendedParams: ['accountCode', 'cursor', 'limit', 'compare'],
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */

@@ -7,7 +7,7 @@ import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './s
 import { assetInput } from './assets.js';
 
 /** Invoice states (docs/examples/receivables.md): draft → sent → part_paid → paid; → credited; → void. */
-export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void']);
+export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void', 'written_off']);
 
 /**
  * A document's own reference (the customer's order number, a job number), one line; the

@@ -11,6 +11,7 @@ import { peopleMethods } from './people.js';
 import { taxMethods } from './tax.js';
 import { payrollMethods } from './payroll.js';
 import { contactsMethods } from './contacts.js';
+import { chartMethods } from './chart.js';
 import { askMethods } from './ask.js';
 import { correctionsMethods } from './corrections.js';
 import type { z } from 'zod';
@@ -39,6 +40,7 @@ export * as people from './people.js';
 export * as tax from './tax.js';
 export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
+export * as chart from './chart.js';
 export * as ask from './ask.js';
 export * as corrections from './corrections.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
@@ -81,6 +83,7 @@ const declared = [
   ...peopleMethods,
   ...payrollMethods,
   ...contactsMethods,
+  ...chartMethods,
   ...askMethods,
   ...boardMethods,
   ...approvalMethods,

@@ -88,6 +88,30 @@ export const invoiceVoid = method({
   result: invoice.extend({ voidReason: z.string().nullable(), voidJournalId: z.string().nullable() }),
 });
 
+export const invoiceWriteOff = method({
+  name: 'books.invoiceWriteOff',
+  scope: 'books.write',
+  kind: 'write',
+  summary:
+    "Write off as a bad debt everything still outstanding on a sent or part_paid invoice. Posts, dated date (default today; not in the future, not on or before the lock date, not before the invoice's issue date): Dr 7000 Bad debts for the GST-exclusive part / Dr 2100 GST collected for the GST part (the outstanding amount's share of the invoice's GST, half up once; a decreasing adjustment on the BAS, as a credit note's) / Cr 1100 Accounts receivable for the outstanding amount. The invoice becomes written_off: it is no longer outstanding anywhere, and a later payment on it is CONFLICT naming the write-off. A paid, credited, void or draft invoice is CONFLICT. Writing off a written_off invoice again is a no-op. A plain write: no money leaves the business.",
+  brief: 'Write off the rest of an unpaid invoice as a bad debt: Dr 7000 + 2100 GST / Cr 1100.',
+  params: z.strictObject({
+    id: id().describe('Invoice id'),
+    reason: reason().describe('Why uncollectable'),
+    date: issueDate().optional().describe('Default today'),
+  }),
+  result: invoice.extend({
+    writeOff: z.object({
+      date: z.string(),
+      reason: z.string(),
+      amountCents: z.number().int(),
+      gstCents: z.number().int(),
+      journalId: z.string(),
+    }),
+    noop: z.boolean().optional(),
+  }),
+});
+
 export const invoicePromise = method({
   name: 'books.invoicePromise',
   scope: 'books.write',
@@ -194,6 +218,7 @@ export const receivablesMethods = [
   invoiceRecordPayment,
   invoiceCreditNote,
   invoiceVoid,
+  invoiceWriteOff,
   invoicePromise,
   statementRun,
   invoices,

@@ -45,7 +45,8 @@ export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set([
 /**
  * Report types never offered to a model, for the same reason: payroll activity and leave balances
  * are per employee (names, pay, leave). The reports tool's schema omits them and a call naming one
- * is refused; wages in total stay in the profit and loss.
+ * is refused; wages in total stay in the profit and loss. account_transactions is offered: its
+ * lines are the journals' lines, which books.journals already gives the model.
  */
 export const TOOL_EXCLUDED_REPORT_TYPES: ReadonlySet<string> = new Set<booksReads.ReportType>(['payroll_activity', 'leave_balances']);
 

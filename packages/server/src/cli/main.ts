@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { McpCommandError, runStdioCommand, stdioCommandConfig, type StdioCommandConfig } from '@finance-desk/mcp';
 import { Command, CommanderError } from 'commander';
+import type { z } from 'zod';
 import { outboxCounts, requeueUndeliverable } from '../adapters/outbox.js';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../errors.js';
@@ -17,7 +18,17 @@ import {
   updateBankAccount,
 } from '../domain/banking/accounts.js';
 import { verifyStoredChain } from '../ledger/verify.js';
-import { formatIssues, isCalendarDate, pairingCodeCreate, textProblem, validate, type ChainBreakReason } from '@finance-desk/protocol';
+import {
+  chart,
+  formatIssues,
+  isCalendarDate,
+  pairingCodeCreate,
+  textProblem,
+  validate,
+  type ChainBreakReason,
+} from '@finance-desk/protocol';
+import { accountArchive, accountCreate, accountUpdate } from '../domain/gl/accounts.js';
+import { inUnitOfWork, type Uow } from '../write-path.js';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
 import { createPairingCode, revokeAgent } from '../org/pairing.js';
 import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
@@ -55,6 +66,8 @@ const processIo: CliIo = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
 };
+
+type ChartAccountResult = Awaited<ReturnType<typeof accountCreate>>;
 
 async function withDbOf<T>(io: CliIo, fn: (db: Database) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
@@ -336,6 +349,75 @@ function program(io: CliIo): Command {
         r.noop ? `agent ${r.agentId} was already revoked` : `agent ${r.agentId} (${r.name}) revoked with ${r.keyIds.length} key(s)`,
       );
     });
+
+  // The organisation's own chart (the account create, update and archive methods) for owners:
+  // the same checks and one event each, the operator's CLI as the system on the ledger (actor "").
+  const account = cli.command('account').description("the organisation's chart of accounts");
+  const chartAct = async (
+    o: { org: string; json?: boolean },
+    spec: typeof chart.accountCreate | typeof chart.accountUpdate | typeof chart.accountArchive,
+    act: typeof accountCreate | typeof accountUpdate | typeof accountArchive,
+    input: Record<string, unknown>,
+  ) => {
+    const parsed = validate(spec.params as z.ZodType, input);
+    if (!parsed.ok) throw new DomainError('BAD_REQUEST', parsed.message);
+    const fn = act as (p: unknown, uow: Uow) => Promise<ChartAccountResult>;
+    const a = await withDb(async (db) => inUnitOfWork(db, (await orgBySlug(db.reader, o.org)).id, '', (uow) => fn(parsed.value, uow)));
+    print(
+      o.json === true,
+      a,
+      `${a.noop === true ? 'no change: ' : ''}${a.code} ${a.name} (${a.type}${a.taxCode ? `, ${a.taxCode}` : ''}${a.archived ? ', archived' : ''})`,
+    );
+  };
+  const bool = (v: string | undefined) => (v === undefined ? undefined : v === 'true' ? true : v === 'false' ? false : v);
+  account
+    .command('create')
+    .description('add an account to the chart (one event); the same account again changes nothing')
+    .requiredOption('--org <slug>')
+    .requiredOption('--code <code>', '4 digits, unused in the chart')
+    .requiredOption('--name <name>', "the account's name")
+    .requiredOption('--type <type>', 'asset | liability | equity | revenue | expense')
+    .option('--tax-code <code>', 'its default tax code (GST, GST_FREE, BAS_EXCLUDED, …)')
+    .option('--reconcilable <bool>', 'true | false (default false)')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; code: string; name: string; type: string; taxCode?: string; reconcilable?: string; json?: boolean }) =>
+      chartAct(o, chart.accountCreate, accountCreate, {
+        code: o.code,
+        name: o.name,
+        type: o.type,
+        ...(o.taxCode !== undefined ? { taxCode: o.taxCode } : {}),
+        ...(o.reconcilable !== undefined ? { reconcilable: bool(o.reconcilable) } : {}),
+      }),
+    );
+  account
+    .command('update')
+    .description("rename an account or change its type (before postings), default tax code ('' clears) or reconcilable (one event)")
+    .requiredOption('--org <slug>')
+    .requiredOption('--code <code>', 'the account code')
+    .option('--name <name>', 'new name')
+    .option('--type <type>', 'asset | liability | equity | revenue | expense')
+    .option('--tax-code <code>', "new default tax code; '' clears it")
+    .option('--reconcilable <bool>', 'true | false')
+    .option('--json', 'print JSON')
+    .action(
+      async (o: { org: string; code: string; name?: string; type?: string; taxCode?: string; reconcilable?: string; json?: boolean }) =>
+        chartAct(o, chart.accountUpdate, accountUpdate, {
+          code: o.code,
+          ...(o.name !== undefined ? { name: o.name } : {}),
+          ...(o.type !== undefined ? { type: o.type } : {}),
+          ...(o.taxCode !== undefined ? { taxCode: o.taxCode === '' ? null : o.taxCode } : {}),
+          ...(o.reconcilable !== undefined ? { reconcilable: bool(o.reconcilable) } : {}),
+        }),
+    );
+  account
+    .command('archive')
+    .description('archive an account with a zero balance and no open documents (one event); it then refuses postings')
+    .requiredOption('--org <slug>')
+    .requiredOption('--code <code>', 'the account code')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; code: string; json?: boolean }) =>
+      chartAct(o, chart.accountArchive, accountArchive, { code: o.code }),
+    );
 
   const bank = cli.command('bank-account').description('bank, credit-card and loan accounts');
   bank

@@ -172,11 +172,43 @@ export async function exportOrganisation(db: Database, options: ExportOptions): 
 
   // Reports: as at `to`, or for the period from..to.
   for (const type of booksReads.REPORT_TYPES) {
+    // Per account, not one report: account_transactions.csv below.
+    if (type === 'account_transactions') continue;
     const params = booksReads.AS_OF_REPORTS.includes(type) ? { type, asOf: options.to } : { type, from: options.from, to: options.to };
     const { columns, rows } = reportRows(await run(booksReads.reports, params, ctx));
     const csv = new CsvFile(join(options.dir, `${type}.csv`), columns);
     for (const row of rows) await csv.write(row);
     await done(csv);
   }
+
+  // The general ledger: per account with an opening balance or postings in the period, its opening
+  // row, each line with the running balance, and its closing row.
+  const lineShape = booksReads.accountTransactions.shape.lines.element.shape;
+  const ledgerCols = [
+    'accountCode',
+    'accountName',
+    'row',
+    ...Object.keys(lineShape).flatMap((k) => (k === 'source' ? ['source.kind', 'source.id'] : [k])),
+  ];
+  const ledger = new CsvFile(join(options.dir, 'account_transactions.csv'), ledgerCols);
+  const chart = (await run(booksReads.accounts, { asOf: options.to }, ctx)).accounts as { code: string; name: string }[];
+  for (const account of chart) {
+    let cursor: string | null = null;
+    for (let page = 0; page < PAGES_MAX; page += 1) {
+      const params = { type: 'account_transactions', accountCode: account.code, from: options.from, to: options.to, limit: PAGE };
+      const r = await run(booksReads.reports, cursor ? { ...params, cursor } : params, ctx);
+      const lines = r.lines as Record<string, unknown>[];
+      const head = { accountCode: account.code, accountName: account.name };
+      if (page === 0 && lines.length === 0 && r.openingBalanceCents === 0) break;
+      if (page === 0) await ledger.write({ ...head, row: 'opening', date: options.from, balanceCents: r.openingBalanceCents });
+      for (const line of lines) await ledger.write({ ...head, row: 'line', ...Object.fromEntries(flatItem(line)) });
+      cursor = r.nextCursor as string | null;
+      if (!cursor) {
+        await ledger.write({ ...head, row: 'closing', date: options.to, balanceCents: r.closingBalanceCents });
+        break;
+      }
+    }
+  }
+  await done(ledger);
   return { dir: options.dir, files };
 }

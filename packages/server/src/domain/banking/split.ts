@@ -10,7 +10,7 @@ import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { loadTarget, type Target } from '../reconciliation/documents.js';
 import { lineNow, lockLine, matchesOf, remainingOf, type LineRow, type MatchRow } from '../reconciliation/feed-lines.js';
 import { matchAmount, post } from '../reconciliation/match.js';
-import { defaultTaxCode } from '../reconciliation/recode.js';
+import { accountTaxCode } from '../reconciliation/recode.js';
 import { checkDirectPosting, taxedPosting } from '../reconciliation/tax-lines.js';
 
 /**
@@ -111,7 +111,7 @@ async function planAccount(uow: Uow, line: LineRow, part: AccountPart, i: number
   if (part.accountCode === line.account_code) {
     throw badRequest(`parts[${i}].accountCode: ${part.accountCode} is the bank account the line is on`);
   }
-  const taxCode = part.taxCode ?? defaultTaxCode(part.accountCode);
+  const taxCode = part.taxCode ?? (await accountTaxCode(uow.tx, uow.orgId, part.accountCode));
   await checkDirectPosting(uow.tx, uow.orgId, part.accountCode, taxCode, `parts[${i}].accountCode`);
   const memo = (part.description ?? `Bank line ${line.date} (part ${i + 1}): ${line.description}`).slice(0, 500);
   // Money leaves the bank on this part when the line is money out, or when a part of money in

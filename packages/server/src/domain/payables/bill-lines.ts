@@ -30,7 +30,7 @@ export function defaultAccountFor(taxCode: TaxCode): string {
 const CONTROL_KEYS = new Set(['bank', 'receivables', 'gst_paid', 'clearing', 'accumulated_depreciation']);
 
 /** Kept by a batch of units of work: the chart changes only through units, which forget it. */
-const PURCHASE_ACCOUNT = batchCached('SELECT type, system_key FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
+const PURCHASE_ACCOUNT = batchCached('SELECT type, system_key, archived_at FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
 /** The account reads resolveLines will make for these lines (readsByKey). */
 export function purchaseAccountReads(orgId: string, inputs: readonly LineInput[], defaultTax: TaxCode): Read[] {
@@ -43,8 +43,10 @@ export function purchaseAccountReads(orgId: string, inputs: readonly LineInput[]
 
 /** BAD_REQUEST naming `field` unless `code` is an expense account, or an asset that is not a control account. */
 export async function checkPurchaseAccount(q: Queryable, orgId: string, code: string, field: string): Promise<void> {
-  const row = await q.get<{ type: string; system_key: string | null }>(PURCHASE_ACCOUNT, [orgId, code]);
+  const row = await q.get<{ type: string; system_key: string | null; archived_at: string | null }>(PURCHASE_ACCOUNT, [orgId, code]);
   if (!row) throw badRequest(`${field}: account ${code} does not exist`);
+  // books.accountArchive: an archived account takes no new postings.
+  if (row.archived_at !== null) throw badRequest(`${field}: account ${code} is archived; use another account`);
   const ok = row.type === 'expense' || (row.type === 'asset' && !CONTROL_KEYS.has(row.system_key ?? ''));
   if (!ok) throw badRequest(`${field}: account ${code} is not an expense or asset account a purchase can be charged to`);
 }

@@ -2,6 +2,7 @@ import type { payroll } from '@finance-desk/protocol';
 import { divHalfUp, scaled, toSafe } from './decimal.js';
 import { grossForMilliHours, type PayBasis, type PayFrequency } from './gross.js';
 import { lumpSumWithholding } from './lump-sum.js';
+import type { PayLine } from './pay-line.js';
 import { superGuarantee } from './super.js';
 import { withholding, type TaxScale } from './withholding.js';
 
@@ -101,21 +102,14 @@ export interface ItemisedInput {
   readonly earningsBeforeCents?: number;
 }
 
-export interface ItemisedLine {
+/** A pay line (gross is ordinary pay and every earnings line but salary sacrifice, which is part of it, paid to super) with its items. */
+export interface ItemisedLine extends PayLine {
   readonly ordinaryCents: number;
   readonly items: readonly PricedItem[];
   readonly totals: Readonly<Record<EarningType, number>>;
-  /** Ordinary pay and every earnings line but salary sacrifice (which is part of it, paid to super). */
-  readonly grossCents: number;
   readonly salarySacrificeCents: number;
   /** Ordinary time earnings: the super guarantee base. */
   readonly oteCents: number;
-  readonly paygCents: number;
-  readonly superCents: number;
-  readonly netCents: number;
-  readonly scale: TaxScale;
-  readonly coefficientSet: string | null;
-  readonly confirmed: boolean;
 }
 
 export function itemisedPayLine(input: ItemisedInput): ItemisedLine {

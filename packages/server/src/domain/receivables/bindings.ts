@@ -8,6 +8,7 @@ import { invoiceRecordPayment } from './payments.js';
 import { invoicePromise } from './promises.js';
 import { statementRun } from './statements.js';
 import { invoiceVoid } from './void.js';
+import { invoiceWriteOff } from './write-off.js';
 
 /** Methods of this area, bound once (see registry.ts). */
 export const receivablesBindings: readonly MethodBinding[] = [
@@ -17,6 +18,7 @@ export const receivablesBindings: readonly MethodBinding[] = [
   bind(receivables.invoiceRecordPayment, invoiceRecordPayment),
   bind(receivables.invoiceCreditNote, invoiceCreditNote),
   bind(receivables.invoiceVoid, invoiceVoid),
+  bind(receivables.invoiceWriteOff, invoiceWriteOff),
   bind(receivables.invoicePromise, invoicePromise),
   bind(receivables.statementRun, statementRun),
   bindQuery(receivables.invoices, listInvoices),

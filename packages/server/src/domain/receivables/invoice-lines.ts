@@ -43,7 +43,7 @@ export function allocateSaleGst(lines: readonly { amountCents: number; taxCode: 
 }
 
 /** Kept by a batch of units of work: the chart changes only through units, which forget it. */
-const ACCOUNT_TYPE = batchCached('SELECT type FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
+const ACCOUNT_TYPE = batchCached('SELECT type, archived_at FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
 /** The account reads resolveSaleLines will make for these lines (readsByKey). */
 export function saleAccountReads(orgId: string, inputs: readonly SaleLineInput[]): Read[] {
@@ -56,8 +56,10 @@ export function saleAccountReads(orgId: string, inputs: readonly SaleLineInput[]
 
 /** BAD_REQUEST naming `field` unless `code` is a revenue account of the organisation's chart. */
 export async function checkRevenueAccount(q: Queryable, orgId: string, code: string, field: string): Promise<void> {
-  const row = await q.get<{ type: string }>(ACCOUNT_TYPE, [orgId, code]);
+  const row = await q.get<{ type: string; archived_at: string | null }>(ACCOUNT_TYPE, [orgId, code]);
   if (!row) throw badRequest(`${field}: account ${code} does not exist`);
+  // books.accountArchive: an archived account takes no new postings.
+  if (row.archived_at !== null) throw badRequest(`${field}: account ${code} is archived; use another account`);
   if (row.type !== 'revenue') {
     const article = /^[aeiou]/.test(row.type) ? 'an' : 'a';
     throw badRequest(`${field}: account ${code} is ${article} ${row.type} account, not a revenue account`);

@@ -21,10 +21,11 @@ import { invoicePdf } from './documents.js';
 /**
  * Invoice state machine (docs/examples/receivables.md): draft → sent (posted) → part_paid → paid;
  * sent/part_paid → credited (credit notes clear it) or paid (they clear it after a payment);
- * draft or an untouched sent invoice → void. Every illegal move is a CONFLICT naming the state.
+ * draft or an untouched sent invoice → void; sent/part_paid → written_off (a bad debt, write-off.ts).
+ * Every illegal move is a CONFLICT naming the state.
  * `ledger_id` is the event that moved the invoice into its current status (a no-op replay returns it).
  */
-export type InvoiceStatus = 'draft' | 'sent' | 'part_paid' | 'paid' | 'credited' | 'void';
+export type InvoiceStatus = 'draft' | 'sent' | 'part_paid' | 'paid' | 'credited' | 'void' | 'written_off';
 
 export interface InvoiceRow {
   id: string;

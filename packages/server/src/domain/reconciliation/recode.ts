@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { badRequest, conflict, invariant } from '../../errors.js';
 import { mirrorOf } from '../gl/mirror.js';
 import { checkPostable } from '../gl/periods.js';
+import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { lineNow, lockLine, type LineRow } from './feed-lines.js';
@@ -44,6 +45,18 @@ export function defaultTaxCode(accountCode: string): TaxCode {
   return 'BAS_EXCLUDED';
 }
 
+/**
+ * The tax code a bank line coded to `accountCode` takes when none is given: the account's own
+ * default (books.accountCreate / accountUpdate taxCode) when it has one a bank line may carry,
+ * else defaultTaxCode's.
+ */
+export async function accountTaxCode(q: Queryable, orgId: string, accountCode: string): Promise<TaxCode> {
+  const row = await q.get<{ tax_code: string | null }>('SELECT tax_code FROM accounts WHERE org_id = ? AND code = ?', [orgId, accountCode]);
+  const own = row?.tax_code ?? null;
+  if (own !== null && (reconciliation.RECODE_TAX_CODES as readonly string[]).includes(own)) return own as TaxCode;
+  return defaultTaxCode(accountCode);
+}
+
 function recodePosting(line: LineRow, accountCode: string, taxCode: TaxCode, memo: string): PostingLine[] {
   const amount = Number(line.amount_cents);
   const abs = Math.abs(amount);
@@ -82,7 +95,7 @@ export async function lineRecode(p: Params, uow: Uow) {
   if (p.accountCode === line.account_code) throw badRequest(`accountCode: ${p.accountCode} is the bank account the line is on`);
   // A line dated in a locked period is not (re)coded: both journals are dated the line's date.
   checkPostable(uow, line.date, 'lineId');
-  const taxCode = p.taxCode ?? defaultTaxCode(p.accountCode);
+  const taxCode = p.taxCode ?? (await accountTaxCode(uow.tx, uow.orgId, p.accountCode));
   await checkDirectPosting(uow.tx, uow.orgId, p.accountCode, taxCode, 'accountCode');
   const memo = (p.description ?? `Bank line ${line.date}: ${line.description}`).slice(0, 500);
   const lines = recodePosting(line, p.accountCode, taxCode, memo);

@@ -50,7 +50,7 @@ export const CONTROL_KEYS: Readonly<Record<string, string>> = {
 const GST_KEYS = new Set(['gst_paid', 'gst_collected']);
 
 /** Kept by a batch of units of work: the chart changes only through units, which forget it. */
-const POSTING_ACCOUNT = batchCached('SELECT name, system_key FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
+const POSTING_ACCOUNT = batchCached('SELECT name, system_key, archived_at FROM accounts WHERE org_id = ? AND code = ?', ['accounts']);
 
 /** The account reads directPostingProblem will make for these codes (readsByKey). */
 export function directPostingReads(orgId: string, codes: readonly string[]): Read[] {
@@ -68,8 +68,10 @@ export async function directPostingProblem(
   taxCode: TaxCode | undefined,
   field: string,
 ): Promise<string | null> {
-  const row = await q.get<{ name: string; system_key: string | null }>(POSTING_ACCOUNT, [orgId, code]);
+  const row = await q.get<{ name: string; system_key: string | null; archived_at: string | null }>(POSTING_ACCOUNT, [orgId, code]);
   if (!row) return `${field}: account ${code} does not exist`;
+  // books.accountArchive: an archived account keeps its history and takes nothing new.
+  if (row.archived_at !== null) return `${field}: account ${code} (${row.name}) is archived; post to another account`;
   const hint = row.system_key === null ? undefined : CONTROL_KEYS[row.system_key];
   if (hint) return `${field}: account ${code} (${row.name}) is a control account; ${hint}`;
   if (row.system_key !== null && GST_KEYS.has(row.system_key) && taxCode !== undefined && taxCode !== 'BAS_EXCLUDED') {

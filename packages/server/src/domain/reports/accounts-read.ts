@@ -12,6 +12,12 @@ export async function listAccounts(p: Params, ctx: ReadContext) {
   const asOf = p.asOf ?? (await orgToday(ctx.db, orgId));
   const [chart, totals] = await Promise.all([loadChart(ctx.db.reader, orgId), accountTotals(ctx.db.reader, orgId, { to: asOf })]);
   assertKnownAccounts(chart, totals);
+  // Accounts archived by books.accountArchive are listed, flagged.
+  const archived = new Set(
+    (await ctx.db.reader.all<{ code: string }>('SELECT code FROM accounts WHERE org_id = ? AND archived_at IS NOT NULL', [orgId])).map(
+      (r) => r.code,
+    ),
+  );
   const accounts = chart
     .filter((a) => p.type === undefined || a.type === p.type)
     .map((a) => {
@@ -23,6 +29,7 @@ export async function listAccounts(p: Params, ctx: ReadContext) {
         debitCents: t.debitCents,
         creditCents: t.creditCents,
         balanceCents: normalBalance(a.type, t),
+        ...(archived.has(a.code) ? { archived: true as const } : {}),
       };
     });
   return { asOf, accounts };

@@ -42,8 +42,11 @@ export interface CodeTotal {
 
 const isTaxCode = (code: string): code is TaxCode => (TAX_CODE_NAMES as readonly string[]).includes(code);
 
-/** Journals that reduce a document, and the kind of journal that first posted that document. */
-const REDUCING_SOURCES = "('credit_note', 'invoice_void', 'bill_return')";
+/**
+ * Journals that reduce a document, and the kind of journal that first posted that document. A bad
+ * debt written off (bad_debt) reduces GST on sales exactly as a credit note does.
+ */
+const REDUCING_SOURCES = "('credit_note', 'invoice_void', 'bill_return', 'bad_debt')";
 const ORIGIN_SOURCES = "('invoice', 'bill')";
 
 interface TotalRow {

@@ -1,11 +1,15 @@
 import type { booksReads } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
+import type { Queryable } from '../../storage/types.js';
 import { orgToday } from '../../clock.js';
 import { invariant } from '../../errors.js';
+import { accountTransactions } from './account-transactions.js';
 import { agedReport } from './aged.js';
+import { compareSections, comparisonDate, comparisonPeriod } from './compare.js';
 import { gstSummary } from './gst.js';
 import { leaveBalancesReport, payrollActivity } from './payroll.js';
+import { readConsistently } from './ledger-totals.js';
 import { balanceSheet, profitAndLoss, trialBalance } from './statements.js';
 
 type Params = z.infer<typeof booksReads.reports.params>;
@@ -14,6 +18,42 @@ type Params = z.infer<typeof booksReads.reports.params>;
 function period(p: Params): { from: string; to: string } {
   invariant(p.from !== undefined && p.to !== undefined, `${p.type} has from and to (schema)`);
   return { from: p.from, to: p.to };
+}
+
+/** The profit and loss of from..to, with the comparison period's figures when compare is given. */
+async function comparedProfitAndLoss(q: Queryable, orgId: string, from: string, to: string, compare: Params['compare']) {
+  if (compare === undefined) return profitAndLoss(q, orgId, from, to);
+  const other = comparisonPeriod(compare, from, to);
+  const [current, previous] = await readConsistently(q, orgId, () =>
+    Promise.all([profitAndLoss(q, orgId, from, to), profitAndLoss(q, orgId, other.from, other.to)]),
+  );
+  return {
+    ...current,
+    revenue: compareSections(current.revenue, previous.revenue),
+    expenses: compareSections(current.expenses, previous.expenses),
+    comparison: {
+      compare,
+      ...other,
+      netProfitCents: previous.netProfitCents,
+      differenceCents: current.netProfitCents - previous.netProfitCents,
+    },
+  };
+}
+
+/** The balance sheet as at asOf, with the figures as at the comparison date when compare is given. */
+async function comparedBalanceSheet(q: Queryable, orgId: string, asOf: string, compare: Params['compare']) {
+  if (compare === undefined) return balanceSheet(q, orgId, asOf);
+  const otherAsOf = comparisonDate(compare, asOf);
+  const [current, previous] = await readConsistently(q, orgId, () =>
+    Promise.all([balanceSheet(q, orgId, asOf), balanceSheet(q, orgId, otherAsOf)]),
+  );
+  return {
+    ...current,
+    assets: compareSections(current.assets, previous.assets),
+    liabilities: compareSections(current.liabilities, previous.liabilities),
+    equity: compareSections(current.equity, previous.equity),
+    comparison: { compare, asOf: otherAsOf, financialYearStart: previous.financialYearStart },
+  };
 }
 
 /** books.reports: one report from the ledger, chosen by type (see books-reads.ts). */
@@ -25,13 +65,13 @@ export async function runReport(p: Params, ctx: ReadContext) {
     case 'trial_balance':
       return trialBalance(q, orgId, asOf);
     case 'balance_sheet':
-      return balanceSheet(q, orgId, asOf);
+      return comparedBalanceSheet(q, orgId, asOf, p.compare);
     case 'aged_receivables':
     case 'aged_payables':
       return agedReport(q, orgId, p.type, asOf);
     case 'profit_and_loss': {
       const { from, to } = period(p);
-      return profitAndLoss(q, orgId, from, to);
+      return comparedProfitAndLoss(q, orgId, from, to, p.compare);
     }
     case 'gst_summary': {
       const { from, to } = period(p);
@@ -43,5 +83,10 @@ export async function runReport(p: Params, ctx: ReadContext) {
     }
     case 'leave_balances':
       return leaveBalancesReport(q, orgId, asOf);
+    case 'account_transactions': {
+      const { from, to } = period(p);
+      invariant(p.accountCode !== undefined, 'account_transactions has accountCode (schema)');
+      return accountTransactions(q, orgId, { accountCode: p.accountCode, from, to, cursor: p.cursor, limit: p.limit });
+    }
   }
 }

@@ -21,11 +21,16 @@ export interface Line {
   readonly code: string | null;
   readonly name: string;
   readonly amountCents: number;
+  /** With compare (compare.ts): the comparison period's figure and amount − comparison. */
+  readonly comparisonCents?: number;
+  readonly differenceCents?: number;
 }
 
 export interface Section {
   readonly accounts: Line[];
   readonly totalCents: number;
+  readonly comparisonTotalCents?: number;
+  readonly differenceCents?: number;
 }
 
 /** Accounts of the given types that have postings in `totals`, with their normal balances. */
