@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
-import { engines, freshDatabaseUrl, runCliInProcess, startTestServer, type TestServer } from './harness.js';
+import { agentCalls, engines, freshDatabaseUrl, runCliInProcess, startTestServer, type TestServer } from './harness.js';
 
 /**
  * The organisation's own chart: books.accountCreate, accountUpdate, accountArchive. Created
@@ -19,12 +19,7 @@ describe.each(engines)('chart of accounts (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const post = (o: CreatedOrg, method: string, params: Record<string, unknown>) => t.post(o.keys.agent, method, params);
-  const ok = async (o: CreatedOrg, method: string, params: Record<string, unknown>) => {
-    const r = await post(o, method, params);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.result;
-  };
+  const { post, ok } = agentCalls(() => t);
   const seq = async (o: CreatedOrg) => (await t.get(o.keys.observer, 'snapshot')).body.head.seq as number;
   const lastEvent = async (o: CreatedOrg) => {
     const s = await seq(o);
@@ -225,8 +220,7 @@ describe('finance-desk account (CLI)', () => {
     const { url, drop } = await freshDatabaseUrl('sqlite');
     try {
       const org = JSON.parse((await runCliInProcess(url, 'org', 'create', '--name', 'Chart Pty Ltd', '--json')).out) as { slug: string };
-      const created = await runCliInProcess(
-        url,
+      const grants = [
         'account',
         'create',
         '--org',
@@ -239,8 +233,8 @@ describe('finance-desk account (CLI)', () => {
         'revenue',
         '--tax-code',
         'GST_FREE',
-        '--json',
-      );
+      ];
+      const created = await runCliInProcess(url, ...grants, '--json');
       expect(created.code, created.err).toBe(0);
       expect(JSON.parse(created.out)).toMatchObject({
         code: '4550',
@@ -249,21 +243,7 @@ describe('finance-desk account (CLI)', () => {
         taxCode: 'GST_FREE',
         archived: false,
       });
-      const again = await runCliInProcess(
-        url,
-        'account',
-        'create',
-        '--org',
-        org.slug,
-        '--code',
-        '4550',
-        '--name',
-        'Grants',
-        '--type',
-        'revenue',
-        '--tax-code',
-        'GST_FREE',
-      );
+      const again = await runCliInProcess(url, ...grants);
       expect(again.out).toContain('no change: 4550 Grants');
       const renamed = await runCliInProcess(
         url,
