@@ -1,5 +1,6 @@
 import { ACTION_CLASS, type ActionClass } from '@finance-desk/protocol';
 import { formatCents } from '../money.js';
+import { placeholders } from '../storage/sql.js';
 import type { Queryable } from '../storage/types.js';
 import { quoted } from './quote.js';
 
@@ -208,7 +209,7 @@ async function fundsOnDates(
 ): Promise<(string | null)[]> {
   const ids = [...new Set(lines.map((l) => l.employee_id))];
   if (ids.length === 0) return [];
-  const marks = ids.map(() => '?').join(', ');
+  const marks = placeholders(ids.length);
   const rows = await q.all<{ id: string; super_fund_name: string | null }>(
     `SELECT id, super_fund_name FROM employees WHERE org_id = ? AND id IN (${marks})`,
     [orgId, ...ids],
@@ -239,10 +240,7 @@ async function superPaymentFacts(q: Queryable, orgId: string, params: Record<str
   const runs = named
     ? named.length === 0
       ? []
-      : await q.all<{ id: string }>(`SELECT id FROM pay_runs WHERE org_id = ? AND id IN (${named.map(() => '?').join(', ')})`, [
-          orgId,
-          ...named,
-        ])
+      : await q.all<{ id: string }>(`SELECT id FROM pay_runs WHERE org_id = ? AND id IN (${placeholders(named.length)})`, [orgId, ...named])
     : typeof params.through === 'string'
       ? await q.all<{ id: string }>(
           `SELECT id FROM pay_runs r WHERE org_id = ? AND status = 'signed' AND payment_date <= ? AND super_cents + salary_sacrifice_cents > 0
@@ -257,7 +255,7 @@ async function superPaymentFacts(q: Queryable, orgId: string, params: Record<str
           // Super guarantee and salary sacrificed to super: what a super payment pays of each line.
           `SELECT l.employee_id, r.payment_date, l.super_cents + l.salary_sacrifice_cents AS cents
            FROM pay_run_lines l JOIN pay_runs r ON r.org_id = l.org_id AND r.id = l.pay_run_id
-           WHERE l.org_id = ? AND l.pay_run_id IN (${runs.map(() => '?').join(', ')}) AND l.super_cents + l.salary_sacrifice_cents > 0
+           WHERE l.org_id = ? AND l.pay_run_id IN (${placeholders(runs.length)}) AND l.super_cents + l.salary_sacrifice_cents > 0
            ORDER BY r.payment_date, r.id, l.line_no`,
           [orgId, ...runs.map((r) => r.id)],
         );

@@ -12,7 +12,7 @@ export type PayFrequency = 'weekly' | 'fortnightly' | 'monthly';
 
 export type PayBasis = { readonly annualSalaryCents: number } | { readonly hourlyRateCents: number; readonly hoursPerWeek: number };
 
-const PERIODS_PER_YEAR: Readonly<Record<PayFrequency, bigint>> = { weekly: 52n, fortnightly: 26n, monthly: 12n };
+export const PERIODS_PER_YEAR: Readonly<Record<PayFrequency, bigint>> = { weekly: 52n, fortnightly: 26n, monthly: 12n };
 
 /**
  * Ordinary hours in a period, as an exact fraction num/den of hours (monthly: hoursPerWeek × 52 / 12).

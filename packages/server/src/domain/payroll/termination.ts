@@ -7,9 +7,10 @@ import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import type { EmployeeRow } from '../people/employees.js';
 import { divHalfUp, toSafe } from './decimal.js';
-import { milliHoursOf, ordinaryHours, type PayBasis, type PayFrequency } from './gross.js';
+import { ordinaryHours, PERIODS_PER_YEAR, type PayBasis, type PayFrequency } from './gross.js';
 import { accrualForPay, MILLI, type EmploymentBasis } from './leave-accrual.js';
 import { lumpSumWithholding } from './lump-sum.js';
+import { baseHourlyRate } from './pay-items.js';
 import type { PayRunLineRow } from './runs.js';
 import type { TaxScale } from './withholding.js';
 
@@ -149,8 +150,6 @@ export async function finalPayTerms(
   };
 }
 
-const PERIODS_PER_YEAR: Readonly<Record<PayFrequency, bigint>> = { weekly: 52n, fortnightly: 26n, monthly: 12n };
-
 /** The ordinary pay up to the termination date, one fraction rounded half up once (see the module comment). */
 export function proratedOrdinaryCents(basis: PayBasis, frequency: PayFrequency, f: FinalPayTerms): number {
   const d = BigInt(f.daysEmployed);
@@ -223,12 +222,8 @@ async function unusedAnnualMilliHours(uow: Uow, employeeId: string, c: FinalPayC
 
 /** The value of milli-hours at the base hourly rate (salaried: annual ÷ 52 ÷ hoursPerWeek), half up once. */
 function leaveValueCents(basis: PayBasis, hoursPerWeek: number, milliHours: number): number {
-  const m = BigInt(milliHours);
-  if ('annualSalaryCents' in basis) {
-    // Hours a week in milli-hours (22.8 → 22800): salary × m ÷ (52 × 1000 × hours) = salary × m ÷ (52 × milli-week).
-    return toSafe(divHalfUp(BigInt(basis.annualSalaryCents) * m, 52n * BigInt(milliHoursOf(hoursPerWeek))));
-  }
-  return toSafe(divHalfUp(BigInt(basis.hourlyRateCents) * m, BigInt(MILLI)));
+  const rate = baseHourlyRate(basis, hoursPerWeek);
+  return toSafe(divHalfUp(rate.num * BigInt(milliHours), rate.den * BigInt(MILLI)));
 }
 
 /** PAYG on the unused leave and loading, by the reason (see the module comment). */
