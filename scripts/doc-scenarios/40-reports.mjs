@@ -18,6 +18,11 @@ const yearStart = () => {
   const [y, m] = today().split('-').map(Number);
   return `${m >= 7 ? y : y - 1}-07-01`;
 };
+/** The last day of the current month. */
+const monthEnd = () => {
+  const [y, m] = today().split('-').map(Number);
+  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+};
 
 export async function run({ post }) {
   await post(
@@ -48,6 +53,37 @@ export async function run({ post }) {
     { type: 'gst_summary', from: quarterStart(), to: inDays(0) },
     'GST summary (BAS labels) for the quarter so far',
   );
+  const months = (cents) => Array.from({ length: 12 }, () => cents);
+  const budget = {
+    financialYearStart: yearStart(),
+    lines: [
+      { accountCode: '4000', monthlyCents: months(1_000_000) },
+      { accountCode: '6500', monthlyCents: months(200_000) },
+    ],
+  };
+  await post('books.budgetSet', budget, "This financial year's budget: sales $10,000 and rent $2,000 a month (one event)");
+  await post('books.budgetSet', budget, 'The same figures again: a no-op answering the event that set them');
+  await post(
+    'books.budgetSet',
+    {
+      financialYearStart: yearStart(),
+      lines: [
+        { accountCode: '4999', monthlyCents: months(1) },
+        { accountCode: '1000', monthlyCents: months(1) },
+      ],
+    },
+    'An unknown account and a balance-sheet account: BAD_REQUEST naming each line',
+  );
+  await post(
+    'books.reports',
+    { type: 'budget_vs_actual', from: yearStart(), to: monthEnd() },
+    'Budget against actual, financial year to the end of this month, per account and month',
+  );
   await post('books.reports', { type: 'profit_and_loss', from: today() }, 'A period report without to: BAD_REQUEST naming the field');
-  await post('books.reports', { type: 'cash_flow' }, 'An unknown report type');
+  await post(
+    'books.reports',
+    { type: 'cash_flow', from: yearStart(), to: today() },
+    'Statement of cash flows, financial year to date: the bank accounts by the direct method, reconciled to the balance sheet',
+  );
+  await post('books.reports', { type: 'cash_forecast' }, 'An unknown report type');
 }

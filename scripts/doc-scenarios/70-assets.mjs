@@ -3,6 +3,8 @@
 // skipped by the runs, then registered), month-end depreciation runs, a rerun (no-op), the
 // register, and the van sold. Worked by hand in docs/examples/assets.md.
 // Dates are relative to the organisation's today (Australia/Sydney), so the months are past ones.
+import { createOrg } from '@finance-desk/server';
+
 const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
 const monthEnd = (monthsAgo) => {
   const [y, m] = today().split('-').map(Number);
@@ -13,7 +15,10 @@ const firstOf = (monthsAgo) => {
   return new Date(Date.UTC(y, m - 1 - monthsAgo, 1)).toISOString().slice(0, 10);
 };
 
-export async function run({ post, decide }) {
+/** The income year (its first calendar year) holding a date: 1 July to 30 June. */
+const incomeYear = (date) => Number(date.slice(0, 4)) - (date.slice(5, 7) >= '07' ? 0 : 1);
+
+export async function run({ post, decide, db }) {
   /** Approve a bill, through the bill-approval rule's hold when it is held. */
   const approve = async (id, note) => {
     const first = await post('books.billApprove', { id }, note);
@@ -126,4 +131,76 @@ export async function run({ post, decide }) {
     'Sell the van (taxable: GST 1/11 of the proceeds); depreciation to the date first',
   );
   await post('books.assets', { asOf: today(), status: 'disposed' }, 'Disposed assets with their disposal details');
+  const latheId = register.result?.assets.find((a) => a.name === 'Lathe')?.id;
+  const sale = await post(
+    'books.invoiceDraft',
+    {
+      payeeName: 'Bay Joinery',
+      description: 'Sale of the lathe',
+      totalCents: 1_320_000,
+      dueDays: 14,
+      lines: [{ description: 'Used lathe', amountCents: 1_320_000, assetId: latheId }],
+    },
+    'Sell an asset by invoice: a line names it (assetId); its account is 4300',
+  );
+  await post(
+    'books.invoiceDraft',
+    {
+      payeeName: 'Bay Joinery',
+      description: 'Van',
+      totalCents: 100_000,
+      dueDays: 14,
+      lines: [{ description: 'Van', amountCents: 100_000, assetId: vanId }],
+    },
+    'An asset already disposed of: CONFLICT naming the line',
+  );
+  await post(
+    'books.invoiceSend',
+    { id: sale.result?.id },
+    'Sending it disposes of the lathe on the issue date: proceeds on 1100 (GST at 1A), cost and depreciation off 1500/1510, the gain or loss',
+  );
+  const year = incomeYear(today());
+  await post(
+    'books.reports',
+    { type: 'depreciation_schedule', from: `${year}-07-01`, to: `${year + 1}-06-30` },
+    "The income year's book depreciation beside the tax deduction, and the small business pool",
+  );
+  await post(
+    'books.assetRegister',
+    { id: 'ast_missing', name: 'Panel saw', effectiveLifeYears: 8, method: 'diminishing_value', taxTreatment: 'instant_write_off' },
+    'taxTreatment is given when an asset is registered (here: NOT_FOUND)',
+  );
+
+  // A business joining with its fixed assets: each carried in at cost with the depreciation its
+  // old books took, registered, and depreciated on from the day after the conversion.
+  const joining = await createOrg(db, { name: 'Harbour Earthmoving', slug: 'harbour-earthmoving', decisionRights: true });
+  await post(
+    'books.openingBalances',
+    {
+      conversionDate: monthEnd(4),
+      accounts: [
+        { accountCode: '1000', debitCents: 500_000 },
+        { accountCode: '3000', creditCents: 1_300_000 },
+      ],
+      assets: [
+        {
+          name: 'Ute',
+          acquiredDate: '2023-07-01',
+          costCents: 1_200_000,
+          accumulatedDepreciationCents: 400_000,
+          effectiveLifeYears: 8,
+          method: 'diminishing_value',
+          taxTreatment: 'same_as_book',
+        },
+      ],
+    },
+    'A conversion with a fixed asset: Dr 1500 at cost, Cr 1510 at its accumulated depreciation, in the one journal',
+    joining.keys.agent,
+  );
+  await post(
+    'books.assetDepreciationRun',
+    { periodEnd: monthEnd(3) },
+    'The first run depreciates the ute from its written-down value of $8,000',
+    joining.keys.agent,
+  );
 }

@@ -9,6 +9,7 @@ import * as boardM from './methods/board.js';
 import * as booksM from './methods/books.js';
 import * as contactsM from './methods/contacts.js';
 import * as correctionsM from './methods/corrections.js';
+import * as creditsM from './methods/credits.js';
 import * as orgM from './methods/org.js';
 import * as payablesM from './methods/payables.js';
 import * as payrollM from './methods/payroll.js';
@@ -354,6 +355,8 @@ export const invoiceSend = eventKind({
     recipients: int(),
     /** Added later: absent on events written before it. */
     number: str().optional(),
+    /** Assets sold by its lines (assetId), disposed of on its issue date; absent when none. */
+    disposedAssetIds: ids().optional(),
   }),
   emittedBy: [booksM.invoiceSend],
 });
@@ -380,6 +383,9 @@ export const invoicePayment = eventKind({
     outstandingCents: int(),
     /** The bank account that received it (absent on earlier events). */
     accountCode: str().optional(),
+    /** An overpayment kept as a customer credit (excess 'credit'): its id and amount; absent otherwise. */
+    creditId: str().optional(),
+    creditCents: int().optional(),
   }),
   emittedBy: [receivablesM.invoiceRecordPayment],
 });
@@ -406,6 +412,9 @@ export const invoiceCredit = eventKind({
     /** Absent on earlier events: the adjustment note's email, redacted as invoiceSend's. */
     channel: z.literal('email').nullable().optional(),
     recipients: int().optional(),
+    /** The part beyond what was outstanding, kept as a customer credit: its id and amount; absent otherwise. */
+    creditId: str().optional(),
+    creditCents: int().optional(),
   }),
   emittedBy: [receivablesM.invoiceCreditNote],
 });
@@ -434,6 +443,84 @@ export const invoiceWriteOff = eventKind({
     from: invoiceStatus,
   }),
   emittedBy: [receivablesM.invoiceWriteOff],
+});
+
+// ---- books: contact credits ----
+
+export const billCreditNote = eventKind({
+  family: 'books',
+  kind: 'books.bill.credit_note',
+  summary:
+    "A supplier's adjustment note on part of a bill was posted (Dr 2000 / Cr expense and 1200): amount, GST, tax code, the bill's status and what it owes after, and the supplier credit made of any part beyond what was owed.",
+  payload: z.strictObject({
+    ...posting,
+    creditNoteId: str(),
+    payee: str(),
+    amountCents: int(),
+    gstCents: int(),
+    taxCode,
+    reason: str(),
+    issuedOn: str(),
+    status: booksM.billStatus,
+    outstandingCents: int(),
+    creditId: str().nullable(),
+    creditCents: int(),
+  }),
+  emittedBy: [creditsM.billCreditNote],
+});
+
+export const creditPrepayment = eventKind({
+  family: 'books',
+  kind: 'books.credit.prepayment',
+  summary: 'Money received from a customer or paid to a supplier before any document was recorded as a credit on the contact.',
+  payload: z.strictObject({
+    ...posting,
+    creditId: str(),
+    contactId: str(),
+    side: creditsM.creditSide,
+    amountCents: int(),
+    date: str(),
+    reference: str(),
+    accountCode: str(),
+    journalId: str(),
+  }),
+  emittedBy: [creditsM.creditPrepayment],
+});
+
+export const creditAllocate = eventKind({
+  family: 'books',
+  kind: 'books.credit.allocate',
+  summary: "Part or all of a contact's credit was applied to one of its invoices or bills: the amount, and what is left of each.",
+  payload: z.strictObject({
+    ...posting,
+    allocationId: str(),
+    creditId: str(),
+    documentId: str(),
+    amountCents: int(),
+    date: str(),
+    creditRemainingCents: int(),
+    outstandingCents: int(),
+    journalId: str(),
+  }),
+  emittedBy: [creditsM.creditAllocate],
+});
+
+export const creditRefund = eventKind({
+  family: 'books',
+  kind: 'books.credit.refund',
+  summary: "A contact's credit was refunded through a bank account (money paid to the customer, or received back from the supplier).",
+  payload: z.strictObject({
+    ...posting,
+    refundId: str(),
+    creditId: str(),
+    amountCents: int(),
+    date: str(),
+    reference: str(),
+    accountCode: str(),
+    creditRemainingCents: int(),
+    journalId: str(),
+  }),
+  emittedBy: [creditsM.creditRefund],
 });
 
 export const invoicePromise = eventKind({
@@ -710,6 +797,8 @@ export const openingBalancesRecord = eventKind({
     heldBillCount: int().optional(),
     /** Employees whose year-to-date figures and leave balances were carried in (payroll); absent without them. */
     payrollEmployeeCount: int().optional(),
+    /** Fixed assets carried in (registered, on 1500 at cost and 1510); absent without them. */
+    ...assetsRegistered,
   }),
   emittedBy: [correctionsM.openingBalances],
 });
@@ -946,6 +1035,8 @@ export const assetRegister = eventKind({
     method: z.enum(assetsM.ASSET_METHODS),
     startDate: str(),
     costCents: int(),
+    /** Given with it (absent: same_as_book, and on events written before tax treatments). */
+    taxTreatment: z.enum(assetsM.TAX_TREATMENTS).optional(),
   }),
   emittedBy: [assetsM.assetRegister],
 });
@@ -1304,6 +1395,17 @@ export const accountArchive = eventKind({
   emittedBy: [chartM.accountArchive],
 });
 
+export const budgetSet = eventKind({
+  family: 'books',
+  kind: 'books.budget.set',
+  summary: "A financial year's budget changed: each account whose twelve monthly figures were replaced, with the new and previous figures.",
+  payload: z.strictObject({
+    financialYearStart: str(),
+    lines: z.array(z.strictObject({ accountCode: str(), monthlyCents: z.array(int()), previousMonthlyCents: z.array(int()) })),
+  }),
+  emittedBy: [chartM.budgetSet],
+});
+
 // ---- books: ask ----
 
 export const askAnswer = eventKind({
@@ -1358,6 +1460,10 @@ export const eventKinds: readonly EventKindSpec[] = [
   invoiceWriteOff,
   invoicePromise,
   statementRun,
+  billCreditNote,
+  creditPrepayment,
+  creditAllocate,
+  creditRefund,
   billCapture,
   billApprove,
   billHold,
@@ -1410,6 +1516,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   accountCreate,
   accountUpdate,
   accountArchive,
+  budgetSet,
   askAnswer,
 ];
 

@@ -18,6 +18,7 @@ import { contactsBindings } from './domain/contacts/bindings.js';
 import { chartBindings } from './domain/gl/bindings.js';
 import { askBindings } from './domain/ask/bindings.js';
 import { correctionsBindings } from './domain/corrections/bindings.js';
+import { creditsBindings } from './domain/credits/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -39,6 +40,7 @@ const bindings: readonly MethodBinding[] = [
   ...payablesBindings,
   ...reconciliationBindings,
   ...correctionsBindings,
+  ...creditsBindings,
   ...bankingBindings,
   ...taxBindings,
   ...booksReadBindings,

@@ -42,6 +42,9 @@ import { migration as paymentAccount } from './org/migration-payment-account.js'
 import { migration as orgProfile } from './org/migration-profile.js';
 import { migration as searchKeys } from './storage/migration-search.js';
 import { migration as writeOff } from './domain/receivables/migration-write-off.js';
+import { migration as contactCredits } from './domain/credits/migration.js';
+import { migration as budgets } from './domain/reports/migration-budgets.js';
+import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -126,4 +129,10 @@ export const migrations: readonly Migration[] = [
   chartAccounts,
   // Invoices written off as bad debts (books.invoiceWriteOff), 48.
   writeOff,
+  // Contact credits, their allocations and refunds, supplier adjustment notes, 49.
+  contactCredits,
+  // Assets: tax treatment, carried in at conversion, sold by invoice, 50.
+  assetsAccountant,
+  // Budgets by account and month (books.budgetSet), 51.
+  budgets,
 ];

@@ -93,6 +93,8 @@ describe.each(engines)('pending fixed assets (%s)', (engine) => {
         accumulatedDepreciationCents: 0,
         bookValueCents: 2_500_000,
         status: 'pending',
+        taxTreatment: 'same_as_book',
+        acquiredDate: '2026-02-10',
         source: { kind: 'bill', id: bill.id, lineNo: 1, journalId: bill.journalId },
         disposal: null,
         ledgerId: expect.any(String),

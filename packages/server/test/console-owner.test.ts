@@ -398,12 +398,16 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
           '/console/books/bank',
           '/console/books/reports',
           '/console/books/activity',
+          '/console/books/ledger',
         ),
         fc
           .oneof(fc.constantFrom(overdueId, otherInvoiceId, '..', '%2e%2e'), fc.string({ minLength: 1, maxLength: 12 }))
           .map((x) => `/console/books/invoices/${encodeURIComponent(x)}`),
       ),
-      query: fc.array(fc.tuple(fc.constantFrom('status', 'cursor', 'account', 'from', 'to', 'before', 'limit'), junk), { maxLength: 3 }),
+      query: fc.array(
+        fc.tuple(fc.constantFrom('status', 'cursor', 'account', 'accountCode', 'compare', 'from', 'to', 'before', 'limit'), junk),
+        { maxLength: 3 },
+      ),
     });
     await fc.assert(
       fc.asyncProperty(request, async (q) => {

@@ -115,6 +115,9 @@ describe.each(engines)('export on %s', (engine) => {
       'gst_summary.csv',
       'payroll_activity.csv',
       'leave_balances.csv',
+      'budget_vs_actual.csv',
+      'depreciation_schedule.csv',
+      'cash_flow.csv',
       'account_transactions.csv',
     ]);
 
@@ -137,6 +140,10 @@ describe.each(engines)('export on %s', (engine) => {
       api.rows.map((r: { code: string; debitCents: number; creditCents: number }) => [r.code, r.debitCents, r.creditCents]),
     );
     expect(records(join(out, 'balance_sheet.csv')).find((r) => r.path === 'balanced')?.value).toBe('true');
+    // The cash flow: a row per cash account, per moved line of each section, and each figure.
+    const flows = records(join(out, 'cash_flow.csv'));
+    expect(flows.filter((r) => r.path === 'cashAccounts').map((r) => r.code)).toEqual(['1000', '1300']);
+    expect(flows.find((r) => r.path === 'reconciles')?.value).toBe('true');
 
     // The general ledger: per account an opening row, its lines, a closing row; the closing
     // balances are the trial balance's (debit-normal accounts positive here).

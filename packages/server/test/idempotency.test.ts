@@ -267,6 +267,42 @@ describe.each(engines)('every books write replays with the same key and params (
     ['invoiceCreditNote', 'books.invoiceCreditNote', async () => ({ id: await sentId(), amountCents: 1_100, reason: 'damaged' })],
     ['invoiceVoid', 'books.invoiceVoid', async () => ({ id: await draftId(), reason: 'raised twice' })],
     ['invoiceWriteOff', 'books.invoiceWriteOff', async () => ({ id: await sentId(), reason: 'customer wound up' })],
+    // Contact credits: a prepayment, its allocation and refund; a supplier's adjustment note.
+    [
+      'creditPrepayment',
+      'books.creditPrepayment',
+      async () => {
+        const c = await ok('books.contactCreate', { name: unique('Customer'), kind: 'customer' });
+        return { contactId: c.id, side: 'customer', amountCents: 5_000, reference: 'DEPOSIT' };
+      },
+    ],
+    [
+      'creditAllocate',
+      'books.creditAllocate',
+      async () => {
+        const id = await sentId();
+        const inv = await ok('books.invoice', { id });
+        const credit = await ok('books.creditPrepayment', { contactId: inv.contactId, side: 'customer', amountCents: 5_000 });
+        return { creditId: credit.id, documentId: id };
+      },
+    ],
+    [
+      'creditRefund',
+      'books.creditRefund',
+      async () => {
+        const c = await ok('books.contactCreate', { name: unique('Supplier'), kind: 'supplier' });
+        const credit = await ok('books.creditPrepayment', { contactId: c.id, side: 'supplier', amountCents: 5_000 });
+        return { creditId: credit.id, reference: 'BACK 1' };
+      },
+    ],
+    [
+      'billCreditNote',
+      'books.billCreditNote',
+      async () => {
+        const bill = await approvedBill(t, org, { payeeName: unique('Supplier'), description: 'x', totalCents: 2_200 });
+        return { id: bill.id, amountCents: 1_100, reason: 'short delivery' };
+      },
+    ],
     // The organisation's own chart: each case its own account code.
     ['accountCreate', 'books.accountCreate', () => ({ code: '6951', name: 'Software subscriptions', type: 'expense' })],
     [
@@ -284,6 +320,12 @@ describe.each(engines)('every books write replays with the same key and params (
         await ok('books.accountCreate', { code: '6953', name: 'Unused', type: 'expense' });
         return { code: '6953' };
       },
+    ],
+    // Budgets: a year no other case budgets.
+    [
+      'budgetSet',
+      'books.budgetSet',
+      () => ({ financialYearStart: '2024-07-01', lines: [{ accountCode: '4000', monthlyCents: Array(12).fill(100_000) }] }),
     ],
     ['invoicePromise (a new act each call)', 'books.invoicePromise', async () => ({ id: await sentId(), promisedOn: today() })],
     [

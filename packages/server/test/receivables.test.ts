@@ -268,12 +268,15 @@ describe.each(engines)('receivables (%s)', (engine) => {
       });
     });
 
-    it('overpaying is BAD_REQUEST naming amountCents with what is outstanding; nothing changes', async () => {
+    it('overpaying is BAD_REQUEST naming amountCents with what is outstanding (and the excess param); nothing changes', async () => {
       const inv = await sent();
       const before = await headSeq();
       const r = await post('books.invoiceRecordPayment', { id: inv.id, amountCents: 110_001 });
       expect(r.status).toBe(400);
-      expect(r.body.error.message).toBe(`amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}`);
+      expect(r.body.error.message).toBe(
+        `amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}; ` +
+          "pass excess 'credit' to keep the 1 cents beyond it as a credit on the customer",
+      );
       expect(await headSeq()).toBe(before);
     });
 
@@ -464,13 +467,15 @@ describe.each(engines)('receivables (%s)', (engine) => {
       expect(rows.reduce((s, r) => s + Number(r.g), 0)).toBe(6);
     });
 
-    it('more than is outstanding, or than is left of that code, is BAD_REQUEST naming the field', async () => {
+    it('more than is left of that code is BAD_REQUEST naming the field (beyond what is outstanding makes a credit)', async () => {
       const inv = await sent(MIXED);
       await post('books.invoiceRecordPayment', { id: inv.id, amountCents: 140_000 });
       const before = await headSeq();
-      const over = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 5_000, reason: 'x' });
+      const over = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 110_001, reason: 'x' });
       expect(over.status).toBe(400);
-      expect(over.body.error.message).toBe(`amountCents: 5000 is more than the 4462 cents outstanding on invoice ${inv.id}`);
+      expect(over.body.error.message).toBe(
+        `amountCents: 110001 is more than the 110000 cents of GST supplies left to credit on invoice ${inv.id}`,
+      );
       const code = await post('books.invoiceCreditNote', { id: inv.id, amountCents: 1_463, reason: 'x', taxCode: 'INPUT_TAXED' });
       expect(code.body.error.message).toBe(
         `amountCents: 1463 is more than the 1462 cents of INPUT_TAXED supplies left to credit on invoice ${inv.id}`,
@@ -498,7 +503,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
       const d = (await post('books.invoiceDraft', SIMPLE)).body.result;
       const draft = await post('books.invoiceCreditNote', { id: d.id, amountCents: 1, reason: 'x' });
       expect(draft.status).toBe(409);
-      expect(draft.body.error.message).toBe(`invoice ${d.id} is draft; only a sent or part_paid invoice can be credited`);
+      expect(draft.body.error.message).toBe(`invoice ${d.id} is draft; only a sent, part_paid or paid invoice can be credited`);
     });
   });
 
@@ -814,7 +819,7 @@ describe.each(engines)('receivables (%s)', (engine) => {
         [
           'books.invoiceCreditNote',
           { id: inv.id, amountCents: 110_001, reason: 'x' },
-          `amountCents: 110001 is more than the 110000 cents outstanding on invoice ${inv.id}`,
+          `amountCents: 110001 is more than the 110000 cents of GST supplies left to credit on invoice ${inv.id}`,
         ],
         ['books.invoiceVoid', { id: d.id }, 'reason: is required'],
         ['books.invoiceVoid', { id: d.id, reason: '' }, 'reason: must not be empty'],
@@ -858,8 +863,8 @@ describe.each(engines)('receivables (%s)', (engine) => {
         ],
         [
           'books.invoiceCreditNote',
-          { id: paid.id, amountCents: 1, reason: 'x' },
-          `invoice ${paid.id} is paid; only a sent or part_paid invoice can be credited`,
+          { id: v.id, amountCents: 1, reason: 'x' },
+          `invoice ${v.id} is void; only a sent, part_paid or paid invoice can be credited`,
         ],
         [
           'books.invoiceVoid',

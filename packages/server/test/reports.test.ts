@@ -1,3 +1,4 @@
+import { booksReads } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/errors.js';
 import { readConsistently } from '../src/domain/reports/ledger-totals.js';
@@ -330,11 +331,7 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
 
   describe('bad input names the field, and reads change nothing', () => {
     it.each([
-      [
-        'books.reports',
-        { type: 'cash_flow' },
-        'type: must be one of trial_balance, profit_and_loss, balance_sheet, aged_receivables, aged_payables, gst_summary, payroll_activity, leave_balances, account_transactions',
-      ],
+      ['books.reports', { type: 'cash_forecast' }, `type: must be one of ${booksReads.REPORT_TYPES.join(', ')}`],
       ['books.reports', {}, 'type: is required'],
       ['books.reports', { type: 'profit_and_loss' }, 'from: is required for profit_and_loss; to: is required for profit_and_loss'],
       ['books.reports', { type: 'gst_summary', from: '2026-07-01' }, 'to: is required for gst_summary'],

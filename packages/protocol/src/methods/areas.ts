@@ -9,6 +9,7 @@ import { chartMethods } from './chart.js';
 import { booksReadMethods } from './books-reads.js';
 import { contactsMethods } from './contacts.js';
 import { correctionsMethods } from './corrections.js';
+import { billCreditNote, creditAllocate, creditPrepayment, creditRefund } from './credits.js';
 import { orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
 import { payablesMethods } from './payables.js';
 import { payrollMethods } from './payroll.js';
@@ -64,7 +65,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
     ...artifactReads.map((a) => a.spec),
   ],
   receivables: [books.invoiceDraft, books.invoiceSend, books.invoiceChaseStep, ...receivablesMethods],
-  payables: [books.billCapture, books.billApprove, books.billHold, books.billReturn, ...payablesMethods],
+  payables: [books.billCapture, books.billApprove, books.billHold, books.billReturn, ...payablesMethods, billCreditNote],
   reconciliation: reconciliationMethods,
   'bank-accounts': bankAccountMethods,
   corrections: correctionsMethods,
@@ -72,7 +73,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   assets: assetsMethods,
   people: peopleMethods,
   payroll: payrollMethods,
-  contacts: [...contactsMethods, r.contactsList],
+  contacts: [...contactsMethods, creditPrepayment, creditAllocate, creditRefund, r.contactsList],
   ask: [...askMethods, r.costRollup],
   board: [...boardMethods, r.boardReady, r.boardContext],
   org: [r.directory, r.ops, r.whoami, r.orgSelf, orgProfile, orgMembers, orgAgents, orgKeys, r.meetingsList],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
-import { id, isoDate, method, text } from './index-fields.js';
+import { cents, id, isoDate, method, text } from './index-fields.js';
 import { saleTaxCode } from './sale-fields.js';
 import type { MethodSpec } from './types.js';
 
@@ -21,6 +21,18 @@ export const assetLimits = {
   effectiveLifeYearsMax: 50,
 } as const;
 
+/**
+ * How the income tax return deducts an asset, beside the book schedule: instant_write_off (the
+ * whole cost in the income year first used, when below that year's threshold; otherwise pooled,
+ * as the simplified depreciation rules do), small_business_pool, or same_as_book (the book
+ * depreciation). Reported by books.reports depreciation_schedule.
+ */
+export const TAX_TREATMENTS = ['same_as_book', 'instant_write_off', 'small_business_pool'] as const;
+export type TaxTreatment = (typeof TAX_TREATMENTS)[number];
+
+export const taxTreatment = () =>
+  z.enum(TAX_TREATMENTS, { error: `must be one of ${TAX_TREATMENTS.join(', ')}` }).describe('Default same_as_book');
+
 /** The fixed-asset account: a line coded to it registers an asset (pending when it has no `asset`). */
 export const FIXED_ASSET_ACCOUNT = '1500';
 
@@ -36,7 +48,37 @@ export const assetInput = z.strictObject({
   name: text(limits.nameCharsMax).describe('Asset name'),
   effectiveLifeYears: lifeYears().describe('Whole years, 1-50'),
   method: z.enum(ASSET_METHODS, { error: `must be one of ${ASSET_METHODS.join(', ')}` }).describe('Depreciation method'),
+  taxTreatment: taxTreatment().optional(),
 });
+
+/**
+ * A fixed asset the business holds at its conversion (books.openingBalances `assets`): on 1500 at
+ * cost and 1510 at the depreciation the old books took to the conversion date; the register
+ * depreciates it from the day after, from that written-down value.
+ */
+export const openingAsset = z
+  .strictObject({
+    name: text(limits.nameCharsMax).describe('Asset name'),
+    acquiredDate: isoDate().describe('First used'),
+    costCents: cents().describe('GST-exclusive cost'),
+    accumulatedDepreciationCents: z
+      .number({ error: 'must be an integer number of cents' })
+      .int({ error: 'must be an integer number of cents' })
+      .min(0, { error: 'must be an integer of at least 0' })
+      .max(limits.centsMax, { error: `must be at most ${limits.centsMax}` })
+      .describe('At conversion'),
+    effectiveLifeYears: lifeYears().describe('Whole years, 1-50'),
+    method: z.enum(ASSET_METHODS, { error: `must be one of ${ASSET_METHODS.join(', ')}` }).describe('Book method'),
+    taxTreatment: taxTreatment().optional(),
+  })
+  .superRefine((a, ctx) => {
+    if (
+      Number.isSafeInteger(a.costCents) &&
+      Number.isSafeInteger(a.accumulatedDepreciationCents) &&
+      a.accumulatedDepreciationCents > a.costCents
+    )
+      ctx.addIssue({ code: 'custom', path: ['accumulatedDepreciationCents'], message: `must not be more than costCents (${a.costCents})` });
+  });
 
 /** pending: on 1500 at cost, awaiting books.assetRegister (its name, life and method); not depreciated. */
 export const assetStatus = z.enum(['pending', 'active', 'disposed']);
@@ -120,8 +162,19 @@ export const asset = z.object({
   /** cost − accumulated depreciation while held; 0 once disposed of (it has left 1500 and 1510). */
   bookValueCents: int(),
   status: assetStatus,
-  /** The document that registered it: a bill (its approval), a manual journal or an expense claim (its approval). */
-  source: z.object({ kind: z.enum(['bill', 'journal', 'expense_claim']), id: z.string(), lineNo: int(), journalId: z.string() }),
+  taxTreatment: z.enum(TAX_TREATMENTS),
+  /** First used: its start date, or for an asset carried in by books.openingBalances the date it was acquired. */
+  acquiredDate: z.string(),
+  /**
+   * The document that registered it: a bill (its approval), a manual journal, an expense claim (its
+   * approval) or the conversion (opening_balances: id is the organisation, startDate the conversion date).
+   */
+  source: z.object({
+    kind: z.enum(['bill', 'journal', 'expense_claim', 'opening_balances']),
+    id: z.string(),
+    lineNo: int(),
+    journalId: z.string(),
+  }),
   disposal: z
     .object({
       date: z.string(),
@@ -131,6 +184,8 @@ export const asset = z.object({
       gainCents: int(),
       lossCents: int(),
       journalId: z.string(),
+      /** Sold by an invoice line (assetId): the invoice; absent for books.assetDispose. */
+      invoiceId: z.string().optional(),
     })
     .nullable(),
   ledgerId: z.string(),

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { accountCode } from './aba-fields.js';
+import { budgetPeriodProblems, budgetVsActual } from './budgets.js';
+import { depreciationScheduleReport } from './asset-schedule.js';
 import { id, isCalendarDate, isoDate, method, pageLimit } from './index-fields.js';
 import { EMPLOYMENT_BASES } from './people.js';
 import type { MethodSpec } from './types.js';
@@ -108,6 +110,9 @@ export const REPORT_TYPES = [
   'payroll_activity',
   'leave_balances',
   'account_transactions',
+  'budget_vs_actual',
+  'depreciation_schedule',
+  'cash_flow',
 ] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
@@ -169,6 +174,15 @@ const reportParams = z
       if (p.from === undefined) issue('from', `is required for ${p.type}`);
       if (p.to === undefined) issue('to', `is required for ${p.type}`);
       checkPeriod(p, ctx);
+      if (p.type === 'budget_vs_actual' && p.from !== undefined && p.to !== undefined && isCalendarDate(p.from) && isCalendarDate(p.to)) {
+        for (const b of budgetPeriodProblems(p.from, p.to)) issue(b.field, b.message);
+      }
+      if (p.type === 'depreciation_schedule' && p.from !== undefined && isCalendarDate(p.from)) {
+        // One income year: 1 July to the next 30 June.
+        const next = `${Number(p.from.slice(0, 4)) + 1}-06-30`;
+        if (!p.from.endsWith('-07-01')) issue('from', 'must be 1 July (an income year starts then) for depreciation_schedule');
+        else if (p.to !== undefined && p.to !== next) issue('to', `must be ${next}, the end of the income year from ${p.from}`);
+      }
     }
     if (p.gstMethod !== undefined && p.type !== 'gst_summary') issue('gstMethod', 'is only used by gst_summary');
     if (p.type === 'account_transactions') {
@@ -295,6 +309,33 @@ export const agedReport = z.object({
     }),
   ),
   totals: z.object(agedAmounts),
+});
+
+/** The statement of cash flows, direct method; every figure integer cents, money in positive. */
+const cashFlowSection = z.object({
+  /** Lines that moved, in statement order; line is a stable key (customers, suppliers, employees, super, ato, interest, other_operating, plant_and_equipment, other_assets, owner, borrowings). */
+  lines: z.array(z.object({ line: z.string(), label: z.string(), amountCents: int() })),
+  totalCents: int(),
+});
+
+export const cashFlow = z.object({
+  type: z.literal('cash_flow'),
+  from: z.string(),
+  to: z.string(),
+  /** The accounts that are cash, each as at the day before from and as at to (the balance sheet's figure). */
+  cashAccounts: z.array(z.object({ code: z.string(), name: z.string(), openingCents: int(), closingCents: int() })),
+  operating: cashFlowSection,
+  investing: cashFlowSection,
+  financing: cashFlowSection,
+  /** Operating + investing + financing totals. */
+  netChangeCents: int(),
+  openingCashCents: int(),
+  /** Cash the opening balances (books.openingBalances) brought in when dated in from..to: not a flow. */
+  carriedInCents: int(),
+  /** The balance sheet's cash as at to: the sum of cashAccounts' closingCents. */
+  closingCashCents: int(),
+  /** openingCashCents + netChangeCents + carriedInCents = closingCashCents. */
+  reconciles: z.boolean(),
 });
 
 const dollars = z.record(z.string(), int());
@@ -428,8 +469,9 @@ export const reports = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs) and account_transactions (the general ledger of accountCode: opening balance before from, each posted line with its journal, source document, description, debit, credit and running balance in the account's normal direction, closing balance and period totals; paged by cursor (nextCursor) and limit (1–200, default 50)). compare (profit_and_loss, balance_sheet): previous_period (the same number of days just before from; a balance sheet: a month earlier) or previous_year (the same dates a year earlier, 29 February as 28 February); every line, total and net profit then carries comparisonCents and differenceCents (amount − comparison).",
-  brief: 'Report; from..to for profit_and_loss, gst_summary, payroll_activity, account_transactions; asOf for the rest.',
+    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs) and account_transactions (the general ledger of accountCode: opening balance before from, each posted line with its journal, source document, description, debit, credit and running balance in the account's normal direction, closing balance and period totals; paged by cursor (nextCursor) and limit (1–200, default 50)) and depreciation_schedule (extension; from 1 July to 30 June: each fixed asset's book depreciation and written-down value beside its tax deduction and tax written-down value by taxTreatment, and the small business pool) and budget_vs_actual (extension: whole months, at most 36; per revenue and expense account and month the books.budgetSet budget, the actual as in profit_and_loss and variance = actual − budget, with totals) and cash_flow (extension; direct method: receipts and payments of the cash accounts (1000, bank account records, reconcilable assets, 1300 clearing) in operating, investing and financing lines by each journal's other accounts, transfers between them left out; opening cash (before from) + netChange + carriedIn (the opening balances' cash) = closing cash, as the balance sheet shows it). compare (profit_and_loss, balance_sheet): previous_period (the same number of days just before from; a balance sheet: a month earlier) or previous_year (the same dates a year earlier, 29 February as 28 February); every line, total and net profit then carries comparisonCents and differenceCents (amount − comparison).",
+  brief:
+    'Report; from..to for profit_and_loss, gst_summary, payroll_activity, account_transactions, budget_vs_actual, depreciation_schedule, cash_flow; asOf for the rest.',
   params: reportParams,
   result: z.union([
     trialBalance,
@@ -440,6 +482,9 @@ export const reports = method({
     payrollActivity,
     leaveBalancesReport,
     accountTransactions,
+    budgetVsActual,
+    depreciationScheduleReport,
+    cashFlow,
   ]),
   extendedParams: ['accountCode', 'cursor', 'limit', 'compare'],
 });

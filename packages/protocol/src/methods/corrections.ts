@@ -5,6 +5,7 @@ import { cents, email, id, isoDate, isCalendarDate, method, reason, text } from 
 import { HELD_REASONS } from '../signature.js';
 import { limits } from '../limits.js';
 import type { MethodSpec } from './types.js';
+import { openingAsset } from './assets.js';
 
 /**
  * The business's conversion (opening balances) and the corrections a real business needs —
@@ -20,6 +21,7 @@ export const openingLimits = {
   billsMax: 500,
   numberCharsMax: 40,
   payrollEmployeesMax: 500,
+  assetsMax: 500,
   /** A leave balance carried in, in hours (a year is at most 8,784 hours). */
   leaveHoursMax: 10_000,
 } as const;
@@ -170,9 +172,9 @@ export const openingBalances = method({
   name: 'books.openingBalances',
   scope: 'books.write',
   kind: 'write',
-  extendedParams: ['payroll'],
+  extendedParams: ['payroll', 'assets'],
   summary:
-    "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Debits (accounts + invoices' outstanding) must equal credits (accounts + bills' outstanding), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (a number in the organisation's prefix moves the sequence past it) and dates. Each bill goes through the same bill-approval check as books.billCapture (a new payee, bank details that differ from the payee's last approved, or an outstanding amount above the approval floor): a bill it would hold is carried in held with its heldReason (result bills, and books.bills), owed on 2000 but not payable by a run or a bank line until a human approves it with books.billApprove (which posts nothing again); the others as approved (payable by a payment run when they carry bank details, matchable by a bank line). A conversion is for an organisation that does not trade here yet: refused (CONFLICT) once it has any invoice, bill, expense claim, pay run, BAS, journal or bank feed line. Optional payroll (converting mid-year; an extension): employees (≤ 500, each an employee of this organisation started by conversionDate, NOT_FOUND otherwise, each once) with the year-to-date figures the old software reported to the ATO for the financial year holding conversionDate — grossCents, paidLeaveCents (part of gross), paygWithheldCents, superGuaranteeCents — and their leave balances annualLeaveHours and personalLeaveHours (at most 2 decimal places), with the old software's previousBmsId and previousPayrollId when known. They post nothing (carry 2200, 2300 and 2350 balances in accounts): STP pay events and the finalisation of that year report year to date as carried-in plus the runs signed here, each such payee with a carriedIn block naming the previous software's figures; leave balances (books.employees, leave requests, the leave_balances report, books.leaveProvision) start from the carried-in hours, dated conversionDate. The same params again is a no-op; different params after a conversion is CONFLICT.",
+    "Record the business's conversion from its old system (once per organisation): conversionDate (not in the future, not on or before the lock date), accounts (≤ 100 of accountCode and exactly one of debitCents or creditCents; not 1100, 2000 or 2500, not 1500/1510: those are the assets'), invoices still owed to the business (≤ 500 of number, issueDate, dueDate, payeeName and/or contactId, payeeEmail?, description, totalCents, gstCents?, outstandingCents, reference?) and bills the business still owes (≤ 500 of payeeName and/or contactId, reference, issueDate, dueDate, description, totalCents, gstCents?, outstandingCents, payee bank details?). Dates of documents are on or before conversionDate. Optional assets (≤ 500 of name, acquiredDate (on or before conversionDate), costCents (GST-exclusive), accumulatedDepreciationCents (≤ cost), effectiveLifeYears, method, taxTreatment?): each is registered active and posted Dr 1500 at cost / Cr 1510 at accumulated depreciation; depreciation runs continue from the day after conversionDate on the written-down value. Debits (accounts + invoices' outstanding + assets' cost) must equal credits (accounts + bills' outstanding + assets' accumulated depreciation), else BAD_REQUEST naming accounts. Posts ONE journal dated conversionDate: each account's balance, Dr 1100 per invoice and Cr 2000 per bill (docId, so aged reports and payments work per document); no revenue, expense or GST is posted again. The invoices are carried in as sent with their own numbers (a number in the organisation's prefix moves the sequence past it) and dates. Each bill goes through the same bill-approval check as books.billCapture (a new payee, bank details that differ from the payee's last approved, or an outstanding amount above the approval floor): a bill it would hold is carried in held with its heldReason (result bills, and books.bills), owed on 2000 but not payable by a run or a bank line until a human approves it with books.billApprove (which posts nothing again); the others as approved (payable by a payment run when they carry bank details, matchable by a bank line). A conversion is for an organisation that does not trade here yet: refused (CONFLICT) once it has any invoice, bill, expense claim, pay run, BAS, journal or bank feed line. Optional payroll (converting mid-year; an extension): employees (≤ 500, each an employee of this organisation started by conversionDate, NOT_FOUND otherwise, each once) with the year-to-date figures the old software reported to the ATO for the financial year holding conversionDate — grossCents, paidLeaveCents (part of gross), paygWithheldCents, superGuaranteeCents — and their leave balances annualLeaveHours and personalLeaveHours (at most 2 decimal places), with the old software's previousBmsId and previousPayrollId when known. They post nothing (carry 2200, 2300 and 2350 balances in accounts): STP pay events and the finalisation of that year report year to date as carried-in plus the runs signed here, each such payee with a carriedIn block naming the previous software's figures; leave balances (books.employees, leave requests, the leave_balances report, books.leaveProvision) start from the carried-in hours, dated conversionDate. The same params again is a no-op; different params after a conversion is CONFLICT.",
   brief:
     'One-time conversion: balances, open invoices and bills as at conversionDate, debits = credits. Posts one journal; bills may be held as in books.billCapture.',
   params: z.strictObject({
@@ -192,6 +194,11 @@ export const openingBalances = method({
       .optional()
       .describe('Open bills'),
     payroll: openingPayroll.optional().describe('Employees YTD, leave'),
+    assets: z
+      .array(openingAsset)
+      .max(openingLimits.assetsMax, { error: `must have at most ${openingLimits.assetsMax} assets` })
+      .optional()
+      .describe('Fixed assets held'),
   }),
   result: z.object({
     conversionDate: z.string(),
@@ -206,6 +213,8 @@ export const openingBalances = method({
     bills: z.array(z.object({ id: z.string(), status: z.enum(['held', 'approved']), heldReason: z.enum(HELD_REASONS).nullable() })),
     /** With payroll: the employees whose year-to-date figures and leave balances were carried in, and the financial year of those figures. */
     payroll: z.object({ employeeIds: z.array(z.string()), financialYear: z.string() }).optional(),
+    /** With assets: the register's ids, in the order given. */
+    assetIds: z.array(z.string()).optional(),
     ledgerId: z.string(),
     noop: z.literal(true).optional(),
   }),

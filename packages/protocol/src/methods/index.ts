@@ -14,6 +14,7 @@ import { contactsMethods } from './contacts.js';
 import { chartMethods } from './chart.js';
 import { askMethods } from './ask.js';
 import { correctionsMethods } from './corrections.js';
+import { creditsMethods } from './credits.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
@@ -35,14 +36,16 @@ export {
 } from './bank-accounts.js';
 export * as booksReads from './books-reads.js';
 export * as assets from './assets.js';
-export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, type AssetMethod } from './assets.js';
+export { ASSET_METHODS, FIXED_ASSET_ACCOUNT, TAX_TREATMENTS, type AssetMethod, type TaxTreatment } from './assets.js';
 export * as people from './people.js';
 export * as tax from './tax.js';
 export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
 export * as chart from './chart.js';
+export * as budgets from './budgets.js';
 export * as ask from './ask.js';
 export * as corrections from './corrections.js';
+export * as credits from './credits.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -76,6 +79,7 @@ const declared = [
   ...payablesMethods,
   ...reconciliationMethods,
   ...correctionsMethods,
+  ...creditsMethods,
   ...bankAccountMethods,
   ...taxMethods,
   ...booksReadMethods,

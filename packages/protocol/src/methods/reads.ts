@@ -4,6 +4,7 @@ import { SCOPES, TIERS } from '../scopes.js';
 import { ACTION_CLASSES, APPROVAL_STATUSES, USER_ROLES } from '../signature.js';
 import { task } from './board.js';
 import { contact, contactKind } from './contacts.js';
+import { creditSide, creditSource } from './credits.js';
 import { id, isoDate, queryInt, read, text } from './index-fields.js';
 import { AGENT_STATUSES, keyRow, orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
 import { artifactReads, artifactsIndex } from './artifacts-reads.js';
@@ -224,7 +225,7 @@ export const contactsList = read({
   name: 'contacts.list',
   scope: 'org.read',
   summary:
-    "Customers and suppliers, in name order (case and accents folded), each with email, ABN, isCustomer, isSupplier, bank (BSB, account number masked to its last 3 digits, account name; from the most recently approved bill) and balances: receivableCents and openInvoices (what is still owed on its sent invoices, as books.invoices' outstandingCents), payableCents and openBills (what is still to pay on its approved bills, as books.bills' outstandingCents once a bill is posted; bills awaiting approval are not owed yet, except bills carried in by books.openingBalances and held, which the conversion posted). Filters: kind (customer | supplier), q (1–100 characters, matched anywhere in the name, case and accents folded). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
+    "Customers and suppliers, in name order (case and accents folded), each with email, ABN, isCustomer, isSupplier, bank (BSB, account number masked to its last 3 digits, account name; from the most recently approved bill) and balances: receivableCents and openInvoices (what is still owed on its sent invoices, as books.invoices' outstandingCents), payableCents and openBills (what is still to pay on its approved bills, as books.bills' outstandingCents once a bill is posted; bills awaiting approval are not owed yet, except bills carried in by books.openingBalances and held, which the conversion posted), customerCreditCents and supplierCreditCents (what is left of its credits) and credits (its open credits, oldest first, at most 20: the creditId books.creditAllocate and books.creditRefund take). Filters: kind (customer | supplier), q (1–100 characters, matched anywhere in the name, case and accents folded). Page with cursor (the nextCursor of the previous page) and limit (1–200, default 50).",
   brief: 'Contacts by name: email, ABN, masked bank details, receivableCents, payableCents.',
   query: z.strictObject({
     kind: contactKind.optional().describe('Contact kind'),
@@ -239,6 +240,19 @@ export const contactsList = read({
         openInvoices: int(),
         payableCents: int(),
         openBills: int(),
+        customerCreditCents: int(),
+        supplierCreditCents: int(),
+        credits: z.array(
+          z.object({
+            id: z.string(),
+            side: creditSide,
+            source: creditSource,
+            documentId: z.string().nullable(),
+            date: z.string(),
+            amountCents: int(),
+            remainingCents: int(),
+          }),
+        ),
       }),
     ),
     nextCursor: z.string().nullable(),

@@ -20,7 +20,7 @@ export const invoiceRecordPayment = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    'Record money received against a sent or part_paid invoice, in full or in part: posts Dr bank (accountCode: any of books.bankAccounts, default 1000) / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents. The same non-empty reference again on the same invoice with the same amount and date is a no-op; with another amount or date it is CONFLICT.',
+    'Record money received against a sent or part_paid invoice, in full or in part: posts Dr bank (accountCode: any of books.bankAccounts, default 1000) / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents, unless excess is credit: then the invoice is paid and the rest is kept as a customer credit (creditId; Cr 1100 under it; see books.creditAllocate). The same non-empty reference again on the same invoice with the same amount and date is a no-op; with another amount or date it is CONFLICT.',
   brief: 'Record a customer payment not on a bank feed (else books.matchAccept): posts Dr bank / Cr 1100.',
   params: z.strictObject({
     id: id().describe('Invoice id'),
@@ -29,8 +29,10 @@ export const invoiceRecordPayment = method({
     reference: reference().optional().describe('Reference'),
     /** The bank account that received it (books.bankAccounts), default 1000. */
     accountCode: accountCode().optional().describe('Default 1000'),
+    /** What to do with an amount above what is outstanding: keep it as a customer credit. */
+    excess: z.enum(['credit']).optional().describe('Overpayment: credit'),
   }),
-  extendedParams: ['accountCode'],
+  extendedParams: ['accountCode', 'excess'],
   result: z.object({
     id: z.string(),
     paymentId: z.string(),
@@ -41,6 +43,9 @@ export const invoiceRecordPayment = method({
     outstandingCents: z.number().int(),
     journalId: z.string(),
     ledgerId: z.string(),
+    /** The customer credit made of an overpayment (excess 'credit'), and its amount. */
+    creditId: z.string().optional(),
+    creditCents: z.number().int().optional(),
     noop: z.boolean().optional(),
   }),
 });
@@ -50,12 +55,12 @@ export const invoiceCreditNote = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    "Credit part or all of a sent or part_paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is outstanding and what is left to credit of that tax code on the invoice. taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op. issueDate dates the adjustment note and its posting (default today; not in the future, not on or before the lock date, not before the invoice's issue date). When the invoice has a payeeEmail, the adjustment note (a PDF: the original invoice number, amount and GST) is emailed to it.",
+    "Credit part or all of a sent, part_paid or paid invoice (an adjustment note, dated today). amountCents is GST-inclusive and at most what is left to credit of that tax code on the invoice; the part beyond what is outstanding becomes a customer credit (creditId, its own journal; books.creditAllocate, books.creditRefund). taxCode defaults to the invoice's dominant code (largest amount). Posts Dr the revenue account (net; tags negative) / Dr 2100 GST collected / Cr 1100 Accounts receivable. When nothing is left outstanding the invoice becomes credited, or paid if a payment was received. The same amount, tax code and reason again on the same invoice is a no-op. issueDate dates the adjustment note and its posting (default today; not in the future, not on or before the lock date, not before the invoice's issue date). When the invoice has a payeeEmail, the adjustment note (a PDF: the original invoice number, amount and GST) is emailed to it.",
   extendedParams: ['issueDate'],
   brief: 'Credit a sent invoice (discount, refund, return): posts Dr revenue + 2100 / Cr 1100; emails the note.',
   params: z.strictObject({
     id: id().describe('Invoice id'),
-    amountCents: cents().describe('GST-incl.; max outstanding'),
+    amountCents: cents().describe('GST-incl.'),
     reason: reason().describe('Why credited'),
     taxCode: saleTaxCode().optional().describe('Default: largest'),
     issueDate: issueDate().optional().describe('Default today'),
@@ -73,6 +78,9 @@ export const invoiceCreditNote = method({
     outstandingCents: z.number().int(),
     journalId: z.string(),
     ledgerId: z.string(),
+    /** The customer credit made of the part beyond what was outstanding (its journal is the note's second), and its amount. */
+    creditId: z.string().nullable().optional(),
+    creditCents: z.number().int().optional(),
     noop: z.boolean().optional(),
   }),
 });
@@ -82,7 +90,7 @@ export const invoiceVoid = method({
   scope: 'books.write',
   kind: 'write',
   summary:
-    'Void an invoice. A draft is voided with no posting; a sent invoice with no payments or credit notes is voided with a journal dated today that reverses its issue posting. Anything else is CONFLICT naming why (credit it instead). Voiding a void invoice is a no-op.',
+    'Void an invoice. A draft is voided with no posting; a sent invoice with no payments or credit notes is voided with a journal dated today that reverses its issue posting (not one that sold an asset: CONFLICT). Anything else is CONFLICT naming why (credit it instead). Voiding a void invoice is a no-op.',
   brief: 'Cancel an invoice raised in error (draft, or sent without payments or credits); else books.invoiceCreditNote.',
   params: z.strictObject({ id: id().describe('Invoice id'), reason: reason().describe('Why voided') }),
   result: invoice.extend({ voidReason: z.string().nullable(), voidJournalId: z.string().nullable() }),

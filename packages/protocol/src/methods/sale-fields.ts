@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limits } from '../limits.js';
 import { accountCode } from './aba-fields.js';
-import { cents, multilineText } from './fields.js';
+import { cents, id, multilineText } from './fields.js';
 
 /** Sale tax codes an invoice line or a credit note may carry (the ATO's GST treatments; BAS G1–G4). */
 export const SALE_CODES = ['GST', 'EXPORT', 'GST_FREE', 'INPUT_TAXED', 'BAS_EXCLUDED'] as const;
@@ -18,6 +18,8 @@ export const invoiceLineInput = z.strictObject({
   taxCode: saleTaxCode().optional().describe('Default: taxCode'),
   /** A revenue account of the chart (default 4000 Sales); checked by the server. */
   accountCode: accountCode().optional().describe('Default 4000'),
+  /** A fixed asset sold by this line: disposed of when the invoice is sent (no accountCode with it). */
+  assetId: id().optional().describe('Asset sold; disposed when sent'),
 });
 
 export const invoiceLine = z.object({
@@ -27,4 +29,6 @@ export const invoiceLine = z.object({
   accountCode: z.string(),
   /** This line's share of the invoice's GST; the shares sum to gstCents. */
   gstCents: z.number().int(),
+  /** The fixed asset the line sells (its accountCode is then 4300, where a credit note on it goes). */
+  assetId: z.string().optional(),
 });

@@ -7,6 +7,8 @@ import { registerOrgConsole } from './org-pages.js';
 import { registerOwnerConsole } from './owner-pages.js';
 import { registerFilesConsole } from './files-pages.js';
 import { registerBankAccountsConsole } from './bank-accounts-pages.js';
+import { registerChartConsole } from './chart-pages.js';
+import { registerOwnerLedger } from './owner-ledger.js';
 import { registerOAuthConsole } from './oauth-pages.js';
 
 export type { ConsoleOptions } from './console-http.js';
@@ -28,10 +30,14 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerOrgConsole(app, options);
   // The owner's read-only view of the books.
   registerOwnerConsole(app, options);
+  // An account's general ledger, linked from the reports.
+  registerOwnerLedger(app, options);
   // Payment and lodgement files.
   registerFilesConsole(app, options);
   // Bank, credit-card and loan accounts.
   registerBankAccountsConsole(app, options);
+  // The chart of accounts: everyone reads, owners change.
+  registerChartConsole(app, options);
   // The consent step of remote MCP connectors (OAuth; docs/console.md).
   registerOAuthConsole(app, options);
 }

@@ -72,6 +72,8 @@ export type NavKey =
   | 'agents'
   | 'books'
   | 'bank'
+  // The chart of accounts (chart-pages.ts):
+  | 'chart'
   // Payment and lodgement files:
   | 'files';
 
@@ -85,6 +87,8 @@ function nav(current: NavKey | null, session: HumanSession): Html {
     // Payment and lodgement files (human/files-pages.ts).
     ['files', '/console/files', 'Files'],
     ['bank', '/console/bank-accounts', 'Bank accounts'],
+    // Everyone reads the chart; owners change it (chart-pages.ts).
+    ['chart', '/console/accounts', 'Chart of accounts'],
   ];
   // The owner's read-only view of the books (owner-pages.ts).
   if (mayViewBooks(session.role)) items.push(['books', '/console/books', 'Books']);

@@ -15,6 +15,7 @@ import { RECEIVABLES_ACCOUNT } from '../domain/receivables/ledger-api.js';
 import { runReport } from '../domain/reports/reports.js';
 import { basFigures, type Figures } from '../domain/tax/figures.js';
 import { loadProfile } from '../org/profile.js';
+import { moreReports } from './owner-reports-more.js';
 import type { Principal } from '../principal.js';
 import { placeholders } from '../storage/sql.js';
 import type { Database, Queryable } from '../storage/types.js';
@@ -264,24 +265,33 @@ export async function ownerReports(db: Database, s: HumanSession, query: Query) 
   const from = queryField(query, 'from') ?? yearStartOf(today, profile.financialYearStartMonth);
   const to = queryField(query, 'to') ?? today;
   const period = { from, to };
-  const pl = parsedOr400(booksReads.reports.params, { type: 'profit_and_loss', from, to });
-  const bs = parsedOr400(booksReads.reports.params, { type: 'balance_sheet', asOf: to });
+  // The comparison the picker chose ("none" or empty: none), checked by the same schema.
+  const chosen = queryField(query, 'compare');
+  const compare = chosen === 'none' ? undefined : chosen;
+  const pl = parsedOr400(booksReads.reports.params, { type: 'profit_and_loss', from, to, ...optional('compare', compare) });
+  const bs = parsedOr400(booksReads.reports.params, { type: 'balance_sheet', asOf: to, ...optional('compare', compare) });
   const ctx = readContextOf(db, s);
   const profitAndLoss = await runReport(pl, ctx);
   const balanceSheet = await runReport(bs, ctx);
   const payroll = await runReport(parsedOr400(booksReads.reports.params, { type: 'payroll_activity', from, to }), ctx);
   const leave = await runReport(parsedOr400(booksReads.reports.params, { type: 'leave_balances', asOf: to }), ctx);
+  // Cash flow and budget against actual for the same period (owner-reports-more.ts).
+  const more = await moreReports(ctx, from, to);
   const basis = profile.gstBasis;
   const bas: Figures = await basFigures(db.reader, s.orgId, from, to, basis);
   return {
     period,
-    profitAndLoss: profitAndLoss as Extract<typeof profitAndLoss, { type: 'profit_and_loss' }>,
-    balanceSheet: balanceSheet as Extract<typeof balanceSheet, { type: 'balance_sheet' }>,
+    compare: pl.compare ?? null,
+    // The declared results: with compare, every line carries its comparison and difference.
+    profitAndLoss: profitAndLoss as z.infer<typeof booksReads.profitAndLoss>,
+    balanceSheet: balanceSheet as z.infer<typeof booksReads.balanceSheet>,
     payroll: payroll as Extract<typeof payroll, { type: 'payroll_activity' }>,
     leave: leave as Extract<typeof leave, { type: 'leave_balances' }>,
     bas,
     basis,
     gstRegistered: profile.gstRegistered,
+    cashFlow: more.cashFlow,
+    budget: more.budget,
   };
 }
 

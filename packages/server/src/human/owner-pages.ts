@@ -74,7 +74,7 @@ export function registerOwnerConsole(app: FastifyInstance, o: ConsoleOptions): v
       requireBooksViewer(s);
       try {
         const r = await ownerReports(o.db, s, query(req));
-        const form = { from: r.period.from, to: r.period.to, error: null };
+        const form = { from: r.period.from, to: r.period.to, compare: r.compare ?? '', error: null };
         return render(o, reply, s, { status: 200, title: 'Reports', body: reportsBody(form, r), current: 'books' });
       } catch (error) {
         // A mistyped period re-shows the picker with the message and what was typed.
@@ -83,7 +83,7 @@ export function registerOwnerConsole(app: FastifyInstance, o: ConsoleOptions): v
           const v = (req.query as Record<string, unknown> | undefined)?.[name];
           return typeof v === 'string' ? v.slice(0, 40) : '';
         };
-        const form = { from: typed('from'), to: typed('to'), error: error.message };
+        const form = { from: typed('from'), to: typed('to'), compare: typed('compare'), error: error.message };
         return render(o, reply, s, { status: 400, title: 'Reports', body: reportsBody(form, null), current: 'books' });
       }
     }),

@@ -13,6 +13,7 @@ import type {
   ownerOverview,
   ownerReports,
 } from './owner-data.js';
+import { budgetSection, cashFlowSection } from './owner-reports-more.js';
 
 /**
  * The owner's read-only view of the books, as bodies for `page()`. Nothing
@@ -31,7 +32,7 @@ const TABS: readonly [BooksTab, string, string][] = [
   ['activity', '/console/books/activity', 'Activity'],
 ];
 
-function tabs(current: BooksTab | null): Html {
+export function tabs(current: BooksTab | null): Html {
   const items = TABS.map(([key, href, label]) =>
     key === current ? html`<li><a href="${href}" aria-current="page">${label}</a></li>` : html`<li><a href="${href}">${label}</a></li>`,
   );
@@ -43,14 +44,20 @@ const money = (cents: number): Html => html`<td class="num">${formatCents(cents)
 const date = (d: string | null): string => d ?? '—';
 
 /** A link to `path` with the given query (empty values dropped). */
-function href(path: string, query: Record<string, string | null | undefined>): string {
+export function href(path: string, query: Record<string, string | null | undefined>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
   const text = q.toString();
   return text === '' ? path : `${path}?${text}`;
 }
 
-function pager(path: string, keep: Record<string, string | null>, cursor: string | null, next: string | null, param = 'cursor'): Html {
+export function pager(
+  path: string,
+  keep: Record<string, string | null>,
+  cursor: string | null,
+  next: string | null,
+  param = 'cursor',
+): Html {
   const first = cursor ? html`<a href="${href(path, keep)}">First page</a>` : null;
   const more = next ? html`<a href="${href(path, { ...keep, [param]: next })}" rel="next">Next page</a>` : null;
   if (!first && !more) return html``;
@@ -316,7 +323,22 @@ ${pager('/console/books/bank', { account: v.account.code, status: v.status }, v.
 export interface PeriodForm {
   readonly from: string;
   readonly to: string;
+  /** The comparison chosen (books.reports' compare), '' for none. */
+  readonly compare?: string;
   readonly error: string | null;
+}
+
+/** The comparison choices of the period picker: books.reports' compare kinds, and none. */
+const COMPARE_CHOICES: readonly (readonly [string, string])[] = [
+  ['', 'None'],
+  ['previous_period', 'Previous period'],
+  ['previous_year', 'Same period last year'],
+];
+
+function compareOptions(current: string): Html[] {
+  return COMPARE_CHOICES.map(
+    ([value, label]) => html`<option value="${value}"${value === current ? raw(' selected') : null}>${label}</option>`,
+  );
 }
 
 function periodForm(f: PeriodForm): Html {
@@ -327,24 +349,68 @@ function periodForm(f: PeriodForm): Html {
   <input id="from" name="from" type="date" value="${f.from}" required>
   <label for="to">To</label>
   <input id="to" name="to" type="date" value="${f.to}" required>
+  <label for="compare">Compare with</label>
+  <select id="compare" name="compare">${compareOptions(f.compare ?? '')}</select>
   <button type="submit" class="secondary">Show</button>
 </form>`;
 }
 
+/**
+ * What a statement's rows need beyond their figures: whether books.reports compared them (two
+ * more columns: the comparison's figure and amount − comparison) and the period each account's
+ * general ledger link covers.
+ */
+interface StatementContext {
+  readonly compared: boolean;
+  readonly from: string;
+  readonly to: string;
+}
+
+interface StatementLine {
+  readonly code: string | null;
+  readonly name: string;
+  readonly amountCents: number;
+  readonly comparisonCents?: number | undefined;
+  readonly differenceCents?: number | undefined;
+}
+
+/** An account's general ledger detail for the period (owner-ledger.ts). */
+export const ledgerHref = (code: string, from: string, to: string): string =>
+  href('/console/books/ledger', { accountCode: code, from, to });
+
 function sectionRows(
   title: string,
-  s: { accounts: readonly { code: string | null; name: string; amountCents: number }[]; totalCents: number },
+  s: {
+    accounts: readonly StatementLine[];
+    totalCents: number;
+    comparisonTotalCents?: number | undefined;
+    differenceCents?: number | undefined;
+  },
   id: string,
+  c: StatementContext,
 ): Html {
   const rows = s.accounts.map(
     (a) =>
-      html`<tr><th scope="row">${a.code ? html`<span class="mono">${a.code}</span> ` : null}${a.name}</th>${money(a.amountCents)}</tr>`,
+      html`<tr><th scope="row">${
+        a.code ? html`<span class="mono">${a.code}</span> <a href="${ledgerHref(a.code, c.from, c.to)}">${a.name}</a>` : a.name
+      }</th>${money(a.amountCents)}${c.compared ? html`${money(a.comparisonCents ?? 0)}${money(a.differenceCents ?? 0)}` : null}</tr>`,
   );
+  const compared = c.compared
+    ? html`<td class="num" id="${id}-comparison">${formatCents(s.comparisonTotalCents ?? 0)}</td><td class="num" id="${id}-difference">${formatCents(
+        s.differenceCents ?? 0,
+      )}</td>`
+    : null;
   return html`<tbody>
-<tr class="group"><th scope="rowgroup" colspan="2">${title}</th></tr>
+<tr class="group"><th scope="rowgroup" colspan="${c.compared ? 4 : 2}">${title}</th></tr>
 ${rows}
-<tr class="total"><th scope="row">Total ${title.toLowerCase()}</th><td class="num" id="${id}">${formatCents(s.totalCents)}</td></tr>
+<tr class="total"><th scope="row">Total ${title.toLowerCase()}</th><td class="num" id="${id}">${formatCents(s.totalCents)}</td>${compared}</tr>
 </tbody>`;
+}
+
+/** The column heads of a compared statement: this period, the comparison, the difference. */
+function comparedHead(current: string, comparison: string): Html {
+  return html`<thead><tr><th scope="col">Account</th><th scope="col" class="num">${current}</th>
+<th scope="col" class="num">${comparison}</th><th scope="col" class="num">Difference</th></tr></thead>`;
 }
 
 /** What each BAS label is, in the ATO's words (shortened). */
@@ -469,29 +535,43 @@ ${periodForm(form)}`;
   }
   const pl = r.profitAndLoss;
   const bs = r.balanceSheet;
+  const plc = pl.comparison;
+  const bsc = bs.comparison;
+  const plCtx: StatementContext = { compared: plc !== undefined, from: r.period.from, to: r.period.to };
+  const bsCtx: StatementContext = { compared: bsc !== undefined, from: r.period.from, to: r.period.to };
+  const netCompared = plc
+    ? html`<td class="num" id="pl-net-comparison">${formatCents(plc.netProfitCents)}</td><td class="num" id="pl-net-difference">${formatCents(
+        plc.differenceCents,
+      )}</td>`
+    : null;
   return html`<h1>Reports</h1>
 ${tabs('reports')}
 ${periodForm(form)}
+<p class="hint">Each account name opens its general ledger for the period: every line posted to it with a running balance.</p>
 <section aria-labelledby="pl-title">
-<h2 id="pl-title">Profit and loss, ${pl.from} to ${pl.to}</h2>
+<h2 id="pl-title">Profit and loss, ${pl.from} to ${pl.to}${plc ? html`, compared with ${plc.from} to ${plc.to}` : null}</h2>
 <div class="table-wrap"><table class="narrow-table">
   <caption class="sr-only">Profit and loss</caption>
-  ${sectionRows('Revenue', pl.revenue, 'pl-revenue')}
-  ${sectionRows('Expenses', pl.expenses, 'pl-expenses')}
-  <tbody><tr class="total grand"><th scope="row">Net profit</th><td class="num" id="pl-net">${formatCents(pl.netProfitCents)}</td></tr></tbody>
+  ${plc ? comparedHead(`${pl.from} to ${pl.to}`, `${plc.from} to ${plc.to}`) : null}
+  ${sectionRows('Revenue', pl.revenue, 'pl-revenue', plCtx)}
+  ${sectionRows('Expenses', pl.expenses, 'pl-expenses', plCtx)}
+  <tbody><tr class="total grand"><th scope="row">Net profit</th><td class="num" id="pl-net">${formatCents(pl.netProfitCents)}</td>${netCompared}</tr></tbody>
 </table></div>
 </section>
 <section aria-labelledby="bs-title">
-<h2 id="bs-title">Balance sheet as at ${bs.asOf}</h2>
+<h2 id="bs-title">Balance sheet as at ${bs.asOf}${bsc ? html`, compared with ${bsc.asOf}` : null}</h2>
 <div class="table-wrap"><table class="narrow-table">
   <caption class="sr-only">Balance sheet</caption>
-  ${sectionRows('Assets', bs.assets, 'bs-assets')}
-  ${sectionRows('Liabilities', bs.liabilities, 'bs-liabilities')}
-  ${sectionRows('Equity', bs.equity, 'bs-equity')}
+  ${bsc ? comparedHead(`As at ${bs.asOf}`, `As at ${bsc.asOf}`) : null}
+  ${sectionRows('Assets', bs.assets, 'bs-assets', bsCtx)}
+  ${sectionRows('Liabilities', bs.liabilities, 'bs-liabilities', bsCtx)}
+  ${sectionRows('Equity', bs.equity, 'bs-equity', bsCtx)}
 </table></div>
 <p class="hint">Assets equal liabilities plus equity: ${bs.balanced ? 'balanced' : 'NOT balanced'}.</p>
 </section>
 ${basTable(r)}
 ${payrollTable(r)}
-${leaveTable(r)}`;
+${leaveTable(r)}
+${cashFlowSection(r.cashFlow)}
+${budgetSection(r.budget)}`;
 }

@@ -1,8 +1,9 @@
-import { booksReads, payables, receivables, TIER_SCOPES, type MethodSpec } from '@finance-desk/protocol';
+import { booksReads, budgets, payables, receivables, TIER_SCOPES, type MethodSpec } from '@finance-desk/protocol';
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { monthWindows } from '../domain/reports/budget-report.js';
 import { methodRegistry } from '../registry.js';
 import type { Principal } from '../principal.js';
 import type { Database } from '../storage/types.js';
@@ -129,6 +130,42 @@ export function reportRows(report: unknown): { columns: string[]; rows: Record<s
   return { columns: [...columns], rows };
 }
 
+/**
+ * budget_vs_actual over the export's period widened to whole months (budgets are monthly), read
+ * in periods of at most the report's months; every row carries the from and to of its period.
+ */
+async function budgetCsv(options: ExportOptions, ctx: { db: Database; principal: Principal }): Promise<CsvFile> {
+  const columns = new Set<string>(['from', 'to']);
+  const rows: Record<string, unknown>[] = [];
+  for (const period of monthWindows(options.from, options.to, budgets.BUDGET_REPORT_MONTHS_MAX)) {
+    const flat = reportRows(await run(booksReads.reports, { type: 'budget_vs_actual', ...period }, ctx));
+    for (const c of flat.columns) columns.add(c);
+    for (const row of flat.rows) rows.push({ ...period, ...row });
+  }
+  const csv = new CsvFile(join(options.dir, 'budget_vs_actual.csv'), [...columns]);
+  for (const row of rows) await csv.write(row);
+  return csv;
+}
+
+/**
+ * depreciation_schedule for each income year (1 July to 30 June) the export's period touches;
+ * every row carries its year's from and to.
+ */
+async function depreciationCsv(options: ExportOptions, ctx: { db: Database; principal: Principal }): Promise<CsvFile> {
+  const columns = new Set<string>(['from', 'to']);
+  const rows: Record<string, unknown>[] = [];
+  const yearOf = (date: string) => Number(date.slice(0, 4)) - (date.slice(5, 7) >= '07' ? 0 : 1);
+  for (let y = yearOf(options.from); y <= yearOf(options.to); y += 1) {
+    const period = { from: `${y}-07-01`, to: `${y + 1}-06-30` };
+    const flat = reportRows(await run(booksReads.reports, { type: 'depreciation_schedule', ...period }, ctx));
+    for (const c of flat.columns) columns.add(c);
+    for (const row of flat.rows) rows.push({ ...period, ...row });
+  }
+  const csv = new CsvFile(join(options.dir, 'depreciation_schedule.csv'), [...columns]);
+  for (const row of rows) await csv.write(row);
+  return csv;
+}
+
 export async function exportOrganisation(db: Database, options: ExportOptions): Promise<ExportReport> {
   if (existsSync(options.dir) && readdirSync(options.dir).length > 0) {
     throw new Error(`--dir: ${options.dir} is not empty; choose a new or empty directory`);
@@ -174,6 +211,14 @@ export async function exportOrganisation(db: Database, options: ExportOptions): 
   for (const type of booksReads.REPORT_TYPES) {
     // Per account, not one report: account_transactions.csv below.
     if (type === 'account_transactions') continue;
+    if (type === 'budget_vs_actual') {
+      await done(await budgetCsv(options, ctx));
+      continue;
+    }
+    if (type === 'depreciation_schedule') {
+      await done(await depreciationCsv(options, ctx));
+      continue;
+    }
     const params = booksReads.AS_OF_REPORTS.includes(type) ? { type, asOf: options.to } : { type, from: options.from, to: options.to };
     const { columns, rows } = reportRows(await run(booksReads.reports, params, ctx));
     const csv = new CsvFile(join(options.dir, `${type}.csv`), columns);

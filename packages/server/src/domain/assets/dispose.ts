@@ -1,6 +1,6 @@
 import { events, gstOfInclusive, TAX_CODES, type assets } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { badRequest, conflict, invariant } from '../../errors.js';
+import { badRequest, conflict, DomainError, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { daysInclusive, depreciationCents, periodStart } from './depreciation.js';
@@ -37,15 +37,26 @@ function disposalResult(row: AssetRow) {
   };
 }
 
-function checkDate(row: AssetRow, date: string, today: string): void {
-  if (date > today) throw badRequest(`date: ${date} is in the future (today is ${today})`);
-  if (date < row.start_date) throw badRequest(`date: ${date} is before asset ${row.id} started (${row.start_date})`);
+/** A disposal's date against the asset and today; `field` names the date (an invoice's issue date). */
+export function checkDisposalDate(row: AssetRow, date: string, today: string, field = 'date'): void {
+  if (date > today) throw badRequest(`${field}: ${date} is in the future (today is ${today})`);
+  if (date < row.start_date) throw badRequest(`${field}: ${date} is before asset ${row.id} started (${row.start_date})`);
   if (row.depreciated_to !== null && date < row.depreciated_to) {
-    throw conflict(`asset ${row.id} is depreciated to ${row.depreciated_to}; a disposal cannot be dated before that`);
+    throw new DomainError('CONFLICT', `asset ${row.id} is depreciated to ${row.depreciated_to}; a disposal cannot be dated before that`, {
+      field,
+    });
   }
 }
 
-interface Disposal {
+/** What the asset is sold for: GST-inclusive proceeds, the sale's tax code and its GST. */
+export interface Sale {
+  readonly date: string;
+  readonly proceedsCents: number;
+  readonly taxCode: keyof typeof TAX_CODES;
+  readonly gstCents: number;
+}
+
+export interface Disposal {
   readonly depreciationCents: number;
   readonly accumulatedCents: number;
   readonly gstCents: number;
@@ -54,7 +65,7 @@ interface Disposal {
   readonly taxCode: keyof typeof TAX_CODES;
 }
 
-function figures(row: AssetRow, p: Params): Disposal & { from: string; days: number } {
+export function disposalFigures(row: AssetRow, p: Sale): Disposal & { from: string; days: number } {
   const from = periodStart(row.start_date, row.depreciated_to);
   const days = daysInclusive(from, p.date);
   const dep = depreciationCents({
@@ -64,8 +75,7 @@ function figures(row: AssetRow, p: Params): Disposal & { from: string; days: num
     accumulatedCents: row.accumulated_cents,
     days,
   });
-  const taxCode = p.taxCode ?? 'GST';
-  const gstCents = TAX_CODES[taxCode].gst ? gstOfInclusive(p.proceedsCents) : 0;
+  const { taxCode, gstCents } = p;
   const accumulatedCents = row.accumulated_cents + dep;
   const difference = p.proceedsCents - gstCents - (row.cost_cents - accumulatedCents);
   return {
@@ -80,12 +90,31 @@ function figures(row: AssetRow, p: Params): Disposal & { from: string; days: num
   };
 }
 
-function disposalLines(row: AssetRow, d: Disposal, proceedsCents: number): PostingLine[] {
+/**
+ * The asset leaves the books: depreciation to the date, then Dr 1510 all of it / Cr 1500 its cost;
+ * then (gainLossLines) the gain (Cr 4300) or loss (Dr 7100). The proceeds and their GST are the
+ * caller's lines, between the two.
+ */
+export function assetLeavesLines(row: AssetRow, d: Disposal): PostingLine[] {
   const description = `Disposal: ${row.name} (${row.id})`;
   return [
     ...depreciationLines(row, d.depreciationCents, 'Depreciation to disposal'),
     { account: { key: 'accumulated_depreciation' }, debitCents: d.accumulatedCents, description, docId: row.id },
     { account: { key: 'fixed_assets' }, creditCents: row.cost_cents, description, docId: row.id },
+  ];
+}
+
+export function gainLossLines(row: AssetRow, d: Disposal): PostingLine[] {
+  const description = `Disposal: ${row.name} (${row.id})`;
+  return [
+    { account: { key: 'asset_disposal_gain' }, creditCents: d.gainCents, description },
+    { account: { key: 'asset_disposal_loss' }, debitCents: d.lossCents, description },
+  ];
+}
+
+function disposalLines(row: AssetRow, d: Disposal, proceedsCents: number): PostingLine[] {
+  return [
+    ...assetLeavesLines(row, d),
     {
       account: { key: 'bank' },
       debitCents: proceedsCents,
@@ -93,8 +122,7 @@ function disposalLines(row: AssetRow, d: Disposal, proceedsCents: number): Posti
       ...(proceedsCents > 0 ? { taxCode: d.taxCode, taxBaseCents: proceedsCents, gstCents: d.gstCents } : {}),
     },
     { account: { key: 'gst_collected' }, creditCents: d.gstCents, description: `GST on disposal of ${row.id}` },
-    { account: { key: 'asset_disposal_gain' }, creditCents: d.gainCents, description },
-    { account: { key: 'asset_disposal_loss' }, debitCents: d.lossCents, description },
+    ...gainLossLines(row, d),
   ];
 }
 
@@ -106,8 +134,15 @@ export async function assetDispose(p: Params, uow: Uow) {
       `asset ${row.id} is pending: register it with books.assetRegister (name, effective life, method) before disposing of it`,
     );
   }
-  checkDate(row, p.date, uow.today);
-  const d = figures(row, p);
+  checkDisposalDate(row, p.date, uow.today);
+  const taxCode = p.taxCode ?? 'GST';
+  const sale: Sale = {
+    date: p.date,
+    proceedsCents: p.proceedsCents,
+    taxCode,
+    gstCents: TAX_CODES[taxCode].gst ? gstOfInclusive(p.proceedsCents) : 0,
+  };
+  const d = disposalFigures(row, sale);
   const journalId = newJournalId();
   await postJournal(uow, {
     id: journalId,
@@ -130,52 +165,65 @@ export async function assetDispose(p: Params, uow: Uow) {
       journalId,
     },
   });
+  return disposalResult(await recordDisposal(uow, row, d, sale, { journalId, ledgerId: event.ledgerId, invoiceId: null }));
+}
+
+/** After the act's event: the depreciation to the date, and the asset disposed of (exactly once). */
+export async function recordDisposal(
+  uow: Uow,
+  row: AssetRow,
+  d: Disposal & { from: string; days: number },
+  sale: Sale,
+  by: { readonly journalId: string; readonly ledgerId: string; readonly invoiceId: string | null },
+): Promise<AssetRow> {
   if (d.depreciationCents > 0) {
     await recordDepreciation(uow, {
       assetId: row.id,
-      date: p.date,
+      date: sale.date,
       runId: null,
       from: d.from,
       days: d.days,
       amountCents: d.depreciationCents,
-      journalId,
+      journalId: by.journalId,
     });
   }
   const next: AssetRow = {
     ...row,
     status: 'disposed',
     accumulated_cents: d.accumulatedCents,
-    depreciated_to: p.date,
-    closed_on: p.date,
-    proceeds_cents: p.proceedsCents,
+    depreciated_to: sale.date,
+    closed_on: sale.date,
+    proceeds_cents: sale.proceedsCents,
     tax_code: d.taxCode,
     gst_cents: d.gstCents,
     depreciation_cents: d.depreciationCents,
     gain_cents: d.gainCents,
     loss_cents: d.lossCents,
-    disposal_journal_id: journalId,
-    ledger_id: event.ledgerId,
+    disposal_journal_id: by.journalId,
+    disposal_invoice_id: by.invoiceId,
+    ledger_id: by.ledgerId,
   };
   const moved = await uow.tx.run(
     `UPDATE assets SET status = 'disposed', accumulated_cents = ?, depreciated_to = ?, closed_on = ?, proceeds_cents = ?,
        tax_code = ?, gst_cents = ?, depreciation_cents = ?, gain_cents = ?, loss_cents = ?, disposal_journal_id = ?,
-       ledger_id = ? WHERE org_id = ? AND id = ? AND status = 'active'`,
+       disposal_invoice_id = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND status = 'active'`,
     [
       next.accumulated_cents,
-      p.date,
-      p.date,
-      p.proceedsCents,
+      sale.date,
+      sale.date,
+      sale.proceedsCents,
       d.taxCode,
       d.gstCents,
       d.depreciationCents,
       d.gainCents,
       d.lossCents,
-      journalId,
-      event.ledgerId,
+      by.journalId,
+      by.invoiceId,
+      by.ledgerId,
       uow.orgId,
       row.id,
     ],
   );
   invariant(moved.changes === 1, `asset ${row.id} is disposed of exactly once`);
-  return disposalResult(next);
+  return next;
 }

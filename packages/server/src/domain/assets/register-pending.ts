@@ -28,12 +28,14 @@ export async function assetRegister(p: Params, uow: Uow) {
       method: p.method,
       startDate: row.start_date,
       costCents: row.cost_cents,
+      ...(p.taxTreatment !== undefined ? { taxTreatment: p.taxTreatment } : {}),
     },
   });
+  const taxTreatment = p.taxTreatment ?? 'same_as_book';
   const moved = await uow.tx.run(
-    `UPDATE assets SET status = 'active', name = ?, method = ?, life_years = ?, ledger_id = ?
+    `UPDATE assets SET status = 'active', name = ?, method = ?, life_years = ?, tax_treatment = ?, ledger_id = ?
      WHERE org_id = ? AND id = ? AND status = 'pending'`,
-    [p.name, p.method, p.effectiveLifeYears, event.ledgerId, uow.orgId, row.id],
+    [p.name, p.method, p.effectiveLifeYears, taxTreatment, event.ledgerId, uow.orgId, row.id],
   );
   invariant(moved.changes === 1, `asset ${row.id} is registered exactly once`);
   const next = {
@@ -42,6 +44,7 @@ export async function assetRegister(p: Params, uow: Uow) {
     name: p.name,
     method: p.method,
     life_years: p.effectiveLifeYears,
+    tax_treatment: taxTreatment,
     ledger_id: event.ledgerId,
   };
   return assetEntry(next, 0, uow.today);

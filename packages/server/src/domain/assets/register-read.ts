@@ -33,6 +33,8 @@ export function assetEntry(r: AssetRow, accumulated: number, asOf: string) {
     accumulatedDepreciationCents: accumulated,
     bookValueCents: disposed ? 0 : r.cost_cents - accumulated,
     status,
+    taxTreatment: r.tax_treatment,
+    acquiredDate: r.acquired_on ?? r.start_date,
     source: { kind: r.source_kind, id: r.source_id, lineNo: r.source_line_no, journalId: r.journal_id },
     disposal:
       disposed && r.closed_on !== null && r.disposal_journal_id !== null
@@ -44,6 +46,7 @@ export function assetEntry(r: AssetRow, accumulated: number, asOf: string) {
             gainCents: r.gain_cents ?? 0,
             lossCents: r.loss_cents ?? 0,
             journalId: r.disposal_journal_id,
+            ...(r.disposal_invoice_id !== null ? { invoiceId: r.disposal_invoice_id } : {}),
           }
         : null,
     ledgerId: r.ledger_id,

@@ -1,4 +1,4 @@
-import { FIXED_ASSET_ACCOUNT, type AssetMethod } from '@finance-desk/protocol';
+import { FIXED_ASSET_ACCOUNT, type AssetMethod, type TaxTreatment } from '@finance-desk/protocol';
 import { conflict } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
@@ -19,6 +19,8 @@ export interface AssetDetails {
   readonly name: string;
   readonly effectiveLifeYears: number;
   readonly method: AssetMethod;
+  /** Default same_as_book. */
+  readonly taxTreatment?: TaxTreatment | undefined;
 }
 
 /** A 1500 line about to be posted: the asset it registers (pending, named by its line, without details). */
@@ -81,14 +83,10 @@ export async function saveAssetDetails(
 ): Promise<void> {
   for (const [i, l] of lines.entries()) {
     if (l.asset === undefined) continue;
-    await uow.tx.later('INSERT INTO asset_details (org_id, source_id, line_no, name, method, life_years) VALUES (?, ?, ?, ?, ?, ?)', [
-      uow.orgId,
-      sourceId,
-      i + 1,
-      l.asset.name,
-      l.asset.method,
-      l.asset.effectiveLifeYears,
-    ]);
+    await uow.tx.later(
+      'INSERT INTO asset_details (org_id, source_id, line_no, name, method, life_years, tax_treatment) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [uow.orgId, sourceId, i + 1, l.asset.name, l.asset.method, l.asset.effectiveLifeYears, l.asset.taxTreatment ?? null],
+    );
   }
 }
 
@@ -112,10 +110,13 @@ export async function plannedBillAssets(
   billId: string,
   lines: readonly { readonly accountCode: string; readonly amountCents: number; readonly gstCents: number; readonly description: string }[],
 ): Promise<PlannedAsset[]> {
-  const rows = await uow.tx.all<{ line_no: number; name: string; method: AssetMethod; life_years: number }>(
-    'SELECT line_no, name, method, life_years FROM asset_details WHERE org_id = ? AND source_id = ?',
-    [uow.orgId, billId],
-  );
+  const rows = await uow.tx.all<{
+    line_no: number;
+    name: string;
+    method: AssetMethod;
+    life_years: number;
+    tax_treatment: TaxTreatment | null;
+  }>('SELECT line_no, name, method, life_years, tax_treatment FROM asset_details WHERE org_id = ? AND source_id = ?', [uow.orgId, billId]);
   const byLine = new Map(rows.map((r) => [Number(r.line_no), r]));
   const out: PlannedAsset[] = [];
   for (const [i, l] of lines.entries()) {
@@ -125,7 +126,9 @@ export async function plannedBillAssets(
       id: newId('ast'),
       lineNo: i + 1,
       costCents: l.amountCents - l.gstCents,
-      details: d ? { name: d.name, method: d.method, effectiveLifeYears: Number(d.life_years) } : { pendingName: l.description },
+      details: d
+        ? { name: d.name, method: d.method, effectiveLifeYears: Number(d.life_years), taxTreatment: d.tax_treatment ?? undefined }
+        : { pendingName: l.description },
     });
   }
   return out;
@@ -156,10 +159,11 @@ export async function registerAssets(
       'pendingName' in d
         ? [d.pendingName, PENDING_METHOD, PENDING_LIFE_YEARS, 'pending']
         : [d.name, d.method, d.effectiveLifeYears, 'active'];
+    const treatment = 'pendingName' in d ? 'same_as_book' : (d.taxTreatment ?? 'same_as_book');
     await uow.tx.run(
       `INSERT INTO assets (org_id, id, name, method, life_years, start_date, cost_cents, source_kind, source_id,
-         source_line_no, journal_id, status, accumulated_cents, ledger_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+         source_line_no, journal_id, status, accumulated_cents, ledger_id, created_at, tax_treatment)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
       [
         uow.orgId,
         a.id,
@@ -175,6 +179,7 @@ export async function registerAssets(
         status,
         source.ledgerId,
         uow.now,
+        treatment,
       ],
     );
   }

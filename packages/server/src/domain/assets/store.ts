@@ -1,4 +1,4 @@
-import type { AssetMethod } from '@finance-desk/protocol';
+import type { AssetMethod, TaxTreatment } from '@finance-desk/protocol';
 import { notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
@@ -11,7 +11,7 @@ export interface AssetRow {
   life_years: number;
   start_date: string;
   cost_cents: number;
-  source_kind: 'bill' | 'journal';
+  source_kind: 'bill' | 'journal' | 'expense_claim' | 'opening_balances';
   source_id: string;
   source_line_no: number;
   journal_id: string;
@@ -28,12 +28,20 @@ export interface AssetRow {
   loss_cents: number | null;
   disposal_journal_id: string | null;
   ledger_id: string;
+  /** Migration 50: how the tax schedule deducts it. */
+  tax_treatment: TaxTreatment;
+  /** First used, when before start_date (an asset carried in at conversion); NULL: start_date. */
+  acquired_on: string | null;
+  /** The depreciation the old books took, carried in at conversion (its first 1510 amount). */
+  opening_accumulated_cents: number;
+  /** The invoice that sold it (an invoice line's assetId). */
+  disposal_invoice_id: string | null;
 }
 
 export const ASSET_COLUMNS =
   'id, name, method, life_years, start_date, cost_cents, source_kind, source_id, source_line_no, journal_id, ' +
   'status, accumulated_cents, depreciated_to, closed_on, proceeds_cents, tax_code, gst_cents, depreciation_cents, ' +
-  'gain_cents, loss_cents, disposal_journal_id, ledger_id';
+  'gain_cents, loss_cents, disposal_journal_id, ledger_id, tax_treatment, acquired_on, opening_accumulated_cents, disposal_invoice_id';
 
 /** BIGINT columns arrive as numbers or strings depending on the engine: numbers here, once. */
 export function decodeAsset(r: AssetRow): AssetRow {
@@ -49,6 +57,7 @@ export function decodeAsset(r: AssetRow): AssetRow {
     depreciation_cents: n(r.depreciation_cents),
     gain_cents: n(r.gain_cents),
     loss_cents: n(r.loss_cents),
+    opening_accumulated_cents: Number(r.opening_accumulated_cents),
   };
 }
 

@@ -10,6 +10,7 @@ import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
 import { CONTACT_COLUMNS, toContact, type ContactRow } from './contacts.js';
+import { creditsOfContacts, type ContactCredits } from '../credits/ledger.js';
 import { placeholders } from '../../storage/sql.js';
 
 /**
@@ -123,10 +124,10 @@ export async function listContacts(p: Query, ctx: ReadContext) {
   return ctx.db.read(async (q) => {
     const { rows, nextCursor } = await pageOfContacts(q, orgId, p);
     const ids = rows.map((r) => r.id);
-    const [owedToUs, owedByUs] =
+    const [owedToUs, owedByUs, credits] =
       ids.length === 0
-        ? [new Map<string, Balance>(), new Map<string, Balance>()]
-        : await Promise.all([receivables(q, orgId, ids), payables(q, orgId, ids)]);
+        ? [new Map<string, Balance>(), new Map<string, Balance>(), new Map<string, ContactCredits>()]
+        : await Promise.all([receivables(q, orgId, ids), payables(q, orgId, ids), creditsOfContacts(q, orgId, ids)]);
     const contacts = rows.map((r) => {
       const rec = owedToUs.get(r.id);
       const pay = owedByUs.get(r.id);
@@ -136,6 +137,10 @@ export async function listContacts(p: Query, ctx: ReadContext) {
         openInvoices: rec?.count ?? 0,
         payableCents: pay?.cents ?? 0,
         openBills: pay?.count ?? 0,
+        // What is left of its credits (the ledger under each credit's id), and the open ones.
+        customerCreditCents: credits.get(r.id)?.customerCents ?? 0,
+        supplierCreditCents: credits.get(r.id)?.supplierCents ?? 0,
+        credits: credits.get(r.id)?.open ?? [],
       };
     });
     return { contacts, nextCursor };

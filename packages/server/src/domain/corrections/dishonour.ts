@@ -4,6 +4,7 @@ import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { outstandingOn } from '../receivables/ledger-api.js';
+import { creditFromSource, remainingOne } from '../credits/ledger.js';
 import { correctionDate, mirrorOf, reopenInvoice } from './common.js';
 
 /**
@@ -93,6 +94,13 @@ export async function invoicePaymentDishonour(p: Params, uow: Uow) {
     );
   }
   if (invoice.status === 'void') throw conflict(`invoice ${invoice.id} is void; its payments cannot be dishonoured`);
+  // An overpayment's credit is in the payment's journal, so the mirror takes it back too: only while none of it was used.
+  const credit = await creditFromSource(uow.tx, uow.orgId, pay.id);
+  if (credit && (await remainingOne(uow.tx, uow.orgId, credit)) !== Number(credit.amount_cents)) {
+    throw conflict(
+      `payment ${pay.id} left credit ${credit.id}, which has been allocated or refunded since; it cannot be dishonoured whole`,
+    );
+  }
   const date = correctionDate(uow, p.date, pay.paid_on, `payment ${pay.id} was received`);
   const amount = Number(pay.amount_cents);
   const owedBefore = await outstandingOn(uow.tx, uow.orgId, invoice.id);

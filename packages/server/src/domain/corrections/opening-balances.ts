@@ -12,6 +12,7 @@ import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
 import { checkCarriedPayroll, hashablePayroll, recordCarriedPayroll } from '../payroll/conversion.js';
+import { checkOpeningAssets, openingAssetLines, planOpeningAssets, registerOpeningAssets } from '../assets/opening.js';
 
 /**
  * books.openingBalances: the business's conversion from its old
@@ -37,9 +38,10 @@ const NOT_GIVEN: Readonly<Record<string, string>> = {
   [RECEIVABLES_ACCOUNT]: 'is Accounts receivable: its opening balance is the invoices carried in (invoices)',
   [PAYABLES_ACCOUNT]: 'is Accounts payable: its opening balance is the bills carried in (bills)',
   '2500': 'is Expense claims payable: reimburse claims owed at conversion in the old system, or carry them in as bills',
-  [FIXED_ASSET_ACCOUNT]:
-    'holds registered fixed assets: register each with books.journalPost (a 1500 line with asset) after the conversion date',
-  '1510': 'is accumulated depreciation of registered fixed assets: it follows the asset register',
+  // One rule: the asset register is 1500 − 1510, so their balances are the assets carried in, never a line.
+  [FIXED_ASSET_ACCOUNT]: 'holds registered fixed assets: its opening balance is the assets carried in at cost (assets)',
+  '1510':
+    "is accumulated depreciation of registered fixed assets: its opening balance is the assets' accumulatedDepreciationCents (assets)",
 };
 
 async function check(p: Params, uow: Uow): Promise<void> {
@@ -68,16 +70,25 @@ async function check(p: Params, uow: Uow): Promise<void> {
       throw bad(`invoices[${i}].number`, `${inv.number} is also invoices[${prior}].number; invoice numbers are unique`);
     numbers.set(inv.number, i);
   }
-  const dr = p.accounts.reduce((s, a) => s + (a.debitCents ?? 0), 0) + (p.invoices ?? []).reduce((s, d) => s + d.outstandingCents, 0);
-  const cr = p.accounts.reduce((s, a) => s + (a.creditCents ?? 0), 0) + (p.bills ?? []).reduce((s, d) => s + d.outstandingCents, 0);
+  checkOpeningAssets(p.assets ?? [], p.conversionDate);
+  const assetCost = (p.assets ?? []).reduce((s, a) => s + a.costCents, 0);
+  const assetDepreciation = (p.assets ?? []).reduce((s, a) => s + a.accumulatedDepreciationCents, 0);
+  const dr =
+    p.accounts.reduce((s, a) => s + (a.debitCents ?? 0), 0) + (p.invoices ?? []).reduce((s, d) => s + d.outstandingCents, 0) + assetCost;
+  const cr =
+    p.accounts.reduce((s, a) => s + (a.creditCents ?? 0), 0) +
+    (p.bills ?? []).reduce((s, d) => s + d.outstandingCents, 0) +
+    assetDepreciation;
   if (dr !== cr) {
+    const assets = p.assets?.length ? ", the assets' cost on 1500" : '';
+    const depreciation = p.assets?.length ? ", the assets' accumulated depreciation on 1510" : '';
     throw bad(
       'accounts',
-      `debits (${dr}, with the invoices' outstanding on 1100) must equal credits (${cr}, with the bills' outstanding on 2000); ` +
+      `debits (${dr}, with the invoices' outstanding on 1100${assets}) must equal credits (${cr}, with the bills' outstanding on 2000${depreciation}); ` +
         `the difference is ${Math.abs(dr - cr)} cents (the old system's balance sheet balances: check equity 3000)`,
     );
   }
-  if (dr === 0) throw bad('accounts', 'there is no balance to record: give accounts, invoices or bills');
+  if (dr === 0) throw bad('accounts', 'there is no balance to record: give accounts, invoices, bills or assets');
   if (p.payroll) await checkCarriedPayroll(uow, p.payroll, p.conversionDate);
 }
 
@@ -143,9 +154,11 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
   await clashes(p, uow);
   const invoices = (p.invoices ?? []).map((d) => ({ d, id: newId('inv') }));
   const bills = (p.bills ?? []).map((d) => ({ d, id: newId('bill') }));
+  const assets = planOpeningAssets(p.assets ?? []);
   const receivablesCents = invoices.reduce((s, x) => s + x.d.outstandingCents, 0);
   const payablesCents = bills.reduce((s, x) => s + x.d.outstandingCents, 0);
-  const debitCents = p.accounts.reduce((s, a) => s + (a.debitCents ?? 0), 0) + receivablesCents;
+  const debitCents =
+    p.accounts.reduce((s, a) => s + (a.debitCents ?? 0), 0) + receivablesCents + assets.reduce((s, x) => s + x.a.costCents, 0);
   const journalId = newJournalId();
   // Contacts are found or created before the event, as invoiceDraft and billCapture do.
   const customers = [];
@@ -198,6 +211,7 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
       docId: x.id,
       description: `Opening balance: bill ${x.d.reference}`,
     })),
+    ...openingAssetLines(assets),
   ];
   await postJournal(uow, {
     id: journalId,
@@ -220,8 +234,10 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
       payablesCents,
       heldBillCount: held.filter((r) => r !== null).length,
       ...(p.payroll ? { payrollEmployeeCount: p.payroll.employees.length } : {}),
+      ...(assets.length > 0 ? { assetIds: assets.map((x) => x.id) } : {}),
     },
   });
+  await registerOpeningAssets(uow, assets, { date: p.conversionDate, journalId, ledgerId: event.ledgerId });
   // Employees' year to date and leave balances from the old software (payroll/conversion.ts).
   const payrollYear = p.payroll ? await recordCarriedPayroll(uow, p.payroll, p.conversionDate, event.ledgerId) : null;
   for (const [i, x] of invoices.entries()) {
@@ -325,6 +341,7 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     ...(p.payroll && payrollYear !== null
       ? { payroll: { employeeIds: p.payroll.employees.map((e) => e.employeeId), financialYear: payrollYear } }
       : {}),
+    ...(assets.length > 0 ? { assetIds: assets.map((x) => x.id) } : {}),
     ledgerId: event.ledgerId,
   };
   await uow.tx.run(

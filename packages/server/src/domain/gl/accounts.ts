@@ -51,6 +51,21 @@ function toAccount(r: AccountRow, noop = false) {
   };
 }
 
+/**
+ * Every account of the organisation's chart in code order, as the chart methods answer it (the
+ * console's chart page). Bounded by the codes themselves: four digits, so at most 10 000.
+ */
+export async function listChart(q: Queryable, orgId: string) {
+  const rows = await q.all<AccountRow>(`SELECT ${COLUMNS} FROM accounts a WHERE a.org_id = ? ORDER BY a.code LIMIT 10000`, [orgId]);
+  return rows.map((r) => toAccount(r));
+}
+
+/** One account of the chart as the chart methods answer it, or undefined. */
+export async function chartAccountOf(q: Queryable, orgId: string, code: string) {
+  const row = await findAccount(q, orgId, code);
+  return row ? toAccount(row) : undefined;
+}
+
 const systemRefusal = (r: AccountRow, what: string) =>
   conflict(`account ${r.code} (${r.name}) is a system account: the product posts to it by code, so it cannot ${what}`);
 
@@ -94,7 +109,8 @@ export async function accountCreate(p: CreateParams, uow: Uow) {
   });
 }
 
-async function hasPostings(q: Queryable, orgId: string, code: string): Promise<boolean> {
+/** Whether any journal line names the account (its type is then fixed). */
+export async function hasPostings(q: Queryable, orgId: string, code: string): Promise<boolean> {
   return (await q.get('SELECT 1 AS x FROM journal_lines WHERE org_id = ? AND account_code = ? LIMIT 1', [orgId, code])) !== undefined;
 }
 

@@ -9,6 +9,8 @@ import { adjustmentNotePdf } from './documents.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
+import { creditFromSource, keepCredit, newCreditId } from '../credits/ledger.js';
+import { mulDivHalfUp, splitParts } from '../credits/split.js';
 import { loadSaleLines, shareByLargestRemainder, type SaleLine } from './invoice-lines.js';
 import { loadInvoice, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.js';
@@ -24,6 +26,11 @@ import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.
  * code takes exactly what is left on each account. accountCode is the account with the largest
  * share.
  * A credit note is identified by invoice, amount, tax code and reason: the same again is a no-op.
+ * A paid invoice can be credited too, and beyond what is outstanding (never beyond what is left
+ * to credit of the code): the part beyond becomes a customer credit (credits/ledger.ts). That
+ * part is a journal of its own, Cr 1100 under the credit's id, with its share of each account
+ * and of the GST, so no journal names two documents on 1100 (the cash basis reads a journal's
+ * tags as its document's) and the invoice never owes less than nothing.
  */
 type Params = z.infer<typeof receivables.invoiceCreditNote.params>;
 
@@ -51,7 +58,13 @@ export function dominantCode(lines: readonly SaleLine[]): TaxCode {
   return best;
 }
 
-function result(inv: InvoiceRow, c: CreditRow, status: InvoiceStatus, outstandingCents: number) {
+function result(
+  inv: InvoiceRow,
+  c: CreditRow,
+  status: InvoiceStatus,
+  outstandingCents: number,
+  credit: { id: string; cents: number } | null,
+) {
   return {
     id: inv.id,
     creditNoteId: c.id,
@@ -65,8 +78,13 @@ function result(inv: InvoiceRow, c: CreditRow, status: InvoiceStatus, outstandin
     outstandingCents,
     journalId: c.journal_id,
     ledgerId: c.ledger_id,
+    creditId: credit?.id ?? null,
+    creditCents: credit?.cents ?? 0,
   };
 }
+
+/** Statuses a credit note may credit: posted and not void, written off or wholly credited. */
+const CREDITABLE: readonly string[] = [...OPEN_STATUSES, 'paid'];
 
 /** A share of a credit note: the revenue account it debits, its GST-inclusive amount and GST. */
 interface CreditPart {
@@ -127,17 +145,14 @@ function creditParts(left: Awaited<ReturnType<typeof leftOfCode>>, amountCents: 
 
 /** Refusals in the order of checks for a books write: state, then amounts (each naming its field). */
 async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, lines: readonly SaleLine[]) {
-  if (!OPEN_STATUSES.includes(inv.status)) {
-    throw conflict(`invoice ${inv.id} is ${inv.status}; only a sent or part_paid invoice can be credited`);
+  if (!CREDITABLE.includes(inv.status)) {
+    throw conflict(`invoice ${inv.id} is ${inv.status}; only a sent, part_paid or paid invoice can be credited`);
   }
   if (inv.journal_id === null) {
     throw conflict(`invoice ${inv.id} was sent before invoices were posted to the ledger; void it instead`);
   }
   const left = await leftOfCode(uow, inv, code, lines);
   const owed = await outstandingOn(uow.tx, uow.orgId, inv.id);
-  if (p.amountCents > owed) {
-    throw badRequest(`amountCents: ${p.amountCents} is more than the ${owed} cents outstanding on invoice ${inv.id}`);
-  }
   if (p.amountCents > left.amountCents) {
     throw badRequest(
       `amountCents: ${p.amountCents} is more than the ${left.amountCents} cents of ${code} supplies left to credit on invoice ${inv.id}`,
@@ -154,13 +169,24 @@ async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, 
   return { owed, gst, parts, accountCode: largest.accountCode };
 }
 
-/** Post the credit note (dated its issue date), before its event: the event binds the journal's lines. */
-async function postCredit(uow: Uow, inv: InvoiceRow, c: Omit<CreditRow, 'ledger_id'>, parts: readonly CreditPart[]): Promise<void> {
-  const amount = Number(c.amount_cents);
-  const gst = Number(c.gst_cents);
-  const memo = `Credit note ${c.id} on invoice ${inv.id} to ${inv.payee_name}: ${c.reason}`;
+/**
+ * Post one journal of the credit note (dated its issue date), before its event: the event binds
+ * the journal's lines. `journal.docId` is the 1100 line's document: the invoice, or the credit made of
+ * the part beyond what was owed.
+ */
+async function postCredit(
+  uow: Uow,
+  inv: InvoiceRow,
+  c: Omit<CreditRow, 'ledger_id'>,
+  parts: readonly CreditPart[],
+  journal: { readonly id: string; readonly docId: string },
+): Promise<void> {
+  const amount = parts.reduce((s, x) => s + x.amountCents, 0);
+  const gst = parts.reduce((s, x) => s + x.gstCents, 0);
+  const beyond = journal.docId !== inv.id ? ` (beyond what was owed: kept as credit ${journal.docId})` : '';
+  const memo = `Credit note ${c.id} on invoice ${inv.id} to ${inv.payee_name}: ${c.reason}${beyond}`;
   await postJournal(uow, {
-    id: c.journal_id,
+    id: journal.id,
     date: c.issued_on,
     dateField: 'issueDate',
     memo,
@@ -177,13 +203,13 @@ async function postCredit(uow: Uow, inv: InvoiceRow, c: Omit<CreditRow, 'ledger_
         description: memo,
       })),
       { account: { key: 'gst_collected' }, debitCents: gst, description: `GST on credit note ${c.id}` },
-      { account: RECEIVABLES_ACCOUNT, creditCents: amount, docId: inv.id, description: memo },
+      { account: RECEIVABLES_ACCOUNT, creditCents: amount, docId: journal.docId, description: memo },
     ],
   });
 }
 
 /** Keep the credit note's row, with its event's ledgerId. */
-async function keepCredit(uow: Uow, inv: InvoiceRow, c: CreditRow): Promise<void> {
+async function keepNote(uow: Uow, inv: InvoiceRow, c: CreditRow): Promise<void> {
   const amount = Number(c.amount_cents);
   const gst = Number(c.gst_cents);
   await uow.tx.run(
@@ -202,14 +228,24 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
      WHERE org_id = ? AND invoice_id = ? AND amount_cents = ? AND tax_code = ? AND reason = ?`,
     [uow.orgId, inv.id, p.amountCents, code, p.reason],
   );
-  if (same) return { ...result(inv, same, inv.status, await outstandingOn(uow.tx, uow.orgId, inv.id)), noop: true };
+  if (same) {
+    const made = await creditFromSource(uow.tx, uow.orgId, same.id);
+    const credit = made ? { id: made.id, cents: Number(made.amount_cents) } : null;
+    return { ...result(inv, same, inv.status, await outstandingOn(uow.tx, uow.orgId, inv.id), credit), noop: true };
+  }
   const { owed, gst, parts, accountCode } = await checkCredit(uow, inv, p, code, lines);
-  const left = owed - p.amountCents;
-  const paid = await uow.tx.get('SELECT id FROM invoice_payments WHERE org_id = ? AND invoice_id = ?', [uow.orgId, inv.id]);
-  // Cleared by credit alone → credited; cleared after money was received → paid (see the docs).
+  const left = Math.max(owed - p.amountCents, 0);
+  const excess = p.amountCents - (owed - left);
+  const paid =
+    excess > 0 ||
+    (await uow.tx.get('SELECT id FROM invoice_payments WHERE org_id = ? AND invoice_id = ?', [uow.orgId, inv.id])) !== undefined ||
+    (await uow.tx.get('SELECT id FROM credit_applications WHERE org_id = ? AND document_id = ?', [uow.orgId, inv.id])) !== undefined;
+  // Cleared by credit alone → credited; cleared after money was received (or a credit applied) → paid (see the docs).
   const status = left > 0 ? inv.status : paid ? 'paid' : 'credited';
   const id = newId('cn');
   const journalId = newJournalId();
+  const creditId = excess > 0 ? newCreditId() : null;
+  invariant(creditId === null || inv.contact_id !== null, `invoice ${inv.id} has a contact`);
   // The adjustment note's date (default today), never before the invoice's own.
   const issuedOn = issueDateOf(uow, p.issueDate);
   if (inv.issued_on !== null && issuedOn < inv.issued_on) {
@@ -241,7 +277,12 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
     issued_on: issuedOn,
     journal_id: journalId,
   };
-  await postCredit(uow, inv, credit, parts);
+  // Within what was owed on the invoice, and beyond it (the customer's credit): a journal each.
+  const excessGst = excess === 0 ? 0 : excess === p.amountCents ? gst : mulDivHalfUp(gst, excess, p.amountCents);
+  const [within, beyond] = excess === 0 ? [parts, []] : splitParts(parts, excess, excessGst);
+  const creditJournalId = creditId !== null && within.length > 0 ? newJournalId() : journalId;
+  if (within.length > 0) await postCredit(uow, inv, credit, within, { id: journalId, docId: inv.id });
+  if (creditId !== null) await postCredit(uow, inv, credit, beyond, { id: creditJournalId, docId: creditId });
   const event = await uow.emit(events.invoiceCredit, {
     entityId: inv.id,
     payload: {
@@ -258,10 +299,27 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
       // Redacted by design, as invoiceSend: the channel and how many recipients, never the body.
       channel: pdf ? 'email' : null,
       recipients: pdf ? 1 : 0,
+      ...(creditId !== null ? { creditId, creditCents: excess } : {}),
     },
   });
   const row: CreditRow = { ...credit, ledger_id: event.ledgerId };
-  await keepCredit(uow, inv, row);
+  await keepNote(uow, inv, row);
+  if (creditId !== null && inv.contact_id !== null) {
+    await keepCredit(uow, {
+      id: creditId,
+      contact_id: inv.contact_id,
+      side: 'customer',
+      source_kind: 'credit_note',
+      source_id: id,
+      document_id: inv.id,
+      amount_cents: excess,
+      dated: issuedOn,
+      reference: '',
+      account_code: null,
+      journal_id: creditJournalId,
+      ledger_id: event.ledgerId,
+    });
+  }
   if (status !== inv.status) {
     await uow.tx.run('UPDATE invoices SET status = ?, ledger_id = ? WHERE org_id = ? AND id = ?', [
       status,
@@ -271,13 +329,13 @@ export async function invoiceCreditNote(p: Params, uow: Uow) {
     ]);
   }
   if (pdf && inv.payee_email) {
-    await enqueueEmail(uow.tx, uow.orgId, uow.now, adjustmentMessage(inv, row, left, pdf));
+    await enqueueEmail(uow.tx, uow.orgId, uow.now, adjustmentMessage(inv, row, left, pdf, excess));
   }
-  return result(inv, row, status, left);
+  return result(inv, row, status, left, creditId !== null ? { id: creditId, cents: excess } : null);
 }
 
 /** The email an adjustment note travels in; the PDF is the document, the text a covering note. */
-function adjustmentMessage(inv: InvoiceRow, c: CreditRow, left: number, pdf: EmailAttachment) {
+function adjustmentMessage(inv: InvoiceRow, c: CreditRow, left: number, pdf: EmailAttachment, excess: number) {
   const title = pdf.filename.startsWith('Adjustment') ? 'Adjustment note' : 'Credit note';
   return {
     to: inv.payee_email,
@@ -287,6 +345,7 @@ function adjustmentMessage(inv: InvoiceRow, c: CreditRow, left: number, pdf: Ema
       '',
       `We have credited ${formatCents(Number(c.amount_cents))} to invoice ${inv.number ?? inv.id} (${c.reason}).`,
       left > 0 ? `${formatCents(left)} remains outstanding on that invoice.` : 'Nothing remains outstanding on that invoice.',
+      ...(excess > 0 ? [`${formatCents(excess)} is held as a credit on your account.`] : []),
       '',
       `The ${title.toLowerCase()} is attached (${pdf.filename}).`,
       '',

@@ -15,6 +15,8 @@ export interface SaleLine {
   readonly accountCode: string;
   /** This line's share of the document's GST (the shares sum to the document's GST). */
   readonly gstCents: number;
+  /** A fixed asset the line sells (accountCode 4300): disposed of when the invoice is sent. */
+  readonly assetId?: string;
 }
 
 export const DEFAULT_REVENUE_ACCOUNT = '4000';
@@ -71,6 +73,7 @@ export interface SaleLineInput {
   readonly amountCents: number;
   readonly taxCode?: TaxCode | undefined;
   readonly accountCode?: string | undefined;
+  readonly assetId?: string | undefined;
 }
 
 /** Apply defaults, check every account (errors name `lines[i].accountCode`), share the GST. */
@@ -85,6 +88,7 @@ export async function resolveSaleLines(
     amountCents: l.amountCents,
     taxCode: l.taxCode ?? defaultTax,
     accountCode: l.accountCode ?? DEFAULT_REVENUE_ACCOUNT,
+    ...(l.assetId !== undefined ? { assetId: l.assetId } : {}),
   }));
   await checkEachAccountOnce(withCodes, (code, i) => checkRevenueAccount(uow.tx, uow.orgId, code, field(i)));
   const gst = allocateSaleGst(withCodes);
@@ -119,9 +123,9 @@ export async function insertSaleLines(uow: Uow, invoiceId: string, lines: readon
   for (const [i, l] of lines.entries()) {
     // Nobody reads the row count; on PostgreSQL the lines go out with the next statement.
     await uow.tx.later(
-      `INSERT INTO invoice_lines (org_id, invoice_id, line_no, description, amount_cents, tax_code, account_code, gst_cents)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, invoiceId, i + 1, l.description, l.amountCents, l.taxCode, l.accountCode, l.gstCents],
+      `INSERT INTO invoice_lines (org_id, invoice_id, line_no, description, amount_cents, tax_code, account_code, gst_cents, asset_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [uow.orgId, invoiceId, i + 1, l.description, l.amountCents, l.taxCode, l.accountCode, l.gstCents, l.assetId ?? null],
     );
   }
 }
@@ -133,6 +137,7 @@ interface LineRow {
   tax_code: TaxCode;
   account_code: string;
   gst_cents: number;
+  asset_id: string | null;
 }
 
 /** Lines of many invoices at once, in line order (reads and views). */
@@ -140,7 +145,7 @@ export async function loadSaleLines(q: Queryable, orgId: string, ids: readonly s
   const out = new Map<string, SaleLine[]>();
   if (ids.length === 0) return out;
   const rows = await q.all<LineRow>(
-    `SELECT invoice_id, description, amount_cents, tax_code, account_code, gst_cents FROM invoice_lines
+    `SELECT invoice_id, description, amount_cents, tax_code, account_code, gst_cents, asset_id FROM invoice_lines
      WHERE org_id = ? AND invoice_id IN (${ids.map(() => '?').join(', ')}) ORDER BY invoice_id, line_no`,
     [orgId, ...ids],
   );
@@ -152,6 +157,7 @@ export async function loadSaleLines(q: Queryable, orgId: string, ids: readonly s
       taxCode: r.tax_code,
       accountCode: r.account_code,
       gstCents: Number(r.gst_cents),
+      ...(r.asset_id !== null ? { assetId: r.asset_id } : {}),
     });
     out.set(r.invoice_id, list);
   }

@@ -17,6 +17,7 @@ import { insertSaleLines, loadSaleLines, resolveSaleLines, saleAccountReads, sal
 import { outstandingOn } from './ledger-api.js';
 import type { EmailAttachment } from '../../adapters/email.js';
 import { invoicePdf } from './documents.js';
+import { assetSaleInputs, assetSales } from '../assets/invoice-sale.js';
 
 /**
  * Invoice state machine (docs/examples/receivables.md): draft → sent (posted) → part_paid → paid;
@@ -231,7 +232,10 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   const alongside = () => [...saleAccountReads(uow.orgId, inputs), ...documentContactReads(uow.orgId, params)];
   const { number, next } = await allocateNumber(uow, params.number, alongside);
   const defaultTax: TaxCode = params.taxCode ?? 'GST';
-  const lines = await resolveSaleLines(uow, inputs, defaultTax, (i) => (params.lines ? `lines[${i}].accountCode` : 'lines'));
+  // A line naming an asset sells it (disposed of when sent); its account is 4300.
+  const lines = await resolveSaleLines(uow, await assetSaleInputs(uow, inputs), defaultTax, (i) =>
+    params.lines ? `lines[${i}].accountCode` : 'lines',
+  );
   const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
   // The customer's contact, found or created in this act (its event is this one).
   const party = await resolveDocumentContact(uow, { ...params, email: params.payeeEmail ?? null }, 'customer');
@@ -373,6 +377,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
         )
       : null;
   const journalId = newJournalId();
+  const sales = await assetSales(uow, row.id, lines, issuedOn);
   // Redacted by design: the channel and how many recipients, never the body.
   await postJournal(uow, {
     id: journalId,
@@ -380,7 +385,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
     dateField: row.issued_on === null ? 'date' : 'issueDate',
     memo: `Invoice ${row.id} to ${row.payee_name}`,
     source: { kind: 'invoice', id: row.id },
-    lines: salePosting(row.id, lines),
+    lines: sales ? sales.lines : salePosting(row.id, lines),
   });
   const event = await uow.emit(events.invoiceSend, {
     entityId: row.id,
@@ -394,8 +399,10 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
       channel: message ? 'email' : null,
       recipients: message ? 1 : 0,
       ...(row.number !== null ? { number: row.number } : {}),
+      ...(sales ? { disposedAssetIds: [...sales.assetIds] } : {}),
     },
   });
+  await sales?.record(journalId, event.ledgerId);
   const moved = await uow.tx.run(
     `UPDATE invoices SET status = 'sent', issued_on = ?, due_on = ?, journal_id = ?, ledger_id = ?
      WHERE org_id = ? AND id = ? AND status = 'draft'`,

@@ -78,6 +78,11 @@ export interface InvoicePayment {
   readonly journalId: string;
   /** The bank account the money arrived in; default 1000. */
   readonly bankAccount?: string;
+  /**
+   * The customer credit that keeps what is received beyond what is outstanding (Cr 1100 under
+   * its id, in the payment's journal); without it an overpayment is refused.
+   */
+  readonly excessCreditId?: string;
 }
 
 interface PayableInvoiceRow {
@@ -119,7 +124,14 @@ async function loadForPayment(uow: Uow, p: InvoicePayment): Promise<PayableInvoi
 export async function applyInvoicePayment(
   uow: Uow,
   p: InvoicePayment,
-): Promise<{ paymentId: string; status: 'paid' | 'part_paid'; outstandingCents: number; record: (ledgerId: string) => Promise<void> }> {
+): Promise<{
+  paymentId: string;
+  status: 'paid' | 'part_paid';
+  outstandingCents: number;
+  /** What went beyond the outstanding amount to the excess credit (0 without one). */
+  excessCents: number;
+  record: (ledgerId: string) => Promise<void>;
+}> {
   if (!Number.isSafeInteger(p.amountCents) || p.amountCents <= 0) {
     throw badRequest('amountCents: must be an integer greater than 0');
   }
@@ -127,9 +139,12 @@ export async function applyInvoicePayment(
   const bank = p.bankAccount ?? '1000';
   if (!(await accountExists(uow.tx, uow.orgId, bank))) throw badRequest(`bankAccount: account ${bank} does not exist`);
   const owed = await outstandingOn(uow.tx, uow.orgId, invoice.id);
-  if (p.amountCents > owed) {
+  if (p.amountCents > owed && p.excessCreditId === undefined) {
     throw badRequest(`amountCents: ${p.amountCents} is more than the ${owed} cents outstanding on invoice ${invoice.id}`);
   }
+  // What pays the invoice; the rest (with excessCreditId) is the customer's credit.
+  const applied = Math.min(p.amountCents, owed);
+  const excess = p.amountCents - applied;
   const paymentId = newId('pay');
   const memo = `Payment ${paymentId} of invoice ${invoice.id} from ${invoice.payee_name}${p.reference ? ` (${p.reference})` : ''}`;
   await postJournal(uow, {
@@ -139,17 +154,27 @@ export async function applyInvoicePayment(
     source: { kind: 'invoice_payment', id: invoice.id },
     lines: [
       { account: bank, debitCents: p.amountCents, description: memo },
-      { account: RECEIVABLES_ACCOUNT, creditCents: p.amountCents, docId: invoice.id, description: memo },
+      { account: RECEIVABLES_ACCOUNT, creditCents: applied, docId: invoice.id, description: memo },
+      ...(excess > 0 && p.excessCreditId !== undefined
+        ? [
+            {
+              account: RECEIVABLES_ACCOUNT,
+              creditCents: excess,
+              docId: p.excessCreditId,
+              description: `Overpayment kept as credit ${p.excessCreditId}`,
+            },
+          ]
+        : []),
     ],
   });
-  const left = owed - p.amountCents;
+  const left = owed - applied;
   invariant(left >= 0, `invoice ${invoice.id} is not overpaid`);
   const status = left === 0 ? 'paid' : 'part_paid';
   const record = async (ledgerId: string) => {
     await uow.tx.run(
       `INSERT INTO invoice_payments (org_id, id, invoice_id, amount_cents, paid_on, reference, journal_id, created_at, ledger_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, paymentId, invoice.id, p.amountCents, p.date, p.reference, p.journalId, uow.now, ledgerId],
+      [uow.orgId, paymentId, invoice.id, applied, p.date, p.reference, p.journalId, uow.now, ledgerId],
     );
     // ledger_id is the event that moved the invoice into its status (a repeat is a no-op), so only a move sets it.
     if (status !== invoice.status) {
@@ -161,5 +186,5 @@ export async function applyInvoicePayment(
       ]);
     }
   };
-  return { paymentId, status, outstandingCents: left, record };
+  return { paymentId, status, outstandingCents: left, excessCents: excess, record };
 }

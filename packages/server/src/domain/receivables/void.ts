@@ -37,6 +37,13 @@ async function refuseTouched(uow: Uow, row: InvoiceRow): Promise<void> {
   if (paid > 0) throw conflict(`invoice ${row.id} has payments of ${paid} cents; credit the rest instead of voiding it`);
   const credited = await sum('invoice_credit_notes');
   if (credited > 0) throw conflict(`invoice ${row.id} has credit notes of ${credited} cents; credit the rest instead of voiding it`);
+  // The sale disposed of the asset: reinstating it would undo depreciation and runs since. Refused.
+  const sold = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id)?.find((l) => l.assetId !== undefined);
+  if (sold) {
+    throw conflict(
+      `invoice ${row.id} sold asset ${sold.assetId ?? ''}, disposed of when it was sent; it cannot be voided (credit the customer with books.invoiceCreditNote instead)`,
+    );
+  }
 }
 
 export async function invoiceVoid(p: Params, uow: Uow) {

@@ -3,6 +3,7 @@ import { invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { OpenItem } from '../gl/open-items.js';
 import { accountBalanceCents } from '../gl/post.js';
+import { openCreditsAsOf, type AgedCredit } from '../credits/ledger.js';
 import { openBillsAsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { openInvoicesAsOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { readConsistently } from './ledger-totals.js';
@@ -10,7 +11,8 @@ import { readConsistently } from './ledger-totals.js';
 /**
  * Aged receivables and payables as at a date: every open invoice (or bill) in the bucket of its
  * days overdue, grouped per party. The documents come from the ledger's control-account lines
- * (openInvoicesAsOf / openBillsAsOf), and their sum must equal the control account's balance:
+ * (openInvoicesAsOf / openBillsAsOf) with the contacts' open credits as negative items
+ * (openCreditsAsOf), and their sum must equal the control account's balance:
  * a difference means a posting to 1100 or 2000 that belongs to no document (or a document owed
  * the other way), a broken invariant to be investigated, never papered over.
  */
@@ -18,14 +20,19 @@ type Kind = 'aged_receivables' | 'aged_payables';
 
 interface Source {
   readonly code: string;
-  readonly open: (q: Queryable, orgId: string, asOf: string) => Promise<OpenItem[]>;
+  readonly open: (q: Queryable, orgId: string, asOf: string) => Promise<(OpenItem | AgedCredit)[]>;
   readonly sign: 1 | -1;
 }
 
+/** The open documents, then the contacts' unallocated credits (negative items: credits/ledger.ts). */
+const withCredits =
+  (open: (q: Queryable, orgId: string, asOf: string) => Promise<OpenItem[]>, side: 'customer' | 'supplier') =>
+  async (q: Queryable, orgId: string, asOf: string) => [...(await open(q, orgId, asOf)), ...(await openCreditsAsOf(q, orgId, side, asOf))];
+
 const SOURCES: Record<Kind, Source> = {
-  aged_receivables: { code: RECEIVABLES_ACCOUNT, open: openInvoicesAsOf, sign: 1 },
+  aged_receivables: { code: RECEIVABLES_ACCOUNT, open: withCredits(openInvoicesAsOf, 'customer'), sign: 1 },
   // 2000 is credit-normal: what we owe is credit − debit.
-  aged_payables: { code: PAYABLES_ACCOUNT, open: openBillsAsOf, sign: -1 },
+  aged_payables: { code: PAYABLES_ACCOUNT, open: withCredits(openBillsAsOf, 'supplier'), sign: -1 },
 };
 
 export type Bucket = 'current' | '1-30' | '31-60' | '61-90' | '90+';

@@ -44,9 +44,10 @@ const isTaxCode = (code: string): code is TaxCode => (TAX_CODE_NAMES as readonly
 
 /**
  * Journals that reduce a document, and the kind of journal that first posted that document. A bad
- * debt written off (bad_debt) reduces GST on sales exactly as a credit note does.
+ * debt written off (bad_debt) reduces GST on sales exactly as a credit note does; a supplier's
+ * adjustment note (bill_credit_note) reduces GST on purchases exactly as a bill returned does.
  */
-const REDUCING_SOURCES = "('credit_note', 'invoice_void', 'bill_return', 'bad_debt')";
+const REDUCING_SOURCES = "('credit_note', 'invoice_void', 'bill_return', 'bad_debt', 'bill_credit_note')";
 const ORIGIN_SOURCES = "('invoice', 'bill')";
 
 interface TotalRow {

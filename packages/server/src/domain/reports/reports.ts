@@ -6,6 +6,9 @@ import { orgToday } from '../../clock.js';
 import { invariant } from '../../errors.js';
 import { accountTransactions } from './account-transactions.js';
 import { agedReport } from './aged.js';
+import { depreciationSchedule } from '../assets/schedule-read.js';
+import { budgetVsActual } from './budget-report.js';
+import { cashFlow } from './cash-flow.js';
 import { compareSections, comparisonDate, comparisonPeriod } from './compare.js';
 import { gstSummary } from './gst.js';
 import { leaveBalancesReport, payrollActivity } from './payroll.js';
@@ -87,6 +90,18 @@ export async function runReport(p: Params, ctx: ReadContext) {
       const { from, to } = period(p);
       invariant(p.accountCode !== undefined, 'account_transactions has accountCode (schema)');
       return accountTransactions(q, orgId, { accountCode: p.accountCode, from, to, cursor: p.cursor, limit: p.limit });
+    }
+    case 'depreciation_schedule': {
+      const { from, to } = period(p);
+      return depreciationSchedule(q, orgId, from, to);
+    }
+    case 'budget_vs_actual': {
+      const { from, to } = period(p);
+      return budgetVsActual(q, orgId, from, to);
+    }
+    case 'cash_flow': {
+      const { from, to } = period(p);
+      return cashFlow(q, orgId, from, to);
     }
   }
 }

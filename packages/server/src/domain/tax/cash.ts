@@ -17,10 +17,19 @@ import { codeTotals, type CodeSums, type CodeTotal } from '../reports/gst.js';
  * share(paid to its end) − share(paid before its start), so the shares over all periods add up
  * to the document exactly once it is paid. Each share is integer cents by the largest remainder
  * (Hamilton): floors first, the cents left to the largest fractions, ties to the earlier code.
+ *
+ * Contact credits (migration 49) hold money on the control accounts under their own ids. The part
+ * of a credit or adjustment note beyond what its document owed is a tagged journal whose only
+ * control line is such a credit: the document was paid, so its GST is cash when the note is
+ * issued, and it counts on its date as a line with no document does. Allocating a credit is an
+ * untagged journal naming the document: a payment of it that day, as any other.
  */
 const CONTROL = "('1100', '2000', '2500')";
 /** Debit-normal control accounts: a payment credits them. The others are credit-normal. */
 const DEBIT_NORMAL = new Set(['1100']);
+/** A control line of a document, not of a contact credit. Parameter: orgId. */
+const DOCUMENT_LINE = (c: string) =>
+  `${c}.account_code IN ${CONTROL} AND ${c}.doc_id IS NOT NULL AND ${c}.doc_id NOT IN (SELECT k.id FROM contact_credits k WHERE k.org_id = ?)`;
 
 interface ControlRow {
   doc_id: string;
@@ -126,9 +135,9 @@ async function cashLines(q: Queryable, orgId: string, from: string, to: string) 
      FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
      WHERE l.org_id = ? AND j.date >= ? AND j.date <= ? AND l.tax_code IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM journal_lines c WHERE c.org_id = l.org_id AND c.journal_id = l.journal_id
-         AND c.account_code IN ${CONTROL} AND c.doc_id IS NOT NULL)
+         AND ${DOCUMENT_LINE('c')})
      GROUP BY l.tax_code`,
-    [orgId, from, to],
+    [orgId, from, to, orgId],
   );
 }
 
