@@ -44,6 +44,7 @@ import { migration as searchKeys } from './storage/migration-search.js';
 import { migration as writeOff } from './domain/receivables/migration-write-off.js';
 import { migration as contactCredits } from './domain/credits/migration.js';
 import { migration as budgets } from './domain/reports/migration-budgets.js';
+import { migration as repeating } from './domain/repeating/migration.js';
 import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
@@ -135,4 +136,6 @@ export const migrations: readonly Migration[] = [
   assetsAccountant,
   // Budgets by account and month (books.budgetSet), 51.
   budgets,
+  // Repeating invoices and bills: schedules, one run per schedule and due date, 54.
+  repeating,
 ];
