@@ -9,7 +9,9 @@
  *   $110 beyond is a credit carrying $10 of GST;
  * - a supplier prepayment of $500 allocated to a $770 bill: it owes $270;
  * - an adjustment note of $110 on a $770 bill: Dr 2000 $110 / Cr 6000 $100 / Cr 1200 $10; on a bill
- *   of an earlier period the BAS shows G7 $110 and 1A $10; on a paid bill it is a supplier credit.
+ *   of an earlier period the BAS shows G7 $110 and 1A $10; on a paid bill it is a supplier credit;
+ * - that $770 bill paid by a bank line, then the $110 note, then the match undone: it owes $770 again,
+ *   but a return is refused, so 6000 keeps $700 − $100 = $600 and the $110 credit stays.
  * Every test checks the trial balance balances, the aged reports total the control accounts and
  * each contact's credit totals equal the ledger under its credits' ids.
  */
@@ -427,6 +429,35 @@ describe.each(engines)('contact credits (%s)', (engine) => {
     expect(paidAgain.status).toBe(400);
     expect(paidAgain.body.error.field).toBe('amountCents');
     expect((await contactOf(o, inv.contactId)).customerCreditCents).toBe(8_000);
+    await booksAddUp(o);
+  });
+
+  it('a bill with an adjustment note cannot be returned, even once it owes its total again (the note reversed $100 of 6000 already)', async () => {
+    const o = await t.org();
+    const bill = await approvedBill(t, o, TIMBER);
+    // Paid in full by a bank line ($770, under the materiality floor), then a $110 note: all of it a supplier credit.
+    const feed = await ok(o, 'books.feedLines', { lines: [{ date: bill.issuedOn, amountCents: -77_000, description: 'Coastal Timber' }] });
+    const lineId = feed.lineIds[0] as string;
+    await ok(o, 'books.matchAccept', { lineId, target: { kind: 'bill', id: bill.id }, amountCents: 77_000 });
+    const note = await ok(o, 'books.billCreditNote', { id: bill.id, amountCents: 11_000, reason: 'Warped' });
+    expect(note).toMatchObject({ status: 'paid', outstandingCents: 0, creditCents: 11_000 });
+    // The match undone: the bill owes its $770 again, and the supplier's $110 credit stays.
+    await ok(o, 'books.lineUnmatch', { lineId });
+    const owed = await ok(o, 'books.bills', { status: 'approved' });
+    expect(owed.bills.find((b: any) => b.id === bill.id)?.outstandingCents).toBe(77_000);
+    // Returning it would reverse all $700 of 6000 and $70 of GST again, on top of the note's $100 and $10.
+    const before = (await t.get(o.keys.observer, 'snapshot')).body.head.seq as number;
+    const refused = await post(o, 'books.billReturn', { id: bill.id, reason: 'Not ours' });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error.message).toContain('adjustment note');
+    expect((await t.get(o.keys.observer, 'snapshot')).body.head.seq).toBe(before);
+    const expense = await t.db.reader.get<{ n: unknown }>(
+      "SELECT SUM(debit_cents - credit_cents) AS n FROM journal_lines WHERE org_id = ? AND account_code = '6000'",
+      [o.orgId],
+    );
+    // $700 of timber less the note's $100.
+    expect(Number(expense?.n)).toBe(60_000);
+    expect((await contactOf(o, bill.contactId)).supplierCreditCents).toBe(11_000);
     await booksAddUp(o);
   });
 });

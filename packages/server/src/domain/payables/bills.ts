@@ -1,4 +1,4 @@
-import { events, books, type EventPayloadOf, type HeldReason, type TaxCode } from '@finance-desk/protocol';
+import { events, books, credits, type EventPayloadOf, type HeldReason, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { addDays } from '../../clock.js';
 import { conflict, DomainError, invariant, notFound } from '../../errors.js';
@@ -509,6 +509,17 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
     if (owed !== Number(row.total_cents)) {
       const paid = formatCents(Number(row.total_cents) - owed);
       throw conflict(`bill ${row.id} has ${paid} paid against it; a paid bill cannot be returned`);
+    }
+    // A return reverses the whole posting: after a note had reversed part of it (and perhaps
+    // left a supplier credit), that part would be reversed twice.
+    const note = await uow.tx.get<{ id: string }>('SELECT id FROM bill_credit_notes WHERE org_id = ? AND bill_id = ? LIMIT 1', [
+      uow.orgId,
+      row.id,
+    ]);
+    if (note) {
+      throw conflict(
+        `bill ${row.id} has adjustment note ${note.id} (${credits.billCreditNote.name}); a bill partly credited cannot be returned: credit what is left with another note`,
+      );
     }
   }
   const reversalId = posted ? newJournalId() : null;
