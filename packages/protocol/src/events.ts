@@ -1406,6 +1406,24 @@ export const budgetSet = eventKind({
   emittedBy: [chartM.budgetSet],
 });
 
+export const trackingSet = eventKind({
+  family: 'books',
+  kind: 'books.tracking.set',
+  summary:
+    'A tracking category was created or changed: its id, slot (1 or 2: the journal line column its option ids are in), name (and previous name when renamed), and each option added, renamed, archived or restored with its id, name, previous name and archived.',
+  payload: z.strictObject({
+    categoryId: str(),
+    slot: int(),
+    name: str(),
+    previousName: str().optional(),
+    created: z.boolean(),
+    options: z.array(
+      z.strictObject({ id: str(), name: str(), previousName: str().optional(), archived: z.boolean(), created: z.boolean() }),
+    ),
+  }),
+  emittedBy: [chartM.trackingSet],
+});
+
 // ---- books: ask ----
 
 export const askAnswer = eventKind({
@@ -1517,6 +1535,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   accountUpdate,
   accountArchive,
   budgetSet,
+  trackingSet,
   askAnswer,
 ];
 

@@ -327,6 +327,8 @@ describe.each(engines)('every books write replays with the same key and params (
       'books.budgetSet',
       () => ({ financialYearStart: '2024-07-01', lines: [{ accountCode: '4000', monthlyCents: Array(12).fill(100_000) }] }),
     ],
+    // Tracking: the organisation's first category (it has room for two).
+    ['trackingSet', 'books.trackingSet', () => ({ category: 'Division', options: [{ name: 'Cafe' }, { name: 'Catering' }] })],
     ['invoicePromise (a new act each call)', 'books.invoicePromise', async () => ({ id: await sentId(), promisedOn: today() })],
     [
       'statementRun (a new act each call)',

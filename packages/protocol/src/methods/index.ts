@@ -43,6 +43,7 @@ export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
 export * as chart from './chart.js';
 export * as budgets from './budgets.js';
+export * as tracking from './tracking.js';
 export * as ask from './ask.js';
 export * as corrections from './corrections.js';
 export * as credits from './credits.js';

@@ -6,6 +6,7 @@ import { accountCode } from './aba-fields.js';
 import { cents, holdFrame, id, isoDate, method, multilineText, pageLimit, singleLine, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 import { assetInput } from './assets.js';
+import { lineTracking, lineTrackingOut } from './tracking.js';
 
 /**
  * Reconciliation: bank feed lines in, matched to documents or recoded to accounts; receipts;
@@ -368,6 +369,7 @@ const journalLineInput = z
     description: multilineText(limits.textCharsMax).optional().describe('Line text'),
     /** A debit line coded to 1500 registers a fixed asset (assets.ts). */
     asset: assetInput.optional().describe('Needed on a 1500 debit'),
+    tracking: lineTracking().optional(),
   })
   .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
     error: 'give exactly one of debitCents and creditCents',
@@ -379,7 +381,7 @@ export const journalPost = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. A debit line on 1500 Plant and equipment must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset (cost: its GST-exclusive amount; start: date; assetIds in the result); 1500 is not credited and 1510 is not posted here (books.assetDispose and books.assetDepreciationRun do). Each call posts a new journal; send an x-idempotency-key to make a retry safe.',
+    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. A debit line on 1500 Plant and equipment must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset (cost: its GST-exclusive amount; start: date; assetIds in the result); 1500 is not credited and 1510 is not posted here (books.assetDispose and books.assetDepreciationRun do). Each call posts a new journal; send an x-idempotency-key to make a retry safe. Extension: a line may carry tracking {category: option} (books.trackingSet).',
   brief:
     'Post a balanced manual journal (GST-coded lines GST-inclusive); 1100, 2000, 2500 refused; a 1500 debit adds an asset. Undo: books.journalReverse.',
   params: z
@@ -428,6 +430,7 @@ export const journalPost = method({
         taxBaseCents: z.number().int(),
         gstCents: z.number().int(),
         description: z.string(),
+        tracking: lineTrackingOut.optional(),
       }),
     ),
     /** Fixed assets registered by this journal's 1500 lines (absent when none). */

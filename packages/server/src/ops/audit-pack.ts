@@ -181,8 +181,10 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           gst_cents: number;
           doc_id: string | null;
           description: string;
+          tracking1: string | null;
+          tracking2: string | null;
         }>(
-          'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, doc_id, description FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
+          'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, doc_id, description, tracking1, tracking2 FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
           [o.orgId, j.id],
         );
         await journals.write({
@@ -201,6 +203,9 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
             gstCents: Number(l.gst_cents),
             docId: l.doc_id,
             description: l.description,
+            // Tracking option ids only when set, as the lines' digest covers them (bindings.ts).
+            ...(l.tracking1 !== null ? { tracking1: l.tracking1 } : {}),
+            ...(l.tracking2 !== null ? { tracking2: l.tracking2 } : {}),
           })),
         });
       }

@@ -177,7 +177,8 @@ export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
     description: row.description,
     totalCents: Number(row.total_cents),
     gstCents: Number(row.gst_cents),
-    lines: lines.map((l) => ({ ...l })),
+    // Tracking as names; the option ids behind them are the ledger's, not the API's.
+    lines: lines.map(({ trackingIds: _ids, ...l }) => ({ ...l })),
     dueDays: Number(row.due_days),
     issuedOn: row.issued_on,
     dueOn: row.due_on,

@@ -85,7 +85,8 @@ export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandi
     description: row.description,
     totalCents: Number(row.total_cents),
     gstCents: Number(row.gst_cents),
-    lines: lines.map((l) => ({ ...l })),
+    // Tracking as names; the option ids behind them are the ledger's, not the API's.
+    lines: lines.map(({ trackingIds: _ids, ...l }) => ({ ...l })),
     dueDays: Number(row.due_days),
     createdAt: row.created_at,
     issuedOn: row.issued_on,
