@@ -65,7 +65,7 @@ export function actsAgain(spec: MethodSpec): boolean {
 }
 
 export function methodAnnotations(spec: MethodSpec): ToolAnnotations {
-  return { ...HINTS[spec.kind], idempotentHint: !actsAgain(spec), openWorldHint: false };
+  return { ...HINTS[spec.kind], idempotentHint: !actsAgain(spec), openWorldHint: spec.reachesOut === true };
 }
 
 export function readAnnotations(_spec: ReadSpec): ToolAnnotations {

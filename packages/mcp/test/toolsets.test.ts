@@ -62,11 +62,17 @@ describe('annotations', () => {
         readOnlyHint: false,
         destructiveHint: m.kind === 'signature',
         idempotentHint: !actsAgain,
-        openWorldHint: false,
+        // Open world: the call may email, lodge, write a file for a bank or fund, or ask a model.
+        openWorldHint: m.reachesOut === true,
       });
       expect(m.repeat === undefined || m.kind === 'write', `${m.name}: repeat is for writes`).toBe(true);
     }
     for (const m of [books.invoiceDraft, books.billCapture]) expect(m.repeat, m.name).toBe('creates');
+    // Sending an invoice emails the customer; a manual journal touches the books alone.
+    const hints = new Map(toolCatalogue().tools.map((t) => [t.name, { ...HINT_DEFAULTS, ...(t.annotations ?? {}) }]));
+    expect(hints.get('books_invoiceSend')?.openWorldHint).toBe(true);
+    expect(hints.get('books_taxSignLodge')?.openWorldHint).toBe(true);
+    expect(hints.get('books_journalPost')?.openWorldHint).toBe(false);
   });
 
   it("say so in words, once each: a write's idempotencyKey tells how a repeat acts, a signature act that it needs a human", () => {

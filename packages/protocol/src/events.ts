@@ -18,6 +18,7 @@ import * as receivablesM from './methods/receivables.js';
 import * as reconciliationM from './methods/reconciliation.js';
 import * as bankAccountsM from './methods/bank-accounts.js';
 import * as chartM from './methods/chart.js';
+import * as repeatingM from './methods/repeating.js';
 import * as taxM from './methods/tax.js';
 import { methods } from './methods/index.js';
 import type { MethodSpec } from './methods/types.js';
@@ -336,8 +337,11 @@ export const invoiceDraft = eventKind({
     number: str().optional(),
     reference: str().optional(),
     issueDate: str().optional(),
+    /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
+    repeatingId: str().optional(),
   }),
-  emittedBy: [booksM.invoiceDraft],
+  // 'system': the repeating sweep drafts, sends, captures and approves for a schedule.
+  emittedBy: [booksM.invoiceDraft, 'system'],
 });
 
 export const invoiceSend = eventKind({
@@ -358,7 +362,7 @@ export const invoiceSend = eventKind({
     /** Assets sold by its lines (assetId), disposed of on its issue date; absent when none. */
     disposedAssetIds: ids().optional(),
   }),
-  emittedBy: [booksM.invoiceSend],
+  emittedBy: [booksM.invoiceSend, 'system'],
 });
 
 export const invoiceChase = eventKind({
@@ -568,8 +572,10 @@ export const billCapture = eventKind({
     /** Added later: absent on events written before it. */
     issuedOn: str().optional(),
     reference: str().optional(),
+    /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
+    repeatingId: str().optional(),
   }),
-  emittedBy: [booksM.billCapture],
+  emittedBy: [booksM.billCapture, 'system'],
 });
 
 export const billApprove = eventKind({
@@ -577,7 +583,7 @@ export const billApprove = eventKind({
   kind: 'books.bill.approve',
   summary: 'A bill was approved and (the first time) posted; fixed assets its lines register are named.',
   payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), ...assetsRegistered, ...proof, ...posting }),
-  emittedBy: [booksM.billApprove],
+  emittedBy: [booksM.billApprove, 'system'],
 });
 
 export const billHold = eventKind({
@@ -1395,6 +1401,27 @@ export const accountArchive = eventKind({
   emittedBy: [chartM.accountArchive],
 });
 
+export const repeatingSet = eventKind({
+  family: 'books',
+  kind: 'books.repeating.set',
+  summary:
+    "A repeating invoice or bill schedule was set or changed: its definition, status and the SHA-256 of its template's canonical JSON (the template itself is in the schedule, not the ledger: it may hold bank details).",
+  payload: z.strictObject({
+    kind: z.enum(repeatingM.REPEATING_KINDS),
+    action: z.enum(repeatingM.REPEATING_ACTIONS),
+    frequency: z.enum(repeatingM.REPEATING_FREQUENCIES),
+    dayOfMonth: int().nullable(),
+    startDate: str(),
+    endDate: str().nullable(),
+    count: int().nullable(),
+    status: z.enum(repeatingM.REPEATING_STATUSES),
+    payee: str(),
+    templateSha256: sha256(),
+    changed: z.array(z.enum(['created', 'template', 'endDate', 'status'])),
+  }),
+  emittedBy: [repeatingM.repeatingSet],
+});
+
 export const budgetSet = eventKind({
   family: 'books',
   kind: 'books.budget.set',
@@ -1536,6 +1563,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   accountArchive,
   budgetSet,
   trackingSet,
+  repeatingSet,
   askAnswer,
 ];
 

@@ -14,6 +14,11 @@ export const limits = {
   /** `events` page size: `limit` from 1 to this, default below. */
   eventsPageRowsMax: 500,
   eventsPageRowsDefault: 100,
+  /**
+   * `directory`: each of its lists (people, agents, keys) holds at most this many rows, the newest;
+   * `truncated` says when one was cut. Owners add rows, and revoked keys stay listed.
+   */
+  directoryRowsMax: 1000,
   /** Reads other than `events`. */
   pageRowsMax: 200,
   pageRowsDefault: 50,

@@ -1,4 +1,4 @@
-import { artifactReads, artifactsIndex, readSpecs, type Tier, type UserRole } from '@finance-desk/protocol';
+import { artifactReads, artifactsIndex, limits, readSpecs, type Tier, type UserRole } from '@finance-desk/protocol';
 import { artifactsIndexBody, servedArtifact } from './artifacts.js';
 import { bindRead, type ReadBinding } from './binding.js';
 import { outboxCounts } from './adapters/outbox.js';
@@ -58,25 +58,32 @@ export const readHandlers: readonly ReadBinding[] = [
   })),
   bindRead(readSpecs.directory, async (_q, { db, principal }) => {
     const org = principal.orgId;
-    const [people, agents, keys] = await Promise.all([
-      db.reader.all<{ id: string; email: string; role: UserRole; created_at: string }>(
-        'SELECT id, email, role, created_at FROM users WHERE org_id = ? ORDER BY created_at, id',
-        [org],
+    const max = limits.directoryRowsMax;
+    // The newest `max` rows of each list (one more to learn whether any was cut), answered oldest first.
+    const newest = <T>(columns: string, table: string) =>
+      db.reader
+        .all<T>(`SELECT ${columns} FROM ${table} WHERE org_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, [org, max + 1])
+        .then((rows) => rows.slice(0, max).reverse());
+    const [people, agents, keys, counts] = await Promise.all([
+      newest<{ id: string; email: string; role: UserRole; created_at: string }>('id, email, role, created_at', 'users'),
+      newest<{ id: string; name: string; created_at: string }>('id, name, created_at', 'agents'),
+      newest<{ id: string; tier: Tier; agent_id: string | null; created_at: string; revoked_at: string | null }>(
+        'id, tier, agent_id, created_at, revoked_at',
+        'credentials',
       ),
-      db.reader.all<{ id: string; name: string; created_at: string }>(
-        'SELECT id, name, created_at FROM agents WHERE org_id = ? ORDER BY created_at, id',
-        [org],
-      ),
-      db.reader.all<{ id: string; tier: Tier; agent_id: string | null; created_at: string; revoked_at: string | null }>(
-        'SELECT id, tier, agent_id, created_at, revoked_at FROM credentials WHERE org_id = ? ORDER BY created_at, id',
-        [org],
+      db.reader.get<{ users: unknown; agents: unknown; keys: unknown }>(
+        `SELECT (SELECT COUNT(*) FROM users WHERE org_id = ?) AS users, (SELECT COUNT(*) FROM agents WHERE org_id = ?) AS agents,
+                (SELECT COUNT(*) FROM credentials WHERE org_id = ?) AS keys`,
+        [org, org, org],
       ),
     ]);
+    const truncated = [counts?.users, counts?.agents, counts?.keys].some((n) => Number(n) > max);
     return {
       orgId: org,
       people: people.map((p) => ({ userId: p.id, email: p.email, role: p.role, createdAt: p.created_at })),
       agents: agents.map((a) => ({ agentId: a.id, name: a.name, createdAt: a.created_at })),
       keys: keys.map((k) => ({ keyId: k.id, tier: k.tier, agentId: k.agent_id, createdAt: k.created_at, revokedAt: k.revoked_at })),
+      truncated,
     };
   }),
   bindRead(readSpecs.ops, async (_q, { db, principal }) => {

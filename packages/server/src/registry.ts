@@ -16,6 +16,7 @@ import { taxBindings } from './domain/tax/bindings.js';
 import { payrollBindings } from './domain/payroll/bindings.js';
 import { contactsBindings } from './domain/contacts/bindings.js';
 import { chartBindings } from './domain/gl/bindings.js';
+import { repeatingBindings } from './domain/repeating/bindings.js';
 import { askBindings } from './domain/ask/bindings.js';
 import { correctionsBindings } from './domain/corrections/bindings.js';
 import { creditsBindings } from './domain/credits/bindings.js';
@@ -49,6 +50,7 @@ const bindings: readonly MethodBinding[] = [
   ...payrollBindings,
   ...contactsBindings,
   ...chartBindings,
+  ...repeatingBindings,
   ...askBindings,
 ];
 

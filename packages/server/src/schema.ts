@@ -44,6 +44,7 @@ import { migration as searchKeys } from './storage/migration-search.js';
 import { migration as writeOff } from './domain/receivables/migration-write-off.js';
 import { migration as contactCredits } from './domain/credits/migration.js';
 import { migration as budgets } from './domain/reports/migration-budgets.js';
+import { migration as repeating } from './domain/repeating/migration.js';
 import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
 import { migration as tracking } from './domain/tracking/migration.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
@@ -138,4 +139,6 @@ export const migrations: readonly Migration[] = [
   budgets,
   // Tracking categories and the options lines carry (books.trackingSet), 52.
   tracking,
+  // Repeating invoices and bills: schedules, one run per schedule and due date, 54.
+  repeating,
 ];

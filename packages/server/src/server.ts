@@ -8,13 +8,20 @@ import { confirmBasLodged } from './domain/tax/lodged.js';
 import { clockOf, setClock } from './clock.js';
 import { checkpointSweep, signerFrom } from './ledger/checkpoints.js';
 import { setCheckpointVerifier } from './artifacts.js';
-import { DEFAULT_AI_CONFIG, DEFAULT_LODGEMENT_OUTBOX_DIR, DEFAULT_PAYMENTS_OUTBOX_DIR, type Config } from './config.js';
+import {
+  DEFAULT_AI_CONFIG,
+  DEFAULT_LODGEMENT_OUTBOX_DIR,
+  DEFAULT_PAYMENTS_OUTBOX_DIR,
+  DEFAULT_REPEATING_SWEEP_MS,
+  type Config,
+} from './config.js';
 import { buildApp } from './http/app.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { migrations } from './schema.js';
 import { openMigrated } from './storage/open.js';
 import type { Database } from './storage/types.js';
 import { purgeIdempotency } from './write-path.js';
+import { runRepeating } from './domain/repeating/sweep.js';
 import { AiGateway, setAiGateway } from './adapters/ai-gateway.js';
 import { readTools } from './adapters/ai-tools.js';
 import { methodRegistry } from './registry.js';
@@ -121,6 +128,21 @@ export async function startServer(
     checkpointTimer = setInterval(sweep, Math.min(policy.everyMs, CHECKPOINT_SWEEP_MS));
     checkpointTimer.unref();
   }
+  // Repeating invoices and bills: a sweep off the request path makes what is due (domain/repeating).
+  const repeatingMs = config.repeatingSweepMs ?? DEFAULT_REPEATING_SWEEP_MS;
+  let repeatingTimer: NodeJS.Timeout | null = null;
+  if (repeatingMs > 0) {
+    let running = false;
+    const sweepRepeating = () => {
+      if (running) return;
+      running = true;
+      runRepeating(db, { log: (err: unknown) => app.log.error({ err }, 'repeating run failed') })
+        .catch((err: unknown) => app.log.error({ err }, 'repeating sweep failed'))
+        .finally(() => (running = false));
+    };
+    repeatingTimer = setInterval(sweepRepeating, repeatingMs);
+    repeatingTimer.unref();
+  }
   const mailer = options.mailer ?? mailerFor(config);
   // A config object built by hand (scripts) may predate PAYMENTS_OUTBOX_DIR; fall back to the default.
   const payments = options.payments ?? new FilePaymentSink(config.paymentsOutboxDir || DEFAULT_PAYMENTS_OUTBOX_DIR);
@@ -142,6 +164,7 @@ export async function startServer(
     async close() {
       clearInterval(purge);
       if (checkpointTimer) clearInterval(checkpointTimer);
+      if (repeatingTimer) clearInterval(repeatingTimer);
       // In-flight requests finish (and so their commits); past the grace period the remaining
       // connections (a long-polling approval.wait, a stalled client) are cut so shutdown is bounded.
       const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -127,6 +127,16 @@ describe.each(engines)('books.invoiceWriteOff (%s)', (engine) => {
     expect(await writeOffEvents(o)).toHaveLength(1);
   });
 
+  it('written off in the period of its invoice, the bad debt is still an adjustment: G1 keeps the sale, G18 and 1B carry the write-off', async () => {
+    const o = await t.org();
+    const inv = await sent(o, { ...BAKERY, issueDate: '2026-10-02' });
+    await ok(o, 'books.invoiceWriteOff', { id: inv.id, reason: 'Customer vanished', date: '2026-10-20' });
+    // October: the $1,100 sale with its $100 GST in G1 and 1A; the $1,100 written off, $100 of it
+    // GST, a decreasing adjustment (G18, 1B) rather than a smaller G1: net GST 0.
+    const gst = (await t.post(o.keys.reader, 'books.reports', { type: 'gst_summary', from: '2026-10-01', to: '2026-10-31' })).body.result;
+    expect(gst.exactCents).toMatchObject({ G1: 110_000, G18: 110_000, '1A': 10_000, '1B': 10_000 });
+  });
+
   it('GST-free supplies are written off untagged: only the GST part adjusts the BAS', async () => {
     const o = await t.org();
     const inv = await sent(o, {

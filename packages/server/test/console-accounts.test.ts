@@ -290,6 +290,42 @@ describe.each(engines)('the chart of accounts and the reports in the console (%s
     expect(bad.text).toContain('value="2026-08-01"');
   });
 
+  it("the reports page shows the income year's depreciation, books beside tax, and leaves it out where there are no assets", async () => {
+    expect(main(await get(owner, '/console/books/reports?from=2025-07-01&to=2026-06-30'))).not.toContain('id="dep-title"');
+    const o = await t.org('Depreciating Books');
+    await ok(o, 'books.journalPost', {
+      date: '2025-09-01',
+      memo: 'Coffee machine bought by the owner',
+      lines: [
+        {
+          accountCode: '1500',
+          debitCents: 1_500_000,
+          asset: { name: 'Coffee machine', effectiveLifeYears: 5, method: 'prime_cost', taxTreatment: 'instant_write_off' },
+        },
+        { accountCode: '3000', creditCents: 1_500_000 },
+      ],
+    });
+    // Books: 1 September 2025 to 30 June 2026 is 303 days; 1,500,000 × 303 ÷ 1,825 = 249,041.10 → $2,490.41,
+    // leaving $12,509.59. Tax: $15,000 is below 2025-26's $20,000 threshold, so written off at once.
+    expect((await ok(o, 'books.assetDepreciationRun', { periodEnd: '2026-06-30' })).totalCents).toBe(249_041);
+    const s = await consoleSignIn(t, o.slug, o.owner.email, o.owner.password);
+    // Any period ending in 2025-26 shows that income year.
+    const m = main(await get(s, '/console/books/reports?from=2026-06-01&to=2026-06-30'));
+    expect(m).toContain('Depreciation, income year 2025-26');
+    expect(m).toContain('this year: $20,000.00');
+    const row = rowOf(m, '<th scope="row">Coffee machine</th>');
+    expect([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((x) => x[1])).toEqual([
+      '$15,000.00',
+      '$2,490.41',
+      '$12,509.59',
+      'instant write-off',
+      '$15,000.00',
+      '$0.00',
+    ]);
+    expect(m).toContain('<td class="num" id="dep-book-total">$2,490.41</td>');
+    expect(m).toContain('<td class="num" id="dep-tax-total">$15,000.00</td>');
+  });
+
   it('the reports page shows the cash flow and budget against actual for the period, as books.reports returns them', async () => {
     // Budgets for the year from July: sales 600.00 a month, rent 100.00 a month.
     await ok(org, 'books.budgetSet', {

@@ -59,7 +59,7 @@ describe('the event catalogue', () => {
     expect(artifact.version).toBeGreaterThan(0);
     expect(artifact.events).toHaveLength(eventKinds.length);
     const send = artifact.events.find((e) => e.kind === events.invoiceSend.kind);
-    expect(send).toMatchObject({ family: 'books', emittedBy: ['books.invoiceSend'] });
+    expect(send).toMatchObject({ family: 'books', emittedBy: ['books.invoiceSend', 'system'] });
     expect(send?.payload).toMatchObject({
       type: 'object',
       additionalProperties: false,

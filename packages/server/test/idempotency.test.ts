@@ -329,6 +329,18 @@ describe.each(engines)('every books write replays with the same key and params (
     ],
     // Tracking: the organisation's first category (it has room for two).
     ['trackingSet', 'books.trackingSet', () => ({ category: 'Division', options: [{ name: 'Cafe' }, { name: 'Catering' }] })],
+    // Repeating: a schedule of its own payee (the same one again would be a no-op).
+    [
+      'repeatingSet',
+      'books.repeatingSet',
+      () => ({
+        kind: 'bill',
+        action: 'capture',
+        template: { payeeName: 'Idempotent Landlord', description: 'Rent', totalCents: 220_000, dueDays: 7 },
+        frequency: 'monthly',
+        startDate: today(),
+      }),
+    ],
     ['invoicePromise (a new act each call)', 'books.invoicePromise', async () => ({ id: await sentId(), promisedOn: today() })],
     [
       'statementRun (a new act each call)',

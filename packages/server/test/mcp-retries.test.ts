@@ -130,7 +130,7 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
           readOnlyHint: false,
           destructiveHint: m.kind === 'signature',
           idempotentHint: !actsAgain,
-          openWorldHint: false,
+          openWorldHint: m.reachesOut === true,
         });
     }
   });

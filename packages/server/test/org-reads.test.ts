@@ -1,3 +1,4 @@
+import { limits } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueOrgKey, revokeOrgKey, type CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
@@ -26,6 +27,32 @@ describe.each(engines)('organisation reads: directory, ops, the 13 base reads (%
     // fdk_<26-char id>_<secret>: the secret is base64url and may itself contain '_'.
     for (const key of [org.keys.agent, bot.key]) expect(text).not.toContain(key.slice(31));
     expect(text).not.toMatch(/scrypt|password/);
+  });
+
+  it('directory holds each list to its newest rows, oldest first, and says when one was cut', async () => {
+    const o = await t.org();
+    expect((await t.get(o.keys.reader, 'directory')).body.truncated).toBe(false);
+    const max = limits.directoryRowsMax;
+    // max + 1 agents, created a second apart (an agent has no secret: rows are enough here).
+    await t.db.write(async (tx) => {
+      for (let i = 0; i <= max; i++) {
+        const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+        await tx.run('INSERT INTO agents (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', [
+          `agt_dir${i}_${o.orgId}`,
+          o.orgId,
+          `bot ${i}`,
+          at,
+        ]);
+      }
+    });
+    const r = await t.get(o.keys.reader, 'directory');
+    expect(r.status).toBe(200);
+    expect(r.body.truncated).toBe(true);
+    expect(r.body.agents).toHaveLength(max);
+    // The oldest (bot 0) is the one left out; the rest are in creation order.
+    expect(r.body.agents[0].name).toBe('bot 1');
+    expect(r.body.agents[max - 1].name).toBe(`bot ${max}`);
+    expect(r.body.people).toHaveLength(1);
   });
 
   it('ops shows the head, pending approvals, holds and the outbox', async () => {

@@ -5,6 +5,7 @@ import { hash64, id, method, text } from './index-fields.js';
 
 export const request = method({
   name: 'approval.request',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'write',
   summary:

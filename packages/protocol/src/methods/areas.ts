@@ -6,6 +6,7 @@ import { bankAccountMethods } from './bank-accounts.js';
 import { boardMethods } from './board.js';
 import * as books from './books.js';
 import { chartMethods } from './chart.js';
+import { repeatingMethods } from './repeating.js';
 import { booksReadMethods } from './books-reads.js';
 import { contactsMethods } from './contacts.js';
 import { correctionsMethods } from './corrections.js';
@@ -57,6 +58,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   books: [
     ...booksReadMethods,
     ...chartMethods,
+    ...repeatingMethods,
     r.events,
     r.snapshot,
     r.booksFiles,

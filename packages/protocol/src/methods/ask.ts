@@ -27,6 +27,7 @@ export const askSource = z.object({
 
 export const ask = method({
   name: 'books.ask',
+  reachesOut: true,
   scope: 'books.read',
   kind: 'new-act',
   summary:

@@ -109,6 +109,7 @@ export const invoiceDraft = method({
 
 export const invoiceSend = method({
   name: 'books.invoiceSend',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'write',
   summary:
@@ -120,6 +121,7 @@ export const invoiceSend = method({
 
 export const invoiceChaseStep = method({
   name: 'books.invoiceChaseStep',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'signature',
   actionClass: ACTION_CLASS.invoiceChaseStep,

@@ -77,8 +77,9 @@ export const creditPrepayment = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    'Record money received from a customer (side customer: Dr bank / Cr 1100) or paid to a supplier (side supplier: Dr 2000 / Cr bank) before any invoice or bill, kept as a credit on the contact (extension beyond the core contract). accountCode: any of books.bankAccounts, default 1000; date default today, not in the future. It records money that already moved; the bank line matches its journal. No GST until it is allocated to a tax invoice or bill. The same non-empty reference again for the same contact and side with the same amount and date is a no-op; with another amount or date CONFLICT.',
-  brief: 'Money received from a customer or paid to a supplier before any invoice or bill: a credit on the contact.',
+    'Record money received from a customer (side customer: Dr bank / Cr 1100) or paid to a supplier (side supplier: Dr 2000 / Cr bank) before any invoice or bill, kept as a credit on the contact (extension beyond the core contract). accountCode: any of books.bankAccounts, default 1000; date default today, not in the future. It records money that already moved; the bank line matches its journal. No GST until it is allocated to a tax invoice or bill: right for an overpayment or a deposit held as security; for a part payment of a taxable supply, issue the invoice first and record the payment against it (GST is due when any of the price is received). The same non-empty reference again for the same contact and side with the same amount and date is a no-op; with another amount or date CONFLICT.',
+  brief:
+    'A deposit received from a customer or paid to a supplier before any invoice or bill: a credit on the contact, no GST until applied.',
   params: z.strictObject({
     contactId: id().describe('Contact id'),
     side: creditSide.describe('Whose'),

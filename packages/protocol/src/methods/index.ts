@@ -15,6 +15,7 @@ import { chartMethods } from './chart.js';
 import { askMethods } from './ask.js';
 import { correctionsMethods } from './corrections.js';
 import { creditsMethods } from './credits.js';
+import { repeatingMethods } from './repeating.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
@@ -47,6 +48,8 @@ export * as tracking from './tracking.js';
 export * as ask from './ask.js';
 export * as corrections from './corrections.js';
 export * as credits from './credits.js';
+export * as repeating from './repeating.js';
+export { REPEATING_ACTIVE_MAX, templateProblems, type RepeatingAction, type RepeatingFrequency, type RepeatingKind } from './repeating.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -89,6 +92,7 @@ const declared = [
   ...payrollMethods,
   ...contactsMethods,
   ...chartMethods,
+  ...repeatingMethods,
   ...askMethods,
   ...boardMethods,
   ...approvalMethods,

@@ -45,6 +45,7 @@ const runResult = z.object({
 
 export const billScheduleRun = method({
   name: 'books.billScheduleRun',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'signature',
   actionClass: ACTION_CLASS.billScheduleRun,

@@ -221,6 +221,7 @@ export const payrollDraft = method({
 
 export const payrollSign = method({
   name: 'books.payrollSign',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'signature',
   actionClass: ACTION_CLASS.payrollSign,
@@ -244,6 +245,7 @@ export const payrollRecall = method({
 
 export const stpResubmit = method({
   name: 'books.stpResubmit',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'new-act',
   summary:
@@ -303,6 +305,7 @@ const stpFinalisation = z.object({
 
 export const stpFinalise = method({
   name: 'books.stpFinalise',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'signature',
   actionClass: ACTION_CLASS.payrollSign,
@@ -400,6 +403,7 @@ const superPayment = z.object({
 
 export const superPay = method({
   name: 'books.superPay',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'signature',
   actionClass: ACTION_CLASS.payrollSign,

@@ -194,7 +194,7 @@ export const policy = read({
 export const directory = read({
   name: 'directory',
   scope: 'org.read',
-  summary: 'Who acts in the organisation: people (id, email, role), agents, and API keys (id, tier, agent, revoked) — never secrets.',
+  summary: `Who acts in the organisation: people (id, email, role), agents, and API keys (id, tier, agent, revoked) — never secrets. Each list holds at most its newest ${limits.directoryRowsMax} rows, oldest first; truncated is true when one was cut.`,
   brief: 'People, agents and API keys (never secrets).',
   query: z.strictObject({}),
   result: z.object({
@@ -202,6 +202,7 @@ export const directory = read({
     people: z.array(z.object({ userId: z.string(), email: z.string(), role: z.enum(USER_ROLES), createdAt: z.string() })),
     agents: z.array(z.object({ agentId: z.string(), name: z.string(), createdAt: z.string() })),
     keys: z.array(keyRow),
+    truncated: z.boolean(),
   }),
 });
 

@@ -52,6 +52,7 @@ export const invoiceRecordPayment = method({
 
 export const invoiceCreditNote = method({
   name: 'books.invoiceCreditNote',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'write',
   summary:
@@ -154,6 +155,7 @@ const statementInvoice = z.object({
 
 export const statementRun = method({
   name: 'books.statementRun',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'new-act',
   summary:

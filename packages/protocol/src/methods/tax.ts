@@ -140,6 +140,7 @@ export const taxReturn = method({
 
 export const taxSignLodge = method({
   name: 'books.taxSignLodge',
+  reachesOut: true,
   scope: 'books.write',
   kind: 'signature',
   actionClass: ACTION_CLASS.taxSignLodge,

@@ -47,6 +47,12 @@ export interface MethodSpec<
    * such): docs/methods.md lists them per method, and a test checks each is a declared param.
    */
   readonly extendedParams?: readonly string[];
+  /**
+   * The call may reach past the books: an email to a customer or a person, a lodgement with the
+   * ATO, a file for a bank or a super fund, a question to a model provider. MCP hosts are told so
+   * (openWorldHint); every other method acts on the books alone.
+   */
+  readonly reachesOut?: true;
 }
 
 /**

@@ -28,6 +28,7 @@ import {
   type ChainBreakReason,
 } from '@finance-desk/protocol';
 import { accountArchive, accountCreate, accountUpdate } from '../domain/gl/accounts.js';
+import { runRepeating } from '../domain/repeating/sweep.js';
 import { inUnitOfWork, type Uow } from '../write-path.js';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
 import { createPairingCode, revokeAgent } from '../org/pairing.js';
@@ -713,6 +714,24 @@ function program(io: CliIo): Command {
         return exportOrganisation(db, { orgId: org.id, orgSlug: org.slug, from: o.from, to: o.to, dir });
       });
       print(o.json === true, report, report.files.map((f) => `${f.file}: ${f.rows} rows`).join('\n'));
+    });
+
+  // Repeating invoices and bills (domain/repeating): the server's sweep, run now for one organisation.
+  cli
+    .command('repeating')
+    .description('repeating invoices and bills')
+    .command('run')
+    .description("make an organisation's repeating invoices and bills that are due as of its today (as the server's sweep does)")
+    .requiredOption('--org <slug>')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; json?: boolean }) => {
+      const outcome = await withDb(async (db) => runRepeating(db, { orgId: (await orgBySlug(db.reader, o.org)).id }));
+      const lines = [
+        ...outcome.created.map((r) => `${r.scheduleId} ${r.dueOn}: ${r.kind} ${r.documentId}`),
+        ...outcome.failed.map((f) => `${f.scheduleId} ${f.dueOn}: failed: ${f.message}`),
+      ];
+      print(o.json === true, outcome, lines.length > 0 ? lines.join('\n') : `${o.org}: nothing due`);
+      if (outcome.failed.length > 0) throw new CliFailure(`repeating: ${outcome.failed.length} schedule(s) failed`, 1);
     });
 
   // Signed checkpoints (ledger/checkpoints.ts; protocol checkpoint.ts).

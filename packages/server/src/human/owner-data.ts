@@ -292,6 +292,7 @@ export async function ownerReports(db: Database, s: HumanSession, query: Query) 
     gstRegistered: profile.gstRegistered,
     cashFlow: more.cashFlow,
     budget: more.budget,
+    depreciation: more.depreciation,
   };
 }
 

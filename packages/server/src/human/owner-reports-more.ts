@@ -14,6 +14,7 @@ import { html, type Html } from './html.js';
 
 export type CashFlow = z.infer<typeof booksReads.cashFlow>;
 export type BudgetVsActual = z.infer<typeof budgets.budgetVsActual>;
+export type DepreciationSchedule = Extract<Awaited<ReturnType<typeof runReport>>, { type: 'depreciation_schedule' }>;
 
 /** A report of the page, or the message of books.reports' schema refusing its period. */
 export type Shown<R> = { readonly report: R; readonly refused: null } | { readonly report: null; readonly refused: string };
@@ -24,10 +25,19 @@ async function shown<R>(ctx: ReadContext, params: Record<string, unknown>): Prom
   return { report: (await runReport(p.value, ctx)) as R, refused: null };
 }
 
+/** The income year (1 July to 30 June) a date falls in: the tax depreciation schedule's period. */
+export function incomeYearOf(date: string): { from: string; to: string } {
+  const year = Number(date.slice(0, 4));
+  const start = Number(date.slice(5, 7)) >= 7 ? year : year - 1;
+  return { from: `${String(start).padStart(4, '0')}-07-01`, to: `${String(start + 1).padStart(4, '0')}-06-30` };
+}
+
 export async function moreReports(ctx: ReadContext, from: string, to: string) {
   const cashFlow = await shown<CashFlow>(ctx, { type: 'cash_flow', from, to });
   const budget = await shown<BudgetVsActual>(ctx, { type: 'budget_vs_actual', from, to });
-  return { cashFlow, budget };
+  // The schedule is by income year, whatever the page's period: the one its end falls in.
+  const depreciation = await shown<DepreciationSchedule>(ctx, { type: 'depreciation_schedule', ...incomeYearOf(to) });
+  return { cashFlow, budget, depreciation };
 }
 
 const money = (cents: number, id?: string): Html =>
@@ -102,6 +112,47 @@ ${b.accounts
   ${group('revenue', 'Revenue', b.totals.revenue, 'budget-revenue')}
   ${group('expense', 'Expenses', b.totals.expenses, 'budget-expenses')}
   <tbody><tr class="total grand"><th scope="row">Net profit</th>${figures(b.totals.netProfit, 'budget-net')}</tr></tbody>
+</table></div>
+</section>`;
+}
+
+const TAX_METHOD_WORDS: Readonly<Record<DepreciationSchedule['assets'][number]['taxMethod'], string>> = {
+  book: 'as the books',
+  instant_write_off: 'instant write-off',
+  pool: 'small business pool',
+};
+
+/** Book depreciation beside the tax deduction, per fixed asset, for the income year; nothing when there are no assets. */
+export function depreciationSection(s: Shown<DepreciationSchedule>): Html | null {
+  if (!s.report) {
+    return html`<section aria-labelledby="dep-title"><h2 id="dep-title">Depreciation</h2><p class="hint">Not shown: ${s.refused}</p></section>`;
+  }
+  const d = s.report;
+  if (d.assets.length === 0) return null;
+  const rows = d.assets.map(
+    (a) =>
+      html`<tr data-asset="${a.assetId}"><th scope="row">${a.name}</th>${money(a.costCents)}${money(a.book.depreciationCents)}${money(
+        a.book.closingCents,
+      )}<td>${TAX_METHOD_WORDS[a.taxMethod]}</td>${a.tax ? html`${money(a.tax.deductionCents)}${money(a.tax.closingCents)}` : html`<td class="num">in pool</td><td class="num">in pool</td>`}</tr>`,
+  );
+  const pool =
+    d.pool.openingCents === 0 && d.pool.additionsCents === 0 && d.pool.closingCents === 0 && d.pool.deductionCents === 0
+      ? null
+      : html`<tr data-asset="pool"><th scope="row">Small business pool${d.pool.lowBalanceWriteOff ? ' (written off: below the threshold)' : ''}</th><td class="num"></td><td class="num"></td><td class="num"></td><td>pool</td>${money(
+          d.pool.deductionCents,
+          'dep-pool-deduction',
+        )}${money(d.pool.closingCents, 'dep-pool-closing')}</tr>`;
+  return html`<section aria-labelledby="dep-title">
+<h2 id="dep-title">Depreciation, income year ${d.incomeYear}</h2>
+<p class="hint">The books' depreciation of each fixed asset beside its tax deduction (nothing posts from the tax side). Instant asset write-off and low pool balance threshold this year: ${formatCents(d.thresholdCents)}.</p>
+<div class="table-wrap"><table>
+  <caption class="sr-only">Depreciation, books and tax</caption>
+  <thead><tr><th scope="col">Asset</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Book depreciation</th><th scope="col" class="num">Book value at year end</th><th scope="col">Tax method</th><th scope="col" class="num">Tax deduction</th><th scope="col" class="num">Tax value at year end</th></tr></thead>
+  <tbody>${rows}${pool}</tbody>
+  <tbody><tr class="total grand"><th scope="row">Total</th><td class="num"></td>${money(d.totals.bookDepreciationCents, 'dep-book-total')}<td class="num"></td><td></td>${money(
+    d.totals.taxDeductionCents,
+    'dep-tax-total',
+  )}<td class="num"></td></tr></tbody>
 </table></div>
 </section>`;
 }

@@ -13,7 +13,7 @@ import type {
   ownerOverview,
   ownerReports,
 } from './owner-data.js';
-import { budgetSection, cashFlowSection } from './owner-reports-more.js';
+import { budgetSection, cashFlowSection, depreciationSection } from './owner-reports-more.js';
 
 /**
  * The owner's read-only view of the books, as bodies for `page()`. Nothing
@@ -581,5 +581,6 @@ ${basTable(r)}
 ${payrollTable(r)}
 ${leaveTable(r)}
 ${cashFlowSection(r.cashFlow)}
-${budgetSection(r.budget)}`;
+${budgetSection(r.budget)}
+${depreciationSection(r.depreciation)}`;
 }

@@ -308,7 +308,8 @@ function captureReads(uow: Uow, params: CaptureParams): Read[] {
   ];
 }
 
-export async function billCapture(params: CaptureParams, uow: Uow) {
+/** `origin`: the repeating schedule capturing it (domain/repeating), named in the event. */
+export async function billCapture(params: CaptureParams, uow: Uow, origin?: { readonly repeatingId: string }) {
   // The bill's date (default today); it is due dueDays after it and posts dated it.
   const issuedOn = issueDateOf(uow, params.issueDate);
   await uow.readTogether(captureReads(uow, params));
@@ -359,6 +360,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
       ...contactPayload(party),
       issuedOn,
       ...(row.reference !== null ? { reference: row.reference } : {}),
+      ...(origin ? { repeatingId: origin.repeatingId } : {}),
     }),
   });
   await finishContact(uow, party, 'supplier', event.ledgerId);

@@ -224,7 +224,8 @@ async function numberWindow(
 /** No numbers known free: each is looked up (the batch still records the ones it gives out). */
 const noWindow = (): NumberWindow => ({ numbers: new Set(), taken: new Set() });
 
-export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow) {
+/** `origin`: the repeating schedule drafting it (domain/repeating), named in the event. */
+export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow, origin?: { readonly repeatingId: string }) {
   const id = newId('inv');
   // Drafted with an issue date, the invoice is dated it (checked now and again at send).
   const issuedOn = params.issueDate === undefined ? null : issueDateOf(uow, params.issueDate);
@@ -253,6 +254,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       number,
       ...(params.reference !== undefined ? { reference: params.reference } : {}),
       ...(issuedOn !== null ? { issueDate: issuedOn } : {}),
+      ...(origin ? { repeatingId: origin.repeatingId } : {}),
     },
   });
   await finishContact(uow, party, 'customer', event.ledgerId);

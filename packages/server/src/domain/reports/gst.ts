@@ -23,6 +23,8 @@ import type { Queryable } from '../../storage/types.js';
  * A reduction with no earlier document to point at (a manual refund journal) that would leave a
  * supply code negative for the period is treated the same way, so nothing is ever dropped by
  * the "never negative" rule. A credit in the same period as its document nets into its labels.
+ * A bad debt written off is always an adjustment (GST Act Division 21: writing off a debt does not
+ * change the supply's price, as a credit note does), even in the period of its invoice.
  */
 const LABELS = ['G1', 'G2', 'G3', 'G4', 'G10', 'G11', 'G13', 'G14', 'G15', 'W1', 'W2'] as const;
 type Label = (typeof LABELS)[number];
@@ -64,7 +66,7 @@ async function sumsByCode(q: Queryable, orgId: string, from: string, to: string)
     `SELECT x.tax_code AS tax_code, x.adj AS adj, SUM(x.base) AS base, SUM(x.gst) AS gst, COUNT(*) AS n
      FROM (
        SELECT l.tax_code AS tax_code, l.tax_base_cents AS base, l.gst_cents AS gst,
-         CASE WHEN j.source_kind IN ${REDUCING_SOURCES} AND EXISTS (
+         CASE WHEN j.source_kind = 'bad_debt' THEN 1 WHEN j.source_kind IN ${REDUCING_SOURCES} AND EXISTS (
            SELECT 1 FROM journals o WHERE o.org_id = j.org_id AND o.source_id = j.source_id
              AND o.source_kind IN ${ORIGIN_SOURCES} AND o.date < ?
          ) THEN 1 ELSE 0 END AS adj
