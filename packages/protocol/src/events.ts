@@ -4,6 +4,7 @@ import { TIERS } from './scopes.js';
 import { TAX_CODE_NAMES, type TaxCode } from './tax.js';
 import * as approvalM from './methods/approval.js';
 import * as askM from './methods/ask.js';
+import * as attachmentsM from './methods/attachments.js';
 import * as assetsM from './methods/assets.js';
 import * as boardM from './methods/board.js';
 import * as booksM from './methods/books.js';
@@ -103,6 +104,10 @@ const period = { periodStart: str(), periodEnd: str() };
 const funding = { fundingAccount: str().nullable(), fundingAccountId: str().optional() };
 /** The pending fixed assets a posting put on the register (1500 Plant and equipment lines), when any. */
 const assetsRegistered = { assetIds: ids().optional() };
+/** A file kept with a document: what identifies its bytes, never the bytes. */
+const attachmentRef = { sha256: sha256(), filename: str(), mimeType: str(), sizeBytes: int() };
+/** The files a document was created with (attachments.ts), when any. */
+const attached = { attachments: z.array(z.strictObject(attachmentRef)).min(1).optional() };
 const payFrequency = z.enum(peopleM.PAY_FREQUENCIES);
 const basBasis = z.enum(taxM.BAS_BASES);
 
@@ -336,6 +341,7 @@ export const invoiceDraft = eventKind({
     number: str().optional(),
     reference: str().optional(),
     issueDate: str().optional(),
+    ...attached,
   }),
   emittedBy: [booksM.invoiceDraft],
 });
@@ -568,6 +574,7 @@ export const billCapture = eventKind({
     /** Added later: absent on events written before it. */
     issuedOn: str().optional(),
     reference: str().optional(),
+    ...attached,
   }),
   emittedBy: [booksM.billCapture],
 });
@@ -772,8 +779,21 @@ export const journalPost = eventKind({
     lineCount: int(),
     accounts: ids(),
     ...assetsRegistered,
+    ...attached,
   }),
   emittedBy: [reconciliationM.journalPost],
+});
+
+export const attachmentAdd = eventKind({
+  family: 'books',
+  kind: 'books.attachment.add',
+  summary: "A file was attached to an invoice, bill or journal after it was created: the file's SHA-256, name, media type and size.",
+  payload: z.strictObject({
+    documentKind: z.enum(attachmentsM.ATTACHMENT_DOCUMENT_KINDS),
+    documentId: str(),
+    ...attachmentRef,
+  }),
+  emittedBy: [attachmentsM.attachmentAdd],
 });
 
 // ---- books: opening balances and corrections (extensions) ----
@@ -1480,6 +1500,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   receiptLink,
   lineRecode,
   journalPost,
+  attachmentAdd,
   openingBalancesRecord,
   lineUnmatch,
   invoicePaymentDishonour,

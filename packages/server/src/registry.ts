@@ -19,6 +19,7 @@ import { chartBindings } from './domain/gl/bindings.js';
 import { askBindings } from './domain/ask/bindings.js';
 import { correctionsBindings } from './domain/corrections/bindings.js';
 import { creditsBindings } from './domain/credits/bindings.js';
+import { attachmentBindings } from './domain/attachments/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -41,6 +42,7 @@ const bindings: readonly MethodBinding[] = [
   ...reconciliationBindings,
   ...correctionsBindings,
   ...creditsBindings,
+  ...attachmentBindings,
   ...bankingBindings,
   ...taxBindings,
   ...booksReadBindings,

@@ -45,6 +45,7 @@ import { migration as writeOff } from './domain/receivables/migration-write-off.
 import { migration as contactCredits } from './domain/credits/migration.js';
 import { migration as budgets } from './domain/reports/migration-budgets.js';
 import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
+import { migration as attachments } from './domain/attachments/migration.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -135,4 +136,6 @@ export const migrations: readonly Migration[] = [
   assetsAccountant,
   // Budgets by account and month (books.budgetSet), 51.
   budgets,
+  // Files kept with invoices, bills and journals (books.attachmentAdd), 53.
+  attachments,
 ];

@@ -15,6 +15,7 @@ import { chartMethods } from './chart.js';
 import { askMethods } from './ask.js';
 import { correctionsMethods } from './corrections.js';
 import { creditsMethods } from './credits.js';
+import { attachmentMethods } from './attachments.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
@@ -46,6 +47,7 @@ export * as budgets from './budgets.js';
 export * as ask from './ask.js';
 export * as corrections from './corrections.js';
 export * as credits from './credits.js';
+export * as attachments from './attachments.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -80,6 +82,7 @@ const declared = [
   ...reconciliationMethods,
   ...correctionsMethods,
   ...creditsMethods,
+  ...attachmentMethods,
   ...bankAccountMethods,
   ...taxMethods,
   ...booksReadMethods,

@@ -18,6 +18,7 @@ import { PAYABLES_ACCOUNT } from './ledger-api.js';
 import { contactPayload, documentContactReads, finishContact, refreshContactBank, resolveDocumentContact } from '../contacts/contacts.js';
 import { owedOnDocument } from './settle.js';
 import { plannedBillAssets, registerAssets, returnBillAssets, saveAssetDetails } from '../assets/register.js';
+import { attachedPayload, prepareFiles, saveFiles, withFiles } from '../attachments/store.js';
 
 /**
  * Bills (payables). States: captured → approved; held (the bill-approval rule: a new payee, a
@@ -308,6 +309,8 @@ function captureReads(uow: Uow, params: CaptureParams): Read[] {
 }
 
 export async function billCapture(params: CaptureParams, uow: Uow) {
+  // Files kept with it (the supplier's PDF): checked before anything is read or written.
+  const files = prepareFiles(params.attachments);
   // The bill's date (default today); it is due dueDays after it and posts dated it.
   const issuedOn = issueDateOf(uow, params.issueDate);
   await uow.readTogether(captureReads(uow, params));
@@ -358,6 +361,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
       ...contactPayload(party),
       issuedOn,
       ...(row.reference !== null ? { reference: row.reference } : {}),
+      ...attachedPayload(files),
     }),
   });
   await finishContact(uow, party, 'supplier', event.ledgerId);
@@ -390,7 +394,7 @@ export async function billCapture(params: CaptureParams, uow: Uow) {
   ]);
   await insertBillLines(uow, row.id, lines);
   await saveAssetDetails(uow, row.id, params.lines ?? []); // fixed assets: registered on approval
-  return toBill({ ...row, ledger_id: event.ledgerId }, lines);
+  return withFiles(toBill({ ...row, ledger_id: event.ledgerId }, lines), await saveFiles(uow, 'bill', row.id, files, event.ledgerId));
 }
 
 /** Statuses billApprove takes: not approved (yet, or again after billHold). */

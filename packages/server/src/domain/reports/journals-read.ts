@@ -4,6 +4,7 @@ import type { ReadContext } from '../../binding.js';
 import { badRequest } from '../../errors.js';
 import type { Queryable, SqlValue } from '../../storage/types.js';
 import { accountExists } from '../gl/post.js';
+import { filesOf, withFiles } from '../attachments/store.js';
 
 type Params = z.infer<typeof booksReads.journals.params>;
 
@@ -99,19 +100,21 @@ export async function listJournals(p: Params, ctx: ReadContext) {
     args,
   );
   const page = rows.slice(0, limit);
-  const lines = await linesOf(
-    q,
-    orgId,
-    page.map((r) => r.id),
+  const ids = page.map((r) => r.id);
+  const [lines, files] = await Promise.all([linesOf(q, orgId, ids), filesOf(q, orgId, 'journal', ids)]);
+  const journals = page.map((r) =>
+    withFiles(
+      {
+        id: r.id,
+        date: r.date,
+        memo: r.memo,
+        source: { kind: r.source_kind, id: r.source_id },
+        ledgerId: r.ledger_id,
+        reversedBy: r.reversed_by,
+        lines: (lines.get(r.id) ?? []).map(toLine),
+      },
+      files.get(r.id),
+    ),
   );
-  const journals = page.map((r) => ({
-    id: r.id,
-    date: r.date,
-    memo: r.memo,
-    source: { kind: r.source_kind, id: r.source_id },
-    ledgerId: r.ledger_id,
-    reversedBy: r.reversed_by,
-    lines: (lines.get(r.id) ?? []).map(toLine),
-  }));
   return { journals, nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
 }
