@@ -419,6 +419,19 @@ describe.each(engines)('every books write replays with the same key and params (
         mimeType: 'application/pdf',
       }),
     ],
+    [
+      'attachmentAdd',
+      'books.attachmentAdd',
+      async () => ({
+        kind: 'invoice',
+        id: await draftId(),
+        attachment: {
+          contentBase64: Buffer.from(unique('quote bytes')).toString('base64'),
+          filename: 'quote.pdf',
+          mimeType: 'application/pdf',
+        },
+      }),
+    ],
     ['lineRecode (a new act each call)', 'books.lineRecode', async () => ({ lineId: await lineOf(-1_000), accountCode: '6300' })],
     // Tax: each case its own past month, so no BAS overlaps another.
     ['taxPrepare', 'books.taxPrepare', () => ({ periodStart: '2025-01-01', periodEnd: '2025-01-31' })],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accountCode } from './aba-fields.js';
+import { attachmentsField } from './attachments.js';
 import { budgetPeriodProblems, budgetVsActual } from './budgets.js';
 import { depreciationScheduleReport } from './asset-schedule.js';
 import { id, isCalendarDate, isoDate, method, pageLimit } from './index-fields.js';
@@ -78,6 +79,8 @@ export const journal = z.object({
   /** The journal that reversed this one (books.journalReverse), or null. */
   reversedBy: z.string().nullable(),
   lines: z.array(journalLine),
+  /** Files kept with it (attachments.ts), oldest first; absent when none. */
+  attachments: attachmentsField(),
 });
 
 /** `to` must not be before `from` (shared by journals and the period reports). */

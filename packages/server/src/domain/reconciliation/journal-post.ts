@@ -6,6 +6,7 @@ import { accountOf, newJournalId, postJournal, trackingFields } from '../gl/post
 import { resolveLineTracking, trackingNamer } from '../tracking/store.js';
 import { directPostingProblem, directPostingReads, taxedPosting } from './tax-lines.js';
 import { journalAssetLineProblems, plannedJournalAssets, registerAssets } from '../assets/register.js';
+import { attachedPayload, prepareFiles, saveFiles, withFiles } from '../attachments/store.js';
 
 /**
  * books.journalPost: a manual journal (opening balances, accruals, corrections, a loan drawn).
@@ -16,6 +17,8 @@ import { journalAssetLineProblems, plannedJournalAssets, registerAssets } from '
 type Params = z.infer<typeof reconciliation.journalPost.params>;
 
 export async function journalPost(p: Params, uow: Uow) {
+  // Files kept with it (the workings behind it): checked before anything is read or written.
+  const files = prepareFiles(p.attachments);
   const today = uow.today;
   const problems: string[] = [];
   if (p.date > today) problems.push(`date: ${p.date} is in the future; post it on or after that day`);
@@ -68,11 +71,13 @@ export async function journalPost(p: Params, uow: Uow) {
       lineCount: lines.length,
       accounts: [...new Set(lines.map((l) => accountOf(l.account)))].sort(),
       ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
+      ...attachedPayload(files),
     },
   });
   await registerAssets(uow, assets, { kind: 'journal', id: journalId, date: p.date, journalId, ledgerId: event.ledgerId });
+  const kept = await saveFiles(uow, 'journal', journalId, files, event.ledgerId);
   const named = await trackingNamer(uow.tx, uow.orgId, posted.lines);
-  return {
+  const result = {
     journalId,
     date: p.date,
     memo: p.memo,
@@ -86,4 +91,5 @@ export async function journalPost(p: Params, uow: Uow) {
     ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     ledgerId: event.ledgerId,
   };
+  return withFiles(result, kept);
 }

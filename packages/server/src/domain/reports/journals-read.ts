@@ -5,6 +5,7 @@ import { badRequest } from '../../errors.js';
 import type { Queryable, SqlValue } from '../../storage/types.js';
 import { accountExists } from '../gl/post.js';
 import { trackingNamer, type TrackingNamer } from '../tracking/store.js';
+import { filesOf, withFiles } from '../attachments/store.js';
 
 type Params = z.infer<typeof booksReads.journals.params>;
 
@@ -104,20 +105,22 @@ export async function listJournals(p: Params, ctx: ReadContext) {
     args,
   );
   const page = rows.slice(0, limit);
-  const lines = await linesOf(
-    q,
-    orgId,
-    page.map((r) => r.id),
-  );
+  const ids = page.map((r) => r.id);
+  const [lines, files] = await Promise.all([linesOf(q, orgId, ids), filesOf(q, orgId, 'journal', ids)]);
   const named = await trackingNamer(q, orgId, [...lines.values()].flat());
-  const journals = page.map((r) => ({
-    id: r.id,
-    date: r.date,
-    memo: r.memo,
-    source: { kind: r.source_kind, id: r.source_id },
-    ledgerId: r.ledger_id,
-    reversedBy: r.reversed_by,
-    lines: (lines.get(r.id) ?? []).map((l) => toLine(l, named)),
-  }));
+  const journals = page.map((r) =>
+    withFiles(
+      {
+        id: r.id,
+        date: r.date,
+        memo: r.memo,
+        source: { kind: r.source_kind, id: r.source_id },
+        ledgerId: r.ledger_id,
+        reversedBy: r.reversed_by,
+        lines: (lines.get(r.id) ?? []).map((l) => toLine(l, named)),
+      },
+      files.get(r.id),
+    ),
+  );
   return { journals, nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
 }
