@@ -81,6 +81,8 @@ function objectSchema(schema: z.core.JSONSchema.BaseSchema): ToolInputSchema {
 /** Inline bank details of a paying account, and the bank account record that can stand for them. */
 const FUNDING = 'funding';
 const FUNDING_ACCOUNT_ID = 'fundingAccountId';
+/** Files given with the call that creates a document (invoiceDraft, billCapture, journalPost). */
+const ATTACHMENTS = 'attachments';
 
 /**
  * Params the API takes that a tool does not offer, each because the tool already offers a way a
@@ -90,6 +92,10 @@ const FUNDING_ACCOUNT_ID = 'fundingAccountId';
  * - funding beside fundingAccountId: seven inline bank fields (the account money leaves from),
  *   where a bank account record an owner keeps (its directEntry details) names the same account in
  *   one id; an agent pays from the accounts the business set up.
+ * - attachments on the tools that create a document: a file (up to ~1 MB as base64) rides in the
+ *   creating call over HTTP; a model attaches it once the document exists, with its own tool (one
+ *   event each, the same SHA-256 binding), so a retried creation never carries the file again and
+ *   three tools do not each describe the file's shape.
  */
 function offered(schema: ToolInputSchema): ToolInputSchema {
   const properties: Record<string, object> = { ...schema.properties };
@@ -101,6 +107,7 @@ function offered(schema: ToolInputSchema): ToolInputSchema {
       description: `Pay-from account: a ${toolName(bankAccounts.bankAccounts.name)} id with directEntry`,
     };
   }
+  if (ATTACHMENTS in properties) dropped.push(ATTACHMENTS);
   for (const name of dropped) delete properties[name];
   const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((r) => !dropped.includes(r)) : undefined;
   return { ...schema, properties, ...(required === undefined ? {} : { required }) };

@@ -22,14 +22,19 @@ export interface JournalLineForm {
   readonly gstCents: number;
   readonly docId: string | null;
   readonly description: string;
+  /** The line's tracking option ids (books.trackingSet) in category slots 1 and 2; absent or null when none. */
+  readonly tracking1?: string | null | undefined;
+  readonly tracking2?: string | null | undefined;
 }
 
 /**
  * The text that is hashed for a journal's lines: canonical JSON of the array of its lines in line
  * order (line 1 first), each line exactly these eight keys (canonical JSON writes them sorted:
  * accountCode, creditCents, debitCents, description, docId, gstCents, taxBaseCents, taxCode);
- * amounts are integer cents, taxCode and docId null when absent. Nothing else of the line (its
- * number is its place in the array) and nothing of the journal's head.
+ * amounts are integer cents, taxCode and docId null when absent. A line with tracking adds
+ * `tracking1` and/or `tracking2` (its option ids) only when set, so a line without tracking, and
+ * every journal posted before tracking existed, hashes exactly as before. Nothing else of the
+ * line (its number is its place in the array) and nothing of the journal's head.
  */
 export function journalLinesCanonical(lines: readonly JournalLineForm[]): string {
   return canonicalJson(
@@ -42,6 +47,8 @@ export function journalLinesCanonical(lines: readonly JournalLineForm[]): string
       gstCents: l.gstCents,
       taxBaseCents: l.taxBaseCents,
       taxCode: l.taxCode,
+      ...(l.tracking1 != null ? { tracking1: l.tracking1 } : {}),
+      ...(l.tracking2 != null ? { tracking2: l.tracking2 } : {}),
     })),
   );
 }

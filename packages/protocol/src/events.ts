@@ -4,6 +4,7 @@ import { TIERS } from './scopes.js';
 import { TAX_CODE_NAMES, type TaxCode } from './tax.js';
 import * as approvalM from './methods/approval.js';
 import * as askM from './methods/ask.js';
+import * as attachmentsM from './methods/attachments.js';
 import * as assetsM from './methods/assets.js';
 import * as boardM from './methods/board.js';
 import * as booksM from './methods/books.js';
@@ -104,6 +105,10 @@ const period = { periodStart: str(), periodEnd: str() };
 const funding = { fundingAccount: str().nullable(), fundingAccountId: str().optional() };
 /** The pending fixed assets a posting put on the register (1500 Plant and equipment lines), when any. */
 const assetsRegistered = { assetIds: ids().optional() };
+/** A file kept with a document: what identifies its bytes, never the bytes. */
+const attachmentRef = { sha256: sha256(), filename: str(), mimeType: str(), sizeBytes: int() };
+/** The files a document was created with (attachments.ts), when any. */
+const attached = { attachments: z.array(z.strictObject(attachmentRef)).min(1).optional() };
 const payFrequency = z.enum(peopleM.PAY_FREQUENCIES);
 const basBasis = z.enum(taxM.BAS_BASES);
 
@@ -339,6 +344,7 @@ export const invoiceDraft = eventKind({
     issueDate: str().optional(),
     /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
     repeatingId: str().optional(),
+    ...attached,
   }),
   // 'system': the repeating sweep drafts, sends, captures and approves for a schedule.
   emittedBy: [booksM.invoiceDraft, 'system'],
@@ -574,6 +580,7 @@ export const billCapture = eventKind({
     reference: str().optional(),
     /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
     repeatingId: str().optional(),
+    ...attached,
   }),
   emittedBy: [booksM.billCapture, 'system'],
 });
@@ -778,8 +785,21 @@ export const journalPost = eventKind({
     lineCount: int(),
     accounts: ids(),
     ...assetsRegistered,
+    ...attached,
   }),
   emittedBy: [reconciliationM.journalPost],
+});
+
+export const attachmentAdd = eventKind({
+  family: 'books',
+  kind: 'books.attachment.add',
+  summary: "A file was attached to an invoice, bill or journal after it was created: the file's SHA-256, name, media type and size.",
+  payload: z.strictObject({
+    documentKind: z.enum(attachmentsM.ATTACHMENT_DOCUMENT_KINDS),
+    documentId: str(),
+    ...attachmentRef,
+  }),
+  emittedBy: [attachmentsM.attachmentAdd],
 });
 
 // ---- books: opening balances and corrections (extensions) ----
@@ -1433,6 +1453,24 @@ export const budgetSet = eventKind({
   emittedBy: [chartM.budgetSet],
 });
 
+export const trackingSet = eventKind({
+  family: 'books',
+  kind: 'books.tracking.set',
+  summary:
+    'A tracking category was created or changed: its id, slot (1 or 2: the journal line column its option ids are in), name (and previous name when renamed), and each option added, renamed, archived or restored with its id, name, previous name and archived.',
+  payload: z.strictObject({
+    categoryId: str(),
+    slot: int(),
+    name: str(),
+    previousName: str().optional(),
+    created: z.boolean(),
+    options: z.array(
+      z.strictObject({ id: str(), name: str(), previousName: str().optional(), archived: z.boolean(), created: z.boolean() }),
+    ),
+  }),
+  emittedBy: [chartM.trackingSet],
+});
+
 // ---- books: ask ----
 
 export const askAnswer = eventKind({
@@ -1507,6 +1545,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   receiptLink,
   lineRecode,
   journalPost,
+  attachmentAdd,
   openingBalancesRecord,
   lineUnmatch,
   invoicePaymentDishonour,
@@ -1544,6 +1583,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   accountUpdate,
   accountArchive,
   budgetSet,
+  trackingSet,
   repeatingSet,
   askAnswer,
 ];

@@ -118,7 +118,7 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
   const events = new Map<string, { seq: number; bindsJournals: boolean }>();
   const journalBindings = new Map<string, Bound<JournalBinding>>();
   const fileBindings = new Map<string, Bound<FileBinding>>();
-  // Payloads that record a SHA-256 (a receipt's event among them), kept for the documents check.
+  // Payloads that record a SHA-256 (a receipt's or an attachment's event among them), kept for the documents check.
   const hashing = new Map<string, string>();
   for await (const row of jsonLines<StoredEventRow>(join(dir, 'events.jsonl'))) {
     if (!verifier.pushStored(row)) break;
@@ -244,8 +244,9 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
   }
   if (!failed('approvals')) check('approvals', true, `${approvals} approvals tie to events`);
 
-  // 6. Documents: each file hashes to its recorded SHA-256; a receipt's event names that hash; a
-  //    payment or lodgement file is the one its event bound; every bound file is in the pack.
+  // 6. Documents: each file hashes to its recorded SHA-256; a receipt's event, and the event that
+  //    attached a file to an invoice, bill or journal, names that hash; a payment or lodgement
+  //    file is the one its event bound; every bound file is in the pack.
   let documents = 0;
   let filesTotal = 0;
   let filesBound = 0;
@@ -256,7 +257,7 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     const path = join(dir, d.path);
     const actual = existsSync(path) ? await sha256File(path) : 'nothing (missing)';
     if (actual !== d.sha256) check('documents', false, `${d.path}: SHA-256 ${actual} ≠ recorded ${d.sha256}`);
-    if (d.kind === 'receipt') {
+    if (d.kind === 'receipt' || d.kind === 'attachment') {
       const payload = d.ledgerId ? hashing.get(d.ledgerId) : undefined;
       if (!payload || !payload.includes(`"${d.sha256}"`))
         check('documents', false, `${d.path}: its event ${d.ledgerId} does not record this SHA-256`);

@@ -20,6 +20,7 @@ import { repeatingBindings } from './domain/repeating/bindings.js';
 import { askBindings } from './domain/ask/bindings.js';
 import { correctionsBindings } from './domain/corrections/bindings.js';
 import { creditsBindings } from './domain/credits/bindings.js';
+import { attachmentBindings } from './domain/attachments/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -42,6 +43,7 @@ const bindings: readonly MethodBinding[] = [
   ...reconciliationBindings,
   ...correctionsBindings,
   ...creditsBindings,
+  ...attachmentBindings,
   ...bankingBindings,
   ...taxBindings,
   ...booksReadBindings,

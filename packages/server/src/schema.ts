@@ -46,6 +46,8 @@ import { migration as contactCredits } from './domain/credits/migration.js';
 import { migration as budgets } from './domain/reports/migration-budgets.js';
 import { migration as repeating } from './domain/repeating/migration.js';
 import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
+import { migration as tracking } from './domain/tracking/migration.js';
+import { migration as attachments } from './domain/attachments/migration.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -136,6 +138,10 @@ export const migrations: readonly Migration[] = [
   assetsAccountant,
   // Budgets by account and month (books.budgetSet), 51.
   budgets,
+  // Tracking categories and the options lines carry (books.trackingSet), 52.
+  tracking,
+  // Files kept with invoices, bills and journals (books.attachmentAdd), 53.
+  attachments,
   // Repeating invoices and bills: schedules, one run per schedule and due date, 54.
   repeating,
 ];

@@ -137,13 +137,15 @@ describe.each(engines)('books.ask through an OpenAI-compatible provider (%s)', (
           'books_feedLinesList',
           'books_taxObligations',
           'books_assets',
+          'books_repeating',
         ].includes(n),
       ),
     ).toBe(true);
     // Employees' personal data is never offered to an outside model.
     expect(names).not.toContain('books_employees');
-    // Nor the business's own bank account numbers.
+    // Nor the business's own bank account numbers, nor the files kept with documents.
     expect(names).not.toContain('books_bankAccounts');
+    expect(names).not.toContain('books_attachment');
     // Nor payroll: STP submissions, and the reports tool without its per-employee types.
     expect(names).not.toContain('books_stpSubmissions');
     const reportsTool = req.body.tools.find((x: any) => x.function.name === 'books_reports');

@@ -327,6 +327,8 @@ describe.each(engines)('every books write replays with the same key and params (
       'books.budgetSet',
       () => ({ financialYearStart: '2024-07-01', lines: [{ accountCode: '4000', monthlyCents: Array(12).fill(100_000) }] }),
     ],
+    // Tracking: the organisation's first category (it has room for two).
+    ['trackingSet', 'books.trackingSet', () => ({ category: 'Division', options: [{ name: 'Cafe' }, { name: 'Catering' }] })],
     // Repeating: a schedule of its own payee (the same one again would be a no-op).
     [
       'repeatingSet',
@@ -415,6 +417,19 @@ describe.each(engines)('every books write replays with the same key and params (
         contentBase64: Buffer.from(unique('receipt bytes')).toString('base64'),
         filename: 'receipt.pdf',
         mimeType: 'application/pdf',
+      }),
+    ],
+    [
+      'attachmentAdd',
+      'books.attachmentAdd',
+      async () => ({
+        kind: 'invoice',
+        id: await draftId(),
+        attachment: {
+          contentBase64: Buffer.from(unique('quote bytes')).toString('base64'),
+          filename: 'quote.pdf',
+          mimeType: 'application/pdf',
+        },
       }),
     ],
     ['lineRecode (a new act each call)', 'books.lineRecode', async () => ({ lineId: await lineOf(-1_000), accountCode: '6300' })],

@@ -318,7 +318,7 @@ describe.each(engines)('repeating invoices and bills (%s)', (engine) => {
       frequency: 'monthly',
       startDate: '2026-06-01',
     });
-    expect(set.status, set.text).toBe(200);
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect((await run(o)).created).toHaveLength(1);
     // The schedule is the agent's (a key of a named agent acts as the agent): revoking the agent,
     // and its keys with it, ends its standing instructions.

@@ -1,6 +1,7 @@
 import { approvalMethods } from './approval.js';
 import { artifactReads, artifactsIndex } from './artifacts-reads.js';
 import { askMethods } from './ask.js';
+import { attachmentMethods } from './attachments.js';
 import { assetsMethods } from './assets.js';
 import { bankAccountMethods } from './bank-accounts.js';
 import { boardMethods } from './board.js';
@@ -59,6 +60,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
     ...booksReadMethods,
     ...chartMethods,
     ...repeatingMethods,
+    ...attachmentMethods,
     r.events,
     r.snapshot,
     r.booksFiles,

@@ -5,6 +5,7 @@ import { abaText, accountCode, apcaBankCode, apcaUserId, bankAccountNumber, bsb 
 import { id, method, multilineText, text } from './index-fields.js';
 import { feedLine, matchTargetKind, RECODE_TAX_CODES } from './reconciliation.js';
 import type { MethodSpec } from './types.js';
+import { lineTracking } from './tracking.js';
 
 /**
  * Bank, credit-card and loan accounts as records. Each record owns one chart
@@ -235,6 +236,7 @@ export const splitPart = z
     taxCode: splitTaxCode.optional().describe('As books.lineRecode'),
     amountCents: signedPartCents().describe('Line direction; accounts may be < 0'),
     description: multilineText(limits.textCharsMax).optional().describe('Account part text'),
+    tracking: lineTracking().optional(),
   })
   .superRefine((p, ctx) => {
     if ((p.target === undefined) === (p.accountCode === undefined)) {
@@ -242,7 +244,7 @@ export const splitPart = z
       return;
     }
     if (p.target !== undefined) {
-      for (const field of ['taxCode', 'description'] as const) {
+      for (const field of ['taxCode', 'description', 'tracking'] as const) {
         if (p[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'is only for an account part' });
       }
       if (typeof p.amountCents === 'number' && p.amountCents < 0) {
@@ -256,7 +258,7 @@ export const lineSplit = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    "Apply one bank line to several documents and accounts in one call: parts (2–20; 1 when the line is already part_matched) each either {target: {kind: invoice | bill | claim | journal, id}, amountCents} (as books.matchAccept: the document takes a payment dated the line's date) or {accountCode, taxCode?, amountCents, description?} (as books.lineRecode: coded straight to the account, GST 1/11 for GST codes; taxCode default as lineRecode). Amounts are unsigned in the line's direction (its sign gives it); an account part may be negative, money the other way inside the line (e.g. a card processor's fee deducted from a receipt: Dr 6300 on money in). The parts must add up to what is left of the line, which ends matched; each document at most once. A line above the materiality floor (policy materialityFloorCents) is matched to documents only through books.matchHoldResolve with a human's approval: a split of such a line with a document part is CONFLICT (resolve each document part with books.matchHoldResolve and amountCents, then split what is left to accounts). Unmatched or part_matched lines only. One event; errors name parts[i].field.",
+    "Apply one bank line to several documents and accounts in one call: parts (2–20; 1 when the line is already part_matched) each either {target: {kind: invoice | bill | claim | journal, id}, amountCents} (as books.matchAccept: the document takes a payment dated the line's date) or {accountCode, taxCode?, amountCents, description?} (as books.lineRecode: coded straight to the account, GST 1/11 for GST codes; taxCode default as lineRecode). Amounts are unsigned in the line's direction (its sign gives it); an account part may be negative, money the other way inside the line (e.g. a card processor's fee deducted from a receipt: Dr 6300 on money in). The parts must add up to what is left of the line, which ends matched; each document at most once. A line above the materiality floor (policy materialityFloorCents) is matched to documents only through books.matchHoldResolve with a human's approval: a split of such a line with a document part is CONFLICT (resolve each document part with books.matchHoldResolve and amountCents, then split what is left to accounts). Unmatched or part_matched lines only. One event; errors name parts[i].field. An account part may carry tracking {category: option} (books.trackingSet), stored on its coded line.",
   brief: 'Split a bank line across documents and accounts, summing to its rest. Above the materiality floor, books.matchHoldResolve first.',
   params: z.strictObject({
     lineId: id().describe('Line id'),

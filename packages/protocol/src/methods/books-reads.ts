@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { accountCode } from './aba-fields.js';
+import { attachmentsField } from './attachments.js';
 import { budgetPeriodProblems, budgetVsActual } from './budgets.js';
 import { depreciationScheduleReport } from './asset-schedule.js';
 import { id, isCalendarDate, isoDate, method, pageLimit } from './index-fields.js';
 import { EMPLOYMENT_BASES } from './people.js';
 import type { MethodSpec } from './types.js';
+import { lineTrackingOut, reportTracking, TRACKED_REPORTS, trackingCategory } from './tracking.js';
 
 /**
  * The ledger reads: the chart with balances, journals, and the reports (trial balance, profit
@@ -36,13 +38,18 @@ export const accounts = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "The chart of accounts, ordered by code, each with its debits, credits and balance over every journal dated on or before asOf (default today). balanceCents is in the account's normal direction: debit − credit for asset and expense accounts, credit − debit for liability, equity and revenue accounts (so a contra-asset such as 1510 Accumulated depreciation is negative). Filter by type.",
-  brief: 'Chart of accounts with debits, credits and balances in cents (normal direction).',
+    "The chart of accounts, ordered by code, each with its debits, credits and balance over every journal dated on or before asOf (default today). balanceCents is in the account's normal direction: debit − credit for asset and expense accounts, credit − debit for liability, equity and revenue accounts (so a contra-asset such as 1510 Accumulated depreciation is negative). Filter by type. trackingCategories (extension): the tracking categories and their options (books.trackingSet).",
+  brief: 'Chart of accounts with debits, credits and balances in cents (normal direction), and the tracking categories.',
   params: z.strictObject({
     asOf: isoDate().optional().describe('Default today'),
     type: accountType().optional().describe('Type'),
   }),
-  result: z.object({ asOf: z.string(), accounts: z.array(accountBalance) }),
+  result: z.object({
+    asOf: z.string(),
+    accounts: z.array(accountBalance),
+    /** The organisation's tracking categories and their options (books.trackingSet), in the order created. */
+    trackingCategories: z.array(trackingCategory),
+  }),
 });
 
 export const journalLine = z.object({
@@ -58,6 +65,8 @@ export const journalLine = z.object({
   /** The invoice, bill or claim a control-account line belongs to. */
   docId: z.string().nullable(),
   description: z.string(),
+  /** The line's tracking options by category (books.trackingSet), when it has any. */
+  tracking: lineTrackingOut.optional(),
 });
 
 export const journal = z.object({
@@ -70,6 +79,8 @@ export const journal = z.object({
   /** The journal that reversed this one (books.journalReverse), or null. */
   reversedBy: z.string().nullable(),
   lines: z.array(journalLine),
+  /** Files kept with it (attachments.ts), oldest first; absent when none. */
+  attachments: attachmentsField(),
 });
 
 /** `to` must not be before `from` (shared by journals and the period reports). */
@@ -163,6 +174,7 @@ const reportParams = z
       .enum(COMPARE_KINDS, { error: `must be one of ${COMPARE_KINDS.join(', ')}` })
       .optional()
       .describe('profit_and_loss, balance_sheet: comparison'),
+    tracking: reportTracking().optional(),
   })
   .superRefine((p, ctx) => {
     const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
@@ -194,7 +206,12 @@ const reportParams = z
     }
     if (p.compare !== undefined && !COMPARED_REPORTS.includes(p.type))
       issue('compare', 'is only used by profit_and_loss and balance_sheet');
+    if (p.tracking !== undefined && !(TRACKED_REPORTS as readonly string[]).includes(p.type))
+      issue('tracking', `is only used by ${TRACKED_REPORTS.join(', ')}`);
   });
+
+/** With a tracking filter: the filter the figures are of (category → option, null: no option). */
+const trackedBy = { tracking: z.record(z.string(), z.string().nullable()).optional() };
 
 /** With compare: the figure of the comparison period and amount − comparison (absent otherwise). */
 const compared = { comparisonCents: int().optional(), differenceCents: int().optional() };
@@ -212,7 +229,9 @@ export const trialBalance = z.object({
   /** Accounts with any posting to date; the balance sits in the debit or the credit column. */
   rows: z.array(z.object({ code: z.string(), name: z.string(), type: z.enum(ACCOUNT_TYPES), debitCents: int(), creditCents: int() })),
   totals: z.object({ debitCents: int(), creditCents: int() }),
-  balanced: z.literal(true),
+  /** Always true unfiltered; with tracking, the lines of an option need not balance. */
+  balanced: z.boolean(),
+  ...trackedBy,
 });
 
 export const profitAndLoss = z.object({
@@ -226,6 +245,7 @@ export const profitAndLoss = z.object({
   comparison: z
     .object({ compare: z.enum(COMPARE_KINDS), from: z.string(), to: z.string(), netProfitCents: int(), differenceCents: int() })
     .optional(),
+  ...trackedBy,
 });
 
 export const balanceSheet = z.object({
@@ -242,6 +262,7 @@ export const balanceSheet = z.object({
   balanced: z.boolean(),
   /** With compare: the date compared with (each line carries its figure as at that date). */
   comparison: z.object({ compare: z.enum(COMPARE_KINDS), asOf: z.string(), financialYearStart: z.string() }).optional(),
+  ...trackedBy,
 });
 
 /** General ledger detail of one account over from..to, a page of its posted lines. */
@@ -265,12 +286,14 @@ export const accountTransactions = z.object({
       debitCents: int(),
       creditCents: int(),
       balanceCents: int(),
+      tracking: lineTrackingOut.optional(),
     }),
   ),
   /** As at to (the whole period, whichever page this is). */
   closingBalanceCents: int(),
   totals: z.object({ debitCents: int(), creditCents: int() }),
   nextCursor: z.string().nullable(),
+  ...trackedBy,
 });
 
 const agedAmounts = {
@@ -469,7 +492,7 @@ export const reports = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs) and account_transactions (the general ledger of accountCode: opening balance before from, each posted line with its journal, source document, description, debit, credit and running balance in the account's normal direction, closing balance and period totals; paged by cursor (nextCursor) and limit (1–200, default 50)) and depreciation_schedule (extension; from 1 July to 30 June: each fixed asset's book depreciation and written-down value beside its tax deduction and tax written-down value by taxTreatment, and the small business pool) and budget_vs_actual (extension: whole months, at most 36; per revenue and expense account and month the books.budgetSet budget, the actual as in profit_and_loss and variance = actual − budget, with totals) and cash_flow (extension; direct method: receipts and payments of the cash accounts (1000, bank account records, reconcilable assets, 1300 clearing) in operating, investing and financing lines by each journal's other accounts, transfers between them left out; opening cash (before from) + netChange + carriedIn (the opening balances' cash) = closing cash, as the balance sheet shows it). compare (profit_and_loss, balance_sheet): previous_period (the same number of days just before from; a balance sheet: a month earlier) or previous_year (the same dates a year earlier, 29 February as 28 February); every line, total and net profit then carries comparisonCents and differenceCents (amount − comparison).",
+    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs) and account_transactions (the general ledger of accountCode: opening balance before from, each posted line with its journal, source document, description, debit, credit and running balance in the account's normal direction, closing balance and period totals; paged by cursor (nextCursor) and limit (1–200, default 50)) and depreciation_schedule (extension; from 1 July to 30 June: each fixed asset's book depreciation and written-down value beside its tax deduction and tax written-down value by taxTreatment, and the small business pool) and budget_vs_actual (extension: whole months, at most 36; per revenue and expense account and month the books.budgetSet budget, the actual as in profit_and_loss and variance = actual − budget, with totals) and cash_flow (extension; direct method: receipts and payments of the cash accounts (1000, bank account records, reconcilable assets, 1300 clearing) in operating, investing and financing lines by each journal's other accounts, transfers between them left out; opening cash (before from) + netChange + carriedIn (the opening balances' cash) = closing cash, as the balance sheet shows it). tracking (extension; profit_and_loss, trial_balance, balance_sheet, account_transactions, budget_vs_actual's actuals): {category: option}, or null for lines with no option in it (unassigned); only those lines are counted, so a filtered trial balance or balance sheet need not balance. compare (profit_and_loss, balance_sheet): previous_period (the same number of days just before from; a balance sheet: a month earlier) or previous_year (the same dates a year earlier, 29 February as 28 February); every line, total and net profit then carries comparisonCents and differenceCents (amount − comparison).",
   brief:
     'Report; from..to for profit_and_loss, gst_summary, payroll_activity, account_transactions, budget_vs_actual, depreciation_schedule, cash_flow; asOf for the rest.',
   params: reportParams,
@@ -486,7 +509,7 @@ export const reports = method({
     depreciationScheduleReport,
     cashFlow,
   ]),
-  extendedParams: ['accountCode', 'cursor', 'limit', 'compare'],
+  extendedParams: ['accountCode', 'cursor', 'limit', 'compare', 'tracking'],
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */

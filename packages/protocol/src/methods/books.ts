@@ -5,6 +5,8 @@ import { cents, days, email, holdFrame, id, isoDate, method, multilineText, reas
 import { abaText, accountCode, bankAccountNumber, bsb, lodgementReference, purchaseTaxCode } from './aba-fields.js';
 import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './sale-fields.js';
 import { assetInput } from './assets.js';
+import { lineTracking, lineTrackingOut } from './tracking.js';
+import { attachmentsField, attachmentsParam } from './attachments.js';
 
 /** Invoice states (docs/examples/receivables.md): draft → sent → part_paid → paid; → credited; → void. */
 export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void', 'written_off']);
@@ -48,6 +50,8 @@ export const invoice = z.object({
   ledgerId: z.string(),
   /** What the customer still owes, from the ledger (0 for a draft or void invoice). */
   outstandingCents: z.number().int(),
+  /** Files kept with it (attachments.ts), oldest first; absent when none. */
+  attachments: attachmentsField(),
   noop: z.boolean().optional(),
 });
 
@@ -73,8 +77,8 @@ export const invoiceDraft = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. A line with assetId (no accountCode) sells that active fixed asset: accountCode 4300, disposed of when sent. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent.",
-  extendedParams: ['issueDate', 'number', 'reference'],
+    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. A line with assetId (no accountCode) sells that active fixed asset: accountCode 4300, disposed of when sent. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent. attachments (1–10 files as books.attachmentAdd takes them) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
+  extendedParams: ['issueDate', 'number', 'reference', 'attachments'],
   brief: 'Draft a customer invoice (one line or many). Posts nothing until books.invoiceSend.',
   params: z
     .strictObject({
@@ -94,6 +98,7 @@ export const invoiceDraft = method({
       issueDate: issueDate().optional().describe('Default: day sent'),
       number: invoiceNumber().optional().describe('Default: next'),
       reference: documentReference().optional().describe("The business's own reference"),
+      attachments: attachmentsParam(),
     })
     .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {
@@ -150,6 +155,8 @@ const billLine = z.object({
   taxCode: z.string(),
   accountCode: z.string(),
   gstCents: z.number().int(),
+  /** The line's tracking options by category (books.trackingSet), when it has any. */
+  tracking: lineTrackingOut.optional(),
 });
 
 export const bill = z.object({
@@ -181,6 +188,8 @@ export const bill = z.object({
   ledgerId: z.string(),
   /** Reads only: what is still to pay (see books.bills). */
   outstandingCents: z.number().int().optional(),
+  /** Files kept with it (attachments.ts), oldest first; absent when none. */
+  attachments: attachmentsField(),
   noop: z.boolean().optional(),
 });
 
@@ -191,6 +200,7 @@ const billLineInput = z.strictObject({
   accountCode: accountCode().optional().describe('Default 6000 (capital 1500)'),
   /** A line coded to 1500 registers a fixed asset when the bill is approved (assets.ts); pending without this. */
   asset: assetInput.optional().describe('1500 line; else pending'),
+  tracking: lineTracking().optional(),
 });
 
 const BANK_FIELDS = ['payeeBsb', 'payeeAccountNumber', 'payeeAccountName'] as const;
@@ -201,8 +211,8 @@ export const billCapture = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    "Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill's date: it falls due dueDays after it and its approval posts dated it; reference is the business's own reference for it.",
-  extendedParams: ['issueDate', 'reference'],
+    "Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill's date: it falls due dueDays after it and its approval posts dated it; reference is the business's own reference for it; attachments (1–10 files as books.attachmentAdd takes them, e.g. the supplier's PDF) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
+  extendedParams: ['issueDate', 'reference', 'attachments'],
   brief:
     'Record a supplier bill (posts at books.billApprove); held for a human if the payee is new, bank details changed or above the approval floor.',
   params: z
@@ -220,6 +230,7 @@ export const billCapture = method({
       payeeReference: lodgementReference().optional().describe('Payee sees; max 18'),
       issueDate: issueDate().optional().describe('Default today'),
       reference: documentReference().optional().describe("The business's own reference"),
+      attachments: attachmentsParam(),
     })
     .superRefine(...payeeCheck)
     .superRefine((p, ctx) => {

@@ -122,4 +122,6 @@ export const budgetVsActual = z.object({
   months: z.array(z.object({ month: z.string() }).extend(profitFigures.shape)),
   /** Revenue, expenses and net profit over the period. */
   totals: profitFigures,
+  /** With a tracking filter: the filter the actuals are of (budgets are not tracked). */
+  tracking: z.record(z.string(), z.string().nullable()).optional(),
 });

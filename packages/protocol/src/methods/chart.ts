@@ -3,6 +3,7 @@ import { TAX_CODE_NAMES, type TaxCode } from '../tax.js';
 import { ACCOUNT_TYPES } from './books-reads.js';
 import { budgetSet } from './budgets.js';
 import { method, text } from './index-fields.js';
+import { trackingSet } from './tracking.js';
 import type { MethodSpec } from './types.js';
 
 /**
@@ -83,7 +84,7 @@ export const accountArchive = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const chartMethods = [accountCreate, accountUpdate, accountArchive, budgetSet] as const satisfies readonly MethodSpec[];
+export const chartMethods = [accountCreate, accountUpdate, accountArchive, budgetSet, trackingSet] as const satisfies readonly MethodSpec[];
 
-/** Budgets by account and month (budgets.ts), declared beside the chart they name. */
-export { budgetSet };
+/** Budgets by account and month (budgets.ts) and tracking categories (tracking.ts), declared beside the chart. */
+export { budgetSet, trackingSet };

@@ -16,6 +16,7 @@ import { askMethods } from './ask.js';
 import { correctionsMethods } from './corrections.js';
 import { creditsMethods } from './credits.js';
 import { repeatingMethods } from './repeating.js';
+import { attachmentMethods } from './attachments.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
@@ -44,11 +45,13 @@ export * as payroll from './payroll.js';
 export * as contacts from './contacts.js';
 export * as chart from './chart.js';
 export * as budgets from './budgets.js';
+export * as tracking from './tracking.js';
 export * as ask from './ask.js';
 export * as corrections from './corrections.js';
 export * as credits from './credits.js';
 export * as repeating from './repeating.js';
 export { REPEATING_ACTIVE_MAX, templateProblems, type RepeatingAction, type RepeatingFrequency, type RepeatingKind } from './repeating.js';
+export * as attachments from './attachments.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -83,6 +86,7 @@ const declared = [
   ...reconciliationMethods,
   ...correctionsMethods,
   ...creditsMethods,
+  ...attachmentMethods,
   ...bankAccountMethods,
   ...taxMethods,
   ...booksReadMethods,

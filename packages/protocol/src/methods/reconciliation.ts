@@ -3,9 +3,12 @@ import { ACTION_CLASS } from '../signature.js';
 import { limits } from '../limits.js';
 import { TAX_CODE_NAMES, type TaxCode } from '../tax.js';
 import { accountCode } from './aba-fields.js';
-import { cents, holdFrame, id, isoDate, method, multilineText, pageLimit, singleLine, text, withProof } from './index-fields.js';
+import { cents, holdFrame, id, isoDate, method, multilineText, pageLimit, singleLine, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
 import { assetInput } from './assets.js';
+import { lineTracking, lineTrackingOut } from './tracking.js';
+import { attachmentsField, attachmentsParam } from './attachments.js';
+import { UPLOAD_BYTES_MAX, uploadBase64, uploadFileName, uploadMimeType } from './upload-fields.js';
 
 /**
  * Reconciliation: bank feed lines in, matched to documents or recoded to accounts; receipts;
@@ -22,8 +25,8 @@ export const feedLimits = {
   /** Suggestions per line, and lines of a feedLines result that carry them. */
   suggestionsPerLineMax: 3,
   suggestedLinesMax: 200,
-  /** Decoded receipt size: its base64 (4/3 larger) must fit the 1 MiB body with room to spare. */
-  receiptBytesMax: 700 * 1024,
+  /** Decoded receipt size (upload-fields.ts: every uploaded file's). */
+  receiptBytesMax: UPLOAD_BYTES_MAX,
   journalLinesMax: 100,
 } as const;
 
@@ -262,26 +265,6 @@ export const matchHoldResolve = method({
   result: z.union([matchResult, holdFrame]),
 });
 
-/** Exactly one of the standard base64 alphabet with padding; decoded size checked by the server. */
-const base64 = () =>
-  z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .max(Math.ceil(feedLimits.receiptBytesMax / 3) * 4, {
-      error: `must decode to at most ${feedLimits.receiptBytesMax} bytes`,
-    })
-    // Only a value of an allowed length is judged as base64: one message per value (1–3
-    // characters are not empty, they are not base64).
-    .refine(
-      (s) =>
-        s.length === 0 ||
-        s.length > Math.ceil(feedLimits.receiptBytesMax / 3) * 4 ||
-        (s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s)),
-      {
-        error: 'must be base64 (A–Z a–z 0–9 + /, padded with =)',
-      },
-    );
-
 export const receiptsRegister = method({
   name: 'books.receiptsRegister',
   scope: 'books.write',
@@ -291,20 +274,9 @@ export const receiptsRegister = method({
   brief: "Store a receipt photo or PDF; its rcpt_ id is a claim's receiptRef.",
   params: z
     .strictObject({
-      contentBase64: base64().describe('Base64, max 700 KiB'),
-      filename: text(255)
-        // eslint-disable-next-line no-control-regex -- control characters are what it refuses
-        .refine((s) => !/[/\\\u0000-\u001f]/.test(s), {
-          error: 'must be a file name without / \\ or control characters',
-        })
-        .describe('File name'),
-      mimeType: z
-        .string()
-        .max(100)
-        .regex(/^[a-z]+\/[a-z0-9.+-]+$/, {
-          error: 'must be a MIME type such as image/jpeg or application/pdf',
-        })
-        .describe('e.g. image/jpeg'),
+      contentBase64: uploadBase64().describe('Base64, max 700 KiB'),
+      filename: uploadFileName().describe('File name'),
+      mimeType: uploadMimeType().describe('e.g. image/jpeg'),
       lineId: id().optional().describe('Line id'),
       claimId: id().optional().describe('Or lineId'),
     })
@@ -368,6 +340,7 @@ const journalLineInput = z
     description: multilineText(limits.textCharsMax).optional().describe('Line text'),
     /** A debit line coded to 1500 registers a fixed asset (assets.ts). */
     asset: assetInput.optional().describe('Needed on a 1500 debit'),
+    tracking: lineTracking().optional(),
   })
   .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
     error: 'give exactly one of debitCents and creditCents',
@@ -379,7 +352,8 @@ export const journalPost = method({
   scope: 'books.write',
   kind: 'new-act',
   summary:
-    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. A debit line on 1500 Plant and equipment must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset (cost: its GST-exclusive amount; start: date; assetIds in the result); 1500 is not credited and 1510 is not posted here (books.assetDispose and books.assetDepreciationRun do). Each call posts a new journal; send an x-idempotency-key to make a retry safe.',
+    'Post a manual journal (date not in the future; memo; 2–100 lines of accountCode and exactly one of debitCents or creditCents, taxCode?, description?). Debits must equal credits. Amounts on a line with a GST code are GST-inclusive: the server posts the net to the account and the GST (1/11, rounded once per GST account and side of the journal) to 1200 GST paid (purchase codes) or 2100 GST collected (sale codes), tagging the line for the BAS. Control accounts (1100, 2000, 2500) are refused: their documents settle through their own methods. A debit line on 1500 Plant and equipment must carry asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} and registers a fixed asset (cost: its GST-exclusive amount; start: date; assetIds in the result); 1500 is not credited and 1510 is not posted here (books.assetDispose and books.assetDepreciationRun do). Each call posts a new journal; send an x-idempotency-key to make a retry safe. Extension: attachments (1–10 files as books.attachmentAdd takes them) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet).',
+  extendedParams: ['attachments'],
   brief:
     'Post a balanced manual journal (GST-coded lines GST-inclusive); 1100, 2000, 2500 refused; a 1500 debit adds an asset. Undo: books.journalReverse.',
   params: z
@@ -393,6 +367,7 @@ export const journalPost = method({
           error: `must have at most ${feedLimits.journalLinesMax} lines`,
         })
         .describe('2-100, balanced'),
+      attachments: attachmentsParam(),
     })
     .superRefine((p, ctx) => {
       // Zod runs this even when a line failed (a validation error lists every problem); totals of lines already
@@ -428,10 +403,13 @@ export const journalPost = method({
         taxBaseCents: z.number().int(),
         gstCents: z.number().int(),
         description: z.string(),
+        tracking: lineTrackingOut.optional(),
       }),
     ),
     /** Fixed assets registered by this journal's 1500 lines (absent when none). */
     assetIds: z.array(z.string()).optional(),
+    /** Files kept with it (absent when none). */
+    attachments: attachmentsField(),
     ledgerId: z.string(),
   }),
 });

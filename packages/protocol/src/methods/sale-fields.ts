@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { limits } from '../limits.js';
 import { accountCode } from './aba-fields.js';
 import { cents, id, multilineText } from './fields.js';
+import { lineTracking, lineTrackingOut } from './tracking.js';
 
 /** Sale tax codes an invoice line or a credit note may carry (the ATO's GST treatments; BAS G1–G4). */
 export const SALE_CODES = ['GST', 'EXPORT', 'GST_FREE', 'INPUT_TAXED', 'BAS_EXCLUDED'] as const;
@@ -20,6 +21,7 @@ export const invoiceLineInput = z.strictObject({
   accountCode: accountCode().optional().describe('Default 4000'),
   /** A fixed asset sold by this line: disposed of when the invoice is sent (no accountCode with it). */
   assetId: id().optional().describe('Asset sold; disposed when sent'),
+  tracking: lineTracking().optional(),
 });
 
 export const invoiceLine = z.object({
@@ -31,4 +33,6 @@ export const invoiceLine = z.object({
   gstCents: z.number().int(),
   /** The fixed asset the line sells (its accountCode is then 4300, where a credit note on it goes). */
   assetId: z.string().optional(),
+  /** The line's tracking options by category (books.trackingSet), when it has any. */
+  tracking: lineTrackingOut.optional(),
 });

@@ -1,4 +1,4 @@
-import { bankAccounts, booksReads, payroll, people, validate, type MethodSpec } from '@finance-desk/protocol';
+import { attachments, bankAccounts, booksReads, payroll, people, validate, type MethodSpec } from '@finance-desk/protocol';
 import { z } from 'zod';
 import type { MethodBinding, ReadContext } from '../binding.js';
 
@@ -33,13 +33,15 @@ function schemaOf(spec: MethodSpec): Record<string, unknown> {
  * Reads never offered to a model: people's personal data (names, pay, tax file and bank details
  * of employees) is not sent to an outside provider to answer a books question, nor the
  * business's own BSBs and account numbers (books.bankAccounts: each account's balance
- * is in books.accounts and the reports). Least privilege: the books' figures are enough for every
- * question the gateway is for.
+ * is in books.accounts and the reports), nor the files kept with documents (books.attachment:
+ * a supplier's PDF may carry anything, and its bytes are not figures). Least privilege: the books'
+ * figures are enough for every question the gateway is for.
  */
 export const TOOL_EXCLUDED_METHODS: ReadonlySet<string> = new Set([
   people.employees.name,
   bankAccounts.bankAccounts.name,
   payroll.stpSubmissions.name,
+  attachments.attachmentRead.name,
 ]);
 
 /**

@@ -9,7 +9,7 @@ import type { ConsoleOptions } from './console-http.js';
 import { render, signedIn } from './console-pages.js';
 import { html, type Html } from './html.js';
 import { OWNER_PAGE_ROWS, queryField, readContextOf, requireBooksViewer, yearStartOf, type Query } from './owner-data.js';
-import { href, pager, tabs } from './owner-views.js';
+import { href, pager, tabs, trackingHint } from './owner-views.js';
 import { formatCents } from '../money.js';
 import type { HumanSession } from './sessions.js';
 
@@ -50,7 +50,7 @@ export function ledgerBody(l: Ledger, cursor: string | null): Html {
   <td class="date">${x.date}</td>
   <td><code>${x.journalId}</code></td>
   <td>${x.source.kind.replace(/_/g, ' ')} <code>${x.source.id}</code></td>
-  <td>${x.description || x.memo}${x.description && x.memo && x.memo !== x.description ? html` <span class="hint">(${x.memo})</span>` : null}</td>
+  <td>${x.description || x.memo}${x.description && x.memo && x.memo !== x.description ? html` <span class="hint">(${x.memo})</span>` : null}${trackingHint(x.tracking)}</td>
   ${side(x.debitCents)}
   ${side(x.creditCents)}
   ${money(x.balanceCents)}

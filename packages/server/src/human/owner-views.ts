@@ -41,6 +41,14 @@ export function tabs(current: BooksTab | null): Html {
 }
 
 const money = (cents: number): Html => html`<td class="num">${formatCents(cents)}</td>`;
+
+/** A line's tracking (books.trackingSet) beside its description: "Division: Cafe". */
+export const trackingHint = (t: Readonly<Record<string, string>> | undefined): Html | null =>
+  t === undefined
+    ? null
+    : html` <span class="hint">${Object.entries(t)
+        .map(([category, option]) => `${category}: ${option}`)
+        .join(', ')}</span>`;
 const date = (d: string | null): string => d ?? '—';
 
 /** A link to `path` with the given query (empty values dropped). */
@@ -211,7 +219,7 @@ export function invoiceBody(v: Awaited<ReturnType<typeof ownerInvoice>>): Html {
   const i = v.invoice;
   const lines = i.lines.map(
     (l) =>
-      html`<tr><td>${l.description}</td><td class="mono">${l.accountCode}</td><td class="mono">${l.taxCode}</td>${money(l.amountCents)}</tr>`,
+      html`<tr><td>${l.description}${trackingHint(l.tracking)}</td><td class="mono">${l.accountCode}</td><td class="mono">${l.taxCode}</td>${money(l.amountCents)}</tr>`,
   );
   return html`<h1>Invoice ${v.number ?? i.id}</h1>
 ${tabs('invoices')}

@@ -16,9 +16,9 @@ import { TarGzWriter } from './tar.js';
  * - events.jsonl: every event from genesis to the head, each with its payload's stored bytes;
  * - journals.jsonl: the period's journals with their lines (each line every field the event that
  *   posted it binds: protocol bindings.ts); approvals.jsonl: every approval with its decision;
- *   documents/ and documents.jsonl: stored receipts and the payment and lodgement files the
- *   outbox carried (the files' exact bytes), each with its SHA-256 and the ledger id that
- *   recorded or bound it;
+ *   documents/ and documents.jsonl: stored receipts, the files kept with invoices, bills and
+ *   journals, and the payment and lodgement files the outbox carried (the files' exact bytes),
+ *   each with its SHA-256 and the ledger id that recorded or bound it;
  * - checkpoints/: the organisation's signed checkpoints, and verifier-key.txt (the operator's key;
  *   an auditor should prefer the copy they were given separately, `--vkey`);
  * - verify.mjs with lib/ (the protocol package's verifier, verify-pack.js, and the canonical JSON,
@@ -89,11 +89,18 @@ class Jsonl {
   }
 }
 
+/**
+ * Rows of stored files (receipts, attachments) a page: each may be ~1 MB as base64, so a page of
+ * them is held to ~20 MB rather than PAGE files.
+ */
+const FILE_PAGE = 20;
+
 async function* paged<T extends Record<string, unknown>>(
   q: Queryable,
   sql: string,
   args: readonly (string | number)[],
   key: (row: T) => string | number,
+  page = PAGE,
 ) {
   let after: string | number | null = null;
   for (;;) {
@@ -102,7 +109,7 @@ async function* paged<T extends Record<string, unknown>>(
       [...args, ...(after === null ? [] : [after])],
     );
     for (const r of rows) yield r;
-    if (rows.length < PAGE) return;
+    if (rows.length < page) return;
     after = key(rows[rows.length - 1] as T);
   }
 }
@@ -181,8 +188,10 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           gst_cents: number;
           doc_id: string | null;
           description: string;
+          tracking1: string | null;
+          tracking2: string | null;
         }>(
-          'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, doc_id, description FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
+          'SELECT line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, doc_id, description, tracking1, tracking2 FROM journal_lines WHERE org_id = ? AND journal_id = ? ORDER BY line_no',
           [o.orgId, j.id],
         );
         await journals.write({
@@ -201,6 +210,9 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
             gstCents: Number(l.gst_cents),
             docId: l.doc_id,
             description: l.description,
+            // Tracking option ids only when set, as the lines' digest covers them (bindings.ts).
+            ...(l.tracking1 !== null ? { tracking1: l.tracking1 } : {}),
+            ...(l.tracking2 !== null ? { tracking2: l.tracking2 } : {}),
           })),
         });
       }
@@ -219,8 +231,16 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
       await approvals.close();
 
       // Documents: stored receipts, and the payment and lodgement files the outbox carried.
-      const docs: { id: string; kind: string; path: string; fileName?: string; sha256: string; bytes: number; ledgerId: string | null }[] =
-        [];
+      const docs: {
+        id: string;
+        kind: string;
+        path: string;
+        fileName?: string;
+        document?: { kind: string; id: string };
+        sha256: string;
+        bytes: number;
+        ledgerId: string | null;
+      }[] = [];
       for await (const r of paged<{
         id: string;
         sha256: string;
@@ -230,14 +250,51 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         ledger_id: string;
       }>(
         q,
-        `SELECT id, sha256, filename, mime_type, content_base64, ledger_id FROM receipts WHERE org_id = ? /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
+        `SELECT id, sha256, filename, mime_type, content_base64, ledger_id FROM receipts WHERE org_id = ? /*AFTER*/ ORDER BY id LIMIT ${FILE_PAGE}`,
         [o.orgId],
         (r) => r.id,
+        FILE_PAGE,
       )) {
         const bytes = Buffer.from(r.content_base64, 'base64');
         const path = `documents/receipt-${r.id}`;
         await put(path, bytes);
         docs.push({ id: r.id, kind: 'receipt', path, sha256: r.sha256, bytes: bytes.length, ledgerId: r.ledger_id });
+      }
+      // Files kept with invoices, bills and journals: the bytes once per SHA-256 however many
+      // documents keep them, a line per document's file with the event that attached it (its
+      // payload records the SHA-256, as a receipt's does).
+      const attached = new Set<string>();
+      for await (const a of paged<{
+        id: string;
+        doc_kind: string;
+        doc_id: string;
+        sha256: string;
+        filename: string;
+        content_base64: string;
+        ledger_id: string;
+      }>(
+        q,
+        `SELECT a.id, a.doc_kind, a.doc_id, a.sha256, a.filename, c.content_base64, a.ledger_id
+           FROM document_attachments a JOIN attachment_contents c ON c.org_id = a.org_id AND c.sha256 = a.sha256
+          WHERE a.org_id = ? /*AFTER*/ ORDER BY a.id LIMIT ${FILE_PAGE}`,
+        [o.orgId],
+        (r) => r.id,
+        FILE_PAGE,
+      )) {
+        const bytes = Buffer.from(a.content_base64, 'base64');
+        const path = `documents/attachment-${a.sha256}`;
+        if (!attached.has(a.sha256)) await put(path, bytes);
+        attached.add(a.sha256);
+        docs.push({
+          id: a.id,
+          kind: 'attachment',
+          path,
+          fileName: a.filename,
+          document: { kind: a.doc_kind, id: a.doc_id },
+          sha256: a.sha256,
+          bytes: bytes.length,
+          ledgerId: a.ledger_id,
+        });
       }
       // Each file as delivered (ops/files.ts: an ABA file's ASCII, a lodgement's UTF-8), which is
       // what its event's SHA-256 is of; ledgerId is that event's, null when none binds it.
@@ -296,7 +353,8 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
           'It checks every file against manifest.json, recomputes the hash chain over the stored bytes,',
           'opens every checkpoint with the verifier key and checks the chain still reaches each signed root,',
           'checks every journal balances and its lines hash to the digest the event that posted it bound,',
-          'every decided approval against the chain, and every payment and lodgement file against the',
+          'every decided approval against the chain, every receipt and file kept with a document against',
+          'the SHA-256 its event recorded, and every payment and lodgement file against the',
           'SHA-256 its event bound. Exit code 0: everything ties out; 1: something does not; 3: nothing',
           'failed, but journals or files recorded before the binding are listed as unbound (not verified).',
           '',

@@ -1,6 +1,6 @@
 import { DomainError } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
-import { accountOf, type PostingLine } from '../gl/post.js';
+import { accountOf, trackingFields, type PostingLine } from '../gl/post.js';
 import { salePosting, type SaleLine, type SaleLineInput } from '../receivables/invoice-lines.js';
 import { assetLeavesLines, checkDisposalDate, disposalFigures, gainLossLines, recordDisposal, type Sale } from './dispose.js';
 import { ASSET_COLUMNS, decodeAsset, loadAsset, type AssetRow } from './store.js';
@@ -99,7 +99,8 @@ export async function assetSales(uow: Uow, invoiceId: string, lines: readonly Sa
       },
       ...assetLeavesLines(row, d),
       { account: { key: 'gst_collected' }, creditCents: l.gstCents, description: `GST on disposal of ${row.id}` },
-      ...gainLossLines(row, d),
+      // The line's tracking goes with the gain or loss, its profit and loss part.
+      ...gainLossLines(row, d).map((g) => ({ ...g, ...trackingFields(l.trackingIds) })),
     );
     sold.push({ row, sale, d });
   }

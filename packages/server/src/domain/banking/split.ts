@@ -6,7 +6,8 @@ import { newId } from '../../ids.js';
 import { formatCents } from '../../money.js';
 import type { ResultOf, Uow } from '../../write-path.js';
 import { checkPostable } from '../gl/periods.js';
-import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
+import { newJournalId, postJournal, trackingFields, type LineTracking, type PostingLine } from '../gl/post.js';
+import { resolveLineTracking } from '../tracking/store.js';
 import { loadTarget, type Target } from '../reconciliation/documents.js';
 import { lineNow, lockLine, matchesOf, remainingOf, type LineRow, type MatchRow } from '../reconciliation/feed-lines.js';
 import { matchAmount, post } from '../reconciliation/match.js';
@@ -107,7 +108,7 @@ async function planDocument(uow: Uow, line: LineRow, matches: readonly MatchRow[
   };
 }
 
-async function planAccount(uow: Uow, line: LineRow, part: AccountPart, i: number): Promise<Planned> {
+async function planAccount(uow: Uow, line: LineRow, part: AccountPart, i: number, tracking: LineTracking | undefined): Promise<Planned> {
   if (part.accountCode === line.account_code) {
     throw badRequest(`parts[${i}].accountCode: ${part.accountCode} is the bank account the line is on`);
   }
@@ -123,12 +124,14 @@ async function planAccount(uow: Uow, line: LineRow, part: AccountPart, i: number
     memo,
   );
   invariant(coded, 'an account part has its coded line');
+  // The part's tracking goes on its coded line: the bank and GST lines are the balance sheet's.
+  const tracked: PostingLine = { ...coded, ...trackingFields(tracking) };
   const bank: PostingLine = {
     account: line.account_code,
     ...(out ? { creditCents: abs } : { debitCents: abs }),
     description: memo,
   };
-  const lines = out ? [coded, ...gst, bank] : [bank, coded, ...gst];
+  const lines = out ? [tracked, ...gst, bank] : [bank, tracked, ...gst];
   return {
     index: i,
     kind: 'account',
@@ -164,6 +167,12 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
     );
   }
   checkPostable(uow, line.date, 'lineId');
+  const tracked = await resolveLineTracking(
+    uow.tx,
+    uow.orgId,
+    p.parts.map((x) => x.tracking),
+    (i) => `parts[${i}].tracking`,
+  );
   const matches = (await matchesOf(uow.tx, uow.orgId, [line.id])).get(line.id) ?? [];
   const planned: Planned[] = [];
   // An account part going the other way (a fee deducted from a receipt) lets a document part be
@@ -176,7 +185,7 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
     if (isDocument(part)) planned.push(await planDocument(uow, judged, matches, part, i));
     else {
       invariant(part.accountCode !== undefined, 'the schema asks for target or accountCode');
-      planned.push(await planAccount(uow, line, { ...part, accountCode: part.accountCode }, i));
+      planned.push(await planAccount(uow, line, { ...part, accountCode: part.accountCode }, i, tracked[i]?.ids));
     }
   }
   const parts = planned.map((x) => ({

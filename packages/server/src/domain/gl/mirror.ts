@@ -1,7 +1,7 @@
 import type { TaxCode } from '@finance-desk/protocol';
 import { invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
-import type { PostingLine } from './post.js';
+import { trackingFields, type PostingLine } from './post.js';
 
 interface JournalLineRow {
   account_code: string;
@@ -12,12 +12,18 @@ interface JournalLineRow {
   gst_cents: number;
   description: string;
   doc_id: string | null;
+  tracking1: string | null;
+  tracking2: string | null;
 }
 
-/** A journal's lines, sides swapped and GST tags negated (so the BAS nets it out), docIds kept. */
+/**
+ * A journal's lines, sides swapped and GST tags negated (so the BAS nets it out), docIds and
+ * tracking kept (so a report filtered by an option nets it out too).
+ */
 export async function mirrorOf(uow: Uow, journalId: string): Promise<PostingLine[]> {
   const rows = await uow.tx.all<JournalLineRow>(
-    `SELECT account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, description, doc_id FROM journal_lines
+    `SELECT account_code, debit_cents, credit_cents, tax_code, tax_base_cents, gst_cents, description, doc_id, tracking1, tracking2
+     FROM journal_lines
      WHERE org_id = ? AND journal_id = ? ORDER BY line_no`,
     [uow.orgId, journalId],
   );
@@ -30,5 +36,6 @@ export async function mirrorOf(uow: Uow, journalId: string): Promise<PostingLine
     gstCents: -Number(r.gst_cents),
     description: `Reversal: ${r.description}`.slice(0, 500),
     docId: r.doc_id,
+    ...trackingFields(r),
   }));
 }

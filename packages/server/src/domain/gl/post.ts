@@ -30,6 +30,24 @@ export interface PostingLine {
    * of their control account's lines grouped by doc_id.
    */
   readonly docId?: string | null;
+  /** Tracking option ids (books.trackingSet) of category slots 1 and 2: reports filter by them. */
+  readonly tracking1?: string | null;
+  readonly tracking2?: string | null;
+}
+
+/** A line's tracking option ids by slot, as lines carry them from input to posting. */
+export interface LineTracking {
+  readonly tracking1?: string | null;
+  readonly tracking2?: string | null;
+}
+
+/** The tracking a line carries, as fields to spread onto a posting line (nothing when none). */
+export function trackingFields(t: LineTracking | undefined): LineTracking {
+  if (t === undefined) return {};
+  return {
+    ...(t.tracking1 != null ? { tracking1: t.tracking1 } : {}),
+    ...(t.tracking2 != null ? { tracking2: t.tracking2 } : {}),
+  };
 }
 
 export interface JournalInput {
@@ -103,6 +121,8 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
     gstCents: l.gstCents ?? 0,
     docId: l.docId ?? null,
     description: l.description ?? input.memo,
+    // Only when set: a line without tracking is the same row, and hashes the same, as before.
+    ...trackingFields(l),
   }));
   uow.bindJournal({ id, date: input.date, linesSha256: journalLinesSha256(rows) }, async (ledgerId) => {
     // Queued (Tx.later): on PostgreSQL the journal and its lines leave with the unit's
@@ -118,9 +138,23 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
       lineNo += 1;
       await uow.tx.later(
         `INSERT INTO journal_lines (org_id, journal_id, line_no, account_code, debit_cents, credit_cents,
-           tax_code, tax_base_cents, gst_cents, description, doc_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [uow.orgId, id, lineNo, r.accountCode, r.debitCents, r.creditCents, r.taxCode, r.taxBaseCents, r.gstCents, r.description, r.docId],
+           tax_code, tax_base_cents, gst_cents, description, doc_id, tracking1, tracking2)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          uow.orgId,
+          id,
+          lineNo,
+          r.accountCode,
+          r.debitCents,
+          r.creditCents,
+          r.taxCode,
+          r.taxBaseCents,
+          r.gstCents,
+          r.description,
+          r.docId,
+          r.tracking1 ?? null,
+          r.tracking2 ?? null,
+        ],
       );
     }
   });

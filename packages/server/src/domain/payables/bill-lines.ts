@@ -2,7 +2,8 @@ import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol'
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import { batchCached, readsByKey, type Read, type Uow } from '../../write-path.js';
-import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
+import { checkEachAccountOnce, trackingFields, type LineTracking, type PostingLine } from '../gl/post.js';
+import { resolveLineTracking, trackingNamer } from '../tracking/store.js';
 import { assetLineProblems, type AssetDetails } from '../assets/register.js';
 
 /**
@@ -16,6 +17,10 @@ export interface PurchaseLine {
   readonly accountCode: string;
   /** This line's share of the document's GST (the shares sum to the document's GST). */
   readonly gstCents: number;
+  /** The line's tracking by category name (books.trackingSet), as the API shows it. */
+  readonly tracking?: Readonly<Record<string, string>>;
+  /** The same as option ids by slot, as stored and posted; never shown (toBill drops it). */
+  readonly trackingIds?: LineTracking;
 }
 
 export const DEFAULT_EXPENSE_ACCOUNT = '6000';
@@ -82,6 +87,7 @@ export interface LineInput {
   readonly accountCode?: string | undefined;
   /** A bill line on 1500 may carry its fixed asset's details (domain/assets); pending without. */
   readonly asset?: AssetDetails | undefined;
+  readonly tracking?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -104,14 +110,25 @@ export async function resolveLines(
   await checkEachAccountOnce(withCodes, (code, i) => checkPurchaseAccount(uow.tx, uow.orgId, code, field(i)));
   const assetProblems = assetField ? assetLineProblems(withCodes, assetField, false) : [];
   if (assetProblems.length > 0) throw badRequest(assetProblems.join('; '));
+  // Tracking is named on lines (`lines[i].tracking`): a document without lines has none.
+  const tracked = await resolveLineTracking(
+    uow.tx,
+    uow.orgId,
+    inputs.map((l) => l.tracking),
+    (i) => `lines[${i}].tracking`,
+  );
   const gst = allocateGst(withCodes);
-  return withCodes.map((l, i): PurchaseLine => ({
-    description: l.description,
-    amountCents: l.amountCents,
-    taxCode: l.taxCode,
-    accountCode: l.accountCode,
-    gstCents: gst[i] ?? 0,
-  }));
+  return withCodes.map((l, i): PurchaseLine => {
+    const t = tracked[i];
+    return {
+      description: l.description,
+      amountCents: l.amountCents,
+      taxCode: l.taxCode,
+      accountCode: l.accountCode,
+      gstCents: gst[i] ?? 0,
+      ...(t ? { tracking: t.names, trackingIds: t.ids } : {}),
+    };
+  });
 }
 
 /**
@@ -136,6 +153,7 @@ export function purchasePosting(
       taxBaseCents: sign * l.amountCents,
       gstCents: sign * l.gstCents,
       description: l.description,
+      ...trackingFields(l.trackingIds),
     })),
     { account: { key: 'gst_paid' }, ...side(gst, true), description: `GST on ${doc.id}` },
     { account: doc.control, ...side(total, false), docId: doc.id },
@@ -148,14 +166,26 @@ interface LineRow {
   amount_cents: number;
   tax_code: TaxCode;
   account_code: string;
+  tracking1: string | null;
+  tracking2: string | null;
 }
 
 export async function insertBillLines(uow: Uow, billId: string, lines: readonly PurchaseLine[]): Promise<void> {
   for (const [i, l] of lines.entries()) {
     await uow.tx.later(
-      `INSERT INTO bill_lines (org_id, bill_id, line_no, description, amount_cents, tax_code, account_code)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, billId, i + 1, l.description, l.amountCents, l.taxCode, l.accountCode],
+      `INSERT INTO bill_lines (org_id, bill_id, line_no, description, amount_cents, tax_code, account_code, tracking1, tracking2)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        uow.orgId,
+        billId,
+        i + 1,
+        l.description,
+        l.amountCents,
+        l.taxCode,
+        l.accountCode,
+        l.trackingIds?.tracking1 ?? null,
+        l.trackingIds?.tracking2 ?? null,
+      ],
     );
   }
 }
@@ -168,14 +198,22 @@ export async function loadBillLines(q: Queryable, orgId: string, ids: readonly s
   const out = new Map<string, PurchaseLine[]>();
   if (ids.length === 0) return out;
   const rows = await q.all<LineRow>(
-    `SELECT bill_id, description, amount_cents, tax_code, account_code FROM bill_lines
+    `SELECT bill_id, description, amount_cents, tax_code, account_code, tracking1, tracking2 FROM bill_lines
      WHERE org_id = ? AND bill_id IN (${ids.map(() => '?').join(', ')}) ORDER BY bill_id, line_no`,
     [orgId, ...ids],
   );
+  const named = await trackingNamer(q, orgId, rows);
   const base = new Map<string, Omit<PurchaseLine, 'gstCents'>[]>();
   for (const r of rows) {
     const list = base.get(r.bill_id) ?? [];
-    list.push({ description: r.description, amountCents: Number(r.amount_cents), taxCode: r.tax_code, accountCode: r.account_code });
+    const tracking = named(r);
+    list.push({
+      description: r.description,
+      amountCents: Number(r.amount_cents),
+      taxCode: r.tax_code,
+      accountCode: r.account_code,
+      ...(tracking ? { tracking, trackingIds: trackingFields(r) } : {}),
+    });
     base.set(r.bill_id, list);
   }
   for (const [id, list] of base) {

@@ -6,6 +6,7 @@ import { checkContactFilter, containsPattern, pageOfDocuments } from '../paging.
 import { loadBillLines } from './bill-lines.js';
 import { BILL_COLUMNS, OPEN, payeeKey, toBill, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
+import { filesOf, withFiles } from '../attachments/store.js';
 
 /**
  * books.bills: bills oldest first (ids are time-ordered), filtered, paged by id. outstandingCents
@@ -30,14 +31,15 @@ export async function listBills(p: Params, ctx: ReadContext) {
     p,
   );
   const ids = page.map((r) => r.id);
-  const [lines, owed] = await Promise.all([
+  const [lines, owed, files] = await Promise.all([
     loadBillLines(ctx.db.reader, orgId, ids),
     owedOnDocuments(ctx.db.reader, orgId, PAYABLES_ACCOUNT, 'credit', ids),
+    filesOf(ctx.db.reader, orgId, 'bill', ids),
   ]);
   const bills = page.map((r) => {
     const unposted = OPEN.includes(r.status) ? Number(r.total_cents) : 0;
     const outstanding = r.journal_id !== null ? (owed.get(r.id) ?? 0) : unposted;
-    return { ...toBill(r, lines.get(r.id) ?? []), outstandingCents: outstanding };
+    return withFiles({ ...toBill(r, lines.get(r.id) ?? []), outstandingCents: outstanding }, files.get(r.id));
   });
   return { bills, nextCursor };
 }

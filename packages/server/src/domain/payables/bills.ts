@@ -18,6 +18,7 @@ import { PAYABLES_ACCOUNT } from './ledger-api.js';
 import { contactPayload, documentContactReads, finishContact, refreshContactBank, resolveDocumentContact } from '../contacts/contacts.js';
 import { owedOnDocument } from './settle.js';
 import { plannedBillAssets, registerAssets, returnBillAssets, saveAssetDetails } from '../assets/register.js';
+import { attachedPayload, prepareFiles, saveFiles, withFiles } from '../attachments/store.js';
 
 /**
  * Bills (payables). States: captured → approved; held (the bill-approval rule: a new payee, a
@@ -177,7 +178,8 @@ export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
     description: row.description,
     totalCents: Number(row.total_cents),
     gstCents: Number(row.gst_cents),
-    lines: lines.map((l) => ({ ...l })),
+    // Tracking as names; the option ids behind them are the ledger's, not the API's.
+    lines: lines.map(({ trackingIds: _ids, ...l }) => ({ ...l })),
     dueDays: Number(row.due_days),
     issuedOn: row.issued_on,
     dueOn: row.due_on,
@@ -309,6 +311,8 @@ function captureReads(uow: Uow, params: CaptureParams): Read[] {
 
 /** `origin`: the repeating schedule capturing it (domain/repeating), named in the event. */
 export async function billCapture(params: CaptureParams, uow: Uow, origin?: { readonly repeatingId: string }) {
+  // Files kept with it (the supplier's PDF): checked before anything is read or written.
+  const files = prepareFiles(params.attachments);
   // The bill's date (default today); it is due dueDays after it and posts dated it.
   const issuedOn = issueDateOf(uow, params.issueDate);
   await uow.readTogether(captureReads(uow, params));
@@ -360,6 +364,7 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
       issuedOn,
       ...(row.reference !== null ? { reference: row.reference } : {}),
       ...(origin ? { repeatingId: origin.repeatingId } : {}),
+      ...attachedPayload(files),
     }),
   });
   await finishContact(uow, party, 'supplier', event.ledgerId);
@@ -392,7 +397,7 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
   ]);
   await insertBillLines(uow, row.id, lines);
   await saveAssetDetails(uow, row.id, params.lines ?? []); // fixed assets: registered on approval
-  return toBill({ ...row, ledger_id: event.ledgerId }, lines);
+  return withFiles(toBill({ ...row, ledger_id: event.ledgerId }, lines), await saveFiles(uow, 'bill', row.id, files, event.ledgerId));
 }
 
 /** Statuses billApprove takes: not approved (yet, or again after billHold). */

@@ -2,7 +2,8 @@ import { gstOfInclusive, TAX_CODES, type TaxCode } from '@finance-desk/protocol'
 import { badRequest, invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import { batchCached, readsByKey, type Read, type Uow } from '../../write-path.js';
-import { checkEachAccountOnce, type PostingLine } from '../gl/post.js';
+import { checkEachAccountOnce, trackingFields, type LineTracking, type PostingLine } from '../gl/post.js';
+import { resolveLineTracking, trackingNamer } from '../tracking/store.js';
 
 /**
  * Lines of a sale document (an invoice): GST-inclusive amounts with a sale tax code and the
@@ -17,6 +18,10 @@ export interface SaleLine {
   readonly gstCents: number;
   /** A fixed asset the line sells (accountCode 4300): disposed of when the invoice is sent. */
   readonly assetId?: string;
+  /** The line's tracking by category name (books.trackingSet), as the API shows it. */
+  readonly tracking?: Readonly<Record<string, string>>;
+  /** The same as option ids by slot, as stored and posted; never shown (toInvoice drops it). */
+  readonly trackingIds?: LineTracking;
 }
 
 export const DEFAULT_REVENUE_ACCOUNT = '4000';
@@ -74,9 +79,13 @@ export interface SaleLineInput {
   readonly taxCode?: TaxCode | undefined;
   readonly accountCode?: string | undefined;
   readonly assetId?: string | undefined;
+  readonly tracking?: Readonly<Record<string, string>> | undefined;
 }
 
-/** Apply defaults, check every account (errors name `lines[i].accountCode`), share the GST. */
+/**
+ * Apply defaults, check every account (errors name `lines[i].accountCode`) and tracking
+ * (`lines[i].tracking`), share the GST.
+ */
 export async function resolveSaleLines(
   uow: Uow,
   inputs: readonly SaleLineInput[],
@@ -91,8 +100,17 @@ export async function resolveSaleLines(
     ...(l.assetId !== undefined ? { assetId: l.assetId } : {}),
   }));
   await checkEachAccountOnce(withCodes, (code, i) => checkRevenueAccount(uow.tx, uow.orgId, code, field(i)));
+  const tracked = await resolveLineTracking(
+    uow.tx,
+    uow.orgId,
+    inputs.map((l) => l.tracking),
+    (i) => `lines[${i}].tracking`,
+  );
   const gst = allocateSaleGst(withCodes);
-  return withCodes.map((l, i) => ({ ...l, gstCents: gst[i] ?? 0 }));
+  return withCodes.map((l, i) => {
+    const t = tracked[i];
+    return { ...l, gstCents: gst[i] ?? 0, ...(t ? { tracking: t.names, trackingIds: t.ids } : {}) };
+  });
 }
 
 /**
@@ -114,6 +132,7 @@ export function salePosting(docId: string, lines: readonly SaleLine[], sign: 1 |
       taxBaseCents: sign * l.amountCents,
       gstCents: sign * l.gstCents,
       description: l.description,
+      ...trackingFields(l.trackingIds),
     })),
     { account: { key: 'gst_collected' }, ...side(gst, true), description: `GST on ${docId}` },
   ];
@@ -123,9 +142,22 @@ export async function insertSaleLines(uow: Uow, invoiceId: string, lines: readon
   for (const [i, l] of lines.entries()) {
     // Nobody reads the row count; on PostgreSQL the lines go out with the next statement.
     await uow.tx.later(
-      `INSERT INTO invoice_lines (org_id, invoice_id, line_no, description, amount_cents, tax_code, account_code, gst_cents, asset_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [uow.orgId, invoiceId, i + 1, l.description, l.amountCents, l.taxCode, l.accountCode, l.gstCents, l.assetId ?? null],
+      `INSERT INTO invoice_lines (org_id, invoice_id, line_no, description, amount_cents, tax_code, account_code, gst_cents, asset_id,
+         tracking1, tracking2)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        uow.orgId,
+        invoiceId,
+        i + 1,
+        l.description,
+        l.amountCents,
+        l.taxCode,
+        l.accountCode,
+        l.gstCents,
+        l.assetId ?? null,
+        l.trackingIds?.tracking1 ?? null,
+        l.trackingIds?.tracking2 ?? null,
+      ],
     );
   }
 }
@@ -138,6 +170,8 @@ interface LineRow {
   account_code: string;
   gst_cents: number;
   asset_id: string | null;
+  tracking1: string | null;
+  tracking2: string | null;
 }
 
 /** Lines of many invoices at once, in line order (reads and views). */
@@ -145,11 +179,13 @@ export async function loadSaleLines(q: Queryable, orgId: string, ids: readonly s
   const out = new Map<string, SaleLine[]>();
   if (ids.length === 0) return out;
   const rows = await q.all<LineRow>(
-    `SELECT invoice_id, description, amount_cents, tax_code, account_code, gst_cents, asset_id FROM invoice_lines
+    `SELECT invoice_id, description, amount_cents, tax_code, account_code, gst_cents, asset_id, tracking1, tracking2 FROM invoice_lines
      WHERE org_id = ? AND invoice_id IN (${ids.map(() => '?').join(', ')}) ORDER BY invoice_id, line_no`,
     [orgId, ...ids],
   );
+  const named = await trackingNamer(q, orgId, rows);
   for (const r of rows) {
+    const tracking = named(r);
     const list = out.get(r.invoice_id) ?? [];
     list.push({
       description: r.description,
@@ -158,6 +194,7 @@ export async function loadSaleLines(q: Queryable, orgId: string, ids: readonly s
       accountCode: r.account_code,
       gstCents: Number(r.gst_cents),
       ...(r.asset_id !== null ? { assetId: r.asset_id } : {}),
+      ...(tracking ? { tracking, trackingIds: trackingFields(r) } : {}),
     });
     out.set(r.invoice_id, list);
   }

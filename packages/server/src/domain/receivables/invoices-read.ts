@@ -8,6 +8,7 @@ import { checkContactFilter, containsPattern, pageOfDocuments } from '../paging.
 import { loadSaleLines } from './invoice-lines.js';
 import { INVOICE_COLUMNS, outstandingOf, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
 import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
+import { filesOf, withFiles } from '../attachments/store.js';
 
 /**
  * books.invoices: invoices oldest first (ids are time-ordered), filtered, paged by id, each with
@@ -35,11 +36,14 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
     p,
   );
   const ids = page.map((r) => r.id);
-  const [lines, owed] = await Promise.all([
+  const [lines, owed, files] = await Promise.all([
     loadSaleLines(ctx.db.reader, orgId, ids),
     owedOnDocuments(ctx.db.reader, orgId, RECEIVABLES_ACCOUNT, 'debit', ids),
+    filesOf(ctx.db.reader, orgId, 'invoice', ids),
   ]);
-  const invoices = page.map((r) => toInvoice(r, lines.get(r.id) ?? [], outstandingOffLedger(r) ?? owed.get(r.id) ?? 0));
+  const invoices = page.map((r) =>
+    withFiles(toInvoice(r, lines.get(r.id) ?? [], outstandingOffLedger(r) ?? owed.get(r.id) ?? 0), files.get(r.id)),
+  );
   return { invoices, nextCursor };
 }
 
@@ -70,7 +74,7 @@ export async function readInvoice(p: OneParams, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
   const row = await ctx.db.reader.get<InvoiceRow>(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE org_id = ? AND id = ?`, [orgId, p.id]);
   if (!row) throw new DomainError('NOT_FOUND', `invoice ${p.id} not found`, { field: 'id' });
-  const [lines, outstanding, payments] = await Promise.all([
+  const [lines, outstanding, payments, files] = await Promise.all([
     loadSaleLines(ctx.db.reader, orgId, [row.id]),
     outstandingOf(ctx.db.reader, orgId, row),
     ctx.db.reader.all<PaymentRow>(
@@ -81,9 +85,10 @@ export async function readInvoice(p: OneParams, ctx: ReadContext) {
         ORDER BY p.paid_on, p.created_at, p.id`,
       [orgId, row.id],
     ),
+    filesOf(ctx.db.reader, orgId, 'invoice', [row.id]),
   ]);
   return {
-    ...toInvoice(row, lines.get(row.id) ?? [], outstanding),
+    ...withFiles(toInvoice(row, lines.get(row.id) ?? [], outstanding), files.get(row.id)),
     payments: payments.map((x) => ({
       paymentId: x.id,
       date: x.paid_on,

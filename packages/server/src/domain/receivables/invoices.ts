@@ -18,6 +18,7 @@ import { outstandingOn } from './ledger-api.js';
 import type { EmailAttachment } from '../../adapters/email.js';
 import { invoicePdf } from './documents.js';
 import { assetSaleInputs, assetSales } from '../assets/invoice-sale.js';
+import { attachedPayload, prepareFiles, saveFiles, withFiles } from '../attachments/store.js';
 
 /**
  * Invoice state machine (docs/examples/receivables.md): draft → sent (posted) → part_paid → paid;
@@ -85,7 +86,8 @@ export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandi
     description: row.description,
     totalCents: Number(row.total_cents),
     gstCents: Number(row.gst_cents),
-    lines: lines.map((l) => ({ ...l })),
+    // Tracking as names; the option ids behind them are the ledger's, not the API's.
+    lines: lines.map(({ trackingIds: _ids, ...l }) => ({ ...l })),
     dueDays: Number(row.due_days),
     createdAt: row.created_at,
     issuedOn: row.issued_on,
@@ -226,6 +228,8 @@ const noWindow = (): NumberWindow => ({ numbers: new Set(), taken: new Set() });
 /** `origin`: the repeating schedule drafting it (domain/repeating), named in the event. */
 export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow, origin?: { readonly repeatingId: string }) {
   const id = newId('inv');
+  // Files kept with it: checked before anything is read or written.
+  const files = prepareFiles(params.attachments);
   // Drafted with an issue date, the invoice is dated it (checked now and again at send).
   const issuedOn = params.issueDate === undefined ? null : issueDateOf(uow, params.issueDate);
   const inputs = params.lines ?? [{ description: params.description, amountCents: params.totalCents }];
@@ -254,6 +258,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       ...(params.reference !== undefined ? { reference: params.reference } : {}),
       ...(issuedOn !== null ? { issueDate: issuedOn } : {}),
       ...(origin ? { repeatingId: origin.repeatingId } : {}),
+      ...attachedPayload(files),
     },
   });
   await finishContact(uow, party, 'customer', event.ledgerId);
@@ -307,7 +312,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   await insertSaleLines(uow, id, lines);
   // Queued after the invoice's rows (on PostgreSQL the three writes go out as one statement).
   if (next !== null) await uow.moveInvoiceSequence(next);
-  return toInvoice(row, lines, 0);
+  return withFiles(toInvoice(row, lines, 0), await saveFiles(uow, 'invoice', id, files, event.ledgerId));
 }
 
 /** The invoice as emailed: a tax invoice when it carries GST (GST Act s 29-70). */

@@ -2,9 +2,11 @@ import { events, FIXED_ASSET_ACCOUNT, type reconciliation } from '@finance-desk/
 import type { z } from 'zod';
 import { badRequest } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
-import { accountOf, newJournalId, postJournal } from '../gl/post.js';
+import { accountOf, newJournalId, postJournal, trackingFields } from '../gl/post.js';
+import { resolveLineTracking, trackingNamer } from '../tracking/store.js';
 import { directPostingProblem, directPostingReads, taxedPosting } from './tax-lines.js';
 import { journalAssetLineProblems, plannedJournalAssets, registerAssets } from '../assets/register.js';
+import { attachedPayload, prepareFiles, saveFiles, withFiles } from '../attachments/store.js';
 
 /**
  * books.journalPost: a manual journal (opening balances, accruals, corrections, a loan drawn).
@@ -15,6 +17,8 @@ import { journalAssetLineProblems, plannedJournalAssets, registerAssets } from '
 type Params = z.infer<typeof reconciliation.journalPost.params>;
 
 export async function journalPost(p: Params, uow: Uow) {
+  // Files kept with it (the workings behind it): checked before anything is read or written.
+  const files = prepareFiles(p.attachments);
   const today = uow.today;
   const problems: string[] = [];
   if (p.date > today) problems.push(`date: ${p.date} is in the future; post it on or after that day`);
@@ -36,8 +40,15 @@ export async function journalPost(p: Params, uow: Uow) {
     if (problem) problems.push(problem);
   }
   if (problems.length > 0) throw badRequest(problems.join('; '));
+  const tracked = await resolveLineTracking(
+    uow.tx,
+    uow.orgId,
+    p.lines.map((l) => l.tracking),
+    (i) => `lines[${i}].tracking`,
+  );
   // A GST line can round to nothing (under 6 cents of GST-inclusive amount): leave it out.
-  const posting = taxedPosting(p.lines, p.memo);
+  // taxedPosting keeps the given lines first, in order (its GST lines follow): each takes its tracking.
+  const posting = taxedPosting(p.lines, p.memo).map((l, i) => ({ ...l, ...trackingFields(tracked[i]?.ids) }));
   const assets = plannedJournalAssets(
     p.lines,
     posting.map((l) => l.debitCents ?? 0),
@@ -60,17 +71,25 @@ export async function journalPost(p: Params, uow: Uow) {
       lineCount: lines.length,
       accounts: [...new Set(lines.map((l) => accountOf(l.account)))].sort(),
       ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
+      ...attachedPayload(files),
     },
   });
   await registerAssets(uow, assets, { kind: 'journal', id: journalId, date: p.date, journalId, ledgerId: event.ledgerId });
-  return {
+  const kept = await saveFiles(uow, 'journal', journalId, files, event.ledgerId);
+  const named = await trackingNamer(uow.tx, uow.orgId, posted.lines);
+  const result = {
     journalId,
     date: p.date,
     memo: p.memo,
     totalCents: posted.totalCents,
-    // The lines as stored; the result does not repeat their docId (a manual journal has none).
-    lines: posted.lines.map(({ docId: _docId, ...line }) => line),
+    // The lines as stored; the result does not repeat their docId (a manual journal has none),
+    // and shows tracking by name.
+    lines: posted.lines.map(({ docId: _docId, tracking1, tracking2, ...line }) => {
+      const tracking = named({ tracking1, tracking2 });
+      return tracking ? { ...line, tracking } : line;
+    }),
     ...(assets.length > 0 ? { assetIds: assets.map((a) => a.id) } : {}),
     ledgerId: event.ledgerId,
   };
+  return withFiles(result, kept);
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { events, reconciliation as spec } from '@finance-desk/protocol';
 import type { z } from 'zod';
-import { badRequest, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { lockLine } from './feed-lines.js';
+import { decodeUpload } from '../attachments/upload.js';
 
 /**
  * books.receiptsRegister: keep the evidence behind a coded line or an expense claim. A receipt is
@@ -23,17 +24,6 @@ interface ReceiptRow {
   mime_type: string;
   filename: string;
   ledger_id: string;
-}
-
-function decode(base64: string): Buffer {
-  const bytes = Buffer.from(base64, 'base64');
-  // Buffer ignores stray bits in the last character; a canonical round trip refuses them.
-  if (bytes.toString('base64') !== base64) throw badRequest('contentBase64: must be canonical base64 (its padding bits must be 0)');
-  if (bytes.length === 0) throw badRequest('contentBase64: must not be empty');
-  if (bytes.length > spec.feedLimits.receiptBytesMax) {
-    throw badRequest(`contentBase64: decodes to ${bytes.length} bytes; at most ${spec.feedLimits.receiptBytesMax}`);
-  }
-  return bytes;
 }
 
 async function linkOf(uow: Uow, p: Params): Promise<{ kind: LinkKind; id: string } | null> {
@@ -74,7 +64,7 @@ async function addLink(uow: Uow, receiptId: string, link: { kind: LinkKind; id: 
 }
 
 export async function receiptsRegister(p: Params, uow: Uow) {
-  const bytes = decode(p.contentBase64);
+  const bytes = decodeUpload(p.contentBase64, 'contentBase64');
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const link = await linkOf(uow, p);
   const existing = await uow.tx.get<ReceiptRow>(

@@ -2,6 +2,8 @@ import { limits } from '@finance-desk/protocol';
 import { badRequest } from '../../errors.js';
 import type { Queryable, SqlValue } from '../../storage/types.js';
 import { loadChart, normalBalance, readConsistently } from './ledger-totals.js';
+import type { TrackedFilter } from './statements.js';
+import { trackingNamer } from '../tracking/store.js';
 
 /**
  * The general ledger of one account over from..to: opening balance, each posted line with a
@@ -32,6 +34,8 @@ interface LineRow {
   description: string;
   debit_cents: unknown;
   credit_cents: unknown;
+  tracking1: string | null;
+  tracking2: string | null;
 }
 
 /** The keyset of one line: after (date, journal id, line no). */
@@ -51,14 +55,15 @@ const afterArgs = (at: Position): SqlValue[] => [at.date, at.date, at.journalId,
  * AFTER keyset when paging). Journals drive the join in date order through journals_date
  * (SQLite: CROSS JOIN keeps that order; each journal's lines on the account are then a lookup
  * in journal_lines_account_journal), so a page stops after its limit + 1 lines instead of
- * sorting every line the account ever had.
+ * sorting every line the account ever had. `lineFilter` (a tracking filter on l) comes last, its
+ * parameters after the keyset's.
  */
-export function pageSql(paged: boolean, limit: number): string {
+export function pageSql(paged: boolean, limit: number, lineFilter = ''): string {
   return `SELECT j.date, j.id AS journal_id, j.memo, j.source_kind, j.source_id, l.line_no, l.description,
-      l.debit_cents, l.credit_cents
+      l.debit_cents, l.credit_cents, l.tracking1, l.tracking2
     FROM journals j CROSS JOIN journal_lines l
     WHERE j.org_id = ? AND l.org_id = j.org_id AND l.journal_id = j.id AND l.account_code = ?
-      AND j.date >= ? AND j.date <= ?${paged ? ` AND ${AFTER}` : ''}
+      AND j.date >= ? AND j.date <= ?${paged ? ` AND ${AFTER}` : ''}${lineFilter}
     ORDER BY j.date, j.id, l.line_no LIMIT ${limit}`;
 }
 
@@ -67,13 +72,15 @@ export function pageSql(paged: boolean, limit: number): string {
  * set the lines are probed against (ledger-totals.ts JOURNALS_IN_RANGE explains why not a join).
  * Parameters: orgId, accountCode, orgId, then the condition's.
  */
-export const accountSumSql = (journals: string) => `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
+export const accountSumSql = (journals: string, lineFilter = '') => `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
   FROM journal_lines l WHERE l.org_id = ? AND l.account_code = ?
-    AND l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND ${journals})`;
+    AND l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND ${journals})${lineFilter}`;
+
+const cursorJournalSumSql = (lineFilter = '') => `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
+  FROM journal_lines l WHERE l.org_id = ? AND l.account_code = ? AND l.journal_id = ? AND l.line_no <= ?${lineFilter}`;
 
 /** The lines of the cursor's own journal up to its line (parameters: orgId, accountCode, journalId, lineNo). */
-export const CURSOR_JOURNAL_SUM_SQL = `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
-  FROM journal_lines l WHERE l.org_id = ? AND l.account_code = ? AND l.journal_id = ? AND l.line_no <= ?`;
+export const CURSOR_JOURNAL_SUM_SQL = cursorJournalSumSql();
 
 async function sum(q: Queryable, sql: string, args: readonly SqlValue[]) {
   const r = await q.get<{ dr: unknown; cr: unknown }>(sql, args);
@@ -89,7 +96,13 @@ async function cursorPosition(q: Queryable, orgId: string, cursor: string): Prom
   return { date: at.date, journalId, lineNo };
 }
 
-export async function accountTransactions(q: Queryable, orgId: string, p: AccountTransactionsParams) {
+/**
+ * With a tracking filter every figure is of the option's lines (or the unassigned ones): the
+ * opening balance, the running balance, the totals and the closing balance.
+ */
+export async function accountTransactions(q: Queryable, orgId: string, p: AccountTransactionsParams, filter?: TrackedFilter) {
+  const f = filter?.sql ?? '';
+  const fa = filter?.args ?? [];
   const limit = p.limit ?? limits.pageRowsDefault;
   const chart = await loadChart(q, orgId);
   const account = chart.find((a) => a.code === p.accountCode);
@@ -105,12 +118,12 @@ export async function accountTransactions(q: Queryable, orgId: string, p: Accoun
   const { opening, period, before, rows } = await readConsistently(q, orgId, async () => {
     const inPeriod = 'j.date >= ? AND j.date <= ?';
     const [o, t, b, c, r] = await Promise.all([
-      sum(q, accountSumSql('j.date < ?'), [orgId, code, orgId, p.from]),
-      sum(q, accountSumSql(inPeriod), [orgId, code, orgId, p.from, p.to]),
+      sum(q, accountSumSql('j.date < ?', f), [orgId, code, orgId, p.from, ...fa]),
+      sum(q, accountSumSql(inPeriod, f), [orgId, code, orgId, p.from, p.to, ...fa]),
       // Before the cursor: whole journals ordered before its journal, then its own lines up to it.
       at === undefined
         ? ZERO
-        : sum(q, accountSumSql(`${inPeriod} AND (j.date < ? OR (j.date = ? AND j.id < ?))`), [
+        : sum(q, accountSumSql(`${inPeriod} AND (j.date < ? OR (j.date = ? AND j.id < ?))`, f), [
             orgId,
             code,
             orgId,
@@ -119,9 +132,17 @@ export async function accountTransactions(q: Queryable, orgId: string, p: Accoun
             at.date,
             at.date,
             at.journalId,
+            ...fa,
           ]),
-      at === undefined ? ZERO : sum(q, CURSOR_JOURNAL_SUM_SQL, [orgId, code, at.journalId, at.lineNo]),
-      q.all<LineRow>(pageSql(at !== undefined, limit + 1), [orgId, code, p.from, p.to, ...(at === undefined ? [] : afterArgs(at))]),
+      at === undefined ? ZERO : sum(q, cursorJournalSumSql(f), [orgId, code, at.journalId, at.lineNo, ...fa]),
+      q.all<LineRow>(pageSql(at !== undefined, limit + 1, f), [
+        orgId,
+        code,
+        p.from,
+        p.to,
+        ...(at === undefined ? [] : afterArgs(at)),
+        ...fa,
+      ]),
     ]);
     return {
       opening: o,
@@ -134,10 +155,12 @@ export async function accountTransactions(q: Queryable, orgId: string, p: Accoun
   const openingBalanceCents = normalBalance(account.type, opening);
   let balance = openingBalanceCents + normalBalance(account.type, before);
   const page = rows.slice(0, limit);
+  const named = await trackingNamer(q, orgId, page);
   const lines = page.map((r) => {
     const debitCents = Number(r.debit_cents);
     const creditCents = Number(r.credit_cents);
     balance += normalBalance(account.type, { debitCents, creditCents });
+    const tracking = named(r);
     return {
       date: r.date,
       journalId: r.journal_id,
@@ -148,6 +171,7 @@ export async function accountTransactions(q: Queryable, orgId: string, p: Accoun
       debitCents,
       creditCents,
       balanceCents: balance,
+      ...(tracking ? { tracking } : {}),
     };
   });
   const last = lines.at(-1);
@@ -161,5 +185,6 @@ export async function accountTransactions(q: Queryable, orgId: string, p: Accoun
     closingBalanceCents: openingBalanceCents + normalBalance(account.type, period),
     totals: period,
     nextCursor: rows.length > limit && last !== undefined ? `${last.lineNo}-${last.journalId}` : null,
+    ...(filter === undefined ? {} : { tracking: filter.echo }),
   };
 }

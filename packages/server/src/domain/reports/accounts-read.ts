@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { orgToday } from '../../clock.js';
 import { accountTotals, assertKnownAccounts, loadChart, normalBalance } from './ledger-totals.js';
+import { trackingCategories } from '../tracking/store.js';
 
 type Params = z.infer<typeof booksReads.accounts.params>;
 
@@ -32,5 +33,6 @@ export async function listAccounts(p: Params, ctx: ReadContext) {
         ...(archived.has(a.code) ? { archived: true as const } : {}),
       };
     });
-  return { asOf, accounts };
+  // The tracking categories lines may name (books.trackingSet): at most 2 of at most 100 options.
+  return { asOf, accounts, trackingCategories: await trackingCategories(ctx.db.reader, orgId) };
 }

@@ -1,6 +1,7 @@
 import { invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import { JOURNALS_IN_RANGE, loadChart, normalBalance, readConsistently, type ChartAccount } from './ledger-totals.js';
+import type { TrackedFilter } from './statements.js';
 
 /**
  * books.reports budget_vs_actual: per revenue and expense account and month the budget
@@ -48,9 +49,11 @@ export function monthWindows(from: string, to: string, max: number): { from: str
  * its journal's date up by primary key. A join driven from the journals instead made SQLite scan
  * the organisation's lines once per journal (48 s against 86 ms at 20 000 journals).
  */
-const ACTUALS_SQL = `SELECT (SELECT SUBSTR(j.date, 1, 7) FROM journals j WHERE j.org_id = l.org_id AND j.id = l.journal_id) AS month,
+const actualsSql = (
+  lineFilter = '',
+) => `SELECT (SELECT SUBSTR(j.date, 1, 7) FROM journals j WHERE j.org_id = l.org_id AND j.id = l.journal_id) AS month,
     l.account_code AS code, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
-  FROM journal_lines l WHERE l.org_id = ? AND ${JOURNALS_IN_RANGE}
+  FROM journal_lines l WHERE l.org_id = ? AND ${JOURNALS_IN_RANGE}${lineFilter}
   GROUP BY month, l.account_code`;
 
 const BUDGETS_SQL =
@@ -83,7 +86,8 @@ const less = (a: Figures, b: Figures): Figures => ({
 type BudgetAccount = ChartAccount & { readonly type: 'revenue' | 'expense' };
 const isProfitAndLoss = (a: ChartAccount): a is BudgetAccount => a.type === 'revenue' || a.type === 'expense';
 
-export async function budgetVsActual(q: Queryable, orgId: string, from: string, to: string) {
+/** With a tracking filter the actuals are the option's lines; budgets are the organisation's, not tracked. */
+export async function budgetVsActual(q: Queryable, orgId: string, from: string, to: string, filter?: TrackedFilter) {
   const months = monthsBetween(from, to);
   const first = months[0] ?? '';
   const last = months[months.length - 1] ?? '';
@@ -91,7 +95,13 @@ export async function budgetVsActual(q: Queryable, orgId: string, from: string, 
     const [c, b, a] = await Promise.all([
       loadChart(q, orgId),
       q.all<{ code: string; month: string; cents: unknown }>(BUDGETS_SQL, [orgId, first, last]),
-      q.all<{ code: string; month: string; dr: unknown; cr: unknown }>(ACTUALS_SQL, [orgId, orgId, from, to]),
+      q.all<{ code: string; month: string; dr: unknown; cr: unknown }>(actualsSql(filter?.sql), [
+        orgId,
+        orgId,
+        from,
+        to,
+        ...(filter?.args ?? []),
+      ]),
     ]);
     return { chart: c, budgetRows: b, actualRows: a };
   });
@@ -151,5 +161,6 @@ export async function budgetVsActual(q: Queryable, orgId: string, from: string, 
     lines,
     months: monthRows,
     totals: { ...totals, netProfit: less(totals.revenue, totals.expenses) },
+    ...(filter === undefined ? {} : { tracking: filter.echo }),
   };
 }

@@ -4,6 +4,8 @@ import type { ReadContext } from '../../binding.js';
 import { badRequest } from '../../errors.js';
 import type { Queryable, SqlValue } from '../../storage/types.js';
 import { accountExists } from '../gl/post.js';
+import { trackingNamer, type TrackingNamer } from '../tracking/store.js';
+import { filesOf, withFiles } from '../attachments/store.js';
 
 type Params = z.infer<typeof booksReads.journals.params>;
 
@@ -28,6 +30,8 @@ interface LineRow {
   gst_cents: number;
   doc_id: string | null;
   description: string;
+  tracking1: string | null;
+  tracking2: string | null;
 }
 
 /** The WHERE clause of a page: filters, and the keyset after the cursor (date, then id). */
@@ -61,7 +65,7 @@ async function linesOf(q: Queryable, orgId: string, ids: readonly string[]): Pro
   if (ids.length === 0) return out;
   const rows = await q.all<LineRow>(
     `SELECT journal_id, line_no, account_code, debit_cents, credit_cents, tax_code, tax_base_cents,
-       gst_cents, doc_id, description
+       gst_cents, doc_id, description, tracking1, tracking2
      FROM journal_lines WHERE org_id = ? AND journal_id IN (${ids.map(() => '?').join(', ')})
      ORDER BY journal_id, line_no`,
     [orgId, ...ids],
@@ -70,7 +74,8 @@ async function linesOf(q: Queryable, orgId: string, ids: readonly string[]): Pro
   return out;
 }
 
-function toLine(r: LineRow) {
+function toLine(r: LineRow, named: TrackingNamer) {
+  const tracking = named(r);
   return {
     lineNo: Number(r.line_no),
     accountCode: r.account_code,
@@ -81,6 +86,7 @@ function toLine(r: LineRow) {
     gstCents: Number(r.gst_cents),
     docId: r.doc_id,
     description: r.description,
+    ...(tracking ? { tracking } : {}),
   };
 }
 
@@ -99,19 +105,22 @@ export async function listJournals(p: Params, ctx: ReadContext) {
     args,
   );
   const page = rows.slice(0, limit);
-  const lines = await linesOf(
-    q,
-    orgId,
-    page.map((r) => r.id),
+  const ids = page.map((r) => r.id);
+  const [lines, files] = await Promise.all([linesOf(q, orgId, ids), filesOf(q, orgId, 'journal', ids)]);
+  const named = await trackingNamer(q, orgId, [...lines.values()].flat());
+  const journals = page.map((r) =>
+    withFiles(
+      {
+        id: r.id,
+        date: r.date,
+        memo: r.memo,
+        source: { kind: r.source_kind, id: r.source_id },
+        ledgerId: r.ledger_id,
+        reversedBy: r.reversed_by,
+        lines: (lines.get(r.id) ?? []).map((l) => toLine(l, named)),
+      },
+      files.get(r.id),
+    ),
   );
-  const journals = page.map((r) => ({
-    id: r.id,
-    date: r.date,
-    memo: r.memo,
-    source: { kind: r.source_kind, id: r.source_id },
-    ledgerId: r.ledger_id,
-    reversedBy: r.reversed_by,
-    lines: (lines.get(r.id) ?? []).map(toLine),
-  }));
   return { journals, nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
 }

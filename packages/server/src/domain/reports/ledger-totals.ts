@@ -1,6 +1,6 @@
 import { DomainError, invariant } from '../../errors.js';
 import { headOf } from '../../ledger/read.js';
-import type { Queryable } from '../../storage/types.js';
+import type { Queryable, SqlValue } from '../../storage/types.js';
 import { DEBIT_NORMAL, type AccountType } from '../gl/chart.js';
 
 /**
@@ -49,13 +49,27 @@ function safeSum(value: unknown): number {
 export const JOURNALS_IN_RANGE = 'l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date >= ? AND j.date <= ?)';
 
 /**
+ * A report's condition on the lines it counts beyond the date range: a tracking filter
+ * (tracking/store.ts reportTrackingFilter), SQL on lines aliased `l` and its parameters.
+ */
+export interface LineFilter {
+  readonly sql: string;
+  readonly args: readonly SqlValue[];
+}
+
+const accountTotalsSql = (
+  lineFilter = '',
+) => `SELECT l.account_code AS code, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr, COUNT(*) AS n
+  FROM journal_lines l WHERE l.org_id = ? AND ${JOURNALS_IN_RANGE}${lineFilter}
+  GROUP BY l.account_code`;
+
+/**
  * Per account over a date range, from the journal_lines_account_journal index alone (migration
  * 11: org_id, account_code, journal_id, amounts), already in account order. Parameters: orgId,
- * orgId, from, to.
+ * orgId, from, to. (Filtered by tracking, the lines' own rows are read too: only filtered reports
+ * pay for that.)
  */
-export const ACCOUNT_TOTALS_SQL = `SELECT l.account_code AS code, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr, COUNT(*) AS n
-  FROM journal_lines l WHERE l.org_id = ? AND ${JOURNALS_IN_RANGE}
-  GROUP BY l.account_code`;
+export const ACCOUNT_TOTALS_SQL = accountTotalsSql();
 
 /**
  * Debits, credits and line count per account over journals dated in [from, to] (from omitted:
@@ -65,13 +79,12 @@ export async function accountTotals(
   q: Queryable,
   orgId: string,
   range: { readonly from?: string; readonly to: string },
+  filter?: LineFilter,
 ): Promise<Map<string, AccountTotal>> {
-  const rows = await q.all<{ code: string; dr: unknown; cr: unknown; n: unknown }>(ACCOUNT_TOTALS_SQL, [
-    orgId,
-    orgId,
-    range.from ?? '0000-01-01',
-    range.to,
-  ]);
+  const rows = await q.all<{ code: string; dr: unknown; cr: unknown; n: unknown }>(
+    filter === undefined ? ACCOUNT_TOTALS_SQL : accountTotalsSql(filter.sql),
+    [orgId, orgId, range.from ?? '0000-01-01', range.to, ...(filter?.args ?? [])],
+  );
   const out = new Map<string, AccountTotal>();
   for (const r of rows) {
     out.set(r.code, { debitCents: safeSum(r.dr), creditCents: safeSum(r.cr), lines: safeSum(r.n) });

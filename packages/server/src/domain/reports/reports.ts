@@ -13,7 +13,8 @@ import { compareSections, comparisonDate, comparisonPeriod } from './compare.js'
 import { gstSummary } from './gst.js';
 import { leaveBalancesReport, payrollActivity } from './payroll.js';
 import { readConsistently } from './ledger-totals.js';
-import { balanceSheet, profitAndLoss, trialBalance } from './statements.js';
+import { balanceSheet, profitAndLoss, trialBalance, type TrackedFilter } from './statements.js';
+import { reportTrackingFilter } from '../tracking/store.js';
 
 type Params = z.infer<typeof booksReads.reports.params>;
 
@@ -24,11 +25,18 @@ function period(p: Params): { from: string; to: string } {
 }
 
 /** The profit and loss of from..to, with the comparison period's figures when compare is given. */
-async function comparedProfitAndLoss(q: Queryable, orgId: string, from: string, to: string, compare: Params['compare']) {
-  if (compare === undefined) return profitAndLoss(q, orgId, from, to);
+async function comparedProfitAndLoss(
+  q: Queryable,
+  orgId: string,
+  from: string,
+  to: string,
+  compare: Params['compare'],
+  filter: TrackedFilter | undefined,
+) {
+  if (compare === undefined) return profitAndLoss(q, orgId, from, to, filter);
   const other = comparisonPeriod(compare, from, to);
   const [current, previous] = await readConsistently(q, orgId, () =>
-    Promise.all([profitAndLoss(q, orgId, from, to), profitAndLoss(q, orgId, other.from, other.to)]),
+    Promise.all([profitAndLoss(q, orgId, from, to, filter), profitAndLoss(q, orgId, other.from, other.to, filter)]),
   );
   return {
     ...current,
@@ -44,11 +52,17 @@ async function comparedProfitAndLoss(q: Queryable, orgId: string, from: string, 
 }
 
 /** The balance sheet as at asOf, with the figures as at the comparison date when compare is given. */
-async function comparedBalanceSheet(q: Queryable, orgId: string, asOf: string, compare: Params['compare']) {
-  if (compare === undefined) return balanceSheet(q, orgId, asOf);
+async function comparedBalanceSheet(
+  q: Queryable,
+  orgId: string,
+  asOf: string,
+  compare: Params['compare'],
+  filter: TrackedFilter | undefined,
+) {
+  if (compare === undefined) return balanceSheet(q, orgId, asOf, filter);
   const otherAsOf = comparisonDate(compare, asOf);
   const [current, previous] = await readConsistently(q, orgId, () =>
-    Promise.all([balanceSheet(q, orgId, asOf), balanceSheet(q, orgId, otherAsOf)]),
+    Promise.all([balanceSheet(q, orgId, asOf, filter), balanceSheet(q, orgId, otherAsOf, filter)]),
   );
   return {
     ...current,
@@ -64,17 +78,19 @@ export async function runReport(p: Params, ctx: ReadContext) {
   const q = ctx.db.reader;
   const orgId = ctx.principal.orgId;
   const asOf = p.asOf ?? (await orgToday(ctx.db, orgId));
+  // The schema lets only the reports of lines take it (protocol TRACKED_REPORTS).
+  const filter = await reportTrackingFilter(q, orgId, p.tracking);
   switch (p.type) {
     case 'trial_balance':
-      return trialBalance(q, orgId, asOf);
+      return trialBalance(q, orgId, asOf, filter);
     case 'balance_sheet':
-      return comparedBalanceSheet(q, orgId, asOf, p.compare);
+      return comparedBalanceSheet(q, orgId, asOf, p.compare, filter);
     case 'aged_receivables':
     case 'aged_payables':
       return agedReport(q, orgId, p.type, asOf);
     case 'profit_and_loss': {
       const { from, to } = period(p);
-      return comparedProfitAndLoss(q, orgId, from, to, p.compare);
+      return comparedProfitAndLoss(q, orgId, from, to, p.compare, filter);
     }
     case 'gst_summary': {
       const { from, to } = period(p);
@@ -89,7 +105,7 @@ export async function runReport(p: Params, ctx: ReadContext) {
     case 'account_transactions': {
       const { from, to } = period(p);
       invariant(p.accountCode !== undefined, 'account_transactions has accountCode (schema)');
-      return accountTransactions(q, orgId, { accountCode: p.accountCode, from, to, cursor: p.cursor, limit: p.limit });
+      return accountTransactions(q, orgId, { accountCode: p.accountCode, from, to, cursor: p.cursor, limit: p.limit }, filter);
     }
     case 'depreciation_schedule': {
       const { from, to } = period(p);
@@ -97,7 +113,7 @@ export async function runReport(p: Params, ctx: ReadContext) {
     }
     case 'budget_vs_actual': {
       const { from, to } = period(p);
-      return budgetVsActual(q, orgId, from, to);
+      return budgetVsActual(q, orgId, from, to, filter);
     }
     case 'cash_flow': {
       const { from, to } = period(p);

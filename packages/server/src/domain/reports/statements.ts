@@ -10,7 +10,20 @@ import {
   readConsistently,
   type AccountTotal,
   type ChartAccount,
+  type LineFilter,
 } from './ledger-totals.js';
+
+/**
+ * A tracking filter (tracking/store.ts): the lines of one option (or of none) only, and what it
+ * was, echoed in the report. Filtered, a report is the sum of those lines: a trial balance or
+ * balance sheet of them need not balance (the other side of an invoice's revenue is its
+ * receivable, which carries no option), so the balance checks are for the whole ledger only.
+ */
+export interface TrackedFilter extends LineFilter {
+  readonly echo: Readonly<Record<string, string | null>>;
+}
+
+const echoOf = (filter: TrackedFilter | undefined) => (filter === undefined ? {} : { tracking: filter.echo });
 
 /**
  * The financial statements, straight from the ledger: trial balance, profit and loss, balance
@@ -49,8 +62,8 @@ function earnings(chart: readonly ChartAccount[], totals: ReadonlyMap<string, Ac
   return section(chart, totals, 'revenue').totalCents - section(chart, totals, 'expense').totalCents;
 }
 
-export async function trialBalance(q: Queryable, orgId: string, asOf: string) {
-  const [chart, totals] = await Promise.all([loadChart(q, orgId), accountTotals(q, orgId, { to: asOf })]);
+export async function trialBalance(q: Queryable, orgId: string, asOf: string, filter?: TrackedFilter) {
+  const [chart, totals] = await Promise.all([loadChart(q, orgId), accountTotals(q, orgId, { to: asOf }, filter)]);
   assertKnownAccounts(chart, totals);
   const rows = chart.flatMap((a) => {
     const t = totals.get(a.code);
@@ -61,12 +74,19 @@ export async function trialBalance(q: Queryable, orgId: string, asOf: string) {
   const debitCents = rows.reduce((s, r) => s + r.debitCents, 0);
   const creditCents = rows.reduce((s, r) => s + r.creditCents, 0);
   // Every journal balances (post.ts), so the ledger does; anything else is a broken invariant.
-  invariant(debitCents === creditCents, `trial balance as at ${asOf} balances (${debitCents} ≠ ${creditCents})`);
-  return { type: 'trial_balance' as const, asOf, rows, totals: { debitCents, creditCents }, balanced: true as const };
+  if (filter === undefined) invariant(debitCents === creditCents, `trial balance as at ${asOf} balances (${debitCents} ≠ ${creditCents})`);
+  return {
+    type: 'trial_balance' as const,
+    asOf,
+    rows,
+    totals: { debitCents, creditCents },
+    balanced: debitCents === creditCents,
+    ...echoOf(filter),
+  };
 }
 
-export async function profitAndLoss(q: Queryable, orgId: string, from: string, to: string) {
-  const [chart, totals] = await Promise.all([loadChart(q, orgId), accountTotals(q, orgId, { from, to })]);
+export async function profitAndLoss(q: Queryable, orgId: string, from: string, to: string, filter?: TrackedFilter) {
+  const [chart, totals] = await Promise.all([loadChart(q, orgId), accountTotals(q, orgId, { from, to }, filter)]);
   assertKnownAccounts(chart, totals);
   const revenue = section(chart, totals, 'revenue');
   const expenses = section(chart, totals, 'expense');
@@ -77,6 +97,7 @@ export async function profitAndLoss(q: Queryable, orgId: string, from: string, t
     revenue,
     expenses,
     netProfitCents: revenue.totalCents - expenses.totalCents,
+    ...echoOf(filter),
   };
 }
 
@@ -87,13 +108,13 @@ export function financialYearStart(date: string): string {
   return `${String(month >= 7 ? year : year - 1).padStart(4, '0')}-07-01`;
 }
 
-export async function balanceSheet(q: Queryable, orgId: string, asOf: string) {
+export async function balanceSheet(q: Queryable, orgId: string, asOf: string, filter?: TrackedFilter) {
   const fyStart = financialYearStart(asOf);
   const { chart, toDate, beforeYear } = await readConsistently(q, orgId, async () => {
     const [c, t, b] = await Promise.all([
       loadChart(q, orgId),
-      accountTotals(q, orgId, { to: asOf }),
-      accountTotals(q, orgId, { to: addDays(fyStart, -1) }),
+      accountTotals(q, orgId, { to: asOf }, filter),
+      accountTotals(q, orgId, { to: addDays(fyStart, -1) }, filter),
     ]);
     return { chart: c, toDate: t, beforeYear: b };
   });
@@ -112,7 +133,7 @@ export async function balanceSheet(q: Queryable, orgId: string, asOf: string) {
     totalCents: equityAccounts.totalCents + priorYears + currentYear,
   };
   const balanced = assets.totalCents === liabilities.totalCents + equity.totalCents;
-  invariant(balanced, `balance sheet as at ${asOf} balances`);
+  if (filter === undefined) invariant(balanced, `balance sheet as at ${asOf} balances`);
   return {
     type: 'balance_sheet' as const,
     asOf,
@@ -123,5 +144,6 @@ export async function balanceSheet(q: Queryable, orgId: string, asOf: string) {
     currentYearEarningsCents: currentYear,
     priorYearsEarningsCents: priorYears,
     balanced,
+    ...echoOf(filter),
   };
 }
