@@ -7,3 +7,9 @@ export function formatCents(cents: number): string {
     .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${sign}$${dollars}.${String(abs % 100).padStart(2, '0')}`;
 }
+
+/** round(a × b / c) half up, in integers (a, b ≥ 0; c > 0): a share of cents in proportion, exact. */
+export function mulDivHalfUp(a: number, b: number, c: number): number {
+  if (c <= 0) throw new Error('mulDivHalfUp: dividing by a positive whole');
+  return Number((2n * BigInt(a) * BigInt(b) + BigInt(c)) / (2n * BigInt(c)));
+}

@@ -19,12 +19,7 @@ describe.each(engines)('chart of accounts (%s)', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const { post, ok } = agentCalls(() => t);
-  const seq = async (o: CreatedOrg) => (await t.get(o.keys.observer, 'snapshot')).body.head.seq as number;
-  const lastEvent = async (o: CreatedOrg) => {
-    const s = await seq(o);
-    return (await t.get(o.keys.observer, `events?cursor=${s - 1}`)).body.events[0];
-  };
+  const { post, ok, seq, lastEvent } = agentCalls(() => t);
   const refused = async (o: CreatedOrg, method: string, params: Record<string, unknown>, status: number, code: string, message: RegExp) => {
     const before = await seq(o);
     const r = await post(o, method, params);

@@ -411,7 +411,8 @@ export async function runCliInProcess(databaseUrl: string, ...args: string[]): P
 
 /**
  * An organisation's agent key calling `server()`'s API (a getter: the server starts in beforeAll):
- * `post` answers the reply, `ok` expects 200 and answers the result.
+ * `post` answers the reply, `ok` expects 200 and answers the result; `seq` is the organisation's
+ * chain head and `lastEvent` its newest event, as its observer key reads them.
  */
 export function agentCalls(server: () => TestServer) {
   const post = (o: CreatedOrg, method: string, params: Record<string, unknown>, headers?: Record<string, string>) =>
@@ -421,5 +422,10 @@ export function agentCalls(server: () => TestServer) {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body.result;
   };
-  return { post, ok };
+  const seq = async (o: CreatedOrg) => (await server().get(o.keys.observer, 'snapshot')).body.head.seq as number;
+  const lastEvent = async (o: CreatedOrg) => {
+    const s = await seq(o);
+    return (await server().get(o.keys.observer, `events?cursor=${s - 1}`)).body.events[0];
+  };
+  return { post, ok, seq, lastEvent };
 }

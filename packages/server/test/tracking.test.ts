@@ -45,12 +45,7 @@ describe.each(engines)('tracking categories (%s)', (engine) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const { post, ok } = agentCalls(() => t);
-  const seq = async (o: CreatedOrg) => (await t.get(o.keys.observer, 'snapshot')).body.head.seq as number;
-  const lastEvent = async (o: CreatedOrg) => {
-    const s = await seq(o);
-    return (await t.get(o.keys.observer, `events?cursor=${s - 1}`)).body.events[0];
-  };
+  const { post, ok, seq, lastEvent } = agentCalls(() => t);
   const refused = async (o: CreatedOrg, method: string, params: Record<string, unknown>, status: number, message: string | RegExp) => {
     const before = await seq(o);
     const r = await post(o, method, params);

@@ -10,7 +10,8 @@ import { PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { owedOnDocument } from '../payables/settle.js';
 import { fieldError } from './common.js';
 import { creditLine, keepCredit, newCreditId } from './ledger.js';
-import { mulDivHalfUp, shareOverAccounts, splitParts, type LeftToCredit, type NotePart } from './split.js';
+import { mulDivHalfUp } from '../../money.js';
+import { shareOverAccounts, splitParts, type LeftToCredit, type NotePart } from './split.js';
 
 /**
  * books.billCreditNote: a supplier's adjustment note for part of a bill, mirroring

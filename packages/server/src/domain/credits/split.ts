@@ -73,8 +73,3 @@ export function splitParts(parts: readonly NotePart[], excess: number, excessGst
   }));
   return [within.filter((x) => x.amountCents > 0), beyond.filter((x) => x.amountCents > 0)];
 }
-
-/** round(a × b / c) half up, in integers (a, b ≥ 0; c > 0). */
-export function mulDivHalfUp(a: number, b: number, c: number): number {
-  return Number((2n * BigInt(a) * BigInt(b) + BigInt(c)) / (2n * BigInt(c)));
-}

@@ -4,14 +4,14 @@ import type { EmailAttachment } from '../../adapters/email.js';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { badRequest, conflict, DomainError, invariant } from '../../errors.js';
 import { issueDateOf } from '../gl/periods.js';
-import { formatCents } from '../../money.js';
+import { formatCents, mulDivHalfUp } from '../../money.js';
 import { adjustmentNotePdf } from './documents.js';
 import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { creditFromSource, keepCredit, newCreditId } from '../credits/ledger.js';
-import { mulDivHalfUp, splitParts } from '../credits/split.js';
-import { loadSaleLines, shareByLargestRemainder, type SaleLine } from './invoice-lines.js';
+import { shareOverAccounts, splitParts, type NotePart } from '../credits/split.js';
+import { loadSaleLines, type SaleLine } from './invoice-lines.js';
 import { loadInvoice, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.js';
 
@@ -86,13 +86,6 @@ function result(
 /** Statuses a credit note may credit: posted and not void, written off or wholly credited. */
 const CREDITABLE: readonly string[] = [...OPEN_STATUSES, 'paid'];
 
-/** A share of a credit note: the revenue account it debits, its GST-inclusive amount and GST. */
-interface CreditPart {
-  readonly accountCode: string;
-  readonly amountCents: number;
-  readonly gstCents: number;
-}
-
 /**
  * What is left to credit of one code, per revenue account: the code's lines less the debits of
  * earlier credit notes on this invoice (their journal lines carry the code and the account).
@@ -128,21 +121,6 @@ async function leftOfCode(uow: Uow, inv: InvoiceRow, code: TaxCode, lines: reado
   };
 }
 
-/** Share a note over the accounts with something left (see the comment at the top). */
-function creditParts(left: Awaited<ReturnType<typeof leftOfCode>>, amountCents: number, gstCents: number): CreditPart[] {
-  const open = left.accounts.filter((a) => a.amountCents > 0);
-  const exact = amountCents === left.amountCents && left.accounts.every((a) => a.amountCents >= 0 && a.gstCents >= 0);
-  if (exact && gstCents === left.gstCents) return open;
-  const amounts = shareByLargestRemainder(
-    amountCents,
-    open.map((a) => a.amountCents),
-  );
-  const gsts = gstCents === 0 ? amounts.map(() => 0) : shareByLargestRemainder(gstCents, amounts);
-  return open
-    .map((a, i) => ({ accountCode: a.accountCode, amountCents: amounts[i] ?? 0, gstCents: gsts[i] ?? 0 }))
-    .filter((p) => p.amountCents > 0);
-}
-
 /** Refusals in the order of checks for a books write: state, then amounts (each naming its field). */
 async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, lines: readonly SaleLine[]) {
   if (!CREDITABLE.includes(inv.status)) {
@@ -163,7 +141,7 @@ async function checkCredit(uow: Uow, inv: InvoiceRow, p: Params, code: TaxCode, 
     : p.amountCents === left.amountCents
       ? left.gstCents
       : Math.min(gstOfInclusive(p.amountCents), left.gstCents);
-  const parts = creditParts(left, p.amountCents, gst);
+  const parts = shareOverAccounts(left, p.amountCents, gst);
   invariant(parts.length > 0, 'a credit note debits at least one revenue account');
   const largest = parts.reduce((m, x) => (x.amountCents > m.amountCents ? x : m));
   return { owed, gst, parts, accountCode: largest.accountCode };
@@ -178,7 +156,7 @@ async function postCredit(
   uow: Uow,
   inv: InvoiceRow,
   c: Omit<CreditRow, 'ledger_id'>,
-  parts: readonly CreditPart[],
+  parts: readonly NotePart[],
   journal: { readonly id: string; readonly docId: string },
 ): Promise<void> {
   const amount = parts.reduce((s, x) => s + x.amountCents, 0);

@@ -1,6 +1,7 @@
 import { events, TAX_CODES, type receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, DomainError, invariant } from '../../errors.js';
+import { mulDivHalfUp } from '../../money.js';
 import { quoted } from '../../governance/quote.js';
 import type { Uow } from '../../write-path.js';
 import { issueDateOf } from '../gl/periods.js';
@@ -31,12 +32,6 @@ interface WriteOffRow {
   write_off_cents: unknown;
   write_off_gst_cents: unknown;
   write_off_journal_id: string | null;
-}
-
-/** round(a × b / c) half up, in integers (a, b ≥ 0; c > 0). */
-function mulDivHalfUp(a: number, b: number, c: number): number {
-  invariant(c > 0, 'dividing by a positive whole');
-  return Number((2n * BigInt(a) * BigInt(b) + BigInt(c)) / (2n * BigInt(c)));
 }
 
 async function writeOffView(uow: Uow, row: InvoiceRow, w: WriteOffRow) {
