@@ -32,7 +32,7 @@ export class McpCommandError extends Error {
 export interface StdioCommandConfig {
   readonly baseUrl: string;
   readonly apiKey: string;
-  /** The toolsets to load (empty: every tool). */
+  /** The toolsets to load (empty: every toolset but the opt-in setup one). */
   readonly toolsets: readonly string[];
 }
 
@@ -96,8 +96,9 @@ API with one organisation's key. Add it to an MCP host as:
 environment:
   ${MCP_ENV.url}      the server, e.g. http://127.0.0.1:8080 (required)
   ${MCP_ENV.apiKey}  an API key of the organisation: agent to act, reader/observer to only read (required)
-  ${MCP_ENV.toolsets} load only these toolsets, comma-separated (e.g. receivables,payables; default every
-                        tool; the approval tools are always loaded). --toolsets a,b overrides it.
+  ${MCP_ENV.toolsets} load only these toolsets, comma-separated (e.g. receivables,payables, or all;
+                        default every toolset but setup: the chart, opening balances, budgets and
+                        tracking; the approval tools are always loaded). --toolsets a,b overrides it.
 
 exit: 0 the host closed stdin, 2 usage or a missing/invalid variable (the reason on stderr)
 `;

@@ -3,6 +3,7 @@ import {
   ALWAYS_AREA,
   ARTIFACTS_READ,
   AREAS,
+  OPT_IN_AREAS,
   areaOf,
   isArea,
   limits,
@@ -77,10 +78,14 @@ export function toolCatalogue(): Catalogue {
 /** The toolsets a host may load: the API's areas (protocol AREAS). */
 export const TOOLSETS: readonly string[] = AREAS;
 
+/** The name that loads every toolset, the opt-in ones too. */
+export const ALL_TOOLSETS = 'all';
+
 /**
  * `receivables,payables` (a CLI flag, an environment variable, a query parameter) as toolset
- * names; blanks around commas are ignored and an empty text is every tool (an empty list). Throws
- * an Error naming an unknown toolset and listing the valid ones.
+ * names; blanks around commas are ignored, `all` stands for every toolset, and an empty text is
+ * the default set (an empty list: every toolset but the opt-in ones). Throws an Error naming an
+ * unknown toolset and listing the valid ones.
  */
 export function parseToolsets(text: string): string[] {
   const names = [
@@ -91,29 +96,36 @@ export function parseToolsets(text: string): string[] {
         .filter((t) => t !== ''),
     ),
   ];
-  const unknown = names.filter((n) => !isArea(n));
+  const unknown = names.filter((n) => n !== ALL_TOOLSETS && !isArea(n));
   if (unknown.length > 0) {
     const named =
       unknown
         .slice(0, 5)
         .map((u) => JSON.stringify(u.slice(0, 40)))
         .join(', ') + (unknown.length > 5 ? ', …' : '');
-    throw new Error(`unknown toolset${unknown.length > 1 ? 's' : ''} ${named}: valid toolsets are ${AREAS.join(', ')}`);
+    throw new Error(`unknown toolset${unknown.length > 1 ? 's' : ''} ${named}: valid toolsets are ${TOOLSET_NAMES}`);
   }
-  return names;
+  return names.includes(ALL_TOOLSETS) ? [...AREAS] : names;
 }
+
+/** The valid toolset names as an error lists them. */
+export const TOOLSET_NAMES = [...AREAS, ALL_TOOLSETS].join(', ');
 
 const subsets = new Map<string, Catalogue>();
 
 /**
- * The catalogue cut to `toolsets` (every tool when none are named). The approval area is always
- * in: a held signature act needs approval_request and approval_wait to complete.
+ * The catalogue cut to `toolsets`; with none named, every toolset but the opt-in ones (protocol
+ * OPT_IN_AREAS: the books' setup, done once, whose tools a model running the books day to day
+ * would otherwise carry on every turn). The approval area is always in: a held signature act needs
+ * approval_request and approval_wait to complete.
  */
 export function toolsetCatalogue(toolsets: readonly string[] = []): Catalogue {
   const all = toolCatalogue();
-  if (toolsets.length === 0) return all;
-  const wanted = new Set(parseToolsets(toolsets.join(',')));
+  const wanted = new Set<string>(
+    toolsets.length === 0 ? AREAS.filter((a) => !OPT_IN_AREAS.includes(a)) : parseToolsets(toolsets.join(',')),
+  );
   wanted.add(ALWAYS_AREA);
+  if (wanted.size === AREAS.length) return all;
   const key = [...wanted].sort().join(',');
   const cached = subsets.get(key);
   if (cached) return cached;
@@ -140,8 +152,9 @@ export interface McpServerOptions {
   /** The most bytes one tool result may carry (default limits.mcpResponseBytesMax). */
   readonly responseBytesMax?: number;
   /**
-   * Load only these toolsets (areas: `receivables`, `payables`, …; see parseToolsets), plus the
-   * approval tools; default every tool. A tool outside them is unknown to this server.
+   * Load only these toolsets (areas: `receivables`, `payables`, …, or `all`; see parseToolsets),
+   * plus the approval tools; default every toolset but the opt-in `setup`. A tool outside them is
+   * unknown to this server.
    */
   readonly toolsets?: readonly string[];
 }

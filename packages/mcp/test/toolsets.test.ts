@@ -3,7 +3,7 @@
  * acts again, the idempotencyKey argument of every write tool, and toolsets (a host loading part
  * of the API, the approval tools always with it).
  */
-import { AREAS, areaOf, books, methods, payables, reads, type MethodSpec } from '@finance-desk/protocol';
+import { AREAS, OPT_IN_AREAS, areaOf, books, methods, payables, reads, type MethodSpec } from '@finance-desk/protocol';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
@@ -201,7 +201,28 @@ describe('toolsets', () => {
   it('parse a comma list, and name an unknown toolset with the valid ones', () => {
     expect(parseToolsets(' receivables, payables ,,receivables')).toEqual(['receivables', 'payables']);
     expect(parseToolsets('')).toEqual([]);
-    expect(() => parseToolsets('receivables,nope')).toThrow(`unknown toolset "nope": valid toolsets are ${AREAS.join(', ')}`);
+    expect(parseToolsets('receivables,all')).toEqual([...AREAS]);
+    expect(() => parseToolsets('receivables,nope')).toThrow(`unknown toolset "nope": valid toolsets are ${AREAS.join(', ')}, all`);
+  });
+
+  it('leave the opt-in setup toolset out by default, and load it when named or with all', () => {
+    expect(OPT_IN_AREAS).toEqual(['setup']);
+    const names = (toolsets?: string[]) => toolsetCatalogue(toolsets).tools.map((t) => t.name);
+    const setupTools = [
+      'books_openingBalances',
+      'books_accountCreate',
+      'books_accountUpdate',
+      'books_accountArchive',
+      'books_budgetSet',
+      'books_trackingSet',
+    ];
+    for (const t of setupTools) expect(areaOf(toolCatalogue().byName.get(t)?.method?.name ?? ''), t).toBe('setup');
+    expect(names()).not.toEqual(expect.arrayContaining([setupTools[0]]));
+    for (const t of setupTools) expect(names(), t).not.toContain(t);
+    expect(names()).toEqual(expect.arrayContaining(['books_invoiceDraft', 'books_accounts', 'books_journalPost', 'approval_request']));
+    expect(names(['setup']).sort()).toEqual([...setupTools, ...names(['approval'])].sort());
+    expect(toolsetCatalogue(['all'])).toBe(toolCatalogue());
+    expect(names().length + setupTools.length).toBe(toolCatalogue().tools.length);
   });
 
   it("list only the chosen areas' tools plus the approval tools, and refuse a call outside them", async () => {
@@ -235,7 +256,7 @@ describe('toolsets', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32602, message: `toolsets: unknown toolset "bogus": valid toolsets are ${AREAS.join(', ')}` },
+      error: { code: -32602, message: `toolsets: unknown toolset "bogus": valid toolsets are ${AREAS.join(', ')}, all` },
       id: null,
     });
   });

@@ -114,7 +114,8 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
   });
 
   it('lists annotations that match each declaration', async () => {
-    const { tools } = await (await connect(org.keys.agent)).listTools();
+    // Every toolset, the opt-in setup one too.
+    const { tools } = await (await connect(org.keys.agent, '?toolsets=all')).listTools();
     const byTool = new Map<string, MethodSpec>(methods.map((m) => [toolName(m.name), m]));
     expect(tools).toHaveLength(methods.length + reads.filter((r) => !isArtifactRead(r.name)).length);
     for (const tool of tools) {
@@ -160,7 +161,7 @@ describe.each(engines)('MCP retries and toolsets (%s)', (engine) => {
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32602, message: `toolsets: unknown toolset "ledgers": valid toolsets are ${AREAS.join(', ')}` },
+      error: { code: -32602, message: `toolsets: unknown toolset "ledgers": valid toolsets are ${AREAS.join(', ')}, all` },
       id: null,
     });
   });

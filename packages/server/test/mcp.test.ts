@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { approval, books, limits, methods, readSpecs, reads, type MethodKind } from '@finance-desk/protocol';
+import { OPT_IN_AREAS, approval, areaOf, books, limits, methods, readSpecs, reads, type MethodKind } from '@finance-desk/protocol';
 import { HINT_DEFAULTS, isArtifactRead, toolName } from '@finance-desk/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -18,6 +18,10 @@ import { openDatabase } from '../src/storage/open.js';
 import type { Database } from '../src/storage/types.js';
 import { migrations } from '../src/schema.js';
 import { engines, freshDatabaseUrl, runCliInProcess, startTestServer, testConfig, uniqueName } from './harness.js';
+
+/** Tools a host gets without naming toolsets: every method and read but the artifacts and the opt-in setup area. */
+const optIn = (name: string) => OPT_IN_AREAS.includes(areaOf(name) ?? 'books');
+const defaultListed = [...methods, ...reads].filter((d) => !isArtifactRead(d.name) && !optIn(d.name));
 
 const BIN = fileURLToPath(new URL('../bin/finance-desk.js', import.meta.url));
 const TRANSPORTS = ['stdio', 'http'] as const;
@@ -89,12 +93,12 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       agent = await connect(transport, keys.agent);
     });
 
-    it('lists every method and read as a tool, with hints from its kind and schemas from its declaration', async () => {
+    it('lists every method and read as a tool but the opt-in setup ones, with hints from its kind and schemas from its declaration', async () => {
       const { tools } = await agent.listTools();
-      expect(tools).toHaveLength(methods.length + reads.filter((r) => !isArtifactRead(r.name)).length);
+      expect(tools).toHaveLength(defaultListed.length);
       const names = new Set(tools.map((t) => t.name));
-      for (const m of methods) expect(names.has(toolName(m.name)), m.name).toBe(true);
-      for (const r of reads) expect(names.has(toolName(r.name)), r.name).toBe(!isArtifactRead(r.name));
+      for (const m of methods) expect(names.has(toolName(m.name)), m.name).toBe(!optIn(m.name));
+      for (const r of reads) expect(names.has(toolName(r.name)), r.name).toBe(!isArtifactRead(r.name) && !optIn(r.name));
       for (const t of tools) expect(t.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
 
       const byName = new Map(tools.map((t) => [t.name, t]));
@@ -456,7 +460,7 @@ describe.each(engines)('MCP server (%s)', (engine) => {
       });
       expect(list.status).toBe(200);
       const listed = await list.json();
-      expect(listed.result.tools).toHaveLength(methods.length + reads.filter((r) => !isArtifactRead(r.name)).length);
+      expect(listed.result.tools).toHaveLength(defaultListed.length);
       expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThanOrEqual(limits.mcpResponseBytesMax);
     });
 

@@ -10,7 +10,7 @@ import { chartMethods } from './chart.js';
 import { repeatingMethods } from './repeating.js';
 import { booksReadMethods } from './books-reads.js';
 import { contactsMethods } from './contacts.js';
-import { correctionsMethods } from './corrections.js';
+import { correctionsMethods, openingBalances } from './corrections.js';
 import { billCreditNote, creditAllocate, creditPrepayment, creditRefund } from './credits.js';
 import { orgAgents, orgKeys, orgMembers, orgProfile } from './org.js';
 import { payablesMethods } from './payables.js';
@@ -43,11 +43,22 @@ export const AREAS = [
   'board',
   'org',
   'approval',
+  'setup',
 ] as const;
 export type Area = (typeof AREAS)[number];
 
 /** The area every subset includes: the approval loop. */
 export const ALWAYS_AREA: Area = 'approval';
+
+/**
+ * Areas a host loads only when it names them. `setup` is what an organisation does once or rarely
+ * (the chart, opening balances, budgets, tracking categories): a model running the books day to day
+ * would carry its tools' descriptions on every turn for nothing.
+ */
+export const OPT_IN_AREAS: readonly Area[] = ['setup'];
+
+/** Methods done once or rarely when the books are set up (see OPT_IN_AREAS). */
+const SETUP: readonly Named[] = [openingBalances, ...chartMethods];
 
 type Named = { readonly name: string };
 
@@ -58,7 +69,6 @@ type Named = { readonly name: string };
 const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   books: [
     ...booksReadMethods,
-    ...chartMethods,
     ...repeatingMethods,
     ...attachmentMethods,
     r.events,
@@ -72,7 +82,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   payables: [books.billCapture, books.billApprove, books.billHold, books.billReturn, ...payablesMethods, billCreditNote],
   reconciliation: reconciliationMethods,
   'bank-accounts': bankAccountMethods,
-  corrections: correctionsMethods,
+  corrections: correctionsMethods.filter((m) => m !== openingBalances),
   tax: taxMethods,
   assets: assetsMethods,
   people: peopleMethods,
@@ -82,6 +92,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   board: [...boardMethods, r.boardReady, r.boardContext],
   org: [r.directory, r.ops, r.whoami, r.orgSelf, orgProfile, orgMembers, orgAgents, orgKeys, r.meetingsList],
   approval: [...approvalMethods, r.approvalWait, r.decisionList, r.policy, r.hierarchy],
+  setup: SETUP,
 };
 
 /** Declared name (`books.invoiceDraft`, `org/profile`) → its area. */

@@ -71,7 +71,7 @@ export {
 } from './org.js';
 import { reads } from './reads.js';
 export { reads, NOT_DEPLOYED_READS } from './reads.js';
-export { ALWAYS_AREA, AREAS, areaOf, isArea, methodAreas, type Area } from './areas.js';
+export { ALWAYS_AREA, AREAS, OPT_IN_AREAS, areaOf, isArea, methodAreas, type Area } from './areas.js';
 export { ARTIFACT_FILES, ARTIFACTS_READ, artifactReads, artifactsIndex, type ArtifactFile } from './artifacts-reads.js';
 export { MEETING_KINDS, MEETINGS_RANGE_DAYS_MAX, type MeetingKind } from './reads.js';
 export { COST_ROLLUP_RANGE_DAYS_MAX } from './reads.js';

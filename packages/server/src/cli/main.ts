@@ -187,7 +187,7 @@ function program(io: CliIo): Command {
     )
     .option(
       '--toolsets <list>',
-      'load only these toolsets, comma-separated, e.g. receivables,payables (default: FINANCE_DESK_TOOLSETS, else every tool)',
+      'load only these toolsets, comma-separated, e.g. receivables,payables, or all (default: FINANCE_DESK_TOOLSETS, else every toolset but setup)',
     )
     .action(async (o: { toolsets?: string }) => {
       // The same command as @finance-desk/mcp's bin (`npx -y @finance-desk/mcp`): one code path.
