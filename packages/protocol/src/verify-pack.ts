@@ -13,8 +13,9 @@ import { openCheckpoint } from './checkpoint.js';
  * inside the pack. Only Node's built-in modules and the protocol's chain, checkpoint and binding
  * code: nothing of the server.
  *
- * It checks every file against manifest.json, recomputes the chain over the stored payload bytes,
- * opens every checkpoint (the pack's and the auditor's) with the verifier key, and ties every
+ * It checks every file against manifest.json, recomputes the chain over the stored payload bytes
+ * (from genesis, or, in a period's pack, from the signed checkpoint it starts at: that checkpoint
+ * must open with the verifier key and sign the head the chain links to), opens every checkpoint (the pack's and the auditor's) with the verifier key, and ties every
  * journal, approval and document to the chain. A journal is tied by its lines: the event that
  * posted it binds their digest (bindings.ts), and the pack's lines must hash to it; a payment or
  * lodgement file by its bytes, against the SHA-256 its event binds. A journal or file whose event
@@ -34,6 +35,8 @@ export interface PackVerdict {
   readonly complete: boolean;
   readonly checks: readonly PackCheck[];
   readonly summary: {
+    /** Where the pack's chain starts: seq 0 from genesis, else a signed checkpoint's seq. */
+    readonly startSeq: number;
     readonly events: number;
     readonly journals: { readonly total: number; readonly bound: number; readonly unbound: readonly string[] };
     readonly files: { readonly total: number; readonly bound: number; readonly unbound: readonly string[] };
@@ -100,8 +103,11 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     organisation: { id: string };
     period: { from: string; to: string };
     head: { seq: number; rowHash: string };
+    /** A period's pack that starts at a signed checkpoint instead of genesis (absent: from genesis). */
+    start?: { seq: number; rowHash: string; checkpoint: string };
     files: { path: string; sha256: string }[];
   };
+  const start = manifest.start ?? { seq: 0, rowHash: '', checkpoint: '' };
   let filesOk = true;
   for (const f of manifest.files) {
     const path = join(dir, f.path);
@@ -113,8 +119,9 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
   if (filesOk) check('files', true, `${manifest.files.length} files match manifest.json`);
 
   // 2. The chain, recomputed over the stored bytes of every payload; the bindings its events carry.
-  const verifier = new ChainVerifier();
-  const rowHashAt = new Map<number, string>();
+  // From a signed checkpoint, the first event must link to its root; the signature is checked below.
+  const verifier = new ChainVerifier({ seq: start.seq, rowHash: start.rowHash });
+  const rowHashAt = new Map<number, string>(start.seq > 0 ? [[start.seq, start.rowHash]] : []);
   const events = new Map<string, { seq: number; bindsJournals: boolean }>();
   const journalBindings = new Map<string, Bound<JournalBinding>>();
   const fileBindings = new Map<string, Bound<FileBinding>>();
@@ -140,7 +147,7 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
       'chain',
       atHead,
       atHead
-        ? `${verdict.rows} events verify from genesis to seq ${head.seq}`
+        ? `${verdict.rows} events verify from ${start.seq > 0 ? `the signed checkpoint at seq ${start.seq}` : 'genesis'} to seq ${head.seq}`
         : `the events end at seq ${verdict.head.seq}, the manifest says ${head.seq}`,
     );
   } else {
@@ -160,6 +167,9 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     for (const f of readdirSync(cpDir).sort()) notes.push({ from: `checkpoints/${f}`, note: readFileSync(join(cpDir, f), 'utf8') });
   for (const held of options.checkpoints ?? []) notes.push({ from: held, note: readFileSync(held, 'utf8') });
   const origin = manifest.organisation.id;
+  // A pack that starts at a checkpoint rests on it: the checkpoint it names must open with the key
+  // and sign exactly the head the chain starts from, or nothing before the start is vouched for.
+  let startSigned = false;
   for (const { from, note } of notes) {
     if (!vkey) {
       check('checkpoint', false, `${from}: no verifier key (pass --key)`);
@@ -172,11 +182,29 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     }
     const c = opened.checkpoint;
     if (!c.origin.endsWith(`/${origin}`)) check('checkpoint', false, `${from}: its log ${c.origin} is not this organisation's`);
+    else if (c.size < start.seq)
+      check(
+        'checkpoint',
+        true,
+        `${from}: seq ${c.size} is before this pack's start at seq ${start.seq}, so this pack cannot check it; a pack with the full history can`,
+      );
     else if (rowHashAt.get(c.size) !== c.rootHash)
       check('checkpoint', false, `${from}: the row at seq ${c.size} does not hash to the signed root: history was rewritten or cut`);
-    else check('checkpoint', true, `${from}: signed by ${opened.signedBy}, seq ${c.size}, extended by the chain`);
+    else {
+      if (from === start.checkpoint && c.size === start.seq) startSigned = true;
+      check('checkpoint', true, `${from}: signed by ${opened.signedBy}, seq ${c.size}, extended by the chain`);
+    }
   }
   if (notes.length === 0) check('checkpoint', true, 'no checkpoints in the pack (none given)');
+  if (start.seq > 0) {
+    check(
+      'start',
+      startSigned,
+      startSigned
+        ? `the chain starts at seq ${start.seq}, the head ${start.checkpoint} signs; the history before it is vouched for by that signature`
+        : `the chain starts at seq ${start.seq}, but ${start.checkpoint || 'no checkpoint'} does not open with the verifier key and sign that head: nothing vouches for the history before it`,
+    );
+  }
 
   // 4. Journals balance, were recorded by events of the chain, and their lines are the ones those
   //    events bound; every journal the chain posted in the period is in the pack.
@@ -305,6 +333,7 @@ export async function verifyAuditPack(dir: string, options: PackOptions = {}): P
     complete: ok && unboundJournals.length === 0 && unboundFiles.length === 0,
     checks,
     summary: {
+      startSeq: start.seq,
       events: verdict.rows,
       journals: { total: journals, bound: journalsBound, unbound: unboundJournals },
       files: { total: filesTotal, bound: filesBound, unbound: unboundFiles },

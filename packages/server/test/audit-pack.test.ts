@@ -175,6 +175,130 @@ describe.each(engines)('the audit pack on %s', (engine) => {
   });
 });
 
+describe.each(engines)("a period's audit pack from a signed checkpoint on %s", (engine) => {
+  let t: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    dir = mkdtempSync(join(tmpdir(), 'fd-auditpack-cp-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const asOf = async (org: CreatedOrg) =>
+    (await t.post(org.keys.reader, 'books.reports', { type: 'trial_balance' })).body.result.asOf as string;
+  const head = async (org: CreatedOrg) => (await t.get(org.keys.observer, 'snapshot')).body.head.seq as number;
+  const receipt = async (org: CreatedOrg, text: string) =>
+    expect(
+      (
+        await t.post(org.keys.agent, 'books.receiptsRegister', {
+          contentBase64: Buffer.from(text).toString('base64'),
+          filename: 'receipt.pdf',
+          mimeType: 'application/pdf',
+        })
+      ).status,
+    ).toBe(200);
+  const pack = async (org: CreatedOrg, name: string, from: string, to: string) => {
+    const out = join(dir, `${name}.tar.gz`);
+    const report = await writeAuditPack(t.db, {
+      orgId: org.orgId,
+      orgSlug: org.slug,
+      from,
+      to,
+      out,
+      vkey: signer.vkey,
+      now: new Date().toISOString(),
+      history: 'since-checkpoint',
+    });
+    return { report, folder: unpack(out, mkdtempSync(join(dir, 'x-'))) };
+  };
+
+  it('carries the events since the checkpoint signed before the period, and verifies offline from its signature', async () => {
+    const org = await t.org();
+    // Before the period: acts that post no journal (a receipt, a draft), then a checkpoint signed
+    // before the period's first day.
+    await receipt(org, '%PDF-1.4 an old receipt');
+    await t.post(org.keys.agent, 'books.invoiceDraft', { payeeName: 'Old Draft', description: 'x', totalCents: 100, dueDays: 7 });
+    const signed = await checkpointNow(t.db, signer, org.orgId, '2020-01-01T00:00:00.000Z');
+    expect(signed).not.toBeNull();
+    const startSeq = signed?.seq ?? 0;
+    // The period: an invoice sent (a journal), a human decision used, a receipt.
+    const id = await sentInvoice(t, org);
+    const { approvalId } = await heldAndRequested(t, org, 'books.invoiceChaseStep', { id, step: 2 });
+    await decide(t, org, approvalId, true);
+    expect(
+      (await t.post(org.keys.agent, 'books.invoiceChaseStep', { id, step: 2, approvalId }, { 'x-idempotency-key': freshKey() })).status,
+    ).toBe(200);
+    await receipt(org, '%PDF-1.4 a receipt of the period');
+    const today = await asOf(org);
+    const { report, folder } = await pack(org, `since-${engine}`, today, today);
+    const end = await head(org);
+    expect(report.start).toEqual({ seq: startSeq, rowHash: signed?.rowHash, checkpoint: expect.stringMatching(/^checkpoints\//) });
+    expect(report.fullHistoryReason).toBeUndefined();
+    // Only the events after the checkpoint, and only what they recorded: the old receipt stays out.
+    expect(report.events).toBe(end - startSeq);
+    expect(report).toMatchObject({ approvals: 1, documents: 1, checkpoints: 1 });
+    const first = readJsonl<{ seq: number; prev_hash: string }>(join(folder, 'events.jsonl'))[0];
+    expect(first).toMatchObject({ seq: startSeq + 1, prev_hash: signed?.rowHash });
+    expect(JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8'))).toMatchObject({
+      format: 'finance-desk-audit-pack/2',
+      start: { seq: startSeq },
+    });
+
+    const v = runVerifier(folder, '--key', signer.vkey);
+    expect(v.report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(v.code).toBe(0);
+    expect(v.report.checks.find((c) => c.name === 'chain')?.detail).toBe(
+      `${end - startSeq} events verify from the signed checkpoint at seq ${startSeq} to seq ${end}`,
+    );
+    expect(v.report.checks.find((c) => c.name === 'start')).toMatchObject({ ok: true });
+
+    // Another operator's key does not vouch for the start: the pack fails, naming it.
+    const other = signerFrom('books.other.test', Buffer.alloc(32, 7).toString('base64'));
+    const forged = runVerifier(folder, '--key', other.vkey);
+    expect(forged.code).toBe(1);
+    expect(forged.report.checks.find((c) => c.name === 'start')).toMatchObject({ ok: false });
+
+    // The full-history form stays: the same period from genesis.
+    const full = await writeAuditPack(t.db, {
+      orgId: org.orgId,
+      orgSlug: org.slug,
+      from: today,
+      to: today,
+      out: join(dir, `full-${engine}.tar.gz`),
+      vkey: signer.vkey,
+      now: new Date().toISOString(),
+    });
+    expect(full).toMatchObject({ start: null, events: end, documents: 2 });
+  });
+
+  it('starts at genesis, saying why, when a journal of the period was posted before the checkpoint or none was signed before it', async () => {
+    const org = await t.org();
+    const today = await asOf(org);
+    const none = await pack(org, `none-${engine}`, today, today);
+    expect(none.report).toMatchObject({
+      start: null,
+      events: await head(org),
+      fullHistoryReason: `no checkpoint was signed before ${today}`,
+    });
+
+    await sentInvoice(t, org, false);
+    const signed = await checkpointNow(t.db, signer, org.orgId, '2020-01-01T00:00:00.000Z');
+    await sentInvoice(t, org, false, 22_000);
+    const { report, folder } = await pack(org, `forward-${engine}`, today, today);
+    expect(report.start).toBeNull();
+    expect(report.fullHistoryReason).toMatch(
+      new RegExp(`^journal \\S+, dated in the period, was posted before the checkpoint at seq ${signed?.seq}$`),
+    );
+    expect(report.events).toBe(await head(org));
+    const v = runVerifier(folder, '--key', signer.vkey);
+    expect(v.report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(v.code).toBe(0);
+  });
+});
+
 /** A pack's manifest.json recomputed after its files were changed, as a forger would. */
 function reManifest(folder: string): void {
   const path = join(folder, 'manifest.json');

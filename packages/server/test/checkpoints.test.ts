@@ -162,6 +162,17 @@ describe('checkpoint commands', () => {
         const bad = await runCliInProcess(url, 'verify', '--org', created.slug, '--checkpoint', file, '--vkey', keys.verifierKey);
         expect(bad.code).toBe(1);
         expect(bad.out).toContain('NOT OK: checkpoint: signature does not verify');
+
+        // A period's audit pack starts at the last checkpoint signed before it, unless asked for the whole past.
+        const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+        const period = ['--org', created.slug, '--from', tomorrow, '--to', tomorrow, '--json'];
+        const since = await runCliInProcess(url, 'audit-pack', ...period, '--out', join(dir, 'since.tar.gz'));
+        expect(since.code, since.err).toBe(0);
+        const seq = Number(signed.out.split('\n')[1]);
+        expect(JSON.parse(since.out)).toMatchObject({ start: { seq }, events: 0 });
+        const full = await runCliInProcess(url, 'audit-pack', ...period, '--full-history', '--out', join(dir, 'full.tar.gz'));
+        expect(full.code, full.err).toBe(0);
+        expect(JSON.parse(full.out)).toMatchObject({ start: null, events: seq });
       } finally {
         delete process.env.CHECKPOINT_SIGNING_KEY;
         delete process.env.CHECKPOINT_KEY_NAME;

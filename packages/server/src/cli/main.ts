@@ -778,20 +778,37 @@ function program(io: CliIo): Command {
     .requiredOption('--from <date>', 'first day of the journals, YYYY-MM-DD')
     .requiredOption('--to <date>', 'last day of the journals, YYYY-MM-DD')
     .option('--out <file>', 'the archive to write (default audit-pack-<slug>-<from>-<to>.tar.gz)')
+    .option(
+      '--full-history',
+      'carry every event from genesis (default: from the last checkpoint signed before --from, whose signature vouches for the past)',
+    )
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; from: string; to: string; out?: string; json?: boolean }) => {
+    .action(async (o: { org: string; from: string; to: string; out?: string; fullHistory?: boolean; json?: boolean }) => {
       checkPeriodFlags(o);
       const c = loadConfig(io.env).checkpoint;
       const vkey = c ? signerFrom(c.keyName, c.seed).vkey : null;
       const out = o.out ?? `audit-pack-${o.org}-${o.from}-${o.to}.tar.gz`;
+      const history = o.fullHistory === true ? 'full' : 'since-checkpoint';
       const report = await withDb(async (db) => {
         const org = await orgBySlug(db.reader, o.org);
-        return writeAuditPack(db, { orgId: org.id, orgSlug: org.slug, from: o.from, to: o.to, out, vkey, now: new Date().toISOString() });
+        return writeAuditPack(db, {
+          orgId: org.id,
+          orgSlug: org.slug,
+          from: o.from,
+          to: o.to,
+          out,
+          vkey,
+          now: new Date().toISOString(),
+          history,
+        });
       });
+      const from = report.start
+        ? `from the checkpoint signed at seq ${report.start.seq}`
+        : `from genesis${report.fullHistoryReason ? ` (${report.fullHistoryReason})` : ''}`;
       print(
         o.json === true,
         report,
-        `${report.file} (sha256 ${report.sha256}): ${report.events} events, ${report.journals} journals, ${report.approvals} approvals, ${report.documents} documents, ${report.checkpoints} checkpoints\n` +
+        `${report.file} (sha256 ${report.sha256}): ${report.events} events ${from}, ${report.journals} journals, ${report.approvals} approvals, ${report.documents} documents, ${report.checkpoints} checkpoints\n` +
           `check it: npx @finance-desk/protocol verify-pack ${report.file} --key "<verifier key>" (or tar -xzf it, then in its folder: node verify.mjs --key "<verifier key>")`,
       );
     });

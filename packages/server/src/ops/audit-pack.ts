@@ -1,4 +1,4 @@
-import { canonicalJson, ledgerId } from '@finance-desk/protocol';
+import { canonicalJson, ledgerId, parseVerifierKey } from '@finance-desk/protocol';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -13,7 +13,10 @@ import { TarGzWriter } from './tar.js';
 /**
  * The audit pack: one .tar.gz an auditor checks offline with nothing but Node
  * and the files in it. Inside, under one folder:
- * - events.jsonl: every event from genesis to the head, each with its payload's stored bytes;
+ * - events.jsonl: every event from genesis to the head, each with its payload's stored bytes; or,
+ *   for a period's pack (`history: 'since-checkpoint'`), from the last checkpoint signed before the
+ *   period, whose signature vouches for everything before it (the pack then holds only the
+ *   approvals, receipts, files and checkpoints of the events it carries);
  * - journals.jsonl: the period's journals with their lines (each line every field the event that
  *   posted it binds: protocol bindings.ts); approvals.jsonl: every approval with its decision;
  *   documents/ and documents.jsonl: stored receipts, the files kept with invoices, bills and
@@ -36,6 +39,21 @@ export interface AuditPackOptions {
   readonly out: string;
   readonly vkey: string | null;
   readonly now: string;
+  /**
+   * 'full' (the default): every event from genesis. 'since-checkpoint': from the last checkpoint
+   * signed with `vkey`'s key before `from`, so a year's pack of an old organisation carries that
+   * year, not its whole past; from genesis when there is no such checkpoint, or when a journal of
+   * the period was posted before it (a forward-dated entry), as the report says.
+   */
+  readonly history?: 'full' | 'since-checkpoint';
+}
+
+/** Where the pack's chain starts, when not at genesis. */
+export interface PackStart {
+  readonly seq: number;
+  readonly rowHash: string;
+  /** The checkpoint file in the pack that signs this head. */
+  readonly checkpoint: string;
 }
 
 export interface AuditPackReport {
@@ -46,7 +64,29 @@ export interface AuditPackReport {
   readonly approvals: number;
   readonly documents: number;
   readonly checkpoints: number;
+  /** The signed checkpoint the chain starts at; null: from genesis. */
+  readonly start: PackStart | null;
+  /** Why a since-checkpoint pack starts at genesis instead (absent when it did not fall back). */
+  readonly fullHistoryReason?: string;
 }
+
+interface StartCandidate {
+  readonly seq: number;
+  readonly rowHash: string;
+  readonly note: string;
+  readonly createdAt: string;
+}
+
+/** The last checkpoint signed with the verifier key's key before the period's first day (UTC). */
+async function checkpointBefore(q: Queryable, orgId: string, vkey: string, from: string): Promise<StartCandidate | null> {
+  const row = await q.get<{ seq: number; row_hash: string; note: string; created_at: string }>(
+    'SELECT seq, row_hash, note, created_at FROM checkpoints WHERE org_id = ? AND key_name = ? AND created_at < ? ORDER BY seq DESC LIMIT 1',
+    [orgId, parseVerifierKey(vkey).name, from],
+  );
+  return row ? { seq: Number(row.seq), rowHash: row.row_hash, note: row.note, createdAt: row.created_at } : null;
+}
+
+const checkpointFile = (seq: number, i: number) => `checkpoints/${String(seq).padStart(12, '0')}-${i}.txt`;
 
 const PAGE = 1000;
 
@@ -133,43 +173,81 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         await tar.addFile(`${root}/${name}`, path);
       };
 
-      // Events, genesis to head, in one snapshot; the stored payload bytes as a string. The event
-      // that bound each payment or lodgement file (its outbox row) is noted for documents.jsonl.
-      const fileEvents = new Map<string, string>();
-      const events = new Jsonl(join(work, 'events.jsonl'));
-      for await (const e of paged<{
-        seq: number;
-        family: string;
-        kind: string;
-        entity_id: string;
-        actor: string;
-        at: string;
-        payload: string;
-        prev_hash: string;
-        row_hash: string;
-      }>(
-        q,
-        `SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events WHERE org_id = ? /*AFTER*/ ORDER BY seq LIMIT ${PAGE}`,
-        [o.orgId],
-        (r) => Number(r.seq),
-      )) {
-        await events.write({
-          seq: Number(e.seq),
-          family: e.family,
-          kind: e.kind,
-          entity_id: e.entity_id,
-          actor: e.actor,
-          at: e.at,
-          payload: e.payload,
-          prev_hash: e.prev_hash,
-          row_hash: e.row_hash,
-        });
-        if (e.payload.includes('"files":')) {
-          for (const f of (JSON.parse(e.payload) as { files?: { outboxId: string }[] }).files ?? [])
-            fileEvents.set(f.outboxId, ledgerId(e.row_hash));
+      // Events, from genesis (or the start checkpoint) to head, in one snapshot; the stored payload
+      // bytes as a string. The event that bound each payment or lodgement file (its outbox row) is
+      // noted for documents.jsonl; from a checkpoint, every event's ledger id is kept, to keep only
+      // what those events recorded.
+      const writeEvents = async (after: number) => {
+        const fileEvents = new Map<string, string>();
+        const carried = new Set<string>();
+        const events = new Jsonl(join(work, `events-${after}.jsonl`));
+        for await (const e of paged<{
+          seq: number;
+          family: string;
+          kind: string;
+          entity_id: string;
+          actor: string;
+          at: string;
+          payload: string;
+          prev_hash: string;
+          row_hash: string;
+        }>(
+          q,
+          `SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events WHERE org_id = ? AND seq > ? /*AFTER*/ ORDER BY seq LIMIT ${PAGE}`,
+          [o.orgId, after],
+          (r) => Number(r.seq),
+        )) {
+          await events.write({
+            seq: Number(e.seq),
+            family: e.family,
+            kind: e.kind,
+            entity_id: e.entity_id,
+            actor: e.actor,
+            at: e.at,
+            payload: e.payload,
+            prev_hash: e.prev_hash,
+            row_hash: e.row_hash,
+          });
+          if (after > 0) carried.add(ledgerId(e.row_hash));
+          if (e.payload.includes('"files":')) {
+            for (const f of (JSON.parse(e.payload) as { files?: { outboxId: string }[] }).files ?? [])
+              fileEvents.set(f.outboxId, ledgerId(e.row_hash));
+          }
+        }
+        await events.close();
+        return { events, fileEvents, carried };
+      };
+
+      let candidate = o.history === 'since-checkpoint' && o.vkey ? await checkpointBefore(q, o.orgId, o.vkey, o.from) : null;
+      let fullHistoryReason: string | undefined =
+        o.history !== 'since-checkpoint'
+          ? undefined
+          : !o.vkey
+            ? 'no checkpoint key is configured, so no checkpoint can vouch for the history before the period'
+            : candidate === null
+              ? `no checkpoint was signed before ${o.from}`
+              : undefined;
+      let written = await writeEvents(candidate?.seq ?? 0);
+      if (candidate) {
+        // Every journal of the period must be posted by an event the pack carries.
+        for await (const j of paged<{ id: string; ledger_id: string }>(
+          q,
+          `SELECT id, ledger_id FROM journals WHERE org_id = ? AND date >= ? AND date <= ? /*AFTER*/ ORDER BY id LIMIT ${PAGE}`,
+          [o.orgId, o.from, o.to],
+          (r) => r.id,
+        )) {
+          if (!written.carried.has(j.ledger_id)) {
+            fullHistoryReason = `journal ${j.id}, dated in the period, was posted before the checkpoint at seq ${candidate.seq}`;
+            candidate = null;
+            written = await writeEvents(0);
+            break;
+          }
         }
       }
-      await events.close();
+      const { events, fileEvents, carried } = written;
+      const startSeq = candidate?.seq ?? 0;
+      /** Whether the pack carries what this event recorded (everything, from genesis). */
+      const inPack = (ledger: string | null) => startSeq === 0 || (ledger !== null && carried.has(ledger));
 
       const journals = new Jsonl(join(work, 'journals.jsonl'));
       for await (const j of paged<{ id: string; date: string; memo: string; source_kind: string; source_id: string; ledger_id: string }>(
@@ -226,7 +304,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         [o.orgId],
         (r) => r.id,
       )) {
-        await approvals.write(a);
+        if (inPack(a.ledger_id as string | null)) await approvals.write(a);
       }
       await approvals.close();
 
@@ -255,6 +333,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         (r) => r.id,
         FILE_PAGE,
       )) {
+        if (!inPack(r.ledger_id)) continue;
         const bytes = Buffer.from(r.content_base64, 'base64');
         const path = `documents/receipt-${r.id}`;
         await put(path, bytes);
@@ -281,6 +360,7 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         (r) => r.id,
         FILE_PAGE,
       )) {
+        if (!inPack(a.ledger_id)) continue;
         const bytes = Buffer.from(a.content_base64, 'base64');
         const path = `documents/attachment-${a.sha256}`;
         if (!attached.has(a.sha256)) await put(path, bytes);
@@ -312,6 +392,8 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
       )) {
         const f = fileOf(m);
         if (!f) continue;
+        // From a checkpoint: the files its events bound, and unbound ones queued since it was signed.
+        if (startSeq > 0 && !fileEvents.has(m.id) && !(candidate !== null && m.created_at >= candidate.createdAt)) continue;
         const path = `documents/${f.file.kind}-${m.id}-${f.file.filename}`;
         await put(path, f.bytes, f.file.kind === 'stp_pay_event' ? 0o600 : undefined);
         docs.push({
@@ -325,11 +407,19 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         });
       }
 
+      // The checkpoints from the start on (from genesis: all of them); the start's own among them.
       const checkpoints = await q.all<{ seq: number; note: string }>(
-        'SELECT seq, note FROM checkpoints WHERE org_id = ? ORDER BY seq, key_name',
-        [o.orgId],
+        'SELECT seq, note FROM checkpoints WHERE org_id = ? AND seq >= ? ORDER BY seq, key_name',
+        [o.orgId, startSeq],
       );
-      for (const [i, c] of checkpoints.entries()) await put(`checkpoints/${String(Number(c.seq)).padStart(12, '0')}-${i}.txt`, c.note);
+      let start: PackStart | null = null;
+      for (const [i, c] of checkpoints.entries()) {
+        const name = checkpointFile(Number(c.seq), i);
+        await put(name, c.note);
+        if (candidate && start === null && Number(c.seq) === candidate.seq && c.note === candidate.note)
+          start = { seq: candidate.seq, rowHash: candidate.rowHash, checkpoint: name };
+      }
+      if (candidate && !start) throw new Error(`the start checkpoint at seq ${candidate.seq} vanished while the pack was written`);
 
       await putFile('events.jsonl', events.path);
       await putFile('journals.jsonl', journals.path);
@@ -344,7 +434,9 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         'README.txt',
         [
           `Finance Desk audit pack: organisation ${o.orgSlug} (${o.orgId}), journals ${o.from} to ${o.to}, written ${o.now}.`,
-          `The chain is included from genesis to its head at seq ${head.seq} (ledger id ${ledgerId(head.rowHash)}).`,
+          start
+            ? `The chain is included from the checkpoint signed at seq ${start.seq} (${start.checkpoint}), which vouches for everything before it, to its head at seq ${head.seq} (ledger id ${ledgerId(head.rowHash)}).`
+            : `The chain is included from genesis to its head at seq ${head.seq} (ledger id ${ledgerId(head.rowHash)}).`,
           '',
           'Check it offline with Node.js 20 or later, from this folder:',
           '  node verify.mjs --key "<the verifier key you were given>" [--checkpoint old-checkpoint.txt]',
@@ -366,11 +458,13 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         ].join('\n'),
       );
       const manifest = {
-        format: 'finance-desk-audit-pack/1',
+        // Format 2 starts at a checkpoint: a verifier that knows only format 1 fails its chain check.
+        format: start ? 'finance-desk-audit-pack/2' : 'finance-desk-audit-pack/1',
         organisation: { id: o.orgId, slug: o.orgSlug },
         period: { from: o.from, to: o.to },
         writtenAt: o.now,
         head: { seq: Number(head.seq), rowHash: head.rowHash },
+        ...(start ? { start } : {}),
         files: files.sort((a, b) => (a.path < b.path ? -1 : 1)),
       };
       await tar.add(`${root}/manifest.json`, `${canonicalJson(manifest)}\n`);
@@ -384,6 +478,8 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         approvals: approvals.lines,
         documents: docs.length,
         checkpoints: checkpoints.length,
+        start,
+        ...(fullHistoryReason !== undefined ? { fullHistoryReason } : {}),
       };
     });
   } catch (error) {
