@@ -163,6 +163,34 @@ export const userAdded = eventKind({
   emittedBy: ['operator'],
 });
 
+export const digestSent = eventKind({
+  family: 'org',
+  kind: 'org.digest.sent',
+  summary:
+    "The weekly digest of a week (Monday to Sunday in the organisation's time zone) was queued for its recipients (owners, and people who opted in): the week, who receives it, the head it counted to and its headline figures; never the email's text or addresses.",
+  payload: z.strictObject({
+    weekFrom: str(),
+    weekTo: str(),
+    recipientIds: ids(),
+    headSeq: z.number().int().min(0),
+    agentActs: z.number().int().min(0),
+    approvalsWaiting: z.number().int().min(0),
+    overdueInvoices: z.number().int().min(0),
+    overdueBills: z.number().int().min(0),
+    cashCents: z.number().int(),
+    chainVerified: z.boolean(),
+  }),
+  emittedBy: ['system'],
+});
+
+export const userDigestSet = eventKind({
+  family: 'org',
+  kind: 'user.digest',
+  summary: 'A person turned their weekly digest email on or off (in the console, or `finance-desk user digest`).',
+  payload: z.strictObject({ userId: str(), weeklyDigest: z.enum(['on', 'off']) }),
+  emittedBy: ['console', 'operator'],
+});
+
 const profileFields = orgM.orgProfilePatch.keyof();
 const profileValues = z.strictObject({
   name: str().optional(),
@@ -1502,6 +1530,8 @@ export const eventKinds: readonly EventKindSpec[] = [
   keyRevoked,
   outboxRetry,
   userAdded,
+  digestSent,
+  userDigestSet,
   orgProfileUpdate,
   orgPairingCreate,
   orgAgentPair,

@@ -5,6 +5,8 @@ import type { SqliteSynchronous } from './storage/sqlite.js';
 export const DEFAULT_PAYMENTS_OUTBOX_DIR = './data/payments';
 /** How often the repeating sweep runs when REPEATING_SWEEP_MS is unset. */
 export const DEFAULT_REPEATING_SWEEP_MS = 60_000;
+/** How often the weekly digest's sweep looks for due digests when DIGEST_SWEEP_MS is unset. */
+export const DEFAULT_DIGEST_SWEEP_MS = 15 * 60_000;
 export const DEFAULT_LODGEMENT_OUTBOX_DIR = './data/lodgements';
 
 /** Operator configuration from the environment (docs/configuration.md). */
@@ -48,6 +50,8 @@ export interface Config {
   readonly metricsToken?: string | null;
   /** REPEATING_SWEEP_MS: how often the repeating sweep makes due invoices and bills; 0 turns it off. Unset: 60 000. */
   readonly repeatingSweepMs?: number;
+  /** DIGEST_SWEEP_MS: how often the weekly digest's sweep runs; 0 turns the digest off. Unset: 900 000. */
+  readonly digestSweepMs?: number;
   /** Budget of POST /api/v1/org/pair per client address; unset: PAIR_ROUTE_RATE (tests widen it). */
   readonly pairRate?: { readonly perSecond: number; readonly burst: number };
   /** OAuth endpoints' budget per client address and the registered-client cap; unset: the defaults (tests set them). */
@@ -206,6 +210,7 @@ const envSchema = z.object({
   CHECKPOINT_EVERY_EVENTS: intSetting(1, 100_000_000, 1000),
   CHECKPOINT_EVERY_MS: intSetting(1000, 7 * 24 * 60 * 60 * 1000, 60 * 60 * 1000),
   REPEATING_SWEEP_MS: intSetting(0, 24 * 60 * 60 * 1000, DEFAULT_REPEATING_SWEEP_MS),
+  DIGEST_SWEEP_MS: intSetting(0, 24 * 60 * 60 * 1000, DEFAULT_DIGEST_SWEEP_MS),
   AI_PROVIDER: oneOf(['grounded', 'openai'] as const, 'grounded'),
   AI_BASE_URL: urlSetting(['http', 'https'], null),
   AI_MODEL: text('', 200),
@@ -264,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL,
     metricsToken: e.METRICS_TOKEN,
     repeatingSweepMs: e.REPEATING_SWEEP_MS,
+    digestSweepMs: e.DIGEST_SWEEP_MS,
     checkpoint: e.CHECKPOINT_SIGNING_KEY
       ? {
           keyName: e.CHECKPOINT_KEY_NAME,

@@ -12,6 +12,7 @@ import {
   DEFAULT_AI_CONFIG,
   DEFAULT_LODGEMENT_OUTBOX_DIR,
   DEFAULT_PAYMENTS_OUTBOX_DIR,
+  DEFAULT_DIGEST_SWEEP_MS,
   DEFAULT_REPEATING_SWEEP_MS,
   type Config,
 } from './config.js';
@@ -22,6 +23,7 @@ import { openMigrated } from './storage/open.js';
 import type { Database } from './storage/types.js';
 import { purgeIdempotency } from './write-path.js';
 import { runRepeating } from './domain/repeating/sweep.js';
+import { runDigests } from './human/digest-sweep.js';
 import { AiGateway, setAiGateway } from './adapters/ai-gateway.js';
 import { readTools } from './adapters/ai-tools.js';
 import { methodRegistry } from './registry.js';
@@ -143,6 +145,21 @@ export async function startServer(
     repeatingTimer = setInterval(sweepRepeating, repeatingMs);
     repeatingTimer.unref();
   }
+  // The weekly digest: a sweep off the request path queues each organisation's email once a week.
+  const digestMs = config.digestSweepMs ?? DEFAULT_DIGEST_SWEEP_MS;
+  let digestTimer: NodeJS.Timeout | null = null;
+  if (digestMs > 0) {
+    let running = false;
+    const sweepDigests = () => {
+      if (running) return;
+      running = true;
+      runDigests(db, { log: (err: unknown) => app.log.error({ err }, 'weekly digest failed') })
+        .catch((err: unknown) => app.log.error({ err }, 'weekly digest sweep failed'))
+        .finally(() => (running = false));
+    };
+    digestTimer = setInterval(sweepDigests, digestMs);
+    digestTimer.unref();
+  }
   const mailer = options.mailer ?? mailerFor(config);
   // A config object built by hand (scripts) may predate PAYMENTS_OUTBOX_DIR; fall back to the default.
   const payments = options.payments ?? new FilePaymentSink(config.paymentsOutboxDir || DEFAULT_PAYMENTS_OUTBOX_DIR);
@@ -165,6 +182,7 @@ export async function startServer(
       clearInterval(purge);
       if (checkpointTimer) clearInterval(checkpointTimer);
       if (repeatingTimer) clearInterval(repeatingTimer);
+      if (digestTimer) clearInterval(digestTimer);
       // In-flight requests finish (and so their commits); past the grace period the remaining
       // connections (a long-polling approval.wait, a stalled client) are cut so shutdown is bounded.
       const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -270,6 +270,21 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
       expect(weak.code).not.toBe(0);
       expect(weak.err.trim()).toBe('finance-desk: password: must be at least 12 characters');
 
+      // A person's weekly digest: on by choice, once; both flags or neither is a usage error.
+      const on = await cli('user', 'digest', '--org', 'decide-co', '--email', 'ann@decide.example', '--on', '--json');
+      expect(on.code, on.err).toBe(0);
+      expect(JSON.parse(on.out)).toEqual({ userId: ann.userId, weeklyDigest: 'on' });
+      expect((await cli('user', 'digest', '--org', 'decide-co', '--email', 'ann@decide.example', '--on')).out.trim()).toBe(
+        'ann@decide.example: weekly digest on (already)',
+      );
+      const onAndOff = await cli('user', 'digest', '--org', 'decide-co', '--email', 'ann@decide.example', '--on', '--off');
+      expect(onAndOff.err.trim()).toBe('finance-desk: give exactly one of --on or --off');
+      expect((await cli('user', 'digest', '--org', 'decide-co', '--email', 'nobody@decide.example', '--off')).err.trim()).toBe(
+        'finance-desk: user nobody@decide.example not found in decide-co',
+      );
+      // Made just now, the organisation has no finished week to report.
+      expect((await cli('digest', 'run', '--org', 'decide-co')).out.trim()).toBe('no digest due');
+
       const inv = await post('books.invoiceDraft', { payeeName: 'Ann Customer', description: 'd', totalCents: 5_000, dueDays: 0 });
       await post('books.invoiceSend', { id: inv.result.id });
       await post('books.invoiceChaseStep', { id: inv.result.id, step: 1, early: true });

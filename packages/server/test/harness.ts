@@ -157,6 +157,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     paymentsOutboxDir: join(tmpdir(), `fd-payments-${process.pid}`),
     lodgementOutboxDir: join(tmpdir(), `fd-lodgements-${process.pid}`),
     cookieSecure: false,
+    // Tests run the weekly digest's sweep themselves (runDigests), on their own clock.
+    digestSweepMs: 0,
     ...overrides,
   };
 }

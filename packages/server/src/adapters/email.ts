@@ -15,6 +15,11 @@ export interface EmailMessage {
   readonly messageId: string;
   /** Files sent with the message (e.g. the invoice PDF); optional, so plain text stays as it was. */
   readonly attachments?: readonly EmailAttachment[];
+  /**
+   * The same message as HTML (the weekly digest), sent as multipart/alternative beside the text:
+   * a reader shows the richer part it can. Never with attachments (no message needs both).
+   */
+  readonly html?: string;
 }
 
 /** A file attached to a message: its name as the recipient sees it, its MIME type and its bytes. */
@@ -71,6 +76,21 @@ export function renderEml(message: EmailMessage, from: string, date: Date): stri
   ];
   const body = message.text.replace(/\r?\n/g, '\r\n');
   const files = message.attachments ?? [];
+  if (message.html !== undefined && files.length === 0) {
+    // Both parts base64 (RFC 2045), so no line of either can be the boundary.
+    const boundary = `=_fd_${randomBytes(12).toString('hex')}`;
+    headers.push(`Content-Type: multipart/alternative; boundary="${boundary}"`);
+    const part = (type: string, text: string) =>
+      [`Content-Type: ${type}; charset=utf-8`, 'Content-Transfer-Encoding: base64', '', base64Lines(Buffer.from(text, 'utf8'))].join(
+        '\r\n',
+      );
+    return `${headers.join('\r\n')}\r\n\r\nThis is a multipart message in MIME format.\r\n${[
+      part('text/plain', message.text),
+      part('text/html', message.html),
+    ]
+      .map((p) => `--${boundary}\r\n${p}\r\n`)
+      .join('')}--${boundary}--\r\n`;
+  }
   if (files.length === 0) {
     headers.push('Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit');
     return `${headers.join('\r\n')}\r\n\r\n${body}\r\n`;
@@ -132,6 +152,7 @@ export class SmtpMailer implements Mailer {
       to: message.to,
       subject: message.subject,
       text: message.text,
+      ...(message.html !== undefined ? { html: message.html } : {}),
       messageId: `<${message.messageId}@finance-desk>`,
       attachments: (message.attachments ?? []).map((f) => ({
         filename: attachmentName(f.filename),

@@ -29,6 +29,7 @@ import {
 } from '@finance-desk/protocol';
 import { accountArchive, accountCreate, accountUpdate } from '../domain/gl/accounts.js';
 import { runRepeating } from '../domain/repeating/sweep.js';
+import { runDigests, setWeeklyDigest } from '../human/digest-sweep.js';
 import { inUnitOfWork, type Uow } from '../write-path.js';
 import { createOrg, issueOrgKey, orgBySlug, orgInputProblem, revokeOrgKey, type OrgInputProblem } from '../org/orgs.js';
 import { createPairingCode, revokeAgent } from '../org/pairing.js';
@@ -536,6 +537,25 @@ function program(io: CliIo): Command {
       print(o.json === true, added, `user ${added.email} (${added.role}) ${added.userId}; password: ${added.password}`);
     });
 
+  user
+    .command('digest')
+    .description("turn a person's weekly digest email on or off (owners receive it until they turn it off)")
+    .requiredOption('--org <slug>')
+    .requiredOption('--email <email>')
+    .option('--on', 'send it')
+    .option('--off', 'stop sending it')
+    .option('--json', 'print JSON')
+    .action(async (o: { org: string; email: string; on?: boolean; off?: boolean; json?: boolean }) => {
+      if (o.on === o.off) throw new DomainError('BAD_REQUEST', 'give exactly one of --on or --off');
+      const out = await withDb(async (db) => {
+        const org = await orgBySlug(db.reader, o.org);
+        const who = await userByEmail(db.reader, org.id, o.email);
+        if (!who) throw new DomainError('NOT_FOUND', `user ${o.email} not found in ${o.org}`);
+        return setWeeklyDigest(db, org.id, who.id, o.on === true ? 'on' : 'off');
+      });
+      print(o.json === true, out, `${o.email}: weekly digest ${out.weeklyDigest}${out.noop ? ' (already)' : ''}`);
+    });
+
   const approval = cli.command('approval').description('human decisions on held acts');
   approval
     .command('decide')
@@ -732,6 +752,28 @@ function program(io: CliIo): Command {
       ];
       print(o.json === true, outcome, lines.length > 0 ? lines.join('\n') : `${o.org}: nothing due`);
       if (outcome.failed.length > 0) throw new CliFailure(`repeating: ${outcome.failed.length} schedule(s) failed`, 1);
+    });
+
+  // The weekly digest (human/digest-sweep.ts): the server's sweep, run now.
+  cli
+    .command('digest')
+    .description('the weekly digest email')
+    .command('run')
+    .description("queue the weekly digests that are due (from 07:00 Monday in each organisation's time zone), as the server's sweep does")
+    .option('--org <slug>', 'only this organisation')
+    .option('--json', 'print JSON')
+    .action(async (o: { org?: string; json?: boolean }) => {
+      const sent = await withDb(async (db) =>
+        runDigests(db, {
+          ...(o.org !== undefined ? { orgId: (await orgBySlug(db.reader, o.org)).id } : {}),
+          log: (error) => io.stderr(`digest failed: ${error instanceof Error ? error.message : String(error)}\n`),
+        }),
+      );
+      print(
+        o.json === true,
+        { sent },
+        sent.length > 0 ? sent.map((d) => `${d.orgId} week of ${d.weekFrom}: ${d.recipients} recipient(s)`).join('\n') : 'no digest due',
+      );
     });
 
   // Signed checkpoints (ledger/checkpoints.ts; protocol checkpoint.ts).

@@ -28,6 +28,11 @@ export function setPublicUrl(url: string | null): void {
   publicUrl = url ? url.replace(/\/+$/, '') : null;
 }
 
+/** The console's public address as set at start-up (null when PUBLIC_URL is unset). */
+export function publicUrlSetting(): string | null {
+  return publicUrl;
+}
+
 /** The path of an approval's card in the console. */
 export function cardPath(approvalId: string): string {
   return `/console/approvals/${encodeURIComponent(approvalId)}`;

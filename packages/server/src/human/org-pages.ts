@@ -15,6 +15,9 @@ import { loadProfile, setProfile } from '../org/profile.js';
 import { requireOwner } from './console-api.js';
 import { jsonOf, pathId, requireCsrf, requireSession, sendJson, seeOther, type ConsoleOptions } from './console-http.js';
 import { formPost, render, signedIn } from './console-pages.js';
+import { receivesDigest, setWeeklyDigest } from './digest-sweep.js';
+import { html, type Html } from './html.js';
+import { csrfToken } from './sessions.js';
 import { agentsBody, profileBody, profileFormValues, type AgentsPageState, type ProfileForm } from './org-views.js';
 import type { HumanSession } from './sessions.js';
 
@@ -145,9 +148,20 @@ function registerPages(app: FastifyInstance, o: ConsoleOptions): void {
     '/console/org',
     signedIn(o, async (req, reply, s) => {
       const profile = await loadProfile(o.db.reader, s.orgId);
-      const saved = (req.query as { saved?: unknown } | undefined)?.saved === '1';
-      const body = profileBody({ profile, session: s, values: profileFormValues(profile), errors: {}, saved });
+      const query = req.query as { saved?: unknown; digest?: unknown } | undefined;
+      const saved = query?.saved === '1';
+      const body = html`${profileBody({ profile, session: s, values: profileFormValues(profile), errors: {}, saved })}${await digestSection(o, s, query?.digest === '1')}`;
       return render(o, reply, s, { status: 200, title: 'Organisation', body, current: 'org' });
+    }),
+  );
+  // Each person's own weekly digest, whatever their role: a choice about their own inbox.
+  app.post(
+    '/console/org/digest',
+    formPost(o, async (_req, reply, s, form) => {
+      const choice = form.get('weeklyDigest');
+      if (choice !== 'on' && choice !== 'off') throw new DomainError('BAD_REQUEST', 'weeklyDigest: must be on or off');
+      await setWeeklyDigest(o.db, s.orgId, s.userId, choice);
+      return seeOther(reply, '/console/org?digest=1#digest');
     }),
   );
   app.post(
@@ -261,4 +275,27 @@ function registerApi(app: FastifyInstance, o: ConsoleOptions): void {
 export function registerOrgConsole(app: FastifyInstance, o: ConsoleOptions): void {
   registerPages(app, o);
   registerApi(app, o);
+}
+
+/** The signed-in person's weekly digest: whether they receive it, and the one button that changes it. */
+async function digestSection(o: ConsoleOptions, s: HumanSession, changed: boolean): Promise<Html> {
+  const row = await o.db.reader.get<{ weekly_digest: string | null; role: string }>(
+    'SELECT weekly_digest, role FROM users WHERE org_id = ? AND id = ?',
+    [s.orgId, s.userId],
+  );
+  const on = row ? receivesDigest(row) : false;
+  return html`<section id="digest" aria-labelledby="digest-title">
+<h2 id="digest-title">Your weekly digest</h2>
+${changed ? html`<p role="status" class="notice">Saved and recorded in the ledger.</p>` : null}
+<p>${
+    on
+      ? 'Every Monday morning you receive an email about last week: what the agents did, what waits for you, what is overdue, the cash in the bank and whether the record of every change verified.'
+      : 'You do not receive the weekly email about last week’s books. Owners receive it until they turn it off; anyone may turn it on.'
+  }</p>
+<form method="post" action="/console/org/digest">
+<input type="hidden" name="_csrf" value="${csrfToken(s)}">
+<input type="hidden" name="weeklyDigest" value="${on ? 'off' : 'on'}">
+<button type="submit">${on ? 'Stop the weekly digest' : 'Send me the weekly digest'}</button>
+</form>
+</section>`;
 }
