@@ -41,6 +41,8 @@ describe('charts.ts: nice scales in whole cents, escaped accessible SVG', () => 
     expect(axisLabel(-20_000, 20_000)).toBe('-$200');
     expect(axisLabel(50, 50)).toBe('$0.50');
     expect(axisLabel(150_000_000, 50_000_000)).toBe('$1.5M');
+    // Zero is plain whatever the unit.
+    expect(axisLabel(0, 50_000)).toBe('$0');
   });
 
   it('a chart is role="img" with its title and desc, a viewBox and width 100%, no style attribute, text escaped', () => {
@@ -49,7 +51,7 @@ describe('charts.ts: nice scales in whole cents, escaped accessible SVG', () => 
       { label: 'Feb', sub: null, full: 'February 2026' },
     ];
     const svg = lineChart({ id: 'x', title: 'Cash <b>', desc: 'D & "q"' }, months, [{ name: '<script>', values: [100, -250] }]).text;
-    expect(svg).toMatch(/^<svg class="chart-svg" viewBox="0 0 400 230" width="100%" role="img" aria-labelledby="x-title x-desc"/);
+    expect(svg).toMatch(/^<svg class="chart-svg" viewBox="0 0 360 220" width="100%" role="img" aria-labelledby="x-title x-desc"/);
     expect(svg).toContain('<title id="x-title">Cash &lt;b&gt;</title><desc id="x-desc">D &amp; &quot;q&quot;</desc>');
     expect(svg).toContain('&lt;script&gt;, February 2026: -$2.50');
     expect(svg).not.toContain('<script>');

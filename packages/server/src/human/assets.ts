@@ -99,12 +99,13 @@ select { font:inherit; padding:.45rem; border:1px solid #8c959f; border-radius:6
 td.date { white-space:nowrap; }
 .cards.two { align-items:start; }
 /* The overview's pictures (charts.ts, owner-charts-views.ts): inline SVG coloured from here, no style attributes. */
-.pictures .cards.two { grid-template-columns:repeat(auto-fit, minmax(17rem, 1fr)); }
+/* Two side by side on a wide screen, one a row on a phone: each wide enough for its labels. */
+.pictures .cards.two { grid-template-columns:repeat(auto-fit, minmax(min(100%, 24rem), 1fr)); }
 .chart h3 { color:var(--fg); margin-top:0; }
 .chart .hint { font-size:.9rem; margin:0 0 .5rem; }
 .chart-svg { display:block; width:100%; height:auto; overflow:visible; }
-.chart-svg text { font-size:11px; fill:var(--muted); font-family:inherit; }
-.chart-svg text.sub { font-size:10px; }
+.chart-svg text { font-size:12px; fill:var(--muted); font-family:inherit; }
+.chart-svg text.sub { font-size:11px; }
 .chart-svg line.grid { stroke:#e6e9ed; stroke-width:1; }
 .chart-svg line.axis { stroke:var(--fg); stroke-width:1; }
 .chart-svg .line path { stroke-width:2.5; stroke-linejoin:round; }

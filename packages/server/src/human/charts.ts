@@ -5,7 +5,7 @@ import { html, type Html } from './html.js';
  * Server-drawn charts as inline SVG: pure functions from integer cents to markup, every text
  * escaped by `html`. No script, no style attribute (the console's CSP forbids inline style):
  * colours come from classes in the console stylesheet (.series-0 … .series-7). The viewBox is
- * narrow (CHART_WIDTH) so that at a phone's width the labels stay near their drawn size, and the
+ * narrow (CHART_WIDTH) so that at a phone's width (a card about 320 px wide) the 12-unit labels are still 10 px or more, and the
  * svg scales to its box (width 100%). Each chart is role="img" with a <title> and <desc>; the
  * figures themselves go in a table beside it (the callers), which is what a screen reader reads.
  *
@@ -13,9 +13,9 @@ import { html, type Html } from './html.js';
  * (1, 2 or 5 × a power of ten), and only pixel positions are fractions.
  */
 
-export const CHART_WIDTH = 400;
-export const CHART_HEIGHT = 230;
-const LEFT = 54;
+export const CHART_WIDTH = 360;
+export const CHART_HEIGHT = 220;
+const LEFT = 46;
 const RIGHT = 8;
 const TOP = 12;
 const BOTTOM = 36;
@@ -72,6 +72,7 @@ const commas = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g,
  * chosen from the step so every label of one axis is exact and alike.
  */
 export function axisLabel(cents: number, step: number): string {
+  if (cents === 0) return '$0';
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
   if (step % 10_000_000 === 0 && step >= 50_000_000) {
@@ -125,8 +126,8 @@ function frame(t: ChartText, s: Scale, categories: readonly Category[], body: Ht
     }" y="${y}" dy="0.32em" text-anchor="end">${axisLabel(v, s.step)}</text>`;
   });
   const band = PLOT_W / Math.max(categories.length, 1);
-  // Every label when they fit (about 30 units each at 11 units of type), else every other one.
-  const every = band >= 26 ? 1 : 2;
+  // Every label when they fit (a three-letter month is about 22 units at 12 units of type), else every other one.
+  const every = band >= 24 ? 1 : 2;
   const labels = categories.map((c, i) => {
     if (i % every !== 0 && c.sub === null) return html``;
     const x = px(LEFT + band * (i + 0.5));
