@@ -3,27 +3,28 @@ import type { z } from 'zod';
 import type { ReadContext } from '../binding.js';
 import { addDays } from '../clock.js';
 import { invariant } from '../errors.js';
-import { accountBalanceCents } from '../domain/gl/post.js';
+import { accountTotals, loadChart, readConsistently } from '../domain/reports/ledger-totals.js';
+import { profitAndLossOf } from '../domain/reports/statements.js';
 import { runReport } from '../domain/reports/reports.js';
 
 /**
- * The figures behind the overview's pictures, each from a read the API has: month-end balances of
- * the bank accounts (accountBalanceCents as at each month's last day, the balance books.bankAccounts
- * and the aged reports use, which is account_transactions' closing balance for the month), income,
- * expenses and net profit per month (books.reports profit_and_loss), what is owed by age
- * (aged_receivables, aged_payables totals) and what falls due in the next 30 days (the open
+ * The figures behind the overview's pictures, each as an API read computes it: the bank accounts'
+ * balances at each month's end (books.accounts' balance as at that day: the account totals of every
+ * line to date, which account_transactions closes the month with), income, expenses and net profit
+ * per month (books.reports profit_and_loss, from the same month's account totals), what is owed by
+ * age (aged_receivables, aged_payables totals) and what falls due in the next 30 days (the open
  * documents of the same aged reports, by due date). Nothing here is a query of its own.
  *
- * Bounded: CHART_MONTHS profit and loss reports and, per charted account, CHART_MONTHS balances
- * (one indexed sum each), at most CASH_CHART_ACCOUNTS accounts; two aged reports.
+ * Bounded, and not by the number of accounts: the totals before the first month (one sum over the
+ * older journals) and each month's totals (a sum over that month's journals), CHART_MONTHS + 1
+ * statements for every account at once, read on one state of the books; then the two aged reports.
  */
 
 /** Months of cash and of profit shown: the current month (to today) and the eleven before it. */
 export const CHART_MONTHS = 12;
 /**
- * Bank accounts drawn as lines: more would not be told apart (eight colours), and each costs
- * CHART_MONTHS reads. The table beside the chart says how many more there are; every account's
- * balance is in the bank table.
+ * Bank accounts drawn as lines: more would not be told apart (eight colours). The card says how
+ * many more there are; every account's balance is in the bank table.
  */
 export const CASH_CHART_ACCOUNTS = 8;
 /** The days ahead that "due soon" covers, in weeks from today (the last one shorter). */
@@ -158,19 +159,29 @@ export async function overviewCharts(
   const months = chartMonths(today);
   const cashAccounts = bank.filter((a) => a.kind === 'bank');
   const drawn = cashAccounts.slice(0, CASH_CHART_ACCOUNTS);
-  const cash: CashSeries[] = [];
-  for (const a of drawn) {
+  const first = months[0];
+  invariant(first !== undefined, 'a chart has months');
+  // Each month's account totals serve both its profit and loss and its cash movement.
+  const { chart, before, perMonth } = await readConsistently(q, orgId, async () => ({
+    chart: await loadChart(q, orgId),
+    before: await accountTotals(q, orgId, { to: addDays(first.from, -1) }),
+    perMonth: await Promise.all(months.map((m) => accountTotals(q, orgId, { from: m.from, to: m.to }))),
+  }));
+  // A bank account is an asset: its balance is debits less credits, carried month to month.
+  const net = (t: { debitCents: number; creditCents: number } | undefined) => (t ? t.debitCents - t.creditCents : 0);
+  const cash: CashSeries[] = drawn.map((a) => {
+    let balance = net(before.get(a.code));
     const balances: number[] = [];
-    for (const m of months) balances.push(await accountBalanceCents(q, orgId, a.code, m.to));
-    cash.push({ code: a.code, name: a.name, balances });
-  }
-  const profit: MonthProfit[] = [];
-  for (const m of months) {
-    const pl = await runReport(reportParams({ type: 'profit_and_loss', from: m.from, to: m.to }), ctx);
-    invariant(pl.type === 'profit_and_loss', `profit_and_loss answered ${pl.type}`);
-    const p = pl as z.infer<typeof booksReads.profitAndLoss>;
-    profit.push({ incomeCents: p.revenue.totalCents, expensesCents: p.expenses.totalCents, profitCents: p.netProfitCents });
-  }
+    for (const totals of perMonth) {
+      balance += net(totals.get(a.code));
+      balances.push(balance);
+    }
+    return { code: a.code, name: a.name, balances };
+  });
+  const profit: MonthProfit[] = months.map((m, i) => {
+    const pl = profitAndLossOf(chart, perMonth[i] ?? new Map(), m.from, m.to);
+    return { incomeCents: pl.revenue.totalCents, expensesCents: pl.expenses.totalCents, profitCents: pl.netProfitCents };
+  });
   const receivables = await agedOf(ctx, 'aged_receivables', today);
   const payables = await agedOf(ctx, 'aged_payables', today);
   return {
