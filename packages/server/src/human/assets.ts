@@ -98,6 +98,38 @@ select { font:inherit; padding:.45rem; border:1px solid #8c959f; border-radius:6
 .pager { display:flex; gap:1rem; }
 td.date { white-space:nowrap; }
 .cards.two { align-items:start; }
+/* The overview's pictures (charts.ts, owner-charts-views.ts): inline SVG coloured from here, no style attributes. */
+/* Two side by side on a wide screen, one a row on a phone: each wide enough for its labels. */
+.pictures .cards.two { grid-template-columns:repeat(auto-fit, minmax(min(100%, 24rem), 1fr)); }
+.chart h3 { color:var(--fg); margin-top:0; }
+.chart .hint { font-size:.9rem; margin:0 0 .5rem; }
+.chart-svg { display:block; width:100%; height:auto; overflow:visible; }
+.chart-svg text { font-size:12px; fill:var(--muted); font-family:inherit; }
+.chart-svg text.sub { font-size:11px; }
+.chart-svg line.grid { stroke:#e6e9ed; stroke-width:1; }
+.chart-svg line.axis { stroke:var(--fg); stroke-width:1; }
+.chart-svg .line path { stroke-width:2.5; stroke-linejoin:round; }
+.chart-svg .profit path { stroke-width:2; stroke-dasharray:5 3; }
+.chart-svg .dot { stroke:#fff; stroke-width:1; }
+.series-0 { --series:#0b57d0; }
+.series-1 { --series:#c2410c; }
+.series-2 { --series:#116329; }
+.series-3 { --series:#7e22ce; }
+.series-4 { --series:#a16207; }
+.series-5 { --series:#0e7490; }
+.series-6 { --series:#be185d; }
+.series-7 { --series:#4d5b6a; }
+.chart-svg .bars rect, .chart-svg .dot { fill:var(--series); }
+.chart-svg .line path, .chart-svg .profit path { stroke:var(--series); }
+.legend { display:flex; flex-wrap:wrap; gap:.25rem 1rem; margin:.4rem 0 0; font-size:.9rem; }
+.legend li { display:flex; align-items:center; gap:.35rem; }
+.swatch { display:inline-block; width:1rem; height:.7rem; border-radius:2px; background:var(--series); }
+.swatch.line { height:.25rem; }
+.swatch.profit { height:.25rem; background:repeating-linear-gradient(90deg, var(--series) 0 5px, transparent 5px 8px); }
+details.figures { margin-top:.5rem; }
+details.figures summary { cursor:pointer; color:var(--accent); padding:.5rem 0; min-height:44px; }
+table.compact { font-size:.875rem; }
+table.compact th, table.compact td { padding:.2rem .4rem; }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0);
   white-space:nowrap; }
 @media (max-width: 40rem) {

@@ -7,6 +7,7 @@ import { accountBalanceCents } from '../domain/gl/post.js';
 import { listBills } from '../domain/payables/bills-read.js';
 import { PAYABLES_ACCOUNT } from '../domain/payables/ledger-api.js';
 import { DEFAULT_BANK_ACCOUNT } from '../domain/reconciliation/feed-import.js';
+import { bankAccountsRead, listedBankAccounts } from '../domain/banking/accounts.js';
 import { feedLinesList } from '../domain/reconciliation/feed-read.js';
 import { loadSaleLines } from '../domain/receivables/invoice-lines.js';
 import { INVOICE_COLUMNS, outstandingOf, toInvoice, type InvoiceRow } from '../domain/receivables/invoices.js';
@@ -20,6 +21,7 @@ import type { Principal } from '../principal.js';
 import { placeholders } from '../storage/sql.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { namesOf } from './console-data.js';
+import { overviewCharts } from './owner-charts.js';
 import { OWNER_VIEW_ROLES, mayViewBooks } from './owner-access.js';
 import type { HumanSession } from './sessions.js';
 
@@ -45,8 +47,11 @@ export const OWNER_PAGE_ROWS = 50;
 /** Events on the overview, and per page of the activity list. */
 export const ACTIVITY_OVERVIEW = 15;
 export const ACTIVITY_PAGE = 50;
-/** Bank accounts shown (distinct account codes of the feed, plus the default bank account). */
-const BANK_ACCOUNTS_MAX = 20;
+/**
+ * Accounts that took feed lines without a record (an asset account used as a bank account before
+ * bank account records existed): listed after the register, at most this many.
+ */
+const FEED_ONLY_ACCOUNTS_MAX = 20;
 
 /**
  * The read context the API reads take: a principal of the session's organisation with only
@@ -197,32 +202,59 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
 export interface BankAccount {
   readonly code: string;
   readonly name: string;
+  /** bank, credit_card or loan (an account that only took feed lines: bank). */
+  readonly kind: string;
 }
 
 /**
- * The organisation's bank accounts as the feed knows them: the default bank account and every
- * account code its lines were imported into (at most BANK_ACCOUNTS_MAX), named from the chart.
+ * Codes that took feed lines but have no record in the register (not in `known`), named from the
+ * chart, at most FEED_ONLY_ACCOUNTS_MAX.
  */
-export async function bankAccounts(q: Queryable, orgId: string): Promise<BankAccount[]> {
+async function feedOnlyAccounts(q: Queryable, orgId: string, known: ReadonlySet<string>): Promise<BankAccount[]> {
   const codes = await q.all<{ account_code: string }>(
-    `SELECT DISTINCT account_code FROM bank_feed_lines WHERE org_id = ? ORDER BY account_code LIMIT ${BANK_ACCOUNTS_MAX}`,
+    `SELECT DISTINCT account_code FROM bank_feed_lines WHERE org_id = ? ORDER BY account_code LIMIT ${FEED_ONLY_ACCOUNTS_MAX + known.size}`,
     [orgId],
   );
-  const all = [...new Set([DEFAULT_BANK_ACCOUNT, ...codes.map((c) => c.account_code)])].slice(0, BANK_ACCOUNTS_MAX);
+  const extra = codes
+    .map((c) => c.account_code)
+    .filter((c) => !known.has(c))
+    .slice(0, FEED_ONLY_ACCOUNTS_MAX);
+  if (extra.length === 0) return [];
   const names = await q.all<{ code: string; name: string }>(
-    `SELECT code, name FROM accounts WHERE org_id = ? AND code IN (${placeholders(all.length)})`,
-    [orgId, ...all],
+    `SELECT code, name FROM accounts WHERE org_id = ? AND code IN (${placeholders(extra.length)})`,
+    [orgId, ...extra],
   );
   const byCode = new Map(names.map((n) => [n.code, n.name]));
-  return all.sort().map((code) => ({ code, name: byCode.get(code) ?? code }));
+  return extra.map((code) => ({ code, name: byCode.get(code) ?? code, kind: 'bank' }));
 }
 
-/** Each bank account's summary: the ledger balance beside what is not yet reconciled. */
+/**
+ * The organisation's bank accounts: the register books.bankAccounts lists (1000 first, then the
+ * records owners added, by code; capped as the register is), then any account that took feed
+ * lines without a record. A savings account an owner added is listed before it has a feed line.
+ */
+export async function bankAccounts(q: Queryable, orgId: string): Promise<BankAccount[]> {
+  const register = (await listedBankAccounts(q, orgId)).map((a) => ({ code: a.accountCode, name: a.name, kind: a.kind }));
+  const listed = register.some((a) => a.code === DEFAULT_BANK_ACCOUNT)
+    ? register
+    : [{ code: DEFAULT_BANK_ACCOUNT, name: DEFAULT_BANK_ACCOUNT, kind: 'bank' }, ...register];
+  return [...listed, ...(await feedOnlyAccounts(q, orgId, new Set(listed.map((a) => a.code))))];
+}
+
+/**
+ * Each bank account's summary: the ledger balance beside what is not yet reconciled. The
+ * register's figures are books.bankAccounts' own (one read for all of them); an account that only
+ * took feed lines has books.feedLinesList's summary.
+ */
 export async function bankSummaries(db: Database, s: HumanSession) {
   const ctx = readContextOf(db, s);
-  const accounts = await bankAccounts(db.reader, s.orgId);
-  const out = [];
-  for (const a of accounts) {
+  const { accounts: register } = await bankAccountsRead({}, ctx);
+  const out: { account: BankAccount; summary: { ledgerBalanceCents: number; unreconciledLines: number; unreconciledCents: number } }[] =
+    register.map((a) => ({
+      account: { code: a.accountCode, name: a.name, kind: a.kind },
+      summary: { ledgerBalanceCents: a.ledgerBalanceCents, unreconciledLines: a.unreconciledLines, unreconciledCents: a.unreconciledCents },
+    }));
+  for (const a of await feedOnlyAccounts(db.reader, s.orgId, new Set(register.map((r) => r.accountCode)))) {
     const { summary } = await feedLinesList({ accountCode: a.code, limit: 1, suggestions: false }, ctx);
     out.push({ account: a, summary });
   }
@@ -427,6 +459,12 @@ export async function ownerOverview(db: Database, s: HumanSession) {
             (SELECT COUNT(*) FROM bills WHERE org_id = ? AND status IN ('approved', 'held', 'on_hold', 'captured') AND due_on < ?) AS bills`,
     [s.orgId, today, s.orgId, today],
   );
+  // The pictures read after the bank list, which names the accounts they draw.
+  const charts = await overviewCharts(
+    readContextOf(db, s),
+    today,
+    bank.map((b) => b.account),
+  );
   return {
     today,
     receivableCents: receivable,
@@ -437,5 +475,6 @@ export async function ownerOverview(db: Database, s: HumanSession) {
     bank,
     chain,
     activity: activity.items,
+    charts,
   };
 }

@@ -13,6 +13,7 @@ import type {
   ownerOverview,
   ownerReports,
 } from './owner-data.js';
+import { chartsSection } from './owner-charts-views.js';
 import { budgetSection, cashFlowSection, depreciationSection } from './owner-reports-more.js';
 
 /**
@@ -144,6 +145,7 @@ ${tabs('overview')}
   ${chainPanel(chain, o.chain)}
 </div>
 ${bankTable(o.bank)}
+${chartsSection(o.charts)}
 <section aria-labelledby="activity-title">
   <h2 id="activity-title">Recent activity</h2>
   ${activityList(o.activity)}

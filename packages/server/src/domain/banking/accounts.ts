@@ -289,9 +289,9 @@ function directEntryOf(input: { readonly [F in DirectEntryField]?: string | null
   };
 }
 
-type Listed = Omit<BankAccount, 'ledgerBalanceCents' | 'unreconciledLines' | 'unreconciledCents'>;
+export type ListedBankAccount = Omit<BankAccount, 'ledgerBalanceCents' | 'unreconciledLines' | 'unreconciledCents'>;
 
-function toAccount(r: Row, isDefault: boolean): Listed {
+function toAccount(r: Row, isDefault: boolean): ListedBankAccount {
   const complete =
     r.kind === 'bank' &&
     r.bsb !== null &&
@@ -428,7 +428,7 @@ export async function updateBankAccount(
 
 const UNRECONCILED = ['unmatched', 'part_matched', 'held'];
 
-async function withBalances(q: Queryable, orgId: string, list: readonly Listed[]): Promise<BankAccount[]> {
+async function withBalances(q: Queryable, orgId: string, list: readonly ListedBankAccount[]): Promise<BankAccount[]> {
   const codes = list.map((a) => a.accountCode);
   const open = new Map<string, { n: number; cents: number }>();
   if (codes.length > 0) {
@@ -454,8 +454,16 @@ async function withBalances(q: Queryable, orgId: string, list: readonly Listed[]
   return out;
 }
 
-/** 1000 first (the default), then the records by account code. */
+/** 1000 first (the default), then the records by account code, with their balances. */
 export async function listBankAccounts(q: Queryable, orgId: string): Promise<BankAccount[]> {
+  return withBalances(q, orgId, await listedBankAccounts(q, orgId));
+}
+
+/**
+ * The register without balances (two bounded queries): for a list of the accounts by name, such
+ * as the console's account picker, which needs no balance per account.
+ */
+export async function listedBankAccounts(q: Queryable, orgId: string): Promise<ListedBankAccount[]> {
   const main = await q.get<{ name: string; created_at: string }>(
     "SELECT name, created_at FROM accounts WHERE org_id = ? AND code = ? AND system_key = 'bank'",
     [orgId, DEFAULT_BANK_ACCOUNT],
@@ -466,7 +474,7 @@ export async function listBankAccounts(q: Queryable, orgId: string): Promise<Ban
   );
   // 1000 is listed from its record once an owner gave it one; until then as itself, id null.
   const adopted = rows.some((r) => r.account_code === DEFAULT_BANK_ACCOUNT);
-  const list: Listed[] = [
+  const list: ListedBankAccount[] = [
     ...(main && !adopted
       ? [
           {
@@ -489,7 +497,7 @@ export async function listBankAccounts(q: Queryable, orgId: string): Promise<Ban
       : []),
     ...rows.map((r) => toAccount(r, r.account_code === DEFAULT_BANK_ACCOUNT)),
   ];
-  return withBalances(q, orgId, list);
+  return list;
 }
 
 export async function bankAccountsRead(_p: z.infer<typeof spec.bankAccounts.params>, ctx: ReadContext) {

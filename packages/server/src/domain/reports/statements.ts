@@ -87,6 +87,20 @@ export async function trialBalance(q: Queryable, orgId: string, asOf: string, fi
 
 export async function profitAndLoss(q: Queryable, orgId: string, from: string, to: string, filter?: TrackedFilter) {
   const [chart, totals] = await Promise.all([loadChart(q, orgId), accountTotals(q, orgId, { from, to }, filter)]);
+  return profitAndLossOf(chart, totals, from, to, filter);
+}
+
+/**
+ * The profit and loss of from..to from that period's account totals: for a reader that has the
+ * totals already (the console's overview reads each month's once for its cash and its profit).
+ */
+export function profitAndLossOf(
+  chart: readonly ChartAccount[],
+  totals: ReadonlyMap<string, AccountTotal>,
+  from: string,
+  to: string,
+  filter?: TrackedFilter,
+) {
   assertKnownAccounts(chart, totals);
   const revenue = section(chart, totals, 'revenue');
   const expenses = section(chart, totals, 'expense');
