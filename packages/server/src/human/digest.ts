@@ -227,7 +227,8 @@ export async function digestFigures(
   );
 
   const accounts = [];
-  for (const a of await bankAccounts(q, org.id))
+  // Cash is what the bank accounts hold: cards and loans are debts, not cash.
+  for (const a of (await bankAccounts(q, org.id)).filter((b) => b.kind === 'bank'))
     accounts.push({ code: a.code, name: a.name, cents: await accountBalanceCents(q, org.id, a.code) });
 
   return {
