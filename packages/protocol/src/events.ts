@@ -575,8 +575,7 @@ export const quoteSend = eventKind({
 export const quoteDecline = eventKind({
   family: 'books',
   kind: 'books.quote.decline',
-  summary:
-    "A customer declined a quote (an acceptance is the books.invoice.draft event of the invoice it drafted, naming the quote).",
+  summary: 'A customer declined a quote (an acceptance is the books.invoice.draft event of the invoice it drafted, naming the quote).',
   payload: z.strictObject({ number: str(), ...payeeTotal, date: str() }),
   emittedBy: [quotesM.quoteDecide],
 });

@@ -165,7 +165,7 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     expect(twice.text).toContain('status: give it once');
   });
 
-  it('quotes: a read-only sibling of the invoices page, escaped, filtered by the API\'s status, linking the invoice an accepted one became', async () => {
+  it("quotes: a read-only sibling of the invoices page, escaped, filtered by the API's status, linking the invoice an accepted one became", async () => {
     const before = await eventCount(org);
     const q = await ok(org, 'books.quoteDraft', { payeeName: AGENT_PAYEE, lines: [{ description: 'Canapés', amountCents: 33_000 }] });
     const accepted = await ok(org, 'books.quoteDecide', { id: q.id, decision: 'accepted' });

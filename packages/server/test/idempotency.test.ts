@@ -198,7 +198,8 @@ describe.each(engines)('every books write replays with the same key and params (
     return id;
   };
   const quoteId = async () =>
-    (await ok('books.quoteDraft', { payeeName: unique('Prospect'), lines: [{ description: 'Fit-out', amountCents: 110_000 }] })).id as string;
+    (await ok('books.quoteDraft', { payeeName: unique('Prospect'), lines: [{ description: 'Fit-out', amountCents: 110_000 }] }))
+      .id as string;
   /** A captured bill an agent may approve: its payee already has an approved bill (so it is not held for a new payee). */
   const knownPayeeBill = async () => {
     const payeeName = unique('Supplier');

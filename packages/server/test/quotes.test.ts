@@ -163,7 +163,10 @@ describe.each(engines)('quotes (%s)', (engine) => {
   it('declines: recorded with its own event, then neither accepted nor sent', async () => {
     at('2026-03-02');
     const o = await t.org('Declined Joinery');
-    const q = await ok(o, 'books.quoteDraft', { payeeName: 'Tight Budget Pty Ltd', lines: [{ description: 'Shelving', amountCents: 11_000 }] });
+    const q = await ok(o, 'books.quoteDraft', {
+      payeeName: 'Tight Budget Pty Ltd',
+      lines: [{ description: 'Shelving', amountCents: 11_000 }],
+    });
     // description defaults to the first line's; no email anywhere: sent without one.
     expect(q).toMatchObject({ description: 'Shelving', totalCents: 11_000, gstCents: 1_000, payeeEmail: null });
     const sent = await ok(o, 'books.quoteSend', { id: q.id });
@@ -178,7 +181,11 @@ describe.each(engines)('quotes (%s)', (engine) => {
 
     const d = await ok(o, 'books.quoteDecide', { id: q.id, decision: 'declined' });
     expect(d).toMatchObject({ status: 'declined', decidedOn: '2026-03-02', invoiceId: null });
-    expect(await lastEvent(o)).toMatchObject({ kind: 'books.quote.decline', entity_id: q.id, payload: { number: 'QU-0001', date: '2026-03-02' } });
+    expect(await lastEvent(o)).toMatchObject({
+      kind: 'books.quote.decline',
+      entity_id: q.id,
+      payload: { number: 'QU-0001', date: '2026-03-02' },
+    });
     expect((await ok(o, 'books.quoteDecide', { id: q.id, decision: 'declined' })).noop).toBe(true);
     const accept = await post(o, 'books.quoteDecide', { id: q.id, decision: 'accepted' });
     expect(accept.status).toBe(409);
@@ -222,11 +229,17 @@ describe.each(engines)('quotes (%s)', (engine) => {
       [{ lines: LINES }, /payeeName: is required \(or give contactId\)/],
       [{ payeeName: 'X' }, /lines: /],
       [{ payeeName: 'X', lines: [] }, /lines: must have at least 1 line/],
-      [{ payeeName: 'X', lines: [{ description: 'Y', amountCents: 100, taxCode: 'GST_ON_EXPENSES' }] }, /lines\[0\]\.taxCode: must be one of/],
+      [
+        { payeeName: 'X', lines: [{ description: 'Y', amountCents: 100, taxCode: 'GST_ON_EXPENSES' }] },
+        /lines\[0\]\.taxCode: must be one of/,
+      ],
       [{ payeeName: 'X', lines: [{ description: 'Y', amountCents: 1.5 }] }, /lines\[0\]\.amountCents/],
       [{ payeeName: 'X', lines: LINES, date: '2026-03-10', expiryDate: '2026-03-09' }, /expiryDate: must not be before date 2026-03-10/],
       [{ payeeName: 'X', lines: LINES, expiryDate: '2026-03-01' }, /expiryDate: must not be before date 2026-03-02/],
-      [{ payeeName: 'X', lines: [{ description: 'Y', amountCents: 100, accountCode: '6000' }] }, /lines\[0\]\.accountCode: account 6000 is an expense account/],
+      [
+        { payeeName: 'X', lines: [{ description: 'Y', amountCents: 100, accountCode: '6000' }] },
+        /lines\[0\]\.accountCode: account 6000 is an expense account/,
+      ],
       [{ payeeName: 'X', lines: LINES, dueDays: -1 }, /dueDays: /],
       [{ payeeName: 'X', lines: LINES, colour: 'red' }, /colour: unknown field/],
     ];

@@ -122,7 +122,12 @@ export async function quotePdf(
     issueDate: quote.date,
     expiryDate: quote.expiryDate,
     description: quote.description,
-    lines: lines.map((l) => ({ description: l.description, amountCents: l.amountCents, gstCents: l.gstCents, taxLabel: TAX_WORDS[l.taxCode] })),
+    lines: lines.map((l) => ({
+      description: l.description,
+      amountCents: l.amountCents,
+      gstCents: l.gstCents,
+      taxLabel: TAX_WORDS[l.taxCode],
+    })),
     totalCents: quote.totalCents,
     gstCents: quote.gstCents,
     reference: quote.reference,
