@@ -20,6 +20,7 @@ import * as reconciliationM from './methods/reconciliation.js';
 import * as bankAccountsM from './methods/bank-accounts.js';
 import * as chartM from './methods/chart.js';
 import * as repeatingM from './methods/repeating.js';
+import * as quotesM from './methods/quotes.js';
 import * as taxM from './methods/tax.js';
 import { methods } from './methods/index.js';
 import type { MethodSpec } from './methods/types.js';
@@ -372,10 +373,12 @@ export const invoiceDraft = eventKind({
     issueDate: str().optional(),
     /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
     repeatingId: str().optional(),
+    /** The quote whose acceptance drafted it (books.quoteDecide): this event is that decision too. */
+    quoteId: str().optional(),
     ...attached,
   }),
   // 'system': the repeating sweep drafts, sends, captures and approves for a schedule.
-  emittedBy: [booksM.invoiceDraft, 'system'],
+  emittedBy: [booksM.invoiceDraft, quotesM.quoteDecide, 'system'],
 });
 
 export const invoiceSend = eventKind({
@@ -559,6 +562,50 @@ export const creditRefund = eventKind({
     journalId: str(),
   }),
   emittedBy: [creditsM.creditRefund],
+});
+
+// ---- books: quotes (no posting: a quote is an offer, not a transaction) ----
+
+export const quoteDraft = eventKind({
+  family: 'books',
+  kind: 'books.quote.draft',
+  summary:
+    'A quote was drafted for a customer (its contact found or created): number, payee, description, total and GST, date, expiry date and the due days of the invoice it would become.',
+  payload: z.strictObject({
+    number: str(),
+    ...payeeTotal,
+    description: str(),
+    gstCents: int(),
+    date: str(),
+    expiryDate: str(),
+    dueDays: int(),
+    ...contactRef,
+    reference: str().optional(),
+  }),
+  emittedBy: [quotesM.quoteDraft],
+});
+
+export const quoteSend = eventKind({
+  family: 'books',
+  kind: 'books.quote.send',
+  summary: 'A quote was sent to the customer, and emailed with its PDF when an address was known.',
+  payload: z.strictObject({
+    number: str(),
+    ...payeeTotal,
+    sentOn: str(),
+    expiryDate: str(),
+    channel: z.literal('email').nullable(),
+    recipients: int(),
+  }),
+  emittedBy: [quotesM.quoteSend],
+});
+
+export const quoteDecline = eventKind({
+  family: 'books',
+  kind: 'books.quote.decline',
+  summary: 'A customer declined a quote (an acceptance is the books.invoice.draft event of the invoice it drafted, naming the quote).',
+  payload: z.strictObject({ number: str(), ...payeeTotal, date: str() }),
+  emittedBy: [quotesM.quoteDecide],
 });
 
 export const invoicePromise = eventKind({
@@ -1555,6 +1602,9 @@ export const eventKinds: readonly EventKindSpec[] = [
   invoiceWriteOff,
   invoicePromise,
   statementRun,
+  quoteDraft,
+  quoteSend,
+  quoteDecline,
   billCreditNote,
   creditPrepayment,
   creditAllocate,

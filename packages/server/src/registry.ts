@@ -17,6 +17,7 @@ import { payrollBindings } from './domain/payroll/bindings.js';
 import { contactsBindings } from './domain/contacts/bindings.js';
 import { chartBindings } from './domain/gl/bindings.js';
 import { repeatingBindings } from './domain/repeating/bindings.js';
+import { quotesBindings } from './domain/quotes/bindings.js';
 import { askBindings } from './domain/ask/bindings.js';
 import { correctionsBindings } from './domain/corrections/bindings.js';
 import { creditsBindings } from './domain/credits/bindings.js';
@@ -53,6 +54,7 @@ const bindings: readonly MethodBinding[] = [
   ...contactsBindings,
   ...chartBindings,
   ...repeatingBindings,
+  ...quotesBindings,
   ...askBindings,
 ];
 

@@ -46,6 +46,7 @@ import { migration as contactCredits } from './domain/credits/migration.js';
 import { migration as budgets } from './domain/reports/migration-budgets.js';
 import { migration as repeating } from './domain/repeating/migration.js';
 import { migration as weeklyDigest } from './human/migration-digest.js';
+import { migration as quotes } from './domain/quotes/migration.js';
 import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
 import { migration as tracking } from './domain/tracking/migration.js';
 import { migration as attachments } from './domain/attachments/migration.js';
@@ -145,6 +146,8 @@ export const migrations: readonly Migration[] = [
   attachments,
   // Repeating invoices and bills: schedules, one run per schedule and due date, 54.
   repeating,
+  // Quotes, and the quote an invoice was drafted from, 57.
+  quotes,
   // The weekly digest: one row per organisation and week, each person's choice, 59.
   weeklyDigest,
 ];

@@ -138,6 +138,8 @@ describe.each(engines)('books.ask through an OpenAI-compatible provider (%s)', (
           'books_taxObligations',
           'books_assets',
           'books_repeating',
+          'books_quotes',
+          'books_quote',
         ].includes(n),
       ),
     ).toBe(true);

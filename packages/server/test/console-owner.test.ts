@@ -165,6 +165,28 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     expect(twice.text).toContain('status: give it once');
   });
 
+  it("quotes: a read-only sibling of the invoices page, escaped, filtered by the API's status, linking the invoice an accepted one became", async () => {
+    const before = await eventCount(org);
+    const q = await ok(org, 'books.quoteDraft', { payeeName: AGENT_PAYEE, lines: [{ description: 'Canapés', amountCents: 33_000 }] });
+    const accepted = await ok(org, 'books.quoteDecide', { id: q.id, decision: 'accepted' });
+    const afterWrites = await eventCount(org);
+    expect(afterWrites).toBe(before + 2);
+    expect(main(await get(owner, '/console/books/invoices'))).toContain('<a href="/console/books/quotes">Quotes</a>');
+    const r = await get(owner, '/console/books/quotes');
+    expect(r.status).toBe(200);
+    const row = rowOf(main(r), q.number);
+    expect(row).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Harbour &amp; Co');
+    expect(row).toContain('<td class="num">$330.00</td>');
+    expect(row).toContain('accepted');
+    expect(row).toContain(`/console/books/invoices/${accepted.invoiceId}`);
+    expect(main(await get(owner, '/console/books/quotes?status=declined'))).toContain('No quotes with status declined.');
+    const bad = await get(owner, '/console/books/quotes?status=lost');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('status: must be one of');
+    // Reading changed nothing.
+    expect(await eventCount(org)).toBe(afterWrites);
+  });
+
   it("an invoice's page shows its lines and history; another organisation's invoice is 404", async () => {
     const r = await get(owner, `/console/books/invoices/${overdueId}`);
     expect(r.status).toBe(200);
@@ -394,6 +416,7 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
         fc.constantFrom(
           '/console/books',
           '/console/books/invoices',
+          '/console/books/quotes',
           '/console/books/bills',
           '/console/books/bank',
           '/console/books/reports',

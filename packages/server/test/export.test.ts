@@ -99,6 +99,12 @@ describe.each(engines)('export on %s', (engine) => {
     expect(draft.status).toBe(200);
     const invoiceId = draft.body.result.id as string;
     expect((await t.post(org.keys.agent, 'books.invoiceSend', { id: invoiceId })).status).toBe(200);
+    // A quote (posts nothing): $550.00 incl. GST, GST 55000 / 11 = 5000.
+    const quote = await t.post(org.keys.agent, 'books.quoteDraft', {
+      payeeName: 'Quoted Pty Ltd',
+      lines: [{ description: 'Fit-out', amountCents: 55_000 }],
+    });
+    expect(quote.status).toBe(200);
     const today = (await t.post(org.keys.reader, 'books.reports', { type: 'trial_balance' })).body.result.asOf as string;
 
     const out = join(dir, 'a');
@@ -106,6 +112,7 @@ describe.each(engines)('export on %s', (engine) => {
     expect(report.files.map((f) => f.file.slice(out.length + 1))).toEqual([
       'journals.csv',
       'invoices.csv',
+      'quotes.csv',
       'bills.csv',
       'trial_balance.csv',
       'profit_and_loss.csv',
@@ -131,6 +138,9 @@ describe.each(engines)('export on %s', (engine) => {
     const invoices = records(join(out, 'invoices.csv'));
     expect(invoices).toHaveLength(1);
     expect(invoices[0]).toMatchObject({ id: invoiceId, payeeName: "'=cmd|calc", status: 'sent', outstandingCents: '110000' });
+    expect(records(join(out, 'quotes.csv'))).toEqual([
+      expect.objectContaining({ id: quote.body.result.id, number: 'QU-0001', status: 'draft', totalCents: '55000', gstCents: '5000' }),
+    ]);
     expect(records(join(out, 'bills.csv'))).toEqual([]);
 
     const api = (await t.post(org.keys.reader, 'books.reports', { type: 'trial_balance', asOf: today })).body.result;

@@ -197,6 +197,9 @@ describe.each(engines)('every books write replays with the same key and params (
     await ok('books.invoiceSend', { id });
     return id;
   };
+  const quoteId = async () =>
+    (await ok('books.quoteDraft', { payeeName: unique('Prospect'), lines: [{ description: 'Fit-out', amountCents: 110_000 }] }))
+      .id as string;
   /** A captured bill an agent may approve: its payee already has an approved bill (so it is not held for a new payee). */
   const knownPayeeBill = async () => {
     const payeeName = unique('Supplier');
@@ -341,6 +344,15 @@ describe.each(engines)('every books write replays with the same key and params (
         startDate: today(),
       }),
     ],
+    // Quotes: each case its own quote (a second send or decision would be a no-op).
+    [
+      'quoteDraft',
+      'books.quoteDraft',
+      () => ({ payeeName: unique('Prospect'), lines: [{ description: 'Fit-out', amountCents: 110_000 }] }),
+    ],
+    ['quoteSend', 'books.quoteSend', async () => ({ id: await quoteId() })],
+    ['quoteDecide, accepted', 'books.quoteDecide', async () => ({ id: await quoteId(), decision: 'accepted' })],
+    ['quoteDecide, declined', 'books.quoteDecide', async () => ({ id: await quoteId(), decision: 'declined' })],
     ['invoicePromise (a new act each call)', 'books.invoicePromise', async () => ({ id: await sentId(), promisedOn: today() })],
     [
       'statementRun (a new act each call)',

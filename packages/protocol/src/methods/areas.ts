@@ -8,6 +8,7 @@ import { boardMethods } from './board.js';
 import * as books from './books.js';
 import { chartMethods } from './chart.js';
 import { repeatingMethods } from './repeating.js';
+import { quotesMethods } from './quotes.js';
 import { booksReadMethods } from './books-reads.js';
 import { contactsMethods } from './contacts.js';
 import { correctionsMethods, openingBalances } from './corrections.js';
@@ -78,7 +79,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
     artifactsIndex,
     ...artifactReads.map((a) => a.spec),
   ],
-  receivables: [books.invoiceDraft, books.invoiceSend, books.invoiceChaseStep, ...receivablesMethods],
+  receivables: [books.invoiceDraft, books.invoiceSend, books.invoiceChaseStep, ...receivablesMethods, ...quotesMethods],
   payables: [books.billCapture, books.billApprove, books.billHold, books.billReturn, ...payablesMethods, billCreditNote],
   reconciliation: reconciliationMethods,
   'bank-accounts': bankAccountMethods,

@@ -52,6 +52,8 @@ export const invoice = z.object({
   outstandingCents: z.number().int(),
   /** Files kept with it (attachments.ts), oldest first; absent when none. */
   attachments: attachmentsField(),
+  /** The quote whose acceptance drafted it (books.quoteDecide); absent otherwise. */
+  quoteId: z.string().optional(),
   noop: z.boolean().optional(),
 });
 
@@ -68,8 +70,8 @@ function requirePayee(p: unknown, ctx: z.RefinementCtx) {
   }
 }
 
-/** requirePayee as a check that runs whatever else failed. */
-const payeeCheck = [requirePayee, { when: () => true }] as const;
+/** requirePayee as a check that runs whatever else failed (quotes.ts names its customer the same way). */
+export const payeeCheck = [requirePayee, { when: () => true }] as const;
 
 export const invoiceDraft = method({
   name: 'books.invoiceDraft',

@@ -16,6 +16,7 @@ import { askMethods } from './ask.js';
 import { correctionsMethods } from './corrections.js';
 import { creditsMethods } from './credits.js';
 import { repeatingMethods } from './repeating.js';
+import { quotesMethods } from './quotes.js';
 import { attachmentMethods } from './attachments.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
@@ -52,6 +53,7 @@ export * as credits from './credits.js';
 export * as repeating from './repeating.js';
 export { REPEATING_ACTIVE_MAX, templateProblems, type RepeatingAction, type RepeatingFrequency, type RepeatingKind } from './repeating.js';
 export * as attachments from './attachments.js';
+export * as quotes from './quotes.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -82,6 +84,7 @@ export { PRIORITIES } from './board.js';
 const declared = [
   ...booksMethods,
   ...receivablesMethods,
+  ...quotesMethods,
   ...payablesMethods,
   ...reconciliationMethods,
   ...correctionsMethods,

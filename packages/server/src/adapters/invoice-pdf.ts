@@ -64,7 +64,17 @@ export interface AdjustmentPdfInput extends Common {
   readonly outstandingCents: number;
 }
 
-export type DocumentPdfInput = InvoicePdfInput | AdjustmentPdfInput;
+/** A quote: an offer priced in invoice lines, valid until its expiry date; no payment details. */
+export interface QuotePdfInput extends Common {
+  readonly kind: 'quote';
+  readonly expiryDate: string;
+  readonly description: string;
+  readonly lines: readonly PdfLine[];
+  readonly reference: string | null;
+  readonly terms: string | null;
+}
+
+export type DocumentPdfInput = InvoicePdfInput | AdjustmentPdfInput | QuotePdfInput;
 
 /** `51 824 753 556`. */
 function abnGroups(abn: string): string {
@@ -96,6 +106,7 @@ export function pdfText(s: string): string {
 
 export function titleOf(input: DocumentPdfInput): string {
   if (input.kind === 'adjustment') return input.gstRegistered ? 'Adjustment note' : 'Credit note';
+  if (input.kind === 'quote') return 'Quote';
   return input.gstRegistered && input.taxable ? 'Tax invoice' : 'Invoice';
 }
 
@@ -160,7 +171,9 @@ function draw(doc: Doc, input: DocumentPdfInput, title: string): void {
   line(doc, numberLabel, input.number);
   line(doc, 'Date of issue:', longDate(input.issueDate));
   if (input.kind === 'invoice') line(doc, 'Due date:', longDate(input.dueDate));
+  if (input.kind === 'quote') line(doc, 'Valid until:', longDate(input.expiryDate));
   line(doc, input.kind === 'invoice' ? 'Bill to:' : 'Customer:', input.customerName);
+  if (input.kind === 'quote' && input.reference) line(doc, 'Reference:', input.reference);
   if (input.kind === 'adjustment') {
     const of = input.invoiceIssueDate ? ` issued ${longDate(input.invoiceIssueDate)}` : '';
     line(doc, 'Adjusts invoice:', `${input.invoiceNumber}${of}`);
@@ -169,10 +182,11 @@ function draw(doc: Doc, input: DocumentPdfInput, title: string): void {
     line(doc, 'For:', input.description);
   }
   doc.moveDown();
-  if (input.kind === 'invoice') drawLines(doc, input);
-  else drawAdjustment(doc, input);
+  if (input.kind === 'adjustment') drawAdjustment(doc, input);
+  else drawLines(doc, input);
   drawTotals(doc, input);
   if (input.kind === 'invoice') drawHowToPay(doc, input);
+  if (input.kind === 'quote') drawTerms(doc, input);
 }
 
 function header(doc: Doc, gst: boolean, qty: boolean): void {
@@ -190,7 +204,7 @@ function header(doc: Doc, gst: boolean, qty: boolean): void {
   doc.font('Helvetica');
 }
 
-function drawLines(doc: Doc, input: InvoicePdfInput): void {
+function drawLines(doc: Doc, input: InvoicePdfInput | QuotePdfInput): void {
   const gst = input.gstRegistered;
   header(doc, gst, true);
   // A sale line is one supply at its price (invoice lines carry no unit price): quantity 1.
@@ -234,7 +248,7 @@ function total(doc: Doc, label: string, value: string, bold = false): void {
 function drawTotals(doc: Doc, input: DocumentPdfInput): void {
   doc.moveTo(LEFT, doc.y).lineTo(RIGHT, doc.y).stroke();
   doc.moveDown(0.5);
-  if (input.kind === 'invoice') {
+  if (input.kind !== 'adjustment') {
     if (input.gstRegistered) {
       total(doc, 'Total GST', formatCents(input.gstCents));
       total(doc, 'Total incl. GST', formatCents(input.totalCents), true);
@@ -269,4 +283,14 @@ function drawHowToPay(doc: Doc, input: InvoicePdfInput): void {
     doc.text(`Please pay by ${longDate(input.dueDate)}; contact us for payment details.`);
   }
   line(doc, 'Payment reference:', input.number);
+}
+
+/** A quote's terms as given, or a plain line on how to accept it. */
+function drawTerms(doc: Doc, input: QuotePdfInput): void {
+  doc.moveDown(1.5);
+  room(doc, 60);
+  doc.font('Helvetica-Bold').fontSize(12).text('Terms', LEFT, doc.y);
+  doc.font('Helvetica').fontSize(10);
+  if (input.terms) doc.text(pdfText(input.terms), LEFT, doc.y, { width: RIGHT - LEFT });
+  doc.text(`This quote is valid until ${longDate(input.expiryDate)}. To accept it, reply to this email quoting ${pdfText(input.number)}.`);
 }

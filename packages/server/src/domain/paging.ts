@@ -2,10 +2,10 @@ import { limits } from '@finance-desk/protocol';
 import { badRequest, notFound } from '../errors.js';
 import type { Queryable } from '../storage/types.js';
 
-type Table = 'invoices' | 'bills';
+type Table = 'invoices' | 'bills' | 'quotes';
 
 /**
- * Shared by the keyset-paged document reads (books.invoices, books.bills): a cursor is the id of
+ * Shared by the keyset-paged document reads (books.invoices, books.bills, books.quotes): a cursor is the id of
  * the last row of the previous page, so it must name a row of this organisation's list. Anything
  * else is BAD_REQUEST naming the cursor, as books.journals and books.feedLinesList answer.
  */

@@ -40,7 +40,7 @@ export function workOf(kind: string): WorkKind {
   const [family = '', area = ''] = kind.split('.');
   if (family === 'approval' || family === 'policy' || kind === events.signatureHold.kind) return 'approvals';
   if (family !== 'books') return 'agents';
-  if (['invoice', 'statement', 'contact'].includes(area)) return 'sales';
+  if (['invoice', 'quote', 'statement', 'contact'].includes(area)) return 'sales';
   if (kind.startsWith('books.credit.')) return 'sales';
   if (['bill', 'bill_run', 'expense'].includes(area)) return 'bills';
   if (['feed', 'match', 'receipt', 'line', 'journal', 'bank_account', 'transfer', 'attachment'].includes(area)) return 'bank';

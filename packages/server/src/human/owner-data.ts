@@ -1,4 +1,4 @@
-import { booksReads, eventKindOf, payables, reconciliation, receivables, validate } from '@finance-desk/protocol';
+import { booksReads, eventKindOf, payables, quotes, reconciliation, receivables, validate } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../binding.js';
 import { orgToday } from '../clock.js';
@@ -12,6 +12,7 @@ import { feedLinesList } from '../domain/reconciliation/feed-read.js';
 import { loadSaleLines } from '../domain/receivables/invoice-lines.js';
 import { INVOICE_COLUMNS, outstandingOf, toInvoice, type InvoiceRow } from '../domain/receivables/invoices.js';
 import { listInvoices } from '../domain/receivables/invoices-read.js';
+import { listQuotes } from '../domain/quotes/quotes.js';
 import { RECEIVABLES_ACCOUNT } from '../domain/receivables/ledger-api.js';
 import { runReport } from '../domain/reports/reports.js';
 import { basFigures, type Figures } from '../domain/tax/figures.js';
@@ -143,6 +144,17 @@ export async function ownerInvoices(db: Database, s: HumanSession, query: Query)
     overdue: isOverdue(i, today),
   }));
   return { rows, nextCursor, status: p.status ?? null, cursor: p.cursor ?? null, today };
+}
+
+/** Quotes as books.quotes lists them (read-only, a page at a time), filtered by status. */
+export async function ownerQuotes(db: Database, s: HumanSession, query: Query) {
+  const p = parsedOr400(quotes.quotes.params, {
+    ...optional('status', queryField(query, 'status')),
+    ...optional('cursor', queryField(query, 'cursor')),
+    limit: OWNER_PAGE_ROWS,
+  });
+  const { quotes: rows, nextCursor } = await listQuotes(p, readContextOf(db, s));
+  return { rows, nextCursor, status: p.status ?? null, cursor: p.cursor ?? null };
 }
 
 /** One invoice of this organisation with its lines and its ledger history; another's is 404. */

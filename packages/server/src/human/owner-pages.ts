@@ -12,11 +12,12 @@ import {
   ownerInvoice,
   ownerInvoices,
   ownerOverview,
+  ownerQuotes,
   ownerReports,
   requireBooksViewer,
   type Query,
 } from './owner-data.js';
-import { activityBody, bankBody, billsBody, invoiceBody, invoicesBody, overviewBody, reportsBody } from './owner-views.js';
+import { activityBody, bankBody, billsBody, invoiceBody, invoicesBody, overviewBody, quotesBody, reportsBody } from './owner-views.js';
 
 /**
  * The owner's read-only view of the books: GET pages only, under /console/books,
@@ -50,6 +51,14 @@ export function registerOwnerConsole(app: FastifyInstance, o: ConsoleOptions): v
       requireBooksViewer(s);
       const v = await ownerInvoice(o.db, s, pathId(req));
       return render(o, reply, s, { status: 200, title: `Invoice ${v.number ?? v.invoice.id}`, body: invoiceBody(v), current: 'books' });
+    }),
+  );
+  app.get(
+    '/console/books/quotes',
+    signedIn(o, async (req, reply, s) => {
+      requireBooksViewer(s);
+      const v = await ownerQuotes(o.db, s, query(req));
+      return render(o, reply, s, { status: 200, title: 'Quotes', body: quotesBody(v), current: 'books' });
     }),
   );
   app.get(

@@ -1,4 +1,4 @@
-import { books, reconciliation, tax } from '@finance-desk/protocol';
+import { books, quotes, reconciliation, tax } from '@finance-desk/protocol';
 import { formatCents } from '../money.js';
 import type { ChainStatus } from './console-data.js';
 import { html, raw, when, type Html } from './html.js';
@@ -11,6 +11,7 @@ import type {
   ownerBank,
   ownerInvoice,
   ownerOverview,
+  ownerQuotes,
   ownerReports,
 } from './owner-data.js';
 import { chartsSection } from './owner-charts-views.js';
@@ -212,6 +213,7 @@ export function invoicesBody(v: {
     : html`<p>No invoices${v.status ? ` with status ${v.status.replace(/_/g, ' ')}` : ''}.</p>`;
   return html`<h1>Invoices</h1>
 ${tabs('invoices')}
+<p><a href="/console/books/quotes">Quotes</a>: offers to customers, and the invoices accepted ones became.</p>
 ${statusFilter('/console/books/invoices', 'Status', books.invoiceStatus.options, v.status, 'all invoices')}
 ${table}
 ${pager('/console/books/invoices', { status: v.status }, v.cursor, v.nextCursor)}`;
@@ -244,6 +246,39 @@ ${tabs('invoices')}
   <h2 id="history-title">What happened to it</h2>
   ${activityList(v.history.items)}
 </section>`;
+}
+
+type OwnerQuote = Awaited<ReturnType<typeof ownerQuotes>>['rows'][number];
+
+function quoteRow(q: OwnerQuote): Html {
+  const invoice = q.invoiceId ? html`<a href="/console/books/invoices/${encodeURIComponent(q.invoiceId)}">invoice</a>` : html`—`;
+  const expired = q.expired ? html` <span class="badge broken">expired</span>` : null;
+  return html`<tr>
+  <th scope="row">${q.number}</th>
+  <td>${q.payeeName}</td>
+  <td class="date">${q.date}</td>
+  <td class="date">${q.expiryDate}</td>
+  ${money(q.totalCents)}
+  <td>${statusBadge(q.status, false)}${expired}</td>
+  <td>${invoice}</td>
+</tr>`;
+}
+
+/** Quotes, read-only: a sibling of the invoices page (a quote posts nothing; accepted, it is an invoice). */
+export function quotesBody(v: Awaited<ReturnType<typeof ownerQuotes>>): Html {
+  const table = v.rows.length
+    ? html`<div class="table-wrap"><table>
+  <caption>Quotes, oldest first</caption>
+  <thead><tr><th scope="col">Number</th><th scope="col">Customer</th><th scope="col">Date</th><th scope="col">Expires</th>
+  <th scope="col" class="num">Total</th><th scope="col">Status</th><th scope="col">Invoice</th></tr></thead>
+  <tbody>${v.rows.map(quoteRow)}</tbody>
+</table></div>`
+    : html`<p>No quotes${v.status ? ` with status ${v.status}` : ''}.</p>`;
+  return html`<h1>Quotes</h1>
+${tabs('invoices')}
+${statusFilter('/console/books/quotes', 'Status', quotes.QUOTE_STATUSES, v.status, 'all quotes')}
+${table}
+${pager('/console/books/quotes', { status: v.status }, v.cursor, v.nextCursor)}`;
 }
 
 function billRow(b: OwnerBill): Html {

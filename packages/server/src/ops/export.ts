@@ -1,4 +1,4 @@
-import { booksReads, budgets, payables, receivables, TIER_SCOPES, type MethodSpec } from '@finance-desk/protocol';
+import { booksReads, budgets, payables, quotes, receivables, TIER_SCOPES, type MethodSpec } from '@finance-desk/protocol';
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -197,9 +197,10 @@ export async function exportOrganisation(db: Database, options: ExportOptions): 
   }
   await done(journals);
 
-  // Documents: every invoice and bill of the organisation, as the API lists them.
+  // Documents: every invoice, quote and bill of the organisation, as the API lists them.
   for (const [spec, key, file] of [
     [receivables.invoices, 'invoices', 'invoices.csv'],
+    [quotes.quotes, 'quotes', 'quotes.csv'],
     [payables.bills, 'bills', 'bills.csv'],
   ] as const) {
     const csv = new CsvFile(join(options.dir, file), itemColumns(spec, key));

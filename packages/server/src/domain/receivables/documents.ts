@@ -7,6 +7,7 @@ import {
   type AdjustmentPdfInput,
   type InvoicePdfInput,
   type PaymentAccount,
+  type QuotePdfInput,
 } from '../../adapters/invoice-pdf.js';
 import { invariant } from '../../errors.js';
 import { loadProfile, type OrgProfile } from '../../org/profile.js';
@@ -92,6 +93,47 @@ export async function invoicePdf(
     payment: paymentAccount(profile),
   };
   return pdfFile(titleOf(input), number, await renderDocumentPdf(input));
+}
+
+/** A quote as a PDF: its lines and totals as the invoice would carry them, valid until its expiry date. */
+export async function quotePdf(
+  q: Queryable,
+  orgId: string,
+  quote: {
+    number: string;
+    payeeName: string;
+    description: string;
+    date: string;
+    expiryDate: string;
+    totalCents: number;
+    gstCents: number;
+    reference: string | null;
+    terms: string | null;
+  },
+  lines: readonly SaleLine[],
+): Promise<EmailAttachment> {
+  const profile = await loadProfile(q, orgId);
+  const input: QuotePdfInput = {
+    kind: 'quote',
+    gstRegistered: profile.gstRegistered,
+    supplier: supplier(profile),
+    customerName: quote.payeeName,
+    number: quote.number,
+    issueDate: quote.date,
+    expiryDate: quote.expiryDate,
+    description: quote.description,
+    lines: lines.map((l) => ({
+      description: l.description,
+      amountCents: l.amountCents,
+      gstCents: l.gstCents,
+      taxLabel: TAX_WORDS[l.taxCode],
+    })),
+    totalCents: quote.totalCents,
+    gstCents: quote.gstCents,
+    reference: quote.reference,
+    terms: quote.terms,
+  };
+  return pdfFile(titleOf(input), quote.number, await renderDocumentPdf(input));
 }
 
 /** A credit note as an adjustment note PDF (GST Act s 29-75), numbered by its id. */

@@ -51,11 +51,13 @@ export interface InvoiceRow {
   void_journal_id: string | null;
   void_reason: string | null;
   ledger_id: string;
+  /** The quote whose acceptance drafted it (migration 57), else null. */
+  quote_id: string | null;
 }
 
 export const INVOICE_COLUMNS =
   'id, number, reference, status, payee_name, contact_id, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
-  'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id';
+  'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id, quote_id';
 
 /**
  * What the customer owes on an invoice the ledger does not decide for: nothing for a draft or a
@@ -97,6 +99,7 @@ export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandi
     journalId: row.journal_id,
     ledgerId: row.ledger_id,
     outstandingCents,
+    ...(row.quote_id ? { quoteId: row.quote_id } : {}),
   };
 }
 
@@ -225,8 +228,11 @@ async function numberWindow(
 /** No numbers known free: each is looked up (the batch still records the ones it gives out). */
 const noWindow = (): NumberWindow => ({ numbers: new Set(), taken: new Set() });
 
-/** `origin`: the repeating schedule drafting it (domain/repeating), named in the event. */
-export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow, origin?: { readonly repeatingId: string }) {
+/** What drafted an invoice other than a call of books.invoiceDraft, named in its event and kept on the row. */
+export type InvoiceOrigin = { readonly repeatingId: string } | { readonly quoteId: string };
+
+/** `origin`: the repeating schedule (domain/repeating) or the accepted quote (domain/quotes) drafting it. */
+export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.params>, uow: Uow, origin?: InvoiceOrigin) {
   const id = newId('inv');
   // Files kept with it: checked before anything is read or written.
   const files = prepareFiles(params.attachments);
@@ -257,7 +263,8 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       number,
       ...(params.reference !== undefined ? { reference: params.reference } : {}),
       ...(issuedOn !== null ? { issueDate: issuedOn } : {}),
-      ...(origin ? { repeatingId: origin.repeatingId } : {}),
+      ...(origin && 'repeatingId' in origin ? { repeatingId: origin.repeatingId } : {}),
+      ...(origin && 'quoteId' in origin ? { quoteId: origin.quoteId } : {}),
       ...attachedPayload(files),
     },
   });
@@ -282,11 +289,12 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     void_journal_id: null,
     void_reason: null,
     ledger_id: event.ledgerId,
+    quote_id: origin && 'quoteId' in origin ? origin.quoteId : null,
   };
   await uow.tx.later(
     `INSERT INTO invoices (org_id, id, number, reference, issued_on, due_on, status, payee_name, contact_id, payee_search, description,
-       total_cents, gst_cents, due_days, created_at, payee_email, chase_step, ledger_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       total_cents, gst_cents, due_days, created_at, payee_email, chase_step, ledger_id, quote_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       uow.orgId,
       id,
@@ -307,6 +315,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       row.payee_email,
       0,
       event.ledgerId,
+      row.quote_id,
     ],
   );
   await insertSaleLines(uow, id, lines);
