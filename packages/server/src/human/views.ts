@@ -179,7 +179,7 @@ function historyItem(a: ConsoleApproval): Html {
     <dt>Outcome</dt><dd>${outcome(a)}</dd>
     <dt>Decided by</dt><dd>${a.decidedByName ?? 'nobody (expired)'}</dd>
     <dt>Decided</dt><dd>${when(a.decidedAt)}</dd>
-    <dt>Reason</dt><dd>${a.reason ?? '—'}</dd>
+    <dt>Reason</dt><dd>${a.reason ? html`<q>${a.reason}</q> <span class="hint">(as ${a.decidedByName ?? 'the decider'} typed it)</span>` : '—'}</dd>
     <dt>Asked by</dt><dd>${a.requestedByName}</dd>
     <dt>Requested</dt><dd>${when(a.requestedAt)}</dd>
     <dt>Approval</dt><dd><code>${a.approvalId}</code></dd>
