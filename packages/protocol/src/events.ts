@@ -159,8 +159,7 @@ export const outboxRetry = eventKind({
 export const userAdded = eventKind({
   family: 'org',
   kind: 'user.added',
-  summary:
-    'A person was added to the organisation (`finance-desk user add`), with their name when one was given; never the password.',
+  summary: 'A person was added to the organisation (`finance-desk user add`), with their name when one was given; never the password.',
   payload: z.strictObject({ userId: str(), email: str(), role: z.enum(USER_ROLES), name: str().optional() }),
   emittedBy: ['operator'],
 });

@@ -141,7 +141,7 @@ describe('activity sentences (no engine)', () => {
 describe.each(engines)('activity in plain words and names everywhere (%s)', (engine) => {
   let t: TestServer;
   // 10 September 2026, 11 am in Sydney (the organisation's zone).
-  let clock = '2026-09-10T01:00:00.000Z';
+  const clock = '2026-09-10T01:00:00.000Z';
   let org: CreatedOrg;
   let owner: Signed;
   let harbour: string;
@@ -206,7 +206,12 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
     await ok(harbour, 'books.billApprove', { id: bill.id, approvalId: billApprovalId }, { 'x-idempotency-key': freshKey() });
 
     // The paired agent invoices; the setup key records a part payment and imports the bank.
-    const draft = await ok(pairedKey, 'books.invoiceDraft', { payeeName: 'Seaside Events', description: 'Catering', totalCents: 55_000, dueDays: 14 });
+    const draft = await ok(pairedKey, 'books.invoiceDraft', {
+      payeeName: 'Seaside Events',
+      description: 'Catering',
+      totalCents: 55_000,
+      dueDays: 14,
+    });
     invoiceId = draft.id;
     await ok(pairedKey, 'books.invoiceSend', { id: invoiceId });
     await ok(org.keys.agent, 'books.invoiceRecordPayment', { id: invoiceId, amountCents: 20_000 });
@@ -219,7 +224,12 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
     // Payroll: an employee onboarded (the contract approved by the owner).
     await activeEmployee(t, org, { name: 'Kai Tane', annualSalaryCents: 7_280_000 });
     // A pending approval for the inbox: a second held bill, asked for by the paired agent.
-    const second = await ok(pairedKey, 'books.billCapture', { payeeName: 'Bay Printing', description: 'Flyers', totalCents: 12_100, dueDays: 10 });
+    const second = await ok(pairedKey, 'books.billCapture', {
+      payeeName: 'Bay Printing',
+      description: 'Flyers',
+      totalCents: 12_100,
+      dueDays: 10,
+    });
     const held2 = await t.post(pairedKey, 'books.billApprove', { id: second.id });
     const hash2 = /payloadHash ([0-9a-f]{64})/.exec(held2.body.error.message)?.[1];
     await ok(pairedKey, 'approval.request', {
@@ -244,7 +254,9 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
     expect(full).toContain('<span class="label">agent&#39;s description:</span> <q>Ink &lt;b&gt;and&lt;/b&gt; paper</q>');
     expect(m).toContain('Agent ledger-bot drafted an invoice to Seaside Events for $550.00');
     // 55 000 − 20 000 = 35 000 cents still owed.
-    expect(m).toMatch(/Setup agent key recorded a payment of \$200\.00 from Seaside Events on invoice INV-\d+ to Seaside Events, received 10 Sep; \$350\.00 still owed/);
+    expect(m).toMatch(
+      /Setup agent key recorded a payment of \$200\.00 from Seaside Events on invoice INV-\d+ to Seaside Events, received 10 Sep; \$350\.00 still owed/,
+    );
     // 20 000 in, 4 500 out.
     expect(m).toContain('Setup agent key imported 2 bank lines into Business bank account 1000 dated 9 Sep: $200.00 in, $45.00 out');
     expect(m).toContain('You approved the request to issue Kai Tane&#39;s employment contract');

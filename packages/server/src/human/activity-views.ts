@@ -9,7 +9,8 @@ import { html, raw, when, type Html } from './html.js';
 
 function activityItem(a: Activity): Html {
   const said = a.said.map(
-    (s) => html`<p class="caller"><span class="label">${s.label}:</span> <q>${s.text}</q> <span class="hint">(not checked by Finance Desk)</span></p>`,
+    (s) =>
+      html`<p class="caller"><span class="label">${s.label}:</span> <q>${s.text}</q> <span class="hint">(not checked by Finance Desk)</span></p>`,
   );
   return html`<li class="event">
   <p class="event-summary">${a.sentence}</p>

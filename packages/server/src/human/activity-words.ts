@@ -256,15 +256,20 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   },
   [events.orgPairingCreate.kind]: (e) =>
     `${e.who} made a pairing code for a new agent${opt(' named ', e.s('agentName'))}${opt(' (', e.s('tier'), ' tier)')}${opt(', valid until ', e.day('expiresAt'))}`,
-  [events.orgAgentPair.kind]: (e) => `${e.who} connected${opt(' as ', e.s('name'))} using its pairing code${opt(' (', e.s('tier'), ' tier)')}`,
+  [events.orgAgentPair.kind]: (e) =>
+    `${e.who} connected${opt(' as ', e.s('name'))} using its pairing code${opt(' (', e.s('tier'), ' tier)')}`,
   [events.orgAgentRevoke.kind]: (e) =>
     `${e.who} disconnected ${opt('the agent ', e.s('name')) || 'an agent'} and revoked ${plural(e.n('keyCount') ?? 0, 'key')}`,
   [events.orgOAuthConsent.kind]: (e) =>
-    `${e.who} allowed the connector ${e.s('clientName') ?? e.s('redirectHost') ?? ''} to connect${opt(' at the ', e.s('tier'), ' tier')}`.replace(/ +/g, ' '),
+    `${e.who} allowed the connector ${e.s('clientName') ?? e.s('redirectHost') ?? ''} to connect${opt(' at the ', e.s('tier'), ' tier')}`.replace(
+      / +/g,
+      ' ',
+    ),
   [events.orgOAuthDeny.kind]: (e) => `${e.who} refused the connector ${e.s('clientName') ?? e.s('redirectHost') ?? ''}`.trim(),
   [events.orgOAuthToken.kind]: (e) => `${e.who} connected as a remote connector${opt(' (', e.s('tier'), ' tier)')}`,
   // ---- approvals and policy ----
-  [events.approvalRequested.kind]: (e) => `${e.who} asked for a person's approval to ${approvalWords(e)}${opt(', open until ', e.day('expiresAt'))}`,
+  [events.approvalRequested.kind]: (e) =>
+    `${e.who} asked for a person's approval to ${approvalWords(e)}${opt(', open until ', e.day('expiresAt'))}`,
   [events.approvalApproved.kind]: (e) => {
     e.quote('reason');
     return `${e.who} approved the request to ${approvalWords(e)}`;
@@ -293,7 +298,10 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
       e.s('channel') === 'email' ? `, emailed to ${plural(e.n('recipients') ?? 0, 'address', 'addresses')}` : ', not emailed (no address)'
     }`,
   [events.invoiceChase.kind]: (e) =>
-    `${e.who} sent reminder ${e.n('step') ?? ''} for ${invoiceOf(e)}${opt(': ', e.$('outstandingCents'), ' still owed')}`.replace(/ +/g, ' '),
+    `${e.who} sent reminder ${e.n('step') ?? ''} for ${invoiceOf(e)}${opt(': ', e.$('outstandingCents'), ' still owed')}`.replace(
+      / +/g,
+      ' ',
+    ),
   [events.invoicePayment.kind]: (e) => {
     e.quote('reference');
     const credit = e.$('creditCents');
@@ -341,7 +349,7 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   },
   [events.billApprove.kind]: (e) => {
     const assets = e.list('assetIds').length;
-    return `${e.who} approved ${billOf(e)}${opt(' for ', e.$('totalCents'))}${e.s('approvalId') ? ' with a person\'s approval' : ''}${assets ? `; ${plural(assets, 'fixed asset')} put on the register` : ''}`;
+    return `${e.who} approved ${billOf(e)}${opt(' for ', e.$('totalCents'))}${e.s('approvalId') ? " with a person's approval" : ''}${assets ? `; ${plural(assets, 'fixed asset')} put on the register` : ''}`;
   },
   [events.billHold.kind]: (e) => {
     e.quote('reason');
@@ -357,7 +365,8 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
     e.quote('description');
     return `${e.who} submitted ${e.s('claimant') ?? 'an employee'}'s expense claim for ${e.$('amountCents') ?? 'an amount'}${opt(', spent ', e.day('spentOn'))}`;
   },
-  [events.expenseApprove.kind]: (e) => `${e.who} approved ${e.s('claimant') ?? 'an employee'}'s expense claim for ${e.$('amountCents') ?? 'an amount'}`,
+  [events.expenseApprove.kind]: (e) =>
+    `${e.who} approved ${e.s('claimant') ?? 'an employee'}'s expense claim for ${e.$('amountCents') ?? 'an amount'}`,
   [events.expenseReject.kind]: (e) => {
     e.quote('reason');
     return `${e.who} rejected ${e.s('claimant') ?? 'an employee'}'s expense claim for ${e.$('amountCents') ?? 'an amount'}`;
@@ -412,7 +421,10 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
     return `${e.who} reversed a journal of ${e.$('totalCents') ?? 'an amount'}${opt(', dated ', e.day('date'))}`;
   },
   [events.bankAccountCreate.kind]: (e) =>
-    `${e.who} added the ${words(e.s('kind') ?? 'bank')} account ${e.s('name') ?? ''}${opt(' (', e.s('accountCode'), ')')}${opt(', number ending ', e.s('accountNumberEnding'))}`.replace(/ +/g, ' '),
+    `${e.who} added the ${words(e.s('kind') ?? 'bank')} account ${e.s('name') ?? ''}${opt(' (', e.s('accountCode'), ')')}${opt(', number ending ', e.s('accountNumberEnding'))}`.replace(
+      / +/g,
+      ' ',
+    ),
   [events.bankAccountUpdate.kind]: (e) => {
     const changed = e.list('changed').filter((c): c is string => typeof c === 'string');
     return `${e.who} changed ${e.thing(e.s('bankAccountId')) ?? e.account(e.s('accountCode')) ?? 'a bank account'}'s details${changed.length ? `: ${changed.map(bankFieldWords).join(', ')}` : ''}`;
@@ -441,11 +453,18 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
     return `${e.who} disposed of ${e.subject ?? 'a fixed asset'}${opt(' for ', e.$('proceedsCents'))}${opt(' on ', e.day('date'))}${gain ? `, a gain of ${formatCents(gain)}` : ''}${loss ? `, a loss of ${formatCents(loss)}` : ''}`;
   },
   [events.assetRegister.kind]: (e) =>
-    `${e.who} registered the fixed asset ${e.s('name') ?? ''}${opt(' costing ', e.$('costCents'))}${opt(', depreciated over ', e.n('effectiveLifeYears')?.toString() ?? null, ' years')}${opt(' from ', e.day('startDate'))}`.replace(/ +/g, ' '),
+    `${e.who} registered the fixed asset ${e.s('name') ?? ''}${opt(' costing ', e.$('costCents'))}${opt(', depreciated over ', e.n('effectiveLifeYears')?.toString() ?? null, ' years')}${opt(' from ', e.day('startDate'))}`.replace(
+      / +/g,
+      ' ',
+    ),
   // ---- people ----
   [events.onboardingStart.kind]: (e) =>
     `${e.who} started onboarding ${e.s('name') ?? 'an employee'}${opt(' (', e.s('employmentBasis') ? words(e.s('employmentBasis') ?? '') : null, ')')}${opt(', starting ', e.day('startDate'))}${
-      e.n('annualSalaryCents') !== null ? `, ${e.$('annualSalaryCents')} a year` : e.n('hourlyRateCents') !== null ? `, ${e.$('hourlyRateCents')} an hour` : ''
+      e.n('annualSalaryCents') !== null
+        ? `, ${e.$('annualSalaryCents')} a year`
+        : e.n('hourlyRateCents') !== null
+          ? `, ${e.$('hourlyRateCents')} an hour`
+          : ''
     }`,
   [events.onboardingAdvance.kind]: (e) => {
     const step = e.s('step');
@@ -461,8 +480,12 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   [events.employeeTerminate.kind]: (e) =>
     `${e.who} recorded that ${employeeOf(e)}'s employment ends${opt(' on ', e.day('terminationDate'))}${opt(' (', e.s('reason') ? words(e.s('reason') ?? '') : null, ')')}`,
   [events.leaveRequest.kind]: (e) =>
-    `${e.who} asked for ${opt('', hours(e), ' of ')}${e.s('leaveType') ?? ''} leave for ${employeeOf(e)}${opt(', ', e.day('startDate'))}${opt(' to ', e.day('endDate'))}${e.s('warning') ? ' (more than the balance)' : ''}`.replace(/ +/g, ' '),
-  [events.leaveApprove.kind]: (e) => `${e.who} approved ${opt('', hours(e), ' of ')}${e.s('leaveType') ?? ''} leave for ${employeeOf(e)}`.replace(/ +/g, ' '),
+    `${e.who} asked for ${opt('', hours(e), ' of ')}${e.s('leaveType') ?? ''} leave for ${employeeOf(e)}${opt(', ', e.day('startDate'))}${opt(' to ', e.day('endDate'))}${e.s('warning') ? ' (more than the balance)' : ''}`.replace(
+      / +/g,
+      ' ',
+    ),
+  [events.leaveApprove.kind]: (e) =>
+    `${e.who} approved ${opt('', hours(e), ' of ')}${e.s('leaveType') ?? ''} leave for ${employeeOf(e)}`.replace(/ +/g, ' '),
   // ---- payroll ----
   [events.payRunDraft.kind]: (e) =>
     `${e.who} drafted a pay run for ${e.period() ?? 'a period'}${opt(', paid ', e.day('paymentDate'))}: ${plural(e.objects('lines').length, 'employee')},${payTotals(e)}`,
@@ -478,7 +501,10 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   },
   [events.stpFinalise.kind]: (e) => {
     e.quote('reason');
-    return `${e.who} ${e.s('kind') === 'amendment' ? 'amended' : 'finalised'} the payroll year ${e.s('financialYear') ?? ''} for ${plural(e.list('employeeIds').length, 'employee')}`.replace(/ +/g, ' ');
+    return `${e.who} ${e.s('kind') === 'amendment' ? 'amended' : 'finalised'} the payroll year ${e.s('financialYear') ?? ''} for ${plural(e.list('employeeIds').length, 'employee')}`.replace(
+      / +/g,
+      ' ',
+    );
   },
   [events.leaveProvision.kind]: (e) =>
     `${e.who} brought the leave provision to ${e.$('totalCents') ?? 'its total'}${opt(' as at ', e.day('asAt'))} for ${plural(e.n('employeeCount') ?? 0, 'employee')}${opt(' (a change of ', e.$('differenceCents'), ')')}`,
@@ -492,19 +518,24 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   [events.contactCreate.kind]: (e) =>
     e.b('created') === false
       ? `${e.who} found the existing ${e.s('kind') ?? 'contact'} ${e.s('name') ?? ''}`.replace(/ +/g, ' ').trim()
-      : `${e.who} added the ${e.s('kind') ?? 'contact'} ${e.s('name') ?? ''}${e.b('hasEmail') ? ' (with an email address)' : ''}`.replace(/ +/g, ' '),
+      : `${e.who} added the ${e.s('kind') ?? 'contact'} ${e.s('name') ?? ''}${e.b('hasEmail') ? ' (with an email address)' : ''}`.replace(
+          / +/g,
+          ' ',
+        ),
   [events.contactUpdate.kind]: (e) => {
     const changed = e.list('changed').filter((c): c is string => typeof c === 'string');
     const renamed = e.s('previousName') ? `renamed ${e.s('previousName')} to ${e.s('name') ?? ''}` : null;
     return `${e.who} ${renamed ?? `changed ${e.subject ?? e.s('name') ?? 'a contact'}'s details`}${changed.length ? ` (${changed.map((c) => (c === 'abn' ? 'ABN' : c)).join(', ')})` : ''}`;
   },
-  [events.accountCreate.kind]: (e) => `${e.who} added the ${e.s('type') ?? ''} account ${e.s('name') ?? ''}${opt(' (', e.s('code'), ')')} to the chart`.replace(/ +/g, ' '),
+  [events.accountCreate.kind]: (e) =>
+    `${e.who} added the ${e.s('type') ?? ''} account ${e.s('name') ?? ''}${opt(' (', e.s('code'), ')')} to the chart`.replace(/ +/g, ' '),
   [events.accountUpdate.kind]: (e) => {
     const changed = e.list('changed').filter((c): c is string => typeof c === 'string');
     const renamed = e.s('previousName') ? `renamed the account ${e.s('previousName')} to ${e.s('name') ?? ''}` : null;
     return `${e.who} ${renamed ?? `changed ${e.account(e.s('code')) ?? 'an account'}`}${changed.length ? ` (${changed.map((c) => (c === 'taxCode' ? 'tax code' : c)).join(', ')})` : ''}`;
   },
-  [events.accountArchive.kind]: (e) => `${e.who} archived the account ${e.s('name') ?? ''}${opt(' (', e.s('code'), ')')}`.replace(/ +/g, ' '),
+  [events.accountArchive.kind]: (e) =>
+    `${e.who} archived the account ${e.s('name') ?? ''}${opt(' (', e.s('code'), ')')}`.replace(/ +/g, ' '),
   [events.budgetSet.kind]: (e) =>
     `${e.who} set the budget for the year from ${e.day('financialYearStart') ?? 'its start'} on ${plural(e.objects('lines').length, 'account')}`,
   [events.trackingSet.kind]: (e) =>
@@ -513,7 +544,10 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
     }`.replace(/ +/g, ' '),
   [events.repeatingSet.kind]: (e) => {
     const created = e.list('changed').includes('created');
-    return `${e.who} ${created ? 'set up' : 'changed'} a ${e.s('frequency') ?? ''} repeating ${e.s('kind') ?? 'document'} ${e.s('kind') === 'bill' ? 'from' : 'to'} ${e.s('payee') ?? 'a contact'}${opt(', starting ', e.day('startDate'))}${opt(' (now ', e.s('status'), ')')}`.replace(/ +/g, ' ');
+    return `${e.who} ${created ? 'set up' : 'changed'} a ${e.s('frequency') ?? ''} repeating ${e.s('kind') ?? 'document'} ${e.s('kind') === 'bill' ? 'from' : 'to'} ${e.s('payee') ?? 'a contact'}${opt(', starting ', e.day('startDate'))}${opt(' (now ', e.s('status'), ')')}`.replace(
+      / +/g,
+      ' ',
+    );
   },
   [events.askAnswer.kind]: (e) =>
     `${e.who} asked the books a question${e.s('error') ? ', which could not be answered' : `, answered${e.list('citations').length ? ` citing ${plural(e.list('citations').length, 'record')}` : ''}`}`,
@@ -522,7 +556,12 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
 /** The approval an event is about, as the act asked for (its payload names the class and subject). */
 function approvalWords(e: Ev): string {
   const a = e.names.approvals.get(e.row.entityId);
-  return actWords(e, e.s('actionClass') ?? a?.actionClass ?? null, e.s('method') ?? a?.method ?? null, e.s('subjectId') ?? a?.subjectId ?? null);
+  return actWords(
+    e,
+    e.s('actionClass') ?? a?.actionClass ?? null,
+    e.s('method') ?? a?.method ?? null,
+    e.s('subjectId') ?? a?.subjectId ?? null,
+  );
 }
 
 /** A held act as what it does ("pay the bill from Acme ($330.00)"), after "approval to". */

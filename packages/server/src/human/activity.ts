@@ -106,7 +106,11 @@ export const ACTIVITY_GROUPS: readonly { readonly key: string; readonly label: s
       events.superPay.kind,
     ],
   },
-  { key: 'tax', label: 'Tax (BAS)', kinds: [events.taxPrepare.kind, events.taxHold.kind, events.taxReturn.kind, events.taxSignLodge.kind, events.taxLodged.kind] },
+  {
+    key: 'tax',
+    label: 'Tax (BAS)',
+    kinds: [events.taxPrepare.kind, events.taxHold.kind, events.taxReturn.kind, events.taxSignLodge.kind, events.taxLodged.kind],
+  },
   {
     key: 'ledger',
     label: 'Journals and fixed assets',
@@ -122,7 +126,13 @@ export const ACTIVITY_GROUPS: readonly { readonly key: string; readonly label: s
   {
     key: 'approvals',
     label: 'Approvals',
-    kinds: [events.approvalRequested.kind, events.approvalApproved.kind, events.approvalDenied.kind, events.signatureHold.kind, events.policyChanged.kind],
+    kinds: [
+      events.approvalRequested.kind,
+      events.approvalApproved.kind,
+      events.approvalDenied.kind,
+      events.signatureHold.kind,
+      events.policyChanged.kind,
+    ],
   },
   {
     key: 'agents',
@@ -204,9 +214,10 @@ export async function activityActors(q: Queryable, orgId: string): Promise<{ rea
     q.all<{ id: string }>(`SELECT id FROM users WHERE org_id = ? ORDER BY email LIMIT ${ACTORS_PER_KIND}`, [orgId]),
     q.all<{ id: string }>(`SELECT id FROM agents WHERE org_id = ? ORDER BY name LIMIT ${ACTORS_PER_KIND}`, [orgId]),
     // A key bound to an agent acts as its agent: only unbound keys act under their own id.
-    q.all<{ id: string }>(`SELECT id FROM credentials WHERE org_id = ? AND agent_id IS NULL ORDER BY created_at, id LIMIT ${ACTORS_PER_KIND}`, [
-      orgId,
-    ]),
+    q.all<{ id: string }>(
+      `SELECT id FROM credentials WHERE org_id = ? AND agent_id IS NULL ORDER BY created_at, id LIMIT ${ACTORS_PER_KIND}`,
+      [orgId],
+    ),
   ]);
   const ids = [...users, ...agents, ...keys].map((r) => r.id);
   const names = await actorNames(q, orgId, ids);
