@@ -8,7 +8,7 @@ import { decideApproval } from '../src/governance/approvals.js';
 import { addUser } from '../src/human/users.js';
 import { issueOrgKey, type CreatedOrg } from '../src/org/orgs.js';
 import { consoleGet, consoleJson, consoleSignIn, type Res, type Signed } from './console-helpers.js';
-import { engines, startTestServer, type TestServer } from './harness.js';
+import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
 import { activeEmployee } from './payroll-helpers.js';
 import { freshKey } from './signature-helpers.js';
 
@@ -358,5 +358,46 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
     await expect(addUser(t.db, { orgId: org.orgId, email: 'x@harbour.example', role: 'approver', name: 'a\nb' })).rejects.toThrow(
       'name: must be one line of text',
     );
+  });
+});
+
+describe.each(engines)('migration 58: the keys an organisation was created with are labelled (%s)', (engine) => {
+  it('labels the keys org.created names, and no other key', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    try {
+      await db.migrate({ throughId: 54 });
+      const key = (n: number) => `key_${String(n).padStart(26, '0')}`;
+      await db.write(async (tx) => {
+        await tx.run("INSERT INTO organisations (id, slug, name, created_at) VALUES ('org_a', 'a', 'A', '2026-01-01T00:00:00.000Z')");
+        for (const [id, tier] of [
+          [key(1), 'observer'],
+          [key(2), 'agent'],
+          [key(3), 'agent'],
+        ] as const) {
+          await tx.run(
+            "INSERT INTO credentials (id, org_id, tier, agent_id, secret_hash, created_at) VALUES (?, 'org_a', ?, NULL, 'h', '2026-01-01T00:00:00.000Z')",
+            [id, tier],
+          );
+        }
+        // Seq 1 names keys 1 and 2; key 3 was issued later.
+        await tx.run(
+          `INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
+           VALUES ('org_a', 1, 'org', 'org.created', 'org_a', '', '2026-01-01T00:00:00.000Z', ?, '', 'x')`,
+          [JSON.stringify({ keyIds: [key(1), key(2)] })],
+        );
+      });
+      await db.migrate();
+      const rows = await db.reader.all<{ id: string; label: string | null }>(
+        "SELECT id, label FROM credentials WHERE org_id = 'org_a' ORDER BY id",
+      );
+      expect(rows).toEqual([
+        { id: key(1), label: 'Setup observer key' },
+        { id: key(2), label: 'Setup agent key' },
+        { id: key(3), label: null },
+      ]);
+    } finally {
+      await db.close();
+      await drop();
+    }
   });
 });
