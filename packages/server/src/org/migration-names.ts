@@ -18,7 +18,7 @@ export const migration: Migration = {
     // take the labels org create now gives them, so existing organisations do not show their ids.
     `UPDATE credentials SET label = 'Setup ' || tier || ' key'
      WHERE label IS NULL AND agent_id IS NULL AND EXISTS (
-       SELECT 1 FROM events e WHERE e.org_id = credentials.org_id AND e.seq = 1 AND e.kind = 'org.created'
+       SELECT 1 FROM events e WHERE e.org_id = credentials.org_id AND e.seq = 1
          AND e.payload LIKE '%"' || credentials.id || '"%')`,
   ],
 };
