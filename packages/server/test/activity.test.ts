@@ -255,7 +255,7 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
     expect(m).toContain('Agent ledger-bot drafted an invoice to Seaside Events for $550.00');
     // 55 000 − 20 000 = 35 000 cents still owed.
     expect(m).toMatch(
-      /Setup agent key recorded a payment of \$200\.00 from Seaside Events on invoice INV-\d+ to Seaside Events, received 10 Sep; \$350\.00 still owed/,
+      /Setup agent key recorded a payment of \$200\.00 on invoice INV-\d+ to Seaside Events, received 10 Sep; \$350\.00 still owed/,
     );
     // 20 000 in, 4 500 out.
     expect(m).toContain('Setup agent key imported 2 bank lines into Business bank account 1000 dated 9 Sep: $200.00 in, $45.00 out');

@@ -211,6 +211,23 @@ const lineWords = (e: Ev): string => {
   const money = amount === null ? '' : amount < 0 ? ` of ${formatCents(-amount)} out` : ` of ${formatCents(amount)} in`;
   return `the bank line${money}${opt(' on ', e.day('date'))}`;
 };
+/** What a bank line was matched to: the document by name, else its kind and the party. */
+const matchTarget = (e: Ev): string => {
+  const known = e.thing(e.s('targetId'));
+  return known ?? `${documentOf(e, null, e.s('targetKind'))}${opt(' (', e.s('party'), ')')}`;
+};
+/** A key's label, or null when it has none (an unlabelled key's id is left to the details). */
+const keyLabel = (e: Ev, keyId: string | null): string | null => {
+  const name = e.actor(keyId);
+  return name === null || name === keyId || name.startsWith('unlabelled ') ? null : name;
+};
+/** ", 1 Jul to 2 Jul", or ", on 26 Nov" for one day. */
+const daysWords = (e: Ev, startKey: string, endKey: string): string => {
+  const start = e.day(startKey);
+  const end = e.day(endKey);
+  if (start === null) return '';
+  return end === null || end === start ? `, on ${start}` : `, ${start} to ${end}`;
+};
 const basWords = (e: Ev): string => `the BAS for ${e.period() ?? 'a period'}`;
 const netWords = (e: Ev): string => {
   const net = e.n('netCents');
@@ -237,10 +254,16 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   // ---- org ----
   [events.orgCreated.kind]: (e) => `${e.who} set up the organisation${opt(' ', e.s('name'))}${opt(', in time zone ', e.s('timeZone'))}`,
   [events.keyIssued.kind]: (e) => {
+    const tier = opt('', e.s('tier'), '-tier');
     const agent = e.actor(e.s('agentId'));
-    return `${e.who} issued ${opt('', e.s('tier'), ' ')}API key ${e.actor(e.s('keyId')) ?? ''}${opt(' for ', agent)}`.replace(/ +/g, ' ');
+    if (agent) return `${e.who} issued ${tier ? `an ${tier}` : 'a'} key for ${agent}`;
+    const label = e.s('label') ?? keyLabel(e, e.s('keyId'));
+    return `${e.who} issued ${tier ? `an ${tier}` : 'a'} key${label ? ` labelled ${label}` : ' without a label'}`;
   },
-  [events.keyRevoked.kind]: (e) => `${e.who} revoked the API key ${e.actor(e.s('keyId')) ?? ''}`.trim(),
+  [events.keyRevoked.kind]: (e) => {
+    const label = keyLabel(e, e.s('keyId'));
+    return `${e.who} revoked ${label ? `the key ${label}` : 'an unlabelled key'}`;
+  },
   [events.outboxRetry.kind]: (e) => {
     const channels = Object.keys(e.obj('channels') ?? {}).map(words);
     return `${e.who} put ${plural(e.n('requeued') ?? 0, 'undelivered message')} back in the queue${channels.length ? ` (${channels.join(', ')})` : ''}`;
@@ -256,10 +279,9 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   },
   [events.orgPairingCreate.kind]: (e) =>
     `${e.who} made a pairing code for a new agent${opt(' named ', e.s('agentName'))}${opt(' (', e.s('tier'), ' tier)')}${opt(', valid until ', e.day('expiresAt'))}`,
-  [events.orgAgentPair.kind]: (e) =>
-    `${e.who} connected${opt(' as ', e.s('name'))} using its pairing code${opt(' (', e.s('tier'), ' tier)')}`,
+  [events.orgAgentPair.kind]: (e) => `${e.who} connected using its pairing code${opt(' (', e.s('tier'), ' tier)')}`,
   [events.orgAgentRevoke.kind]: (e) =>
-    `${e.who} disconnected ${opt('the agent ', e.s('name')) || 'an agent'} and revoked ${plural(e.n('keyCount') ?? 0, 'key')}`,
+    `${e.who} disconnected ${e.row.actor !== '' && e.row.actor === e.s('agentId') ? 'itself' : opt('the agent ', e.s('name')) || 'an agent'} and revoked ${plural(e.n('keyCount') ?? 0, 'key')}`,
   [events.orgOAuthConsent.kind]: (e) =>
     `${e.who} allowed the connector ${e.s('clientName') ?? e.s('redirectHost') ?? ''} to connect${opt(' at the ', e.s('tier'), ' tier')}`.replace(
       / +/g,
@@ -305,11 +327,11 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   [events.invoicePayment.kind]: (e) => {
     e.quote('reference');
     const credit = e.$('creditCents');
-    return `${e.who} recorded a payment of ${e.$('amountCents') ?? 'an amount'}${opt(' from ', e.s('payee'))} on ${invoiceOf(e)}${opt(' into ', e.account(e.s('accountCode')))}${opt(', received ', e.day('date'))}${opt('; ', e.$('outstandingCents'), ' still owed')}${opt('; ', credit, ' kept as their credit')}`;
+    return `${e.who} recorded a payment of ${e.$('amountCents') ?? 'an amount'}${e.subject ? '' : opt(' from ', e.s('payee'))} on ${invoiceOf(e)}${opt(' into ', e.account(e.s('accountCode')))}${opt(', received ', e.day('date'))}${opt('; ', e.$('outstandingCents'), ' still owed')}${opt('; ', credit, ' kept as their credit')}`;
   },
   [events.invoiceCredit.kind]: (e) => {
     e.quote('reason');
-    return `${e.who} issued a credit note of ${e.$('amountCents') ?? 'an amount'} to ${e.s('payee') ?? 'a customer'} against ${invoiceOf(e)}${opt('; ', e.$('outstandingCents'), ' still owed')}${opt('; ', e.$('creditCents'), ' kept as their credit')}${e.s('channel') === 'email' ? ', emailed' : ''}`;
+    return `${e.who} issued a credit note of ${e.$('amountCents') ?? 'an amount'} against ${invoiceOf(e)}${opt('; ', e.$('outstandingCents'), ' still owed')}${opt('; ', e.$('creditCents'), ' kept as their credit')}${e.s('channel') === 'email' ? ', emailed' : ''}`;
   },
   [events.invoiceVoid.kind]: (e) => {
     e.quote('reason');
@@ -320,13 +342,13 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
     return `${e.who} wrote off ${e.$('amountCents') ?? 'what was owed'} on ${invoiceOf(e)} as a bad debt${opt(', dated ', e.day('date'))}`;
   },
   [events.invoicePromise.kind]: (e) =>
-    `${e.who} noted that ${e.s('payee') ?? 'the customer'} promised to pay ${e.$('amountCents') ?? 'an amount'} on ${invoiceOf(e)} by ${e.day('promisedOn') ?? 'a date'}${e.b('hasNote') ? ' (with a note, kept with the promise)' : ''}`,
+    `${e.who} noted a promise to pay ${e.$('amountCents') ?? 'an amount'} on ${invoiceOf(e)} by ${e.day('promisedOn') ?? 'a date'}${e.b('hasNote') ? ' (with a note, kept with the promise)' : ''}`,
   [events.statementRun.kind]: (e) =>
     `${e.who} sent statements${e.s('payeeName') ? ` to ${e.s('payeeName')}` : ` to ${plural(e.n('customers') ?? 0, 'customer')}`}${opt(' as at ', e.day('asOf'))}: ${plural(e.n('invoices') ?? 0, 'open invoice')}, ${e.$('openCents') ?? '$0.00'} owed`,
   // ---- credits ----
   [events.billCreditNote.kind]: (e) => {
     e.quote('reason');
-    return `${e.who} recorded ${e.s('payee') ?? 'a supplier'}'s adjustment note of ${e.$('amountCents') ?? 'an amount'} on ${billOf(e)}${opt('; ', e.$('outstandingCents'), ' still to pay')}${e.n('creditCents') ? `; ${e.$('creditCents')} kept as a credit from them` : ''}`;
+    return `${e.who} recorded an adjustment note of ${e.$('amountCents') ?? 'an amount'} on ${billOf(e)}${opt('; ', e.$('outstandingCents'), ' still to pay')}${e.n('creditCents') ? `; ${e.$('creditCents')} kept as a credit from them` : ''}`;
   },
   [events.creditPrepayment.kind]: (e) => {
     e.quote('reference');
@@ -378,12 +400,11 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
     const dates = from !== null && from === e.s('toDate') ? ` dated ${e.day('fromDate')}` : opt(' for ', e.period('fromDate', 'toDate'));
     return `${e.who} imported ${plural(e.n('imported') ?? 0, 'bank line')} into ${e.account(e.s('accountCode')) ?? 'a bank account'}${dates}: ${e.$('inCents') ?? '$0.00'} in, ${e.$('outCents') ?? '$0.00'} out${dup ? `; ${plural(dup, 'duplicate')} left out` : ''}`;
   },
-  [events.matchAccept.kind]: (e) =>
-    `${e.who} matched ${lineWords(e)} to ${documentOf(e, e.s('targetId'), e.s('targetKind'))}${opt(' (', e.s('party'), ')')}${opt(': ', e.$('amountCents'))}`,
+  [events.matchAccept.kind]: (e) => `${e.who} matched ${lineWords(e)} to ${matchTarget(e)}${opt(': ', e.$('amountCents'))}`,
   [events.matchHold.kind]: (e) =>
     `${e.who} matched ${lineWords(e)} to ${documentOf(e, e.s('targetId'), e.s('targetKind'))}${opt(' for ', e.$('amountCents'))}; it is above ${e.$('materialityFloorCents') ?? 'the floor'}, so it waits for a person`,
   [events.matchResolve.kind]: (e) =>
-    `${e.who} confirmed the held match of ${lineWords(e)} to ${documentOf(e, e.s('targetId'), e.s('targetKind'))}${opt(' (', e.s('party'), ')')}${opt(': ', e.$('amountCents'))}`,
+    `${e.who} confirmed the held match of ${lineWords(e)} to ${matchTarget(e)}${opt(': ', e.$('amountCents'))}`,
   [events.receiptRegister.kind]: (e) =>
     `${e.who} kept a receipt file${opt(' (', e.s('mimeType'), ')')}${e.s('linkKind') ? ` with ${e.s('linkKind') === 'claim' ? 'an expense claim' : 'a bank line'}` : ''}`,
   [events.receiptLink.kind]: (e) => `${e.who} linked a kept receipt to ${e.s('linkKind') === 'claim' ? 'an expense claim' : 'a bank line'}`,
@@ -480,7 +501,7 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   [events.employeeTerminate.kind]: (e) =>
     `${e.who} recorded that ${employeeOf(e)}'s employment ends${opt(' on ', e.day('terminationDate'))}${opt(' (', e.s('reason') ? words(e.s('reason') ?? '') : null, ')')}`,
   [events.leaveRequest.kind]: (e) =>
-    `${e.who} asked for ${opt('', hours(e), ' of ')}${e.s('leaveType') ?? ''} leave for ${employeeOf(e)}${opt(', ', e.day('startDate'))}${opt(' to ', e.day('endDate'))}${e.s('warning') ? ' (more than the balance)' : ''}`.replace(
+    `${e.who} asked for ${opt('', hours(e), ' of ')}${e.s('leaveType') ?? ''} leave for ${employeeOf(e)}${daysWords(e, 'startDate', 'endDate')}${e.s('warning') ? ' (more than the balance)' : ''}`.replace(
       / +/g,
       ' ',
     ),
@@ -497,7 +518,7 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   },
   [events.stpResubmit.kind]: (e) => {
     e.quote('reason');
-    return `${e.who} sent ${e.thing(e.s('payRunId')) ?? 'a pay run'}'s payroll report to the tax office again`;
+    return `${e.who} sent the payroll report of ${e.thing(e.s('payRunId')) ?? 'a pay run'} to the tax office again`;
   },
   [events.stpFinalise.kind]: (e) => {
     e.quote('reason');
@@ -540,7 +561,7 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
     `${e.who} set the budget for the year from ${e.day('financialYearStart') ?? 'its start'} on ${plural(e.objects('lines').length, 'account')}`,
   [events.trackingSet.kind]: (e) =>
     `${e.who} ${e.b('created') ? 'created' : 'changed'} the tracking category ${e.s('name') ?? ''}${e.s('previousName') ? ` (was ${e.s('previousName')})` : ''}${
-      e.objects('options').length ? ` with ${plural(e.objects('options').length, 'option')} changed` : ''
+      e.objects('options').length ? ` with ${plural(e.objects('options').length, 'option')}${e.b('created') ? '' : ' changed'}` : ''
     }`.replace(/ +/g, ' '),
   [events.repeatingSet.kind]: (e) => {
     const created = e.list('changed').includes('created');
