@@ -298,6 +298,8 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
     expect(card).toContain('Sam Lee');
     const history = readable(await get('/console/history'));
     expect(history).toContain('Sam Lee');
+    // The policy names Sam among who may approve bills, with the email Sam signs in with.
+    expect(readable(await get('/console/policy'))).toContain('Sam Lee (sam@harbour.example, approver)');
     expect(readable(await get('/console'))).toContain('agent ledger-bot');
     // The approval emails: queued for each decider (the owner and Sam), naming who asked.
     const rows = await t.db.reader.all<{ body: string }>("SELECT body FROM outbox WHERE org_id = ? AND channel = 'email'", [org.orgId]);

@@ -134,14 +134,14 @@ export async function chainStatus(db: Database, orgId: string): Promise<ChainSta
 
 export interface PolicyView {
   readonly policy: Policy;
-  readonly users: readonly { readonly id: string; readonly email: string; readonly role: string }[];
+  readonly users: readonly { readonly id: string; readonly email: string; readonly role: string; readonly name: string | null }[];
 }
 
 /** The policy with the organisation's users, so decision rights can be shown as names. */
 export async function policyView(q: Queryable, orgId: string): Promise<PolicyView> {
   const policy = await loadPolicy(q, orgId);
-  const users = await q.all<{ id: string; email: string; role: string }>(
-    'SELECT id, email, role FROM users WHERE org_id = ? ORDER BY email',
+  const users = await q.all<{ id: string; email: string; role: string; name: string | null }>(
+    'SELECT id, email, role, name FROM users WHERE org_id = ? ORDER BY email',
     [orgId],
   );
   return { policy, users };

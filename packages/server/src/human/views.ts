@@ -202,7 +202,9 @@ export function dollarsField(cents: number): string {
 function whoLabel(who: string, view: PolicyView): string {
   if (who.startsWith('role:')) return `any ${who.slice(5)}`;
   const user = view.users.find((u) => u.id === who);
-  return user ? `${user.email} (${user.role})` : who;
+  // A person's name when they were given one (user add --name), with the email that signs them in.
+  if (!user) return who;
+  return user.name ? `${user.name} (${user.email}, ${user.role})` : `${user.email} (${user.role})`;
 }
 
 function rightsChoices(cls: ActionClass, view: PolicyView, editable: boolean): Html {
