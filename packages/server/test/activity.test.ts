@@ -201,7 +201,7 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
       approvalId: billApprovalId,
       user: { id: sam.userId, role: 'approver' },
       approve: true,
-      reason: 'Known supplier, D7 checked',
+      reason: 'Known supplier, ABOVE_FLOOR is fine',
     });
     await ok(harbour, 'books.billApprove', { id: bill.id, approvalId: billApprovalId }, { 'x-idempotency-key': freshKey() });
 
@@ -247,10 +247,10 @@ describe.each(engines)('activity in plain words and names everywhere (%s)', (eng
     expect(m).toContain('Harbour agent captured a bill from Acme Supplies for $330.00, due 12 Dec — held: new payee');
     expect(m).toContain('Harbour agent asked for a person&#39;s approval to pay the bill from Acme Supplies ($330.00)');
     expect(m).toContain('Sam Lee approved the request to pay the bill from Acme Supplies ($330.00)');
-    // What Sam typed is theirs, quoted, and may say anything (even what looks like a rule number).
+    // What Sam typed is theirs, quoted, and may say anything (even a rule id, shown only inside the quote).
     const full = r.text;
     expect(m).not.toContain('Known supplier');
-    expect(full).toContain('<span class="label">Sam Lee&#39;s reason:</span> <q>Known supplier, D7 checked</q>');
+    expect(full).toContain('<span class="label">Sam Lee&#39;s reason:</span> <q>Known supplier, ABOVE_FLOOR is fine</q>');
     expect(full).toContain('<span class="label">agent&#39;s description:</span> <q>Ink &lt;b&gt;and&lt;/b&gt; paper</q>');
     expect(m).toContain('Agent ledger-bot drafted an invoice to Seaside Events for $550.00');
     // 55 000 − 20 000 = 35 000 cents still owed.
