@@ -29,6 +29,7 @@ const NAMES: Names = {
   approvals: new Map(),
   viewerId: 'usr_viewer',
   thisYear: '2026',
+  timeZone: 'Australia/Sydney',
 };
 
 /** What no owner-facing text may carry (outside the folded technical details). */
@@ -87,6 +88,12 @@ describe('activity sentences (no engine)', () => {
     expect(periodWords('2026-02-01', '2026-02-28', '2026')).toBe('Feb');
     expect(periodWords('2025-07-01', '2025-09-30', '2026')).toBe('Jul–Sep 2025');
     expect(periodWords('2026-09-01', '2026-09-14', '2026')).toBe('1 Sep – 14 Sep');
+    // An expiry at 20:00 UTC on 10 Sep is 6 am on 11 Sep in Sydney (UTC+10): the organisation's date.
+    const asked = eventWords(
+      { kind: 'approval.requested', entityId: 'apr_1', actor: 'agt_1', payload: { expiresAt: '2026-09-10T20:00:00.000Z' } },
+      NAMES,
+    );
+    expect(asked.sentence).toContain('open until 11 Sep');
   });
 
   it('words a held bill, a payment run and a lodged BAS with their figures; typed text stays beside, labelled', () => {

@@ -1,4 +1,5 @@
 import { ACTION_CLASS, events, payroll, people } from '@finance-desk/protocol';
+import { localDate } from '../clock.js';
 import { formatCents } from '../money.js';
 
 /**
@@ -27,6 +28,8 @@ export interface Names {
   readonly viewerId: string;
   /** The organisation's current year (YYYY): dates in it leave the year out. */
   readonly thisYear: string;
+  /** The organisation's time zone: an instant (an expiry) is shown as its local date. */
+  readonly timeZone: string;
 }
 
 export interface Said {
@@ -151,7 +154,10 @@ class Ev {
 
   day(key: string, from?: Readonly<Record<string, unknown>>): string | null {
     const v = this.s(key, from);
-    return v === null ? null : dayWords(v, this.names.thisYear);
+    if (v === null) return null;
+    // An instant (an approval's or a code's expiry) is the organisation's local date.
+    const date = /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)) ? localDate(v, this.names.timeZone) : v;
+    return dayWords(date, this.names.thisYear);
   }
 
   period(startKey = 'periodStart', endKey = 'periodEnd'): string | null {

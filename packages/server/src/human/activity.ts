@@ -1,4 +1,5 @@
 import { eventKinds, events } from '@finance-desk/protocol';
+import { orgTimeZone } from '../clock.js';
 import { badRequest } from '../errors.js';
 import { SYSTEM_NAME, actorNames } from '../governance/actor-name.js';
 import { formatCents } from '../money.js';
@@ -324,7 +325,8 @@ async function namesFor(q: Queryable, orgId: string, rows: readonly EventRowDb[]
   const idList = [...ids].slice(0, LOOKUPS_MAX);
   const codeList = [...codes].slice(0, LOOKUPS_MAX);
   const thisYear = today.slice(0, 4);
-  const [actors, { things, amounts }, accounts, approvals] = await Promise.all([
+  const [timeZone, actors, { things, amounts }, accounts, approvals] = await Promise.all([
+    orgTimeZone(q, orgId),
     actorNames(q, orgId, [...rows.map((r) => r.actor), ...idList.filter((id) => /^(usr|agt|key)_/.test(id))]),
     thingsOf(q, orgId, idList, thisYear),
     chunked(codeList, (part) =>
@@ -350,6 +352,7 @@ async function namesFor(q: Queryable, orgId: string, rows: readonly EventRowDb[]
     approvals: new Map(approvals.map((a) => [a.id, { actionClass: a.action_class, method: a.method, subjectId: a.subject_id }])),
     viewerId,
     thisYear,
+    timeZone,
   };
   return { names, payloads };
 }
