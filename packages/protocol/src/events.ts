@@ -134,8 +134,9 @@ export const orgCreated = eventKind({
 export const keyIssued = eventKind({
   family: 'org',
   kind: 'key.issued',
-  summary: 'An API key was issued by the operator (`finance-desk key issue`), for an agent when one is named.',
-  payload: z.strictObject({ keyId: str(), tier, agentId: str().nullable() }),
+  summary:
+    'An API key was issued by the operator (`finance-desk key issue`), for an agent when one is named, with the label the operator gave it (absent when none was given, and on events written before labels).',
+  payload: z.strictObject({ keyId: str(), tier, agentId: str().nullable(), label: str().optional() }),
   emittedBy: ['operator'],
 });
 
@@ -159,8 +160,8 @@ export const outboxRetry = eventKind({
 export const userAdded = eventKind({
   family: 'org',
   kind: 'user.added',
-  summary: 'A person was added to the organisation (`finance-desk user add`); never the password.',
-  payload: z.strictObject({ userId: str(), email: str(), role: z.enum(USER_ROLES) }),
+  summary: 'A person was added to the organisation (`finance-desk user add`), with their name when one was given; never the password.',
+  payload: z.strictObject({ userId: str(), email: str(), role: z.enum(USER_ROLES), name: str().optional() }),
   emittedBy: ['operator'],
 });
 

@@ -50,6 +50,7 @@ import { migration as quotes } from './domain/quotes/migration.js';
 import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
 import { migration as tracking } from './domain/tracking/migration.js';
 import { migration as attachments } from './domain/attachments/migration.js';
+import { migration as actorNames } from './org/migration-names.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -148,6 +149,8 @@ export const migrations: readonly Migration[] = [
   repeating,
   // Quotes, and the quote an invoice was drafted from, 57.
   quotes,
+  // Key labels and people's names, shown wherever an actor is named, 58.
+  actorNames,
   // The weekly digest: one row per organisation and week, each person's choice, 59.
   weeklyDigest,
 ];

@@ -140,7 +140,7 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     for (const m of mails) {
       expect(m.subject).toContain('Approval needed: Escalate dunning on an unpaid invoice ($1,100.00)');
       expect(m.text).toContain(`Decide on its card: ${PUBLIC}/console/approvals/${approvalId}`);
-      expect(m.text).toContain(`API key ${org.keyIds.agent} (agent tier) asks for a human decision in "Harbourside Joinery" (${org.slug})`);
+      expect(m.text).toContain(`Setup agent key asks for a human decision in "Harbourside Joinery" (${org.slug})`);
       expect(m.text).toMatch(/How much: +\$1,100\.00 \(still owed\)/);
       expect(m.text).toMatch(/To whom: +"Harbour Cafe" <accounts@harbour-cafe\.example>/);
       expect(m.text).toMatch(/Due: +\d{4}-\d\d-\d\d \(overdue by 6 days\)/);
@@ -197,7 +197,7 @@ describe.each(engines)('approvals people notice; payment and lodgement files (%s
     expect(card).toContain('<span class="badge overdue">overdue by 6 days</span>');
     expect(card).toContain('&quot;&lt;b&gt;Shouty&lt;/b&gt; Cafe&quot;');
     expect(card).not.toContain('<b>Shouty');
-    expect(card).toContain(`API key ${org.keyIds.agent} (agent tier)`);
+    expect(card).toContain('Setup agent key');
     // Another organisation's approval is not found; so is an unknown one.
     const o = await consoleSignIn(t, other.slug, other.owner.email, other.owner.password);
     expect((await consoleGet(t, o, `/console/approvals/${approvalId}`)).status).toBe(404);

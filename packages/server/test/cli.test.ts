@@ -211,6 +211,16 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
       expect(issued.code).toBe(0);
       const k = JSON.parse(issued.out);
       expect(k).toMatchObject({ keyId: expect.stringMatching(/^key_/), tier: 'agent', key: expect.any(String) });
+      // A key issued without pairing may carry a label: what the console and emails call its acts.
+      const labelled = JSON.parse(
+        (await cli('key', 'issue', '--org', 'harbour-cafe', '--tier', 'reader', '--label', 'Xero sync', '--json')).out,
+      );
+      expect(labelled).toMatchObject({ tier: 'reader', label: 'Xero sync' });
+      const stored = await db.reader.get<{ label: string }>('SELECT label FROM credentials WHERE id = ?', [labelled.keyId]);
+      expect(stored?.label).toBe('Xero sync');
+      const badLabel = await cli('key', 'issue', '--org', 'harbour-cafe', '--tier', 'reader', '--label', ' ');
+      expect(badLabel.code).not.toBe(0);
+      expect(badLabel.err.trim()).toBe('finance-desk: label: must be 1 to 64 characters');
       const call = () =>
         fetch(`${server.url}/api/v1/board.createTask`, {
           method: 'POST',
@@ -251,10 +261,27 @@ describe.each(engines)('operator CLI (%s)', (engine) => {
     };
 
     it('user add, policy set and approval decide drive the approval loop', async () => {
-      const added = await cli('user', 'add', '--org', 'decide-co', '--email', 'ann@decide.example', '--role', 'approver', '--json');
+      const added = await cli(
+        'user',
+        'add',
+        '--org',
+        'decide-co',
+        '--email',
+        'ann@decide.example',
+        '--role',
+        'approver',
+        '--name',
+        'Ann Decker',
+        '--json',
+      );
       expect(added.code).toBe(0);
       const ann = JSON.parse(added.out);
-      expect(ann).toMatchObject({ userId: expect.stringMatching(/^usr_/), email: 'ann@decide.example', role: 'approver' });
+      expect(ann).toMatchObject({
+        userId: expect.stringMatching(/^usr_/),
+        email: 'ann@decide.example',
+        role: 'approver',
+        name: 'Ann Decker',
+      });
       const weak = await cli(
         'user',
         'add',

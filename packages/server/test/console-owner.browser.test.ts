@@ -120,7 +120,8 @@ describe.skipIf(!hasChromium)("the owner's view of the books in Chromium (sqlite
 
     await page.getByRole('navigation', { name: 'Books' }).getByRole('link', { name: 'Activity' }).click();
     await page.waitForURL(`${t.url}/console/books/activity`);
-    expect(await main.innerText()).toContain('An invoice was drafted for a customer');
+    // 110 000 cents to Harbour Cafe, in the activity's own words.
+    expect(await main.innerText()).toContain('Setup agent key drafted an invoice to Harbour Cafe for $1,100.00');
 
     // Readable on a phone: tables scroll inside their own box, the page never wider than the screen.
     await page.goto(`${t.url}/console/books/invoices/${overdueId}`);

@@ -102,17 +102,17 @@ describe.each(engines)("the owner's view of the books (%s)", (engine) => {
     expect(m).not.toContain('Elsewhere Ltd');
   });
 
-  it("recent activity speaks in the catalogue's words and labels and escapes what the agent typed", async () => {
+  it('recent activity says what happened in plain words and labels and escapes what the agent typed', async () => {
     const r = await get(owner, '/console/books/activity');
     expect(r.status).toBe(200);
     const m = main(r);
-    expect(m).toContain('An invoice was drafted for a customer');
-    expect(m).toContain('not checked by the server:</span>');
-    expect(m).toContain('<q>October catering &lt;b&gt;bold&lt;/b&gt;</q>');
+    // The setup agent key acted: named by its label, never by its id outside the folded details.
+    expect(m).toContain('Setup agent key drafted an invoice to Seaside Events for $550.00');
+    expect(m).toContain('<span class="label">agent&#39;s description:</span> <q>October catering &lt;b&gt;bold&lt;/b&gt;</q>');
     expect(m).not.toContain('<b>bold</b>');
     expect(m).not.toContain('<script>alert(1)');
-    expect(m).toContain(`API key ${org.keyIds.agent} (agent tier)`);
-    expect(m).toContain(org.owner.email); // the bill's approval was decided by the owner
+    // 33 000 cents, the bill's total; the owner decided its approval, so it reads "You".
+    expect(m).toContain('You approved the request to pay the bill from Paper Supplies ($330.00)');
     // Newest first, paged back by seq.
     const seqs = [...m.matchAll(/<span class="mono">#(\d+)<\/span>/g)].map((x) => Number(x[1]));
     expect(seqs.length).toBeGreaterThan(5);

@@ -76,7 +76,7 @@ describe.skipIf(!hasChromium)('approval console in Chromium (sqlite)', () => {
     expect(text).toContain('Escalate dunning on an unpaid invoice');
     expect(text).toContain('Harbour Cafe');
     expect(text).toContain('$1,100.00');
-    expect(text).toContain(`API key ${org.keyIds.agent} (agent tier)`);
+    expect(text).toContain('Setup agent key');
     // The card leads with how much and when; the technical payload is folded away.
     expect(text).toMatch(/How much\s+\$1,100\.00 \(still owed\)/);
     expect(text).toMatch(/Due\s+not due until \d{4}-\d\d-\d\d \(in 14 days\)/);

@@ -533,7 +533,7 @@ describe.each(engines)('console decisions and policy (%s)', (engine) => {
       summary: first.summary,
       payload: { method: 'books.invoiceChaseStep', params: { id: first.invoiceId, step: 2 } },
       requestedBy: org.keyIds.agent,
-      requestedByName: `API key ${org.keyIds.agent} (agent tier)`,
+      requestedByName: 'Setup agent key',
       mayDecide: true,
     });
     expect(shown.summary).toContain('Harbour Cafe');

@@ -246,10 +246,17 @@ function program(io: CliIo): Command {
     .requiredOption('--org <slug>')
     .requiredOption('--tier <tier>', 'observer | reader | agent')
     .option('--agent <name>', 'bind the key to a named agent (events name the agent)')
+    .option('--label <label>', 'what the console and emails call what this key does (1 to 64 characters), e.g. "Xero sync"')
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; tier: string; agent?: string; json?: boolean }) => {
-      const issued = await withDb((db) => issueOrgKey(db, o.org, o.tier, o.agent ?? null));
-      const out = { keyId: issued.keyId, key: issued.key, tier: issued.tier, ...(issued.agentId ? { agentId: issued.agentId } : {}) };
+    .action(async (o: { org: string; tier: string; agent?: string; label?: string; json?: boolean }) => {
+      const issued = await withDb((db) => issueOrgKey(db, o.org, o.tier, o.agent ?? null, o.label ?? null));
+      const out = {
+        keyId: issued.keyId,
+        key: issued.key,
+        tier: issued.tier,
+        ...(issued.agentId ? { agentId: issued.agentId } : {}),
+        ...(o.label === undefined ? {} : { label: o.label.trim() }),
+      };
       print(o.json === true, out, `${issued.tier} key ${issued.keyId}: ${issued.key}`);
     });
   key
@@ -524,14 +531,16 @@ function program(io: CliIo): Command {
     .requiredOption('--email <email>')
     .requiredOption('--role <role>', 'owner | approver | bookkeeper')
     .option('--password <password>', 'at least 12 characters (default: generated and printed once)')
+    .option('--name <name>', 'the name the console and emails show for them (default: their email)')
     .option('--json', 'print JSON')
-    .action(async (o: { org: string; email: string; role: string; password?: string; json?: boolean }) => {
+    .action(async (o: { org: string; email: string; role: string; password?: string; name?: string; json?: boolean }) => {
       const added = await withDb(async (db) =>
         addUser(db, {
           orgId: (await orgBySlug(db.reader, o.org)).id,
           email: o.email,
           role: o.role,
           ...(o.password ? { password: o.password } : {}),
+          ...(o.name === undefined ? {} : { name: o.name }),
         }),
       );
       print(o.json === true, added, `user ${added.email} (${added.role}) ${added.userId}; password: ${added.password}`);

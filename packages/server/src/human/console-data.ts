@@ -8,7 +8,7 @@ import { localDate, orgTimeZone } from '../clock.js';
 import type { Database, Queryable } from '../storage/types.js';
 import type { HumanSession } from './sessions.js';
 import { actionClassOf } from '../governance/signature.js';
-import { actorName } from '../governance/actor-name.js';
+import { actorNames } from '../governance/actor-name.js';
 
 const BILL_APPROVE = actionClassOf(books.billApprove);
 
@@ -16,7 +16,7 @@ const BILL_APPROVE = actionClassOf(books.billApprove);
 export type Approval = ReturnType<typeof toApproval>;
 
 export interface ConsoleApproval extends Approval {
-  /** "agent Ledger Bot", "API key key_… (agent tier)", "owner@acme.example". */
+  /** "agent Ledger Bot", a key's label, a person's name (else their email): actorNames. */
   readonly requestedByName: string;
   readonly decidedByName: string | null;
   /** Whether the signed-in user holds decision rights for this approval's class. */
@@ -35,12 +35,9 @@ export interface ChainStatus {
   readonly verifiedFrom: number;
 }
 
+/** Display names of actors (governance/actor-name.ts actorNames: one bounded query per kind of actor). */
 export async function namesOf(q: Queryable, orgId: string, ids: Iterable<string>): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  for (const id of ids) {
-    if (!names.has(id)) names.set(id, await actorName(q, orgId, id));
-  }
-  return names;
+  return actorNames(q, orgId, ids);
 }
 
 async function withNames(q: Queryable, session: HumanSession, approvals: readonly Approval[], today?: string): Promise<ConsoleApproval[]> {
@@ -137,14 +134,14 @@ export async function chainStatus(db: Database, orgId: string): Promise<ChainSta
 
 export interface PolicyView {
   readonly policy: Policy;
-  readonly users: readonly { readonly id: string; readonly email: string; readonly role: string }[];
+  readonly users: readonly { readonly id: string; readonly email: string; readonly role: string; readonly name: string | null }[];
 }
 
 /** The policy with the organisation's users, so decision rights can be shown as names. */
 export async function policyView(q: Queryable, orgId: string): Promise<PolicyView> {
   const policy = await loadPolicy(q, orgId);
-  const users = await q.all<{ id: string; email: string; role: string }>(
-    'SELECT id, email, role FROM users WHERE org_id = ? ORDER BY email',
+  const users = await q.all<{ id: string; email: string; role: string; name: string | null }>(
+    'SELECT id, email, role, name FROM users WHERE org_id = ? ORDER BY email',
     [orgId],
   );
   return { policy, users };

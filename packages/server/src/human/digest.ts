@@ -9,6 +9,7 @@ import { approvalFacts } from '../governance/approval-facts.js';
 import { formatCents } from '../money.js';
 import type { Principal } from '../principal.js';
 import type { Database, Queryable } from '../storage/types.js';
+import { ACTIVITY_GROUPS } from './activity.js';
 import { escapeHtml } from './html.js';
 import { bankAccounts } from './owner-data.js';
 
@@ -20,33 +21,13 @@ import { bankAccounts } from './owner-data.js';
  * sweep that sends it is digest-sweep.ts.
  */
 
-/** Kinds of work, as the owner thinks of them; every event kind falls in one. */
-export const WORK_KINDS = ['sales', 'bills', 'bank', 'payroll', 'tax', 'approvals', 'agents', 'setup'] as const;
-export type WorkKind = (typeof WORK_KINDS)[number];
+/** The activity page's kinds of work (its filters), in its order. */
+const groupOf = new Map<string, { readonly key: string; readonly label: string }>();
+for (const g of ACTIVITY_GROUPS) for (const k of g.kinds) if (!groupOf.has(k)) groupOf.set(k, g);
 
-export const WORK_LABELS: Readonly<Record<WorkKind, string>> = {
-  sales: 'Sales and customers',
-  bills: 'Bills and suppliers',
-  bank: 'Bank and reconciliation',
-  payroll: 'Payroll and people',
-  tax: 'Tax',
-  approvals: 'Approvals',
-  agents: 'Agents and access',
-  setup: 'Setup and reports',
-};
-
-/** An event kind's kind of work, by the part of the books it changes. */
-export function workOf(kind: string): WorkKind {
-  const [family = '', area = ''] = kind.split('.');
-  if (family === 'approval' || family === 'policy' || kind === events.signatureHold.kind) return 'approvals';
-  if (family !== 'books') return 'agents';
-  if (['invoice', 'quote', 'statement', 'contact'].includes(area)) return 'sales';
-  if (kind.startsWith('books.credit.')) return 'sales';
-  if (['bill', 'bill_run', 'expense'].includes(area)) return 'bills';
-  if (['feed', 'match', 'receipt', 'line', 'journal', 'bank_account', 'transfer', 'attachment'].includes(area)) return 'bank';
-  if (['employee', 'leave', 'pay_run', 'stp', 'super'].includes(area)) return 'payroll';
-  if (area === 'tax') return 'tax';
-  return 'setup';
+/** An event kind's kind of work: the first of the activity page's groups that holds it. */
+export function workOf(kind: string): { readonly key: string; readonly label: string } {
+  return groupOf.get(kind) ?? { key: 'setup', label: 'Setup' };
 }
 
 export interface DigestWeek {
@@ -70,7 +51,7 @@ export interface DigestFigures {
   readonly week: DigestWeek;
   readonly today: string;
   /** Acts by API keys and agents in the week, by kind of work (only kinds with acts). */
-  readonly agentActs: readonly { readonly work: WorkKind; readonly count: number }[];
+  readonly agentActs: readonly { readonly label: string; readonly count: number }[];
   readonly agentActsTotal: number;
   /** Documents dated in the week, whoever made them. */
   readonly invoiced: { readonly count: number; readonly cents: number };
@@ -144,9 +125,9 @@ async function agentActsIn(q: Queryable, orgId: string, afterSeq: number, headSe
      GROUP BY kind`,
     afterSeq === 0 ? [orgId, afterSeq, headSeq, weekStartAt] : [orgId, afterSeq, headSeq],
   );
-  const byWork = new Map<WorkKind, number>();
-  for (const r of rows) byWork.set(workOf(r.kind), (byWork.get(workOf(r.kind)) ?? 0) + Number(r.n));
-  const acts = WORK_KINDS.flatMap((work) => (byWork.has(work) ? [{ work, count: byWork.get(work) ?? 0 }] : []));
+  const byWork = new Map<string, number>();
+  for (const r of rows) byWork.set(workOf(r.kind).key, (byWork.get(workOf(r.kind).key) ?? 0) + Number(r.n));
+  const acts = ACTIVITY_GROUPS.flatMap((g) => (byWork.has(g.key) ? [{ label: g.label, count: byWork.get(g.key) ?? 0 }] : []));
   return { acts, total: acts.reduce((n, a) => n + a.count, 0) };
 }
 
@@ -285,10 +266,7 @@ export function digestSections(f: DigestFigures, links: DigestLinks | null): Sec
   const agents =
     f.agentActsTotal === 0
       ? ['Your agents made no changes to the books.']
-      : [
-          `Your agents made ${plural(f.agentActsTotal, 'change')} to the books:`,
-          ...f.agentActs.map((a) => `  ${WORK_LABELS[a.work]}: ${a.count}`),
-        ];
+      : [`Your agents made ${plural(f.agentActsTotal, 'change')} to the books:`, ...f.agentActs.map((a) => `  ${a.label}: ${a.count}`)];
   const documents = [
     `Invoices issued: ${f.invoiced.count}, ${formatCents(f.invoiced.cents)}.`,
     `Bills entered: ${f.billed.count}, ${formatCents(f.billed.cents)}.`,

@@ -1,4 +1,4 @@
-import { booksReads, eventKindOf, payables, quotes, reconciliation, receivables, validate } from '@finance-desk/protocol';
+import { booksReads, payables, quotes, reconciliation, receivables, validate } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../binding.js';
 import { orgToday } from '../clock.js';
@@ -21,8 +21,8 @@ import { moreReports } from './owner-reports-more.js';
 import type { Principal } from '../principal.js';
 import { placeholders } from '../storage/sql.js';
 import type { Database, Queryable } from '../storage/types.js';
-import { namesOf } from './console-data.js';
 import { overviewCharts } from './owner-charts.js';
+import { activityOf } from './activity.js';
 import { OWNER_VIEW_ROLES, mayViewBooks } from './owner-access.js';
 import type { HumanSession } from './sessions.js';
 
@@ -171,7 +171,7 @@ export async function ownerInvoice(db: Database, s: HumanSession, id: string) {
     orgToday(db, s.orgId),
   ]);
   const invoice = toInvoice(row, lines.get(row.id) ?? [], outstanding);
-  const history = await activityOf(q, s.orgId, { entityId: row.id, limit: ACTIVITY_PAGE });
+  const history = await activityOf(q, s.orgId, { entityId: row.id, limit: ACTIVITY_PAGE, viewerId: s.userId, today });
   return { invoice, number: row.number, overdue: isOverdue(invoice, today), history };
 }
 
@@ -368,84 +368,7 @@ export async function chainFacts(q: Queryable, orgId: string): Promise<ChainFact
   };
 }
 
-/** Payload fields whose text a caller supplied (shown labelled as such, never as the server's). */
-const CALLER_TEXT_FIELDS = ['description', 'reason', 'note', 'memo'] as const;
-const CALLER_TEXT_MAX = 160;
-
-export interface Activity {
-  readonly seq: number;
-  readonly kind: string;
-  /** The event catalogue's description of the kind: the server's words, not the caller's. */
-  readonly summary: string;
-  readonly entityId: string;
-  readonly actor: string;
-  readonly actorName: string;
-  readonly at: string;
-  /** Text from the payload that the caller typed, cut to CALLER_TEXT_MAX characters. */
-  readonly callerText: { readonly field: string; readonly text: string } | null;
-}
-
-function callerTextOf(payload: string): Activity['callerText'] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(payload);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return null;
-  for (const field of CALLER_TEXT_FIELDS) {
-    const value = (parsed as Record<string, unknown>)[field];
-    if (typeof value === 'string' && value.trim() !== '') {
-      const chars = [...value];
-      const text = chars.length > CALLER_TEXT_MAX ? `${chars.slice(0, CALLER_TEXT_MAX).join('')}…` : value;
-      return { field, text };
-    }
-  }
-  return null;
-}
-
-/**
- * The newest events first, at most `limit`: before `beforeSeq` when paging back, or of one
- * entity. The summary is the catalogue's, so an agent cannot word what the page says happened.
- */
-export async function activityOf(
-  q: Queryable,
-  orgId: string,
-  f: { readonly limit: number; readonly beforeSeq?: number; readonly entityId?: string },
-): Promise<{ items: Activity[]; nextBefore: number | null }> {
-  const where = ['org_id = ?'];
-  const args: (string | number)[] = [orgId];
-  if (f.beforeSeq !== undefined) {
-    where.push('seq < ?');
-    args.push(f.beforeSeq);
-  }
-  if (f.entityId !== undefined) {
-    where.push('entity_id = ?');
-    args.push(f.entityId);
-  }
-  const rows = await q.all<{ seq: number; kind: string; entity_id: string; actor: string; at: string; payload: string }>(
-    `SELECT seq, kind, entity_id, actor, at, payload FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ${f.limit + 1}`,
-    args,
-  );
-  const page = rows.slice(0, f.limit);
-  const names = await namesOf(
-    q,
-    orgId,
-    page.map((r) => r.actor),
-  );
-  const items = page.map((r) => ({
-    seq: Number(r.seq),
-    kind: r.kind,
-    summary: eventKindOf(r.kind)?.summary ?? 'An event of a kind this server does not describe.',
-    entityId: r.entity_id,
-    actor: r.actor,
-    actorName: names.get(r.actor) ?? r.actor,
-    at: r.at,
-    callerText: callerTextOf(r.payload),
-  }));
-  const last = page.at(-1);
-  return { items, nextBefore: rows.length > f.limit && last ? last.seq : null };
-}
+export { activityOf, type Activity } from './activity.js';
 
 /** `before` of the activity page: a positive whole number (a seq), else BAD_REQUEST naming it. */
 export function beforeSeqOf(query: Query): number | undefined {
@@ -458,13 +381,13 @@ export function beforeSeqOf(query: Query): number | undefined {
 /** The overview's figures: receivables and payables from their control accounts, the bank. */
 export async function ownerOverview(db: Database, s: HumanSession) {
   const q = db.reader;
-  const [receivable, payable, bank, chain, activity, today] = await Promise.all([
+  const today = await orgToday(db, s.orgId);
+  const [receivable, payable, bank, chain, activity] = await Promise.all([
     accountBalanceCents(q, s.orgId, RECEIVABLES_ACCOUNT),
     accountBalanceCents(q, s.orgId, PAYABLES_ACCOUNT),
     bankSummaries(db, s),
     chainFacts(q, s.orgId),
-    activityOf(q, s.orgId, { limit: ACTIVITY_OVERVIEW }),
-    orgToday(db, s.orgId),
+    activityOf(q, s.orgId, { limit: ACTIVITY_OVERVIEW, viewerId: s.userId, today }),
   ]);
   const overdue = await q.get<{ invoices: number; bills: number }>(
     `SELECT (SELECT COUNT(*) FROM invoices WHERE org_id = ? AND status IN ('sent', 'part_paid') AND due_on < ?) AS invoices,

@@ -3,10 +3,13 @@ import { DomainError } from '../errors.js';
 import { chainStatus } from './console-data.js';
 import { pathId, type ConsoleOptions } from './console-http.js';
 import { render, signedIn } from './console-pages.js';
+import { activityActors, activityFilterOf } from './activity.js';
+import { orgToday } from '../clock.js';
 import {
   ACTIVITY_PAGE,
   activityOf,
   beforeSeqOf,
+  queryField,
   ownerBank,
   ownerBills,
   ownerInvoice,
@@ -102,17 +105,36 @@ export function registerOwnerConsole(app: FastifyInstance, o: ConsoleOptions): v
     signedIn(o, async (req, reply, s) => {
       requireBooksViewer(s);
       const q = query(req);
-      const before = beforeSeqOf(q);
-      const { items, nextBefore } = await activityOf(o.db.reader, s.orgId, {
-        limit: ACTIVITY_PAGE,
-        ...(before === undefined ? {} : { beforeSeq: before }),
-      });
-      return render(o, reply, s, {
-        status: 200,
-        title: 'Activity',
-        body: activityBody(items, before ?? null, nextBefore),
-        current: 'books',
-      });
+      const actors = await activityActors(o.db.reader, s.orgId);
+      // What was typed, kept to re-show in the form (cut: it is echoed into the page).
+      const typed = (name: string) => {
+        const v = (req.query as Record<string, unknown> | undefined)?.[name];
+        return typeof v === 'string' && v !== '' ? v.slice(0, 40) : null;
+      };
+      try {
+        const before = beforeSeqOf(q);
+        const filter = activityFilterOf(queryField(q, 'kind'), queryField(q, 'who'));
+        const today = await orgToday(o.db, s.orgId);
+        const { items, nextBefore, searchedFrom } = await activityOf(o.db.reader, s.orgId, {
+          limit: ACTIVITY_PAGE,
+          viewerId: s.userId,
+          today,
+          ...filter,
+          ...(before === undefined ? {} : { beforeSeq: before }),
+        });
+        const view = { kind: typed('kind'), who: typed('who'), actors, error: null };
+        return render(o, reply, s, {
+          status: 200,
+          title: 'Activity',
+          body: activityBody(items, before ?? null, nextBefore, view, searchedFrom),
+          current: 'books',
+        });
+      } catch (error) {
+        // A bad filter or page re-shows the form with the message: a 400 naming the field.
+        if (!(error instanceof DomainError) || error.code !== 'BAD_REQUEST') throw error;
+        const view = { kind: typed('kind'), who: typed('who'), actors, error: error.message };
+        return render(o, reply, s, { status: 400, title: 'Activity', body: activityBody([], null, null, view, null), current: 'books' });
+      }
     }),
   );
 }

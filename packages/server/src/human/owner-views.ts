@@ -16,6 +16,7 @@ import type {
 } from './owner-data.js';
 import { chartsSection } from './owner-charts-views.js';
 import { budgetSection, cashFlowSection, depreciationSection } from './owner-reports-more.js';
+import { activityFilterForm, activityList, searchedHint, type ActivityFilterView } from './activity-views.js';
 
 /**
  * The owner's read-only view of the books, as bodies for `page()`. Nothing
@@ -154,32 +155,23 @@ ${chartsSection(o.charts)}
 </section>`;
 }
 
-// ---- activity ----
+// ---- activity (activity-views.ts) ----
 
-function activityItem(a: Activity): Html {
-  const caller = a.callerText
-    ? html`<p class="caller"><span class="label">${a.callerText.field} as the caller typed it, not checked by the server:</span>
-<q>${a.callerText.text}</q></p>`
-    : null;
-  return html`<li class="event">
-  <p class="event-head"><code>${a.kind}</code> <span class="mono">#${a.seq}</span> · ${when(a.at)} · by ${a.actorName}</p>
-  <p class="event-summary">${a.summary}</p>
-  ${caller}
-  <p class="hint">Subject <code>${a.entityId === '' ? '—' : a.entityId}</code></p>
-</li>`;
-}
-
-export function activityList(items: readonly Activity[]): Html {
-  if (items.length === 0) return html`<p>Nothing has happened yet.</p>`;
-  return html`<ol class="events plain">${items.map(activityItem)}</ol>`;
-}
-
-export function activityBody(items: readonly Activity[], before: number | null, nextBefore: number | null): Html {
+export function activityBody(
+  items: readonly Activity[],
+  before: number | null,
+  nextBefore: number | null,
+  filter: ActivityFilterView,
+  searchedFrom: number | null,
+): Html {
+  const filtered = filter.kind !== null || filter.who !== null;
   return html`<h1>Activity</h1>
 ${tabs('activity')}
-<p class="hint">Newest first: every event in the ledger, described in the server's words. Text an agent or a person typed is shown as theirs.</p>
-${activityList(items)}
-${pager('/console/books/activity', {}, before === null ? null : String(before), nextBefore === null ? null : String(nextBefore), 'before')}`;
+<p class="hint">Newest first: every event in the ledger, in Finance Desk's words. Text an agent or a person typed is quoted and labelled as theirs.</p>
+${activityFilterForm(filter)}
+${filter.error ? null : activityList(items, filtered ? 'Nothing of that kind in this part of the ledger.' : 'Nothing has happened yet.')}
+${searchedHint(filtered, searchedFrom, nextBefore)}
+${pager('/console/books/activity', { kind: filter.kind, who: filter.who }, before === null ? null : String(before), nextBefore === null ? null : String(nextBefore), 'before')}`;
 }
 
 // ---- invoices and bills ----

@@ -5,6 +5,7 @@ import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
 import { generatePassword, hashPassword } from '../org/passwords.js';
 import { isEmail } from '../org/email-address.js';
+import { displayNameProblem } from '../governance/actor-name.js';
 
 /** People on the human lane: owner, approver, bookkeeper. Passwords are scrypt hashes. */
 export interface UserRow {
@@ -28,13 +29,16 @@ export async function userById(q: Queryable, orgId: string, id: string): Promise
   return row;
 }
 
-/** Add a user (CLI `user add`); event `org` / `user.added` (never the password). */
+/** Add a user (CLI `user add`), with the name the console shows for them; event `org` / `user.added` (never the password). */
 export async function addUser(
   db: Database,
-  input: { orgId: string; email: string; role: string; password?: string },
-): Promise<{ userId: string; email: string; role: UserRole; password: string }> {
+  input: { orgId: string; email: string; role: string; password?: string; name?: string },
+): Promise<{ userId: string; email: string; role: UserRole; password: string; name: string | null }> {
   const email = input.email.trim().toLowerCase();
   if (!isEmail(email)) throw new DomainError('BAD_REQUEST', 'email: must be an email address');
+  const nameProblem = input.name === undefined ? null : displayNameProblem('name', input.name);
+  if (nameProblem) throw new DomainError('BAD_REQUEST', nameProblem);
+  const name = input.name === undefined ? null : input.name.trim();
   if (!(USER_ROLES as readonly string[]).includes(input.role)) {
     throw new DomainError('BAD_REQUEST', `role: must be one of ${USER_ROLES.join(', ')}`);
   }
@@ -44,16 +48,20 @@ export async function addUser(
   const userId = newId('usr');
   await inUnitOfWork(db, input.orgId, '', async (uow) => {
     if (await userByEmail(uow.tx, uow.orgId, email)) throw new DomainError('CONFLICT', `user ${email} already exists`);
-    await uow.tx.run('INSERT INTO users (id, org_id, email, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+    await uow.tx.run('INSERT INTO users (id, org_id, email, role, password_hash, created_at, name) VALUES (?, ?, ?, ?, ?, ?, ?)', [
       userId,
       uow.orgId,
       email,
       input.role,
       hash,
       uow.now,
+      name,
     ]);
-    await uow.emit(events.userAdded, { entityId: userId, payload: { userId, email, role: input.role as UserRole } });
+    await uow.emit(events.userAdded, {
+      entityId: userId,
+      payload: { userId, email, role: input.role as UserRole, ...(name === null ? {} : { name }) },
+    });
     return {};
   });
-  return { userId, email, role: input.role as UserRole, password };
+  return { userId, email, role: input.role as UserRole, password, name };
 }

@@ -179,7 +179,7 @@ function historyItem(a: ConsoleApproval): Html {
     <dt>Outcome</dt><dd>${outcome(a)}</dd>
     <dt>Decided by</dt><dd>${a.decidedByName ?? 'nobody (expired)'}</dd>
     <dt>Decided</dt><dd>${when(a.decidedAt)}</dd>
-    <dt>Reason</dt><dd>${a.reason ?? '—'}</dd>
+    <dt>Reason</dt><dd>${a.reason ? html`<q>${a.reason}</q> <span class="hint">(as ${a.decidedByName ?? 'the decider'} typed it)</span>` : '—'}</dd>
     <dt>Asked by</dt><dd>${a.requestedByName}</dd>
     <dt>Requested</dt><dd>${when(a.requestedAt)}</dd>
     <dt>Approval</dt><dd><code>${a.approvalId}</code></dd>
@@ -202,7 +202,9 @@ export function dollarsField(cents: number): string {
 function whoLabel(who: string, view: PolicyView): string {
   if (who.startsWith('role:')) return `any ${who.slice(5)}`;
   const user = view.users.find((u) => u.id === who);
-  return user ? `${user.email} (${user.role})` : who;
+  // A person's name when they were given one (user add --name), with the email that signs them in.
+  if (!user) return who;
+  return user.name ? `${user.name} (${user.email}, ${user.role})` : `${user.email} (${user.role})`;
 }
 
 function rightsChoices(cls: ActionClass, view: PolicyView, editable: boolean): Html {

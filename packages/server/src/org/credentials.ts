@@ -26,16 +26,25 @@ export interface IssuedKey {
   readonly tier: Tier;
 }
 
-export async function issueKey(tx: Tx, orgId: string, tier: Tier, agentId: string | null, now: string): Promise<IssuedKey> {
+/** `label`: what the console and emails call a key issued without pairing (migration 58); null for none. */
+export async function issueKey(
+  tx: Tx,
+  orgId: string,
+  tier: Tier,
+  agentId: string | null,
+  now: string,
+  label: string | null = null,
+): Promise<IssuedKey> {
   const keyId = newId('key');
   const secretText = secret(32);
-  await tx.run('INSERT INTO credentials (id, org_id, tier, agent_id, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+  await tx.run('INSERT INTO credentials (id, org_id, tier, agent_id, secret_hash, created_at, label) VALUES (?, ?, ?, ?, ?, ?, ?)', [
     keyId,
     orgId,
     tier,
     agentId,
     hashSecret(secretText).toString('hex'),
     now,
+    label,
   ]);
   return { keyId, key: `fdk_${keyId.slice(4)}_${secretText}`, tier };
 }

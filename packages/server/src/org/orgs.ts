@@ -10,6 +10,7 @@ import { newId } from '../ids.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { inUnitOfWork } from '../write-path.js';
 import { issueKey, type IssuedKey } from './credentials.js';
+import { displayNameProblem } from '../governance/actor-name.js';
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 
@@ -108,7 +109,8 @@ export async function createOrg(db: Database, input: CreateOrgInput): Promise<Cr
     await tx.run('INSERT INTO policies (org_id, body, updated_at) VALUES (?, ?, ?)', [orgId, canonicalJson(policy), now]);
     await seedChart(tx, orgId, now);
     const keys: IssuedKey[] = [];
-    for (const tier of ['observer', 'reader', 'agent'] as const) keys.push(await issueKey(tx, orgId, tier, null, now));
+    // Labelled so the console names them ("Setup agent key") rather than showing their ids.
+    for (const tier of ['observer', 'reader', 'agent'] as const) keys.push(await issueKey(tx, orgId, tier, null, now, setupKeyLabel(tier)));
     await appendEvent(tx, db.caps, orgId, { seq: 0, rowHash: '' }, '', events.orgCreated, {
       entityId: orgId,
       payload: { name, slug, timeZone, ownerUserId: userId, keyIds: keys.map((k) => k.keyId), decisionRights: input.decisionRights },
@@ -134,14 +136,24 @@ export async function orgBySlug(q: Queryable, slug: string) {
   return org;
 }
 
-/** Issue a key for an existing organisation (CLI `key issue`); event `org` / `key.issued`. */
+/** The label of each key an organisation is created with. */
+export const setupKeyLabel = (tier: Tier): string => `Setup ${tier} key`;
+
+/**
+ * Issue a key for an existing organisation (CLI `key issue`); event `org` / `key.issued`. `label`:
+ * what the console and emails call the key's acts (a key bound to an agent is named by its agent).
+ */
 export async function issueOrgKey(
   db: Database,
   slug: string,
   tier: string,
   agentName: string | null,
+  label: string | null = null,
 ): Promise<IssuedKey & { agentId: string | null }> {
   if (!isTier(tier)) throw new DomainError('BAD_REQUEST', 'tier: must be one of observer, reader, agent');
+  const labelProblem = label === null ? null : displayNameProblem('label', label);
+  if (labelProblem) throw new DomainError('BAD_REQUEST', labelProblem);
+  const keyLabel = label === null ? null : label.trim();
   if (agentName !== null && !/^[A-Za-z0-9 ._-]{1,64}$/.test(agentName)) {
     throw new DomainError('BAD_REQUEST', 'agent: must be 1 to 64 letters, digits, spaces, dots, _ or -');
   }
@@ -163,11 +175,11 @@ export async function issueOrgKey(
         await uow.tx.run('INSERT INTO agents (id, org_id, name, created_at) VALUES (?, ?, ?, ?)', [agentId, org.id, agentName, uow.now]);
       }
     }
-    const key = await issueKey(uow.tx, org.id, tier, agentId, uow.now);
+    const key = await issueKey(uow.tx, org.id, tier, agentId, uow.now, keyLabel);
     out = { ...key, agentId };
     await uow.emit(events.keyIssued, {
       entityId: key.keyId,
-      payload: { keyId: key.keyId, tier, agentId },
+      payload: { keyId: key.keyId, tier, agentId, ...(keyLabel === null ? {} : { label: keyLabel }) },
     });
     return {};
   });
