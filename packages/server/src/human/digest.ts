@@ -1,4 +1,4 @@
-import { booksReads, events, tax as taxM, type ActionClass } from '@finance-desk/protocol';
+import { booksReads, tax as taxM, type ActionClass } from '@finance-desk/protocol';
 import type { ReadContext } from '../binding.js';
 import { addDays, clockOf, localDate } from '../clock.js';
 import { accountBalanceCents } from '../domain/gl/post.js';
