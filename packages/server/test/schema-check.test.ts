@@ -18,7 +18,7 @@ import { migrations } from '../src/schema.js';
 import { PostgresDatabase } from '../src/storage/postgres.js';
 import { SqliteDatabase } from '../src/storage/sqlite.js';
 import type { Database } from '../src/storage/types.js';
-import { engines, openTestDatabase, testConfig, type Engine } from './harness.js';
+import { engines, openTestDatabase, runCliHere, testConfig, type Engine } from './harness.js';
 import { createScratchDatabase, freePorts, runCli, spawnServe, stopServe } from './multiprocess.js';
 
 const exec = promisify(execFile);
@@ -241,21 +241,9 @@ describe('restore and serve of a crafted SQLite backup', () => {
   });
   let agentKey: string;
 
-  /**
-   * The operator's command in this process, with this describe's settings: a process per command
-   * cost about two seconds of start-up. The honest restore and serve below still run as processes.
-   */
-  async function cliHere(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-    const { main } = await import('../src/cli/main.js');
-    let out = '';
-    let err = '';
-    const code = await main(args, {
-      env: { ...process.env, ...env() },
-      stdout: (text) => void (out += text),
-      stderr: (text) => void (err += text),
-    });
-    return { code, out, err };
-  }
+  // The operator's command in this process (a process per command cost about two seconds of
+  // start-up); the honest restore and serve below still run as processes.
+  const cliHere = (args: readonly string[]) => runCliHere(env(), args);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fd-schema-'));
