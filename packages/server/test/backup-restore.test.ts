@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliHere } from './harness.js';
 import { freePorts, runCli, spawnServe, stopServe, waitHealthy, type ServeProcess } from './multiprocess.js';
 
 describe('backup and restore of the SQLite engine', () => {
@@ -45,7 +46,7 @@ describe('backup and restore of the SQLite engine', () => {
   };
 
   it('backs up under write load: consistent, checked, every write acknowledged before it began is in it', async () => {
-    const created = await runCli(env(), ['org', 'create', '--name', 'Backed Up Pty Ltd', '--json']);
+    const created = await runCliHere(env(), ['org', 'create', '--name', 'Backed Up Pty Ltd', '--json']);
     expect(created.code).toBe(0);
     org = JSON.parse(created.out);
     const [port] = await freePorts(1);
@@ -94,10 +95,11 @@ describe('backup and restore of the SQLite engine', () => {
   }, 90_000);
 
   it('refuses to overwrite a file, and sends PostgreSQL users to pg_dump', async () => {
-    const again = await runCli(env(), ['backup', '--to', backupFile()]);
+    // Refusals are checked with the command in this process: a process per command costs seconds.
+    const again = await runCliHere(env(), ['backup', '--to', backupFile()]);
     expect(again.code).toBe(2);
     expect(again.err).toContain('exists; choose a new file or pass --force');
-    const pg = await runCli({ ...env(), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, ['backup', '--to', join(dir, 'pg.db')]);
+    const pg = await runCliHere({ ...env(), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, ['backup', '--to', join(dir, 'pg.db')]);
     expect(pg.code).toBe(2);
     expect(pg.err).toContain('pg_dump --format=custom');
   });
@@ -111,11 +113,11 @@ describe('backup and restore of the SQLite engine', () => {
     if (serve) await stopServe(serve);
     serve = null;
     const before = readFileSync(join(dir, 'live.db'));
-    const r = await runCli(env(), ['restore', '--from', tampered]);
+    const r = await runCliHere(env(), ['restore', '--from', tampered]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/does not check out \(.*chain broken at seq 50/);
     expect(readFileSync(join(dir, 'live.db')).equals(before)).toBe(true);
-    const missing = await runCli(env(), ['restore', '--from', join(dir, 'nope.db')]);
+    const missing = await runCliHere(env(), ['restore', '--from', join(dir, 'nope.db')]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('--from: no file');
   });
@@ -142,7 +144,7 @@ describe('backup and restore of the SQLite engine', () => {
     expect(existsSync(result.previous)).toBe(true);
     expect(taskIdsIn(result.previous).has(lateId)).toBe(true);
 
-    const verify = await runCli(env(), ['verify', '--org', org.slug, '--json']);
+    const verify = await runCliHere(env(), ['verify', '--org', org.slug, '--json']);
     expect(verify.code).toBe(0);
     const restored = taskIdsIn(join(dir, 'live.db'));
     expect(restored.has(lateId)).toBe(false);
