@@ -94,6 +94,10 @@ const words = (text: string): string => text.replace(/_/g, ' ');
 /** The first letter up, unless the sentence starts with an email address (shown as typed). */
 const capitalise = (text: string): string => (/^\S*@/.test(text) ? text : text.charAt(0).toUpperCase() + text.slice(1));
 
+/** An invoice's terms as an owner says them: "due when sent", "due 1 day after it is sent". */
+const dueAfterSending = (days: number | null): string =>
+  days === null ? '' : days === 0 ? ', due when sent' : `, due ${plural(days, 'day')} after it is sent`;
+
 /** One event being worded: typed accessors over its payload, names, and what was said. */
 class Ev {
   readonly said: Said[] = [];
@@ -332,7 +336,7 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   // ---- sales ----
   [events.invoiceDraft.kind]: (e) => {
     e.quote('description');
-    return `${e.who} drafted an invoice to ${e.s('payee') ?? 'a customer'}${opt(' for ', e.$('totalCents'))}${opt(', due ', e.n('dueDays')?.toString() ?? null, ' days after it is sent')}${e.s('repeatingId') ? ' (repeating schedule)' : ''}${e.s('quoteId') ? ' (the customer accepted a quote)' : ''}`;
+    return `${e.who} drafted an invoice to ${e.s('payee') ?? 'a customer'}${opt(' for ', e.$('totalCents'))}${dueAfterSending(e.n('dueDays'))}${e.s('repeatingId') ? ' (repeating schedule)' : ''}${e.s('quoteId') ? ' (the customer accepted a quote)' : ''}`;
   },
   [events.quoteDraft.kind]: (e) => {
     e.quote('description');
