@@ -19,6 +19,7 @@ import * as receivablesM from './methods/receivables.js';
 import * as reconciliationM from './methods/reconciliation.js';
 import * as bankAccountsM from './methods/bank-accounts.js';
 import * as chartM from './methods/chart.js';
+import * as currenciesM from './methods/currencies.js';
 import * as repeatingM from './methods/repeating.js';
 import * as taxM from './methods/tax.js';
 import { methods } from './methods/index.js';
@@ -345,6 +346,9 @@ export const invoiceDraft = eventKind({
     /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
     repeatingId: str().optional(),
     ...attached,
+    /** A foreign invoice (absent: AUD): its currency and the rate fixed at draft. */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
   }),
   // 'system': the repeating sweep drafts, sends, captures and approves for a schedule.
   emittedBy: [booksM.invoiceDraft, 'system'],
@@ -367,6 +371,11 @@ export const invoiceSend = eventKind({
     number: str().optional(),
     /** Assets sold by its lines (assetId), disposed of on its issue date; absent when none. */
     disposedAssetIds: ids().optional(),
+    /** A foreign invoice (absent: AUD): its currency, rate and the AUD total and GST posted. */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
+    audTotalCents: int().optional(),
+    audGstCents: int().optional(),
   }),
   emittedBy: [booksM.invoiceSend, 'system'],
 });
@@ -396,6 +405,17 @@ export const invoicePayment = eventKind({
     /** An overpayment kept as a customer credit (excess 'credit'): its id and amount; absent otherwise. */
     creditId: str().optional(),
     creditCents: int().optional(),
+    /**
+     * A foreign invoice's payment (amountCents and outstandingCents in its currency): the
+     * currency, the payment's and the invoice's rates, the AUD banked, the AUD carrying value it
+     * settled on 1100 and the difference realised on 4400 (positive a gain); absent for AUD.
+     */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
+    invoiceExchangeRate: str().optional(),
+    audAmountCents: int().optional(),
+    audSettledCents: int().optional(),
+    audGainCents: int().optional(),
   }),
   emittedBy: [receivablesM.invoiceRecordPayment],
 });
@@ -1471,6 +1491,17 @@ export const trackingSet = eventKind({
   emittedBy: [chartM.trackingSet],
 });
 
+export const exchangeRateSet = eventKind({
+  family: 'books',
+  kind: 'books.exchangeRate.set',
+  summary:
+    "Exchange rates of the owner's table were set: each currency and date whose rate changed, with the new and previous rate (null when new).",
+  payload: z.strictObject({
+    rates: z.array(z.strictObject({ currency: str(), date: str(), rate: str(), previousRate: str().nullable() })),
+  }),
+  emittedBy: [currenciesM.exchangeRateSet],
+});
+
 // ---- books: ask ----
 
 export const askAnswer = eventKind({
@@ -1584,6 +1615,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   accountArchive,
   budgetSet,
   trackingSet,
+  exchangeRateSet,
   repeatingSet,
   askAnswer,
 ];

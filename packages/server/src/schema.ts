@@ -48,6 +48,7 @@ import { migration as repeating } from './domain/repeating/migration.js';
 import { migration as assetsAccountant } from './domain/assets/migration-tax.js';
 import { migration as tracking } from './domain/tracking/migration.js';
 import { migration as attachments } from './domain/attachments/migration.js';
+import { migration as currencies } from './domain/currencies/migration.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -144,4 +145,6 @@ export const migrations: readonly Migration[] = [
   attachments,
   // Repeating invoices and bills: schedules, one run per schedule and due date, 54.
   repeating,
+  // Exchange rates, foreign invoices and bills, 4400 Foreign exchange gains and losses, 55.
+  currencies,
 ];

@@ -327,6 +327,8 @@ describe.each(engines)('every books write replays with the same key and params (
       'books.budgetSet',
       () => ({ financialYearStart: '2024-07-01', lines: [{ accountCode: '4000', monthlyCents: Array(12).fill(100_000) }] }),
     ],
+    // Exchange rates: a currency no other case sets.
+    ['exchangeRateSet', 'books.exchangeRateSet', () => ({ rates: [{ currency: 'JPY', date: '2026-01-05', rate: '0.010123' }] })],
     // Tracking: the organisation's first category (it has room for two).
     ['trackingSet', 'books.trackingSet', () => ({ category: 'Division', options: [{ name: 'Cafe' }, { name: 'Catering' }] })],
     // Repeating: a schedule of its own payee (the same one again would be a no-op).

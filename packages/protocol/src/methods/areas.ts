@@ -7,6 +7,7 @@ import { bankAccountMethods } from './bank-accounts.js';
 import { boardMethods } from './board.js';
 import * as books from './books.js';
 import { chartMethods } from './chart.js';
+import { currenciesMethods } from './currencies.js';
 import { repeatingMethods } from './repeating.js';
 import { booksReadMethods } from './books-reads.js';
 import { contactsMethods } from './contacts.js';
@@ -59,6 +60,7 @@ const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   books: [
     ...booksReadMethods,
     ...chartMethods,
+    ...currenciesMethods,
     ...repeatingMethods,
     ...attachmentMethods,
     r.events,

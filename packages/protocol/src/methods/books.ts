@@ -7,6 +7,7 @@ import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './s
 import { assetInput } from './assets.js';
 import { lineTracking, lineTrackingOut } from './tracking.js';
 import { attachmentsField, attachmentsParam } from './attachments.js';
+import { currencyCode, exchangeRate } from './currencies.js';
 
 /** Invoice states (docs/examples/receivables.md): draft → sent → part_paid → paid; → credited; → void. */
 export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void', 'written_off']);
@@ -22,6 +23,24 @@ export const invoiceNumber = () => text(40);
 
 /** The date a document was issued (default today; not in the future nor in a locked period). */
 export const issueDate = () => isoDate();
+
+/**
+ * A document in a currency other than AUD (books.exchangeRateSet): its amounts (totalCents,
+ * gstCents, lines, outstandingCents) are in that currency; these fields give the rate and the AUD
+ * figures the ledger holds. All absent on an AUD document.
+ */
+export const foreignFields = {
+  /** ISO 4217 code of the document's currency; absent means AUD. */
+  currency: z.string().optional(),
+  /** AUD per one unit of the currency, as posted ("0.910000"). */
+  exchangeRate: z.string().optional(),
+  /** totalCents in AUD at exchangeRate (half up): what the issue posting carries. */
+  audTotalCents: z.number().int().optional(),
+  /** gstCents in AUD at exchangeRate (half up), as the BAS reports it. */
+  audGstCents: z.number().int().optional(),
+  /** The AUD still carried on the control account for it (the ledger's balance by document). */
+  audOutstandingCents: z.number().int().optional(),
+};
 
 export const invoice = z.object({
   id: z.string(),
@@ -50,6 +69,7 @@ export const invoice = z.object({
   ledgerId: z.string(),
   /** What the customer still owes, from the ledger (0 for a draft or void invoice). */
   outstandingCents: z.number().int(),
+  ...foreignFields,
   /** Files kept with it (attachments.ts), oldest first; absent when none. */
   attachments: attachmentsField(),
   noop: z.boolean().optional(),
@@ -71,14 +91,21 @@ function requirePayee(p: unknown, ctx: z.RefinementCtx) {
 /** requirePayee as a check that runs whatever else failed. */
 const payeeCheck = [requirePayee, { when: () => true }] as const;
 
+/** An exchangeRate means nothing on an AUD document: refused rather than ignored. */
+export function fxCheck(p: { readonly currency?: string | undefined; readonly exchangeRate?: string | undefined }, ctx: z.RefinementCtx) {
+  if (p.exchangeRate !== undefined && (p.currency ?? 'AUD') === 'AUD') {
+    ctx.addIssue({ code: 'custom', path: ['exchangeRate'], message: 'is only for a currency other than AUD (give currency)' });
+  }
+}
+
 export const invoiceDraft = method({
   name: 'books.invoiceDraft',
   scope: 'books.write',
   kind: 'write',
   repeat: 'creates',
   summary:
-    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. A line with assetId (no accountCode) sells that active fixed asset: accountCode 4300, disposed of when sent. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent. attachments (1–10 files as books.attachmentAdd takes them) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
-  extendedParams: ['issueDate', 'number', 'reference', 'attachments'],
+    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. A line with assetId (no accountCode) sells that active fixed asset: accountCode 4300, disposed of when sent. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent. Extension: currency (ISO 4217, default AUD) makes the amounts that currency's; exchangeRate (AUD per one unit, a decimal string of at most 6 places) is fixed now: given, or the books.exchangeRates rate on or before issueDate (else today), at most 7 days old (else BAD_REQUEST naming exchangeRate); sending posts the AUD figures (total and GST each converted half up, the lines' net shares of the rest by largest remainder). attachments (1–10 files as books.attachmentAdd takes them) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
+  extendedParams: ['issueDate', 'number', 'reference', 'attachments', 'currency', 'exchangeRate'],
   brief: 'Draft a customer invoice (one line or many). Posts nothing until books.invoiceSend.',
   params: z
     .strictObject({
@@ -99,8 +126,11 @@ export const invoiceDraft = method({
       number: invoiceNumber().optional().describe('Default: next'),
       reference: documentReference().optional().describe("The business's own reference"),
       attachments: attachmentsParam(),
+      currency: currencyCode().optional().describe('ISO 4217; default AUD'),
+      exchangeRate: exchangeRate().optional().describe('AUD per 1 unit; default table'),
     })
     .superRefine(...payeeCheck)
+    .superRefine(fxCheck)
     .superRefine((p, ctx) => {
       if (p.lines === undefined) return;
       const sum = p.lines.reduce((acc, l) => acc + l.amountCents, 0);

@@ -17,6 +17,7 @@ import { correctionsMethods } from './corrections.js';
 import { creditsMethods } from './credits.js';
 import { repeatingMethods } from './repeating.js';
 import { attachmentMethods } from './attachments.js';
+import { currenciesMethods } from './currencies.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
@@ -52,6 +53,7 @@ export * as credits from './credits.js';
 export * as repeating from './repeating.js';
 export { REPEATING_ACTIVE_MAX, templateProblems, type RepeatingAction, type RepeatingFrequency, type RepeatingKind } from './repeating.js';
 export * as attachments from './attachments.js';
+export * as currencies from './currencies.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -96,6 +98,7 @@ const declared = [
   ...contactsMethods,
   ...chartMethods,
   ...repeatingMethods,
+  ...currenciesMethods,
   ...askMethods,
   ...boardMethods,
   ...approvalMethods,

@@ -1,7 +1,7 @@
 import { loadProfile, supplierLines } from '../../org/profile.js';
 import { searchKey } from '../search-key.js';
 import { contactPayload, documentContactReads, finishContact, resolveDocumentContact } from '../contacts/contacts.js';
-import { events, TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
+import { currencies, events, TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { addDays } from '../../clock.js';
@@ -13,7 +13,9 @@ import type { Read, Uow } from '../../write-path.js';
 import { formatInvoiceNumber } from '../gl/migration-day-one.js';
 import { checkPostable, issueDateOf } from '../gl/periods.js';
 import { newJournalId, postJournal } from '../gl/post.js';
-import { insertSaleLines, loadSaleLines, resolveSaleLines, saleAccountReads, salePosting, type SaleLine } from './invoice-lines.js';
+import { insertSaleLines, loadSaleLines, resolveSaleLines, saleAccountReads, type SaleLine } from './invoice-lines.js';
+import { audFigures, foreignPaid, foreignView, issuePosting } from './foreign.js';
+import { checkAudBound, isForeign, resolveRate } from '../currencies/rates.js';
 import { outstandingOn } from './ledger-api.js';
 import type { EmailAttachment } from '../../adapters/email.js';
 import { invoicePdf } from './documents.js';
@@ -51,11 +53,16 @@ export interface InvoiceRow {
   void_journal_id: string | null;
   void_reason: string | null;
   ledger_id: string;
+  /** A foreign invoice (foreign.ts): its currency, rate and AUD figures; NULL on AUD invoices. */
+  currency: string | null;
+  exchange_rate_micros: number | null;
+  aud_total_cents: number | null;
+  aud_gst_cents: number | null;
 }
 
 export const INVOICE_COLUMNS =
   'id, number, reference, status, payee_name, contact_id, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
-  'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id';
+  'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id, currency, exchange_rate_micros, aud_total_cents, aud_gst_cents';
 
 /**
  * What the customer owes on an invoice the ledger does not decide for: nothing for a draft or a
@@ -68,12 +75,25 @@ export function outstandingOffLedger(row: InvoiceRow): number | null {
   return null;
 }
 
-/** What the customer still owes (outstandingOffLedger, else the ledger's balance on 1100). */
+/**
+ * What the customer still owes (outstandingOffLedger, else the ledger's balance on 1100), in the
+ * invoice's currency: a foreign invoice's is its total less its standing payments (foreign.ts).
+ */
 export async function outstandingOf(q: Queryable, orgId: string, row: InvoiceRow): Promise<number> {
-  return outstandingOffLedger(row) ?? outstandingOn(q, orgId, row.id);
+  const off = outstandingOffLedger(row);
+  if (off !== null) return off;
+  if (isForeign(row.currency)) return Number(row.total_cents) - ((await foreignPaid(q, orgId, [row.id])).get(row.id) ?? 0);
+  return outstandingOn(q, orgId, row.id);
 }
 
-export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number) {
+/** The AUD the ledger carries for a foreign invoice (0 for a draft or void one); 0 for AUD (not shown). */
+export async function audOutstandingOf(q: Queryable, orgId: string, row: InvoiceRow): Promise<number> {
+  if (!isForeign(row.currency) || row.journal_id === null || row.status === 'void') return 0;
+  return outstandingOn(q, orgId, row.id);
+}
+
+/** `audOutstandingCents`: a foreign invoice's AUD carried on 1100 (foreign.ts); unused for AUD. */
+export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number, audOutstandingCents = 0) {
   invariant(row.contact_id !== null, `invoice ${row.id} has a contact`);
   invariant(row.number !== null, `invoice ${row.id} has a number`);
   return {
@@ -97,13 +117,14 @@ export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandi
     journalId: row.journal_id,
     ledgerId: row.ledger_id,
     outstandingCents,
+    ...foreignView(row, audOutstandingCents),
   };
 }
 
 /** The invoice as the API shows it, read inside the unit of work (after its own writes). */
 export async function invoiceView(uow: Uow, row: InvoiceRow) {
   const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
-  return toInvoice(row, lines, await outstandingOf(uow.tx, uow.orgId, row));
+  return toInvoice(row, lines, await outstandingOf(uow.tx, uow.orgId, row), await audOutstandingOf(uow.tx, uow.orgId, row));
 }
 
 /** The invoice row, locked for this unit of work; NOT_FOUND when not this organisation's. */
@@ -242,6 +263,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     params.lines ? `lines[${i}].accountCode` : 'lines',
   );
   const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
+  const fx = await draftCurrency(uow, params, issuedOn, params.totalCents, gstCents);
   // The customer's contact, found or created in this act (its event is this one).
   const party = await resolveDocumentContact(uow, { ...params, email: params.payeeEmail ?? null }, 'customer');
   const event = await uow.emit(events.invoiceDraft, {
@@ -259,6 +281,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       ...(issuedOn !== null ? { issueDate: issuedOn } : {}),
       ...(origin ? { repeatingId: origin.repeatingId } : {}),
       ...attachedPayload(files),
+      ...(fx ? { currency: fx.currency, exchangeRate: currencies.rateString(fx.micros) } : {}),
     },
   });
   await finishContact(uow, party, 'customer', event.ledgerId);
@@ -282,11 +305,16 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     void_journal_id: null,
     void_reason: null,
     ledger_id: event.ledgerId,
+    currency: fx?.currency ?? null,
+    exchange_rate_micros: fx?.micros ?? null,
+    aud_total_cents: fx?.audTotalCents ?? null,
+    aud_gst_cents: fx?.audGstCents ?? null,
   };
   await uow.tx.later(
     `INSERT INTO invoices (org_id, id, number, reference, issued_on, due_on, status, payee_name, contact_id, payee_search, description,
-       total_cents, gst_cents, due_days, created_at, payee_email, chase_step, ledger_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       total_cents, gst_cents, due_days, created_at, payee_email, chase_step, ledger_id, currency, exchange_rate_micros, aud_total_cents,
+       aud_gst_cents)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       uow.orgId,
       id,
@@ -307,12 +335,45 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       row.payee_email,
       0,
       event.ledgerId,
+      row.currency,
+      row.exchange_rate_micros,
+      row.aud_total_cents,
+      row.aud_gst_cents,
     ],
   );
   await insertSaleLines(uow, id, lines);
   // Queued after the invoice's rows (on PostgreSQL the three writes go out as one statement).
   if (next !== null) await uow.moveInvoiceSequence(next);
   return withFiles(toInvoice(row, lines, 0), await saveFiles(uow, 'invoice', id, files, event.ledgerId));
+}
+
+/**
+ * A draft's currency: null for AUD; else its rate, fixed now (given, or the table's on the
+ * document date: issueDate, else today) and the AUD total and GST it posts when sent. A line
+ * selling a fixed asset is refused: a disposal's proceeds are posted in AUD.
+ */
+async function draftCurrency(
+  uow: Uow,
+  params: z.infer<typeof books.invoiceDraft.params>,
+  issuedOn: string | null,
+  totalCents: number,
+  gstCents: number,
+) {
+  if (!isForeign(params.currency)) return null;
+  const sold = (params.lines ?? []).findIndex((l) => l.assetId !== undefined);
+  if (sold >= 0) {
+    throw new DomainError(
+      'BAD_REQUEST',
+      `lines[${sold}].assetId: an asset is sold on an AUD invoice only (this one is in ${params.currency})`,
+      {
+        field: `lines[${sold}].assetId`,
+      },
+    );
+  }
+  const rate = await resolveRate(uow, params.currency, issuedOn ?? uow.today, params.exchangeRate);
+  const aud = audFigures(totalCents, gstCents, rate.micros);
+  checkAudBound(aud.audTotalCents, 'totalCents');
+  return { currency: params.currency, micros: rate.micros, ...aud };
 }
 
 /** The invoice as emailed: a tax invoice when it carries GST (GST Act s 29-70). */
@@ -392,7 +453,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
     dateField: row.issued_on === null ? 'date' : 'issueDate',
     memo: `Invoice ${row.id} to ${row.payee_name}`,
     source: { kind: 'invoice', id: row.id },
-    lines: sales ? sales.lines : salePosting(row.id, lines),
+    lines: sales ? sales.lines : issuePosting(row, row.id, lines),
   });
   const event = await uow.emit(events.invoiceSend, {
     entityId: row.id,
@@ -407,6 +468,14 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
       recipients: message ? 1 : 0,
       ...(row.number !== null ? { number: row.number } : {}),
       ...(sales ? { disposedAssetIds: [...sales.assetIds] } : {}),
+      ...(isForeign(row.currency) && row.exchange_rate_micros !== null
+        ? {
+            currency: row.currency,
+            exchangeRate: currencies.rateString(Number(row.exchange_rate_micros)),
+            audTotalCents: Number(row.aud_total_cents),
+            audGstCents: Number(row.aud_gst_cents),
+          }
+        : {}),
     },
   });
   await sales?.record(journalId, event.ledgerId);
@@ -425,5 +494,5 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
     journal_id: journalId,
     ledger_id: event.ledgerId,
   };
-  return toInvoice(sent, lines, Number(row.total_cents));
+  return toInvoice(sent, lines, Number(row.total_cents), Number(row.aud_total_cents ?? 0));
 }

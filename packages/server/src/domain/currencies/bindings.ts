@@ -1,0 +1,9 @@
+import { currencies } from '@finance-desk/protocol';
+import { bind, bindQuery, type MethodBinding } from '../../binding.js';
+import { exchangeRateSet, listExchangeRates } from './rates.js';
+
+/** Other currencies (rates.ts), bound once (see registry.ts); foreign documents live in their own areas. */
+export const currenciesBindings: readonly MethodBinding[] = [
+  bind(currencies.exchangeRateSet, exchangeRateSet),
+  bindQuery(currencies.exchangeRates, listExchangeRates),
+];
