@@ -9,7 +9,20 @@ const inDays = (n) => {
   return d.toISOString().slice(0, 10);
 };
 
-export async function run({ post }) {
+async function approve(post, decide, billId) {
+  const refused = await post('books.billApprove', { id: billId }, 'A foreign bill from a new payee: held like any other');
+  if (refused.ok) return refused;
+  const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(refused.error.message)?.[1];
+  const req = await post(
+    'approval.request',
+    { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: billId } },
+    'File the hold of the USD bill for a human',
+  );
+  await decide(req.result.approvalId);
+  return post('books.billApprove', { id: billId, approvalId: req.result.approvalId }, 'Approved: Dr 6000 / Cr 2000 in AUD at its rate');
+}
+
+export async function run({ post, decide }) {
   const rates = [
     { currency: 'NZD', date: inDays(-3), rate: '0.91' },
     { currency: 'NZD', date: today(), rate: '0.925' },
@@ -54,4 +67,39 @@ export async function run({ post }) {
     'Paid in full today at 0.925000: Dr 1000 92 500 / Cr 1100 91 000 / Cr 4400 1 500, the gain realised',
   );
   await post('books.invoice', { id: draft.result.id }, 'The invoice: NZD amounts, its rate, AUD figures, the payment with its own rate');
+  await post('books.exchangeRateSet', { rates: [{ currency: 'USD', date: today(), rate: '1.523456' }] }, 'A USD rate for today');
+  const bill = await post(
+    'books.billCapture',
+    {
+      payeeName: 'Seattle Tools Inc',
+      description: 'Tools',
+      totalCents: 200_000,
+      dueDays: 30,
+      taxCode: 'GST_FREE_EXPENSES',
+      currency: 'USD',
+    },
+    'A USD 2,000.00 bill: AUD 3,046.91 at 1.523456 (the approval floor compares the AUD)',
+  );
+  await approve(post, decide, bill.result.id);
+  await post(
+    'books.billRecordPayment',
+    { id: bill.result.id, amountCents: 100_000, exchangeRate: '1.5', reference: 'WIRE-1' },
+    'Half paid at 1.500000: Dr 2000 1 523.46 (at the rate of the bill) / Cr 1000 1 500.00 / Cr 4400 23.46, a gain',
+  );
+  await post(
+    'books.billScheduleRun',
+    {
+      billIds: [bill.result.id],
+      paymentDate: today(),
+      funding: {
+        bsb: '034-702',
+        accountNumber: '458921',
+        bankCode: 'WBC',
+        userName: 'Harbour Cafe',
+        apcaUserId: '512734',
+        remitterName: 'Harbour Cafe',
+      },
+    },
+    'A payment run pays AUD by ABA file: a foreign bill is CONFLICT',
+  );
 }

@@ -601,6 +601,11 @@ export const billCapture = eventKind({
     /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
     repeatingId: str().optional(),
     ...attached,
+    /** A foreign bill (absent: AUD): its currency, rate and the AUD total and GST it posts on approval. */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
+    audTotalCents: int().optional(),
+    audGstCents: int().optional(),
   }),
   emittedBy: [booksM.billCapture, 'system'],
 });
@@ -611,6 +616,30 @@ export const billApprove = eventKind({
   summary: 'A bill was approved and (the first time) posted; fixed assets its lines register are named.',
   payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), ...assetsRegistered, ...proof, ...posting }),
   emittedBy: [booksM.billApprove, 'system'],
+});
+
+export const billPayment = eventKind({
+  family: 'books',
+  kind: 'books.bill.payment',
+  summary:
+    "A foreign bill's payment was recorded and posted: the amount and what is left in its currency, the payment's and the bill's rates, the AUD paid, the AUD carrying value settled on 2000 and the difference realised on 4400 (positive a gain).",
+  payload: z.strictObject({
+    ...posting,
+    payee: str(),
+    amountCents: int(),
+    date: str(),
+    reference: str(),
+    journalId: str(),
+    outstandingCents: int(),
+    accountCode: str(),
+    currency: str(),
+    exchangeRate: str(),
+    billExchangeRate: str(),
+    audAmountCents: int(),
+    audSettledCents: int(),
+    audGainCents: int(),
+  }),
+  emittedBy: [payablesM.billRecordPayment],
 });
 
 export const billHold = eventKind({
@@ -1562,6 +1591,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   creditRefund,
   billCapture,
   billApprove,
+  billPayment,
   billHold,
   billReturn,
   billRunExecute,

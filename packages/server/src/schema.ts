@@ -49,6 +49,7 @@ import { migration as assetsAccountant } from './domain/assets/migration-tax.js'
 import { migration as tracking } from './domain/tracking/migration.js';
 import { migration as attachments } from './domain/attachments/migration.js';
 import { migration as currencies } from './domain/currencies/migration.js';
+import { migration as billFxPayments } from './domain/payables/migration-fx.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -147,4 +148,6 @@ export const migrations: readonly Migration[] = [
   repeating,
   // Exchange rates, foreign invoices and bills, 4400 Foreign exchange gains and losses, 55.
   currencies,
+  // Payments of bills in another currency (books.billRecordPayment), 56.
+  billFxPayments,
 ];

@@ -14,11 +14,19 @@
  *   31968 − 31501 = 467. Received 35200 + 31501 = 66701 against 68501 posted: 1800 lost in all.
  * - an NZD 1,100.00 invoice with GST at 0.900000: total 110000 × 0.9 = 99000, GST 10000 × 0.9 =
  *   9000, net 90000 (the BAS reads G1 99000 and 1A 9000).
+ * - a USD 2,000.00 bill (GST-free) at 1.523456: 200000 × 1.523456 = 304691.2 → 304691 (Dr 6000 /
+ *   Cr 2000); USD 1,000.00 paid at 1.500000: the bank pays 150000, 2000 gives up 100000 × 1.523456 =
+ *   152345.6 → 152346, a gain of 152346 − 150000 = 2346 (Cr 4400); the rest, USD 1,000.00 at
+ *   1.550000: the bank pays 155000 for the 304691 − 152346 = 152345 still carried, a loss of 2655
+ *   (Dr 4400). Paid 150000 + 155000 = 305000 for 304691 carried: 309 lost in all (2346 − 2655).
+ * - a USD 4,000.00 bill at 1.5 is AUD 6,000.00, above the $5,000 approval floor: held ABOVE_FLOOR,
+ *   though 400000 cents is below it.
+ * - an NZD 1,100.00 bill with GST at 0.900000: Cr 2000 99000, Dr 1200 9000, Dr 6000 90000.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { agentCalls, engines, startTestServer, type TestServer } from './harness.js';
-import { journalLines } from './payables-helpers.js';
+import { approvedBill, FUNDING, journalLines } from './payables-helpers.js';
 
 const TODAY = '2026-10-15';
 const NOW = `${TODAY}T02:00:00.000Z`;
@@ -346,5 +354,130 @@ describe.each(engines)('other currencies (%s)', (engine) => {
       name: 'Foreign exchange gains and losses',
       type: 'revenue',
     });
+  });
+
+  it('posts a foreign bill in AUD, holds it by its AUD total, and realises differences as it is paid', async () => {
+    const o = await t.org();
+    await ok(o, 'books.exchangeRateSet', { rates: RATES });
+    const supplier = { payeeName: 'Seattle Tools Inc', description: 'Tools', currency: 'USD', taxCode: 'GST_FREE_EXPENSES' };
+    const bill = await approvedBill(t, o, { ...supplier, totalCents: 200_000, issueDate: '2026-10-01' });
+    expect(bill).toMatchObject({ status: 'approved', currency: 'USD', exchangeRate: '1.523456', audTotalCents: 304_691, audGstCents: 0 });
+    expect(await lines(o, bill.journalId)).toEqual([
+      { account: '6000', dr: 304_691, cr: 0, taxCode: 'GST_FREE_EXPENSES', base: 304_691, gst: 0 },
+      { account: '2000', dr: 0, cr: 304_691, doc: bill.id },
+    ]);
+    const first = await ok(o, 'books.billRecordPayment', {
+      id: bill.id,
+      amountCents: 100_000,
+      date: '2026-10-03',
+      exchangeRate: '1.5',
+      reference: 'W-1',
+    });
+    expect(first).toMatchObject({
+      status: 'approved',
+      outstandingCents: 100_000,
+      audAmountCents: 150_000,
+      audSettledCents: 152_346,
+      audGainCents: 2_346,
+    });
+    expect(await lines(o, first.journalId)).toEqual([
+      { account: '2000', dr: 152_346, cr: 0, doc: bill.id },
+      { account: '1000', dr: 0, cr: 150_000 },
+      { account: '4400', dr: 0, cr: 2_346 },
+    ]);
+    expect((await lastEvent(o)).payload).toMatchObject({
+      currency: 'USD',
+      exchangeRate: '1.500000',
+      billExchangeRate: '1.523456',
+      audGainCents: 2_346,
+    });
+    const again = await ok(o, 'books.billRecordPayment', { id: bill.id, amountCents: 100_000, date: '2026-10-03', reference: 'W-1' });
+    expect(again).toMatchObject({ noop: true, paymentId: first.paymentId });
+    await refused(
+      o,
+      'books.billRecordPayment',
+      { id: bill.id, amountCents: 100_001, exchangeRate: '1.5' },
+      'BAD_REQUEST',
+      /100000 USD cents outstanding/,
+    );
+    const listed = (await ok(o, 'books.bills', {})).bills.find((b: any) => b.id === bill.id);
+    expect(listed).toMatchObject({ outstandingCents: 100_000, audOutstandingCents: 152_345 });
+    // A payment run pays AUD by ABA: refused naming the bill and the way to pay it.
+    await refused(
+      o,
+      'books.billScheduleRun',
+      { funding: FUNDING, billIds: [bill.id], paymentDate: TODAY },
+      'CONFLICT',
+      /is in USD: a payment run \(ABA\) pays AUD bills only/,
+    );
+    const rest = await ok(o, 'books.billRecordPayment', { id: bill.id, amountCents: 100_000, date: '2026-10-05', exchangeRate: '1.55' });
+    expect(rest).toMatchObject({
+      status: 'paid',
+      outstandingCents: 0,
+      audAmountCents: 155_000,
+      audSettledCents: 152_345,
+      audGainCents: -2_655,
+    });
+    expect(await balanceOf(o, '2000')).toBe(0);
+    expect(await balanceOf(o, '4400')).toBe(-309);
+    await refused(o, 'books.billRecordPayment', { id: bill.id, amountCents: 1, exchangeRate: '1.5' }, 'CONFLICT', /is paid/);
+    await balanced(o);
+  });
+
+  it('compares a foreign bill with the approval floor in AUD, posts its GST in AUD, and refuses what it does not do', async () => {
+    const o = await t.org();
+    const held = await ok(o, 'books.billCapture', {
+      payeeName: 'Big Machines',
+      description: 'Press',
+      totalCents: 400_000,
+      dueDays: 30,
+      currency: 'USD',
+      exchangeRate: '1.5',
+      taxCode: 'GST_FREE_EXPENSES',
+    });
+    expect(held).toMatchObject({ status: 'held', heldReason: 'ABOVE_FLOOR', audTotalCents: 600_000 });
+    const local = await ok(o, 'books.billCapture', { payeeName: 'Small Shop', description: 'Parts', totalCents: 400_000, dueDays: 30 });
+    expect(local.heldReason).toBe('NEW_PAYEE');
+    const gst = await approvedBill(t, o, {
+      payeeName: 'Auckland Parts',
+      description: 'Parts',
+      totalCents: 110_000,
+      currency: 'NZD',
+      exchangeRate: '0.9',
+    });
+    expect(await lines(o, gst.journalId)).toEqual([
+      { account: '6000', dr: 90_000, cr: 0, taxCode: 'GST_ON_EXPENSES', base: 99_000, gst: 9_000 },
+      { account: '1200', dr: 9_000, cr: 0 },
+      { account: '2000', dr: 0, cr: 99_000, doc: gst.id },
+    ]);
+    await refused(
+      o,
+      'books.billCreditNote',
+      { id: gst.id, amountCents: 1_100, reason: 'Short' },
+      'CONFLICT',
+      /is in NZD: an adjustment note/,
+    );
+    await refused(
+      o,
+      'books.billCapture',
+      {
+        payeeName: 'Auckland Parts',
+        description: 'Lathe',
+        totalCents: 110_000,
+        dueDays: 30,
+        currency: 'NZD',
+        exchangeRate: '0.9',
+        taxCode: 'GST_ON_CAPITAL',
+      },
+      'BAD_REQUEST',
+      /account 1500/,
+    );
+    const aud = await approvedBill(t, o, { payeeName: 'Small Shop', description: 'More parts', totalCents: 1_100 });
+    await refused(o, 'books.billRecordPayment', { id: aud.id, amountCents: 100 }, 'CONFLICT', /is in AUD: pay it in a payment run/);
+    // Returning a foreign bill with no payments reverses its AUD posting.
+    const returned = await ok(o, 'books.billReturn', { id: gst.id, reason: 'Wrong order' });
+    expect(returned.status).toBe('returned');
+    expect(await balanceOf(o, '1200')).toBe(100);
+    await balanced(o);
   });
 });

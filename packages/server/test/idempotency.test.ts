@@ -303,6 +303,21 @@ describe.each(engines)('every books write replays with the same key and params (
         return { id: bill.id, amountCents: 1_100, reason: 'short delivery' };
       },
     ],
+    // A foreign bill's payment: its currency's amount at a rate given.
+    [
+      'billRecordPayment',
+      'books.billRecordPayment',
+      async () => {
+        const bill = await approvedBill(t, org, {
+          payeeName: unique('Supplier'),
+          description: 'x',
+          totalCents: 2_200,
+          currency: 'USD',
+          exchangeRate: '1.5',
+        });
+        return { id: bill.id, amountCents: 1_100, exchangeRate: '1.52' };
+      },
+    ],
     // The organisation's own chart: each case its own account code.
     ['accountCreate', 'books.accountCreate', () => ({ code: '6951', name: 'Software subscriptions', type: 'expense' })],
     [

@@ -216,8 +216,9 @@ export const bill = z.object({
   /** The accrual posting made on approval (Dr expense/asset + GST paid / Cr 2000). */
   journalId: z.string().nullable(),
   ledgerId: z.string(),
-  /** Reads only: what is still to pay (see books.bills). */
+  /** Reads only: what is still to pay (see books.bills); in the bill's currency. */
   outstandingCents: z.number().int().optional(),
+  ...foreignFields,
   /** Files kept with it (attachments.ts), oldest first; absent when none. */
   attachments: attachmentsField(),
   noop: z.boolean().optional(),
@@ -241,8 +242,8 @@ export const billCapture = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    "Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill's date: it falls due dueDays after it and its approval posts dated it; reference is the business's own reference for it; attachments (1–10 files as books.attachmentAdd takes them, e.g. the supplier's PDF) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
-  extendedParams: ['issueDate', 'reference', 'attachments'],
+    "Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill's date: it falls due dueDays after it and its approval posts dated it; reference is the business's own reference for it; attachments (1–10 files as books.attachmentAdd takes them, e.g. the supplier's PDF) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line. Extension: currency (ISO 4217, default AUD) and exchangeRate as books.invoiceDraft takes them, the rate on or before issueDate; approval posts the AUD figures (Cr 2000 the AUD total, Dr 1200 the AUD GST, each line its share of the rest), and the approval rule compares the AUD total with the floor. A foreign bill is paid with books.billRecordPayment, not by a payment run; a line on 1500 is refused (assets are registered from AUD bills).",
+  extendedParams: ['issueDate', 'reference', 'attachments', 'currency', 'exchangeRate'],
   brief:
     'Record a supplier bill (posts at books.billApprove); held for a human if the payee is new, bank details changed or above the approval floor.',
   params: z
@@ -261,8 +262,11 @@ export const billCapture = method({
       issueDate: issueDate().optional().describe('Default today'),
       reference: documentReference().optional().describe("The business's own reference"),
       attachments: attachmentsParam(),
+      currency: currencyCode().optional().describe('ISO 4217; default AUD'),
+      exchangeRate: exchangeRate().optional().describe('AUD per 1 unit; default table'),
     })
     .superRefine(...payeeCheck)
+    .superRefine(fxCheck)
     .superRefine((p, ctx) => {
       if (p.lines === undefined) {
         if (p.totalCents === undefined) ctx.addIssue({ code: 'custom', path: ['totalCents'], message: 'is required (or give lines)' });

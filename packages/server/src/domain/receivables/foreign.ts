@@ -1,10 +1,10 @@
-import { currencies } from '@finance-desk/protocol';
 import { conflict } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
-import { isForeign, toAud } from '../currencies/rates.js';
+import { isForeign } from '../currencies/rates.js';
+import { audLines, type ForeignColumns } from '../currencies/convert.js';
 import { trackingFields, type PostingLine } from '../gl/post.js';
 import { placeholders } from '../../storage/sql.js';
-import { salePosting, shareByLargestRemainder, type SaleLine } from './invoice-lines.js';
+import { salePosting, type SaleLine } from './invoice-lines.js';
 
 /**
  * Invoices in a currency other than AUD. The document's amounts stay in its currency; the ledger
@@ -14,36 +14,6 @@ import { salePosting, shareByLargestRemainder, type SaleLine } from './invoice-l
  * total less its standing payments (each keeps its foreign amount); the AUD carried is the
  * ledger's balance on 1100 for the invoice, as for any invoice.
  */
-
-/** What a foreign row carries beside an AUD one (NULL on AUD rows). */
-export interface ForeignColumns {
-  readonly currency: string | null;
-  readonly exchange_rate_micros: number | null;
-  readonly aud_total_cents: number | null;
-  readonly aud_gst_cents: number | null;
-}
-
-/** The AUD total and GST of a document in another currency at `rateMicros`. */
-export function audFigures(totalCents: number, gstCents: number, rateMicros: number) {
-  return { audTotalCents: toAud(totalCents, rateMicros), audGstCents: toAud(gstCents, rateMicros) };
-}
-
-/**
- * Each line's AUD GST and net: GST shares of the AUD GST in proportion to the lines' own GST,
- * net shares of (AUD total − AUD GST) in proportion to the lines' net, each by largest remainder
- * so both sum exactly.
- */
-export function audLines(lines: readonly { amountCents: number; gstCents: number }[], audTotalCents: number, audGstCents: number) {
-  const gst = lines.some((l) => l.gstCents > 0)
-    ? shareByLargestRemainder(
-        audGstCents,
-        lines.map((l) => l.gstCents),
-      )
-    : lines.map(() => 0);
-  const nets = lines.map((l) => l.amountCents - l.gstCents);
-  const net = nets.some((n) => n > 0) ? shareByLargestRemainder(audTotalCents - audGstCents, nets) : lines.map(() => 0);
-  return lines.map((_, i) => ({ gstCents: gst[i] ?? 0, netCents: net[i] ?? 0 }));
-}
 
 /**
  * The issue posting of an invoice (salePosting's shape) in AUD: Dr 1100 the AUD total, Cr each
@@ -85,18 +55,6 @@ export async function foreignPaid(q: Queryable, orgId: string, ids: readonly str
   );
   for (const r of rows) out.set(r.invoice_id, Number(r.s ?? 0));
   return out;
-}
-
-/** The invoice's read fields for its currency: none on an AUD invoice. */
-export function foreignView(row: ForeignColumns, audOutstandingCents: number) {
-  if (!isForeign(row.currency) || row.exchange_rate_micros === null) return {};
-  return {
-    currency: row.currency,
-    exchangeRate: currencies.rateString(Number(row.exchange_rate_micros)),
-    audTotalCents: Number(row.aud_total_cents),
-    audGstCents: Number(row.aud_gst_cents),
-    audOutstandingCents,
-  };
 }
 
 /**
