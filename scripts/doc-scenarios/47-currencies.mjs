@@ -86,6 +86,12 @@ export async function run({ post, decide }) {
     { id: bill.result.id, amountCents: 100_000, exchangeRate: '1.5', reference: 'WIRE-1' },
     'Half paid at 1.500000: Dr 2000 1 523.46 (at the rate of the bill) / Cr 1000 1 500.00 / Cr 4400 23.46, a gain',
   );
+  await post('books.exchangeRateSet', { rates: [{ currency: 'USD', date: today(), rate: '1.55' }] }, 'The USD rate moves later in the day');
+  await post(
+    'books.currencyRevalue',
+    { date: today() },
+    'Revalue what is open: the USD 1,000.00 still owed is 1 550.00 at 1.550000 against 1 523.45 carried: Cr 2000 26.55 / Dr 4400 26.55 today, reversed tomorrow',
+  );
   await post(
     'books.billScheduleRun',
     {

@@ -1531,6 +1531,34 @@ export const exchangeRateSet = eventKind({
   emittedBy: [currenciesM.exchangeRateSet],
 });
 
+export const currencyRevalue = eventKind({
+  family: 'books',
+  kind: 'books.currency.revalue',
+  summary:
+    'Open foreign invoices and bills were revalued at a date: each document with its outstanding, rate and AUD difference; the journal dated then and its reversal dated the next day.',
+  payload: z.strictObject({
+    ...posting,
+    date: str(),
+    reversalDate: str(),
+    journalId: str(),
+    reversalJournalId: str(),
+    audGainCents: int(),
+    documents: z.array(
+      z.strictObject({
+        kind: z.enum(['invoice', 'bill']),
+        id: str(),
+        currency: str(),
+        outstandingCents: int(),
+        exchangeRate: str(),
+        audCarriedCents: int(),
+        audRevaluedCents: int(),
+        audDifferenceCents: int(),
+      }),
+    ),
+  }),
+  emittedBy: [currenciesM.currencyRevalue],
+});
+
 // ---- books: ask ----
 
 export const askAnswer = eventKind({
@@ -1646,6 +1674,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   budgetSet,
   trackingSet,
   exchangeRateSet,
+  currencyRevalue,
   repeatingSet,
   askAnswer,
 ];

@@ -22,6 +22,11 @@
  * - a USD 4,000.00 bill at 1.5 is AUD 6,000.00, above the $5,000 approval floor: held ABOVE_FLOOR,
  *   though 400000 cents is below it.
  * - an NZD 1,100.00 bill with GST at 0.900000: Cr 2000 99000, Dr 1200 9000, Dr 6000 90000.
+ * - revalued on 10 October (NZD 0.925000, USD 1.600000): the NZD 1,000.00 invoice carried at 91000
+ *   is 92500, +1500 (Dr 1100); the USD 2,000.00 bill carried at 304691 is 200000 × 1.6 = 320000,
+ *   15309 more owed (Cr 2000); net 1500 − 15309 = −13809, a loss (Dr 4400), all reversed on the
+ *   11th. The invoice paid on the 12th at 0.930000 (93000) settles the 91000 it was posted at: a
+ *   realised gain of 2000, and 1100 holds nothing for it once the reversal is in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
@@ -478,6 +483,66 @@ describe.each(engines)('other currencies (%s)', (engine) => {
     const returned = await ok(o, 'books.billReturn', { id: gst.id, reason: 'Wrong order' });
     expect(returned.status).toBe('returned');
     expect(await balanceOf(o, '1200')).toBe(100);
+    await balanced(o);
+  });
+
+  it('revalues open foreign documents at a date and reverses it the next day', async () => {
+    const o = await t.org();
+    await ok(o, 'books.exchangeRateSet', { rates: [...RATES, { currency: 'USD', date: '2026-10-10', rate: '1.6' }] });
+    const inv = await sentNzd(o, { totalCents: 100_000, issueDate: '2026-10-01' });
+    const bill = await approvedBill(t, o, {
+      payeeName: 'Seattle Tools Inc',
+      description: 'Tools',
+      totalCents: 200_000,
+      currency: 'USD',
+      taxCode: 'GST_FREE_EXPENSES',
+      issueDate: '2026-10-01',
+    });
+    await refused(o, 'books.currencyRevalue', { date: '2026-10-09' }, 'BAD_REQUEST', /^date: no NZD rate/);
+    await refused(o, 'books.currencyRevalue', { date: '2026-10-16' }, 'BAD_REQUEST', /in the future/);
+    const r = await ok(o, 'books.currencyRevalue', { date: '2026-10-10' });
+    expect(r).toMatchObject({ date: '2026-10-10', reversalDate: '2026-10-11', audGainCents: -13_809 });
+    expect(r.documents).toEqual([
+      expect.objectContaining({
+        kind: 'invoice',
+        id: inv.id,
+        outstandingCents: 100_000,
+        audCarriedCents: 91_000,
+        audRevaluedCents: 92_500,
+        audDifferenceCents: 1_500,
+      }),
+      expect.objectContaining({
+        kind: 'bill',
+        id: bill.id,
+        exchangeRate: '1.600000',
+        audCarriedCents: 304_691,
+        audRevaluedCents: 320_000,
+        audDifferenceCents: 15_309,
+      }),
+    ]);
+    expect(await lines(o, r.journalId)).toEqual([
+      { account: '1100', dr: 1_500, cr: 0, doc: inv.id },
+      { account: '2000', dr: 0, cr: 15_309, doc: bill.id },
+      { account: '4400', dr: 13_809, cr: 0 },
+    ]);
+    expect(await lines(o, r.reversalJournalId)).toEqual([
+      { account: '1100', dr: 0, cr: 1_500, doc: inv.id },
+      { account: '2000', dr: 15_309, cr: 0, doc: bill.id },
+      { account: '4400', dr: 0, cr: 13_809 },
+    ]);
+    expect((await lastEvent(o)).kind).toBe('books.currency.revalue');
+    const asAt = async (asOf: string) =>
+      ((await t.post(o.keys.reader, 'books.accounts', { asOf })).body.result.accounts as any[]).find((a) => a.code === '4400').balanceCents;
+    expect(await asAt('2026-10-10')).toBe(-13_809);
+    expect(await asAt('2026-10-11')).toBe(0);
+    // The same date again: a no-op.
+    const before = await seq(o);
+    expect(await ok(o, 'books.currencyRevalue', { date: '2026-10-10' })).toMatchObject({ noop: true, journalId: r.journalId });
+    expect(await seq(o)).toBe(before);
+    // Paid after it: the whole difference from the posted 91000 is realised, nothing stays on 1100.
+    const paid = await ok(o, 'books.invoiceRecordPayment', { id: inv.id, amountCents: 100_000, date: '2026-10-12', exchangeRate: '0.93' });
+    expect(paid).toMatchObject({ audAmountCents: 93_000, audSettledCents: 91_000, audGainCents: 2_000 });
+    expect(await ok(o, 'books.invoice', { id: inv.id })).toMatchObject({ status: 'paid', audOutstandingCents: 0 });
     await balanced(o);
   });
 });

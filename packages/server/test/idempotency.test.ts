@@ -344,6 +344,31 @@ describe.each(engines)('every books write replays with the same key and params (
     ],
     // Exchange rates: a currency no other case sets.
     ['exchangeRateSet', 'books.exchangeRateSet', () => ({ rates: [{ currency: 'JPY', date: '2026-01-05', rate: '0.010123' }] })],
+    // A revaluation: the one open KRW invoice at today's table rate (no other case revalues).
+    [
+      'currencyRevalue',
+      'books.currencyRevalue',
+      async () => {
+        // Every currency open in this organisation needs a rate on the date (the foreign bill's is USD).
+        await ok('books.exchangeRateSet', {
+          rates: [
+            { currency: 'KRW', date: today(), rate: '0.0011' },
+            { currency: 'USD', date: today(), rate: '1.51' },
+          ],
+        });
+        const d = await ok('books.invoiceDraft', {
+          payeeName: unique('Seoul'),
+          description: 'Export',
+          totalCents: 1_000_000,
+          dueDays: 30,
+          taxCode: 'EXPORT',
+          currency: 'KRW',
+          exchangeRate: '0.001',
+        });
+        await ok('books.invoiceSend', { id: d.id });
+        return { date: today() };
+      },
+    ],
     // Tracking: the organisation's first category (it has room for two).
     ['trackingSet', 'books.trackingSet', () => ({ category: 'Division', options: [{ name: 'Cafe' }, { name: 'Catering' }] })],
     // Repeating: a schedule of its own payee (the same one again would be a no-op).

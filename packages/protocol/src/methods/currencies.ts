@@ -113,5 +113,40 @@ export const exchangeRates = method({
   }),
 });
 
+/** Open foreign documents one books.currencyRevalue takes at most. */
+export const REVALUE_DOCUMENTS_MAX = 500;
+
+export const currencyRevalue = method({
+  name: 'books.currencyRevalue',
+  scope: 'books.write',
+  kind: 'write',
+  summary: `Revalue what is open in other currencies at a date (extension beyond the core contract; usually a month's or a year's end): for each sent or part_paid foreign invoice and approved foreign bill dated on or before date (at most ${REVALUE_DOCUMENTS_MAX}), what is outstanding in its currency on that date (payments dated on or before it) at the books.exchangeRates rate on or before date (at most 7 days old, else BAD_REQUEST naming date) against the AUD it carries (its posting and payments, revaluations left out). One journal dated date moves each difference between 1100 or 2000 (by document) and 4400 Foreign exchange gains and losses, and a second dated the next day reverses it (unrealised: the payment realises the difference). Not in the future, not on or before the lock date. A date already revalued is a no-op answering that revaluation; nothing to move posts nothing (noop, no event).`,
+  brief: 'Revalue open foreign invoices and bills at a date (table rate) to 4400, reversed the next day; one event.',
+  params: z.strictObject({ date: isoDate().describe('Revaluation date') }),
+  result: z.object({
+    date: z.string(),
+    reversalDate: z.string(),
+    /** Each open foreign document: its outstanding in its currency, the rate, the AUD carried and revalued, and the difference (positive raises the AUD carried). */
+    documents: z.array(
+      z.object({
+        kind: z.enum(['invoice', 'bill']),
+        id: z.string(),
+        currency: z.string(),
+        outstandingCents: z.number().int(),
+        exchangeRate: z.string(),
+        audCarriedCents: z.number().int(),
+        audRevaluedCents: z.number().int(),
+        audDifferenceCents: z.number().int(),
+      }),
+    ),
+    /** The net posted to 4400: positive a gain. */
+    audGainCents: z.number().int(),
+    journalId: z.string().nullable(),
+    reversalJournalId: z.string().nullable(),
+    ledgerId: z.string().nullable(),
+    noop: z.boolean().optional(),
+  }),
+});
+
 /** Declarations of this area (see index.ts); each method once, with strict params. */
-export const currenciesMethods = [exchangeRateSet, exchangeRates] as const satisfies readonly MethodSpec[];
+export const currenciesMethods = [exchangeRateSet, exchangeRates, currencyRevalue] as const satisfies readonly MethodSpec[];

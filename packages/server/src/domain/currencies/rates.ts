@@ -78,7 +78,7 @@ export async function resolveRate(
     throw new DomainError(
       'BAD_REQUEST',
       `${field}: no ${currency} rate in the exchange rates table from ${oldest} to ${date}${seen}; ` +
-        `give ${field} or set the rate with ${spec.exchangeRateSet.name}`,
+        `${field === 'exchangeRate' ? 'give exchangeRate or ' : ''}set the rate with ${spec.exchangeRateSet.name}`,
       { field },
     );
   }

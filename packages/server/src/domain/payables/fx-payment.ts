@@ -10,7 +10,7 @@ import { newJournalId, postJournal } from '../gl/post.js';
 import { BILL_COLUMNS, type BillRow } from './bills.js';
 import { foreignBillPaid } from './foreign.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
-import { owedOnDocument } from './settle.js';
+import { carriedOn } from '../currencies/carried.js';
 
 /**
  * books.billRecordPayment: paying a bill in another currency (an AUD bill is paid by a run or a
@@ -94,7 +94,7 @@ export async function billRecordPayment(p: Params, uow: Uow) {
   const audAmount = toAud(p.amountCents, rate.micros);
   checkAudBound(audAmount, 'amountCents');
   if (audAmount === 0) throw badRequest(`amountCents: ${p.amountCents} ${bill.currency} cents is less than one AUD cent at this rate`);
-  const carried = await owedOnDocument(uow.tx, uow.orgId, PAYABLES_ACCOUNT, bill.id);
+  const carried = (await carriedOn(uow.tx, uow.orgId, PAYABLES_ACCOUNT, 'credit', [bill.id])).get(bill.id) ?? 0;
   const audSettled = p.amountCents === owed ? carried : Math.min(carried, toAud(p.amountCents, Number(bill.exchange_rate_micros)));
   invariant(audSettled >= 0, `bill ${bill.id} carries no debit balance`);
   // Paying less AUD than the bill carries is a gain (credited), more a loss (debited).

@@ -5,6 +5,7 @@ import { badRequest, conflict, DomainError, invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { checkAudBound, isForeign, resolveRate, toAud } from '../currencies/rates.js';
 import { FX_KEY } from '../currencies/revalue-keys.js';
+import { carriedOn } from '../currencies/carried.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { creditFromSource, keepCredit, newCreditId } from '../credits/ledger.js';
@@ -220,7 +221,7 @@ async function foreignPayment(
     throw badRequest(
       `amountCents: ${p.amountCents} ${invoice.currency} cents is less than one AUD cent at ${currencies.rateString(rate.micros)}`,
     );
-  const carried = await outstandingOn(uow.tx, uow.orgId, invoice.id);
+  const carried = (await carriedOn(uow.tx, uow.orgId, RECEIVABLES_ACCOUNT, 'debit', [invoice.id])).get(invoice.id) ?? 0;
   const settles = p.amountCents === owed;
   // Part by part at the invoice's rate, never more than is carried; the last part takes the rest.
   const audSettled = settles ? carried : Math.min(carried, toAud(p.amountCents, Number(invoice.exchange_rate_micros)));
