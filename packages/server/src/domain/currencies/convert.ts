@@ -1,5 +1,6 @@
 import { currencies } from '@finance-desk/protocol';
 import { shareByLargestRemainder } from '../receivables/invoice-lines.js';
+import { DomainError } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { checkAudBound, isForeign, resolveRate, toAud } from './rates.js';
 
@@ -75,6 +76,16 @@ export async function foreignDocument(
   const rate = await resolveRate(uow, p.currency, date, p.exchangeRate);
   const aud = audFigures(totalCents, gstCents, rate.micros);
   checkAudBound(aud.audTotalCents, 'totalCents');
+  // Nothing to post: the journal would have no lines.
+  if (aud.audTotalCents === 0) {
+    throw new DomainError(
+      'BAD_REQUEST',
+      `totalCents: ${totalCents} ${p.currency} cents is less than one AUD cent at ${currencies.rateString(rate.micros)}`,
+      {
+        field: 'totalCents',
+      },
+    );
+  }
   return { currency: p.currency, micros: rate.micros, ...aud };
 }
 

@@ -15,8 +15,8 @@ import { checkPostable, issueDateOf } from '../gl/periods.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { insertSaleLines, loadSaleLines, resolveSaleLines, saleAccountReads, type SaleLine } from './invoice-lines.js';
 import { foreignPaid, issuePosting } from './foreign.js';
-import { audFigures, foreignView } from '../currencies/convert.js';
-import { checkAudBound, isForeign, resolveRate } from '../currencies/rates.js';
+import { foreignDocument, foreignView } from '../currencies/convert.js';
+import { isForeign } from '../currencies/rates.js';
 import { outstandingOn } from './ledger-api.js';
 import type { EmailAttachment } from '../../adapters/email.js';
 import { invoicePdf } from './documents.js';
@@ -371,10 +371,7 @@ async function draftCurrency(
       },
     );
   }
-  const rate = await resolveRate(uow, params.currency, issuedOn ?? uow.today, params.exchangeRate);
-  const aud = audFigures(totalCents, gstCents, rate.micros);
-  checkAudBound(aud.audTotalCents, 'totalCents');
-  return { currency: params.currency, micros: rate.micros, ...aud };
+  return foreignDocument(uow, params, issuedOn ?? uow.today, totalCents, gstCents);
 }
 
 /** The invoice as emailed: a tax invoice when it carries GST (GST Act s 29-70). */
