@@ -148,12 +148,20 @@ describe.each(engines)('other currencies (%s)', (engine) => {
   it('posts an NZD export invoice in AUD at its rate and realises the gain when paid at another', async () => {
     const o = await t.org();
     await ok(o, 'books.exchangeRateSet', { rates: RATES });
-    const draft = await ok(o, 'books.invoiceDraft', { ...EXPORT, totalCents: 100_000, issueDate: '2026-10-01' });
+    const draft = await ok(o, 'books.invoiceDraft', {
+      ...EXPORT,
+      totalCents: 100_000,
+      issueDate: '2026-10-01',
+      payeeEmail: 'accounts@wellington.example',
+    });
     expect(draft).toMatchObject({ currency: 'NZD', exchangeRate: '0.910000', totalCents: 100_000, audTotalCents: 91_000, audGstCents: 0 });
     expect((await lastEvent(o)).payload).toMatchObject({ currency: 'NZD', exchangeRate: '0.910000' });
     const sent = await ok(o, 'books.invoiceSend', { id: draft.id });
     expect(sent).toMatchObject({ status: 'sent', outstandingCents: 100_000, audOutstandingCents: 91_000 });
     expect((await lastEvent(o)).payload).toMatchObject({ currency: 'NZD', audTotalCents: 91_000, audGstCents: 0 });
+    // The email names the currency: "$" alone would read as AUD.
+    const mail = await t.db.reader.get<{ body: string }>("SELECT body FROM outbox WHERE org_id = ? AND channel = 'email'", [o.orgId]);
+    expect(mail?.body).toContain('NZD $1,000.00');
     expect(await lines(o, sent.journalId)).toEqual([
       { account: '1100', dr: 91_000, cr: 0, doc: draft.id },
       { account: '4000', dr: 0, cr: 91_000, taxCode: 'EXPORT', base: 91_000, gst: 0 },
@@ -325,6 +333,14 @@ describe.each(engines)('other currencies (%s)', (engine) => {
       /is in NZD: a credit note is for AUD invoices only/,
     );
     await refused(o, 'books.invoiceWriteOff', { id: inv.id, reason: 'Gone' }, 'CONFLICT', /is in NZD: a write-off/);
+    // A customer's credit is AUD: not allocated to an NZD invoice.
+    const deposit = await ok(o, 'books.creditPrepayment', {
+      contactId: inv.contactId,
+      side: 'customer',
+      amountCents: 5_000,
+      reference: 'DEP',
+    });
+    await refused(o, 'books.creditAllocate', { creditId: deposit.id, documentId: inv.id }, 'CONFLICT', /is in NZD: allocating a credit/);
     // An AUD invoice takes no exchange rate.
     const aud = await ok(o, 'books.invoiceDraft', { payeeName: 'Local', description: 'Sale', totalCents: 1_100, dueDays: 7 });
     await ok(o, 'books.invoiceSend', { id: aud.id });

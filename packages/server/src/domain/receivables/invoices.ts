@@ -387,19 +387,21 @@ function invoiceMessage(
   // A business not registered for GST issues an "Invoice" (as the PDF says).
   const taxable = gstRegistered && lines.some((l) => TAX_CODES[l.taxCode].gst);
   const title = taxable ? 'Tax invoice' : 'Invoice';
+  // A foreign invoice's amounts are in its currency: named, so "$" is not read as AUD.
+  const money = (cents: number) => (isForeign(row.currency) ? `${row.currency} ${formatCents(cents)}` : formatCents(cents));
   return {
     to: row.payee_email,
-    subject: `${title} ${row.number ?? row.id}: ${formatCents(Number(row.total_cents))} due ${dueOn}`,
+    subject: `${title} ${row.number ?? row.id}: ${money(Number(row.total_cents))} due ${dueOn}`,
     text: [
       `Dear ${row.payee_name},`,
       '',
       `${title} ${row.number ?? row.id}, issued ${issuedOn}, due ${dueOn}: ${row.description}`,
       '',
-      ...lines.map((l) => `  ${l.description}  ${formatCents(l.amountCents)}  (${l.taxCode})`),
+      ...lines.map((l) => `  ${l.description}  ${money(l.amountCents)}  (${l.taxCode})`),
       '',
       taxable
-        ? `Total ${formatCents(Number(row.total_cents))}, which includes GST of ${formatCents(Number(row.gst_cents))}.`
-        : `Total ${formatCents(Number(row.total_cents))}.`,
+        ? `Total ${money(Number(row.total_cents))}, which includes GST of ${money(Number(row.gst_cents))}.`
+        : `Total ${money(Number(row.total_cents))}.`,
       '',
       `The ${title.toLowerCase()} is attached (${pdf.filename}), with how to pay.`,
       '',
