@@ -19,6 +19,7 @@ import * as receivablesM from './methods/receivables.js';
 import * as reconciliationM from './methods/reconciliation.js';
 import * as bankAccountsM from './methods/bank-accounts.js';
 import * as chartM from './methods/chart.js';
+import * as currenciesM from './methods/currencies.js';
 import * as repeatingM from './methods/repeating.js';
 import * as quotesM from './methods/quotes.js';
 import * as taxM from './methods/tax.js';
@@ -377,6 +378,9 @@ export const invoiceDraft = eventKind({
     /** The quote whose acceptance drafted it (books.quoteDecide): this event is that decision too. */
     quoteId: str().optional(),
     ...attached,
+    /** A foreign invoice (absent: AUD): its currency and the rate fixed at draft. */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
   }),
   // 'system': the repeating sweep drafts, sends, captures and approves for a schedule.
   emittedBy: [booksM.invoiceDraft, quotesM.quoteDecide, 'system'],
@@ -399,6 +403,11 @@ export const invoiceSend = eventKind({
     number: str().optional(),
     /** Assets sold by its lines (assetId), disposed of on its issue date; absent when none. */
     disposedAssetIds: ids().optional(),
+    /** A foreign invoice (absent: AUD): its currency, rate and the AUD total and GST posted. */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
+    audTotalCents: int().optional(),
+    audGstCents: int().optional(),
   }),
   emittedBy: [booksM.invoiceSend, 'system'],
 });
@@ -428,6 +437,17 @@ export const invoicePayment = eventKind({
     /** An overpayment kept as a customer credit (excess 'credit'): its id and amount; absent otherwise. */
     creditId: str().optional(),
     creditCents: int().optional(),
+    /**
+     * A foreign invoice's payment (amountCents and outstandingCents in its currency): the
+     * currency, the payment's and the invoice's rates, the AUD banked, the AUD carrying value it
+     * settled on 1100 and the difference realised on 4400 (positive a gain); absent for AUD.
+     */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
+    invoiceExchangeRate: str().optional(),
+    audAmountCents: int().optional(),
+    audSettledCents: int().optional(),
+    audGainCents: int().optional(),
   }),
   emittedBy: [receivablesM.invoiceRecordPayment],
 });
@@ -657,6 +677,11 @@ export const billCapture = eventKind({
     /** The repeating schedule that made it (books.repeatingSet); absent otherwise. */
     repeatingId: str().optional(),
     ...attached,
+    /** A foreign bill (absent: AUD): its currency, rate and the AUD total and GST it posts on approval. */
+    currency: str().optional(),
+    exchangeRate: str().optional(),
+    audTotalCents: int().optional(),
+    audGstCents: int().optional(),
   }),
   emittedBy: [booksM.billCapture, 'system'],
 });
@@ -667,6 +692,30 @@ export const billApprove = eventKind({
   summary: 'A bill was approved and (the first time) posted; fixed assets its lines register are named.',
   payload: z.strictObject({ ...billBase, journalId: str(), gstCents: int(), ...assetsRegistered, ...proof, ...posting }),
   emittedBy: [booksM.billApprove, 'system'],
+});
+
+export const billPayment = eventKind({
+  family: 'books',
+  kind: 'books.bill.payment',
+  summary:
+    "A foreign bill's payment was recorded and posted: the amount and what is left in its currency, the payment's and the bill's rates, the AUD paid, the AUD carrying value settled on 2000 and the difference realised on 4400 (positive a gain).",
+  payload: z.strictObject({
+    ...posting,
+    payee: str(),
+    amountCents: int(),
+    date: str(),
+    reference: str(),
+    journalId: str(),
+    outstandingCents: int(),
+    accountCode: str(),
+    currency: str(),
+    exchangeRate: str(),
+    billExchangeRate: str(),
+    audAmountCents: int(),
+    audSettledCents: int(),
+    audGainCents: int(),
+  }),
+  emittedBy: [payablesM.billRecordPayment],
 });
 
 export const billHold = eventKind({
@@ -1547,6 +1596,45 @@ export const trackingSet = eventKind({
   emittedBy: [chartM.trackingSet],
 });
 
+export const exchangeRateSet = eventKind({
+  family: 'books',
+  kind: 'books.exchangeRate.set',
+  summary:
+    "Exchange rates of the owner's table were set: each currency and date whose rate changed, with the new and previous rate (null when new).",
+  payload: z.strictObject({
+    rates: z.array(z.strictObject({ currency: str(), date: str(), rate: str(), previousRate: str().nullable() })),
+  }),
+  emittedBy: [currenciesM.exchangeRateSet],
+});
+
+export const currencyRevalue = eventKind({
+  family: 'books',
+  kind: 'books.currency.revalue',
+  summary:
+    'Open foreign invoices and bills were revalued at a date: each document with its outstanding, rate and AUD difference; the journal dated then and its reversal dated the next day.',
+  payload: z.strictObject({
+    ...posting,
+    date: str(),
+    reversalDate: str(),
+    journalId: str(),
+    reversalJournalId: str(),
+    audGainCents: int(),
+    documents: z.array(
+      z.strictObject({
+        kind: z.enum(['invoice', 'bill']),
+        id: str(),
+        currency: str(),
+        outstandingCents: int(),
+        exchangeRate: str(),
+        audCarriedCents: int(),
+        audRevaluedCents: int(),
+        audDifferenceCents: int(),
+      }),
+    ),
+  }),
+  emittedBy: [currenciesM.currencyRevalue],
+});
+
 // ---- books: ask ----
 
 export const askAnswer = eventKind({
@@ -1612,6 +1700,7 @@ export const eventKinds: readonly EventKindSpec[] = [
   creditRefund,
   billCapture,
   billApprove,
+  billPayment,
   billHold,
   billReturn,
   billRunExecute,
@@ -1665,6 +1754,8 @@ export const eventKinds: readonly EventKindSpec[] = [
   accountArchive,
   budgetSet,
   trackingSet,
+  exchangeRateSet,
+  currencyRevalue,
   repeatingSet,
   askAnswer,
 ];

@@ -22,6 +22,7 @@ import { askBindings } from './domain/ask/bindings.js';
 import { correctionsBindings } from './domain/corrections/bindings.js';
 import { creditsBindings } from './domain/credits/bindings.js';
 import { attachmentBindings } from './domain/attachments/bindings.js';
+import { currenciesBindings } from './domain/currencies/bindings.js';
 
 export type { MethodBinding, ReadBinding, ReadContext } from './binding.js';
 
@@ -55,6 +56,7 @@ const bindings: readonly MethodBinding[] = [
   ...chartBindings,
   ...repeatingBindings,
   ...quotesBindings,
+  ...currenciesBindings,
   ...askBindings,
 ];
 

@@ -51,6 +51,8 @@ import { migration as assetsAccountant } from './domain/assets/migration-tax.js'
 import { migration as tracking } from './domain/tracking/migration.js';
 import { migration as attachments } from './domain/attachments/migration.js';
 import { migration as actorNames } from './org/migration-names.js';
+import { migration as currencies } from './domain/currencies/migration.js';
+import { migration as billFxPayments } from './domain/payables/migration-fx.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -147,6 +149,10 @@ export const migrations: readonly Migration[] = [
   attachments,
   // Repeating invoices and bills: schedules, one run per schedule and due date, 54.
   repeating,
+  // Exchange rates, foreign invoices and bills, 4400 Foreign exchange gains and losses, 55.
+  currencies,
+  // Payments of bills in another currency (books.billRecordPayment), 56.
+  billFxPayments,
   // Quotes, and the quote an invoice was drafted from, 57.
   quotes,
   // Key labels and people's names, shown wherever an actor is named, 58.

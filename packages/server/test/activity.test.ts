@@ -96,6 +96,47 @@ describe('activity sentences (no engine)', () => {
     expect(asked.sentence).toContain('open until 11 Sep');
   });
 
+  it('words amounts in a foreign document’s currency and its Australian-dollar figures in dollars', () => {
+    const names: Names = { ...NAMES, actors: new Map([['agt_1', 'Agent Harbour']]) };
+    const paid = eventWords(
+      {
+        kind: 'books.invoice.payment',
+        entityId: 'inv_1',
+        actor: 'agt_1',
+        payload: {
+          amountCents: 100_000,
+          outstandingCents: 0,
+          currency: 'NZD',
+          exchangeRate: '0.925000',
+          audAmountCents: 92_500,
+          payee: 'Kiwi Ltd',
+        },
+      },
+      names,
+    );
+    expect(paid.sentence).toContain('recorded a payment of NZD 1,000.00');
+    const bill = eventWords(
+      {
+        kind: 'books.bill.payment',
+        entityId: 'bill_1',
+        actor: 'agt_1',
+        payload: {
+          amountCents: 50_000,
+          outstandingCents: 0,
+          currency: 'USD',
+          audAmountCents: 76_000,
+          audGainCents: -1_500,
+          payee: 'Cloud Inc',
+        },
+      },
+      names,
+    );
+    // USD 500.00 paid at AUD 760.00, AUD 15.00 more than the bill carried: a loss.
+    expect(bill.sentence).toBe(
+      'Agent Harbour recorded a payment of USD 500.00 on a bill from Cloud Inc, $760.00 in Australian dollars; $15.00 lost on the exchange rate; paid in full',
+    );
+  });
+
   it('words a held bill, a payment run and a lodged BAS with their figures; typed text stays beside, labelled', () => {
     const names: Names = {
       ...NAMES,

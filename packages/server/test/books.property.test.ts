@@ -48,7 +48,7 @@ import { verifyStoredChain } from '../src/ledger/verify.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type Reply, type TestServer } from './harness.js';
 import { addDays } from '../src/clock.js';
-import { FUNDING, inDays, today } from './payables-helpers.js';
+import { approvedBill, FUNDING, inDays, today } from './payables-helpers.js';
 import { decide, freshKey } from './signature-helpers.js';
 import { createBankAccount, parseBankAccountCreate } from '../src/domain/banking/accounts.js';
 
@@ -2186,6 +2186,208 @@ for (const engine of engines) {
             await run.checkPayItems('after the last act');
           },
         ),
+        { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: false },
+      );
+    }, 600_000);
+  });
+}
+
+// ---------------------------------------------------------------- other currencies
+
+/**
+ * Foreign invoices and bills, their payments at other rates and revaluations, in random order:
+ * after every act the trial balance balances; each document's AUD total and GST are its amounts
+ * at its rate (half up, computed here in integers); what it still owes in its currency is its
+ * total less its payments, and the AUD it carries is what it was posted at less what its payments
+ * settled (revaluations, each reversed the next day, leave nothing); and 4400 holds exactly the
+ * differences the payments realised.
+ */
+const FX = ['NZD', 'USD'] as const;
+/** Rates as millionths: kept small enough that every figure is a few dollars to a few thousand. */
+const fxRate = fc.integer({ min: 100_000, max: 2_500_000 });
+const fxAct = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('fxInvoice' as const),
+      currency: fc.constantFrom(...FX),
+      lines: fc.array(fc.record({ amountCents: amount, taxCode: fc.constantFrom('GST', 'EXPORT') }), { minLength: 1, maxLength: 3 }),
+      rate: fc.option(fxRate, { nil: undefined }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('fxBill' as const),
+      currency: fc.constantFrom(...FX),
+      amountCents: amount,
+      taxCode: fc.constantFrom('GST_ON_EXPENSES', 'GST_FREE_EXPENSES'),
+      rate: fc.option(fxRate, { nil: undefined }),
+    }),
+  },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('fxPay' as const), pick, portion, rate: fc.option(fxRate, { nil: undefined }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fxRevalue' as const), daysBack: fc.integer({ min: 1, max: 3 }) }) },
+);
+
+/** The rates table of each run: every currency on each of the last 10 days. */
+const fxTable = fc.array(fc.tuple(fxRate, fxRate), { minLength: 11, maxLength: 11 });
+
+const halfUp = (cents: number, micros: number) => Number((2n * BigInt(cents) * BigInt(micros) + 1_000_000n) / 2_000_000n);
+const rateText = (micros: number) => `${Math.floor(micros / 1_000_000)}.${String(micros % 1_000_000).padStart(6, '0')}`;
+
+interface FxDoc {
+  readonly kind: 'invoice' | 'bill';
+  readonly id: string;
+  readonly currency: string;
+  readonly total: number;
+  readonly audTotal: number;
+  readonly rate: number;
+  paid: number;
+  settled: number;
+}
+
+for (const engine of engines) {
+  describe(`books property: foreign documents keep the AUD books true (${engine})`, () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startTestServer(engine);
+    });
+    afterAll(async () => t?.close());
+
+    it('after every act: the ledger balances, each document is its amount at its rate, 4400 is what was realised', async () => {
+      await fc.assert(
+        fc.asyncProperty(fxTable, fc.array(fxAct, { minLength: 1, maxLength: 12 }), async (table, acts) => {
+          const o = await t.org();
+          const call = async (method: string, params: Record<string, unknown>) => t.post(o.keys.agent, method, params);
+          const done = async (method: string, params: Record<string, unknown>) => {
+            const r = await call(method, params);
+            expect(r.status, `${method} ${JSON.stringify(r.body)}`).toBe(200);
+            return r.body.result;
+          };
+          await done('books.exchangeRateSet', {
+            rates: table.flatMap(([nzd, usd], i) => [
+              { currency: 'NZD', date: inDays(-i), rate: rateText(nzd) },
+              { currency: 'USD', date: inDays(-i), rate: rateText(usd) },
+            ]),
+          });
+          // The table's rate on the documents' date, three days back.
+          const tableRate = (currency: string, daysBack: number) => (table[daysBack] ?? [0, 0])[currency === 'NZD' ? 0 : 1];
+          const docs: FxDoc[] = [];
+          let realised = 0;
+          for (const a of acts) {
+            if (a.kind === 'fxInvoice') {
+              const total = a.lines.reduce((s, l) => s + l.amountCents, 0);
+              const rate = a.rate ?? tableRate(a.currency, 3);
+              const r = await call('books.invoiceDraft', {
+                payeeName: 'Wellington Traders',
+                description: 'Export',
+                totalCents: total,
+                dueDays: 30,
+                currency: a.currency,
+                issueDate: inDays(-3),
+                lines: a.lines.map((l, i) => ({ description: `Line ${i + 1}`, ...l })),
+                ...(a.rate !== undefined ? { exchangeRate: rateText(a.rate) } : {}),
+              });
+              // Less than one AUD cent: nothing to post, refused.
+              if (halfUp(total, rate) === 0) {
+                expect(r.body.error?.field, JSON.stringify(r.body)).toBe('totalCents');
+                continue;
+              }
+              expect(r.status, JSON.stringify(r.body)).toBe(200);
+              const d = r.body.result;
+              expect(d.exchangeRate).toBe(rateText(rate));
+              expect(d.audTotalCents).toBe(halfUp(total, rate));
+              expect(d.audGstCents).toBe(halfUp(d.gstCents, rate));
+              const s = await done('books.invoiceSend', { id: d.id });
+              docs.push({ kind: 'invoice', id: s.id, currency: a.currency, total, audTotal: d.audTotalCents, rate, paid: 0, settled: 0 });
+            } else if (a.kind === 'fxBill') {
+              const rate = a.rate ?? tableRate(a.currency, 3);
+              if (halfUp(a.amountCents, rate) === 0) {
+                const r = await call('books.billCapture', {
+                  payeeName: 'Seattle Tools',
+                  description: 'Tools',
+                  totalCents: a.amountCents,
+                  dueDays: 30,
+                  currency: a.currency,
+                  exchangeRate: rateText(rate),
+                });
+                expect(r.body.error?.field, JSON.stringify(r.body)).toBe('totalCents');
+                continue;
+              }
+              const b = await approvedBill(t, o, {
+                payeeName: 'Seattle Tools',
+                description: 'Tools',
+                totalCents: a.amountCents,
+                taxCode: a.taxCode,
+                currency: a.currency,
+                issueDate: inDays(-3),
+                ...(a.rate !== undefined ? { exchangeRate: rateText(a.rate) } : {}),
+              });
+              expect(b.audTotalCents).toBe(halfUp(a.amountCents, rate));
+              expect(b.audGstCents).toBe(halfUp(b.gstCents, rate));
+              docs.push({
+                kind: 'bill',
+                id: b.id,
+                currency: a.currency,
+                total: a.amountCents,
+                audTotal: b.audTotalCents,
+                rate,
+                paid: 0,
+                settled: 0,
+              });
+            } else if (a.kind === 'fxPay') {
+              const open = docs.filter((d) => d.paid < d.total);
+              const doc = open[a.pick % Math.max(open.length, 1)];
+              if (!doc) continue;
+              const left = doc.total - doc.paid;
+              const amountCents = Math.max(1, Math.floor((left * a.portion) / 1000));
+              const method = doc.kind === 'invoice' ? 'books.invoiceRecordPayment' : 'books.billRecordPayment';
+              const r = await call(method, {
+                id: doc.id,
+                amountCents,
+                ...(a.rate !== undefined ? { exchangeRate: rateText(a.rate) } : {}),
+              });
+              const rate = a.rate ?? tableRate(doc.currency, 0);
+              if (amountCents > left || halfUp(amountCents, rate) === 0) {
+                expect(r.body.error?.code, JSON.stringify(r.body)).toBe('BAD_REQUEST');
+                continue;
+              }
+              expect(r.status, JSON.stringify(r.body)).toBe(200);
+              const p = r.body.result;
+              expect(p.exchangeRate).toBe(rateText(rate));
+              const settles = amountCents === left;
+              const carried = doc.audTotal - doc.settled;
+              const settled = settles ? carried : Math.min(carried, halfUp(amountCents, doc.rate));
+              expect(p.audAmountCents).toBe(halfUp(amountCents, rate));
+              expect(p.audSettledCents).toBe(settled);
+              const gain = doc.kind === 'invoice' ? p.audAmountCents - settled : settled - p.audAmountCents;
+              expect(p.audGainCents).toBe(gain);
+              realised += gain;
+              doc.paid += amountCents;
+              doc.settled += settled;
+            } else {
+              const r = await call('books.currencyRevalue', { date: inDays(-a.daysBack) });
+              expect(r.status, JSON.stringify(r.body)).toBe(200);
+            }
+            // After every act.
+            const accounts = (await done('books.accounts', {})).accounts as { code: string; balanceCents: number }[];
+            const bal = (code: string) => accounts.find((x) => x.code === code)?.balanceCents ?? 0;
+            const tb = (await t.post(o.keys.reader, 'books.reports', { type: 'trial_balance' })).body.result;
+            expect(tb.totals.debitCents).toBe(tb.totals.creditCents);
+            expect(bal('4400'), 'FX account = realised differences').toBe(realised);
+            for (const d of docs) {
+              const view =
+                d.kind === 'invoice'
+                  ? await done('books.invoice', { id: d.id })
+                  : (await done('books.bills', { limit: 200 })).bills.find((b: { id: string }) => b.id === d.id);
+              expect(view.outstandingCents).toBe(d.total - d.paid);
+              expect(view.audOutstandingCents).toBe(d.audTotal - d.settled);
+              expect(view.status).toBe(
+                d.paid === d.total ? 'paid' : d.kind === 'invoice' ? (d.paid > 0 ? 'part_paid' : 'sent') : 'approved',
+              );
+            }
+          }
+        }),
         { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: false },
       );
     }, 600_000);

@@ -306,6 +306,21 @@ describe.each(engines)('every books write replays with the same key and params (
         return { id: bill.id, amountCents: 1_100, reason: 'short delivery' };
       },
     ],
+    // A foreign bill's payment: its currency's amount at a rate given.
+    [
+      'billRecordPayment',
+      'books.billRecordPayment',
+      async () => {
+        const bill = await approvedBill(t, org, {
+          payeeName: unique('Supplier'),
+          description: 'x',
+          totalCents: 2_200,
+          currency: 'USD',
+          exchangeRate: '1.5',
+        });
+        return { id: bill.id, amountCents: 1_100, exchangeRate: '1.52' };
+      },
+    ],
     // The organisation's own chart: each case its own account code.
     ['accountCreate', 'books.accountCreate', () => ({ code: '6951', name: 'Software subscriptions', type: 'expense' })],
     [
@@ -329,6 +344,33 @@ describe.each(engines)('every books write replays with the same key and params (
       'budgetSet',
       'books.budgetSet',
       () => ({ financialYearStart: '2024-07-01', lines: [{ accountCode: '4000', monthlyCents: Array(12).fill(100_000) }] }),
+    ],
+    // Exchange rates: a currency no other case sets.
+    ['exchangeRateSet', 'books.exchangeRateSet', () => ({ rates: [{ currency: 'JPY', date: '2026-01-05', rate: '0.010123' }] })],
+    // A revaluation: the one open KRW invoice at today's table rate (no other case revalues).
+    [
+      'currencyRevalue',
+      'books.currencyRevalue',
+      async () => {
+        // Every currency open in this organisation needs a rate on the date (the foreign bill's is USD).
+        await ok('books.exchangeRateSet', {
+          rates: [
+            { currency: 'KRW', date: today(), rate: '0.0011' },
+            { currency: 'USD', date: today(), rate: '1.51' },
+          ],
+        });
+        const d = await ok('books.invoiceDraft', {
+          payeeName: unique('Seoul'),
+          description: 'Export',
+          totalCents: 1_000_000,
+          dueDays: 30,
+          taxCode: 'EXPORT',
+          currency: 'KRW',
+          exchangeRate: '0.001',
+        });
+        await ok('books.invoiceSend', { id: d.id });
+        return { date: today() };
+      },
     ],
     // Tracking: the organisation's first category (it has room for two).
     ['trackingSet', 'books.trackingSet', () => ({ category: 'Division', options: [{ name: 'Cafe' }, { name: 'Catering' }] })],

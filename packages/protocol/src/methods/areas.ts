@@ -7,6 +7,7 @@ import { bankAccountMethods } from './bank-accounts.js';
 import { boardMethods } from './board.js';
 import * as books from './books.js';
 import { chartMethods } from './chart.js';
+import { currenciesMethods } from './currencies.js';
 import { repeatingMethods } from './repeating.js';
 import { quotesMethods } from './quotes.js';
 import { booksReadMethods } from './books-reads.js';
@@ -70,6 +71,7 @@ type Named = { readonly name: string };
 const BY_AREA: Readonly<Record<Area, readonly Named[]>> = {
   books: [
     ...booksReadMethods,
+    ...currenciesMethods,
     ...repeatingMethods,
     ...attachmentMethods,
     r.events,

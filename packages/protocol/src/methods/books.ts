@@ -7,6 +7,7 @@ import { invoiceLine, invoiceLineInput, invoiceLinesMax, saleTaxCode } from './s
 import { assetInput } from './assets.js';
 import { lineTracking, lineTrackingOut } from './tracking.js';
 import { attachmentsField, attachmentsParam } from './attachments.js';
+import { currencyCode, exchangeRate } from './currencies.js';
 
 /** Invoice states (docs/examples/receivables.md): draft → sent → part_paid → paid; → credited; → void. */
 export const invoiceStatus = z.enum(['draft', 'sent', 'part_paid', 'paid', 'credited', 'void', 'written_off']);
@@ -22,6 +23,24 @@ export const invoiceNumber = () => text(40);
 
 /** The date a document was issued (default today; not in the future nor in a locked period). */
 export const issueDate = () => isoDate();
+
+/**
+ * A document in a currency other than AUD (books.exchangeRateSet): its amounts (totalCents,
+ * gstCents, lines, outstandingCents) are in that currency; these fields give the rate and the AUD
+ * figures the ledger holds. All absent on an AUD document.
+ */
+export const foreignFields = {
+  /** ISO 4217 code of the document's currency; absent means AUD. */
+  currency: z.string().optional(),
+  /** AUD per one unit of the currency, as posted ("0.910000"). */
+  exchangeRate: z.string().optional(),
+  /** totalCents in AUD at exchangeRate (half up): what the issue posting carries. */
+  audTotalCents: z.number().int().optional(),
+  /** gstCents in AUD at exchangeRate (half up), as the BAS reports it. */
+  audGstCents: z.number().int().optional(),
+  /** The AUD still carried on the control account for it (the ledger's balance by document). */
+  audOutstandingCents: z.number().int().optional(),
+};
 
 export const invoice = z.object({
   id: z.string(),
@@ -50,6 +69,7 @@ export const invoice = z.object({
   ledgerId: z.string(),
   /** What the customer still owes, from the ledger (0 for a draft or void invoice). */
   outstandingCents: z.number().int(),
+  ...foreignFields,
   /** Files kept with it (attachments.ts), oldest first; absent when none. */
   attachments: attachmentsField(),
   /** The quote whose acceptance drafted it (books.quoteDecide); absent otherwise. */
@@ -73,14 +93,21 @@ function requirePayee(p: unknown, ctx: z.RefinementCtx) {
 /** requirePayee as a check that runs whatever else failed (quotes.ts names its customer the same way). */
 export const payeeCheck = [requirePayee, { when: () => true }] as const;
 
+/** An exchangeRate means nothing on an AUD document: refused rather than ignored. */
+export function fxCheck(p: { readonly currency?: string | undefined; readonly exchangeRate?: string | undefined }, ctx: z.RefinementCtx) {
+  if (p.exchangeRate !== undefined && (p.currency ?? 'AUD') === 'AUD') {
+    ctx.addIssue({ code: 'custom', path: ['exchangeRate'], message: 'is only for a currency other than AUD (give currency)' });
+  }
+}
+
 export const invoiceDraft = method({
   name: 'books.invoiceDraft',
   scope: 'books.write',
   kind: 'write',
   repeat: 'creates',
   summary:
-    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. A line with assetId (no accountCode) sells that active fixed asset: accountCode 4300, disposed of when sent. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent. attachments (1–10 files as books.attachmentAdd takes them) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
-  extendedParams: ['issueDate', 'number', 'reference', 'attachments'],
+    "Draft a customer invoice (amounts GST-inclusive). The customer is payeeName, contactId, or both: a payeeName alone finds the organisation's contact of that normalised name (case, accents and spacing folded) or creates it, in the same act (the event names contactId, and contactCreated when new); a contactId alone writes the contact's name; both must name the same contact (else BAD_REQUEST naming payeeName). One line (totalCents, taxCode default GST, account 4000) or lines (1–100 of description, amountCents, taxCode, accountCode: a revenue account, default 4000); with lines totalCents must equal their sum and taxCode is the default for lines without one. A line with assetId (no accountCode) sells that active fixed asset: accountCode 4300, disposed of when sent. gstCents is 1/11 of the GST lines, once, half up. Nothing is posted until it is sent. number is the organisation's next (its prefix and sequence, INV-0001, set by the owner in the profile) unless number is given (unique in the organisation, else CONFLICT naming number); reference is the business's own reference; issueDate (default: the day it is sent) dates the invoice: not in the future nor on or before the lock date, and when given the invoice is issued, posted and due (issueDate + dueDays) as of that date when it is sent. Extension: currency (ISO 4217, default AUD) makes the amounts that currency's; exchangeRate (AUD per one unit, a decimal string of at most 6 places) is fixed now: given, or the books.exchangeRates rate on or before issueDate (else today), at most 7 days old (else BAD_REQUEST naming exchangeRate); sending posts the AUD figures (total and GST each converted half up, the lines' net shares of the rest by largest remainder). attachments (1–10 files as books.attachmentAdd takes them) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
+  extendedParams: ['issueDate', 'number', 'reference', 'attachments', 'currency', 'exchangeRate'],
   brief: 'Draft a customer invoice (one line or many). Posts nothing until books.invoiceSend.',
   params: z
     .strictObject({
@@ -101,8 +128,11 @@ export const invoiceDraft = method({
       number: invoiceNumber().optional().describe('Default: next'),
       reference: documentReference().optional().describe("The business's own reference"),
       attachments: attachmentsParam(),
+      currency: currencyCode().optional().describe('ISO 4217; default AUD'),
+      exchangeRate: exchangeRate().optional().describe('AUD per 1 unit; default table'),
     })
     .superRefine(...payeeCheck)
+    .superRefine(fxCheck)
     .superRefine((p, ctx) => {
       if (p.lines === undefined) return;
       const sum = p.lines.reduce((acc, l) => acc + l.amountCents, 0);
@@ -188,8 +218,9 @@ export const bill = z.object({
   /** The accrual posting made on approval (Dr expense/asset + GST paid / Cr 2000). */
   journalId: z.string().nullable(),
   ledgerId: z.string(),
-  /** Reads only: what is still to pay (see books.bills). */
+  /** Reads only: what is still to pay (see books.bills); in the bill's currency. */
   outstandingCents: z.number().int().optional(),
+  ...foreignFields,
   /** Files kept with it (attachments.ts), oldest first; absent when none. */
   attachments: attachmentsField(),
   noop: z.boolean().optional(),
@@ -213,8 +244,8 @@ export const billCapture = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    "Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill's date: it falls due dueDays after it and its approval posts dated it; reference is the business's own reference for it; attachments (1–10 files as books.attachmentAdd takes them, e.g. the supplier's PDF) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line.",
-  extendedParams: ['issueDate', 'reference', 'attachments'],
+    "Capture a supplier bill (amounts GST-inclusive). The supplier is payeeName, contactId, or both, as in invoiceDraft (the contact keeps the bank details of its most recently approved bill, the bill-approval rule still compares them per payee name). Give totalCents (one line, taxCode default GST_ON_EXPENSES, account 6000) or lines (1–100; totalCents, if given, must equal their sum); GST_ON_CAPITAL lines default to account 1500; a line on 1500 registers a fixed asset, cost its GST-exclusive amount, when the bill is approved: with asset {name, effectiveLifeYears 1–50, method prime_cost | diminishing_value} an active one, without it a pending one (not depreciated until books.assetRegister gives those details). Payee bank details (payeeBsb, payeeAccountNumber, payeeAccountName, all three together) let billScheduleRun pay it; payeeReference is what the payee sees on their statement. The bill-approval rule holds it for a human when its payee bank details (BSB or account number) differ from those last approved for that payee (BANK_DETAILS_CHANGED, whatever the amount; the payee is its name in any case or spacing), above the approval floor (ABOVE_FLOOR) or from a payee with no approved bill before (NEW_PAYEE), in that order. Nothing is posted until it is approved. Extensions: issueDate (default today; not in the future nor on or before the lock date) is the bill's date: it falls due dueDays after it and its approval posts dated it; reference is the business's own reference for it; attachments (1–10 files as books.attachmentAdd takes them, e.g. the supplier's PDF) are kept with it, their SHA-256, name, type and size in its event. Extension: a line may carry tracking {category: option} (books.trackingSet), stored on its posted journal line. Extension: currency (ISO 4217, default AUD) and exchangeRate as books.invoiceDraft takes them, the rate on or before issueDate; approval posts the AUD figures (Cr 2000 the AUD total, Dr 1200 the AUD GST, each line its share of the rest), and the approval rule compares the AUD total with the floor. A foreign bill is paid with books.billRecordPayment, not by a payment run; a line on 1500 is refused (assets are registered from AUD bills).",
+  extendedParams: ['issueDate', 'reference', 'attachments', 'currency', 'exchangeRate'],
   brief:
     'Record a supplier bill (posts at books.billApprove); held for a human if the payee is new, bank details changed or above the approval floor.',
   params: z
@@ -233,8 +264,11 @@ export const billCapture = method({
       issueDate: issueDate().optional().describe('Default today'),
       reference: documentReference().optional().describe("The business's own reference"),
       attachments: attachmentsParam(),
+      currency: currencyCode().optional().describe('ISO 4217; default AUD'),
+      exchangeRate: exchangeRate().optional().describe('AUD per 1 unit; default table'),
     })
     .superRefine(...payeeCheck)
+    .superRefine(fxCheck)
     .superRefine((p, ctx) => {
       if (p.lines === undefined) {
         if (p.totalCents === undefined) ctx.addIssue({ code: 'custom', path: ['totalCents'], message: 'is required (or give lines)' });

@@ -18,6 +18,7 @@ import { creditsMethods } from './credits.js';
 import { repeatingMethods } from './repeating.js';
 import { quotesMethods } from './quotes.js';
 import { attachmentMethods } from './attachments.js';
+import { currenciesMethods } from './currencies.js';
 import type { z } from 'zod';
 import type { MethodSpec } from './types.js';
 
@@ -54,6 +55,7 @@ export * as repeating from './repeating.js';
 export { REPEATING_ACTIVE_MAX, templateProblems, type RepeatingAction, type RepeatingFrequency, type RepeatingKind } from './repeating.js';
 export * as attachments from './attachments.js';
 export * as quotes from './quotes.js';
+export * as currencies from './currencies.js';
 export { ASK_NOTICE, ASK_QUESTION_CHARS_MAX } from './ask.js';
 export * as readSpecs from './reads.js';
 export * as org from './org.js';
@@ -99,6 +101,7 @@ const declared = [
   ...contactsMethods,
   ...chartMethods,
   ...repeatingMethods,
+  ...currenciesMethods,
   ...askMethods,
   ...boardMethods,
   ...approvalMethods,

@@ -5,6 +5,7 @@ import { abaText, accountCode, bankAccountNumber, bsb, purchaseTaxCode } from '.
 import { bill, billStatus } from './books.js';
 import { cents, holdFrame, id, isoDate, method, pageLimit, multilineText, reason, text, withProof } from './index-fields.js';
 import type { MethodSpec } from './types.js';
+import { exchangeRate } from './currencies.js';
 
 /**
  * Payables beyond capture and approval (books.ts): the payment run, the bills read, and expense
@@ -161,10 +162,48 @@ export const expenseReject = method({
 });
 
 /** Declarations of this area (see index.ts); each method once, with strict params. */
+export const billRecordPayment = method({
+  name: 'books.billRecordPayment',
+  scope: 'books.write',
+  kind: 'write',
+  repeat: 'creates',
+  summary:
+    "Record a payment of an approved bill in a currency other than AUD (extension beyond the core contract; an AUD bill is paid by books.billScheduleRun or a bank-line match: CONFLICT). amountCents is in the bill's currency, at most what is outstanding in it; exchangeRate (AUD per one unit) defaults to the books.exchangeRates rate on or before date (default today; not before the bill's date nor in the future), at most 7 days old, else BAD_REQUEST naming exchangeRate. Posts Dr 2000 the AUD carried for the part settled (all that is left when it settles the bill, else the part at the rate of the bill) / Cr bank (accountCode, default 1000) the AUD paid (half up) / the difference to 4400 Foreign exchange gains and losses. The bill becomes paid when nothing is left. The same non-empty reference again on the same bill with the same amount and date is a no-op; with another amount or date it is CONFLICT.",
+  brief: 'Record paying a foreign-currency bill (amount in its currency, rate default from the table); AUD bills: payment runs.',
+  params: z.strictObject({
+    id: id().describe('Bill id'),
+    amountCents: cents().describe("In the bill's currency"),
+    date: isoDate().optional().describe('Default today'),
+    exchangeRate: exchangeRate().optional().describe('AUD per 1 unit; default table'),
+    accountCode: accountCode().optional().describe('Bank paid from; default 1000'),
+    reference: text().optional().describe('Reference'),
+  }),
+  result: z.object({
+    id: z.string(),
+    paymentId: z.string(),
+    amountCents: z.number().int(),
+    date: z.string(),
+    reference: z.string(),
+    status: billStatus,
+    /** Still owed, in the bill's currency. */
+    outstandingCents: z.number().int(),
+    currency: z.string(),
+    exchangeRate: z.string(),
+    /** The AUD paid from the bank, the AUD carrying value it settled on 2000, and the difference realised on 4400 (positive a gain). */
+    audAmountCents: z.number().int(),
+    audSettledCents: z.number().int(),
+    audGainCents: z.number().int(),
+    journalId: z.string(),
+    ledgerId: z.string(),
+    noop: z.boolean().optional(),
+  }),
+});
+
 export const payablesMethods = [
   billScheduleRun,
   bills,
   expenseClaim,
   expenseApprove,
   expenseReject,
+  billRecordPayment,
 ] as const satisfies readonly MethodSpec[];

@@ -5,6 +5,7 @@ import { cents, id, isoDate, method, pageLimit, multilineText, reason, singleLin
 import { saleTaxCode } from './sale-fields.js';
 import { accountCode } from './aba-fields.js';
 import type { MethodSpec } from './types.js';
+import { exchangeRate } from './currencies.js';
 
 /**
  * Receivables beyond draft, send and chase (books.ts): payments, credit notes, void, promises to
@@ -20,7 +21,7 @@ export const invoiceRecordPayment = method({
   kind: 'write',
   repeat: 'creates',
   summary:
-    'Record money received against a sent or part_paid invoice, in full or in part: posts Dr bank (accountCode: any of books.bankAccounts, default 1000) / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents, unless excess is credit: then the invoice is paid and the rest is kept as a customer credit (creditId; Cr 1100 under it; see books.creditAllocate). The same non-empty reference again on the same invoice with the same amount and date is a no-op; with another amount or date it is CONFLICT.',
+    'Record money received against a sent or part_paid invoice, in full or in part: posts Dr bank (accountCode: any of books.bankAccounts, default 1000) / Cr 1100 Accounts receivable (dated date, default today; not before the issue date nor in the future). The invoice becomes part_paid, or paid when nothing is left. More than is outstanding is BAD_REQUEST naming amountCents, unless excess is credit: then the invoice is paid and the rest is kept as a customer credit (creditId; Cr 1100 under it; see books.creditAllocate). The same non-empty reference again on the same invoice with the same amount and date is a no-op; with another amount or date it is CONFLICT. Extension: on an invoice in another currency amountCents is in that currency (at most what is outstanding in it; excess is refused) and exchangeRate (AUD per one unit; default the books.exchangeRates rate on or before date, at most 7 days old) converts it: Dr bank the AUD received (half up) / Cr 1100 the AUD carried for the part settled (all that is left when it settles the invoice, else the part at the rate of the invoice) / the difference to 4400 Foreign exchange gains and losses.',
   brief: 'Record a customer payment not on a bank feed (else books.matchAccept): posts Dr bank / Cr 1100.',
   params: z.strictObject({
     id: id().describe('Invoice id'),
@@ -31,8 +32,9 @@ export const invoiceRecordPayment = method({
     accountCode: accountCode().optional().describe('Default 1000'),
     /** What to do with an amount above what is outstanding: keep it as a customer credit. */
     excess: z.enum(['credit']).optional().describe('Overpayment: credit'),
+    exchangeRate: exchangeRate().optional().describe('Foreign invoice: AUD per 1 unit'),
   }),
-  extendedParams: ['accountCode', 'excess'],
+  extendedParams: ['accountCode', 'excess', 'exchangeRate'],
   result: z.object({
     id: z.string(),
     paymentId: z.string(),
@@ -46,6 +48,12 @@ export const invoiceRecordPayment = method({
     /** The customer credit made of an overpayment (excess 'credit'), and its amount. */
     creditId: z.string().optional(),
     creditCents: z.number().int().optional(),
+    /** A foreign invoice's payment: its currency, the payment's rate, the AUD banked, the AUD it settled and the difference realised on 4400 (positive a gain). */
+    currency: z.string().optional(),
+    exchangeRate: z.string().optional(),
+    audAmountCents: z.number().int().optional(),
+    audSettledCents: z.number().int().optional(),
+    audGainCents: z.number().int().optional(),
     noop: z.boolean().optional(),
   }),
 });
@@ -210,6 +218,10 @@ export const invoicePayment = z.object({
   /** null while the payment stands; dishonoured (books.invoicePaymentDishonour) or unmatched (books.lineUnmatch) once undone. */
   reversed: z.enum(['dishonoured', 'unmatched']).nullable(),
   reversedOn: z.string().nullable(),
+  /** On a foreign invoice (amountCents in its currency): the payment's rate, the AUD banked and the AUD carrying value it settled. */
+  exchangeRate: z.string().optional(),
+  audAmountCents: z.number().int().optional(),
+  audSettledCents: z.number().int().optional(),
 });
 
 export const invoiceRead = method({

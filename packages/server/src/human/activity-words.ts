@@ -151,9 +151,17 @@ class Ev {
   }
 
   /** Money of a field, "$1,234.56", or null when absent. */
+  /**
+   * An amount: in the document's currency when the payload names one other than AUD ("NZD
+   * 1,000.00"), except the AUD figures (`aud…` keys), which are dollars as every other amount.
+   */
   $(key: string, from?: Readonly<Record<string, unknown>>): string | null {
     const v = this.n(key, from);
-    return v === null ? null : formatCents(v);
+    if (v === null) return null;
+    const currency = this.s('currency', from ?? this.row.payload);
+    return currency !== null && currency !== 'AUD' && !key.startsWith('aud')
+      ? `${currency} ${formatCents(v).replace('$', '')}`
+      : formatCents(v);
   }
 
   day(key: string, from?: Readonly<Record<string, unknown>>): string | null {
@@ -277,6 +285,21 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   [events.outboxRetry.kind]: (e) => {
     const channels = Object.keys(e.obj('channels') ?? {}).map(words);
     return `${e.who} put ${plural(e.n('requeued') ?? 0, 'undelivered message')} back in the queue${channels.length ? ` (${channels.join(', ')})` : ''}`;
+  },
+  [events.exchangeRateSet.kind]: (e) => {
+    const rates = (e.row.payload.rates as { currency?: string; date?: string; rate?: string }[] | undefined) ?? [];
+    const shown = rates
+      .slice(0, 3)
+      .map((r) => `${r.currency ?? '?'} on ${dayWords(r.date ?? '', e.names.thisYear)} at ${r.rate ?? '?'}`)
+      .join(', ');
+    return `${e.who} set ${plural(rates.length, 'exchange rate')} (Australian dollars per unit)${shown ? `: ${shown}${rates.length > 3 ? ', …' : ''}` : ''}`;
+  },
+  [events.currencyRevalue.kind]: (e) => {
+    const gain = e.n('audGainCents') ?? 0;
+    const docs = (e.row.payload.documents as unknown[] | undefined)?.length ?? 0;
+    return `${e.who} revalued ${plural(docs, 'open foreign document')} at ${e.day('date') ?? 'a date'}: ${formatCents(Math.abs(gain))} ${
+      gain >= 0 ? 'unrealised gain' : 'unrealised loss'
+    }, reversed ${e.day('reversalDate') ?? 'the next day'}`;
   },
   [events.userDigestSet.kind]: (e) =>
     `${e.who} turned ${e.s('userId') === e.row.actor ? 'their own' : `${e.names.actors.get(e.s('userId') ?? '') ?? 'a person'}'s`} weekly digest email ${e.s('weeklyDigest') === 'on' ? 'on' : 'off'}`.replace(
@@ -411,6 +434,13 @@ const SENTENCES: Readonly<Record<string, Worder>> = {
   [events.billApprove.kind]: (e) => {
     const assets = e.list('assetIds').length;
     return `${e.who} approved ${billOf(e)}${opt(' for ', e.$('totalCents'))}${e.s('approvalId') ? " with a person's approval" : ''}${assets ? `; ${plural(assets, 'fixed asset')} put on the register` : ''}`;
+  },
+  [events.billPayment.kind]: (e) => {
+    e.quote('reference');
+    const gain = e.n('audGainCents') ?? 0;
+    return `${e.who} recorded a payment of ${e.$('amountCents') ?? 'an amount'} on ${billOf(e)}${opt(' from ', e.account(e.s('accountCode')))}${opt(', ', e.$('audAmountCents'), ' in Australian dollars')}${
+      gain === 0 ? '' : `; ${formatCents(Math.abs(gain))} ${gain > 0 ? 'gained' : 'lost'} on the exchange rate`
+    }${e.n('outstandingCents') === 0 ? '; paid in full' : opt('; ', e.$('outstandingCents'), ' still to pay')}`;
   },
   [events.billHold.kind]: (e) => {
     e.quote('reason');

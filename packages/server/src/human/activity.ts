@@ -59,6 +59,7 @@ export const ACTIVITY_GROUPS: readonly { readonly key: string; readonly label: s
     kinds: [
       events.billCapture.kind,
       events.billApprove.kind,
+      events.billPayment.kind,
       events.billHold.kind,
       events.billReturn.kind,
       events.billCreditNote.kind,
@@ -121,6 +122,7 @@ export const ACTIVITY_GROUPS: readonly { readonly key: string; readonly label: s
     kinds: [
       events.journalPost.kind,
       events.journalReverse.kind,
+      events.currencyRevalue.kind,
       events.attachmentAdd.kind,
       events.assetDepreciate.kind,
       events.assetDispose.kind,
@@ -163,6 +165,7 @@ export const ACTIVITY_GROUPS: readonly { readonly key: string; readonly label: s
       events.userAdded.kind,
       events.userDigestSet.kind,
       events.digestSent.kind,
+      events.exchangeRateSet.kind,
       events.orgProfileUpdate.kind,
       events.outboxRetry.kind,
       events.contactCreate.kind,

@@ -4,6 +4,7 @@ import { conflict, DomainError, invariant, notFound } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { outstandingOn } from '../receivables/ledger-api.js';
+import { refuseForeign } from '../receivables/foreign.js';
 import { creditFromSource, remainingOne } from '../credits/ledger.js';
 import { correctionDate, mirrorOf, reopenInvoice } from './common.js';
 
@@ -68,11 +69,13 @@ async function paymentOf(uow: Uow, invoiceId: string, paymentId: string): Promis
 }
 
 export async function invoicePaymentDishonour(p: Params, uow: Uow) {
-  const invoice = await uow.tx.get<{ id: string; status: string; payee_name: string }>(
-    `SELECT id, status, payee_name FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+  const invoice = await uow.tx.get<{ id: string; status: string; payee_name: string; currency: string | null }>(
+    `SELECT id, status, payee_name, currency FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, p.id],
   );
   if (!invoice) throw notFound('invoice', p.id);
+  // Its status would be judged from AUD against a foreign total: refused rather than guessed.
+  refuseForeign('invoice', invoice, 'dishonouring a payment', 'a payment of a foreign invoice is not undone here');
   const pay = await paymentOf(uow, invoice.id, p.paymentId);
   if (pay.reversed_on !== null) {
     if (pay.reversal_kind === 'dishonoured') {

@@ -1,3 +1,4 @@
+import { refuseForeign } from '../receivables/foreign.js';
 import { events, type books, type credits } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
@@ -42,11 +43,14 @@ async function invoiceOf(uow: Uow, id: string): Promise<Target | undefined> {
     payee_name: string;
     issued_on: string | null;
     journal_id: string | null;
-  }>(`SELECT status, contact_id, payee_name, issued_on, journal_id FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`, [
-    uow.orgId,
-    id,
-  ]);
+    currency: string | null;
+  }>(
+    `SELECT status, contact_id, payee_name, issued_on, journal_id, currency FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    [uow.orgId, id],
+  );
   if (!r) return undefined;
+  // A credit is AUD: applied to a foreign invoice it would settle foreign cents with AUD ones.
+  refuseForeign('invoice', { id, currency: r.currency }, 'allocating a credit', 'refund the credit, or keep it for an AUD invoice');
   return {
     kind: 'invoice',
     id,
@@ -59,11 +63,17 @@ async function invoiceOf(uow: Uow, id: string): Promise<Target | undefined> {
 }
 
 async function billOf(uow: Uow, id: string): Promise<Target | undefined> {
-  const r = await uow.tx.get<{ status: Status; contact_id: string | null; payee_name: string }>(
-    `SELECT status, contact_id, payee_name FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+  const r = await uow.tx.get<{ status: Status; contact_id: string | null; payee_name: string; currency: string | null }>(
+    `SELECT status, contact_id, payee_name, currency FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, id],
   );
   if (!r) return undefined;
+  refuseForeign(
+    'bill',
+    { id, currency: r.currency },
+    'allocating a credit',
+    'keep the credit for an AUD bill, or have the supplier refund it',
+  );
   const posted = await uow.tx.get<{ date: string }>(
     'SELECT j.date AS date FROM bills b JOIN journals j ON j.org_id = b.org_id AND j.id = b.journal_id WHERE b.org_id = ? AND b.id = ?',
     [uow.orgId, id],

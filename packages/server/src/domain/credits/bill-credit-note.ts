@@ -1,3 +1,5 @@
+import { refuseForeign } from '../receivables/foreign.js';
+import { payables as payablesSpec } from '@finance-desk/protocol';
 import { events, FIXED_ASSET_ACCOUNT, gstOfInclusive, TAX_CODES, type books, type credits, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { conflict, DomainError, invariant, notFound } from '../../errors.js';
@@ -37,6 +39,7 @@ interface BillHead {
   contact_id: string | null;
   issued_on: string | null;
   journal_id: string | null;
+  currency: string | null;
 }
 
 interface NoteRow {
@@ -158,10 +161,16 @@ async function postNote(
 
 export async function billCreditNote(p: Params, uow: Uow) {
   const bill = await uow.tx.get<BillHead>(
-    `SELECT id, status, payee_name, contact_id, issued_on, journal_id FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    `SELECT id, status, payee_name, contact_id, issued_on, journal_id, currency FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, p.id],
   );
   if (!bill) throw notFound('bill', p.id);
+  refuseForeign(
+    'bill',
+    bill,
+    'an adjustment note',
+    `record what is paid with ${payablesSpec.billRecordPayment.name}, or return it while it has no payments`,
+  );
   const lines = ((await loadBillLines(uow.tx, uow.orgId, [bill.id])).get(bill.id) ?? []).filter(
     (l) => l.accountCode !== FIXED_ASSET_ACCOUNT,
   );

@@ -40,6 +40,8 @@ export const CHART: readonly AccountDef[] = [
   { code: '4200', name: 'Other income', type: 'revenue', key: 'other_income' },
   // Fixed asset disposals (added to existing charts by migration 22).
   { code: '4300', name: 'Gain on disposal of assets', type: 'revenue', key: 'asset_disposal_gain' },
+  // Differences on foreign invoices and bills, realised and revalued (added to existing charts by migration 55).
+  { code: '4400', name: 'Foreign exchange gains and losses', type: 'revenue', key: 'fx_gain_loss' },
   { code: '5000', name: 'Cost of goods sold', type: 'expense', key: 'cost_of_sales' },
   { code: '6000', name: 'General expenses', type: 'expense', key: 'general_expenses' },
   { code: '6100', name: 'Wages and salaries', type: 'expense', key: 'wages' },

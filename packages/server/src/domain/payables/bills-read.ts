@@ -6,6 +6,8 @@ import { checkContactFilter, containsPattern, pageOfDocuments } from '../paging.
 import { loadBillLines } from './bill-lines.js';
 import { BILL_COLUMNS, OPEN, payeeKey, toBill, type BillRow } from './bills.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
+import { foreignBillPaid } from './foreign.js';
+import { isForeign } from '../currencies/rates.js';
 import { filesOf, withFiles } from '../attachments/store.js';
 
 /**
@@ -31,15 +33,21 @@ export async function listBills(p: Params, ctx: ReadContext) {
     p,
   );
   const ids = page.map((r) => r.id);
-  const [lines, owed, files] = await Promise.all([
+  const foreign = page.filter((r) => isForeign(r.currency)).map((r) => r.id);
+  const [lines, owed, paid, files] = await Promise.all([
     loadBillLines(ctx.db.reader, orgId, ids),
     owedOnDocuments(ctx.db.reader, orgId, PAYABLES_ACCOUNT, 'credit', ids),
+    foreignBillPaid(ctx.db.reader, orgId, foreign),
     filesOf(ctx.db.reader, orgId, 'bill', ids),
   ]);
   const bills = page.map((r) => {
     const unposted = OPEN.includes(r.status) ? Number(r.total_cents) : 0;
-    const outstanding = r.journal_id !== null ? (owed.get(r.id) ?? 0) : unposted;
-    return withFiles({ ...toBill(r, lines.get(r.id) ?? []), outstandingCents: outstanding }, files.get(r.id));
+    const aud = owed.get(r.id) ?? 0;
+    // A foreign bill owes its total less its payments, in its currency; the ledger carries AUD.
+    const posted = isForeign(r.currency) ? (r.status === 'returned' ? 0 : Number(r.total_cents) - (paid.get(r.id) ?? 0)) : aud;
+    const outstanding = r.journal_id !== null ? posted : unposted;
+    const audOutstanding = r.journal_id !== null ? aud : OPEN.includes(r.status) ? Number(r.aud_total_cents ?? 0) : 0;
+    return withFiles({ ...toBill(r, lines.get(r.id) ?? [], audOutstanding), outstandingCents: outstanding }, files.get(r.id));
   });
   return { bills, nextCursor };
 }

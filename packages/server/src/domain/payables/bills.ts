@@ -1,4 +1,4 @@
-import { events, books, credits, type EventPayloadOf, type HeldReason, type TaxCode } from '@finance-desk/protocol';
+import { events, books, credits, FIXED_ASSET_ACCOUNT, type EventPayloadOf, type HeldReason, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { addDays } from '../../clock.js';
 import { conflict, DomainError, invariant, notFound } from '../../errors.js';
@@ -13,7 +13,10 @@ import type { Queryable } from '../../storage/types.js';
 import { batchCached, type Read, type Uow } from '../../write-path.js';
 import { newJournalId, postJournal, type JournalInput } from '../gl/post.js';
 import { issueDateOf } from '../gl/periods.js';
-import { insertBillLines, loadBillLines, purchaseAccountReads, purchasePosting, resolveLines, type PurchaseLine } from './bill-lines.js';
+import { insertBillLines, loadBillLines, purchaseAccountReads, resolveLines, type PurchaseLine } from './bill-lines.js';
+import { billPosting, foreignBillPaid } from './foreign.js';
+import { foreignColumns, foreignDocument, foreignPayload, foreignView } from '../currencies/convert.js';
+import { isForeign } from '../currencies/rates.js';
 import { PAYABLES_ACCOUNT } from './ledger-api.js';
 import { contactPayload, documentContactReads, finishContact, refreshContactBank, resolveDocumentContact } from '../contacts/contacts.js';
 import { owedOnDocument } from './settle.js';
@@ -55,6 +58,11 @@ export interface BillRow {
   journal_id: string | null;
   created_at: string;
   ledger_id: string;
+  /** A foreign bill (currencies/convert.ts): its currency, rate and AUD figures; NULL on AUD bills. */
+  currency: string | null;
+  exchange_rate_micros: number | null;
+  aud_total_cents: number | null;
+  aud_gst_cents: number | null;
 }
 
 /**
@@ -63,12 +71,15 @@ export interface BillRow {
  */
 export type LoadedBill = BillRow & { readonly lines: readonly PurchaseLine[]; readonly approvedBank?: ApprovedBank };
 
-export const BILL_COLUMNS =
+/** The columns a new bill is written with (a foreign bill's currency columns follow in their own statement). */
+const BILL_INSERT_COLUMNS =
   'id, status, payee_name, payee_key, contact_id, description, total_cents, gst_cents, due_days, issued_on, due_on, reference, held_reason, ' +
   'note, run_id, payee_bsb, payee_account_number, payee_account_name, payee_reference, journal_id, created_at, ledger_id';
 
+export const BILL_COLUMNS = `${BILL_INSERT_COLUMNS}, currency, exchange_rate_micros, aud_total_cents, aud_gst_cents`;
+
 /** A new bill (captured, or an opening balance): approved_at is not among its columns, so NULL. */
-export const BILL_INSERT = `INSERT INTO bills (org_id, ${BILL_COLUMNS}) VALUES (?, ${BILL_COLUMNS.split(',')
+export const BILL_INSERT = `INSERT INTO bills (org_id, ${BILL_INSERT_COLUMNS}) VALUES (?, ${BILL_INSERT_COLUMNS.split(',')
   .map(() => '?')
   .join(', ')})`;
 
@@ -168,7 +179,8 @@ export function describeBank(bank: BankDetails | null): string {
   return `BSB ${bank.bsb} account ${bank.accountNumber}${bank.accountName ? ` (${quoted(bank.accountName)})` : ''}`;
 }
 
-export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
+/** `audOutstandingCents`: a foreign bill's AUD still carried (reads give it). */
+export function toBill(row: BillRow, lines: readonly PurchaseLine[], audOutstandingCents?: number) {
   invariant(row.contact_id !== null, `bill ${row.id} has a contact`);
   return {
     id: row.id,
@@ -193,6 +205,7 @@ export function toBill(row: BillRow, lines: readonly PurchaseLine[]) {
     payeeReference: row.payee_reference,
     journalId: row.journal_id,
     ledgerId: row.ledger_id,
+    ...foreignView(row, audOutstandingCents),
   };
 }
 
@@ -318,6 +331,16 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
   await uow.readTogether(captureReads(uow, params));
   const lines = await captureLines(uow, params);
   const total = lines.reduce((s, l) => s + l.amountCents, 0);
+  const gst = lines.reduce((s, l) => s + l.gstCents, 0);
+  // A foreign bill: its rate fixed now, on its date. Fixed assets are registered at an AUD cost.
+  const asset = isForeign(params.currency) ? lines.findIndex((l) => l.accountCode === FIXED_ASSET_ACCOUNT) : -1;
+  if (asset >= 0) {
+    const field = params.lines ? `lines[${asset}].accountCode` : 'taxCode';
+    throw new DomainError('BAD_REQUEST', `${field}: a fixed asset (account ${FIXED_ASSET_ACCOUNT}) is bought on an AUD bill only`, {
+      field,
+    });
+  }
+  const fx = await foreignDocument(uow, params, issuedOn, total, gst);
   // The supplier's contact, found or created in this act. The bill-approval rule still keys the
   // payee by payeeKey of the name the bill is written with.
   const party = await resolveDocumentContact(uow, params, 'supplier');
@@ -326,7 +349,8 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
     params.payeeBsb && params.payeeAccountNumber
       ? { bsb: params.payeeBsb, accountNumber: params.payeeAccountNumber, accountName: null }
       : null;
-  const heldReason = await heldReasonFor(uow, key, total, bank);
+  // The approval floor is in AUD: a foreign bill is compared at its AUD total.
+  const heldReason = await heldReasonFor(uow, key, fx?.audTotalCents ?? total, bank);
   const row: BillRow = {
     id: newId('bill'),
     status: heldReason ? 'held' : 'captured',
@@ -335,7 +359,7 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
     contact_id: party.contactId,
     description: params.description,
     total_cents: total,
-    gst_cents: lines.reduce((s, l) => s + l.gstCents, 0),
+    gst_cents: gst,
     due_days: params.dueDays,
     issued_on: issuedOn,
     due_on: addDays(issuedOn, params.dueDays),
@@ -351,6 +375,7 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
     journal_id: null,
     created_at: uow.now,
     ledger_id: '',
+    ...foreignColumns(fx),
   };
   const event = await uow.emit(events.billCapture, {
     entityId: row.id,
@@ -365,6 +390,7 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
       ...(row.reference !== null ? { reference: row.reference } : {}),
       ...(origin ? { repeatingId: origin.repeatingId } : {}),
       ...attachedPayload(files),
+      ...foreignPayload(row),
     }),
   });
   await finishContact(uow, party, 'supplier', event.ledgerId);
@@ -395,6 +421,12 @@ export async function billCapture(params: CaptureParams, uow: Uow, origin?: { re
     row.created_at,
     event.ledgerId,
   ]);
+  if (fx) {
+    await uow.tx.later(
+      'UPDATE bills SET currency = ?, exchange_rate_micros = ?, aud_total_cents = ?, aud_gst_cents = ? WHERE org_id = ? AND id = ?',
+      [fx.currency, fx.micros, fx.audTotalCents, fx.audGstCents, uow.orgId, row.id],
+    );
+  }
   await insertBillLines(uow, row.id, lines);
   await saveAssetDetails(uow, row.id, params.lines ?? []); // fixed assets: registered on approval
   return withFiles(toBill({ ...row, ledger_id: event.ledgerId }, lines), await saveFiles(uow, 'bill', row.id, files, event.ledgerId));
@@ -462,7 +494,7 @@ async function approve(uow: Uow, bill: LoadedBill) {
             dateField: bill.issued_on === null ? 'date' : 'id',
             memo: `Bill ${bill.id} from ${bill.payee_name}: ${bill.description}`,
             source: { kind: 'bill', id: bill.id },
-            lines: purchasePosting({ id: bill.id, control: { key: 'payables' } }, bill.lines),
+            lines: billPosting(bill, bill.lines),
           },
     set: journalId === null ? { approved_at: uow.now } : { journal_id: journalId, approved_at: uow.now },
   });
@@ -510,7 +542,10 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
   }
   const posted = row.journal_id !== null;
   if (posted) {
-    const owed = await owedOnDocument(uow.tx, uow.orgId, PAYABLES_ACCOUNT, row.id);
+    // A foreign bill's payments are its own rows (fx-payment.ts); the ledger holds AUD.
+    const owed = isForeign(row.currency)
+      ? Number(row.total_cents) - ((await foreignBillPaid(uow.tx, uow.orgId, [row.id])).get(row.id) ?? 0)
+      : await owedOnDocument(uow.tx, uow.orgId, PAYABLES_ACCOUNT, row.id);
     if (owed !== Number(row.total_cents)) {
       const paid = formatCents(Number(row.total_cents) - owed);
       throw conflict(`bill ${row.id} has ${paid} paid against it; a paid bill cannot be returned`);
@@ -546,7 +581,7 @@ export async function billReturn(params: z.infer<typeof books.billReturn.params>
             date: uow.today,
             memo: `Bill ${row.id} from ${row.payee_name} returned: ${params.reason}`,
             source: { kind: 'bill_return', id: row.id },
-            lines: purchasePosting({ id: row.id, control: { key: 'payables' } }, row.lines, -1),
+            lines: billPosting(row, row.lines, -1),
           },
     set: reversalId === null ? {} : { reversal_journal_id: reversalId },
   });

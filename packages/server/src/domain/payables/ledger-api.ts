@@ -5,6 +5,8 @@ import type { Uow } from '../../write-path.js';
 import { documentBalances } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
 import { postDocumentPayment } from './settle.js';
+import { refuseForeign } from '../receivables/foreign.js';
+import { payables } from '@finance-desk/protocol';
 
 /**
  * What other areas (reconciliation, reports) use of payables. These functions never emit an
@@ -87,11 +89,18 @@ export async function applyBillPayment(
     bankAccount?: string;
   },
 ): Promise<{ status: string; outstandingCents: number; record: (ledgerId: string) => Promise<void> }> {
-  const bill = await uow.tx.get<{ id: string; status: string; payee_name: string; journal_id: string | null }>(
-    `SELECT id, status, payee_name, journal_id FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+  const bill = await uow.tx.get<{ id: string; status: string; payee_name: string; journal_id: string | null; currency: string | null }>(
+    `SELECT id, status, payee_name, journal_id, currency FROM bills WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, p.billId],
   );
   if (!bill) throw notFound('bill', p.billId);
+  // A bank line is AUD: matching it would settle foreign cents with AUD ones.
+  refuseForeign(
+    'bill',
+    bill,
+    'matching a bank line',
+    `record its payment with ${payables.billRecordPayment.name} (amountCents in its currency)`,
+  );
   if (!PAYABLE_BILL_STATUSES.includes(bill.status)) {
     throw conflict(`bill ${bill.id} is ${bill.status}; only an approved bill can be paid`);
   }

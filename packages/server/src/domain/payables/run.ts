@@ -1,3 +1,4 @@
+import { payables as payablesSpec } from '@finance-desk/protocol';
 import { events, canonicalJson, sha256Hex, type JsonValue, payables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { AbaError, ABA_AMOUNT_CENTS_MAX, balancingPayment, buildAba, type AbaBatch, type AbaPayment } from '../../adapters/aba.js';
@@ -74,7 +75,8 @@ async function resolveBills(uow: Uow, p: Params): Promise<BillRow[]> {
     return rows;
   }
   return uow.tx.all<BillRow>(
-    `SELECT ${BILL_COLUMNS} FROM bills WHERE org_id = ? AND status = ? AND due_on <= ?
+    // A foreign bill is not paid by an ABA file (AUD only): a run due by a date leaves it out.
+    `SELECT ${BILL_COLUMNS} FROM bills WHERE org_id = ? AND status = ? AND due_on <= ? AND currency IS NULL
      ORDER BY due_on, id LIMIT ${RUN_BILLS_MAX + 1}${uow.caps.forUpdate}`,
     [uow.orgId, 'approved', p.dueOnOrBefore ?? ''],
   );
@@ -88,6 +90,9 @@ function problemOf(p: Params, bills: readonly BillRow[], owed: ReadonlyMap<strin
   }
   for (const b of bills) {
     if (b.status !== 'approved') return `bill ${b.id} is ${b.status}; only an approved bill can be paid in a run`;
+    if (b.currency !== null) {
+      return `bill ${b.id} is in ${b.currency}: a payment run (ABA) pays AUD bills only; record its payment with ${payablesSpec.billRecordPayment.name}`;
+    }
     if (!b.payee_bsb || !b.payee_account_number || !b.payee_account_name) {
       return (
         `bill ${b.id} (${b.payee_name}) has no payee bank details (payeeBsb, payeeAccountNumber, ` +

@@ -12,7 +12,9 @@ import { newJournalId, postJournal } from '../gl/post.js';
 import { creditFromSource, keepCredit, newCreditId } from '../credits/ledger.js';
 import { shareOverAccounts, splitParts, type NotePart } from '../credits/split.js';
 import { loadSaleLines, type SaleLine } from './invoice-lines.js';
+import { receivables as receivablesSpec } from '@finance-desk/protocol';
 import { loadInvoice, type InvoiceRow, type InvoiceStatus } from './invoices.js';
+import { refuseForeign } from './foreign.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.js';
 
 /**
@@ -199,6 +201,12 @@ async function keepNote(uow: Uow, inv: InvoiceRow, c: CreditRow): Promise<void> 
 
 export async function invoiceCreditNote(p: Params, uow: Uow) {
   const inv = await loadInvoice(uow, p.id);
+  refuseForeign(
+    'invoice',
+    inv,
+    'a credit note',
+    `record what the customer pays with ${receivablesSpec.invoiceRecordPayment.name}, or void it while it has no payments`,
+  );
   const lines = (await loadSaleLines(uow.tx, uow.orgId, [inv.id])).get(inv.id) ?? [];
   const code = p.taxCode ?? dominantCode(lines);
   const same = await uow.tx.get<CreditRow>(

@@ -1,4 +1,4 @@
-import type { receivables } from '@finance-desk/protocol';
+import { currencies, type receivables } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import { DomainError } from '../../errors.js';
@@ -6,7 +6,9 @@ import { owedOnDocuments } from '../gl/post.js';
 import { searchKey } from '../search-key.js';
 import { checkContactFilter, containsPattern, pageOfDocuments } from '../paging.js';
 import { loadSaleLines } from './invoice-lines.js';
-import { INVOICE_COLUMNS, outstandingOf, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
+import { audOutstandingOf, INVOICE_COLUMNS, outstandingOf, outstandingOffLedger, toInvoice, type InvoiceRow } from './invoices.js';
+import { foreignPaid } from './foreign.js';
+import { isForeign } from '../currencies/rates.js';
 import { RECEIVABLES_ACCOUNT } from './ledger-api.js';
 import { filesOf, withFiles } from '../attachments/store.js';
 
@@ -36,14 +38,19 @@ export async function listInvoices(p: Params, ctx: ReadContext) {
     p,
   );
   const ids = page.map((r) => r.id);
-  const [lines, owed, files] = await Promise.all([
+  const foreign = page.filter((r) => isForeign(r.currency)).map((r) => r.id);
+  const [lines, owed, paid, files] = await Promise.all([
     loadSaleLines(ctx.db.reader, orgId, ids),
     owedOnDocuments(ctx.db.reader, orgId, RECEIVABLES_ACCOUNT, 'debit', ids),
+    foreignPaid(ctx.db.reader, orgId, foreign),
     filesOf(ctx.db.reader, orgId, 'invoice', ids),
   ]);
-  const invoices = page.map((r) =>
-    withFiles(toInvoice(r, lines.get(r.id) ?? [], outstandingOffLedger(r) ?? owed.get(r.id) ?? 0), files.get(r.id)),
-  );
+  const invoices = page.map((r) => {
+    const aud = r.status === 'void' ? 0 : (owed.get(r.id) ?? 0);
+    // A foreign invoice owes its total less its standing payments, in its currency (foreign.ts).
+    const outstanding = outstandingOffLedger(r) ?? (isForeign(r.currency) ? Number(r.total_cents) - (paid.get(r.id) ?? 0) : aud);
+    return withFiles(toInvoice(r, lines.get(r.id) ?? [], outstanding, aud), files.get(r.id));
+  });
   return { invoices, nextCursor };
 }
 
@@ -57,6 +64,9 @@ interface PaymentRow {
   reversal_kind: string | null;
   match_id: string | null;
   line_id: string | null;
+  exchange_rate_micros: number | null;
+  aud_amount_cents: number | null;
+  aud_settled_cents: number | null;
 }
 
 function reversalOf(kind: string | null): 'dishonoured' | 'unmatched' | null {
@@ -74,11 +84,13 @@ export async function readInvoice(p: OneParams, ctx: ReadContext) {
   const orgId = ctx.principal.orgId;
   const row = await ctx.db.reader.get<InvoiceRow>(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE org_id = ? AND id = ?`, [orgId, p.id]);
   if (!row) throw new DomainError('NOT_FOUND', `invoice ${p.id} not found`, { field: 'id' });
-  const [lines, outstanding, payments, files] = await Promise.all([
+  const [lines, outstanding, audOutstanding, payments, files] = await Promise.all([
     loadSaleLines(ctx.db.reader, orgId, [row.id]),
     outstandingOf(ctx.db.reader, orgId, row),
+    audOutstandingOf(ctx.db.reader, orgId, row),
     ctx.db.reader.all<PaymentRow>(
-      `SELECT p.id, p.amount_cents, p.paid_on, p.reference, p.journal_id, p.reversed_on, p.reversal_kind, m.id AS match_id, m.line_id
+      `SELECT p.id, p.amount_cents, p.paid_on, p.reference, p.journal_id, p.reversed_on, p.reversal_kind, m.id AS match_id, m.line_id,
+              p.exchange_rate_micros, p.aud_amount_cents, p.aud_settled_cents
          FROM invoice_payments p
          LEFT JOIN bank_feed_matches m ON m.org_id = p.org_id AND m.journal_id = p.journal_id AND m.target_kind = 'invoice' AND m.target_id = p.invoice_id
         WHERE p.org_id = ? AND p.invoice_id = ?
@@ -88,7 +100,7 @@ export async function readInvoice(p: OneParams, ctx: ReadContext) {
     filesOf(ctx.db.reader, orgId, 'invoice', [row.id]),
   ]);
   return {
-    ...withFiles(toInvoice(row, lines.get(row.id) ?? [], outstanding), files.get(row.id)),
+    ...withFiles(toInvoice(row, lines.get(row.id) ?? [], outstanding, audOutstanding), files.get(row.id)),
     payments: payments.map((x) => ({
       paymentId: x.id,
       date: x.paid_on,
@@ -99,6 +111,14 @@ export async function readInvoice(p: OneParams, ctx: ReadContext) {
       journalId: x.journal_id,
       reversed: reversalOf(x.reversal_kind),
       reversedOn: x.reversed_on,
+      // A foreign invoice's payment: amountCents is in its currency; its rate and AUD figures.
+      ...(x.exchange_rate_micros !== null
+        ? {
+            exchangeRate: currencies.rateString(Number(x.exchange_rate_micros)),
+            audAmountCents: Number(x.aud_amount_cents),
+            audSettledCents: Number(x.aud_settled_cents),
+          }
+        : {}),
     })),
   };
 }

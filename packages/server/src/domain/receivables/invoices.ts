@@ -1,7 +1,7 @@
 import { loadProfile, supplierLines } from '../../org/profile.js';
 import { searchKey } from '../search-key.js';
 import { contactPayload, documentContactReads, finishContact, resolveDocumentContact } from '../contacts/contacts.js';
-import { events, TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
+import { currencies, events, TAX_CODES, type books, type TaxCode } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import { enqueueEmail } from '../../adapters/outbox.js';
 import { addDays } from '../../clock.js';
@@ -13,7 +13,10 @@ import type { Read, Uow } from '../../write-path.js';
 import { formatInvoiceNumber } from '../gl/migration-day-one.js';
 import { checkPostable, issueDateOf } from '../gl/periods.js';
 import { newJournalId, postJournal } from '../gl/post.js';
-import { insertSaleLines, loadSaleLines, resolveSaleLines, saleAccountReads, salePosting, type SaleLine } from './invoice-lines.js';
+import { insertSaleLines, loadSaleLines, resolveSaleLines, saleAccountReads, type SaleLine } from './invoice-lines.js';
+import { foreignPaid, issuePosting } from './foreign.js';
+import { foreignDocument, foreignView } from '../currencies/convert.js';
+import { isForeign } from '../currencies/rates.js';
 import { outstandingOn } from './ledger-api.js';
 import type { EmailAttachment } from '../../adapters/email.js';
 import { invoicePdf } from './documents.js';
@@ -53,11 +56,16 @@ export interface InvoiceRow {
   ledger_id: string;
   /** The quote whose acceptance drafted it (migration 57), else null. */
   quote_id: string | null;
+  /** A foreign invoice (foreign.ts): its currency, rate and AUD figures; NULL on AUD invoices. */
+  currency: string | null;
+  exchange_rate_micros: number | null;
+  aud_total_cents: number | null;
+  aud_gst_cents: number | null;
 }
 
 export const INVOICE_COLUMNS =
   'id, number, reference, status, payee_name, contact_id, description, total_cents, gst_cents, due_days, created_at, issued_on, due_on, ' +
-  'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id, quote_id';
+  'payee_email, chase_step, journal_id, void_journal_id, void_reason, ledger_id, quote_id, currency, exchange_rate_micros, aud_total_cents, aud_gst_cents';
 
 /**
  * What the customer owes on an invoice the ledger does not decide for: nothing for a draft or a
@@ -70,12 +78,25 @@ export function outstandingOffLedger(row: InvoiceRow): number | null {
   return null;
 }
 
-/** What the customer still owes (outstandingOffLedger, else the ledger's balance on 1100). */
+/**
+ * What the customer still owes (outstandingOffLedger, else the ledger's balance on 1100), in the
+ * invoice's currency: a foreign invoice's is its total less its standing payments (foreign.ts).
+ */
 export async function outstandingOf(q: Queryable, orgId: string, row: InvoiceRow): Promise<number> {
-  return outstandingOffLedger(row) ?? outstandingOn(q, orgId, row.id);
+  const off = outstandingOffLedger(row);
+  if (off !== null) return off;
+  if (isForeign(row.currency)) return Number(row.total_cents) - ((await foreignPaid(q, orgId, [row.id])).get(row.id) ?? 0);
+  return outstandingOn(q, orgId, row.id);
 }
 
-export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number) {
+/** The AUD the ledger carries for a foreign invoice (0 for a draft or void one); 0 for AUD (not shown). */
+export async function audOutstandingOf(q: Queryable, orgId: string, row: InvoiceRow): Promise<number> {
+  if (!isForeign(row.currency) || row.journal_id === null || row.status === 'void') return 0;
+  return outstandingOn(q, orgId, row.id);
+}
+
+/** `audOutstandingCents`: a foreign invoice's AUD carried on 1100 (foreign.ts); unused for AUD. */
+export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number, audOutstandingCents = 0) {
   invariant(row.contact_id !== null, `invoice ${row.id} has a contact`);
   invariant(row.number !== null, `invoice ${row.id} has a number`);
   return {
@@ -100,13 +121,14 @@ export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandi
     ledgerId: row.ledger_id,
     outstandingCents,
     ...(row.quote_id ? { quoteId: row.quote_id } : {}),
+    ...foreignView(row, audOutstandingCents),
   };
 }
 
 /** The invoice as the API shows it, read inside the unit of work (after its own writes). */
 export async function invoiceView(uow: Uow, row: InvoiceRow) {
   const lines = (await loadSaleLines(uow.tx, uow.orgId, [row.id])).get(row.id) ?? [];
-  return toInvoice(row, lines, await outstandingOf(uow.tx, uow.orgId, row));
+  return toInvoice(row, lines, await outstandingOf(uow.tx, uow.orgId, row), await audOutstandingOf(uow.tx, uow.orgId, row));
 }
 
 /** The invoice row, locked for this unit of work; NOT_FOUND when not this organisation's. */
@@ -248,6 +270,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     params.lines ? `lines[${i}].accountCode` : 'lines',
   );
   const gstCents = lines.reduce((s, l) => s + l.gstCents, 0);
+  const fx = await draftCurrency(uow, params, issuedOn, params.totalCents, gstCents);
   // The customer's contact, found or created in this act (its event is this one).
   const party = await resolveDocumentContact(uow, { ...params, email: params.payeeEmail ?? null }, 'customer');
   const event = await uow.emit(events.invoiceDraft, {
@@ -266,6 +289,7 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       ...(origin && 'repeatingId' in origin ? { repeatingId: origin.repeatingId } : {}),
       ...(origin && 'quoteId' in origin ? { quoteId: origin.quoteId } : {}),
       ...attachedPayload(files),
+      ...(fx ? { currency: fx.currency, exchangeRate: currencies.rateString(fx.micros) } : {}),
     },
   });
   await finishContact(uow, party, 'customer', event.ledgerId);
@@ -290,11 +314,16 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
     void_reason: null,
     ledger_id: event.ledgerId,
     quote_id: origin && 'quoteId' in origin ? origin.quoteId : null,
+    currency: fx?.currency ?? null,
+    exchange_rate_micros: fx?.micros ?? null,
+    aud_total_cents: fx?.audTotalCents ?? null,
+    aud_gst_cents: fx?.audGstCents ?? null,
   };
   await uow.tx.later(
     `INSERT INTO invoices (org_id, id, number, reference, issued_on, due_on, status, payee_name, contact_id, payee_search, description,
-       total_cents, gst_cents, due_days, created_at, payee_email, chase_step, ledger_id, quote_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       total_cents, gst_cents, due_days, created_at, payee_email, chase_step, ledger_id, quote_id, currency, exchange_rate_micros,
+       aud_total_cents, aud_gst_cents)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       uow.orgId,
       id,
@@ -316,12 +345,42 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
       0,
       event.ledgerId,
       row.quote_id,
+      row.currency,
+      row.exchange_rate_micros,
+      row.aud_total_cents,
+      row.aud_gst_cents,
     ],
   );
   await insertSaleLines(uow, id, lines);
   // Queued after the invoice's rows (on PostgreSQL the three writes go out as one statement).
   if (next !== null) await uow.moveInvoiceSequence(next);
   return withFiles(toInvoice(row, lines, 0), await saveFiles(uow, 'invoice', id, files, event.ledgerId));
+}
+
+/**
+ * A draft's currency: null for AUD; else its rate, fixed now (given, or the table's on the
+ * document date: issueDate, else today) and the AUD total and GST it posts when sent. A line
+ * selling a fixed asset is refused: a disposal's proceeds are posted in AUD.
+ */
+async function draftCurrency(
+  uow: Uow,
+  params: z.infer<typeof books.invoiceDraft.params>,
+  issuedOn: string | null,
+  totalCents: number,
+  gstCents: number,
+) {
+  if (!isForeign(params.currency)) return null;
+  const sold = (params.lines ?? []).findIndex((l) => l.assetId !== undefined);
+  if (sold >= 0) {
+    throw new DomainError(
+      'BAD_REQUEST',
+      `lines[${sold}].assetId: an asset is sold on an AUD invoice only (this one is in ${params.currency})`,
+      {
+        field: `lines[${sold}].assetId`,
+      },
+    );
+  }
+  return foreignDocument(uow, params, issuedOn ?? uow.today, totalCents, gstCents);
 }
 
 /** The invoice as emailed: a tax invoice when it carries GST (GST Act s 29-70). */
@@ -337,19 +396,21 @@ function invoiceMessage(
   // A business not registered for GST issues an "Invoice" (as the PDF says).
   const taxable = gstRegistered && lines.some((l) => TAX_CODES[l.taxCode].gst);
   const title = taxable ? 'Tax invoice' : 'Invoice';
+  // A foreign invoice's amounts are in its currency: named, so "$" is not read as AUD.
+  const money = (cents: number) => (isForeign(row.currency) ? `${row.currency} ${formatCents(cents)}` : formatCents(cents));
   return {
     to: row.payee_email,
-    subject: `${title} ${row.number ?? row.id}: ${formatCents(Number(row.total_cents))} due ${dueOn}`,
+    subject: `${title} ${row.number ?? row.id}: ${money(Number(row.total_cents))} due ${dueOn}`,
     text: [
       `Dear ${row.payee_name},`,
       '',
       `${title} ${row.number ?? row.id}, issued ${issuedOn}, due ${dueOn}: ${row.description}`,
       '',
-      ...lines.map((l) => `  ${l.description}  ${formatCents(l.amountCents)}  (${l.taxCode})`),
+      ...lines.map((l) => `  ${l.description}  ${money(l.amountCents)}  (${l.taxCode})`),
       '',
       taxable
-        ? `Total ${formatCents(Number(row.total_cents))}, which includes GST of ${formatCents(Number(row.gst_cents))}.`
-        : `Total ${formatCents(Number(row.total_cents))}.`,
+        ? `Total ${money(Number(row.total_cents))}, which includes GST of ${money(Number(row.gst_cents))}.`
+        : `Total ${money(Number(row.total_cents))}.`,
       '',
       `The ${title.toLowerCase()} is attached (${pdf.filename}), with how to pay.`,
       '',
@@ -401,7 +462,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
     dateField: row.issued_on === null ? 'date' : 'issueDate',
     memo: `Invoice ${row.id} to ${row.payee_name}`,
     source: { kind: 'invoice', id: row.id },
-    lines: sales ? sales.lines : salePosting(row.id, lines),
+    lines: sales ? sales.lines : issuePosting(row, row.id, lines),
   });
   const event = await uow.emit(events.invoiceSend, {
     entityId: row.id,
@@ -416,6 +477,14 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
       recipients: message ? 1 : 0,
       ...(row.number !== null ? { number: row.number } : {}),
       ...(sales ? { disposedAssetIds: [...sales.assetIds] } : {}),
+      ...(isForeign(row.currency) && row.exchange_rate_micros !== null
+        ? {
+            currency: row.currency,
+            exchangeRate: currencies.rateString(Number(row.exchange_rate_micros)),
+            audTotalCents: Number(row.aud_total_cents),
+            audGstCents: Number(row.aud_gst_cents),
+          }
+        : {}),
     },
   });
   await sales?.record(journalId, event.ledgerId);
@@ -434,5 +503,5 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
     journal_id: journalId,
     ledger_id: event.ledgerId,
   };
-  return toInvoice(sent, lines, Number(row.total_cents));
+  return toInvoice(sent, lines, Number(row.total_cents), Number(row.aud_total_cents ?? 0));
 }

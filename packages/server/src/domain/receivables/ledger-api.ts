@@ -4,6 +4,8 @@ import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { accountExists, documentBalances, owedOnDocuments, postJournal } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
+import { refuseForeign } from './foreign.js';
+import { receivables } from '@finance-desk/protocol';
 
 /**
  * What other areas (reconciliation, reports) use of receivables. These functions never emit an
@@ -87,6 +89,7 @@ export interface InvoicePayment {
 
 interface PayableInvoiceRow {
   id: string;
+  currency: string | null;
   status: string;
   payee_name: string;
   issued_on: string | null;
@@ -96,10 +99,17 @@ interface PayableInvoiceRow {
 /** State and date checks shared by payments; throws the refusal a caller shows as is. */
 async function loadForPayment(uow: Uow, p: InvoicePayment): Promise<PayableInvoiceRow & { issued_on: string }> {
   const row = await uow.tx.get<PayableInvoiceRow>(
-    `SELECT id, status, payee_name, issued_on, journal_id FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
+    `SELECT id, status, payee_name, issued_on, journal_id, currency FROM invoices WHERE org_id = ? AND id = ?${uow.caps.forUpdate}`,
     [uow.orgId, p.invoiceId],
   );
   if (!row) throw notFound('invoice', p.invoiceId);
+  // A bank line is AUD: matching it would settle foreign cents with AUD ones.
+  refuseForeign(
+    'invoice',
+    row,
+    'matching a bank line',
+    `record the payment with ${receivables.invoiceRecordPayment.name} (amountCents in its currency)`,
+  );
   if (!OPEN_STATUSES.includes(row.status)) {
     throw conflict(`invoice ${row.id} is ${row.status}; only a sent or part_paid invoice can take a payment`);
   }

@@ -4,7 +4,8 @@ import type { z } from 'zod';
 import { conflict, invariant } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
-import { loadSaleLines, salePosting } from './invoice-lines.js';
+import { loadSaleLines } from './invoice-lines.js';
+import { issuePosting } from './foreign.js';
 import { invoiceView, loadInvoice, type InvoiceRow } from './invoices.js';
 
 /**
@@ -59,7 +60,7 @@ export async function invoiceVoid(p: Params, uow: Uow) {
       date: uow.today,
       memo: `Void of invoice ${row.id} to ${row.payee_name}: ${p.reason}`,
       source: { kind: 'invoice_void', id: row.id },
-      lines: salePosting(row.id, lines, -1),
+      lines: issuePosting(row, row.id, lines, -1),
     });
   }
   const event = await uow.emit(events.invoiceVoid, {

@@ -8,6 +8,7 @@ import { issueDateOf } from '../gl/periods.js';
 import { newJournalId, postJournal, type PostingLine } from '../gl/post.js';
 import { loadSaleLines } from './invoice-lines.js';
 import { invoiceView, loadInvoice, type InvoiceRow } from './invoices.js';
+import { refuseForeign } from './foreign.js';
 import { OPEN_STATUSES, RECEIVABLES_ACCOUNT, outstandingOn } from './ledger-api.js';
 
 /**
@@ -69,6 +70,7 @@ async function gstBearingPart(uow: Uow, row: InvoiceRow, owed: number): Promise<
 export async function invoiceWriteOff(p: Params, uow: Uow) {
   const row = await loadInvoice(uow, p.id);
   if (row.status === 'written_off') return { ...(await writeOffView(uow, row, await loadWriteOff(uow, row.id))), noop: true };
+  refuseForeign('invoice', row, 'a write-off', 'it stays open until paid, or is voided while it has no payments');
   if (!OPEN_STATUSES.includes(row.status)) {
     throw conflict(`invoice ${row.id} is ${row.status}; only a sent or part_paid invoice with an amount outstanding can be written off`);
   }
