@@ -140,6 +140,7 @@ describe.each(engines)('books.ask through an OpenAI-compatible provider (%s)', (
           'books_repeating',
           'books_quotes',
           'books_quote',
+          'books_exchangeRates',
         ].includes(n),
       ),
     ).toBe(true);

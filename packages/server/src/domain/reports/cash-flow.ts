@@ -57,7 +57,9 @@ export const CASH_FLOW_LINES: readonly LineDef[] = [
     roles: ['ato_clearing', 'payg_withholding'],
   },
   { key: 'interest', section: 'operating', label: 'Interest received', roles: ['interest_income'] },
-  { key: 'other_operating', section: 'operating', label: 'Other operating receipts', roles: ['other_income'] },
+  // An exchange difference realised on a foreign payment is part of that cash; it is shown here, not split
+  // back between customers and suppliers.
+  { key: 'other_operating', section: 'operating', label: 'Other operating receipts', roles: ['other_income', 'fx_gain_loss'] },
   {
     key: 'plant_and_equipment',
     section: 'investing',
