@@ -1,7 +1,8 @@
-import { currencies } from '@finance-desk/protocol';
+import { currencies, type TaxCode } from '@finance-desk/protocol';
 import { shareByLargestRemainder } from '../receivables/invoice-lines.js';
 import { DomainError } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
+import { trackingFields, type PostingLine } from '../gl/post.js';
 import { checkAudBound, isForeign, resolveRate, toAud } from './rates.js';
 
 /**
@@ -38,6 +39,43 @@ export function audLines(lines: readonly { amountCents: number; gstCents: number
   const nets = lines.map((l) => l.amountCents - l.gstCents);
   const net = nets.some((n) => n > 0) ? shareByLargestRemainder(audTotalCents - audGstCents, nets) : lines.map(() => 0);
   return lines.map((_, i) => ({ gstCents: gst[i] ?? 0, netCents: net[i] ?? 0 }));
+}
+
+/** A document line as the AUD posting needs it (sale and purchase lines alike). */
+export interface TaggedLine {
+  readonly accountCode: string;
+  readonly taxCode: TaxCode;
+  readonly description: string;
+  readonly amountCents: number;
+  readonly gstCents: number;
+  readonly trackingIds?: Parameters<typeof trackingFields>[0];
+}
+
+/**
+ * The lines' part of a foreign document's AUD posting: each line's account with its share of the
+ * AUD net (audLines), tagged with the AUD base and GST the BAS reads (`sign` -1 reverses the tags),
+ * on the side `side` gives a line (a sale's lines are credits, a purchase's debits).
+ */
+export function audTaggedLines(
+  lines: readonly TaggedLine[],
+  audTotalCents: number,
+  audGstCents: number,
+  sign: 1 | -1,
+  side: (cents: number) => { debitCents: number } | { creditCents: number },
+): PostingLine[] {
+  const shares = audLines(lines, audTotalCents, audGstCents);
+  return lines.map((l, i) => {
+    const s = shares[i] ?? { gstCents: 0, netCents: 0 };
+    return {
+      account: l.accountCode,
+      ...side(s.netCents),
+      taxCode: l.taxCode,
+      taxBaseCents: sign * (s.netCents + s.gstCents),
+      gstCents: sign * s.gstCents,
+      description: l.description,
+      ...trackingFields(l.trackingIds),
+    };
+  });
 }
 
 /** A document's read fields for its currency: none on an AUD one; audOutstandingCents when given. */

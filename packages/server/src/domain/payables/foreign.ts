@@ -1,8 +1,8 @@
 import { placeholders } from '../../storage/sql.js';
 import type { Queryable } from '../../storage/types.js';
-import { audLines, type ForeignColumns } from '../currencies/convert.js';
+import { audTaggedLines, type ForeignColumns } from '../currencies/convert.js';
 import { isForeign } from '../currencies/rates.js';
-import { trackingFields, type PostingLine } from '../gl/post.js';
+import type { PostingLine } from '../gl/post.js';
 import { purchasePosting, type PurchaseLine } from './bill-lines.js';
 
 /**
@@ -20,21 +20,9 @@ export function billPosting(
   if (!isForeign(row.currency)) return purchasePosting({ id: row.id, control: { key: 'payables' } }, lines, sign);
   const audTotal = Number(row.aud_total_cents);
   const audGst = Number(row.aud_gst_cents);
-  const shares = audLines(lines, audTotal, audGst);
   const side = (cents: number, debit: boolean) => ((debit ? sign === 1 : sign === -1) ? { debitCents: cents } : { creditCents: cents });
   return [
-    ...lines.map((l, i) => {
-      const s = shares[i] ?? { gstCents: 0, netCents: 0 };
-      return {
-        account: l.accountCode,
-        ...side(s.netCents, true),
-        taxCode: l.taxCode,
-        taxBaseCents: sign * (s.netCents + s.gstCents),
-        gstCents: sign * s.gstCents,
-        description: l.description,
-        ...trackingFields(l.trackingIds),
-      };
-    }),
+    ...audTaggedLines(lines, audTotal, audGst, sign, (cents) => side(cents, true)),
     { account: { key: 'gst_paid' }, ...side(audGst, true), description: `GST on ${row.id}` },
     { account: { key: 'payables' }, ...side(audTotal, false), docId: row.id, description: `Bill ${row.id} (${row.currency})` },
   ];

@@ -1,8 +1,8 @@
 import { conflict } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import { isForeign } from '../currencies/rates.js';
-import { audLines, type ForeignColumns } from '../currencies/convert.js';
-import { trackingFields, type PostingLine } from '../gl/post.js';
+import { audTaggedLines, type ForeignColumns } from '../currencies/convert.js';
+import type { PostingLine } from '../gl/post.js';
 import { placeholders } from '../../storage/sql.js';
 import { salePosting, type SaleLine } from './invoice-lines.js';
 
@@ -24,22 +24,10 @@ export function issuePosting(row: ForeignColumns, docId: string, lines: readonly
   if (!isForeign(row.currency)) return salePosting(docId, lines, sign);
   const audTotal = Number(row.aud_total_cents);
   const audGst = Number(row.aud_gst_cents);
-  const shares = audLines(lines, audTotal, audGst);
   const side = (cents: number, credit: boolean) => ((credit ? sign === 1 : sign === -1) ? { creditCents: cents } : { debitCents: cents });
   return [
     { account: { key: 'receivables' }, ...side(audTotal, false), docId, description: `Invoice ${docId} (${row.currency})` },
-    ...lines.map((l, i) => {
-      const s = shares[i] ?? { gstCents: 0, netCents: 0 };
-      return {
-        account: l.accountCode,
-        ...side(s.netCents, true),
-        taxCode: l.taxCode,
-        taxBaseCents: sign * (s.netCents + s.gstCents),
-        gstCents: sign * s.gstCents,
-        description: l.description,
-        ...trackingFields(l.trackingIds),
-      };
-    }),
+    ...audTaggedLines(lines, audTotal, audGst, sign, (cents) => side(cents, true)),
     { account: { key: 'gst_collected' }, ...side(audGst, true), description: `GST on ${docId}` },
   ];
 }
