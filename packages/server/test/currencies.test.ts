@@ -30,6 +30,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedOrg } from '../src/org/orgs.js';
+import { consoleGet, consoleSignIn } from './console-helpers.js';
 import { agentCalls, engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, FUNDING, journalLines } from './payables-helpers.js';
 
@@ -166,6 +167,13 @@ describe.each(engines)('other currencies (%s)', (engine) => {
       { account: '1100', dr: 91_000, cr: 0, doc: draft.id },
       { account: '4000', dr: 0, cr: 91_000, taxCode: 'EXPORT', base: 91_000, gst: 0 },
     ]);
+    // The owner's pages show the invoice in its currency, and what the books carry in AUD.
+    const owner = await consoleSignIn(t, o.slug, o.owner.email, o.owner.password);
+    const list = await consoleGet(t, owner, '/console/books/invoices');
+    expect(list.text).toContain('<td class="num">NZD 1,000.00</td>');
+    const page = await consoleGet(t, owner, `/console/books/invoices/${draft.id}`);
+    expect(page.text).toContain('<dt>Total</dt><dd>NZD 1,000.00 (GST NZD 0.00)</dd>');
+    expect(page.text).toContain('<dt>In Australian dollars</dt><dd>$910.00 at 0.910000 per NZD, $910.00 still carried</dd>');
     // Paid in full on 10 October: the table's rate that day, 0.925000.
     const paid = await ok(o, 'books.invoiceRecordPayment', { id: draft.id, amountCents: 100_000, date: '2026-10-10', reference: 'NZ-1' });
     expect(paid).toMatchObject({

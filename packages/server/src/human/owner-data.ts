@@ -10,7 +10,7 @@ import { DEFAULT_BANK_ACCOUNT } from '../domain/reconciliation/feed-import.js';
 import { bankAccountsRead, listedBankAccounts } from '../domain/banking/accounts.js';
 import { feedLinesList } from '../domain/reconciliation/feed-read.js';
 import { loadSaleLines } from '../domain/receivables/invoice-lines.js';
-import { INVOICE_COLUMNS, outstandingOf, toInvoice, type InvoiceRow } from '../domain/receivables/invoices.js';
+import { INVOICE_COLUMNS, audOutstandingOf, outstandingOf, toInvoice, type InvoiceRow } from '../domain/receivables/invoices.js';
 import { listInvoices } from '../domain/receivables/invoices-read.js';
 import { listQuotes } from '../domain/quotes/quotes.js';
 import { RECEIVABLES_ACCOUNT } from '../domain/receivables/ledger-api.js';
@@ -102,7 +102,18 @@ export interface OwnerInvoice {
   readonly totalCents: number;
   readonly outstandingCents: number;
   readonly overdue: boolean;
+  /** The document's currency when not AUD (its amounts are in it), else null. */
+  readonly currency: string | null;
 }
+
+/** The fields a document read carries when its currency is not AUD (books.ts's foreign fields). */
+export interface ForeignFields {
+  readonly currency?: string;
+  readonly exchangeRate?: string;
+  readonly audTotalCents?: number;
+  readonly audOutstandingCents?: number;
+}
+export const foreignOf = (d: object): ForeignFields => d;
 
 /** Unpaid and past its due date, as at the organisation's today. */
 export function isOverdue(d: { dueOn: string | null; outstandingCents: number; status: string }, today: string): boolean {
@@ -142,6 +153,7 @@ export async function ownerInvoices(db: Database, s: HumanSession, query: Query)
     totalCents: i.totalCents,
     outstandingCents: i.outstandingCents,
     overdue: isOverdue(i, today),
+    currency: foreignOf(i).currency ?? null,
   }));
   return { rows, nextCursor, status: p.status ?? null, cursor: p.cursor ?? null, today };
 }
@@ -165,12 +177,13 @@ export async function ownerInvoice(db: Database, s: HumanSession, id: string) {
     [s.orgId, id],
   );
   if (!row) throw notFound('invoice', id);
-  const [lines, outstanding, today] = await Promise.all([
+  const [lines, outstanding, audOutstanding, today] = await Promise.all([
     loadSaleLines(q, s.orgId, [row.id]),
     outstandingOf(q, s.orgId, row),
+    audOutstandingOf(q, s.orgId, row),
     orgToday(db, s.orgId),
   ]);
-  const invoice = toInvoice(row, lines.get(row.id) ?? [], outstanding);
+  const invoice = toInvoice(row, lines.get(row.id) ?? [], outstanding, audOutstanding);
   const history = await activityOf(q, s.orgId, { entityId: row.id, limit: ACTIVITY_PAGE, viewerId: s.userId, today });
   return { invoice, number: row.number, overdue: isOverdue(invoice, today), history };
 }
@@ -183,6 +196,8 @@ export interface OwnerBill {
   readonly totalCents: number;
   readonly outstandingCents: number;
   readonly overdue: boolean;
+  /** The document's currency when not AUD (its amounts are in it), else null. */
+  readonly currency: string | null;
 }
 
 export async function ownerBills(db: Database, s: HumanSession, query: Query) {
@@ -201,6 +216,7 @@ export async function ownerBills(db: Database, s: HumanSession, query: Query) {
     totalCents: b.totalCents,
     outstandingCents: b.outstandingCents,
     overdue: isOverdue(b, today),
+    currency: foreignOf(b).currency ?? null,
   }));
   return { rows, nextCursor, status: p.status ?? null, cursor: p.cursor ?? null, today };
 }

@@ -14,6 +14,7 @@ import type {
   ownerQuotes,
   ownerReports,
 } from './owner-data.js';
+import { foreignOf } from './owner-data.js';
 import { chartsSection } from './owner-charts-views.js';
 import { budgetSection, cashFlowSection, depreciationSection } from './owner-reports-more.js';
 import { activityFilterForm, activityList, searchedHint, type ActivityFilterView } from './activity-views.js';
@@ -44,6 +45,10 @@ export function tabs(current: BooksTab | null): Html {
 }
 
 const money = (cents: number): Html => html`<td class="num">${formatCents(cents)}</td>`;
+/** An amount in a document's currency: dollars for AUD, "NZD 1,000.00" for another. */
+const inCurrency = (cents: number, currency: string | null | undefined): string =>
+  currency && currency !== 'AUD' ? `${currency} ${formatCents(cents).replace('$', '')}` : formatCents(cents);
+const docMoney = (cents: number, currency: string | null | undefined): Html => html`<td class="num">${inCurrency(cents, currency)}</td>`;
 
 /** A line's tracking (books.trackingSet) beside its description: "Division: Cafe". */
 export const trackingHint = (t: Readonly<Record<string, string>> | undefined): Html | null =>
@@ -182,8 +187,8 @@ function invoiceRow(i: OwnerInvoice): Html {
   <td>${i.customer}</td>
   <td class="date">${date(i.issuedOn)}</td>
   <td class="date">${date(i.dueOn)}</td>
-  ${money(i.totalCents)}
-  ${money(i.outstandingCents)}
+  ${docMoney(i.totalCents, i.currency)}
+  ${docMoney(i.outstandingCents, i.currency)}
   <td>${statusBadge(i.status, i.overdue)}</td>
 </tr>`;
 }
@@ -212,11 +217,18 @@ ${pager('/console/books/invoices', { status: v.status }, v.cursor, v.nextCursor)
 }
 
 export function invoiceBody(v: Awaited<ReturnType<typeof ownerInvoice>>): Html {
-  const i = v.invoice;
+  const i = { ...v.invoice, ...foreignOf(v.invoice) };
   const lines = i.lines.map(
     (l) =>
-      html`<tr><td>${l.description}${trackingHint(l.tracking)}</td><td class="mono">${l.accountCode}</td><td class="mono">${l.taxCode}</td>${money(l.amountCents)}</tr>`,
+      html`<tr><td>${l.description}${trackingHint(l.tracking)}</td><td class="mono">${l.accountCode}</td><td class="mono">${l.taxCode}</td>${docMoney(l.amountCents, i.currency)}</tr>`,
   );
+  // A foreign invoice's amounts are in its currency; the books carry them in AUD at its rate.
+  const aud =
+    i.currency !== undefined && i.audTotalCents !== undefined
+      ? html`<dt>In Australian dollars</dt><dd>${formatCents(i.audTotalCents)} at ${i.exchangeRate ?? ''} per ${i.currency}${
+          i.audOutstandingCents !== undefined ? `, ${formatCents(i.audOutstandingCents)} still carried` : ''
+        }</dd>`
+      : null;
   return html`<h1>Invoice ${v.number ?? i.id}</h1>
 ${tabs('invoices')}
 <dl class="facts card">
@@ -224,8 +236,9 @@ ${tabs('invoices')}
   <dt>Status</dt><dd>${statusBadge(i.status, v.overdue)}</dd>
   <dt>Issued</dt><dd>${date(i.issuedOn)}</dd>
   <dt>Due</dt><dd>${date(i.dueOn)}</dd>
-  <dt>Total</dt><dd>${formatCents(i.totalCents)} (GST ${formatCents(i.gstCents)})</dd>
-  <dt>Outstanding</dt><dd>${formatCents(i.outstandingCents)}</dd>
+  <dt>Total</dt><dd>${inCurrency(i.totalCents, i.currency)} (GST ${inCurrency(i.gstCents, i.currency)})</dd>
+  <dt>Outstanding</dt><dd>${inCurrency(i.outstandingCents, i.currency)}</dd>
+  ${aud}
   <dt>Description</dt><dd>${i.description}</dd>
   <dt>Id</dt><dd><code>${i.id}</code></dd>
 </dl>
@@ -278,8 +291,8 @@ function billRow(b: OwnerBill): Html {
   <th scope="row"><code>${b.id}</code></th>
   <td>${b.supplier}</td>
   <td class="date">${date(b.dueOn)}</td>
-  ${money(b.totalCents)}
-  ${money(b.outstandingCents)}
+  ${docMoney(b.totalCents, b.currency)}
+  ${docMoney(b.outstandingCents, b.currency)}
   <td>${statusBadge(b.status, b.overdue)}</td>
 </tr>`;
 }

@@ -96,7 +96,7 @@ export async function audOutstandingOf(q: Queryable, orgId: string, row: Invoice
 }
 
 /** `audOutstandingCents`: a foreign invoice's AUD carried on 1100 (foreign.ts); unused for AUD. */
-export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number, audOutstandingCents = 0) {
+export function toInvoice(row: InvoiceRow, lines: readonly SaleLine[], outstandingCents: number, audOutstandingCents: number) {
   invariant(row.contact_id !== null, `invoice ${row.id} has a contact`);
   invariant(row.number !== null, `invoice ${row.id} has a number`);
   return {
@@ -354,7 +354,8 @@ export async function invoiceDraft(params: z.infer<typeof books.invoiceDraft.par
   await insertSaleLines(uow, id, lines);
   // Queued after the invoice's rows (on PostgreSQL the three writes go out as one statement).
   if (next !== null) await uow.moveInvoiceSequence(next);
-  return withFiles(toInvoice(row, lines, 0), await saveFiles(uow, 'invoice', id, files, event.ledgerId));
+  // A draft has posted nothing: nothing outstanding, nothing carried in AUD.
+  return withFiles(toInvoice(row, lines, 0, 0), await saveFiles(uow, 'invoice', id, files, event.ledgerId));
 }
 
 /**
