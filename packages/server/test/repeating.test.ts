@@ -69,6 +69,48 @@ describe.each(engines)('repeating invoices and bills (%s)', (engine) => {
     return ok(o, 'books.billApprove', { id, approvalId: req.approvalId }, { 'x-idempotency-key': freshKey() });
   }
 
+  it('drafts a repeating invoice in another currency at each run date’s rate from the owner’s table', async () => {
+    at('2026-03-01');
+    const o = await t.org('Export Books');
+    await ok(o, 'books.exchangeRateSet', {
+      rates: [
+        { currency: 'NZD', date: '2026-03-01', rate: '0.90' },
+        { currency: 'NZD', date: '2026-04-01', rate: '0.92' },
+      ],
+    });
+    await ok(o, 'books.repeatingSet', {
+      kind: 'invoice',
+      action: 'draft',
+      template: {
+        payeeName: 'Wellington Traders',
+        description: 'Monthly supply',
+        totalCents: 50_000,
+        dueDays: 30,
+        currency: 'NZD',
+        taxCode: 'EXPORT',
+      },
+      frequency: 'monthly',
+      dayOfMonth: 1,
+      startDate: '2026-03-01',
+    });
+    at('2026-04-01');
+    expect((await run(o)).created).toHaveLength(2);
+    const { invoices } = await ok(o, 'books.invoices', {});
+    // NZD 500.00 at 0.90 is AUD 450.00 on 1 March; at 0.92, AUD 460.00 on 1 April.
+    expect(
+      invoices
+        .map((i: { issuedOn: string | null; currency: string; exchangeRate: string; audTotalCents: number }) => [
+          i.currency,
+          i.exchangeRate,
+          i.audTotalCents,
+        ])
+        .sort(),
+    ).toEqual([
+      ['NZD', '0.900000', 45_000],
+      ['NZD', '0.920000', 46_000],
+    ]);
+  });
+
   it('runs a monthly rent bill for twelve months: the first held as a new payee, the rest approved; new bank details held', async () => {
     at('2026-01-01');
     const o = await t.org('Rent Books');
