@@ -93,7 +93,7 @@ export const exchangeRates = method({
   name: 'books.exchangeRates',
   scope: 'books.read',
   kind: 'read',
-  summary: `The exchange rates table (books.exchangeRateSet), by currency then date, newest first: optionally one currency, and from/to (inclusive dates). At most limit rows (1–${EXCHANGE_RATES_READ_MAX}, default ${EXCHANGE_RATES_READ_MAX}); truncated is true when more matched.`,
+  summary: `The exchange rates table (books.exchangeRateSet; extension), by currency then date, newest first: optionally one currency, and from/to (inclusive dates). At most limit rows (1–${EXCHANGE_RATES_READ_MAX}, default ${EXCHANGE_RATES_READ_MAX}); truncated is true when more matched.`,
   brief: 'Exchange rates set by the owner (AUD per 1 unit), by currency and date range.',
   params: z.strictObject({
     currency: foreignCurrency().optional().describe('ISO 4217; default all'),
