@@ -90,9 +90,12 @@ export const SERVE_NODE_FLAGS = (() => {
   return [...m[1].trim().split(/\s+/).filter(Boolean), ...(process.env.BENCH_EXTRA_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
 })();
 
-/** Start `serve` and wait for /healthz. Keeps the tail of its output for diagnostics. */
-export async function startServer(env, port) {
-  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Start `serve` (or, with `argv`, another node script that answers GET /healthz: the limit server)
+ * and wait for /healthz. Keeps the tail of its output for diagnostics.
+ */
+export async function startServer(env, port, argv = [...SERVE_NODE_FLAGS, CLI, 'serve']) {
+  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (d) => {
     tail = (tail + d).slice(-8000);
