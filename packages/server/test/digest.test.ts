@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderEml } from '../src/adapters/email.js';
 import { emailFromBody } from '../src/adapters/outbox.js';
-import { addDays } from '../src/clock.js';
+import { addDays, startOfLocalDay } from '../src/clock.js';
 import { setPublicUrl } from '../src/governance/approval-mail.js';
-import { dayText, localMidnightUtc, reportedWeek, workOf } from '../src/human/digest.js';
+import { dayText, reportedWeek, workOf } from '../src/human/digest.js';
 import { runDigests, setWeeklyDigest } from '../src/human/digest-sweep.js';
 import { addUser } from '../src/human/users.js';
 import { eventKinds } from '@finance-desk/protocol';
@@ -21,7 +21,7 @@ import { heldAndRequested } from './signature-helpers.js';
 
 const ZONE = 'Australia/Brisbane'; // UTC+10 all year: no daylight saving to reckon with.
 const at = (date: string, hhmm: string) =>
-  new Date(Date.parse(localMidnightUtc(date, ZONE)) + Date.parse(`1970-01-01T${hhmm}:00Z`)).toISOString();
+  new Date(Date.parse(startOfLocalDay(date, ZONE)) + Date.parse(`1970-01-01T${hhmm}:00Z`)).toISOString();
 
 /** The Monday after today (UTC), so the organisation, made now, exists before the week it reports. */
 function nextMonday(): string {

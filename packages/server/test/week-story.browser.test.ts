@@ -1,10 +1,9 @@
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailFromBody } from '../src/adapters/outbox.js';
-import { addDays } from '../src/clock.js';
+import { addDays, startOfLocalDay } from '../src/clock.js';
 import { setPublicUrl } from '../src/governance/approval-mail.js';
 import { decideApproval } from '../src/governance/approvals.js';
-import { localMidnightUtc } from '../src/human/digest.js';
 import { runDigests } from '../src/human/digest-sweep.js';
 import { addUser } from '../src/human/users.js';
 import { issueOrgKey } from '../src/org/orgs.js';
@@ -24,7 +23,7 @@ warnIfNoChromium('week story browser test');
 
 const ZONE = 'Australia/Brisbane';
 const at = (date: string, hhmm: string) =>
-  new Date(Date.parse(localMidnightUtc(date, ZONE)) + Date.parse(`1970-01-01T${hhmm}:00Z`)).toISOString();
+  new Date(Date.parse(startOfLocalDay(date, ZONE)) + Date.parse(`1970-01-01T${hhmm}:00Z`)).toISOString();
 
 /** The Monday after today (UTC), so the organisation, made now, exists before the week it reports. */
 function nextMonday(): string {

@@ -1,6 +1,6 @@
 import { ACTION_CLASS, events, payroll, people } from '@finance-desk/protocol';
 import { localDate } from '../clock.js';
-import { formatCents } from '../money.js';
+import { formatCents, formatCentsIn } from '../money.js';
 
 /**
  * Each ledger event as one sentence an owner reads: who did what, to whom, for how much, when.
@@ -89,7 +89,7 @@ const HELD_WORDS: Readonly<Record<string, string>> = {
   BANK_DETAILS_CHANGED: 'new bank details',
 };
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 const words = (text: string): string => text.replace(/_/g, ' ');
 /** The first letter up, unless the sentence starts with an email address (shown as typed). */
 const capitalise = (text: string): string => (/^\S*@/.test(text) ? text : text.charAt(0).toUpperCase() + text.slice(1));
@@ -158,10 +158,7 @@ class Ev {
   $(key: string, from?: Readonly<Record<string, unknown>>): string | null {
     const v = this.n(key, from);
     if (v === null) return null;
-    const currency = this.s('currency', from ?? this.row.payload);
-    return currency !== null && currency !== 'AUD' && !key.startsWith('aud')
-      ? `${currency} ${formatCents(v).replace('$', '')}`
-      : formatCents(v);
+    return key.startsWith('aud') ? formatCents(v) : formatCentsIn(v, this.s('currency', from ?? this.row.payload));
   }
 
   day(key: string, from?: Readonly<Record<string, unknown>>): string | null {

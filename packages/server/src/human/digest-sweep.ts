@@ -1,5 +1,5 @@
 import { events } from '@finance-desk/protocol';
-import { DEFAULT_TIME_ZONE, addDays, clockOf } from '../clock.js';
+import { DEFAULT_TIME_ZONE, addDays, clockOf, startOfLocalDay } from '../clock.js';
 import { enqueueEmail } from '../adapters/outbox.js';
 import { publicUrlSetting } from '../governance/approval-mail.js';
 import { verifyIncrementally } from '../ledger/verify.js';
@@ -12,9 +12,9 @@ import {
   digestLinks,
   digestSubject,
   digestText,
-  localMidnightUtc,
   orgLocalNow,
   reportedWeek,
+  weekdayOf,
   type DigestFigures,
 } from './digest.js';
 
@@ -55,11 +55,11 @@ interface OrgRow {
 function dueWeek(org: OrgRow, now: string) {
   const timeZone = org.time_zone ?? DEFAULT_TIME_ZONE;
   const local = orgLocalNow(now, timeZone);
-  const monday = (new Date(`${local.date}T00:00:00Z`).getUTCDay() + 6) % 7 === 0;
+  const monday = weekdayOf(local.date) === 0;
   if (monday && local.hour < DIGEST_HOUR) return null;
   const week = reportedWeek(local.date);
   // An organisation created after the week ended has nothing to report for it.
-  if (org.created_at >= localMidnightUtc(addDays(week.to, 1), timeZone)) return null;
+  if (org.created_at >= startOfLocalDay(addDays(week.to, 1), timeZone)) return null;
   return { week, today: local.date, timeZone };
 }
 

@@ -1,6 +1,6 @@
 import { booksReads, tax as taxM, type ActionClass } from '@finance-desk/protocol';
 import type { ReadContext } from '../binding.js';
-import { addDays, clockOf, localDate } from '../clock.js';
+import { addDays, clockOf, localDate, startOfLocalDay } from '../clock.js';
 import { accountBalanceCents } from '../domain/gl/post.js';
 import { runReport } from '../domain/reports/reports.js';
 import { taxObligations } from '../domain/tax/obligations.js';
@@ -10,6 +10,7 @@ import { formatCents } from '../money.js';
 import type { Principal } from '../principal.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { ACTIVITY_GROUPS } from './activity.js';
+import { dayWords, plural } from './activity-words.js';
 import { escapeHtml } from './html.js';
 import { bankAccounts } from './owner-data.js';
 
@@ -36,12 +37,15 @@ export interface DigestWeek {
   readonly to: string;
 }
 
+/** A date's day of the week: Monday 0 … Sunday 6. */
+export const weekdayOf = (date: string): number => (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
+
 /**
  * The week a digest sent on `today` reports: the Monday-to-Sunday week before the one holding
  * `today`. Its Monday is the digest's key: one digest per organisation and week.
  */
 export function reportedWeek(today: string): DigestWeek {
-  const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+  const weekday = weekdayOf(today);
   const monday = addDays(today, -weekday);
   return { from: addDays(monday, -7), to: addDays(monday, -1) };
 }
@@ -92,24 +96,6 @@ function readContext(db: Database, orgId: string, orgSlug: string): ReadContext 
   return { db, principal };
 }
 
-/** The UTC instant a local date starts in `timeZone` (the offset at that date's noon). */
-export function localMidnightUtc(date: string, timeZone: string): string {
-  const noon = new Date(`${date}T12:00:00Z`);
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(noon);
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00';
-  const localNoon = Date.parse(`${get('year')}-${get('month')}-${get('day')}T${get('hour')}:${get('minute')}:00Z`);
-  const offsetMs = localNoon - noon.getTime();
-  return new Date(Date.parse(`${date}T00:00:00Z`) - offsetMs).toISOString();
-}
-
 /**
  * Acts by API keys and agents (people act through the console, the system as ''): after the
  * previous digest's head up to `headSeq`, so across digests every act is counted exactly once,
@@ -145,8 +131,8 @@ export async function digestFigures(
   const q = db.reader;
   const week = reportedWeek(today);
   const ctx = readContext(db, org.id, org.slug);
-  const fromAt = localMidnightUtc(week.from, org.timeZone);
-  const toAt = localMidnightUtc(addDays(week.to, 1), org.timeZone);
+  const fromAt = startOfLocalDay(week.from, org.timeZone);
+  const toAt = startOfLocalDay(addDays(week.to, 1), org.timeZone);
   const { acts, total } = await agentActsIn(q, org.id, afterSeq, chain.headSeq, fromAt);
 
   const sums = await q.get<{ ic: number | string; icents: number | string | null; bc: number | string; bcents: number | string | null }>(
@@ -165,7 +151,7 @@ export async function digestFigures(
     payload: string | null;
     expires_at: string;
   }>(
-    `SELECT action_class, subject_id, method, NULL AS payload, expires_at FROM approvals
+    `SELECT action_class, subject_id, method, expires_at FROM approvals
       WHERE org_id = ? AND status = 'pending' AND expires_at >= ? ORDER BY expires_at, id LIMIT ${APPROVALS_NAMED}`,
     [org.id, now],
   );
@@ -231,14 +217,8 @@ export async function digestFigures(
   };
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-/** 3 Nov 2026 */
-export function dayText(date: string): string {
-  const [y, m, d] = date.split('-');
-  return `${Number(d)} ${MONTHS[Number(m) - 1] ?? m} ${y}`;
-}
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** 3 Nov 2026: the digest always names the year. */
+export const dayText = (date: string): string => dayWords(date, '');
 
 export interface DigestLinks {
   readonly overview: string;

@@ -1,5 +1,5 @@
 import { books, quotes, reconciliation, tax } from '@finance-desk/protocol';
-import { formatCents } from '../money.js';
+import { formatCents, formatCentsIn } from '../money.js';
 import type { ChainStatus } from './console-data.js';
 import { html, raw, when, type Html } from './html.js';
 import type {
@@ -45,10 +45,7 @@ export function tabs(current: BooksTab | null): Html {
 }
 
 const money = (cents: number): Html => html`<td class="num">${formatCents(cents)}</td>`;
-/** An amount in a document's currency: dollars for AUD, "NZD 1,000.00" for another. */
-const inCurrency = (cents: number, currency: string | null | undefined): string =>
-  currency && currency !== 'AUD' ? `${currency} ${formatCents(cents).replace('$', '')}` : formatCents(cents);
-const docMoney = (cents: number, currency: string | null | undefined): Html => html`<td class="num">${inCurrency(cents, currency)}</td>`;
+const docMoney = (cents: number, currency: string | null | undefined): Html => html`<td class="num">${formatCentsIn(cents, currency)}</td>`;
 
 /** A line's tracking (books.trackingSet) beside its description: "Division: Cafe". */
 export const trackingHint = (t: Readonly<Record<string, string>> | undefined): Html | null =>
@@ -236,8 +233,8 @@ ${tabs('invoices')}
   <dt>Status</dt><dd>${statusBadge(i.status, v.overdue)}</dd>
   <dt>Issued</dt><dd>${date(i.issuedOn)}</dd>
   <dt>Due</dt><dd>${date(i.dueOn)}</dd>
-  <dt>Total</dt><dd>${inCurrency(i.totalCents, i.currency)} (GST ${inCurrency(i.gstCents, i.currency)})</dd>
-  <dt>Outstanding</dt><dd>${inCurrency(i.outstandingCents, i.currency)}</dd>
+  <dt>Total</dt><dd>${formatCentsIn(i.totalCents, i.currency)} (GST ${formatCentsIn(i.gstCents, i.currency)})</dd>
+  <dt>Outstanding</dt><dd>${formatCentsIn(i.outstandingCents, i.currency)}</dd>
   ${aud}
   <dt>Description</dt><dd>${i.description}</dd>
   <dt>Id</dt><dd><code>${i.id}</code></dd>

@@ -5,7 +5,7 @@ import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { headOf } from '../ledger/read.js';
+import { eventsAfter, headOf } from '../ledger/read.js';
 import { fileOf, type OutboxRow } from './files.js';
 import type { Database, Queryable } from '../storage/types.js';
 import { TarGzWriter } from './tar.js';
@@ -181,38 +181,19 @@ export async function writeAuditPack(db: Database, o: AuditPackOptions): Promise
         const fileEvents = new Map<string, string>();
         const carried = new Set<string>();
         const events = new Jsonl(join(work, `events-${after}.jsonl`));
-        for await (const e of paged<{
-          seq: number;
-          family: string;
-          kind: string;
-          entity_id: string;
-          actor: string;
-          at: string;
-          payload: string;
-          prev_hash: string;
-          row_hash: string;
-        }>(
-          q,
-          `SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events WHERE org_id = ? AND seq > ? /*AFTER*/ ORDER BY seq LIMIT ${PAGE}`,
-          [o.orgId, after],
-          (r) => Number(r.seq),
-        )) {
-          await events.write({
-            seq: Number(e.seq),
-            family: e.family,
-            kind: e.kind,
-            entity_id: e.entity_id,
-            actor: e.actor,
-            at: e.at,
-            payload: e.payload,
-            prev_hash: e.prev_hash,
-            row_hash: e.row_hash,
-          });
-          if (after > 0) carried.add(ledgerId(e.row_hash));
-          if (e.payload.includes('"files":')) {
-            for (const f of (JSON.parse(e.payload) as { files?: { outboxId: string }[] }).files ?? [])
-              fileEvents.set(f.outboxId, ledgerId(e.row_hash));
+        for (let cursor = after; ;) {
+          const page = await eventsAfter(q, o.orgId, cursor, PAGE);
+          for (const e of page) {
+            await events.write({ ...e, seq: Number(e.seq) });
+            if (after > 0) carried.add(ledgerId(e.row_hash));
+            if (e.payload.includes('"files":')) {
+              for (const f of (JSON.parse(e.payload) as { files?: { outboxId: string }[] }).files ?? [])
+                fileEvents.set(f.outboxId, ledgerId(e.row_hash));
+            }
           }
+          const last = page.at(-1);
+          if (page.length < PAGE || last === undefined) break;
+          cursor = Number(last.seq);
         }
         await events.close();
         return { events, fileEvents, carried };
