@@ -26,7 +26,7 @@ cleanupOnSignals(log);
  * What runs: each scenario's selection (what its `run` receives), or false / an empty list when it
  * does not run. BENCH_SCENARIOS names the single-process engines, `limit` (which brings `sqlite-full`
  * along: it is compared with it), `postgres-4p` and `naive` (both need a PostgreSQL URL); `ledger`
- * leaves out the read cost. The read cost runs on SQLite, and on
+ * leaves out the read cost; `reads` alone runs the read cost (on PostgreSQL too when a URL is given). The read cost runs on SQLite, and on
  * PostgreSQL when a PostgreSQL write scenario runs; the events paging on SQLite, and on PostgreSQL
  * with `ledger` or a single-process PostgreSQL run. The verifier and the parsers always run.
  */
@@ -41,7 +41,7 @@ function plan(settings) {
   );
   // `ledger` alone: only the verifier and events-paging sections.
   const ledgerOnly = only.includes('ledger');
-  const names = ['ledger', ...singleProcess.ENGINES.map((s) => s.id), limit.ID, multiProcess.ID, naive.ID];
+  const names = ['ledger', 'reads', ...singleProcess.ENGINES.map((s) => s.id), limit.ID, multiProcess.ID, naive.ID];
   const unknown = only.filter((id) => !names.includes(id));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown scenario ${unknown.join(', ')}`);
   if (!hasPostgres) log('PostgreSQL skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to include it');
@@ -56,7 +56,7 @@ function plan(settings) {
       [limit.name]: limitToo,
       [multiProcess.name]: multi,
       [naive.name]: naiveToo,
-      [reads.name]: ledgerOnly ? [] : [SQLITE, ...(anyPostgres ? [POSTGRES] : [])],
+      [reads.name]: ledgerOnly ? [] : [SQLITE, ...(anyPostgres || (only.includes('reads') && hasPostgres) ? [POSTGRES] : [])],
       [ledgerVerify.name]: true,
       [eventsPaging.name]: settings.events > 0 ? [SQLITE, ...(hasPostgres && (ledgerOnly || singleOnPostgres) ? [POSTGRES] : [])] : [],
       [parsers.name]: true,
@@ -122,7 +122,7 @@ ${notes}
 
 /** The performance goals that `npm run bench` measures, each "met" or "not met" with its figures. */
 function goalsList(ctx) {
-  return [multiProcess, singleProcess, ledgerVerify, eventsPaging]
+  return [multiProcess, singleProcess, ledgerVerify, eventsPaging, reads]
     .flatMap((s) => s.goals(ctx.outcomes[s.name], ctx))
     .map((l) => `- ${l}`)
     .join('\n');

@@ -41,7 +41,8 @@ export const SETTINGS = {
       if (!Number.isInteger(n) || n < 8) throw new Error(`BENCH_READ_DOCUMENTS: "${s}" is not a whole number of at least 8`);
       return n;
     }),
-  readRepeats: envNumber('BENCH_READ_REPEATS', 5, { min: 1, integer: true }),
+  readRepeats: envNumber('BENCH_READ_REPEATS', 20, { min: 1, integer: true }),
+  importRepeats: envNumber('BENCH_IMPORT_REPEATS', 3, { min: 1, integer: true }),
   // The multi-process goals: server processes sharing one PostgreSQL database, and the organisations of
   // the many-organisation phase (the naive baseline runs the same count).
   pgProcesses: envNumber('BENCH_PG_PROCESSES', 4, { min: 1, integer: true }),

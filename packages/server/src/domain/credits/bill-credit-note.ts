@@ -88,10 +88,13 @@ async function leftOfCode(uow: Uow, bill: BillHead, code: TaxCode, lines: readon
     byAccount.set(account, { amountCents: x.amountCents + a, gstCents: x.gstCents + g });
   };
   for (const l of ofCode) add(l.accountCode, l.amountCents, l.gstCents);
+  // From the document's journals (journals_source) to their lines: CROSS JOIN fixes that order in
+  // SQLite, which otherwise read every line of the organisation (0.25 s at 100 000 documents).
   const prior = await uow.tx.all<{ account: string; a: unknown; g: unknown }>(
     `SELECT l.account_code AS account, SUM(l.tax_base_cents) AS a, SUM(l.gst_cents) AS g
-     FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
-     WHERE l.org_id = ? AND j.source_kind = 'bill_credit_note' AND j.source_id = ? AND l.tax_code = ?
+     FROM journals j CROSS JOIN journal_lines l
+     WHERE l.org_id = j.org_id AND l.journal_id = j.id
+       AND j.org_id = ? AND j.source_kind = 'bill_credit_note' AND j.source_id = ? AND l.tax_code = ?
      GROUP BY l.account_code`,
     [uow.orgId, bill.id, code],
   );

@@ -103,10 +103,13 @@ async function leftOfCode(uow: Uow, inv: InvoiceRow, code: TaxCode, lines: reado
     const a = byAccount.get(l.accountCode) ?? { amountCents: 0, gstCents: 0 };
     byAccount.set(l.accountCode, { amountCents: a.amountCents + l.amountCents, gstCents: a.gstCents + l.gstCents });
   }
+  // From the document's journals (journals_source) to their lines: CROSS JOIN fixes that order in
+  // SQLite, which otherwise read every line of the organisation (0.25 s at 100 000 documents).
   const prior = await uow.tx.all<{ account: string; a: unknown; g: unknown }>(
     `SELECT l.account_code AS account, SUM(l.tax_base_cents) AS a, SUM(l.gst_cents) AS g
-     FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
-     WHERE l.org_id = ? AND j.source_kind = 'credit_note' AND j.source_id = ? AND l.tax_code = ?
+     FROM journals j CROSS JOIN journal_lines l
+     WHERE l.org_id = j.org_id AND l.journal_id = j.id
+       AND j.org_id = ? AND j.source_kind = 'credit_note' AND j.source_id = ? AND l.tax_code = ?
      GROUP BY l.account_code`,
     [uow.orgId, inv.id, code],
   );

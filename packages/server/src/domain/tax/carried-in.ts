@@ -36,7 +36,11 @@ export async function carriedIn(q: Queryable, orgId: string, account: string, as
   return { journalId: row.journal_id, conversionDate: row.conversion_date, openingCents: Number(row.cents ?? 0) };
 }
 
-/** Payments to `account` dated on or before asOf (debits less credits of the journals that pay it; may be negative). */
+/**
+ * Payments to `account` dated on or before asOf (debits less credits of the journals that pay it;
+ * may be negative). CROSS JOIN keeps SQLite on the account's lines first (a few), each probing its
+ * journal: joined freely it walked every journal up to asOf (0.3 s at 100 000 documents).
+ */
 export async function paymentsTo(
   q: Queryable,
   orgId: string,
@@ -47,8 +51,8 @@ export async function paymentsTo(
   const not = [...OWN_POSTINGS, ...alsoNot];
   const row = await q.get<{ cents: number | string | null }>(
     `SELECT SUM(l.debit_cents) - SUM(l.credit_cents) AS cents FROM journal_lines l
-     JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
-     WHERE l.org_id = ? AND l.account_code = ? AND j.date <= ? AND j.source_kind NOT IN (${not.map(() => '?').join(', ')})`,
+     CROSS JOIN journals j
+     WHERE j.org_id = l.org_id AND j.id = l.journal_id AND l.org_id = ? AND l.account_code = ? AND j.date <= ? AND j.source_kind NOT IN (${not.map(() => '?').join(', ')})`,
     [orgId, account, asOf, ...not],
   );
   return Number(row?.cents ?? 0);
