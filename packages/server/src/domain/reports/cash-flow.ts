@@ -107,12 +107,14 @@ const LINE_OF_ACCOUNT = `CASE
   END`;
 
 /**
- * jl: each journal dated in the period (the conversion journal aside), its lines summed per line of
+ * jl: each journal dated in the period (the conversion journal aside) with a line on a cash
+ * account — found from the cash accounts' lines, so journals that move no cash (an invoice, a
+ * bill, a pay run's accruals), most of the books, are never read — its lines summed per line of
  * the statement as cash (credit − debit), its cash lines as 'cash'. jw: with the journal's net cash
  * (debit − credit of its cash lines). jx: the journals that moved cash, with how many of their lines
  * move the same way as the cash (and which, when one) and how many move at all besides GST.
  * Window functions, not joins between these sets: a planner estimating them at one row each
- * would nest loops over them. Parameters: orgId, orgId, from, to.
+ * would nest loops over them. Parameters: orgId × 4, from, to.
  */
 function journalsSql(): string {
   const same = `cat NOT IN ('${CASH}', '${GST}') AND ((amt > 0 AND cash > 0) OR (amt < 0 AND cash < 0))`;
@@ -123,7 +125,10 @@ function journalsSql(): string {
     JOIN accounts a ON a.org_id = l.org_id AND a.code = l.account_code
     LEFT JOIN bank_accounts b ON b.org_id = l.org_id AND b.account_code = l.account_code
     WHERE l.org_id = ?
-      AND l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date >= ? AND j.date <= ? AND j.source_kind <> '${OPENING_BALANCES_SOURCE}')
+      AND l.journal_id IN (SELECT c.journal_id FROM journal_lines c
+        WHERE c.org_id = ? AND c.account_code IN (SELECT a.code FROM accounts a
+          LEFT JOIN bank_accounts b ON b.org_id = a.org_id AND b.account_code = a.code WHERE a.org_id = ? AND ${IS_CASH})
+        AND c.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date >= ? AND j.date <= ? AND j.source_kind <> '${OPENING_BALANCES_SOURCE}'))
     GROUP BY l.journal_id, cat
   ), jw AS (
     SELECT journal_id, cat, amt, SUM(CASE WHEN cat = '${CASH}' THEN -amt ELSE 0 END) OVER (PARTITION BY journal_id) AS cash FROM jl
@@ -231,7 +236,7 @@ async function flowsByLine(
   period: { readonly from: string; readonly to: string; readonly page: number },
 ): Promise<Map<string, number>> {
   const { from, to, page } = period;
-  const params = [orgId, orgId, from, to];
+  const params = [orgId, orgId, orgId, orgId, from, to];
   const byLine = new Map<string, number>();
   const add = (line: string, c: number) => byLine.set(line, (byLine.get(line) ?? 0) + c);
   // Journals split between lines come a page at a time; a journal may run over a page's end, so
