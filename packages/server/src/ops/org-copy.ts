@@ -50,6 +50,11 @@ const ORGANISATIONS = 'organisations';
 
 /** Rows read and written per statement at most; fewer when a table is wide (PARAMS_MAX). */
 const PAGE_ROWS = 500;
+
+export interface CopyOptions {
+  /** Rows per page (default PAGE_ROWS): tests page a small organisation through many pages. */
+  readonly pageRows?: number;
+}
 /** Parameters per INSERT at most: below SQLite's 32 766 and PostgreSQL's 65 535. */
 const PARAMS_MAX = 30_000;
 
@@ -236,6 +241,7 @@ async function copyTable(
   t: PlannedTable,
   orgId: string,
   skip: (row: unknown[]) => boolean,
+  pageMax: number,
 ): Promise<number> {
   const scope = scopeOf(t, orgId);
   // Within one organisation org_id is fixed: the cursor walks the rest of the key.
@@ -243,7 +249,7 @@ async function copyTable(
   const cursorIdx = cursorCols.map((c) => t.columns.indexOf(c));
   const cols = t.columns.join(', ');
   const order = cursorCols.length > 0 ? ` ORDER BY ${cursorCols.join(', ')}` : '';
-  const pageRows = Math.max(1, Math.min(PAGE_ROWS, Math.floor(PARAMS_MAX / t.columns.length)));
+  const pageRows = Math.max(1, Math.min(pageMax, Math.floor(PARAMS_MAX / t.columns.length)));
   const after = cursorCols.length === 1 ? `${cursorCols[0]} > ?` : `(${cursorCols.join(', ')}) > (${cursorCols.map(() => '?').join(', ')})`;
   const first = `SELECT ${cols} FROM ${t.name} WHERE ${scope.where}${order} LIMIT ${pageRows}`;
   const more = `SELECT ${cols} FROM ${t.name} WHERE ${scope.where} AND ${after}${order} LIMIT ${pageRows}`;
@@ -292,7 +298,13 @@ async function countOf(q: Queryable, t: PlannedTable, orgId: string): Promise<nu
  * to `target`, both migrated. Refuses, writing nothing, when a slug is not in the source or an
  * organisation of that id or slug is already in the target.
  */
-export async function copyOrganisations(source: Database, target: Database, slugs: readonly string[]): Promise<CopyReport> {
+export async function copyOrganisations(
+  source: Database,
+  target: Database,
+  slugs: readonly string[],
+  options: CopyOptions = {},
+): Promise<CopyReport> {
+  const pageMax = options.pageRows ?? PAGE_ROWS;
   const started = performance.now();
   const targetTables = await target.read((q) => catalogueOf(q, target.caps.engine));
   const report = await source.read(async (src) => {
@@ -328,7 +340,7 @@ export async function copyOrganisations(source: Database, target: Database, slug
           // A referenced row another organisation already brought over is there once, shared.
           const present = t.selection.kind === 'referenced' ? await presentKeys(src, tx, t, org.id) : null;
           const keyAt = present ? t.columns.indexOf(t.key[0] as string) : -1;
-          const n = await copyTable(src, tx, t, org.id, present ? (row) => present.has(String(row[keyAt])) : () => false);
+          const n = await copyTable(src, tx, t, org.id, present ? (row) => present.has(String(row[keyAt])) : () => false, pageMax);
           if (n > 0) tables[t.name] = (tables[t.name] ?? 0) + n;
           rows += n;
         }
