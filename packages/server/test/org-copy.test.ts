@@ -327,6 +327,10 @@ describe.each(DIRECTIONS)('finance-desk copy from %s to %s', (from, to) => {
     expect(again.err.split('\n').filter(Boolean)).toHaveLength(1);
     const unknown = await copy('--org', 'no-such-org');
     expect(unknown).toMatchObject({ code: 1, err: 'finance-desk: copy: --org: no organisation no-such-org in the source database\n' });
+    const notUrl = await runCliHere(sourceEnv(), ['copy', '--to', './elsewhere.db']);
+    expect(notUrl).toMatchObject({ code: 2, err: 'finance-desk: --to: must be sqlite:<file> or a postgres:// URL\n' });
+    const itself = await runCliHere(sourceEnv(), ['copy', '--to', t.databaseUrl as string]);
+    expect(itself).toMatchObject({ code: 2, err: 'finance-desk: --to: is DATABASE_URL itself; copy to another database\n' });
     expect(await allRowCounts(targetDb, to)).toEqual(before);
     // Named, the other organisation comes over beside it.
     const second = await copy('--org', other.slug);
