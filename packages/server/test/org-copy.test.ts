@@ -32,6 +32,8 @@ const DIRECTIONS: readonly (readonly [Engine, Engine])[] = [
     ? ([
         ['sqlite', 'postgres'],
         ['postgres', 'sqlite'],
+        // Organisations spread over several PostgreSQL clusters.
+        ['postgres', 'postgres'],
       ] as const)
     : []),
 ];

@@ -189,7 +189,7 @@ function planOf(source: Map<string, TableInfo>, target: Map<string, TableInfo>):
         `table ${t.name} differs between source and target: ${[...missing.map((c) => `target lacks ${c}`), ...extra.map((c) => `source lacks ${c}`)].join(', ')}`,
       );
     }
-    planned.push({ ...t, columns: t.columns.map(ident), key: t.key.map(ident), selection });
+    planned.push({ ...t, name: ident(t.name), columns: t.columns.map(ident), key: t.key.map(ident), selection });
   }
   for (const name of target.keys()) {
     if (!source.has(name) && !(name in INSTALLATION_TABLES)) throw new CopyRefused(`table ${name} is in the target but not the source`);
