@@ -51,6 +51,11 @@ export interface TestServer {
   another(): Database;
   /** PostgreSQL: the URL of the server's database (its tables are in the connection's current_schema()). */
   readonly pgUrl: string | undefined;
+  /**
+   * The server's database as a DATABASE_URL the CLI opens (a SQLite file, or a PostgreSQL database
+   * of its own); undefined for a PostgreSQL schema, which a URL cannot name.
+   */
+  readonly databaseUrl: string | undefined;
   org(name?: string, opts?: { decisionRights?: boolean; timeZone?: string }): Promise<CreatedOrg>;
   post(key: string | null, method: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   get(key: string | null, path: string): Promise<Reply>;
@@ -71,13 +76,14 @@ export function uniqueName(prefix: string): string {
 
 export function openTestDatabase(
   engine: Engine,
-): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string }> {
+): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string; databaseUrl?: string }> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
     const path = join(dir, 'fd.db');
     const db = new SqliteDatabase({ migrations, path });
     return Promise.resolve({
       db,
+      databaseUrl: `sqlite:${path}`,
       another: () => new SqliteDatabase({ migrations, path }),
       drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
     });
@@ -106,7 +112,7 @@ export function openTestDatabase(
  */
 export async function openMigratedTestDatabase(
   engine: Engine,
-): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string }> {
+): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string; databaseUrl?: string }> {
   const templates = inject('dbTemplates');
   if (engine === 'sqlite' && templates) {
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
@@ -115,6 +121,7 @@ export async function openMigratedTestDatabase(
     const db = new SqliteDatabase({ migrations, path });
     return {
       db,
+      databaseUrl: `sqlite:${path}`,
       another: () => new SqliteDatabase({ migrations, path }),
       drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
     };
@@ -132,6 +139,7 @@ export async function openMigratedTestDatabase(
     return {
       db,
       pgUrl: url,
+      databaseUrl: url,
       another: () => new PostgresDatabase({ migrations, url }),
       drop: () => pgAdmin(pgUrl, async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
     };
@@ -183,7 +191,7 @@ export async function startTestServer(
   overrides: Partial<Config> = {},
   options: { logLines?: string[] } = {},
 ): Promise<TestServer> {
-  const { db, drop, another, pgUrl: databasePgUrl } = await openMigratedTestDatabase(engine);
+  const { db, drop, another, pgUrl: databasePgUrl, databaseUrl } = await openMigratedTestDatabase(engine);
   const lines = options.logLines;
   const logger = lines ? { stream: { write: (line: string) => void lines.push(line) } } : false;
   const server = await startServer(testConfig(overrides), { db, logger });
@@ -196,6 +204,7 @@ export async function startTestServer(
     server,
     another,
     pgUrl: databasePgUrl,
+    databaseUrl,
     async org(name = uniqueName('Org'), opts = {}) {
       const created = await createOrg(db, {
         name,

@@ -36,7 +36,8 @@ import { createPairingCode, revokeAgent } from '../org/pairing.js';
 import { loadProfile, parseProfilePatch, setProfile } from '../org/profile.js';
 import { migrations } from '../schema.js';
 import { startServer } from '../server.js';
-import { openMigrated } from '../storage/open.js';
+import { openMigrated, whereOf } from '../storage/open.js';
+import { copyOrganisations, CopyRefused } from '../ops/org-copy.js';
 import { exportOrganisation } from '../ops/export.js';
 import { writeAuditPack } from '../ops/audit-pack.js';
 import { checkpointNow, signerFrom, verifyExtends, type Signer } from '../ledger/checkpoints.js';
@@ -745,6 +746,51 @@ function program(io: CliIo): Command {
       print(o.json === true, report, report.files.map((f) => `${f.file}: ${f.rows} rows`).join('\n'));
     });
 
+  // Organisations moved to another database (ops/org-copy.ts; docs/operations.md "Moving organisations between databases").
+  cli
+    .command('copy')
+    .description(
+      "copy organisations (all, or each --org) from DATABASE_URL to another database, any engine to any, as of one snapshot; verifies each chain and every table's rows on the target before committing; the source is only read",
+    )
+    .requiredOption('--to <url>', 'the target database: sqlite:<file> or postgres://… (migrated first)')
+    .option('--org <slug>', 'an organisation to copy (repeat for several; default: every organisation)', collectFlag, [] as string[])
+    .option('--json', 'print JSON')
+    .action(async (o: { to: string; org: string[]; json?: boolean }) => {
+      if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(o.to)) throw new CliFailure('--to: must be sqlite:<file> or a postgres:// URL', 2);
+      const config = loadConfig(io.env);
+      if (o.to === config.databaseUrl) throw new CliFailure('--to: is DATABASE_URL itself; copy to another database', 2);
+      const report = await withDb(async (source) => {
+        const target = await openMigrated(o.to, {
+          migrations,
+          sqliteSynchronous: config.sqliteSynchronous,
+          poolSize: 2,
+          setting: '--to',
+        });
+        try {
+          return await copyOrganisations(source, target, o.org);
+        } catch (error) {
+          if (error instanceof CopyRefused) throw new CliFailure(`copy: ${error.message}`, 1);
+          throw error;
+        } finally {
+          await target.close();
+        }
+      });
+      const int = (n: number) => n.toLocaleString('en-AU');
+      const lines = [
+        `copied ${report.organisations.length} organisation${report.organisations.length === 1 ? '' : 's'} to ${whereOf(o.to)}: ${int(report.rows)} rows in ${report.seconds.toFixed(1)} s (${int(report.rowsPerSecond)} rows/s)`,
+        ...report.organisations.map(
+          (org) =>
+            `${org.slug} (${org.orgId}): ${int(org.events)} events, chain verified on the target, head seq ${org.head.seq} ${org.head.rowHash}; ${int(org.rows)} rows` +
+            (org.outboxQueued > 0 ? `; ${org.outboxQueued} outbox message(s) not yet delivered are in both databases` : ''),
+        ),
+        `rows per table: ${Object.entries(report.tables)
+          .map(([t, n]) => `${t} ${int(n)}`)
+          .join(', ')}`,
+        'the source is unchanged (nothing is deleted from it); point the servers of these organisations at the target',
+      ];
+      print(o.json === true, report, lines.join('\n'));
+    });
+
   // Repeating invoices and bills (domain/repeating): the server's sweep, run now for one organisation.
   cli
     .command('repeating')
@@ -897,6 +943,11 @@ function program(io: CliIo): Command {
       throw new CliFailure('', 1);
     });
   return cli;
+}
+
+/** A repeatable flag's values, in the order given (commander calls it once per occurrence). */
+function collectFlag(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 /** `--from` and `--to`: calendar dates, in order; a refusal names the flag. */

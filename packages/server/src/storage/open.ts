@@ -13,6 +13,8 @@ export interface OpenOptions {
   readonly poolSize?: number;
   /** Compare the schema with what the migrations create and refuse a difference (MigrateOptions). */
   readonly checkSchema?: boolean;
+  /** The setting or flag the URL came from, for messages (default DATABASE_URL; `copy --to` names its flag). */
+  readonly setting?: string;
 }
 
 /** Select the engine from `DATABASE_URL`: `sqlite:<path>` or `postgres://…`. */
@@ -39,14 +41,15 @@ export function openDatabase(url: string, options: OpenOptions): Database {
 
 /**
  * Open and migrate the database, turning a failure to reach it into a message that names
- * DATABASE_URL and where it points (host and port or file; never the password).
+ * DATABASE_URL (or `options.setting`) and where it points (host and port or file; never the password).
  */
 export async function openMigrated(url: string, options: OpenOptions): Promise<Database> {
+  const setting = options.setting ?? 'DATABASE_URL';
   let db: Database;
   try {
     db = openDatabase(url, options);
   } catch (error) {
-    throw new Error(`DATABASE_URL: cannot open ${whereOf(url)}: ${reasonOf(error)}`, { cause: error });
+    throw new Error(`${setting}: cannot open ${whereOf(url)}: ${reasonOf(error)}`, { cause: error });
   }
   try {
     await db.migrate(options.checkSchema ? { checkSchema: true } : {});
@@ -56,13 +59,14 @@ export async function openMigrated(url: string, options: OpenOptions): Promise<D
     const code = (error as { code?: string }).code;
     // Connection-level failures name the setting; a failing migration keeps its own message.
     if (code && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EHOSTUNREACH|SQLITE_CANTOPEN|3D000|28P01|28000)$/.test(code)) {
-      throw new Error(`DATABASE_URL: cannot connect to ${whereOf(url)}: ${reasonOf(error)}`, { cause: error });
+      throw new Error(`${setting}: cannot connect to ${whereOf(url)}: ${reasonOf(error)}`, { cause: error });
     }
     throw error;
   }
 }
 
-function whereOf(url: string): string {
+/** Where a database URL points, without its password: a file, or host, port and database. */
+export function whereOf(url: string): string {
   if (url.startsWith('sqlite:')) return `the SQLite file ${url.slice('sqlite:'.length)}`;
   try {
     const u = new URL(url);
