@@ -24,8 +24,8 @@ cleanupOnSignals(log);
 
 /**
  * What runs: each scenario's selection (what its `run` receives), or false / an empty list when it
- * does not run. BENCH_SCENARIOS names the single-process engines, `limit` (which brings `sqlite-full`
- * along: it is compared with it), `postgres-4p` and `naive` (both need a PostgreSQL URL); `ledger`
+ * does not run. BENCH_SCENARIOS names the single-process engines, `limit` (which brings `sqlite-full`,
+ * and `postgres` with a URL, along: it is compared with them), `postgres-4p` and `naive` (both need a PostgreSQL URL); `ledger`
  * leaves out the read cost. The read cost runs on SQLite, and on
  * PostgreSQL when a PostgreSQL write scenario runs; the events paging on SQLite, and on PostgreSQL
  * with `ledger` or a single-process PostgreSQL run. The verifier and the parsers always run.
@@ -34,10 +34,12 @@ function plan(settings) {
   const { only } = settings;
   const hasPostgres = Boolean(settings.postgresUrl);
   const wanted = (id) => only.length === 0 || only.includes(id);
-  // `limit` divides SQLite FULL's figures of the same run by its own, so it brings `sqlite-full` along.
+  // `limit` divides the service's figures of the same run on each engine by its own, so it brings
+  // `sqlite-full` along, and `postgres` when there is a PostgreSQL URL.
   const limitToo = wanted(limit.ID) && !only.includes('ledger');
+  const limitEngines = limitToo ? limit.ENGINES.filter((e) => e.engine !== 'postgres' || hasPostgres) : [];
   const single = singleProcess.ENGINES.filter(
-    (s) => (wanted(s.id) || (limitToo && s.id === 'sqlite-full')) && (s.engine !== 'postgres' || hasPostgres),
+    (s) => (wanted(s.id) || limitEngines.some((e) => e.service === s.id)) && (s.engine !== 'postgres' || hasPostgres),
   );
   // `ledger` alone: only the verifier and events-paging sections.
   const ledgerOnly = only.includes('ledger');
@@ -53,7 +55,7 @@ function plan(settings) {
     anyPostgres,
     selection: {
       [singleProcess.name]: single,
-      [limit.name]: limitToo,
+      [limit.name]: limitEngines,
       [multiProcess.name]: multi,
       [naive.name]: naiveToo,
       [reads.name]: ledgerOnly ? [] : [SQLITE, ...(anyPostgres ? [POSTGRES] : [])],
