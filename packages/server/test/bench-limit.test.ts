@@ -165,7 +165,7 @@ describe.skipIf(!pgUrl)('bench: the write path limit server on PostgreSQL', () =
     }
   }
 
-  it('answers every concurrent write 200 with its own seq, 1 to the number written, several to a batch', async () => {
+  it('answers every concurrent write 200 with its own seq, 1 to the number written, several to a batch', () => {
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: WRITES }, (_, i) => i + 1));
     // Group commit: the writes that arrive while a batch holds the lock share the next one.
