@@ -37,10 +37,10 @@ export function canonical(value) {
 }
 
 /** The event's body: the domain row it records, as canonical JSON (stored as is, rehashed by the check). */
-const eventBody = (seq, docId, payee, totalCents) => canonical({ docId, payee, seq, totalCents });
+export const eventBody = (seq, docId, payee, totalCents) => canonical({ docId, payee, seq, totalCents });
 
 /** The minimal checks: a clear 400 naming the field, nothing written. */
-function validate(input) {
+export function validate(input) {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return { error: 'body must be a JSON object' };
   const { payee, totalCents } = input;
   if (typeof payee !== 'string' || payee.length === 0 || payee.length > 200)
@@ -49,14 +49,14 @@ function validate(input) {
   return { payee, totalCents };
 }
 
-function send(res, status, body) {
+export function send(res, status, body) {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
 /** The request's body, at most MAX_BODY_BYTES; null (after a 413) when larger. */
-function readBody(req, res, done) {
+export function readBody(req, res, done) {
   const chunks = [];
   let size = 0;
   let refused = false;
@@ -72,6 +72,51 @@ function readBody(req, res, done) {
   });
   req.on('end', () => {
     if (!refused) done(Buffer.concat(chunks).toString('utf8'));
+  });
+}
+
+/**
+ * The routes, shared by both engines' limit servers: GET /healthz; POST /bare parses and echoes;
+ * POST /write parses, checks and hands `{ payee, totalCents, res }` to `enqueue`, which answers it
+ * once its batch has committed.
+ */
+export function routes(enqueue) {
+  return (req, res) => {
+    if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { ok: true });
+    if (req.method !== 'POST' || (req.url !== '/write' && req.url !== '/bare')) return send(res, 404, { error: 'not found' });
+    readBody(req, res, (text) => {
+      let parsed;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return send(res, 400, { error: 'body is not JSON' });
+      }
+      if (req.url === '/bare') return send(res, 200, parsed);
+      const input = validate(parsed);
+      if (input.error) return send(res, 400, { error: input.error });
+      enqueue({ ...input, res });
+    });
+  };
+}
+
+/** `server` listening on `port` (0: any free one) at `host`; resolves with the bound port. */
+export async function listen(server, port, host) {
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  return server.address().port;
+}
+
+/** Close `server` once its requests are answered; a keep-alive connection still open after a second is cut. */
+export function closeServer(server) {
+  return new Promise((resolve) => {
+    const cut = setTimeout(() => server.closeAllConnections(), 1000);
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
+    server.closeIdleConnections();
   });
 }
 
@@ -127,31 +172,16 @@ export async function start({ file, port = 0, host = '127.0.0.1' }) {
     batch.forEach((w, i) => send(w.res, 200, { seq: result.seqs[i] }));
   }
 
-  const server = http.createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { ok: true });
-    if (req.method !== 'POST' || (req.url !== '/write' && req.url !== '/bare')) return send(res, 404, { error: 'not found' });
-    readBody(req, res, (text) => {
-      let parsed;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return send(res, 400, { error: 'body is not JSON' });
-      }
-      if (req.url === '/bare') return send(res, 200, parsed);
-      const input = validate(parsed);
-      if (input.error) return send(res, 400, { error: input.error });
-      queue.push({ ...input, res });
+  const server = http.createServer(
+    routes((w) => {
+      queue.push(w);
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);
       }
-    });
-  });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
-  const bound = server.address().port;
+    }),
+  );
+  const bound = await listen(server, port, host);
   return {
     url: `http://${host}:${bound}`,
     port: bound,
@@ -160,14 +190,7 @@ export async function start({ file, port = 0, host = '127.0.0.1' }) {
       // Answer what is queued first; then stop listening. A keep-alive connection still open after
       // a second (a client that never hangs up) is cut, so stop() always returns.
       flush();
-      await new Promise((resolve) => {
-        const cut = setTimeout(() => server.closeAllConnections(), 1000);
-        server.close(() => {
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      await closeServer(server);
       flush(); // a request whose body was still arriving when stop() began
       db.close();
     },

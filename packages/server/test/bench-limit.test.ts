@@ -1,9 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkChain as checkChainPg, start as startPg } from '../../../bench/limit-pg.mjs';
 import { canonical, checkChain, start } from '../../../bench/limit.mjs';
 
 /**
@@ -103,5 +105,102 @@ describe('bench: the write path limit server', () => {
 
   it('hashes canonical JSON: keys sorted at every depth', () => {
     expect(canonical({ b: 1, a: { d: [2, { z: 1, y: 'x' }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"y":"x","z":1}]},"b":1}');
+  });
+});
+
+/**
+ * The PostgreSQL twin (bench/limit-pg.mjs), compared with the service's PostgreSQL write path: the
+ * same guarantees — concurrent writes batched under the head's row lock, each answered after
+ * COMMIT with its own seq, and a check that catches a tampered row, a gap, a fork and a head left
+ * behind. Tampering happens in a transaction rolled back after each check.
+ */
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!pgUrl)('bench: the write path limit server on PostgreSQL', () => {
+  const schema = `limit_${randomBytes(5).toString('hex')}`;
+  const client = new pg.Client({ connectionString: pgUrl });
+  const seqs: number[] = [];
+  const statuses: number[] = [];
+  let commits = 0;
+
+  beforeAll(async () => {
+    const server = await startPg({ url: pgUrl!, schema });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: WRITES }, (_, i) =>
+          fetch(`${server.url}/write`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ payee: `Payee ${i % 7}`, totalCents: 100_000 + i }),
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as { seq: number } })),
+        ),
+      );
+      for (const a of answers) {
+        statuses.push(a.status);
+        seqs.push(a.body.seq);
+      }
+      const bad = await fetch(`${server.url}/write`, { method: 'POST', body: JSON.stringify({ payee: '', totalCents: 1 }) });
+      expect([bad.status, await bad.json()]).toEqual([400, { error: 'payee must be a string of 1 to 200 characters' }]);
+      expect(server.acknowledged()).toBe(WRITES);
+      commits = server.commits();
+    } finally {
+      await server.stop();
+    }
+    await client.connect();
+    await client.query(`SET search_path TO ${schema}`);
+  });
+  afterAll(async () => {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  /** The check's findings with `tamper` applied in a transaction that is then rolled back. */
+  async function findings(tamper: string, acknowledged = WRITES): Promise<string[]> {
+    await client.query('BEGIN');
+    try {
+      await client.query(tamper);
+      return await checkChainPg(client, acknowledged);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+
+  it('answers every concurrent write 200 with its own seq, 1 to the number written, several to a batch', () => {
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: WRITES }, (_, i) => i + 1));
+    // Group commit: the writes that arrive while a batch holds the lock share the next one.
+    expect(commits).toBeGreaterThan(0);
+    expect(commits).toBeLessThan(WRITES / 2);
+  });
+
+  it('passes the chain as written, holding exactly the acknowledged writes', async () => {
+    expect(await checkChainPg(client, WRITES)).toEqual([]);
+    expect(await checkChainPg(client, WRITES - 2, 2)).toEqual([]);
+    expect(await checkChainPg(client, WRITES - 3, 2)).toContain(
+      `${WRITES} events: 3 more than the ${WRITES - 3} acknowledged (at most 2 in flight)`,
+    );
+    expect(await checkChainPg(client, WRITES + 1)).toContain(`${WRITES} events for ${WRITES + 1} acknowledged writes`);
+  });
+
+  it('names a tampered event, a tampered domain row, a gap, a fork and a stale head', async () => {
+    expect(await findings(`UPDATE event SET body = replace(body, '"payee"', '"payer"') WHERE seq = 2`)).toContain(
+      'hash chain broken at seq 2',
+    );
+    expect(
+      await findings(`UPDATE doc SET total_cents = total_cents + 1 WHERE id = (SELECT body::json->>'docId' FROM event WHERE seq = 3)`),
+    ).toContain('seq 3: event does not match its domain row');
+    expect(await findings('DELETE FROM event WHERE seq = 3')).toContain('seq 4 where 3 was due (gap)');
+    const other = 'f'.repeat(64);
+    expect(
+      await findings(
+        `UPDATE event SET prev_hash = '${other}', row_hash = encode(sha256(convert_to('${other}' || body, 'UTF8')), 'hex') WHERE seq = 4`,
+      ),
+    ).toContain('hash chain broken at seq 4');
+    expect(await findings(`UPDATE head SET seq = seq - 1`)).toContain(
+      `the head (seq ${WRITES - 1}) is not at the last event (seq ${WRITES})`,
+    );
+    expect(await findings(`DELETE FROM doc WHERE id = (SELECT body::json->>'docId' FROM event WHERE seq = ${WRITES})`)).toContain(
+      `seq ${WRITES}: event does not match its domain row`,
+    );
   });
 });
