@@ -24,7 +24,7 @@ import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
 import { registerDocsRoutes } from './docs-route.js';
 import { bearerOf, principalOf } from './bearer.js';
-import { PrincipalCache } from '../org/principal-cache.js';
+import { PRINCIPAL_CACHE_MAX_ENTRIES, PrincipalCache } from '../org/principal-cache.js';
 import { registerMcpRoute } from './mcp-route.js';
 import { registerPairRoute } from './pair-route.js';
 import { registerOAuthRoutes, type OAuthOptions } from './oauth-route.js';
@@ -52,6 +52,8 @@ export interface AppOptions {
   readonly publicUrl?: string | null | undefined;
   /** Budgets and bounds of the OAuth endpoints (tests narrow or widen them). */
   readonly oauth?: OAuthOptions | undefined;
+  /** PRINCIPAL_CACHE_MAX: API keys remembered between requests (default PRINCIPAL_CACHE_MAX_ENTRIES). */
+  readonly principalCacheMax?: number | undefined;
 }
 
 interface Gate {
@@ -369,7 +371,7 @@ function clientErrorReply(error: Error & { code?: string }, socket: Socket): voi
 export function buildApp(options: AppOptions): FastifyInstance {
   const { db, rateLimiter } = options;
   // Principals remembered between requests, for writes checked under their organisation's lock.
-  const principals = new PrincipalCache();
+  const principals = new PrincipalCache(options.principalCacheMax ?? PRINCIPAL_CACHE_MAX_ENTRIES);
   const metrics = createMetrics(db);
   const app = Fastify({
     logger: options.logger ?? false,
