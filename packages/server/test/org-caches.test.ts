@@ -15,6 +15,7 @@ import { engines, startTestServer, type TestServer } from './harness.js';
  */
 const DRAFT = { payeeName: 'Many Pty Ltd', description: 'Consulting', totalCents: 11_000, dueDays: 14 };
 const AUTH_READ = /FROM credentials c JOIN organisations o/;
+const METRICS_TOKEN = 'm'.repeat(32);
 
 function countAuthReads(q: Queryable): { readonly count: number; restore(): void } {
   const original = q.get.bind(q);
@@ -114,7 +115,13 @@ describe.each(engines)('many organisations through capped caches (%s)', (engine)
   beforeAll(async () => {
     // Two remembered keys and two buckets for five organisations: every write of the round
     // robin finds its key evicted.
-    t = await startTestServer(engine, { principalCacheMax: 2, rateLimitBucketsMax: 2, ratePerSecond: 1, rateBurst: 1000 });
+    t = await startTestServer(engine, {
+      principalCacheMax: 2,
+      rateLimitBucketsMax: 2,
+      ratePerSecond: 1,
+      rateBurst: 1000,
+      metricsToken: METRICS_TOKEN,
+    });
     orgs = [];
     for (let i = 0; i < 5; i += 1) orgs.push(await t.org());
   });
@@ -135,6 +142,11 @@ describe.each(engines)('many organisations through capped caches (%s)', (engine)
       const n = await t.db.reader.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM invoices WHERE org_id = ?', [org.orgId]);
       expect(Number(n?.n)).toBe(3);
     }
+    // /metrics shows both caches at their cap of two, not at the five keys that wrote.
+    const metrics = await t.raw('/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(metrics.status).toBe(200);
+    expect(String(metrics.body)).toMatch(/^fd_cache_entries\{cache="principals"\} 2$/m);
+    expect(String(metrics.body)).toMatch(/^fd_cache_entries\{cache="rate_limit_buckets"\} 2$/m);
   });
 
   it('one key used again and again stays remembered while the others cycle', async () => {

@@ -30,7 +30,7 @@ import { registerPairRoute } from './pair-route.js';
 import { registerOAuthRoutes, type OAuthOptions } from './oauth-route.js';
 import { readiness } from './health.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
-import type { RateConfig, RateLimiter } from './rate-limit.js';
+import { MemoryRateLimiter, type RateConfig, type RateLimiter } from './rate-limit.js';
 
 export interface AppOptions {
   readonly db: Database;
@@ -372,7 +372,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const { db, rateLimiter } = options;
   // Principals remembered between requests, for writes checked under their organisation's lock.
   const principals = new PrincipalCache(options.principalCacheMax ?? PRINCIPAL_CACHE_MAX_ENTRIES);
-  const metrics = createMetrics(db);
+  const metrics = createMetrics(db, {
+    principals,
+    ...(rateLimiter instanceof MemoryRateLimiter ? { rate_limit_buckets: rateLimiter } : {}),
+  });
   const app = Fastify({
     logger: options.logger ?? false,
     // Per-request lines are off: at thousands of requests a second they cost more than the
