@@ -5,10 +5,22 @@
 // BENCH_MANY_ORGS_ACTIVE organisations against 8 in the same run.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { seedManyOrgs, verifyAll } from '../many-orgs.mjs';
 import { TARGETS, cannon, connectionGroups, newTally, only200, summarise, timedPhase } from '../harness/load.mjs';
 import { cpu, failedChecks, int, log, ms, notRunReason, pct, table } from '../harness/report.mjs';
-import { freePort, pendingCleanup, prepareStorage, runCli, serverEnv, sleep, startServer, verifyOrg } from '../harness/server.mjs';
+import {
+  CLI,
+  SERVE_NODE_FLAGS,
+  freePort,
+  pendingCleanup,
+  prepareStorage,
+  runCli,
+  serverEnv,
+  sleep,
+  startServer,
+  verifyOrg,
+} from '../harness/server.mjs';
 import { ROOT } from '../harness/settings.mjs';
 
 export const name = 'many-orgs';
@@ -57,8 +69,22 @@ async function metricsOf(server) {
   };
 }
 
-/** Every server's RSS, V8 heap in use and cache entries, after a pause for the heap to settle. */
+/**
+ * The servers run as `npm start` runs them, plus a preload that makes SIGUSR2 a full garbage
+ * collection (harness/gc-on-signal.cjs): the heap read after one is what the process retains.
+ */
+const SERVE_ARGV = [
+  ...SERVE_NODE_FLAGS,
+  '--expose-gc',
+  '--require',
+  fileURLToPath(new URL('../harness/gc-on-signal.cjs', import.meta.url)),
+  CLI,
+  'serve',
+];
+
+/** Every server's RSS, V8 heap in use (after a full collection) and cache entries. */
 async function memoryOf(servers) {
+  for (const s of servers) process.kill(s.pid, 'SIGUSR2');
   await sleep(1000);
   const per = [];
   for (const s of servers) per.push({ rss: rssOf(s.pid), ...(await metricsOf(s)) });
@@ -143,7 +169,7 @@ async function cycling({ servers, groups, orgs, seconds, amount, latencies, pipe
 /** Start one server and time it from spawn to its first /healthz 200. */
 async function timedStart(env, port, metricsToken) {
   const started = performance.now();
-  const server = await startServer({ ...env, METRICS_TOKEN: metricsToken }, port);
+  const server = await startServer({ ...env, METRICS_TOKEN: metricsToken }, port, SERVE_ARGV);
   pendingCleanup.add(server.stop);
   return { server: { ...server, metricsToken }, seconds: (performance.now() - started) / 1000 };
 }
@@ -421,9 +447,11 @@ export function method(_outcome, { settings: s }) {
   invoiceDraft then runs over ${FEW} organisations and over ${int(z.active)} (\`BENCH_MANY_ORGS_ACTIVE\`) in alternating
   slices of ${s.seconds / 2} s (${s.seconds} s each, after ${s.warmupSeconds} s warm-ups): ${s.connections} connections spread over the
   processes, each request taking the next organisation of the list with its own agent key; then
-  one request for each organisation. Memory is read from every process after each step, 1 s after it
-  (\`VmRSS\`; \`fd_nodejs_heap_size_used_bytes\` and \`fd_cache_entries\` from \`/metrics\`; the table shows
-  the largest process); the pools' \`fd_db_pool_connections\` are sampled every 250 ms during the
+  one request for each organisation. Memory is read from every process after each step, 1 s after a
+  full garbage collection (the servers preload \`bench/harness/gc-on-signal.cjs\` with \`--expose-gc\`:
+  SIGUSR2 collects), so the heap is what the process retains: \`VmRSS\`, and
+  \`fd_nodejs_heap_size_used_bytes\` and \`fd_cache_entries\` from \`/metrics\`; the table shows the
+  largest process; the pools' \`fd_db_pool_connections\` are sampled every 250 ms during the
   slices. Afterwards every chain is verified with \`verifyStoredChain\` (what \`finance-desk verify\` runs),
   a small and a large one also with the CLI, and together they must hold each acknowledged write.`;
 }
