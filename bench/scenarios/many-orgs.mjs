@@ -499,7 +499,7 @@ export function goals(m, { settings }) {
 /** Its bullet of "How to read this". */
 export function notes() {
   return `- **Many organisations**: the ${FEW}-organisation row is the baseline of the same run and processes; the
-  ${'many-organisation'} row differs only in how many organisations the same requests are spread over. Fewer
+  many-organisation row differs only in how many organisations the same requests are spread over. Fewer
   writes share a commit there (each organisation's batch is its own transaction and its own pool
   connection), so the pool columns show whether the processes wait for connections. Memory that
   stays put from the active organisations to all of them, with the caches at their caps, is memory
