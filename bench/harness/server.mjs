@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from './settings.mjs';
 
-const CLI = join(ROOT, 'packages/server/bin/finance-desk.js');
+/** The operator CLI (`finance-desk`), run as a node script. */
+export const CLI = join(ROOT, 'packages/server/bin/finance-desk.js');
 
 /** `require` as the server package resolves it: pg and better-sqlite3 are its dependencies. */
 export const serverRequire = createRequire(join(ROOT, 'packages/server/package.json'));

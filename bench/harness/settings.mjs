@@ -47,4 +47,15 @@ export const SETTINGS = {
   // the many-organisation phase (the naive baseline runs the same count).
   pgProcesses: envNumber('BENCH_PG_PROCESSES', 4, { min: 1, integer: true }),
   pgOrgs: envNumber('BENCH_PG_ORGS', 8, { min: 1, integer: true }),
+  // The many-orgs scenario: organisations of a few events and large ones, the organisations the
+  // throughput is spread over, and the servers' per-key cache caps (below the organisation count,
+  // so that the caps are reached).
+  manyOrgs: {
+    orgs: envNumber('BENCH_MANY_ORGS', 10_000, { min: 8, integer: true }),
+    events: envNumber('BENCH_MANY_ORGS_EVENTS', 100, { min: 1, integer: true }),
+    largeOrgs: envNumber('BENCH_MANY_ORGS_LARGE', 10, { min: 0, integer: true }),
+    largeEvents: envNumber('BENCH_MANY_ORGS_LARGE_EVENTS', 100_000, { min: 1, integer: true }),
+    active: envNumber('BENCH_MANY_ORGS_ACTIVE', 1_000, { min: 8, integer: true }),
+    cacheMax: envNumber('BENCH_MANY_ORGS_CACHE_MAX', 2_000, { min: 1, integer: true }),
+  },
 };

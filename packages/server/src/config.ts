@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL } from './storage/open.js';
 import type { SqliteSynchronous } from './storage/sqlite.js';
+import { PRINCIPAL_CACHE_MAX_ENTRIES } from './org/principal-cache.js';
+import { RATE_LIMIT_BUCKETS_MAX } from './http/rate-limit.js';
 
 export const DEFAULT_PAYMENTS_OUTBOX_DIR = './data/payments';
 /** How often the repeating sweep runs when REPEATING_SWEEP_MS is unset. */
@@ -20,6 +22,16 @@ export interface Config {
   readonly sqliteSynchronous: SqliteSynchronous;
   /** PostgreSQL connections per process (DATABASE_POOL_SIZE). */
   readonly databasePoolSize: number;
+  /**
+   * PRINCIPAL_CACHE_MAX: API keys a process remembers between requests (org/principal-cache.ts),
+   * least recently used out first. Unset: PRINCIPAL_CACHE_MAX_ENTRIES.
+   */
+  readonly principalCacheMax?: number;
+  /**
+   * RATE_LIMIT_BUCKETS_MAX: rate-limit buckets the in-process limiter keeps (http/rate-limit.ts),
+   * least recently used out first. Unset: RATE_LIMIT_BUCKETS_MAX.
+   */
+  readonly rateLimitBucketsMax?: number;
   readonly logLevel: string;
   /** FD_BENCH_BARE_ROUTE=1 serves the benchmark baseline route (never in production). */
   readonly benchRoute: boolean;
@@ -185,6 +197,10 @@ const envSchema = z.object({
   // PostgreSQL connections per process: one per organisation whose batch is running,
   // plus the reads. Bounded so that a few processes stay within the server's max_connections.
   DATABASE_POOL_SIZE: intSetting(1, 200, 10),
+  // Per-key memory of a process is bounded by these, not by how many organisations and keys the
+  // database holds: each is a least-recently-used cache with this cap (docs/configuration.md).
+  PRINCIPAL_CACHE_MAX: intSetting(1, 10_000_000, PRINCIPAL_CACHE_MAX_ENTRIES),
+  RATE_LIMIT_BUCKETS_MAX: intSetting(1, 10_000_000, RATE_LIMIT_BUCKETS_MAX),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', (v) => v.toLowerCase()),
   FD_BENCH_BARE_ROUTE: flag,
   SMTP_URL: urlSetting(['smtp', 'smtps'], null),
@@ -258,6 +274,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    principalCacheMax: e.PRINCIPAL_CACHE_MAX,
+    rateLimitBucketsMax: e.RATE_LIMIT_BUCKETS_MAX,
     logLevel: e.LOG_LEVEL,
     benchRoute: e.FD_BENCH_BARE_ROUTE,
     smtpUrl: e.SMTP_URL,

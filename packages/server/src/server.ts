@@ -17,7 +17,7 @@ import {
   type Config,
 } from './config.js';
 import { buildApp } from './http/app.js';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { MemoryRateLimiter, RATE_LIMIT_BUCKETS_MAX, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { migrations } from './schema.js';
 import { openMigrated } from './storage/open.js';
 import type { Database } from './storage/types.js';
@@ -46,11 +46,13 @@ const IDEMPOTENCY_KEEP_MS = 48 * 60 * 60 * 1000;
 
 /** The limiter for `config`; with REDIS_URL set, Redis must answer now or this throws. */
 export async function rateLimiterFor(
-  config: Pick<Config, 'redisUrl' | 'ratePerSecond' | 'rateBurst'>,
+  config: Pick<Config, 'redisUrl' | 'ratePerSecond' | 'rateBurst' | 'rateLimitBucketsMax'>,
   warn: (message: string) => void,
 ): Promise<RateLimiter> {
   const rate = { perSecond: config.ratePerSecond, burst: config.rateBurst };
-  return config.redisUrl ? RedisRateLimiter.connect(config.redisUrl, rate, warn) : new MemoryRateLimiter(rate);
+  return config.redisUrl
+    ? RedisRateLimiter.connect(config.redisUrl, rate, warn)
+    : new MemoryRateLimiter(rate, config.rateLimitBucketsMax ?? RATE_LIMIT_BUCKETS_MAX);
 }
 
 /** `serve`: migrate, then listen. Also used by tests and benchmarks with their own database. */
@@ -104,6 +106,7 @@ export async function startServer(
     metricsToken: config.metricsToken ?? null,
     publicUrl: config.publicUrl ?? null,
     oauth: config.oauth,
+    principalCacheMax: config.principalCacheMax,
   });
   warn = (message) => app.log.warn(message);
   await app.listen({ port: config.port, host: config.host });

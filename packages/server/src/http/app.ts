@@ -24,13 +24,13 @@ import type { Database } from '../storage/types.js';
 import { runWrite } from '../write-path.js';
 import { registerDocsRoutes } from './docs-route.js';
 import { bearerOf, principalOf } from './bearer.js';
-import { PrincipalCache } from '../org/principal-cache.js';
+import { PRINCIPAL_CACHE_MAX_ENTRIES, PrincipalCache } from '../org/principal-cache.js';
 import { registerMcpRoute } from './mcp-route.js';
 import { registerPairRoute } from './pair-route.js';
 import { registerOAuthRoutes, type OAuthOptions } from './oauth-route.js';
 import { readiness } from './health.js';
 import { createMetrics, registerMetrics, type Metrics } from './metrics.js';
-import type { RateConfig, RateLimiter } from './rate-limit.js';
+import { MemoryRateLimiter, type RateConfig, type RateLimiter } from './rate-limit.js';
 
 export interface AppOptions {
   readonly db: Database;
@@ -52,6 +52,8 @@ export interface AppOptions {
   readonly publicUrl?: string | null | undefined;
   /** Budgets and bounds of the OAuth endpoints (tests narrow or widen them). */
   readonly oauth?: OAuthOptions | undefined;
+  /** PRINCIPAL_CACHE_MAX: API keys remembered between requests (default PRINCIPAL_CACHE_MAX_ENTRIES). */
+  readonly principalCacheMax?: number | undefined;
 }
 
 interface Gate {
@@ -369,8 +371,11 @@ function clientErrorReply(error: Error & { code?: string }, socket: Socket): voi
 export function buildApp(options: AppOptions): FastifyInstance {
   const { db, rateLimiter } = options;
   // Principals remembered between requests, for writes checked under their organisation's lock.
-  const principals = new PrincipalCache();
-  const metrics = createMetrics(db);
+  const principals = new PrincipalCache(options.principalCacheMax ?? PRINCIPAL_CACHE_MAX_ENTRIES);
+  const metrics = createMetrics(db, {
+    principals,
+    ...(rateLimiter instanceof MemoryRateLimiter ? { rate_limit_buckets: rateLimiter } : {}),
+  });
   const app = Fastify({
     logger: options.logger ?? false,
     // Per-request lines are off: at thousands of requests a second they cost more than the

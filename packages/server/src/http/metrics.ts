@@ -25,7 +25,12 @@ export interface Metrics {
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createMetrics(db: Database): Metrics {
+/** A cache whose entry count /metrics reports (fd_cache_entries). */
+export interface SizedCache {
+  readonly size: number;
+}
+
+export function createMetrics(db: Database, caches: Readonly<Record<string, SizedCache>> = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'fd_' });
   const requests = new Counter({
@@ -92,6 +97,19 @@ export function createMetrics(db: Database): Metrics {
         this.set({ state: 'total' }, pool.totalCount);
         this.set({ state: 'idle' }, pool.idleCount);
         this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+  }
+  // What a process keeps per API key, so that an operator sees it stay at its configured cap
+  // (PRINCIPAL_CACHE_MAX, RATE_LIMIT_BUCKETS_MAX) however many organisations write.
+  if (Object.keys(caches).length > 0) {
+    new Gauge({
+      name: 'fd_cache_entries',
+      help: 'Entries of the per-key caches: principals (remembered API keys) and rate_limit_buckets (the in-process limiter).',
+      labelNames: ['cache'] as const,
+      registers: [registry],
+      collect() {
+        for (const [name, cache] of Object.entries(caches)) this.set({ cache: name }, cache.size);
       },
     });
   }

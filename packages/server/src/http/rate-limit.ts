@@ -38,9 +38,26 @@ function decide(config: RateConfig, allowed: boolean, tokens: number): RateDecis
   };
 }
 
+/** Buckets a MemoryRateLimiter keeps when RATE_LIMIT_BUCKETS_MAX is unset. */
+export const RATE_LIMIT_BUCKETS_MAX = 100_000;
+
+/**
+ * Buckets in this process, one per key seen (credential, or client address on the sign-in routes).
+ * Bounded by configuration (RATE_LIMIT_BUCKETS_MAX), not by the number of keys: past the cap the
+ * least recently used bucket is dropped. A bucket untouched for burst ÷ perSecond seconds is full
+ * and dropping it loses nothing; one dropped sooner (more keys busy within a refill than the cap)
+ * starts again full, so the cap should exceed the keys active at once.
+ */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly config: RateConfig) {}
+  constructor(
+    private readonly config: RateConfig,
+    private readonly maxBuckets = RATE_LIMIT_BUCKETS_MAX,
+  ) {}
+
+  get size(): number {
+    return this.buckets.size;
+  }
 
   take(bucket: string): Promise<RateDecision> {
     const now = performance.now();
@@ -49,16 +66,15 @@ export class MemoryRateLimiter implements RateLimiter {
     state.at = now;
     const allowed = state.tokens >= 1;
     if (allowed) state.tokens -= 1;
+    // Re-inserted so that the Map's order is least recently used first.
+    this.buckets.delete(bucket);
     this.buckets.set(bucket, state);
-    if (this.buckets.size > 100_000) this.evictFull(now);
-    return Promise.resolve(decide(this.config, allowed, state.tokens));
-  }
-
-  /** Forget buckets that have refilled completely: they hold no information. */
-  private evictFull(now: number): void {
-    for (const [key, s] of this.buckets) {
-      if (s.tokens + ((now - s.at) / 1000) * this.config.perSecond >= this.config.burst) this.buckets.delete(key);
+    while (this.buckets.size > this.maxBuckets) {
+      const oldest = this.buckets.keys().next();
+      if (oldest.done) break;
+      this.buckets.delete(oldest.value);
     }
+    return Promise.resolve(decide(this.config, allowed, state.tokens));
   }
 
   async close(): Promise<void> {}

@@ -15,9 +15,11 @@ import { parseKey, hashSecret, type Authenticated } from './credentials.js';
  * answer given before a unit (a refused scope, invalid params) is confirmed against the database
  * first (http/app.ts).
  *
- * Bounded: entries are added only for keys that authenticated, at most MAX_ENTRIES (the oldest
- * goes first), and each is forgotten after TTL_MS, so no field of a principal (an agent's name)
- * is older than that.
+ * Bounded by configuration (PRINCIPAL_CACHE_MAX), not by the number of organisations or keys:
+ * entries are added only for keys that authenticated, at most `maxEntries`, least recently used
+ * first out (a hit moves its entry to the back), and each is forgotten after TTL_MS, so no field of
+ * a principal (an agent's name) is older than that. An evicted key costs one credential read on
+ * its next request, nothing else: it is proved and remembered again.
  */
 export const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
 export const PRINCIPAL_CACHE_TTL_MS = 60_000;
@@ -60,15 +62,19 @@ export class PrincipalCache {
     }
     const presented = hashSecret(parsed.secretText);
     if (presented.length !== entry.secretHash.length || !timingSafeEqual(presented, entry.secretHash)) return null;
+    // Least recently used goes first: a Map iterates in insertion order, so a hit re-inserts.
+    this.entries.delete(parsed.keyId);
+    this.entries.set(parsed.keyId, entry);
     return { principal: entry.principal, epoch: entry.epoch };
   }
 
   remember(found: Authenticated): void {
     const id = found.principal.credentialId;
     this.entries.delete(id);
-    if (this.entries.size >= this.maxEntries) {
+    while (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+      if (oldest.done) break;
+      this.entries.delete(oldest.value);
     }
     this.entries.set(id, { secretHash: found.secretHash, principal: found.principal, epoch: found.epoch, until: this.now() + this.ttlMs });
   }

@@ -26,6 +26,11 @@ pg.types.setTypeParser(20, (text: string) => {
 });
 
 const placeholderCache = new Map<string, string>();
+/**
+ * Keyed by SQL text, which is the source's own (IN lists vary with their callers' caps), never by
+ * organisation; the cap is a backstop so that memory cannot grow with the data all the same.
+ */
+const PLACEHOLDER_CACHE_MAX = 4096;
 
 /** `?` placeholders (the portable form) to PostgreSQL's `$n`. SQL here never quotes a `?`. */
 function toPg(sql: string): string {
@@ -33,7 +38,7 @@ function toPg(sql: string): string {
   if (out === undefined) {
     let n = 0;
     out = sql.replace(/\?/g, () => `$${++n}`);
-    placeholderCache.set(sql, out);
+    if (placeholderCache.size < PLACEHOLDER_CACHE_MAX) placeholderCache.set(sql, out);
   }
   return out;
 }
