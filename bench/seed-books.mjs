@@ -234,4 +234,14 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
     }
   }
   await ins.done();
+  // What postJournal keeps beside the lines (packages/server/src/domain/gl/day-totals.ts):
+  // recomputed from the lines for the whole organisation, as rebuildDayTotals does.
+  await tx.run('DELETE FROM account_day_totals WHERE org_id = ?', [orgId]);
+  await tx.run(
+    `INSERT INTO account_day_totals (org_id, account_code, date, debit_cents, credit_cents, lines)
+     SELECT l.org_id, l.account_code, j.date, SUM(l.debit_cents), SUM(l.credit_cents), COUNT(*)
+     FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
+     WHERE l.org_id = ? GROUP BY l.org_id, l.account_code, j.date`,
+    [orgId],
+  );
 }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL } from './storage/open.js';
 import type { SqliteSynchronous } from './storage/sqlite.js';
-import { PRINCIPAL_CACHE_MAX_ENTRIES } from './org/principal-cache.js';
-import { RATE_LIMIT_BUCKETS_MAX } from './http/rate-limit.js';
+
+/** API keys a process remembers between requests when PRINCIPAL_CACHE_MAX is unset (org/principal-cache.ts). */
+export const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
+/** Buckets a MemoryRateLimiter keeps when RATE_LIMIT_BUCKETS_MAX is unset (http/rate-limit.ts). */
+export const RATE_LIMIT_BUCKETS_MAX = 100_000;
 
 export const DEFAULT_PAYMENTS_OUTBOX_DIR = './data/payments';
 /** How often the repeating sweep runs when REPEATING_SWEEP_MS is unset. */

@@ -28,6 +28,7 @@ import { migration as terminations } from './domain/people/migration-termination
 import { migration as hoursPerWeek } from './domain/people/migration-hours.js';
 import { migration as stpReported } from './domain/payroll/migration-stp-reported.js';
 import { migration as chartAccounts } from './domain/gl/migration-chart.js';
+import { migration as dayTotals } from './domain/gl/day-totals.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -159,4 +160,6 @@ export const migrations: readonly Migration[] = [
   actorNames,
   // The weekly digest: one row per organisation and week, each person's choice, 59.
   weeklyDigest,
+  // Each account's totals per day, kept with every journal, so ledger reads do not sum every line, 62.
+  dayTotals,
 ];

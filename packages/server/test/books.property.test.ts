@@ -44,6 +44,7 @@
 import fc from 'fast-check';
 import { gstOfInclusive, journalLinesSha256, ledgerId, type JournalLineForm } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dayTotalsFromLines, keptDayTotals } from '../src/domain/gl/day-totals.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type Reply, type TestServer } from './harness.js';
@@ -1913,6 +1914,10 @@ class Run {
     expect(tb.totals).toEqual({ debitCents: dr, creditCents: cr });
     const bs = await this.read('books.reports', { type: 'balance_sheet' });
     expect(bs.balanced, where).toBe(true);
+    // Every ledger read sums the totals kept per account and day: they are the lines' own sums.
+    expect(await keptDayTotals(this.t.db.reader, this.o.orgId), `account totals per day ${where}`).toEqual(
+      await dayTotalsFromLines(this.t.db.reader, this.o.orgId),
+    );
     const cashCodes = ['1000', '1300', ...(m.superCode === null ? [] : [m.superCode])].sort();
 
     const invoices = await this.all<any>('books.invoices', 'invoices', {});

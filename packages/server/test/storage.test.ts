@@ -757,10 +757,56 @@ describe.each(engines)('reads a batch keeps (%s)', (engine) => {
         // The two accounts in one read, then journal, lines and event in one write.
         expect(body, body.join('\n---\n')).toHaveLength(2);
         expect(body[0]).toMatch(/json_agg[\s\S]*FROM accounts[\s\S]*FROM accounts/);
-        expect(body[1]).toMatch(/INSERT INTO journals[\s\S]*INSERT INTO journal_lines[\s\S]*INSERT INTO events/);
+        expect(body[1]).toMatch(
+          /INSERT INTO journals[\s\S]*INSERT INTO journal_lines[\s\S]*INSERT INTO account_day_totals[\s\S]*INSERT INTO events/,
+        );
       }
     } finally {
       restoreQuery();
+    }
+  });
+
+  it('queued additive upserts of one text go out as one statement, rows of one key added first', async () => {
+    const { db, drop } = await openTestDatabase(engine);
+    const sent: string[] = [];
+    try {
+      await db.migrate();
+      const upsert = `INSERT INTO account_day_totals (org_id, account_code, date, debit_cents, credit_cents, lines)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (org_id, account_code, date) DO UPDATE SET
+          debit_cents = account_day_totals.debit_cents + excluded.debit_cents,
+          credit_cents = account_day_totals.credit_cents + excluded.credit_cents,
+          lines = account_day_totals.lines + excluded.lines`;
+      await db.write(async (tx) => {
+        await tx.later(upsert, ['o1', '1000', '2026-01-01', 100, 0, 1]);
+        return null;
+      });
+      spyStatements(sent);
+      await db.write(async (tx) => {
+        await tx.later(upsert, ['o1', '1000', '2026-01-01', 5, 0, 1]);
+        await tx.later(upsert, ['o1', '4000', '2026-01-01', 0, 7, 1]);
+        // The same key again in the same write-out: one statement may not change a row twice.
+        await tx.later(upsert, ['o1', '1000', '2026-01-01', 20, 3, 2]);
+        return null;
+      });
+      restoreQuery();
+      if (engine === 'postgres') {
+        const upserts = sent.filter((q) => /INSERT INTO account_day_totals/.test(q));
+        expect(upserts, sent.join('\n---\n')).toHaveLength(1);
+        expect((upserts[0]?.match(/\(\$\d+, \$\d+, \$\d+, \$\d+, \$\d+, \$\d+\)/g) ?? []).length).toBe(2);
+      }
+      const rows = await db.reader.all<{ account_code: string; debit_cents: number; credit_cents: number; lines: number }>(
+        'SELECT account_code, debit_cents, credit_cents, lines FROM account_day_totals WHERE org_id = ? ORDER BY account_code',
+        ['o1'],
+      );
+      expect(rows.map((r) => [r.account_code, Number(r.debit_cents), Number(r.credit_cents), Number(r.lines)])).toEqual([
+        ['1000', 125, 3, 4],
+        ['4000', 0, 7, 1],
+      ]);
+    } finally {
+      restoreQuery();
+      await db.close();
+      await drop();
     }
   });
 

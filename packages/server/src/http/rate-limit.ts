@@ -1,4 +1,7 @@
 import { Redis } from 'ioredis';
+import { RATE_LIMIT_BUCKETS_MAX } from '../config.js';
+
+export { RATE_LIMIT_BUCKETS_MAX };
 
 /**
  * Token bucket per credential (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST): `perSecond` tokens
@@ -37,9 +40,6 @@ function decide(config: RateConfig, allowed: boolean, tokens: number): RateDecis
     retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / config.perSecond)),
   };
 }
-
-/** Buckets a MemoryRateLimiter keeps when RATE_LIMIT_BUCKETS_MAX is unset. */
-export const RATE_LIMIT_BUCKETS_MAX = 100_000;
 
 /**
  * Buckets in this process, one per key seen (credential, or client address on the sign-in routes).

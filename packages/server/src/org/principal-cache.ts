@@ -1,6 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../principal.js';
 import { parseKey, hashSecret, type Authenticated } from './credentials.js';
+import { PRINCIPAL_CACHE_MAX_ENTRIES } from '../config.js';
+
+export { PRINCIPAL_CACHE_MAX_ENTRIES };
 
 /**
  * Principals the API remembers between requests: authenticating a key is a database
@@ -21,7 +24,6 @@ import { parseKey, hashSecret, type Authenticated } from './credentials.js';
  * a principal (an agent's name) is older than that. An evicted key costs one credential read on
  * its next request, nothing else: it is proved and remembered again.
  */
-export const PRINCIPAL_CACHE_MAX_ENTRIES = 10_000;
 export const PRINCIPAL_CACHE_TTL_MS = 60_000;
 
 interface Entry {

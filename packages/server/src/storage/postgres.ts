@@ -98,6 +98,59 @@ interface Queued {
   readonly table: string;
   /** A plain `INSERT INTO t (…) VALUES (?, …)`: its text up to VALUES and its row; else null. */
   readonly plain: { readonly head: string; readonly row: string } | null;
+  /** An additive upsert (ADDITIVE_UPSERT): how its rows merge; else null. */
+  readonly additive: Additive | null;
+}
+
+/**
+ * `INSERT INTO t (…) VALUES (?, …) ON CONFLICT (keys) DO UPDATE SET c = t.c + excluded.c, …` with
+ * every column not in the key added: running totals kept beside the rows they sum (an account's
+ * totals per day). Queued ones of the same text in a group become one multi-row upsert, rows of
+ * the same key added together first (one statement may not change a row twice), so totals cost
+ * one part per write-out however many journals a batch posts.
+ */
+interface Additive {
+  readonly head: string;
+  readonly row: string;
+  readonly tail: string;
+  /** Parameter positions of the conflict key, and of the columns added. */
+  readonly keys: readonly number[];
+  readonly sums: readonly number[];
+}
+
+const ADDITIVE_UPSERT =
+  /^\s*(INSERT\s+INTO\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^()]*)\)\s*VALUES)\s*(\((?:\s*\?\s*,)*\s*\?\s*\))\s*(ON\s+CONFLICT\s*\(([^()]*)\)\s*DO\s+UPDATE\s+SET\s+([\s\S]*?))\s*$/i;
+const additiveCache = new Map<string, Additive | null>();
+
+function additiveOf(sql: string): Additive | null {
+  const cached = additiveCache.get(sql);
+  if (cached !== undefined || additiveCache.has(sql)) return cached ?? null;
+  let found: Additive | null = null;
+  const m = ADDITIVE_UPSERT.exec(sql);
+  if (m) {
+    const [, head, table, colList, row, tail, keyList, sets] = m as unknown as string[];
+    const cols = (colList as string).split(',').map((c) => c.trim().toLowerCase());
+    const keys = (keyList as string).split(',').map((c) => c.trim().toLowerCase());
+    const assigned = (sets as string).split(',').map((a) => a.replace(/\s+/g, ' ').trim().toLowerCase());
+    const sumCols = cols.filter((c) => !keys.includes(c));
+    const t = (table as string).toLowerCase();
+    const additive =
+      keys.every((k) => cols.includes(k)) &&
+      assigned.length === sumCols.length &&
+      sumCols.every((c, i) => assigned[i] === `${c} = ${t}.${c} + excluded.${c}`);
+    if (additive) {
+      found = {
+        head: head as string,
+        row: row as string,
+        tail: tail as string,
+        keys: keys.map((k) => cols.indexOf(k)),
+        sums: sumCols.map((c) => cols.indexOf(c)),
+      };
+    }
+  }
+  // Bounded like the other caches of statement texts.
+  if (additiveCache.size < 4_096) additiveCache.set(sql, found);
+  return found;
 }
 
 /** A part of a combined statement. */
@@ -125,7 +178,8 @@ function queuedOf(sql: string, params: readonly SqlValue[], kind: 'INSERT' | 'UP
   const table = TARGET.exec(sql)?.[1]?.toLowerCase();
   if (table === undefined) throw new Error('later() takes a write to a named table');
   const m = kind === 'INSERT' ? PLAIN_INSERT.exec(sql) : null;
-  return { sql, params, table, plain: m?.[1] && m[2] ? { head: m[1], row: m[2] } : null };
+  const plain = m?.[1] && m[2] ? { head: m[1], row: m[2] } : null;
+  return { sql, params, table, plain, additive: kind === 'INSERT' && plain === null ? additiveOf(sql) : null };
 }
 
 /** What a group holds so far: its parts (plain INSERTs of one text are one), parameters, tables written. */
@@ -136,26 +190,34 @@ class Group {
   private params = 0;
   /** Table → whether only plain INSERTs wrote it in this group. */
   private readonly written = new Map<string, boolean>();
+  /** Table → the one additive upsert text that wrote it in this group (and nothing else did). */
+  private readonly added = new Map<string, string>();
 
   /**
    * May `sql` (with `params`) join the group, as a queued write or its closing statement? Only
    * if it names no table the group wrote, except a plain INSERT into a table only plain INSERTs
-   * wrote; and within the bounds.
+   * wrote, or an additive upsert of the same text as the only other writes of its table; and
+   * within the bounds.
    */
-  admits(sql: string, params: number, plain: boolean, table: string | null): boolean {
-    const newPart = !(plain && this.texts.has(sql));
+  admits(sql: string, params: number, plain: boolean, table: string | null, additive = false): boolean {
+    const newPart = !((plain || additive) && this.texts.has(sql));
     if ((newPart && this.parts >= GROUP_PARTS_MAX) || this.params + params > GROUP_PARAMS_MAX) return false;
     for (const [t, onlyPlain] of this.written) {
-      if (names(sql, t) && !(plain && t === table && onlyPlain)) return false;
+      if (!names(sql, t)) continue;
+      if (plain && t === table && onlyPlain) continue;
+      if (additive && t === table && this.added.get(t) === sql) continue;
+      return false;
     }
     return true;
   }
 
   add(w: Queued): void {
-    if (!(w.plain && this.texts.has(w.sql))) this.parts += 1;
-    if (w.plain) this.texts.add(w.sql);
+    const mergeable = w.plain !== null || w.additive !== null;
+    if (!(mergeable && this.texts.has(w.sql))) this.parts += 1;
+    if (mergeable) this.texts.add(w.sql);
     this.params += w.params.length;
     this.written.set(w.table, (this.written.get(w.table) ?? true) && w.plain !== null);
+    if (w.additive) this.added.set(w.table, w.sql);
     this.writes.push(w);
   }
 }
@@ -166,7 +228,7 @@ function groupQueued(queue: readonly Queued[]): Group[] {
   const groups: Group[] = [];
   let group = new Group();
   for (const w of queue) {
-    if (group.writes.length > 0 && !group.admits(w.sql, w.params.length, w.plain !== null, w.table)) {
+    if (group.writes.length > 0 && !group.admits(w.sql, w.params.length, w.plain !== null, w.table, w.additive !== null)) {
       groups.push(group);
       group = new Group();
     }
@@ -213,6 +275,42 @@ function mergeRows(group: readonly Queued[]): Part[] {
   }
   for (const { index, head, row, rows } of byText.values()) {
     if (rows.length > 1) out[index] = { sql: `${head} ${rows.map(() => row).join(', ')}`, params: rows.flat() };
+  }
+  return mergeAdditive(out, group);
+}
+
+/** Additive upserts of one text in a group become one, rows of one key added together (in the first one's place). */
+function mergeAdditive(parts: Part[], group: readonly Queued[]): Part[] {
+  const byText = new Map<string, { index: number; a: Additive; rows: Map<string, SqlValue[]> }>();
+  const out: Part[] = [];
+  const additive = new Map(group.filter((w) => w.additive).map((w) => [w.sql, w.additive as Additive]));
+  for (const p of parts) {
+    const a = additive.get(p.sql);
+    if (!a) {
+      out.push(p);
+      continue;
+    }
+    let seen = byText.get(p.sql);
+    if (!seen) {
+      seen = { index: out.length, a, rows: new Map() };
+      byText.set(p.sql, seen);
+      out.push(p);
+    }
+    const key = JSON.stringify(a.keys.map((i) => p.params[i]));
+    const row = seen.rows.get(key);
+    if (!row) {
+      seen.rows.set(key, [...p.params]);
+      continue;
+    }
+    for (const i of a.sums) {
+      const sum = Number(row[i]) + Number(p.params[i]);
+      if (!Number.isSafeInteger(sum)) throw new Error('a sum of queued additive upserts passes the safe integer range');
+      row[i] = sum;
+    }
+  }
+  for (const { index, a, rows } of byText.values()) {
+    const list = [...rows.values()];
+    out[index] = { sql: `${a.head} ${list.map(() => a.row).join(', ')} ${a.tail}`, params: list.flat() };
   }
   return out;
 }

@@ -4,6 +4,7 @@ import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { CHART } from './chart.js';
+import { ADD_DAY_TOTAL_SQL } from './day-totals.js';
 import { placeholders } from '../../storage/sql.js';
 import { checkPostable } from './periods.js';
 
@@ -157,6 +158,15 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
         ],
       );
     }
+    // The day's totals per account (day-totals.ts), in the same unit as the lines they sum.
+    const perAccount = new Map<string, { dr: number; cr: number; n: number }>();
+    for (const r of rows) {
+      const t = perAccount.get(r.accountCode) ?? { dr: 0, cr: 0, n: 0 };
+      perAccount.set(r.accountCode, { dr: t.dr + r.debitCents, cr: t.cr + r.creditCents, n: t.n + 1 });
+    }
+    for (const [code, t] of perAccount) {
+      await uow.tx.later(ADD_DAY_TOTAL_SQL, [uow.orgId, code, input.date, t.dr, t.cr, t.n]);
+    }
   });
   return Promise.resolve({ id, totalCents: total, lines: rows });
 }
@@ -168,9 +178,12 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
  */
 const JOURNALS_TO_DATE = 'l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date <= ?)';
 
-/** Parameters: orgId, account code, orgId, asOf. */
-export const ACCOUNT_BALANCE_SQL = `SELECT SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr FROM journal_lines l
-  WHERE l.org_id = ? AND l.account_code = ? AND ${JOURNALS_TO_DATE}`;
+/**
+ * One account's sums to a date from its totals per day (day-totals.ts): a range of the primary
+ * key, as many rows as the account has days with postings. Parameters: orgId, account code, asOf.
+ */
+export const ACCOUNT_BALANCE_SQL = `SELECT SUM(t.debit_cents) AS dr, SUM(t.credit_cents) AS cr FROM account_day_totals t
+  WHERE t.org_id = ? AND t.account_code = ? AND t.date <= ?`;
 
 /**
  * Parameters: orgId, account code, orgId, asOf. Lines with no document group under NULL and are
@@ -184,7 +197,7 @@ export const DOCUMENT_BALANCES_SQL = `SELECT l.doc_id AS doc_id, SUM(l.debit_cen
 
 /** Balance of one account (debit-positive) over all journals dated on or before `asOf`. */
 export async function accountBalanceCents(q: Queryable, orgId: string, code: string, asOf = '9999-12-31'): Promise<number> {
-  const row = await q.get<{ dr: number | null; cr: number | null }>(ACCOUNT_BALANCE_SQL, [orgId, code, orgId, asOf]);
+  const row = await q.get<{ dr: number | null; cr: number | null }>(ACCOUNT_BALANCE_SQL, [orgId, code, asOf]);
   return Number(row?.dr ?? 0) - Number(row?.cr ?? 0);
 }
 

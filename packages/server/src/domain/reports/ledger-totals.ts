@@ -57,19 +57,22 @@ export interface LineFilter {
   readonly args: readonly SqlValue[];
 }
 
+/** Per account over the lines themselves, for a report filtered by tracking. Parameters: orgId, orgId, from, to, the filter's. */
 const accountTotalsSql = (
-  lineFilter = '',
+  lineFilter: string,
 ) => `SELECT l.account_code AS code, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr, COUNT(*) AS n
   FROM journal_lines l WHERE l.org_id = ? AND ${JOURNALS_IN_RANGE}${lineFilter}
   GROUP BY l.account_code`;
 
 /**
- * Per account over a date range, from the journal_lines_account_journal index alone (migration
- * 11: org_id, account_code, journal_id, amounts), already in account order. Parameters: orgId,
- * orgId, from, to. (Filtered by tracking, the lines' own rows are read too: only filtered reports
- * pay for that.)
+ * Per account over a date range, from the account totals per day (gl/day-totals.ts), on the
+ * account_day_totals_sums index alone: the organisation's accounts × days, not its lines. Parameters:
+ * orgId, from, to. (Filtered by tracking, the lines themselves are read: only filtered reports pay
+ * for that.)
  */
-export const ACCOUNT_TOTALS_SQL = accountTotalsSql();
+export const ACCOUNT_TOTALS_SQL = `SELECT t.account_code AS code, SUM(t.debit_cents) AS dr, SUM(t.credit_cents) AS cr, SUM(t.lines) AS n
+  FROM account_day_totals t WHERE t.org_id = ? AND t.date >= ? AND t.date <= ?
+  GROUP BY t.account_code ORDER BY t.account_code`;
 
 /**
  * Debits, credits and line count per account over journals dated in [from, to] (from omitted:
@@ -81,9 +84,10 @@ export async function accountTotals(
   range: { readonly from?: string; readonly to: string },
   filter?: LineFilter,
 ): Promise<Map<string, AccountTotal>> {
+  const from = range.from ?? '0000-01-01';
   const rows = await q.all<{ code: string; dr: unknown; cr: unknown; n: unknown }>(
     filter === undefined ? ACCOUNT_TOTALS_SQL : accountTotalsSql(filter.sql),
-    [orgId, orgId, range.from ?? '0000-01-01', range.to, ...(filter?.args ?? [])],
+    filter === undefined ? [orgId, from, range.to] : [orgId, orgId, from, range.to, ...filter.args],
   );
   const out = new Map<string, AccountTotal>();
   for (const r of rows) {
