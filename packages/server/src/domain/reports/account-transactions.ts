@@ -1,3 +1,4 @@
+import { addDays } from '../../clock.js';
 import { limits } from '@finance-desk/protocol';
 import { badRequest } from '../../errors.js';
 import type { Queryable, SqlValue } from '../../storage/types.js';
@@ -82,9 +83,24 @@ const cursorJournalSumSql = (lineFilter = '') => `SELECT SUM(l.debit_cents) AS d
 /** The lines of the cursor's own journal up to its line (parameters: orgId, accountCode, journalId, lineNo). */
 export const CURSOR_JOURNAL_SUM_SQL = cursorJournalSumSql();
 
+/**
+ * The account's sums over whole days from its totals per day (gl/day-totals.ts): the opening
+ * balance and the period's totals without reading the lines before or in the period. Parameters:
+ * orgId, accountCode, from, to.
+ */
+export const DAY_SUM_SQL = `SELECT SUM(t.debit_cents) AS dr, SUM(t.credit_cents) AS cr FROM account_day_totals t
+  WHERE t.org_id = ? AND t.account_code = ? AND t.date >= ? AND t.date <= ?`;
+
 async function sum(q: Queryable, sql: string, args: readonly SqlValue[]) {
   const r = await q.get<{ dr: unknown; cr: unknown }>(sql, args);
   return { debitCents: Number(r?.dr ?? 0), creditCents: Number(r?.cr ?? 0) };
+}
+
+/** Whole days of the period before the cursor's day, then its day's journals ordered before its journal. */
+async function beforeOnDays(q: Queryable, orgId: string, code: string, from: string, at: Position) {
+  const days = await sum(q, DAY_SUM_SQL, [orgId, code, from, addDays(at.date, -1)]);
+  const sameDay = await sum(q, accountSumSql('j.date = ? AND j.id < ?'), [orgId, code, orgId, at.date, at.journalId]);
+  return { debitCents: days.debitCents + sameDay.debitCents, creditCents: days.creditCents + sameDay.creditCents };
 }
 
 async function cursorPosition(q: Queryable, orgId: string, cursor: string): Promise<Position> {
@@ -117,23 +133,31 @@ export async function accountTransactions(q: Queryable, orgId: string, p: Accoun
 
   const { opening, period, before, rows } = await readConsistently(q, orgId, async () => {
     const inPeriod = 'j.date >= ? AND j.date <= ?';
+    // Unfiltered, whole days come from the totals per day; a tracking filter needs the lines.
+    const days = f === '';
     const [o, t, b, c, r] = await Promise.all([
-      sum(q, accountSumSql('j.date < ?', f), [orgId, code, orgId, p.from, ...fa]),
-      sum(q, accountSumSql(inPeriod, f), [orgId, code, orgId, p.from, p.to, ...fa]),
+      days
+        ? sum(q, DAY_SUM_SQL, [orgId, code, '0000-01-01', addDays(p.from, -1)])
+        : sum(q, accountSumSql('j.date < ?', f), [orgId, code, orgId, p.from, ...fa]),
+      days
+        ? sum(q, DAY_SUM_SQL, [orgId, code, p.from, p.to])
+        : sum(q, accountSumSql(inPeriod, f), [orgId, code, orgId, p.from, p.to, ...fa]),
       // Before the cursor: whole journals ordered before its journal, then its own lines up to it.
       at === undefined
         ? ZERO
-        : sum(q, accountSumSql(`${inPeriod} AND (j.date < ? OR (j.date = ? AND j.id < ?))`, f), [
-            orgId,
-            code,
-            orgId,
-            p.from,
-            p.to,
-            at.date,
-            at.date,
-            at.journalId,
-            ...fa,
-          ]),
+        : days
+          ? beforeOnDays(q, orgId, code, p.from, at)
+          : sum(q, accountSumSql(`${inPeriod} AND (j.date < ? OR (j.date = ? AND j.id < ?))`, f), [
+              orgId,
+              code,
+              orgId,
+              p.from,
+              p.to,
+              at.date,
+              at.date,
+              at.journalId,
+              ...fa,
+            ]),
       at === undefined ? ZERO : sum(q, cursorJournalSumSql(f), [orgId, code, at.journalId, at.lineNo, ...fa]),
       q.all<LineRow>(pageSql(at !== undefined, limit + 1, f), [
         orgId,
