@@ -50,6 +50,12 @@ export async function run(settings, selection) {
   return readOutcomes;
 }
 
+/** Retries per read, in words: "none", or "aged_receivables 3, cash_flow 1". */
+function conflictWords(conflicts) {
+  const list = Object.entries(conflicts ?? {}).filter(([, n]) => n > 0);
+  return list.length === 0 ? 'none' : list.map(([id, n]) => `${id} ${n}`).join(', ');
+}
+
 /** The p99 every request must stay under at the largest size on SQLite, a writer running. */
 export const P99_GOAL_MS = 100;
 
@@ -98,7 +104,8 @@ function readTables(readOutcomes) {
         .map(
           (r) =>
             `${int(r.documents)} documents: ${int(r.journalLines)} journal lines, seeded in ${r.seconds.toFixed(1)} s; ` +
-            `bare route ${ms(r.bareMs)} ms; the writer drafted ${int(r.writer.writes)} invoices (slowest ${ms(r.writer.max)} ms)`,
+            `bare route ${ms(r.bareMs)} ms; the writer drafted ${int(r.writer.writes)} invoices (slowest ${ms(r.writer.max)} ms); ` +
+            `reads retried after 409 CONFLICT (the books changed between a report's statements): ${conflictWords(r.conflicts)}`,
         )
         .join('; ');
       return `### ${label}\n\n${table(header, rows)}\n\n${facts}.`;
