@@ -244,4 +244,13 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
      WHERE l.org_id = ? GROUP BY l.org_id, l.account_code, j.date`,
     [orgId],
   );
+  // The lines went in directly, not through postJournal, so the per-document balances it keeps
+  // are rebuilt from them (domain/gl/document-balances.ts rebuildDocumentBalances, same SQL).
+  await tx.run('DELETE FROM document_balances WHERE org_id = ?', [orgId]);
+  await tx.run(
+    `INSERT INTO document_balances (org_id, account_code, doc_id, debit_cents, credit_cents, balance_cents)
+     SELECT org_id, account_code, doc_id, SUM(debit_cents), SUM(credit_cents), SUM(debit_cents) - SUM(credit_cents)
+     FROM journal_lines WHERE doc_id IS NOT NULL AND org_id = ? GROUP BY org_id, account_code, doc_id`,
+    [orgId],
+  );
 }
