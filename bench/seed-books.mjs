@@ -253,4 +253,10 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
      FROM journal_lines WHERE doc_id IS NOT NULL AND org_id = ? GROUP BY org_id, account_code, doc_id`,
     [orgId],
   );
+  // And the words bank lines are matched by, from the compiled server's own rebuild: the words
+  // follow its rules (suggest.ts lookupWords), which this file should not copy. After the
+  // balances, which say which documents are open.
+  const words = new URL('../packages/server/dist/domain/reconciliation/document-words.js', import.meta.url);
+  const { rebuildDocumentWords } = await import(words.href);
+  await rebuildDocumentWords(tx, orgId);
 }

@@ -30,7 +30,11 @@ interface OpenClaimRow {
  * claims payable dated on or before `asOf` leave something owed. A claim is due when approved.
  */
 export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  const balances = await documentBalances(q, orgId, CLAIMS_ACCOUNT, asOf);
+  return openClaimsOf(q, orgId, await documentBalances(q, orgId, CLAIMS_ACCOUNT, asOf));
+}
+
+/** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
+export async function openClaimsOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
   if (balances.size === 0) return [];
   const rows = await rowsOfDocuments<OpenClaimRow>(
     q,

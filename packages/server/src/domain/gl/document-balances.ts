@@ -52,6 +52,24 @@ export function movementsOf(
 }
 
 /**
+ * Whether a document is open, from its row here (`CASE … END`, 1 or 0 on both engines).
+ * Parameters: org, account, document.
+ */
+export const IS_OPEN = `CASE WHEN EXISTS (SELECT 1 FROM document_balances b
+    WHERE b.org_id = ? AND b.account_code = ? AND b.doc_id = ? AND b.balance_cents <> 0) THEN 1 ELSE 0 END`;
+
+/**
+ * The control accounts of the documents bank lines are matched to (receivables, payables, expense
+ * claims): a movement on one may open or close its document in reconciliation/document-words.ts,
+ * whose lookup index holds open documents only. Another account's movement cannot.
+ */
+const MATCHED_ACCOUNTS = new Set(['1100', '2000', '2500']);
+
+/** Set a document's words open or not from its balance. Parameters: org, account, document, twice. */
+const SET_OPEN_SQL = `UPDATE document_words SET is_open = ${IS_OPEN}
+  WHERE org_id = ? AND account_code = ? AND doc_id = ?`;
+
+/**
  * Add a journal's movements to the rows, queued with its lines. One upsert per account and
  * document (summed first): on PostgreSQL one INSERT … ON CONFLICT may not touch a row twice.
  */
@@ -65,6 +83,7 @@ export async function addMovements(w: Pick<Writer, 'later'>, orgId: string, move
          balance_cents = document_balances.balance_cents + excluded.balance_cents`,
       [orgId, m.accountCode, m.docId, m.debitCents, m.creditCents, m.debitCents - m.creditCents],
     );
+    if (MATCHED_ACCOUNTS.has(m.accountCode)) await w.later(SET_OPEN_SQL, [orgId, m.accountCode, m.docId, orgId, m.accountCode, m.docId]);
   }
 }
 

@@ -35,7 +35,11 @@ interface OpenBillRow {
  * ledger decides, not the bill's status, so a bill paid after `asOf` is still open as at `asOf`.
  */
 export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  const balances = await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf);
+  return openBillsOf(q, orgId, await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf));
+}
+
+/** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
+export async function openBillsOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
   if (balances.size === 0) return [];
   const rows = await rowsOfDocuments<OpenBillRow>(
     q,

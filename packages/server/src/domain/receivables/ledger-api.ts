@@ -45,7 +45,11 @@ export function quotedOf(...words: readonly (string | null)[]): string[] {
  * `asOf` is still open as at `asOf`.
  */
 export async function openInvoicesAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  const balances = await documentBalances(q, orgId, RECEIVABLES_ACCOUNT, asOf);
+  return openInvoicesOf(q, orgId, await documentBalances(q, orgId, RECEIVABLES_ACCOUNT, asOf));
+}
+
+/** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
+export async function openInvoicesOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
   if (balances.size === 0) return [];
   const rows = await rowsOfDocuments<OpenInvoiceRow>(
     q,
