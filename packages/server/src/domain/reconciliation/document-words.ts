@@ -285,6 +285,19 @@ export async function lookupTargets(
       later.set(k, (later.get(k) ?? 0) + Number(r.dr) - Number(r.cr));
     }
   }
+  // Of the lines' words, those any document has (most of a line's words are no document's: one
+  // probe of the primary key for all of them, instead of two nearest-by-date reads per line each).
+  const asked = [...new Set(lines.flatMap(wordsOfLine))];
+  const known = new Set<string>();
+  for (let k = 0; k < asked.length; k += 500) {
+    const chunk = asked.slice(k, k + 500);
+    for (const r of await q.all<{ word: string }>(
+      `SELECT DISTINCT word FROM document_words WHERE org_id = ? AND word IN (${placeholders(chunk.length)})`,
+      [orgId, ...chunk],
+    )) {
+      known.add(r.word);
+    }
+  }
   const amountCache = new Map<string, string[]>();
   const wordCache = new Map<string, string[]>();
   const perLine: string[][] = [];
@@ -305,6 +318,7 @@ export async function lookupTargets(
       for (const d of docs) found.add(d);
     }
     for (const word of wordsOfLine(line)) {
+      if (!known.has(word)) continue;
       const wk = `${dir} ${line.date} ${word}`;
       let docs = wordCache.get(wk);
       if (!docs) {
@@ -313,11 +327,9 @@ export async function lookupTargets(
           ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_AFTER, params)),
           ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_BEFORE, params)),
         ];
-        near.sort(
-          (a, b) =>
-            Math.abs(daysBetween(line.date, a.on_day)) - Math.abs(daysBetween(line.date, b.on_day)) || (a.doc_id < b.doc_id ? -1 : 1),
-        );
-        docs = near.slice(0, DOCUMENTS_PER_WORD).map((r) => key(r.kind, r.doc_id));
+        const apart = near.map((r) => ({ k: key(r.kind, r.doc_id), days: Math.abs(daysBetween(line.date, r.on_day)) }));
+        apart.sort((a, b) => a.days - b.days || (a.k < b.k ? -1 : 1));
+        docs = apart.slice(0, DOCUMENTS_PER_WORD).map((r) => r.k);
         wordCache.set(wk, docs);
       }
       for (const d of docs) found.add(d);

@@ -76,6 +76,8 @@ interface TargetWords {
   readonly refs: readonly string[];
   /** The party's name words (3+ letters, not Pty/Ltd/…, no digits). */
   readonly tokens: readonly string[];
+  /** lookupWords of the target. */
+  readonly keys: readonly string[];
   /** Epoch day of the date a line is measured against (due, else issued), null when neither. */
   readonly day: number | null;
 }
@@ -107,7 +109,8 @@ function wordsOf(t: Target): TargetWords {
   const cached = targetWords.get(t);
   if (cached) return cached;
   const on = t.dueOn ?? t.issuedOn;
-  const computed = { ...refsAndTokens(t), day: on === null ? null : epochDay(on) };
+  const { refs, tokens } = refsAndTokens(t);
+  const computed = { refs, tokens, keys: keysOf(refs, tokens), day: on === null ? null : epochDay(on) };
   targetWords.set(t, computed);
   return computed;
 }
@@ -120,6 +123,10 @@ function wordsOf(t: Target): TargetWords {
  */
 export function lookupWords(t: Named): string[] {
   const { refs, tokens } = refsAndTokens(t);
+  return keysOf(refs, tokens);
+}
+
+function keysOf(refs: readonly string[], tokens: readonly string[]): string[] {
   return [
     ...new Set([
       ...tokens,
@@ -198,7 +205,7 @@ function indexOf(targets: readonly Target[]): TargetIndex {
   const byWord = new Map<string, Target[]>();
   for (const t of targets) {
     push(byAmount, t.outstandingCents, t);
-    for (const w of lookupWords(t)) push(byWord, w, t);
+    for (const w of wordsOf(t).keys) push(byWord, w, t);
   }
   const index = { byAmount, byWord };
   indexes.set(targets, index);
