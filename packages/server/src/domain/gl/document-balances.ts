@@ -20,7 +20,11 @@ const INSERT_HEAD = 'INSERT INTO document_balances (org_id, account_code, doc_id
 export const REBUILD_ALL_SQL = `${INSERT_HEAD}
   ${FROM_LINES} GROUP BY org_id, account_code, doc_id`;
 
-/** Replace one organisation's rows with those computed from its journal lines. */
+/**
+ * Replace one organisation's rows with those computed from its journal lines. Their `on_day`
+ * (a match target's due date) is not the lines' to give: reconciliation/document-words.ts
+ * rebuildDocumentWords sets it again.
+ */
 export async function rebuildDocumentBalances(q: Queryable, orgId: string): Promise<void> {
   await q.run('DELETE FROM document_balances WHERE org_id = ?', [orgId]);
   await q.run(`${INSERT_HEAD} ${FROM_LINES} AND org_id = ? GROUP BY org_id, account_code, doc_id`, [orgId]);
@@ -113,6 +117,9 @@ export async function documentBalanceDrift(
     want.delete(k);
     const dr = Number(s.debit_cents);
     const cr = Number(s.credit_cents);
+    // A row that only carries a document's due date (on_day) for a document no line has named
+    // yet (nothing to post: a zero total) is not a balance the lines disagree with.
+    if (!w && dr === 0 && cr === 0 && Number(s.balance_cents) === 0) continue;
     if (!w || w.dr !== dr || w.cr !== cr || Number(s.balance_cents) !== dr - cr) {
       out.push({ accountCode: s.account_code, docId: s.doc_id, stored: Number(s.balance_cents), fromLines: w ? w.dr - w.cr : null });
     }

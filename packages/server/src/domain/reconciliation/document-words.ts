@@ -42,11 +42,17 @@ export const WORDS_PER_DOCUMENT_MAX = 24;
 /**
  * Per line, per word and side of the line's date, the documents nearest by due date that are read
  * (so at most twice this many per word, of which the nearest this many are kept): a payee with
- * thousands of open invoices costs a line this many, not thousands. Documents whose amount is
- * exactly what is left of the line are looked up by amount, without a bound, as are references
- * (a reference's word names one or a few documents).
+ * thousands of open invoices costs a line this many, not thousands. A reference's word names one
+ * document or a few, so the bound only ever cuts a payee's (or a common word's) list.
  */
 export const DOCUMENTS_PER_WORD = 50;
+
+/**
+ * Likewise for the documents owing exactly what is left of a line, nearest by due date: many
+ * open invoices of one amount (a monthly fee) cost a line this many. A document of that amount
+ * beyond it still scores if a word of the line names it (its reference, its payee's nearest).
+ */
+export const DOCUMENTS_PER_AMOUNT = 50;
 
 /** A document as its words come from it. */
 export interface WordDocument extends Named {
@@ -79,10 +85,22 @@ function insertParams(orgId: string, d: WordDocument, words: readonly (string | 
  * balance upsert's SET_OPEN_SQL updates the words).
  */
 export async function indexDocumentWords(w: Pick<Writer, 'later'>, orgId: string, d: WordDocument): Promise<void> {
+  await w.later(SET_DAY_SQL, dayParams(orgId, d));
   const words = wordsOfDocument(d);
   if (words.length === 0) return;
   await w.later(insertSql(words.length), insertParams(orgId, d, words));
 }
+
+/**
+ * The document's due date on its balance row (document_balances.on_day), for the amount lookup.
+ * An upsert: the journal's own upsert may come before or after it in the unit (a row at zero until
+ * the lines' amounts are added is what the journal's upsert then adds to).
+ */
+const SET_DAY_SQL = `INSERT INTO document_balances (org_id, account_code, doc_id, debit_cents, credit_cents, balance_cents, on_day)
+  VALUES (?, ?, ?, 0, 0, 0, ?)
+  ON CONFLICT (org_id, account_code, doc_id) DO UPDATE SET on_day = excluded.on_day`;
+
+const dayParams = (orgId: string, d: WordDocument) => [orgId, WORD_ACCOUNTS[d.kind], d.id, d.day];
 
 export const invoiceWords = (r: {
   id: string;
@@ -187,11 +205,14 @@ export const migration: Migration = {
     'CREATE INDEX document_words_lookup ON document_words (org_id, word, direction, on_day, kind, doc_id) WHERE is_open = 1',
     'CREATE INDEX document_words_doc ON document_words (org_id, account_code, doc_id)',
   ],
-  backfill: (['invoice', 'bill', 'claim'] as const).map((kind) => ({
-    select: POSTED('')[kind],
-    update: insertSql(WORDS_PER_DOCUMENT_MAX),
-    params: (row: Row) => insertParams(String(row.org_id), documentOf[kind](row), fixedWords(documentOf[kind](row))),
-  })),
+  backfill: (['invoice', 'bill', 'claim'] as const).flatMap((kind) => [
+    {
+      select: POSTED('')[kind],
+      update: insertSql(WORDS_PER_DOCUMENT_MAX),
+      params: (row: Row) => insertParams(String(row.org_id), documentOf[kind](row), fixedWords(documentOf[kind](row))),
+    },
+    { select: POSTED('')[kind], update: SET_DAY_SQL, params: (row: Row) => dayParams(String(row.org_id), documentOf[kind](row)) },
+  ]),
 };
 
 /** Every posted document of an organisation as WordDocument. */
@@ -203,10 +224,14 @@ async function postedDocuments(q: Queryable, orgId: string): Promise<WordDocumen
   return out;
 }
 
-/** Replace an organisation's rows with those of its posted documents (seeding that writes documents directly; tests). */
+/**
+ * Replace an organisation's rows with those of its posted documents, and set their due dates on
+ * their balance rows (seeding that writes documents directly, after rebuilding the balances; tests).
+ */
 export async function rebuildDocumentWords(q: Queryable, orgId: string): Promise<void> {
   await q.run('DELETE FROM document_words WHERE org_id = ?', [orgId]);
   for (const d of await postedDocuments(q, orgId)) {
+    await q.run(SET_DAY_SQL, dayParams(orgId, d));
     const words = wordsOfDocument(d);
     if (words.length > 0) await q.run(insertSql(words.length), insertParams(orgId, d, words));
   }
@@ -227,12 +252,20 @@ export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{
       (w) => `${w} ${d.kind} ${d.id} ${direction(d.kind)} ${d.day} ${open.has(`${WORD_ACCOUNTS[d.kind]}:${d.id}`) ? 1 : 0}`,
     ),
   );
+  const days = await q.all<{ account_code: string; doc_id: string; on_day: string }>(
+    'SELECT account_code, doc_id, on_day FROM document_balances WHERE org_id = ? AND on_day IS NOT NULL',
+    [orgId],
+  );
+  const posted = await postedDocuments(q, orgId);
+  expected.push(...posted.map((d) => `@${WORD_ACCOUNTS[d.kind]} ${d.id} ${d.day}`));
   const kept = (
     await q.all<{ word: string; kind: string; doc_id: string; direction: string; on_day: string; is_open: unknown }>(
       'SELECT word, kind, doc_id, direction, on_day, is_open FROM document_words WHERE org_id = ?',
       [orgId],
     )
-  ).map((r) => `${r.word} ${r.kind} ${r.doc_id} ${r.direction} ${r.on_day} ${Number(r.is_open)}`);
+  )
+    .map((r) => `${r.word} ${r.kind} ${r.doc_id} ${r.direction} ${r.on_day} ${Number(r.is_open)}`)
+    .concat(days.map((r) => `@${r.account_code} ${r.doc_id} ${r.on_day}`));
   return { kept: kept.sort(), expected: [...new Set(expected)].sort() };
 }
 
@@ -240,8 +273,17 @@ const NEAREST_AFTER = `SELECT kind, doc_id, on_day FROM document_words
   WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day >= ? ORDER BY on_day LIMIT ?`;
 const NEAREST_BEFORE = `SELECT kind, doc_id, on_day FROM document_words
   WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
-const OF_AMOUNT = `SELECT doc_id FROM document_balances
-  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ?`;
+const AMOUNT_AFTER = `SELECT doc_id, on_day FROM document_balances
+  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day >= ? ORDER BY on_day LIMIT ?`;
+const AMOUNT_BEFORE = `SELECT doc_id, on_day FROM document_balances
+  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
+
+/** The `count` nearest to `date` by day (then by key, so a tie is cut the same way every time). */
+function nearest(rows: readonly { k: string; on_day: string }[], date: string, count: number): string[] {
+  const apart = rows.map((r) => ({ k: r.k, days: Math.abs(daysBetween(date, r.on_day)) }));
+  apart.sort((a, b) => a.days - b.days || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return [...new Set(apart.map((r) => r.k))].slice(0, count);
+}
 
 const KINDS_OF: Record<'in' | 'out', readonly WordDocument['kind'][]> = { in: ['invoice'], out: ['bill', 'claim'] };
 /** Debit-positive sign of what a document of the kind owes. */
@@ -251,8 +293,8 @@ const SIGN: Record<WordDocument['kind'], number> = { invoice: 1, bill: -1, claim
  * What lines dated between their first and last date could match, looked up per line: bank
  * postings within 60 days of those dates that no line accounts for yet (shared by the lines), and
  * for each line the documents open today that it can score against — those owing exactly what is
- * left of it, those with one of its words (at most DOCUMENTS_PER_WORD per word, nearest by due
- * date), and those whose balance moved after today (their balance as at today is not the stored
+ * left of it (at most DOCUMENTS_PER_AMOUNT, nearest by due date), those with one of its words (at
+ * most DOCUMENTS_PER_WORD per word, likewise), and those whose balance moved after today (their balance as at today is not the stored
  * one, so neither lookup sees it reliably; usually none). Feed to rankAmong(line, [journals, documents[i]]).
  */
 export async function lookupTargets(
@@ -305,14 +347,18 @@ export async function lookupTargets(
     const dir = line.amountCents > 0 ? 'in' : 'out';
     const found = new Set<string>(movedLater[dir]);
     if (line.remainingCents > 0) {
-      const ak = `${dir} ${line.remainingCents}`;
+      const ak = `${dir} ${line.date} ${line.remainingCents}`;
       let docs = amountCache.get(ak);
       if (!docs) {
-        docs = [];
+        const near: { k: string; on_day: string }[] = [];
         for (const kind of KINDS_OF[dir]) {
-          const rows = await q.all<{ doc_id: string }>(OF_AMOUNT, [orgId, WORD_ACCOUNTS[kind], SIGN[kind] * line.remainingCents]);
-          for (const r of rows) docs.push(key(kind, r.doc_id));
+          const params = [orgId, WORD_ACCOUNTS[kind], SIGN[kind] * line.remainingCents, line.date, DOCUMENTS_PER_AMOUNT];
+          for (const sql of [AMOUNT_AFTER, AMOUNT_BEFORE]) {
+            for (const r of await q.all<{ doc_id: string; on_day: string }>(sql, params))
+              near.push({ k: key(kind, r.doc_id), on_day: r.on_day });
+          }
         }
+        docs = nearest(near, line.date, DOCUMENTS_PER_AMOUNT);
         amountCache.set(ak, docs);
       }
       for (const d of docs) found.add(d);
@@ -327,9 +373,11 @@ export async function lookupTargets(
           ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_AFTER, params)),
           ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_BEFORE, params)),
         ];
-        const apart = near.map((r) => ({ k: key(r.kind, r.doc_id), days: Math.abs(daysBetween(line.date, r.on_day)) }));
-        apart.sort((a, b) => a.days - b.days || (a.k < b.k ? -1 : 1));
-        docs = apart.slice(0, DOCUMENTS_PER_WORD).map((r) => r.k);
+        docs = nearest(
+          near.map((r) => ({ k: key(r.kind, r.doc_id), on_day: r.on_day })),
+          line.date,
+          DOCUMENTS_PER_WORD,
+        );
         wordCache.set(wk, docs);
       }
       for (const d of docs) found.add(d);
