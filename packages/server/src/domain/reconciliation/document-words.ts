@@ -278,9 +278,21 @@ const AMOUNT_AFTER = `SELECT doc_id, on_day FROM document_balances
 const AMOUNT_BEFORE = `SELECT doc_id, on_day FROM document_balances
   WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
 
+/** Days since 1970 of an ISO date, remembered: the same few hundred dates recur across a request's lines. */
+const dayNumbers = new Map<string, number>();
+function dayNumber(date: string): number {
+  let n = dayNumbers.get(date);
+  if (n === undefined) {
+    n = daysBetween('1970-01-01', date);
+    if (dayNumbers.size > 100_000) dayNumbers.clear();
+    dayNumbers.set(date, n);
+  }
+  return n;
+}
+
 /** The `count` nearest to `date` by day (then by key, so a tie is cut the same way every time). */
 function nearest(rows: readonly { k: string; on_day: string }[], date: string, count: number): string[] {
-  const apart = rows.map((r) => ({ k: r.k, days: Math.abs(daysBetween(date, r.on_day)) }));
+  const apart = rows.map((r) => ({ k: r.k, days: Math.abs(dayNumber(r.on_day) - dayNumber(date)) }));
   apart.sort((a, b) => a.days - b.days || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return [...new Set(apart.map((r) => r.k))].slice(0, count);
 }
