@@ -20,6 +20,11 @@ import { unreconciledJournals, type Target } from './documents.js';
  * Only candidates with an exact amount, a reference or a payee word are suggested; nearer dates
  * (line date to due date) break ties. Invoices issued after the line's date cannot be what it
  * pays and are left out.
+ *
+ * The import and feedLinesList do not score every open document: document-words.ts looks up, per
+ * line, the documents of its amount and of its words, at most DOCUMENTS_PER_AMOUNT and
+ * DOCUMENTS_PER_WORD (50) each, nearest by due date, and rankAmong scores those with the bank
+ * journals. candidates() is every open document, for checking that lookup against scoring all.
  */
 export type Suggestion = z.infer<typeof spec.suggestion>;
 
