@@ -244,4 +244,19 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
      WHERE l.org_id = ? GROUP BY l.org_id, l.account_code, j.date`,
     [orgId],
   );
+  // The lines went in directly, not through postJournal, so the per-document balances it keeps
+  // are rebuilt from them (domain/gl/document-balances.ts rebuildDocumentBalances, same SQL).
+  await tx.run('DELETE FROM document_balances WHERE org_id = ?', [orgId]);
+  await tx.run(
+    `INSERT INTO document_balances (org_id, account_code, doc_id, debit_cents, credit_cents, balance_cents)
+     SELECT org_id, account_code, doc_id, SUM(debit_cents), SUM(credit_cents), SUM(debit_cents) - SUM(credit_cents)
+     FROM journal_lines WHERE doc_id IS NOT NULL AND org_id = ? GROUP BY org_id, account_code, doc_id`,
+    [orgId],
+  );
+  // And the words bank lines are matched by, from the compiled server's own rebuild: the words
+  // follow its rules (suggest.ts lookupWords), which this file should not copy. After the
+  // balances, which say which documents are open.
+  const words = new URL('../packages/server/dist/domain/reconciliation/document-words.js', import.meta.url);
+  const { rebuildDocumentWords } = await import(words.href);
+  await rebuildDocumentWords(tx, orgId);
 }

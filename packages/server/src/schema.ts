@@ -54,6 +54,8 @@ import { migration as attachments } from './domain/attachments/migration.js';
 import { migration as actorNames } from './org/migration-names.js';
 import { migration as currencies } from './domain/currencies/migration.js';
 import { migration as billFxPayments } from './domain/payables/migration-fx.js';
+import { migration as documentBalances } from './domain/gl/migration-document-balances.js';
+import { migration as documentWords } from './domain/reconciliation/document-words.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -160,6 +162,10 @@ export const migrations: readonly Migration[] = [
   actorNames,
   // The weekly digest: one row per organisation and week, each person's choice, 59.
   weeklyDigest,
+  // Balances per document per account, kept by postJournal, 60.
+  documentBalances,
+  // The words of posted documents, looked up by bank lines for match suggestions, 61.
+  documentWords,
   // Each account's totals per day, kept with every journal, so ledger reads do not sum every line, 62.
   dayTotals,
 ];

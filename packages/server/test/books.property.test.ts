@@ -45,6 +45,8 @@ import fc from 'fast-check';
 import { gstOfInclusive, journalLinesSha256, ledgerId, type JournalLineForm } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayTotalsFromLines, keptDayTotals } from '../src/domain/gl/day-totals.js';
+import { documentBalanceDrift } from '../src/domain/gl/document-balances.js';
+import { documentWordsCheck } from '../src/domain/reconciliation/document-words.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type Reply, type TestServer } from './harness.js';
@@ -1918,6 +1920,11 @@ class Run {
     expect(await keptDayTotals(this.t.db.reader, this.o.orgId), `account totals per day ${where}`).toEqual(
       await dayTotalsFromLines(this.t.db.reader, this.o.orgId),
     );
+    // Open items, aged reports and match suggestions read the balances kept per document.
+    expect(await documentBalanceDrift(this.t.db.reader, this.o.orgId), `document balances ${where}`).toEqual([]);
+    // And bank lines look documents up by the words kept for them, open as those balances say.
+    const words = await documentWordsCheck(this.t.db.reader, this.o.orgId);
+    expect(words.kept, `document words ${where}`).toEqual(words.expected);
     const cashCodes = ['1000', '1300', ...(m.superCode === null ? [] : [m.superCode])].sort();
 
     const invoices = await this.all<any>('books.invoices', 'invoices', {});

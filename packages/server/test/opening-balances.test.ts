@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountBalanceCents } from '../src/domain/gl/post.js';
+import { documentWordsCheck } from '../src/domain/reconciliation/document-words.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill, bank, FUNDING, inDays, journalLines, today } from './payables-helpers.js';
@@ -236,6 +237,12 @@ describe.each(engines)('opening balances (%s)', (engine) => {
     expect(run).toMatchObject({ billCount: 1, totalCents: 35_000 });
     expect(await accountBalanceCents(t.db.reader, o.orgId, '2000')).toBe(0);
     expect(await accountBalanceCents(t.db.reader, o.orgId, '1100')).toBe(60_000);
+    // Carried-in documents are looked up by bank lines like any posted one, closed once paid.
+    const words = await documentWordsCheck(t.db.reader, o.orgId);
+    expect(words.kept).toEqual(words.expected);
+    expect(words.kept).toContainEqual(expect.stringMatching(new RegExp(` invoice ${r.invoiceIds[1]} in \\S+ 0$`)));
+    expect(words.kept).toContainEqual(expect.stringMatching(new RegExp(` invoice ${r.invoiceIds[0]} in \\S+ 1$`)));
+    expect(words.kept).toContainEqual(expect.stringMatching(new RegExp(` bill ${r.billIds[0]} out \\S+ 0$`)));
   });
 
   it('after the conversion nothing posts on or before the conversion date', async () => {

@@ -13,6 +13,7 @@ import { RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { searchKey } from '../search-key.js';
 import { checkCarriedPayroll, hashablePayroll, recordCarriedPayroll } from '../payroll/conversion.js';
 import { checkOpeningAssets, openingAssetLines, planOpeningAssets, registerOpeningAssets } from '../assets/opening.js';
+import { billWords, indexDocumentWords, invoiceWords } from '../reconciliation/document-words.js';
 
 /**
  * books.openingBalances: the business's conversion from its old
@@ -277,6 +278,12 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
        VALUES (?, ?, 1, ?, ?, ?, '4000', ?)`,
       [uow.orgId, x.id, d.description, d.totalCents, gst > 0 ? 'GST' : 'BAS_EXCLUDED', gst],
     );
+    // Carried-in invoices are posted by the conversion journal: their words, as invoiceSend stores them.
+    await indexDocumentWords(
+      uow.tx,
+      uow.orgId,
+      invoiceWords({ id: x.id, payee_name: party.payeeName, number: d.number, reference: d.reference ?? null, due_on: d.dueDate }),
+    );
   }
   for (const [i, x] of bills.entries()) {
     const party = suppliers[i];
@@ -318,6 +325,19 @@ export async function openingBalances(p: Params, uow: Uow): Promise<Result> {
     await uow.tx.run(
       `INSERT INTO bill_lines (org_id, bill_id, line_no, description, amount_cents, tax_code, account_code) VALUES (?, ?, 1, ?, ?, ?, '6000')`,
       [uow.orgId, x.id, d.description, d.totalCents, gst > 0 ? 'GST_ON_EXPENSES' : 'BAS_EXCLUDED'],
+    );
+    // Posted by the conversion journal, held or not (approval then posts nothing): its words now.
+    await indexDocumentWords(
+      uow.tx,
+      uow.orgId,
+      billWords({
+        id: x.id,
+        payee_name: party.payeeName,
+        payee_reference: d.payeeReference?.toUpperCase() ?? null,
+        description: d.description,
+        reference: d.reference ?? null,
+        due_on: d.dueDate,
+      }),
     );
   }
   await advanceSequence(

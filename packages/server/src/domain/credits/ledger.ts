@@ -3,7 +3,7 @@ import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import { placeholders } from '../../storage/sql.js';
 import type { Uow } from '../../write-path.js';
-import { documentBalances, owedOnDocuments, type PostingLine } from '../gl/post.js';
+import { byThenId, documentBalances, owedOnDocuments, rowsOfDocuments, type PostingLine } from '../gl/post.js';
 
 /**
  * Contact credits in the ledger (migration 49). A credit lives in its side's control account
@@ -197,7 +197,7 @@ const SOURCE_WORDS: Readonly<Record<CreditSource, string>> = {
 export async function openCreditsAsOf(q: Queryable, orgId: string, side: CreditSide, asOf: string): Promise<AgedCredit[]> {
   const balances = await documentBalances(q, orgId, CREDIT_ACCOUNT[side], asOf);
   if (balances.size === 0) return [];
-  const rows = await q.all<{
+  const rows = await rowsOfDocuments<{
     id: string;
     source_kind: CreditSource;
     document_id: string | null;
@@ -205,12 +205,17 @@ export async function openCreditsAsOf(q: Queryable, orgId: string, side: CreditS
     amount_cents: number;
     name: string;
   }>(
-    `SELECT c.id AS id, c.source_kind AS source_kind, c.document_id AS document_id, c.dated AS dated, c.amount_cents AS amount_cents,
+    q,
+    (
+      list,
+    ) => `SELECT c.id AS id, c.source_kind AS source_kind, c.document_id AS document_id, c.dated AS dated, c.amount_cents AS amount_cents,
        k.name AS name
      FROM contact_credits c JOIN contacts k ON k.org_id = c.org_id AND k.id = c.contact_id
-     WHERE c.org_id = ? AND c.side = ? AND c.dated <= ? ORDER BY c.dated, c.id`,
+     WHERE c.org_id = ? AND c.side = ? AND c.dated <= ? AND c.id IN (${list})`,
     [orgId, side, asOf],
+    balances.keys(),
   );
+  rows.sort(byThenId((r) => r.dated));
   const out: AgedCredit[] = [];
   for (const r of rows) {
     const balance = balances.get(r.id) ?? 0;

@@ -8,6 +8,7 @@ import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { resolveLines, purchasePosting, type PurchaseLine } from '../payables/bill-lines.js';
 import { plannedClaimAsset, registerAssets } from '../assets/register.js';
+import { claimWords, indexDocumentWords } from '../reconciliation/document-words.js';
 
 /**
  * Staff expense claims. States: submitted → approved (posts: Dr expense net + Dr 1200 GST paid /
@@ -182,6 +183,7 @@ export async function expenseApprove(params: z.infer<typeof payables.expenseAppr
     ['approved', journalId, uow.now, event.ledgerId, uow.orgId, row.id, 'submitted'],
   );
   invariant(moved.changes === 1, `claim ${row.id} moves from submitted exactly once`);
+  await indexDocumentWords(uow.tx, uow.orgId, claimWords({ ...row, posted_on: postOn }));
   return toClaim({ ...row, status: 'approved', journal_id: journalId, ledger_id: event.ledgerId });
 }
 

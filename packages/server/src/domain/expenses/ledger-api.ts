@@ -1,7 +1,7 @@
 import { conflict, notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { documentBalances } from '../gl/post.js';
+import { byThenId, documentBalances, rowsOfDocuments } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
 import { postDocumentPayment } from '../payables/settle.js';
 
@@ -30,15 +30,22 @@ interface OpenClaimRow {
  * claims payable dated on or before `asOf` leave something owed. A claim is due when approved.
  */
 export async function openClaimsAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  const balances = await documentBalances(q, orgId, CLAIMS_ACCOUNT, asOf);
+  return openClaimsOf(q, orgId, await documentBalances(q, orgId, CLAIMS_ACCOUNT, asOf));
+}
+
+/** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
+export async function openClaimsOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
   if (balances.size === 0) return [];
-  const rows = await q.all<OpenClaimRow>(
-    `SELECT c.id AS id, c.claimant AS claimant, c.receipt_ref AS receipt_ref, c.spent_on AS spent_on,
+  const rows = await rowsOfDocuments<OpenClaimRow>(
+    q,
+    (list) => `SELECT c.id AS id, c.claimant AS claimant, c.receipt_ref AS receipt_ref, c.spent_on AS spent_on,
        c.approved_at AS approved_at, c.amount_cents AS amount_cents, j.date AS posted_on
      FROM expense_claims c JOIN journals j ON j.org_id = c.org_id AND j.id = c.journal_id
-     WHERE c.org_id = ? ORDER BY c.approved_at, c.id`,
+     WHERE c.org_id = ? AND c.id IN (${list})`,
     [orgId],
+    balances.keys(),
   );
+  rows.sort(byThenId((r) => r.approved_at));
   const out: OpenItem[] = [];
   for (const r of rows) {
     const owed = -(balances.get(r.id) ?? 0);

@@ -7,6 +7,7 @@ import { CHART } from './chart.js';
 import { ADD_DAY_TOTAL_SQL } from './day-totals.js';
 import { placeholders } from '../../storage/sql.js';
 import { checkPostable } from './periods.js';
+import { addMovements, movementsOf } from './document-balances.js';
 
 /**
  * Posting to the general ledger. Every act that moves money calls `postJournal` inside its unit
@@ -167,16 +168,11 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
     for (const [code, t] of perAccount) {
       await uow.tx.later(ADD_DAY_TOTAL_SQL, [uow.orgId, code, input.date, t.dr, t.cr, t.n]);
     }
+    // What each document now owes, with its lines (document-balances.ts).
+    await addMovements(uow.tx, uow.orgId, movementsOf(rows));
   });
   return Promise.resolve({ id, totalCents: total, lines: rows });
 }
-
-/**
- * Journals dated on or before a date, as a set each line is probed against (built once), not a
- * join: joined, SQLite walked the journals_date range once per line of the account.
- * Parameters: orgId, asOf.
- */
-const JOURNALS_TO_DATE = 'l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date <= ?)';
 
 /**
  * One account's sums to a date from its totals per day (day-totals.ts): a range of the primary
@@ -186,14 +182,25 @@ export const ACCOUNT_BALANCE_SQL = `SELECT SUM(t.debit_cents) AS dr, SUM(t.credi
   WHERE t.org_id = ? AND t.account_code = ? AND t.date <= ?`;
 
 /**
- * Parameters: orgId, account code, orgId, asOf. Lines with no document group under NULL and are
- * skipped by the caller: a `doc_id IS NOT NULL` here made SQLite pick journal_lines_doc and read
- * every document line of every account instead of the account's range of journal_lines_account_doc.
+ * The open documents of an account now (debit-positive balance, non-zero), from
+ * document_balances through its partial index. Parameters: orgId, account code.
  */
-export const DOCUMENT_BALANCES_SQL = `SELECT l.doc_id AS doc_id, SUM(l.debit_cents) AS dr, SUM(l.credit_cents) AS cr
+export const OPEN_DOCUMENTS_SQL = `SELECT doc_id, balance_cents FROM document_balances
+  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0`;
+
+/**
+ * The account's lines dated after a date, with their documents: the journals after the date (a
+ * range of journals_date, none for today) as a list, each journal's lines looked up on the
+ * primary key (org_id, journal_id, line_no). Both `line_no > 0` (always true) and the account
+ * compared as an expression are there for SQLite's planner: otherwise it walked every line of the
+ * account in journal_lines_account_doc (covering, so preferred) and probed each against the list,
+ * the cost of all lines again. Not grouped (GROUP BY doc_id favours that walk too): the caller
+ * sums. Parameters: orgId, orgId, date, account code.
+ */
+export const DOCUMENT_MOVES_AFTER_SQL = `SELECT l.doc_id AS doc_id, l.debit_cents AS dr, l.credit_cents AS cr
   FROM journal_lines l
-  WHERE l.org_id = ? AND l.account_code = ? AND ${JOURNALS_TO_DATE}
-  GROUP BY l.doc_id`;
+  WHERE l.org_id = ? AND l.journal_id IN (SELECT j.id FROM journals j WHERE j.org_id = ? AND j.date > ?)
+    AND l.line_no > 0 AND l.account_code || '' = ?`;
 
 /** Balance of one account (debit-positive) over all journals dated on or before `asOf`. */
 export async function accountBalanceCents(q: Queryable, orgId: string, code: string, asOf = '9999-12-31'): Promise<number> {
@@ -235,33 +242,72 @@ export async function owedOnDocuments(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (docIds.length === 0) return out;
-  const rows = await q.all<{ doc_id: string; dr: number | null; cr: number | null }>(
-    `SELECT doc_id, SUM(debit_cents) AS dr, SUM(credit_cents) AS cr FROM journal_lines
-     WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(docIds.length)})
-     GROUP BY doc_id`,
-    [orgId, accountCode, ...docIds],
-  );
-  for (const r of rows) {
-    const dr = Number(r.dr ?? 0);
-    const cr = Number(r.cr ?? 0);
-    out.set(r.doc_id, side === 'debit' ? dr - cr : cr - dr);
+  // Chunked: a statement's parameters are bounded (SQLite's default cap is 32 766).
+  for (let k = 0; k < docIds.length; k += 500) {
+    const chunk = docIds.slice(k, k + 500);
+    const rows = await q.all<{ doc_id: string; balance_cents: number }>(
+      `SELECT doc_id, balance_cents FROM document_balances
+       WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(chunk.length)})`,
+      [orgId, accountCode, ...chunk],
+    );
+    for (const r of rows) {
+      const balance = Number(r.balance_cents);
+      out.set(r.doc_id, side === 'debit' ? balance : -balance);
+    }
   }
   return out;
 }
 
-/** Balance per document of a control account as at a date (debit-positive), non-zero only. */
+/**
+ * Balance per document of a control account as at a date (debit-positive), non-zero only: the
+ * open documents now (document_balances) less what lines dated after `asOf` moved. A document
+ * at zero now that was open at `asOf` (paid since) has no open row, so its balance then is just
+ * the negative of those later lines. The cost follows the open documents and the later lines,
+ * not every line the account ever had.
+ */
 export async function documentBalances(
   q: Queryable,
   orgId: string,
   accountCode: string,
   asOf: string,
 ): Promise<ReadonlyMap<string, number>> {
-  const rows = await q.all<{ doc_id: string | null; dr: number; cr: number }>(DOCUMENT_BALANCES_SQL, [orgId, accountCode, orgId, asOf]);
   const out = new Map<string, number>();
-  for (const r of rows) {
+  for (const r of await q.all<{ doc_id: string; balance_cents: number }>(OPEN_DOCUMENTS_SQL, [orgId, accountCode])) {
+    out.set(r.doc_id, Number(r.balance_cents));
+  }
+  const later = await q.all<{ doc_id: string | null; dr: number; cr: number }>(DOCUMENT_MOVES_AFTER_SQL, [orgId, orgId, asOf, accountCode]);
+  for (const r of later) {
     if (r.doc_id === null) continue;
-    const balance = Number(r.dr) - Number(r.cr);
-    if (balance !== 0) out.set(r.doc_id, balance);
+    const balance = (out.get(r.doc_id) ?? 0) - (Number(r.dr) - Number(r.cr));
+    if (balance === 0) out.delete(r.doc_id);
+    else out.set(r.doc_id, balance);
   }
   return out;
 }
+
+/**
+ * Rows of the documents `ids` (those documentBalances found open), in chunks of a bounded IN
+ * list: `sql(list)` puts `list` (`?, ?, …`) after `IN`, `params` precede the ids. Reading only
+ * the open documents, not every posted one, keeps an open-items read proportional to what it
+ * returns. Unordered: callers sort.
+ */
+export async function rowsOfDocuments<T>(
+  q: Queryable,
+  sql: (list: string) => string,
+  params: readonly (string | number)[],
+  ids: Iterable<string>,
+): Promise<T[]> {
+  const all = [...ids];
+  const out: T[] = [];
+  for (let k = 0; k < all.length; k += 500) {
+    const chunk = all.slice(k, k + 500);
+    out.push(...(await q.all<T>(sql(placeholders(chunk.length)), [...params, ...chunk])));
+  }
+  return out;
+}
+
+/** Order of open items: oldest first by `a`, then id (what ORDER BY due_on, id gave). */
+export const byThenId =
+  <T extends { id: string }>(key: (r: T) => string) =>
+  (a: T, b: T): number =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

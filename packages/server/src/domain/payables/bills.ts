@@ -22,6 +22,7 @@ import { contactPayload, documentContactReads, finishContact, refreshContactBank
 import { owedOnDocument } from './settle.js';
 import { plannedBillAssets, registerAssets, returnBillAssets, saveAssetDetails } from '../assets/register.js';
 import { attachedPayload, prepareFiles, saveFiles, withFiles } from '../attachments/store.js';
+import { billWords, indexDocumentWords } from '../reconciliation/document-words.js';
 
 /**
  * Bills (payables). States: captured → approved; held (the bill-approval rule: a new payee, a
@@ -498,6 +499,7 @@ async function approve(uow: Uow, bill: LoadedBill) {
           },
     set: journalId === null ? { approved_at: uow.now } : { journal_id: journalId, approved_at: uow.now },
   });
+  if (journalId !== null) await indexDocumentWords(uow.tx, uow.orgId, billWords(bill));
   if (journalId !== null) {
     await registerAssets(uow, assets, { kind: 'bill', id: bill.id, date: postOn, journalId, ledgerId: out.ledgerId });
   }

@@ -2,7 +2,7 @@ import { localDate, orgTimeZone } from '../../clock.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { documentBalances } from '../gl/post.js';
+import { byThenId, documentBalances, rowsOfDocuments } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
 import { postDocumentPayment } from './settle.js';
 import { refuseForeign } from '../receivables/foreign.js';
@@ -35,16 +35,23 @@ interface OpenBillRow {
  * ledger decides, not the bill's status, so a bill paid after `asOf` is still open as at `asOf`.
  */
 export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  const balances = await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf);
+  return openBillsOf(q, orgId, await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf));
+}
+
+/** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
+export async function openBillsOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
   if (balances.size === 0) return [];
-  const rows = await q.all<OpenBillRow>(
-    `SELECT b.id AS id, b.payee_name AS payee_name, b.payee_reference AS payee_reference, b.reference AS reference,
+  const rows = await rowsOfDocuments<OpenBillRow>(
+    q,
+    (list) => `SELECT b.id AS id, b.payee_name AS payee_name, b.payee_reference AS payee_reference, b.reference AS reference,
        b.description AS description, b.created_at AS created_at, b.issued_on AS issued_on, b.due_on AS due_on,
        b.total_cents AS total_cents, j.date AS posted_on
      FROM bills b JOIN journals j ON j.org_id = b.org_id AND j.id = b.journal_id
-     WHERE b.org_id = ? ORDER BY b.due_on, b.id`,
+     WHERE b.org_id = ? AND b.id IN (${list})`,
     [orgId],
+    balances.keys(),
   );
+  rows.sort(byThenId((r) => r.due_on));
   const out: OpenItem[] = [];
   const zone = await orgTimeZone(q, orgId);
   for (const r of rows) {

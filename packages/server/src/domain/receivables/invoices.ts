@@ -22,6 +22,7 @@ import type { EmailAttachment } from '../../adapters/email.js';
 import { invoicePdf } from './documents.js';
 import { assetSaleInputs, assetSales } from '../assets/invoice-sale.js';
 import { attachedPayload, prepareFiles, saveFiles, withFiles } from '../attachments/store.js';
+import { indexDocumentWords, invoiceWords } from '../reconciliation/document-words.js';
 
 /**
  * Invoice state machine (docs/examples/receivables.md): draft → sent (posted) → part_paid → paid;
@@ -495,6 +496,7 @@ export async function invoiceSend(params: z.infer<typeof books.invoiceSend.param
     [issuedOn, dueOn, journalId, event.ledgerId, uow.orgId, row.id],
   );
   invariant(moved.changes === 1, 'a draft invoice is sent exactly once');
+  await indexDocumentWords(uow.tx, uow.orgId, invoiceWords({ ...row, due_on: dueOn }));
   if (message) await enqueueEmail(uow.tx, uow.orgId, uow.now, message);
   const sent: InvoiceRow = {
     ...row,

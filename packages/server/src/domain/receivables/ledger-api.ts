@@ -2,7 +2,7 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { accountExists, documentBalances, owedOnDocuments, postJournal } from '../gl/post.js';
+import { accountExists, byThenId, documentBalances, owedOnDocuments, postJournal, rowsOfDocuments } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
 import { refuseForeign } from './foreign.js';
 import { receivables } from '@finance-desk/protocol';
@@ -45,13 +45,20 @@ export function quotedOf(...words: readonly (string | null)[]): string[] {
  * `asOf` is still open as at `asOf`.
  */
 export async function openInvoicesAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  const balances = await documentBalances(q, orgId, RECEIVABLES_ACCOUNT, asOf);
+  return openInvoicesOf(q, orgId, await documentBalances(q, orgId, RECEIVABLES_ACCOUNT, asOf));
+}
+
+/** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
+export async function openInvoicesOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
   if (balances.size === 0) return [];
-  const rows = await q.all<OpenInvoiceRow>(
-    `SELECT id, number, reference, payee_name, issued_on, due_on, total_cents FROM invoices
-     WHERE org_id = ? AND journal_id IS NOT NULL ORDER BY due_on, id`,
+  const rows = await rowsOfDocuments<OpenInvoiceRow>(
+    q,
+    (list) => `SELECT id, number, reference, payee_name, issued_on, due_on, total_cents FROM invoices
+     WHERE org_id = ? AND journal_id IS NOT NULL AND id IN (${list})`,
     [orgId],
+    balances.keys(),
   );
+  rows.sort(byThenId((r) => r.due_on));
   const out: OpenItem[] = [];
   for (const r of rows) {
     const owed = balances.get(r.id) ?? 0;

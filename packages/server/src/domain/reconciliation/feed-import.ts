@@ -6,7 +6,8 @@ import { newId } from '../../ids.js';
 import type { Uow } from '../../write-path.js';
 import { ParseError, parseBankFile, type ParsedLine } from './bank-parse.js';
 import { fingerprint, planImport, type ImportPlan, type PlannedLine } from './dedupe.js';
-import { candidates, rank } from './suggest.js';
+import { lookupTargets } from './document-words.js';
+import { rankAmong } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
 import { DEFAULT_BANK_ACCOUNT, checkBankAccount } from '../banking/accounts.js';
 import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
@@ -133,16 +134,17 @@ function eventPayload(importId: string, account: string, input: Input, plan: Imp
 async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine[]) {
   const some = fresh.slice(0, spec.feedLimits.suggestedLinesMax);
   if (some.length === 0) return [];
-  const dates = some.map((n) => n.line.date).sort();
-  const targets = await candidates(uow.tx, uow.orgId, account, uow.today, dates[0] ?? '', dates.at(-1) ?? '');
+  const asked = some.map((n) => ({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }));
+  const { journals, documents } = await lookupTargets(uow.tx, uow.orgId, account, uow.today, asked);
   // Likely transfers: an unmatched opposite line already on another bank account.
   const transfers = await transferSuggestions(
     uow.tx,
     uow.orgId,
     some.map((n) => ({ id: n.id, accountCode: account, date: n.line.date, amountCents: n.line.amountCents, open: true })),
   );
-  return some.flatMap((n) => {
-    const ranked = rank({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }, targets);
+  return some.flatMap((n, i) => {
+    const line = asked[i];
+    const ranked = line ? rankAmong(line, [journals, documents[i] ?? []]) : [];
     const found = mergeSuggestions(ranked, transfers.get(n.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return found.length > 0 ? [{ lineId: n.id, candidates: found }] : [];
   });

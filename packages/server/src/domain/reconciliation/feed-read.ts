@@ -6,7 +6,8 @@ import { badRequest } from '../../errors.js';
 import { accountBalanceCents } from '../gl/post.js';
 import { DEFAULT_BANK_ACCOUNT } from './feed-import.js';
 import { LINE_COLUMNS, matchesOf, remainingOf, toLine, type LineRow } from './feed-lines.js';
-import { candidates, rank } from './suggest.js';
+import { lookupTargets } from './document-words.js';
+import { rankAmong } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
 import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
 
@@ -74,10 +75,23 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
     page.map((r) => r.id),
   );
   const open = page.filter((r) => UNRECONCILED.includes(r.status));
-  const targets =
+  const asked = new Map(
+    open.map((r) => [
+      r.id,
+      {
+        date: r.date,
+        amountCents: Number(r.amount_cents),
+        remainingCents: remainingOf(r),
+        description: r.description,
+        reference: r.reference,
+      },
+    ]),
+  );
+  const found =
     p.suggestions === false || open.length === 0
-      ? []
-      : await candidates(ctx.db.reader, orgId, account, await orgToday(ctx.db, orgId), open[0]?.date ?? '', open.at(-1)?.date ?? '');
+      ? { journals: [], documents: [] }
+      : await lookupTargets(ctx.db.reader, orgId, account, await orgToday(ctx.db, orgId), [...asked.values()]);
+  const documentsOf = new Map([...asked.keys()].map((id, i) => [id, found.documents[i] ?? []]));
   // Likely transfers: the opposite line on another bank account.
   const transfers =
     p.suggestions === false
@@ -103,7 +117,10 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
       description: r.description,
       reference: r.reference,
     };
-    const ranked = UNRECONCILED.includes(r.status) ? rank(line, targets, exclude) : [];
+    const ranked =
+      UNRECONCILED.includes(r.status) && p.suggestions !== false
+        ? rankAmong(line, [found.journals, documentsOf.get(r.id) ?? []], exclude)
+        : [];
     const suggestions = mergeSuggestions(ranked, transfers.get(r.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return { ...toLine(r, own), suggestions };
   });

@@ -20,6 +20,11 @@ import { unreconciledJournals, type Target } from './documents.js';
  * Only candidates with an exact amount, a reference or a payee word are suggested; nearer dates
  * (line date to due date) break ties. Invoices issued after the line's date cannot be what it
  * pays and are left out.
+ *
+ * The import and feedLinesList do not score every open document: document-words.ts looks up, per
+ * line, the documents of its amount and of its words, at most DOCUMENTS_PER_AMOUNT and
+ * DOCUMENTS_PER_WORD (50) each, nearest by due date, and rankAmong scores those with the bank
+ * journals. candidates() is every open document, for checking that lookup against scoring all.
  */
 export type Suggestion = z.infer<typeof spec.suggestion>;
 
@@ -76,6 +81,8 @@ interface TargetWords {
   readonly refs: readonly string[];
   /** The party's name words (3+ letters, not Pty/Ltd/…, no digits). */
   readonly tokens: readonly string[];
+  /** lookupWords of the target. */
+  readonly keys: readonly string[];
   /** Epoch day of the date a line is measured against (due, else issued), null when neither. */
   readonly day: number | null;
 }
@@ -90,20 +97,56 @@ const epochDay = (date: string) => daysBetween('1970-01-01', date);
  */
 const targetWords = new WeakMap<Target, TargetWords>();
 
-function wordsOf(t: Target): TargetWords {
-  const cached = targetWords.get(t);
-  if (cached) return cached;
+/** What a document is known by: the fields its words come from. */
+export type Named = Pick<Target, 'id' | 'party' | 'reference' | 'quoted'>;
+
+function refsAndTokens(t: Named): { refs: string[]; tokens: string[] } {
   // Names are words; tokens with digits are ids and numbers (a journal memo names inv_…, pay_…).
   const tokens = [...new Set(words(t.party).trim().split(' '))].filter((w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w));
   // And what a payer quotes for it (INV-0042, its reference), as words, so INV-0042
   // matches "inv 0042" but not INV-00421; and run together (INV0042), as payers often write it.
   const compact = t.quoted.map((w) => w.replace(/[^A-Za-z0-9]+/g, ''));
   const refs = [...new Set([t.id, t.reference, ...t.quoted, ...compact].map(words))].filter((r) => r.trim().length >= 3);
+  return { refs, tokens };
+}
+
+function wordsOf(t: Target): TargetWords {
+  const cached = targetWords.get(t);
+  if (cached) return cached;
   const on = t.dueOn ?? t.issuedOn;
-  const computed = { refs, tokens, day: on === null ? null : epochDay(on) };
+  const { refs, tokens } = refsAndTokens(t);
+  const computed = { refs, tokens, keys: keysOf(refs, tokens), day: on === null ? null : epochDay(on) };
   targetWords.set(t, computed);
   return computed;
 }
+
+/**
+ * The words a line must contain for score() to find a reference or payee in it: the payee's
+ * words, and each reference's longest word (every line quoting the reference has that word, and
+ * it is rarer than a first word such as INV, which every invoice number and id shares). The keys
+ * of the in-memory index and of the stored one (document-words.ts).
+ */
+export function lookupWords(t: Named): string[] {
+  const { refs, tokens } = refsAndTokens(t);
+  return keysOf(refs, tokens);
+}
+
+function keysOf(refs: readonly string[], tokens: readonly string[]): string[] {
+  return [
+    ...new Set([
+      ...tokens,
+      ...refs.map((r) =>
+        r
+          .trim()
+          .split(' ')
+          .reduce((a, b) => (b.length > a.length ? b : a), ''),
+      ),
+    ]),
+  ];
+}
+
+/** A line's words, as lookupWords keys are compared with them. */
+export const wordsOfLine = (line: SuggestLine): string[] => [...new Set(lineWords(line).trim().split(' '))].filter((w) => w !== '');
 
 function payeePoints(desc: string, tokens: readonly string[]): number {
   if (tokens.length === 0) return 0;
@@ -167,44 +210,47 @@ function indexOf(targets: readonly Target[]): TargetIndex {
   const byWord = new Map<string, Target[]>();
   for (const t of targets) {
     push(byAmount, t.outstandingCents, t);
-    const { refs, tokens } = wordsOf(t);
-    // A reference is looked up by its longest word: every line quoting it has that word, and it is
-    // rarer than a first word such as INV, which every invoice number and id shares.
-    const keys = new Set([
-      ...tokens,
-      ...refs.map((r) =>
-        r
-          .trim()
-          .split(' ')
-          .reduce((a, b) => (b.length > a.length ? b : a), ''),
-      ),
-    ]);
-    for (const w of keys) push(byWord, w, t);
+    for (const w of wordsOf(t).keys) push(byWord, w, t);
   }
   const index = { byAmount, byWord };
   indexes.set(targets, index);
   return index;
 }
 
-function possibleTargets(targets: readonly Target[], line: SuggestLine, desc: string): Target[] {
-  const index = indexOf(targets);
-  const found = new Set(index.byAmount.get(line.remainingCents) ?? []);
-  for (const w of new Set(desc.trim().split(' '))) for (const t of index.byWord.get(w) ?? []) found.add(t);
+function possibleTargets(pools: readonly (readonly Target[])[], line: SuggestLine, desc: string): Target[] {
+  const found = new Set<Target>();
+  for (const targets of pools) {
+    const index = indexOf(targets);
+    for (const t of index.byAmount.get(line.remainingCents) ?? []) found.add(t);
+    for (const w of new Set(desc.trim().split(' '))) for (const t of index.byWord.get(w) ?? []) found.add(t);
+  }
   return [...found];
 }
 
 /** The best few candidates for a line, leaving out documents the line is already applied to. */
 export function rank(line: SuggestLine, targets: readonly Target[], exclude: ReadonlySet<string> = new Set()): Suggestion[] {
+  return rankAmong(line, [targets], exclude);
+}
+
+/**
+ * rank() over several lists of targets, each indexed once (the request's bank journals, shared by
+ * every line, and the documents looked up for this line alone); a target in two lists counts once.
+ */
+export function rankAmong(
+  line: SuggestLine,
+  pools: readonly (readonly Target[])[],
+  exclude: ReadonlySet<string> = new Set(),
+): Suggestion[] {
   const desc = lineWords(line);
   const lineDay = epochDay(line.date);
-  return possibleTargets(targets, line, desc)
+  return possibleTargets(pools, line, desc)
     .filter((t) => !exclude.has(`${t.kind}:${t.id}`))
     .flatMap((t) => scoreWords(line, desc, lineDay, t) ?? [])
     .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))
     .slice(0, spec.feedLimits.suggestionsPerLineMax);
 }
 
-const fromOpenItem = (o: OpenItem): Target => ({
+export const fromOpenItem = (o: OpenItem): Target => ({
   kind: o.kind,
   id: o.id,
   party: o.party,

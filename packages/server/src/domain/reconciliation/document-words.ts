@@ -1,0 +1,428 @@
+import { addDays, daysBetween } from '../../clock.js';
+import { placeholders } from '../../storage/sql.js';
+import type { Migration } from '../../storage/migration-types.js';
+import type { Queryable, Writer } from '../../storage/types.js';
+import { CLAIMS_ACCOUNT, openClaimsOf } from '../expenses/ledger-api.js';
+import { IS_OPEN } from '../gl/document-balances.js';
+import { DOCUMENT_MOVES_AFTER_SQL } from '../gl/post.js';
+import { openBillsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
+import { openInvoicesOf, quotedOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
+import { unreconciledJournals, type Target } from './documents.js';
+import { fromOpenItem, lookupWords, wordsOfLine, type Named, type SuggestLine } from './suggest.js';
+
+/**
+ * The words of posted invoices, bills and claims that a bank line can be matched by
+ * (`document_words`), so that a line's suggestions come from looking up its own words and amount
+ * instead of loading every open document of the organisation and indexing them per request.
+ *
+ * A row per document and lookup word (suggest.ts lookupWords: the payee's name words and each
+ * reference's longest word), with the document's direction (money in for an invoice, out for a
+ * bill or claim), the date a line's distance is measured to (due date; a claim's approval) and
+ * whether the document is open. Written when a document is posted (invoiceSend, a bill's
+ * approval, expenseApprove, a conversion's carried-in invoices and bills); a document's name and
+ * references do not change once posted. `is_open` follows the document's balance: postJournal
+ * sets it from document_balances with every movement on a control account (gl/document-balances.ts),
+ * so the lookup index holds only documents that owe something and a payee's paid history costs
+ * nothing.
+ */
+
+/** The control account of each kind of document. */
+const WORD_ACCOUNTS: Readonly<Record<'invoice' | 'bill' | 'claim', string>> = {
+  invoice: RECEIVABLES_ACCOUNT,
+  bill: PAYABLES_ACCOUNT,
+  claim: CLAIMS_ACCOUNT,
+};
+
+/**
+ * At most this many words are stored per document: a party name of more words than this is not
+ * a name; the words past it are not looked up (scoring still sees them once a document is found).
+ */
+export const WORDS_PER_DOCUMENT_MAX = 24;
+
+/**
+ * Per line, per word and side of the line's date, the documents nearest by due date that are read
+ * (so at most twice this many per word, of which the nearest this many are kept): a payee with
+ * thousands of open invoices costs a line this many, not thousands. A reference's word names one
+ * document or a few, so the bound only ever cuts a payee's (or a common word's) list.
+ */
+export const DOCUMENTS_PER_WORD = 50;
+
+/**
+ * Likewise for the documents owing exactly what is left of a line, nearest by due date: many
+ * open invoices of one amount (a monthly fee) cost a line this many. A document of that amount
+ * beyond it still scores if a word of the line names it (its reference, its payee's nearest).
+ */
+export const DOCUMENTS_PER_AMOUNT = 50;
+
+/** A document as its words come from it. */
+export interface WordDocument extends Named {
+  readonly kind: 'invoice' | 'bill' | 'claim';
+  /** Due date (a claim: its posting date), what daysApart is measured to. */
+  readonly day: string;
+}
+
+const direction = (kind: WordDocument['kind']) => (kind === 'invoice' ? 'in' : 'out');
+
+/** The stored words of a document: lookupWords, capped. */
+export const wordsOfDocument = (d: WordDocument): string[] => lookupWords(d).slice(0, WORDS_PER_DOCUMENT_MAX);
+
+/** A document's words, each row with whether it is open now (its balance row, if already written). */
+function insertSql(count: number): string {
+  return `INSERT INTO document_words (org_id, word, direction, on_day, kind, doc_id, account_code, is_open)
+    SELECT ?, v.column1, ?, ?, ?, ?, ?, ${IS_OPEN}
+    FROM (VALUES ${Array.from({ length: count }, () => '(?)').join(', ')}) v WHERE v.column1 IS NOT NULL
+    ON CONFLICT (org_id, word, kind, doc_id) DO NOTHING`;
+}
+
+function insertParams(orgId: string, d: WordDocument, words: readonly (string | null)[]): (string | null)[] {
+  const account = WORD_ACCOUNTS[d.kind];
+  return [orgId, direction(d.kind), d.day, d.kind, d.id, account, orgId, account, d.id, ...words];
+}
+
+/**
+ * Store a posted document's words, queued with its unit: whichever of this and the journal's
+ * balance row is written first, `is_open` ends right (the insert reads the balance row; the
+ * balance upsert's SET_OPEN_SQL updates the words).
+ */
+export async function indexDocumentWords(w: Pick<Writer, 'later'>, orgId: string, d: WordDocument): Promise<void> {
+  await w.later(SET_DAY_SQL, dayParams(orgId, d));
+  const words = wordsOfDocument(d);
+  if (words.length === 0) return;
+  await w.later(insertSql(words.length), insertParams(orgId, d, words));
+}
+
+/**
+ * The document's due date on its balance row (document_balances.on_day), for the amount lookup.
+ * An upsert: the journal's own upsert may come before or after it in the unit (a row at zero until
+ * the lines' amounts are added is what the journal's upsert then adds to).
+ */
+const SET_DAY_SQL = `INSERT INTO document_balances (org_id, account_code, doc_id, debit_cents, credit_cents, balance_cents, on_day)
+  VALUES (?, ?, ?, 0, 0, 0, ?)
+  ON CONFLICT (org_id, account_code, doc_id) DO UPDATE SET on_day = excluded.on_day`;
+
+const dayParams = (orgId: string, d: WordDocument) => [orgId, WORD_ACCOUNTS[d.kind], d.id, d.day];
+
+export const invoiceWords = (r: {
+  id: string;
+  payee_name: string;
+  number: string | null;
+  reference: string | null;
+  due_on: string;
+}): WordDocument => ({
+  kind: 'invoice',
+  id: r.id,
+  party: r.payee_name,
+  reference: r.id,
+  quoted: quotedOf(r.number, r.reference),
+  day: r.due_on,
+});
+
+export const billWords = (r: {
+  id: string;
+  payee_name: string;
+  payee_reference: string | null;
+  description: string;
+  reference: string | null;
+  due_on: string;
+}): WordDocument => ({
+  kind: 'bill',
+  id: r.id,
+  party: r.payee_name,
+  reference: r.payee_reference ?? r.description,
+  quoted: r.reference === null ? [] : [r.reference],
+  day: r.due_on,
+});
+
+export const claimWords = (r: { id: string; claimant: string; receipt_ref: string; posted_on: string }): WordDocument => ({
+  kind: 'claim',
+  id: r.id,
+  party: r.claimant,
+  reference: r.receipt_ref,
+  quoted: [],
+  day: r.posted_on,
+});
+
+/** Every posted document of each kind, with what its words come from; `scope` narrows (one organisation). */
+const POSTED = (scope: string) => ({
+  invoice: `SELECT org_id, id, payee_name, number, reference, due_on FROM invoices WHERE journal_id IS NOT NULL ${scope}`,
+  bill: `SELECT org_id, id, payee_name, payee_reference, description, reference, due_on FROM bills WHERE journal_id IS NOT NULL ${scope}`,
+  claim: `SELECT c.org_id AS org_id, c.id AS id, c.claimant AS claimant, c.receipt_ref AS receipt_ref, j.date AS posted_on
+    FROM expense_claims c JOIN journals j ON j.org_id = c.org_id AND j.id = c.journal_id WHERE c.journal_id IS NOT NULL ${scope.replaceAll('org_id', 'c.org_id')}`,
+});
+
+type Row = Readonly<Record<string, unknown>>;
+/** Text columns as read (a number only where a driver gives one for a numeric-looking value). */
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
+const documentOf: Record<WordDocument['kind'], (r: Row) => WordDocument> = {
+  invoice: (r) =>
+    invoiceWords({
+      id: String(r.id),
+      payee_name: String(r.payee_name),
+      number: str(r.number),
+      reference: str(r.reference),
+      due_on: String(r.due_on),
+    }),
+  bill: (r) =>
+    billWords({
+      id: String(r.id),
+      payee_name: String(r.payee_name),
+      payee_reference: str(r.payee_reference),
+      description: String(r.description),
+      reference: str(r.reference),
+      due_on: String(r.due_on),
+    }),
+  claim: (r) =>
+    claimWords({ id: String(r.id), claimant: String(r.claimant), receipt_ref: String(r.receipt_ref), posted_on: String(r.posted_on) }),
+};
+
+/** One statement per document with room for every word (the backfill runs one per row). */
+const fixedWords = (d: WordDocument) => {
+  const words: (string | null)[] = wordsOfDocument(d);
+  while (words.length < WORDS_PER_DOCUMENT_MAX) words.push(null);
+  return words;
+};
+
+/**
+ * Migration 61: the table, its lookup index (open documents only, a word's documents of one
+ * direction in due-date order, covering) and the index postJournal's `is_open` update finds a
+ * document's words by; backfilled from every posted document after document_balances (60).
+ */
+export const migration: Migration = {
+  id: 61,
+  name: 'document words for match suggestions',
+  statements: [
+    `CREATE TABLE document_words (
+      org_id TEXT NOT NULL,
+      word TEXT NOT NULL,
+      direction TEXT NOT NULL,
+      on_day TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      doc_id TEXT NOT NULL,
+      account_code TEXT NOT NULL,
+      is_open BIGINT NOT NULL,
+      PRIMARY KEY (org_id, word, kind, doc_id)
+    )`,
+    'CREATE INDEX document_words_lookup ON document_words (org_id, word, direction, on_day, kind, doc_id) WHERE is_open = 1',
+    'CREATE INDEX document_words_doc ON document_words (org_id, account_code, doc_id)',
+  ],
+  backfill: (['invoice', 'bill', 'claim'] as const).flatMap((kind) => [
+    {
+      select: POSTED('')[kind],
+      update: insertSql(WORDS_PER_DOCUMENT_MAX),
+      params: (row: Row) => insertParams(String(row.org_id), documentOf[kind](row), fixedWords(documentOf[kind](row))),
+    },
+    { select: POSTED('')[kind], update: SET_DAY_SQL, params: (row: Row) => dayParams(String(row.org_id), documentOf[kind](row)) },
+  ]),
+};
+
+/** Every posted document of an organisation as WordDocument. */
+async function postedDocuments(q: Queryable, orgId: string): Promise<WordDocument[]> {
+  const out: WordDocument[] = [];
+  for (const kind of ['invoice', 'bill', 'claim'] as const) {
+    for (const r of await q.all<Row>(POSTED('AND org_id = ?')[kind], [orgId])) out.push(documentOf[kind](r));
+  }
+  return out;
+}
+
+/**
+ * Replace an organisation's rows with those of its posted documents, and set their due dates on
+ * their balance rows (seeding that writes documents directly, after rebuilding the balances; tests).
+ */
+export async function rebuildDocumentWords(q: Queryable, orgId: string): Promise<void> {
+  await q.run('DELETE FROM document_words WHERE org_id = ?', [orgId]);
+  for (const d of await postedDocuments(q, orgId)) {
+    await q.run(SET_DAY_SQL, dayParams(orgId, d));
+    const words = wordsOfDocument(d);
+    if (words.length > 0) await q.run(insertSql(words.length), insertParams(orgId, d, words));
+  }
+}
+
+/** The kept rows, sorted, beside the rows its documents and balances give (equal when the table is right). */
+export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{ kept: string[]; expected: string[] }> {
+  const open = new Set(
+    (
+      await q.all<{ account_code: string; doc_id: string }>(
+        'SELECT account_code, doc_id FROM document_balances WHERE org_id = ? AND balance_cents <> 0',
+        [orgId],
+      )
+    ).map((r) => `${r.account_code}:${r.doc_id}`),
+  );
+  const expected = (await postedDocuments(q, orgId)).flatMap((d) =>
+    wordsOfDocument(d).map(
+      (w) => `${w} ${d.kind} ${d.id} ${direction(d.kind)} ${d.day} ${open.has(`${WORD_ACCOUNTS[d.kind]}:${d.id}`) ? 1 : 0}`,
+    ),
+  );
+  const days = await q.all<{ account_code: string; doc_id: string; on_day: string }>(
+    'SELECT account_code, doc_id, on_day FROM document_balances WHERE org_id = ? AND on_day IS NOT NULL',
+    [orgId],
+  );
+  const posted = await postedDocuments(q, orgId);
+  expected.push(...posted.map((d) => `@${WORD_ACCOUNTS[d.kind]} ${d.id} ${d.day}`));
+  const kept = (
+    await q.all<{ word: string; kind: string; doc_id: string; direction: string; on_day: string; is_open: unknown }>(
+      'SELECT word, kind, doc_id, direction, on_day, is_open FROM document_words WHERE org_id = ?',
+      [orgId],
+    )
+  )
+    .map((r) => `${r.word} ${r.kind} ${r.doc_id} ${r.direction} ${r.on_day} ${Number(r.is_open)}`)
+    .concat(days.map((r) => `@${r.account_code} ${r.doc_id} ${r.on_day}`));
+  return { kept: kept.sort(), expected: [...new Set(expected)].sort() };
+}
+
+const NEAREST_AFTER = `SELECT kind, doc_id, on_day FROM document_words
+  WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day >= ? ORDER BY on_day LIMIT ?`;
+const NEAREST_BEFORE = `SELECT kind, doc_id, on_day FROM document_words
+  WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
+const AMOUNT_AFTER = `SELECT doc_id, on_day FROM document_balances
+  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day >= ? ORDER BY on_day LIMIT ?`;
+const AMOUNT_BEFORE = `SELECT doc_id, on_day FROM document_balances
+  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
+
+/** Days since 1970 of an ISO date, remembered: the same few hundred dates recur across a request's lines. */
+const dayNumbers = new Map<string, number>();
+function dayNumber(date: string): number {
+  let n = dayNumbers.get(date);
+  if (n === undefined) {
+    n = daysBetween('1970-01-01', date);
+    if (dayNumbers.size > 100_000) dayNumbers.clear();
+    dayNumbers.set(date, n);
+  }
+  return n;
+}
+
+/** The `count` nearest to `date` by day (then by key, so a tie is cut the same way every time). */
+function nearest(rows: readonly { k: string; on_day: string }[], date: string, count: number): string[] {
+  const apart = rows.map((r) => ({ k: r.k, days: Math.abs(dayNumber(r.on_day) - dayNumber(date)) }));
+  apart.sort((a, b) => a.days - b.days || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return [...new Set(apart.map((r) => r.k))].slice(0, count);
+}
+
+const KINDS_OF: Record<'in' | 'out', readonly WordDocument['kind'][]> = { in: ['invoice'], out: ['bill', 'claim'] };
+/** Debit-positive sign of what a document of the kind owes. */
+const SIGN: Record<WordDocument['kind'], number> = { invoice: 1, bill: -1, claim: -1 };
+
+/**
+ * What lines dated between their first and last date could match, looked up per line: bank
+ * postings within 60 days of those dates that no line accounts for yet (shared by the lines), and
+ * for each line the documents open today that it can score against — those owing exactly what is
+ * left of it (at most DOCUMENTS_PER_AMOUNT, nearest by due date), those with one of its words (at
+ * most DOCUMENTS_PER_WORD per word, likewise), and those whose balance moved after today (their balance as at today is not the stored
+ * one, so neither lookup sees it reliably; usually none). Feed to rankAmong(line, [journals, documents[i]]).
+ */
+export async function lookupTargets(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  today: string,
+  lines: readonly SuggestLine[],
+): Promise<{ journals: Target[]; documents: Target[][] }> {
+  const dates = lines.map((l) => l.date).sort();
+  // One after another: inside a write `q` is the transaction's single connection.
+  const journals =
+    lines.length === 0
+      ? []
+      : await unreconciledJournals(q, orgId, bankAccount, addDays(dates[0] ?? today, -60), addDays(dates.at(-1) ?? today, 60));
+  const key = (kind: string, id: string) => `${kind}:${id}`;
+  // What moved after today per document (debit-positive), so balances are as at today.
+  const later = new Map<string, number>();
+  const movedLater: Record<'in' | 'out', string[]> = { in: [], out: [] };
+  for (const kind of ['invoice', 'bill', 'claim'] as const) {
+    for (const r of await q.all<{ doc_id: string | null; dr: unknown; cr: unknown }>(DOCUMENT_MOVES_AFTER_SQL, [
+      orgId,
+      orgId,
+      today,
+      WORD_ACCOUNTS[kind],
+    ])) {
+      if (r.doc_id === null) continue;
+      const k = key(kind, r.doc_id);
+      if (!later.has(k)) movedLater[direction(kind)].push(k);
+      later.set(k, (later.get(k) ?? 0) + Number(r.dr) - Number(r.cr));
+    }
+  }
+  // Of the lines' words, those any document has (most of a line's words are no document's: one
+  // probe of the primary key for all of them, instead of two nearest-by-date reads per line each).
+  const asked = [...new Set(lines.flatMap(wordsOfLine))];
+  const known = new Set<string>();
+  for (let k = 0; k < asked.length; k += 500) {
+    const chunk = asked.slice(k, k + 500);
+    for (const r of await q.all<{ word: string }>(
+      `SELECT DISTINCT word FROM document_words WHERE org_id = ? AND word IN (${placeholders(chunk.length)})`,
+      [orgId, ...chunk],
+    )) {
+      known.add(r.word);
+    }
+  }
+  const amountCache = new Map<string, string[]>();
+  const wordCache = new Map<string, string[]>();
+  const perLine: string[][] = [];
+  for (const line of lines) {
+    const dir = line.amountCents > 0 ? 'in' : 'out';
+    const found = new Set<string>(movedLater[dir]);
+    if (line.remainingCents > 0) {
+      const ak = `${dir} ${line.date} ${line.remainingCents}`;
+      let docs = amountCache.get(ak);
+      if (!docs) {
+        const near: { k: string; on_day: string }[] = [];
+        for (const kind of KINDS_OF[dir]) {
+          const params = [orgId, WORD_ACCOUNTS[kind], SIGN[kind] * line.remainingCents, line.date, DOCUMENTS_PER_AMOUNT];
+          for (const sql of [AMOUNT_AFTER, AMOUNT_BEFORE]) {
+            for (const r of await q.all<{ doc_id: string; on_day: string }>(sql, params))
+              near.push({ k: key(kind, r.doc_id), on_day: r.on_day });
+          }
+        }
+        docs = nearest(near, line.date, DOCUMENTS_PER_AMOUNT);
+        amountCache.set(ak, docs);
+      }
+      for (const d of docs) found.add(d);
+    }
+    for (const word of wordsOfLine(line)) {
+      if (!known.has(word)) continue;
+      const wk = `${dir} ${line.date} ${word}`;
+      let docs = wordCache.get(wk);
+      if (!docs) {
+        const params = [orgId, word, dir, line.date, DOCUMENTS_PER_WORD];
+        const near = [
+          ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_AFTER, params)),
+          ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_BEFORE, params)),
+        ];
+        docs = nearest(
+          near.map((r) => ({ k: key(r.kind, r.doc_id), on_day: r.on_day })),
+          line.date,
+          DOCUMENTS_PER_WORD,
+        );
+        wordCache.set(wk, docs);
+      }
+      for (const d of docs) found.add(d);
+    }
+    perLine.push([...found]);
+  }
+  // The found documents' balances as at today, then their open items, once each.
+  const wanted = new Set(perLine.flat());
+  const targets = new Map<string, Target>();
+  for (const kind of ['invoice', 'bill', 'claim'] as const) {
+    const ids = [...wanted].filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
+    if (ids.length === 0) continue;
+    const balances = new Map<string, number>();
+    for (let k = 0; k < ids.length; k += 500) {
+      const chunk = ids.slice(k, k + 500);
+      const rows = await q.all<{ doc_id: string; balance_cents: unknown }>(
+        `SELECT doc_id, balance_cents FROM document_balances WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(chunk.length)})`,
+        [orgId, WORD_ACCOUNTS[kind], ...chunk],
+      );
+      for (const r of rows) balances.set(r.doc_id, Number(r.balance_cents));
+    }
+    for (const id of ids) {
+      const balance = (balances.get(id) ?? 0) - (later.get(key(kind, id)) ?? 0);
+      if (balance === 0) balances.delete(id);
+      else balances.set(id, balance);
+    }
+    const items =
+      kind === 'invoice'
+        ? await openInvoicesOf(q, orgId, balances)
+        : kind === 'bill'
+          ? await openBillsOf(q, orgId, balances)
+          : await openClaimsOf(q, orgId, balances);
+    for (const o of items) targets.set(key(kind, o.id), fromOpenItem(o));
+  }
+  return { journals, documents: perLine.map((ks) => ks.flatMap((k) => targets.get(k) ?? [])) };
+}
