@@ -4,7 +4,12 @@ import { DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
 import { documentBalanceDrift, rebuildDocumentBalances } from '../src/domain/gl/document-balances.js';
 import { migration as balancesMigration } from '../src/domain/gl/migration-document-balances.js';
 import { documentBalances } from '../src/domain/gl/post.js';
-import { DOCUMENTS_PER_WORD, documentWordsCheck, migration as wordsMigration, rebuildDocumentWords } from '../src/domain/reconciliation/document-words.js';
+import {
+  DOCUMENTS_PER_WORD,
+  documentWordsCheck,
+  migration as wordsMigration,
+  rebuildDocumentWords,
+} from '../src/domain/reconciliation/document-words.js';
 import { backfillSteps } from '../src/storage/migration-types.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
@@ -134,7 +139,12 @@ describe.each(engines)('document balances (%s)', (engine) => {
     // amount of the last (furthest due) is what the line pays.
     const ids: string[] = [];
     for (let i = 0; i < DOCUMENTS_PER_WORD + 5; i += 1) {
-      const d = await post('books.invoiceDraft', { payeeName: 'Kestrel Glazing', description: 'Glass', totalCents: 10_000 + i, dueDays: i });
+      const d = await post('books.invoiceDraft', {
+        payeeName: 'Kestrel Glazing',
+        description: 'Glass',
+        totalCents: 10_000 + i,
+        dueDays: i,
+      });
       await post('books.invoiceSend', { id: d.id });
       ids.push(d.id as string);
     }
