@@ -2,6 +2,7 @@ import { booksReads } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/errors.js';
 import { readConsistently } from '../src/domain/reports/ledger-totals.js';
+import { headOf } from '../src/ledger/read.js';
 import { financialYearStart } from '../src/domain/reports/statements.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import type { Queryable } from '../src/storage/types.js';
@@ -543,6 +544,27 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
       expect(r.controlAccount).toEqual({ code: '2000', name: 'Accounts payable', balanceCents: 18_150 });
       expect(r.totals.totalCents).toBe(18_150);
     });
+  });
+
+  it('several reads on the shared reader see one snapshot while postings commit between them: no retry, no CONFLICT', async () => {
+    const o = await t.org();
+    await postEntry(t, o, '2026-08-01', 'Opening sale', saleLines(11_000, 1_000, 'GST'));
+    let runs = 0;
+    const seen = await readConsistently(t.db.reader, o.orgId, async (q) => {
+      runs += 1;
+      const first = (await headOf(q, o.orgId))?.seq;
+      const sales = async () => (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM journals WHERE org_id = ?', [o.orgId]))?.n;
+      const before = Number(await sales());
+      // Two postings commit while the report is between its reads.
+      await postEntry(t, o, '2026-08-02', 'Later sale', saleLines(22_000, 2_000, 'GST'));
+      await postEntry(t, o, '2026-08-03', 'Later sale', saleLines(33_000, 3_000, 'GST'));
+      return { first, last: (await headOf(q, o.orgId))?.seq, before, after: Number(await sales()) };
+    });
+    expect(runs).toBe(1);
+    expect(seen.last).toBe(seen.first);
+    expect(seen.after).toBe(seen.before);
+    // Outside the snapshot both postings are there.
+    expect((await headOf(t.db.reader, o.orgId))?.seq).toBe(Number(seen.first) + 2);
   });
 
   describe('GST summary from real invoices, credit notes and bills', () => {

@@ -162,7 +162,7 @@ export async function overviewCharts(
   const first = months[0];
   invariant(first !== undefined, 'a chart has months');
   // Each month's account totals serve both its profit and loss and its cash movement.
-  const { chart, before, perMonth } = await readConsistently(q, orgId, async () => ({
+  const { chart, before, perMonth } = await readConsistently(q, orgId, async (q) => ({
     chart: await loadChart(q, orgId),
     before: await accountTotals(q, orgId, { to: addDays(first.from, -1) }),
     perMonth: await Promise.all(months.map((m) => accountTotals(q, orgId, { from: m.from, to: m.to }))),

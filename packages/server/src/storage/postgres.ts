@@ -15,6 +15,7 @@ import {
   type SqlValue,
   type Tx,
   type WriteOptions,
+  sharedReader,
 } from './types.js';
 
 // int8 (BIGINT) and numeric counts arrive as strings; every BIGINT here is a safe integer
@@ -347,12 +348,29 @@ class PgQueryable implements Tx {
     this.pendingBegin = begin;
   }
 
+  /** The last statement sent on a checked-out client (settled either way). */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  /**
+   * One statement. On a checked-out client (a transaction or a snapshot, where reads may be issued
+   * together with Promise.all) each waits for the one before, in the order they were issued: the
+   * order the client would have queued them in, without relying on that queueing (deprecated in pg).
+   * The pool runs each on a client of its own.
+   */
+  private query(config: string | pg.QueryConfig | pg.QueryArrayConfig, values?: unknown[]): Promise<pg.QueryResult> {
+    const client = this.client;
+    if (client instanceof pg.Pool) return client.query(config, values);
+    const sent = this.tail.then(() => client.query(config, values));
+    this.tail = sent.catch(() => undefined);
+    return sent;
+  }
+
   /** Send a deferred BEGIN on its own, if it is still waiting (before SAVEPOINT, NOTIFY, COMMIT). */
   async begun(): Promise<void> {
     const begin = this.pendingBegin;
     if (begin === null) return;
     this.pendingBegin = null;
-    await this.client.query(begin);
+    await this.query(begin);
   }
 
   private async send(sql: string, params: readonly SqlValue[], rowMode?: 'array'): Promise<pg.QueryResult> {
@@ -375,11 +393,11 @@ class PgQueryable implements Tx {
       if (text !== null) {
         this.pendingBegin = null;
         // Two statements in one simple query: PostgreSQL runs them in order, answers each.
-        return lastResult(await this.client.query(`${begin}; ${text}`));
+        return lastResult(await this.query(`${begin}; ${text}`));
       }
       await this.begun();
       const config = named ? statement(sql, params) : { text: toPg(sql), values: params as unknown[] };
-      return await (rowMode ? this.client.query({ ...config, rowMode }) : this.client.query(config));
+      return await this.query(rowMode ? { ...config, rowMode } : config);
     } catch (error) {
       this.failed = true;
       throw error;
@@ -446,7 +464,7 @@ class PgQueryable implements Tx {
     await this.drain();
     await this.begun();
     this.changed = true;
-    await this.client.query('SELECT pg_notify($1, $2)', [this.channelPrefix + channel, payload]);
+    await this.query('SELECT pg_notify($1, $2)', [this.channelPrefix + channel, payload]);
   }
 }
 
@@ -610,7 +628,7 @@ export class PostgresDatabase implements Database {
       // A failure here is the connection's: the query queued behind it fails and is answered.
       client.query('DISCARD PLANS').catch(() => undefined);
     });
-    this.reader = new PgQueryable(this.pool, `${options.schema ?? 'public'}.`);
+    this.reader = sharedReader(new PgQueryable(this.pool, `${options.schema ?? 'public'}.`), (fn) => this.read(fn));
   }
 
   write<T>(fn: (tx: Tx) => Promise<T>, options: WriteOptions = {}): Promise<T> {

@@ -15,6 +15,7 @@ import {
   type Row,
   type SqlValue,
   type Tx,
+  sharedReader,
 } from './types.js';
 
 export type SqliteSynchronous = 'FULL' | 'NORMAL';
@@ -238,7 +239,7 @@ export class SqliteDatabase implements Database {
     // that is still open on the writer.
     const readRaw = new BetterSqlite3(options.path);
     readRaw.pragma('busy_timeout = 5000');
-    this.reader = new SqliteConnection(readRaw);
+    this.reader = sharedReader(new SqliteConnection(readRaw), (fn) => this.read(fn));
     this.batchJobsMax = options.batchJobsMax ?? 512;
     this.path = options.path;
   }

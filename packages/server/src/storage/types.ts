@@ -18,6 +18,17 @@ export interface Queryable {
    * that serve many rows (`GET events` pages). Optional; `all` is the fallback.
    */
   values?(sql: string, params?: readonly SqlValue[]): Promise<unknown[][]>;
+  /**
+   * Present on a database's shared reader only: run `fn` over one consistent read snapshot
+   * (`Database.read`), so that several reads agree with each other whatever commits meanwhile.
+   * A transaction has no such member: it is one view already, or holds the locks that make it one.
+   */
+  snapshot?<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+}
+
+/** The shared reader of a database: `q` with `snapshot` running on `read`. */
+export function sharedReader<Q extends Queryable>(q: Q, read: <T>(fn: (q: Queryable) => Promise<T>) => Promise<T>): Q {
+  return Object.assign(q, { snapshot: read });
 }
 
 export interface Capabilities {

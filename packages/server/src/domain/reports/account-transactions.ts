@@ -131,7 +131,7 @@ export async function accountTransactions(q: Queryable, orgId: string, p: Accoun
     throw badRequest(`cursor: journal ${at.journalId} is not in ${p.from}..${p.to}`);
   }
 
-  const { opening, period, before, rows } = await readConsistently(q, orgId, async () => {
+  const { opening, period, before, rows } = await readConsistently(q, orgId, async (q) => {
     const inPeriod = 'j.date >= ? AND j.date <= ?';
     // Unfiltered, whole days come from the totals per day; a tracking filter needs the lines.
     const days = f === '';

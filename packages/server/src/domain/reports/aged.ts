@@ -93,7 +93,7 @@ const partyKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase(
 
 export async function agedReport(q: Queryable, orgId: string, type: Kind, asOf: string) {
   const source = SOURCES[type];
-  const { items, control, name } = await readConsistently(q, orgId, async () => {
+  const { items, control, name } = await readConsistently(q, orgId, async (q) => {
     const [open, balance, account] = await Promise.all([
       source.open(q, orgId, asOf),
       accountBalanceCents(q, orgId, source.code, asOf),

@@ -91,7 +91,7 @@ export async function budgetVsActual(q: Queryable, orgId: string, from: string, 
   const months = monthsBetween(from, to);
   const first = months[0] ?? '';
   const last = months[months.length - 1] ?? '';
-  const { chart, budgetRows, actualRows } = await readConsistently(q, orgId, async () => {
+  const { chart, budgetRows, actualRows } = await readConsistently(q, orgId, async (q) => {
     const [c, b, a] = await Promise.all([
       loadChart(q, orgId),
       q.all<{ code: string; month: string; cents: unknown }>(BUDGETS_SQL, [orgId, first, last]),

@@ -292,7 +292,7 @@ async function carriedIn(q: Queryable, orgId: string, codes: readonly string[], 
 
 /** books.reports cash_flow; `page` (rows of split journals a query reads) is for tests. */
 export async function cashFlow(q: Queryable, orgId: string, from: string, to: string, page = SPLIT_PAGE) {
-  const { accounts, flows, broughtIn, before, sheet } = await readConsistently(q, orgId, async () => {
+  const { accounts, flows, broughtIn, before, sheet } = await readConsistently(q, orgId, async (q) => {
     const accounts = await cashAccounts(q, orgId);
     invariant(accounts.length > 0, 'the chart has a bank account (1000)');
     const codes = accounts.map((a) => a.code);

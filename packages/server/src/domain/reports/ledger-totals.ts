@@ -114,15 +114,20 @@ const CONSISTENT_READ_ATTEMPTS = 5;
 
 /**
  * Run several reads that must agree with each other (e.g. open documents against their control
- * account) on one state of the organisation's books. Reads outside a transaction may each see a
- * later commit; every posting appends an event in the same commit, so an unchanged head seq
- * before and after proves no commit of this organisation fell in between. When writes keep
- * landing, the caller lost a race: CONFLICT, safe to retry.
+ * account) on one state of the organisation's books; `fn` reads through the `q` it is given.
+ *
+ * On a database's shared reader that is one read snapshot: every statement sees the same
+ * instant, however fast writes land (a head check instead would keep losing the race to a busy
+ * writer and answer CONFLICT). Anywhere else (a write's transaction, or already inside a snapshot)
+ * the reads run as they are, checked by the organisation's head seq: every posting appends an
+ * event in the same commit, so an unchanged head before and after proves no commit of this
+ * organisation fell in between; when writes keep landing, CONFLICT, safe to retry.
  */
-export async function readConsistently<T>(q: Queryable, orgId: string, fn: () => Promise<T>): Promise<T> {
+export async function readConsistently<T>(q: Queryable, orgId: string, fn: (q: Queryable) => Promise<T>): Promise<T> {
+  if (q.snapshot) return q.snapshot(fn);
   for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt += 1) {
     const before = (await headOf(q, orgId))?.seq ?? 0;
-    const result = await fn();
+    const result = await fn(q);
     const after = (await headOf(q, orgId))?.seq ?? 0;
     if (before === after) return result;
   }

@@ -75,7 +75,7 @@ const byName = (a: { name: string; employeeId: string }, b: { name: string; empl
 
 export async function payrollActivity(q: Queryable, orgId: string, from: string, to: string): Promise<PayrollActivity> {
   const args = [orgId, from, to];
-  const { lines, taken, runs, items } = await readConsistently(q, orgId, async () => {
+  const { lines, taken, runs, items } = await readConsistently(q, orgId, async (q) => {
     const [lineRows, takenRows, runRow, itemRows] = await Promise.all([
       q.all<LineSums>(
         `SELECT l.employee_id, e.name, COUNT(*) AS runs, SUM(l.gross_cents) AS gross, SUM(l.leave_cents) AS leave,
@@ -173,7 +173,7 @@ export function leaveValueCents(
 }
 
 export async function leaveBalancesReport(q: Queryable, orgId: string, asOf: string): Promise<LeaveBalancesReport> {
-  const { people, ledger, changes } = await readConsistently(q, orgId, async () => {
+  const { people, ledger, changes } = await readConsistently(q, orgId, async (q) => {
     const [peopleRows, ledgerRows] = await Promise.all([
       q.all<EmployeeRow>(`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE org_id = ? AND status = 'active' AND start_date <= ?`, [
         orgId,

@@ -35,7 +35,7 @@ async function comparedProfitAndLoss(
 ) {
   if (compare === undefined) return profitAndLoss(q, orgId, from, to, filter);
   const other = comparisonPeriod(compare, from, to);
-  const [current, previous] = await readConsistently(q, orgId, () =>
+  const [current, previous] = await readConsistently(q, orgId, (q) =>
     Promise.all([profitAndLoss(q, orgId, from, to, filter), profitAndLoss(q, orgId, other.from, other.to, filter)]),
   );
   return {
@@ -61,7 +61,7 @@ async function comparedBalanceSheet(
 ) {
   if (compare === undefined) return balanceSheet(q, orgId, asOf, filter);
   const otherAsOf = comparisonDate(compare, asOf);
-  const [current, previous] = await readConsistently(q, orgId, () =>
+  const [current, previous] = await readConsistently(q, orgId, (q) =>
     Promise.all([balanceSheet(q, orgId, asOf, filter), balanceSheet(q, orgId, otherAsOf, filter)]),
   );
   return {

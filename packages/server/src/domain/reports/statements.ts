@@ -124,7 +124,7 @@ export function financialYearStart(date: string): string {
 
 export async function balanceSheet(q: Queryable, orgId: string, asOf: string, filter?: TrackedFilter) {
   const fyStart = financialYearStart(asOf);
-  const { chart, toDate, beforeYear } = await readConsistently(q, orgId, async () => {
+  const { chart, toDate, beforeYear } = await readConsistently(q, orgId, async (q) => {
     const [c, t, b] = await Promise.all([
       loadChart(q, orgId),
       accountTotals(q, orgId, { to: asOf }, filter),
