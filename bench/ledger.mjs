@@ -6,9 +6,9 @@
 // Plain ESM, loading only the compiled packages (dist), as run.mjs does.
 import { createHash } from 'node:crypto';
 import * as nodeCrypto from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cpuSecondsOf, rssOf } from './harness/server.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -235,27 +235,6 @@ export async function seedEvents(root, databaseUrl, orgId, count, { perTransacti
 
 // ---------------------------------------------------------------------------------------------
 // Paging over HTTP with the server's memory sampled
-
-/** VmRSS of a process in bytes, from /proc (Linux only; else null). */
-function rssOf(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds (user + system) used so far by a process, from /proc (Linux only; else null). */
-function cpuSecondsOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, USER_HZ 100 on Linux
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Page the whole ledger with one client, sequentially, at `limit` rows a page, following

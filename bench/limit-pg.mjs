@@ -18,7 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { closeServer, eventBody, listen, routes, send } from './limit.mjs';
+import { chainProblems, closeServer, eventBody, listen, routes, send } from './limit.mjs';
 
 // pg as the server package resolves it (one of its dependencies), without loading the server.
 const pg = createRequire(fileURLToPath(new URL('../packages/server/package.json', import.meta.url)))('pg');
@@ -187,32 +187,7 @@ export async function checkChain(client, acknowledged, slack = 0) {
   const problems = [];
   const docs = new Map((await client.query('SELECT id, payee, total_cents FROM doc WHERE org = $1', [ORG])).rows.map((d) => [d.id, d]));
   const events = (await client.query('SELECT seq, prev_hash, row_hash, body FROM event WHERE org = $1 ORDER BY seq', [ORG])).rows;
-  let prev = '';
-  let n = 0;
-  for (const r of events) {
-    n += 1;
-    const seq = num(r.seq);
-    if (seq !== n) {
-      problems.push(`seq ${seq} where ${n} was due (gap)`);
-      break;
-    }
-    if (r.prev_hash !== prev || r.row_hash !== sha256(prev + r.body)) {
-      problems.push(`hash chain broken at seq ${seq}`);
-      break;
-    }
-    let body;
-    try {
-      body = JSON.parse(r.body);
-    } catch {
-      body = null;
-    }
-    const doc = body && docs.get(body.docId);
-    if (!doc || r.body !== eventBody(seq, doc.id, doc.payee, num(doc.total_cents))) {
-      problems.push(`seq ${seq}: event does not match its domain row`);
-      break;
-    }
-    prev = r.row_hash;
-  }
+  problems.push(...chainProblems(events, docs));
   const head = (await client.query('SELECT seq, row_hash FROM head WHERE org = $1', [ORG])).rows[0];
   const last = events.at(-1);
   if (!head || num(head.seq) !== (last ? num(last.seq) : 0) || head.row_hash !== (last ? last.row_hash : ''))

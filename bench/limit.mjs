@@ -198,6 +198,34 @@ export async function start({ file, port = 0, host = '127.0.0.1' }) {
 }
 
 /**
+ * The events in seq order against their domain rows (`docs` by id): seq 1..n without a gap, each
+ * prev_hash the row before's row_hash, each row_hash the SHA-256 of prev_hash + the stored body,
+ * each body the canonical JSON of its domain row. The first problem found, or none. Both limit
+ * servers' chain checks (SQLite here, PostgreSQL in limit-pg.mjs) read their rows through it.
+ */
+export function chainProblems(events, docs) {
+  let prev = '';
+  let n = 0;
+  for (const r of events) {
+    n += 1;
+    const seq = Number(r.seq);
+    if (seq !== n) return [`seq ${seq} where ${n} was due (gap)`];
+    if (r.prev_hash !== prev || r.row_hash !== sha256(prev + r.body)) return [`hash chain broken at seq ${seq}`];
+    let body;
+    try {
+      body = JSON.parse(r.body);
+    } catch {
+      body = null;
+    }
+    const doc = body && docs.get(body.docId);
+    if (!doc || r.body !== eventBody(seq, doc.id, doc.payee, Number(doc.total_cents)))
+      return [`seq ${seq}: event does not match its domain row`];
+    prev = r.row_hash;
+  }
+  return [];
+}
+
+/**
  * The chain in `file`: seq 1..n without a gap, each prev_hash the row before's row_hash, each
  * row_hash the SHA-256 of prev_hash + the stored body, each body the canonical JSON of its domain
  * row, one domain row per event, and at least `acknowledged` events but at most `slack` more
@@ -213,31 +241,7 @@ export function checkChain(file, acknowledged, slack = 0) {
         .all()
         .map((d) => [d.id, d]),
     );
-    let prev = '';
-    let n = 0;
-    for (const r of db.prepare('SELECT seq, prev_hash, row_hash, body FROM event ORDER BY seq').iterate()) {
-      n += 1;
-      if (r.seq !== n) {
-        problems.push(`seq ${r.seq} where ${n} was due (gap)`);
-        break;
-      }
-      if (r.prev_hash !== prev || r.row_hash !== sha256(prev + r.body)) {
-        problems.push(`hash chain broken at seq ${r.seq}`);
-        break;
-      }
-      let body;
-      try {
-        body = JSON.parse(r.body);
-      } catch {
-        body = null;
-      }
-      const doc = body && docs.get(body.docId);
-      if (!doc || r.body !== eventBody(r.seq, doc.id, doc.payee, doc.total_cents)) {
-        problems.push(`seq ${r.seq}: event does not match its domain row`);
-        break;
-      }
-      prev = r.row_hash;
-    }
+    problems.push(...chainProblems(db.prepare('SELECT seq, prev_hash, row_hash, body FROM event ORDER BY seq').iterate(), docs));
     const events = db.prepare('SELECT count(*) AS n FROM event').get().n;
     if (docs.size !== events) problems.push(`${docs.size} domain rows for ${events} events`);
     if (events < acknowledged) problems.push(`${events} events for ${acknowledged} acknowledged writes`);

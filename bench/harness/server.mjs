@@ -170,6 +170,16 @@ export function cpuSecondsOf(pid) {
   }
 }
 
+/** VmRSS of a process in bytes, from /proc (Linux only; else null). */
+export function rssOf(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function withPgClient(url, fn) {
   const pg = serverRequire('pg');
   const client = new pg.Client({ connectionString: url });

@@ -4,7 +4,6 @@
 // memory as writes reach more and more organisations, their pool, and invoiceDraft spread over
 // BENCH_MANY_ORGS_ACTIVE organisations against 8 in the same run.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { seedManyOrgs, verifyAll } from '../many-orgs.mjs';
 import { TARGETS, cannon, connectionGroups, newTally, only200, summarise, timedPhase } from '../harness/load.mjs';
@@ -15,6 +14,7 @@ import {
   freePort,
   pendingCleanup,
   prepareStorage,
+  rssOf,
   runCli,
   serverEnv,
   sleep,
@@ -40,15 +40,6 @@ const scenarioOf = (settings) => ({
 });
 
 const mib = (b) => (b === null || b === undefined ? '—' : `${(b / 2 ** 20).toFixed(1)} MiB`);
-
-function rssOf(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The gauges this scenario reads from a server's /metrics. */
 async function metricsOf(server) {
