@@ -22,7 +22,7 @@ import {
 } from './ledger/append.js';
 import { clockOf, DEFAULT_TIME_ZONE, localDate } from './clock.js';
 import { credentialStands } from './org/credentials.js';
-import { changesData, queueMany, type Column } from './storage/sql.js';
+import { changesData, placeholders, queueMany, type Column } from './storage/sql.js';
 import type { Capabilities, Database, Queryable, Row, SqlValue, Tx, Writer } from './storage/types.js';
 
 /**
@@ -320,20 +320,49 @@ export const IDEMPOTENCY_COLUMNS: readonly Column[] = [
  * and registers the batch's one write-out before COMMIT.
  */
 async function orgBatch(tx: Tx, caps: Capabilities, orgId: string, unit: object): Promise<OrgBatch> {
-  const key = memoKey(orgId);
-  const known = tx.batch.memo.get(key) as OrgBatch | undefined;
+  const known = tx.batch.memo.get(memoKey(orgId)) as OrgBatch | undefined;
   if (known) return known;
   // The head locked and read, with the settings (one round trip). On PostgreSQL the row
   // lock serialises every write of the organisation across all server processes (only the head
   // row: FOR UPDATE OF h); on SQLite the single writer already does. Either way the next seq is
   // head + 1 and can never fork.
-  const row = await tx.get<OrgSettings & { seq: number | string; row_hash: string; auth_epoch: number | string }>(
-    `SELECT h.seq, h.row_hash, h.auth_epoch, ${SETTINGS_COLUMNS.map((c) => `o.${c}`).join(', ')}
-       FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE h.org_id = ?${caps.forUpdate ? `${caps.forUpdate} OF h` : ''}`,
-    [orgId],
-  );
+  const row = await tx.get<HeadRow>(headSql(caps, 1, ''), [orgId]);
   invariant(row, `organisation ${orgId} has a head row`);
-  const { seq, row_hash: rowHash, auth_epoch: authEpoch, ...settings } = row;
+  return registerBatch(tx, caps, row, unit);
+}
+
+type HeadRow = OrgSettings & { org_id: string; seq: number | string; row_hash: string; auth_epoch: number | string };
+
+/** The heads of `n` organisations with their settings, locked with `lock` added to FOR UPDATE (PostgreSQL). */
+function headSql(caps: Capabilities, n: number, lock: '' | ' SKIP LOCKED'): string {
+  return `SELECT h.org_id, h.seq, h.row_hash, h.auth_epoch, ${SETTINGS_COLUMNS.map((c) => `o.${c}`).join(', ')}
+       FROM org_heads h JOIN organisations o ON o.id = h.org_id WHERE h.org_id ${n === 1 ? '= ?' : `IN (${placeholders(n)})`}${caps.forUpdate ? `${caps.forUpdate} OF h${lock}` : ''}`;
+}
+
+/**
+ * The batch's other organisations (Database.write's preludeMany): the heads of those of `orgIds`
+ * that no other transaction holds, locked without waiting (SKIP LOCKED), each registered as a
+ * share of this batch as its first unit would have. A transaction that already holds one
+ * organisation's head never waits for another's, so two batches can never wait on each other.
+ */
+async function lockMore(tx: Tx, caps: Capabilities, orgIds: readonly string[]): Promise<ReadonlySet<string>> {
+  const held = new Set<string>();
+  const wanted = orgIds.filter((id) => !tx.batch.memo.has(memoKey(id)));
+  if (wanted.length === 0) return held;
+  for (const row of await tx.all<HeadRow>(headSql(caps, wanted.length, ' SKIP LOCKED'), wanted)) {
+    registerBatch(tx, caps, row, PRELUDE);
+    held.add(row.org_id);
+  }
+  return held;
+}
+
+/**
+ * The organisation's share of this transaction's batch, from its locked head row: it registers
+ * the batch's one write-out for the organisation before COMMIT.
+ */
+function registerBatch(tx: Tx, caps: Capabilities, row: HeadRow, unit: object): OrgBatch {
+  const { org_id: orgId, seq, row_hash: rowHash, auth_epoch: authEpoch, ...settings } = row;
+  const key = memoKey(orgId);
   const head: Head = { seq: Number(seq), rowHash };
   const b: OrgBatch = {
     orgId,
@@ -631,7 +660,11 @@ async function unitOfWork<R extends WriteResult, E>(
         throw error;
       }
     },
-    { batchKey: orgId, prelude: async (tx) => void (await orgBatch(tx, db.caps, orgId, PRELUDE)) },
+    {
+      batchKey: orgId,
+      prelude: async (tx) => void (await orgBatch(tx, db.caps, orgId, PRELUDE)),
+      preludeMany: (tx, orgIds) => lockMore(tx, db.caps, orgIds),
+    },
   );
 }
 

@@ -47,8 +47,8 @@ export interface TestServer {
   readonly url: string;
   readonly db: Database;
   readonly server: RunningServer;
-  /** Another connection to the same storage, as another process would open it; the caller closes it. */
-  another(): Database;
+  /** Another connection to the same storage, as another process would open it (PostgreSQL: a pool of `poolSize`); the caller closes it. */
+  another(poolSize?: number): Database;
   /** PostgreSQL: the URL of the server's database (its tables are in the connection's current_schema()). */
   readonly pgUrl: string | undefined;
   /**
@@ -76,7 +76,7 @@ export function uniqueName(prefix: string): string {
 
 export function openTestDatabase(
   engine: Engine,
-): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string; databaseUrl?: string }> {
+): Promise<{ db: Database; drop: () => Promise<void>; another: (poolSize?: number) => Database; pgUrl?: string; databaseUrl?: string }> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
     const path = join(dir, 'fd.db');
@@ -95,7 +95,7 @@ export function openTestDatabase(
   return Promise.resolve({
     db,
     pgUrl: url,
-    another: () => new PostgresDatabase({ migrations, url, schema }),
+    another: (poolSize?: number) => new PostgresDatabase({ migrations, url, schema, poolSize }),
     drop: async () => {
       const client = new pg.Client({ connectionString: pgUrl });
       await client.connect();
@@ -112,7 +112,7 @@ export function openTestDatabase(
  */
 export async function openMigratedTestDatabase(
   engine: Engine,
-): Promise<{ db: Database; drop: () => Promise<void>; another: () => Database; pgUrl?: string; databaseUrl?: string }> {
+): Promise<{ db: Database; drop: () => Promise<void>; another: (poolSize?: number) => Database; pgUrl?: string; databaseUrl?: string }> {
   const templates = inject('dbTemplates');
   if (engine === 'sqlite' && templates) {
     const dir = mkdtempSync(join(tmpdir(), 'fd-test-'));
@@ -140,7 +140,7 @@ export async function openMigratedTestDatabase(
       db,
       pgUrl: url,
       databaseUrl: url,
-      another: () => new PostgresDatabase({ migrations, url }),
+      another: (poolSize?: number) => new PostgresDatabase({ migrations, url, poolSize }),
       drop: () => pgAdmin(pgUrl, async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
     };
   }

@@ -11,6 +11,7 @@ import { IDEMPOTENCY_COLUMNS, inUnitOfWork } from '../src/write-path.js';
 import { invoiceDraft } from '../src/domain/receivables/invoices.js';
 import { BILL_INSERT } from '../src/domain/payables/bills.js';
 import { engines, openTestDatabase, startTestServer, type TestServer } from './harness.js';
+import type { Database } from '../src/storage/types.js';
 
 // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be put back, and called with the client as `this`
 const originalQuery = pg.Client.prototype.query;
@@ -162,8 +163,14 @@ describe.each(engines)('a batch of one organisation’s units of work (%s)', (en
   afterAll(async () => t.close());
 
   /** A board item written as a unit of work that fails before it changes anything, after, or not at all. */
-  function unit(orgId: string, title: string, fail: 'before' | 'after-emit' | 'after-write' | null, calls: Map<string, number>) {
-    return inUnitOfWork(t.db, orgId, 'test', async (uow) => {
+  function unit(
+    orgId: string,
+    title: string,
+    fail: 'before' | 'after-emit' | 'after-write' | null,
+    calls: Map<string, number>,
+    db: Database = t.db,
+  ) {
+    return inUnitOfWork(db, orgId, 'test', async (uow) => {
       calls.set(title, (calls.get(title) ?? 0) + 1);
       if (fail === 'before') throw new DomainError('CONFLICT', `refused ${title}`);
       const event = await uow.emit(events.itemCreated, { entityId: title, payload: { title, priority: 'normal', col: 'ready' } });
@@ -178,12 +185,20 @@ describe.each(engines)('a batch of one organisation’s units of work (%s)', (en
     });
   }
 
-  async function settle(orgId: string, plan: readonly ('before' | 'after-emit' | 'after-write' | null)[]) {
+  type Plan = readonly ('before' | 'after-emit' | 'after-write' | null)[];
+  const title = (i: number) => `item-${String(i).padStart(3, '0')}`;
+
+  async function settle(orgId: string, plan: Plan) {
     const calls = new Map<string, number>();
-    const title = (i: number) => `item-${String(i).padStart(3, '0')}`;
-    const titles = plan.map((_, i) => title(i));
     const results = await Promise.allSettled(plan.map((fail, i) => unit(orgId, title(i), fail, calls)));
     expect(results.map((r) => r.status)).toEqual(plan.map((fail) => (fail ? 'rejected' : 'fulfilled')));
+    await committed(orgId, plan);
+    return calls;
+  }
+
+  /** The organisation's rows and chain hold exactly the units of `plan` that succeeded. */
+  async function committed(orgId: string, plan: Plan) {
+    const titles = plan.map((_, i) => title(i));
     const kept = await t.db.reader.all<{ id: string; ledger_id: string }>(
       'SELECT id, ledger_id FROM board_items WHERE org_id = ? ORDER BY id',
       [orgId],
@@ -203,7 +218,6 @@ describe.each(engines)('a batch of one organisation’s units of work (%s)', (en
       seq: rows.length,
     });
     await t.verifyAll();
-    return calls;
   }
 
   it('units that fail before changing anything leave their neighbours’ events gapless, each unit run once', async () => {
@@ -229,6 +243,36 @@ describe.each(engines)('a batch of one organisation’s units of work (%s)', (en
               : null,
     );
     await settle(org.orgId, plan);
+  });
+
+  it('units of many organisations at once, from two processes: each chain holds exactly its own; on PostgreSQL organisations share commits', async () => {
+    const orgs = await Promise.all(Array.from({ length: 12 }, () => t.org()));
+    const plan: Plan = Array.from({ length: 12 }, (_, i) =>
+      i === 0 ? ('after-write' as const) : i % 5 === 2 ? ('after-emit' as const) : i % 4 === 3 ? ('before' as const) : null,
+    );
+    // A process with two connections for twelve organisations: batches wait for a connection, and
+    // the one that has it takes the waiting organisations' units.
+    const other = t.another(2);
+    try {
+      const calls = new Map<string, number>();
+      // Interleaved: every organisation's first unit, then every second one, … half through each process.
+      const runs = plan.flatMap((fail, i) =>
+        orgs.map((o, k) => ({ ok: fail === null, done: unit(o.orgId, title(i), fail, calls, (i + k) % 4 === 0 ? t.db : other) })),
+      );
+      const results = await Promise.allSettled(runs.map((r) => r.done));
+      expect(results.map((r) => r.status)).toEqual(runs.map((r) => (r.ok ? 'fulfilled' : 'rejected')));
+      for (const o of orgs) await committed(o.orgId, plan);
+      if (engine === 'postgres') {
+        // Rows inserted by one transaction carry its id (xmin): some transaction wrote events of several organisations.
+        const shared = await t.db.reader.get<{ n: number | string }>(
+          `SELECT MAX(n) AS n FROM (SELECT COUNT(DISTINCT org_id) AS n FROM events WHERE org_id IN (${orgs.map(() => '?').join(', ')}) GROUP BY xmin::text) x`,
+          orgs.map((o) => o.orgId),
+        );
+        expect(Number(shared?.n)).toBeGreaterThan(1);
+      }
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -503,6 +503,8 @@ const REPLAN_FIRST_MS = 1_000;
 const REPLAN_MAX_MS = 60_000;
 /** Upper bound on units of work sharing one transaction. */
 const BATCH_JOBS_MAX = 256;
+/** Upper bound on other keys a batch tries to take units of (one statement locks them all). */
+const JOIN_KEYS_MAX = 64;
 
 /**
  * A checked-out client with an 'error' listener for as long as it is out. pg emits 'error' on a
@@ -556,6 +558,7 @@ interface BatchAttempt {
 interface Job {
   readonly fn: (tx: Tx) => Promise<unknown>;
   readonly prelude: ((tx: Tx) => Promise<void>) | undefined;
+  readonly preludeMany: WriteOptions['preludeMany'];
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -582,6 +585,11 @@ export class PostgresDatabase implements Database {
   /** Units of work waiting per batch key, and the keys whose batches are running. */
   private readonly queues = new Map<string, Job[]>();
   private readonly flushing = new Set<string>();
+  /**
+   * Keys whose batch holds a connection: it has sent, or is about to send, its prelude. Another
+   * batch would only find their locks taken; it joins the keys still waiting for a connection.
+   */
+  private readonly connected = new Set<string>();
   /** Told the units of each batch that committed (metrics: fd_group_commit_units). */
   private commitObserver: ((units: number) => void) | null = null;
 
@@ -636,7 +644,7 @@ export class PostgresDatabase implements Database {
     if (key === undefined) return this.writeAlone(fn);
     return new Promise<T>((resolve, reject) => {
       const queue = this.queues.get(key) ?? [];
-      queue.push({ fn, prelude: options.prelude, resolve: resolve as (value: unknown) => void, reject });
+      queue.push({ fn, prelude: options.prelude, preludeMany: options.preludeMany, resolve: resolve as (value: unknown) => void, reject });
       this.queues.set(key, queue);
       if (this.flushing.has(key)) return;
       this.flushing.add(key);
@@ -657,7 +665,7 @@ export class PostgresDatabase implements Database {
           this.queues.delete(key);
           return;
         }
-        await this.runBatch(queue);
+        await this.runBatch(key, queue);
       }
     } finally {
       this.flushing.delete(key);
@@ -673,19 +681,31 @@ export class PostgresDatabase implements Database {
    * undone alone, as before. Handlers act only through the transaction, so running one again
    * after a rollback is running it for the first time.
    */
-  private async runBatch(queue: Job[]): Promise<void> {
+  private async runBatch(key: string, queue: Job[]): Promise<void> {
     const prelude = queue[0]?.prelude;
     // With a prelude (the organisation's head lock) the batch is taken from the queue only once
     // the prelude holds: units that arrive while it waits for another process join this batch.
     // A batch of one runs without savepoints either way (attemptBatch).
     let batch: Job[] | null = prelude ? null : queue.splice(0, BATCH_JOBS_MAX);
     const take = (): Job[] => (batch ??= queue.splice(0, BATCH_JOBS_MAX));
-    const fast = await this.attemptBatch(take, prelude, false);
-    const done = fast === 'again' ? await this.attemptBatch(take, prelude, true) : fast;
+    // Units of other keys this batch took (their preludes held by preludeMany), run after its own.
+    let joined: { key: string; jobs: Job[] }[] = [];
+    const join = async (tx: Tx, again: boolean): Promise<Job[]> => {
+      const lock = queue[0]?.preludeMany ?? batch?.[0]?.preludeMany;
+      if (lock === undefined) return [];
+      joined = again ? await this.relock(tx, lock, joined) : await this.joinOthers(tx, key, lock, BATCH_JOBS_MAX - take().length);
+      return joined.flatMap((j) => j.jobs);
+    };
+    // Another batch may have taken this key's units while this one waited for a connection.
+    const idle = () => batch === null && queue.length === 0;
+    const fast = await this.attemptBatch(key, take, prelude, false, join, idle);
+    const done = fast === 'again' ? await this.attemptBatch(key, take, prelude, true, join, idle) : fast;
     if (done === 'again') throw new Error('unreachable: a batch with savepoints is not run again');
     const { outcomes, broken } = done;
-    if (!broken) this.commitObserver?.(take().length);
-    take().forEach((job, i) => {
+    // An idle attempt took nothing: units that came meanwhile are the next batch's.
+    const ran = [...(batch ?? []), ...joined.flatMap((j) => j.jobs)];
+    if (!broken && ran.length > 0) this.commitObserver?.(ran.length);
+    ran.forEach((job, i) => {
       const outcome = outcomes[i];
       if (outcome && !outcome.ok) job.reject(outcome.error);
       else if (broken) job.reject(broken.error);
@@ -694,16 +714,85 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /**
+   * Take the queued units of other keys whose preludes `lock` can hold at once, at most `room`
+   * units: keys no other transaction holds (SKIP LOCKED). A key's own batch that is waiting for a
+   * connection or its lock then finds those units gone, and runs the ones that came later.
+   */
+  private async joinOthers(
+    tx: Tx,
+    key: string,
+    lock: NonNullable<WriteOptions['preludeMany']>,
+    room: number,
+  ): Promise<{ key: string; jobs: Job[] }[]> {
+    const candidates: string[] = [];
+    for (const [other, jobs] of this.queues) {
+      if (candidates.length >= Math.min(room, JOIN_KEYS_MAX)) break;
+      if (other !== key && jobs.length > 0 && !this.connected.has(other) && jobs[0]?.preludeMany !== undefined) candidates.push(other);
+    }
+    if (candidates.length === 0) return [];
+    const held = await lock(tx, candidates);
+    const joined: { key: string; jobs: Job[] }[] = [];
+    for (const other of candidates) {
+      const jobs = this.queues.get(other);
+      if (!held.has(other) || !jobs || room <= 0) continue;
+      const taken = jobs.splice(0, room);
+      room -= taken.length;
+      if (jobs.length === 0 && !this.flushing.has(other)) this.queues.delete(other);
+      if (taken.length > 0) joined.push({ key: other, jobs: taken });
+    }
+    return joined;
+  }
+
+  /**
+   * A batch run again (its first attempt rolled back, and with it the other keys' locks): lock
+   * them again without waiting. The units of a key now held elsewhere go back to the front of its
+   * queue, ahead of any that came later, and its own batch runs them.
+   */
+  private async relock(
+    tx: Tx,
+    lock: NonNullable<WriteOptions['preludeMany']>,
+    joined: readonly { key: string; jobs: Job[] }[],
+  ): Promise<{ key: string; jobs: Job[] }[]> {
+    if (joined.length === 0) return [];
+    const held = await lock(
+      tx,
+      joined.map((j) => j.key),
+    );
+    const kept: { key: string; jobs: Job[] }[] = [];
+    for (const j of joined) {
+      if (held.has(j.key)) {
+        kept.push(j);
+        continue;
+      }
+      // In place: a batch of that key waiting for a connection holds this very queue.
+      const queue = this.queues.get(j.key);
+      if (queue) queue.unshift(...j.jobs);
+      else this.queues.set(j.key, [...j.jobs]);
+      if (!this.flushing.has(j.key)) {
+        this.flushing.add(j.key);
+        void this.flush(j.key);
+      }
+    }
+    return kept;
+  }
+
   private async attemptBatch(
+    key: string,
     take: () => readonly Job[],
     prelude: ((tx: Tx) => Promise<void>) | undefined,
     savepoints: boolean,
+    join: (tx: Tx, again: boolean) => Promise<Job[]>,
+    idle: () => boolean,
   ): Promise<BatchAttempt | 'again'> {
     const outcomes: Outcome[] = [];
     let broken: { error: unknown } | null = null;
     let held: Checkout | null = null;
     try {
       held = await checkout(this.pool);
+      // Nothing sent yet (BEGIN goes with the first statement): nothing to roll back.
+      if (idle()) return { outcomes: [], broken: null };
+      this.connected.add(key);
       const client = held.client;
       // The first attempt may lean on kept answers; one run again may not (uow.optimistic).
       const scope = newBatchScope(savepoints);
@@ -711,7 +800,8 @@ export class PostgresDatabase implements Database {
       tx.deferBegin('BEGIN');
       // Outside every unit's savepoint: a lock it takes is not lost when a unit rolls back.
       if (prelude) await prelude(tx);
-      const batch = take();
+      // Other keys' units come after this key's own; on a run again, the same ones it can lock again.
+      const batch = [...take(), ...(prelude ? await join(tx, savepoints) : [])];
       // One unit needs no savepoint: if it fails, the transaction is rolled back with it.
       const single = batch.length === 1;
       const withSavepoints = savepoints && !single;
@@ -773,6 +863,7 @@ export class PostgresDatabase implements Database {
       broken = { error };
       if (held && !held.lost) await held.client.query('ROLLBACK').catch(() => undefined);
     } finally {
+      this.connected.delete(key);
       // A client whose transaction broke may be unusable: the pool replaces it.
       if (held) {
         held.lost ||= broken !== null;

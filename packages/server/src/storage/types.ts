@@ -106,6 +106,13 @@ export interface WriteOptions {
    * arrive join the batch, and a unit that rolls back cannot release the lock.
    */
   readonly prelude?: (tx: Tx) => Promise<void>;
+  /**
+   * The prelude of several other keys at once, without waiting: lock those of `keys` that no other
+   * transaction holds and return them (PostgreSQL). A batch that holds its own prelude then also
+   * takes the queued units of those keys, so that many organisations each writing a little share
+   * one commit instead of paying one each. It must never wait: the batch already holds a lock.
+   */
+  readonly preludeMany?: (tx: Tx, keys: readonly string[]) => Promise<ReadonlySet<string>>;
 }
 
 export interface Database {
