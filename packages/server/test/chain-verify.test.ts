@@ -225,4 +225,33 @@ describe.each(engines)('chain verification (%s)', (engine) => {
     expect(res.status).toBe(200);
     return res.json();
   }
+
+  it('verify --kept compares every kept table with a rebuild, and names a row that differs', async () => {
+    const org = await newOrg();
+    await post(org.keys.agent, 'books.journalPost', {
+      date: '2026-07-01',
+      memo: 'Owner capital',
+      lines: [
+        { accountCode: '1000', debitCents: 50_000 },
+        { accountCode: '3000', creditCents: 50_000 },
+      ],
+    });
+    const ok = await verifyHere(org, '--kept', '--json');
+    expect(ok.code, ok.err).toBe(0);
+    const report = JSON.parse(ok.out) as { ok: boolean; chain: { ok: boolean }; kept: { table: string; rows: number }[] };
+    expect(report.ok).toBe(true);
+    expect(report.chain.ok).toBe(true);
+    expect(report.kept.map((k) => k.table)).toContain('account_day_totals');
+    expect(report.kept.every((k) => k.rows === 0)).toBe(true);
+    // A kept total that no longer equals its lines: exit 1, naming the table and the row.
+    await db.write((tx) =>
+      tx.run("UPDATE account_day_totals SET debit_cents = debit_cents + 1 WHERE org_id = ? AND account_code = '1000'", [org.orgId]),
+    );
+    const bad = await verifyHere(org, '--kept');
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain('account_day_totals: 2 rows differ');
+    expect(bad.out).toContain('kept, not in a rebuild: 1000 2026-07-01 debits 50001 credits 0 lines 1');
+    expect(bad.out).toContain('in a rebuild, not kept: 1000 2026-07-01 debits 50000 credits 0 lines 1');
+    expect((await verifyHere(org, '--kept', '--checkpoint', 'x.txt')).code).toBe(2);
+  });
 });
