@@ -1,4 +1,4 @@
-import { placeholders } from '../storage/sql.js';
+import { placeholders, readInParts } from '../storage/sql.js';
 import type { Queryable } from '../storage/types.js';
 
 /** What the system (the operator's CLI, the server's own sweeps, actor "") is called. */
@@ -18,11 +18,7 @@ export interface ActorNameOptions {
   readonly quote?: boolean;
 }
 
-async function chunked<R>(ids: readonly string[], read: (part: readonly string[]) => Promise<R[]>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) out.push(...(await read(ids.slice(i, i + IDS_PER_QUERY))));
-  return out;
-}
+const chunked = <R>(ids: readonly string[], read: (part: readonly string[]) => Promise<R[]>) => readInParts(ids, read, IDS_PER_QUERY);
 
 /**
  * Who each actor id is, in words, the one place that decides it: the system is "Finance Desk";

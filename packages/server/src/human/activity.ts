@@ -3,7 +3,7 @@ import { orgTimeZone } from '../clock.js';
 import { badRequest } from '../errors.js';
 import { SYSTEM_NAME, actorNames } from '../governance/actor-name.js';
 import { formatCents } from '../money.js';
-import { placeholders } from '../storage/sql.js';
+import { placeholders, readInParts } from '../storage/sql.js';
 import type { Queryable } from '../storage/types.js';
 import { eventWords, periodWords, type Names, type Said } from './activity-words.js';
 
@@ -267,11 +267,7 @@ function collect(entityId: string, payload: Record<string, unknown>, ids: Set<st
   for (const [k, v] of Object.entries(payload)) visit(v, k, 0);
 }
 
-async function chunked<R>(ids: readonly string[], read: (part: readonly string[]) => Promise<R[]>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) out.push(...(await read(ids.slice(i, i + IDS_PER_QUERY))));
-  return out;
-}
+const chunked = <R>(ids: readonly string[], read: (part: readonly string[]) => Promise<R[]>) => readInParts(ids, read, IDS_PER_QUERY);
 
 /** Records by id in words, one query per table (only ids of that table's prefix). */
 async function thingsOf(q: Queryable, orgId: string, ids: readonly string[], thisYear: string) {

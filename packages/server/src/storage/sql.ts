@@ -6,6 +6,23 @@ export function placeholders(n: number): string {
 }
 
 /**
+ * Values per `IN (…)` list of a read over many ids: a statement's parameters are bounded (SQLite's
+ * cap is 32 766), and one list of every id a request names would be as long as the request.
+ */
+export const IN_LIST_MAX = 500;
+
+/** `read` over `ids` in parts of at most `per` (IN_LIST_MAX), the rows of every part in order. */
+export async function readInParts<R>(
+  ids: readonly string[],
+  read: (part: readonly string[]) => Promise<R[]>,
+  per = IN_LIST_MAX,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < ids.length; i += per) out.push(...(await read(ids.slice(i, i + per))));
+  return out;
+}
+
+/**
  * An array parameter as PostgreSQL's array literal text ({"a","b\"c"}): every element quoted and
  * escaped, so any text survives; node-postgres would do the same for a JS array, but the storage
  * seam takes only scalar values.

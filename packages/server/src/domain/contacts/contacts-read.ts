@@ -42,17 +42,6 @@ export const postedBillsOfContactsSql = (n: number) =>
   `SELECT id, contact_id FROM bills
    WHERE org_id = ? AND contact_id IN (${placeholders(n)}) AND status IN ('approved', 'on_hold', 'held') AND journal_id IS NOT NULL`;
 
-/** Document ids per ledger statement: owedOnDocuments' IN list stays bounded however many are open. */
-const DOCS_PER_QUERY = 500;
-
-async function owedInChunks(q: Queryable, orgId: string, account: string, side: 'debit' | 'credit', ids: readonly string[]) {
-  const out = new Map<string, number>();
-  for (let i = 0; i < ids.length; i += DOCS_PER_QUERY) {
-    for (const [id, owed] of await owedOnDocuments(q, orgId, account, side, ids.slice(i, i + DOCS_PER_QUERY))) out.set(id, owed);
-  }
-  return out;
-}
-
 interface Balance {
   cents: number;
   count: number;
@@ -74,7 +63,7 @@ function addTo(totals: Map<string, Balance>, contactId: string, owed: number): v
 async function receivables(q: Queryable, orgId: string, contactIds: readonly string[]): Promise<Map<string, Balance>> {
   const rows = await q.all<InvoiceRow>(openInvoicesOfContactsSql(contactIds.length), [orgId, ...contactIds, ...OPEN_STATUSES]);
   const posted = rows.filter((r) => outstandingOffLedger(r) === null).map((r) => r.id);
-  const owed = await owedInChunks(q, orgId, RECEIVABLES_ACCOUNT, 'debit', posted);
+  const owed = await owedOnDocuments(q, orgId, RECEIVABLES_ACCOUNT, 'debit', posted);
   const totals = new Map<string, Balance>();
   for (const r of rows) addTo(totals, String(r.contact_id), outstandingOffLedger(r) ?? owed.get(r.id) ?? 0);
   return totals;
@@ -83,7 +72,7 @@ async function receivables(q: Queryable, orgId: string, contactIds: readonly str
 /** What is still to pay per contact: books.bills' outstandingCents of a posted bill (balance on 2000). */
 async function payables(q: Queryable, orgId: string, contactIds: readonly string[]): Promise<Map<string, Balance>> {
   const rows = await q.all<{ id: string; contact_id: string }>(postedBillsOfContactsSql(contactIds.length), [orgId, ...contactIds]);
-  const owed = await owedInChunks(
+  const owed = await owedOnDocuments(
     q,
     orgId,
     PAYABLES_ACCOUNT,

@@ -5,7 +5,7 @@ import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { CHART } from './chart.js';
 import { ADD_DAY_TOTAL_SQL } from './day-totals.js';
-import { placeholders } from '../../storage/sql.js';
+import { placeholders, readInParts } from '../../storage/sql.js';
 import { checkPostable } from './periods.js';
 import { addMovements, movementsOf } from './document-balances.js';
 
@@ -241,19 +241,16 @@ export async function owedOnDocuments(
   docIds: readonly string[],
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  if (docIds.length === 0) return out;
-  // Chunked: a statement's parameters are bounded (SQLite's default cap is 32 766).
-  for (let k = 0; k < docIds.length; k += 500) {
-    const chunk = docIds.slice(k, k + 500);
-    const rows = await q.all<{ doc_id: string; balance_cents: number }>(
+  const rows = await readInParts(docIds, (part) =>
+    q.all<{ doc_id: string; balance_cents: number }>(
       `SELECT doc_id, balance_cents FROM document_balances
-       WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(chunk.length)})`,
-      [orgId, accountCode, ...chunk],
-    );
-    for (const r of rows) {
-      const balance = Number(r.balance_cents);
-      out.set(r.doc_id, side === 'debit' ? balance : -balance);
-    }
+       WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(part.length)})`,
+      [orgId, accountCode, ...part],
+    ),
+  );
+  for (const r of rows) {
+    const balance = Number(r.balance_cents);
+    out.set(r.doc_id, side === 'debit' ? balance : -balance);
   }
   return out;
 }
@@ -297,13 +294,7 @@ export async function rowsOfDocuments<T>(
   params: readonly (string | number)[],
   ids: Iterable<string>,
 ): Promise<T[]> {
-  const all = [...ids];
-  const out: T[] = [];
-  for (let k = 0; k < all.length; k += 500) {
-    const chunk = all.slice(k, k + 500);
-    out.push(...(await q.all<T>(sql(placeholders(chunk.length)), [...params, ...chunk])));
-  }
-  return out;
+  return readInParts([...ids], (part) => q.all<T>(sql(placeholders(part.length)), [...params, ...part]));
 }
 
 /** Order of open items: oldest first by `a`, then id (what ORDER BY due_on, id gave). */
