@@ -45,6 +45,8 @@ import fc from 'fast-check';
 import { gstOfInclusive, journalLinesSha256, ledgerId, type JournalLineForm } from '@finance-desk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayTotalsFromLines, keptDayTotals } from '../src/domain/gl/day-totals.js';
+import { cashFlowDaysFromLines, keptCashFlowDays } from '../src/domain/reports/cash-flow-days.js';
+import { gstDaysFromLines, keptGstDays } from '../src/domain/reports/gst-days.js';
 import { documentBalanceDrift } from '../src/domain/gl/document-balances.js';
 import { documentWordsCheck } from '../src/domain/reconciliation/document-words.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
@@ -1919,6 +1921,14 @@ class Run {
     // Every ledger read sums the totals kept per account and day: they are the lines' own sums.
     expect(await keptDayTotals(this.t.db.reader, this.o.orgId), `account totals per day ${where}`).toEqual(
       await dayTotalsFromLines(this.t.db.reader, this.o.orgId),
+    );
+    // The statement of cash flows sums the movements kept per day and line: a rebuild gives them.
+    expect(await keptCashFlowDays(this.t.db.reader, this.o.orgId), `cash flow per day ${where}`).toEqual(
+      await cashFlowDaysFromLines(this.t.db.reader, this.o.orgId),
+    );
+    // And the GST summary the GST kept per day and tax code.
+    expect(await keptGstDays(this.t.db.reader, this.o.orgId), `GST per day ${where}`).toEqual(
+      await gstDaysFromLines(this.t.db.reader, this.o.orgId),
     );
     // Open items, aged reports and match suggestions read the balances kept per document.
     expect(await documentBalanceDrift(this.t.db.reader, this.o.orgId), `document balances ${where}`).toEqual([]);

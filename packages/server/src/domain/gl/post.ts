@@ -4,6 +4,7 @@ import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { CHART } from './chart.js';
+import { addJournalCashFlow } from '../reports/cash-flow-days.js';
 import { ADD_DAY_TOTAL_SQL } from './day-totals.js';
 import { placeholders } from '../../storage/sql.js';
 import { checkPostable } from './periods.js';
@@ -170,6 +171,9 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
     }
     // What each document now owes, with its lines (document-balances.ts).
     await addMovements(uow.tx, uow.orgId, movementsOf(rows));
+    // Its cash per line of the statement of cash flows, with the batch's other journals before
+    // COMMIT (reports/cash-flow-days.ts).
+    addJournalCashFlow(uow.tx, uow.orgId, id);
   });
   return Promise.resolve({ id, totalCents: total, lines: rows });
 }
