@@ -1,24 +1,23 @@
 import { invariant } from '../../errors.js';
 import type { Migration } from '../../storage/migration-types.js';
-import { placeholders } from '../../storage/sql.js';
-import type { Queryable, Tx } from '../../storage/types.js';
-import { addGstSql } from './gst-days.js';
+import type { Queryable, SqlValue, Tx, Writer } from '../../storage/types.js';
 
 /**
- * The statement of cash flows' movements per day and line (cash-flow.ts), kept by postJournal in
- * the journal's own queued statements like the account totals per day (gl/day-totals.ts), so the
- * report sums days × lines of its period instead of classifying every cash journal of it.
+ * The statement of cash flows' movements per day and line (cash-flow.ts), kept with the journals
+ * like the account totals per day (gl/day-totals.ts), so the report sums days × lines of its
+ * period instead of classifying every cash journal of it.
  *
- * Each journal's classification is one SQL statement, CLASSIFY_SQL, run over that journal when it
- * is posted, over an organisation to rebuild it, and over every organisation by migration 63: one
- * text, so kept rows and a rebuild cannot disagree on a rule.
+ * Every journal is classified by one SQL text (classifySql) over its lines: the batch's journals
+ * before COMMIT, from their lines as parameters (postJournal hands them over); an organisation's
+ * stored lines to rebuild it; every organisation's by migration 63. One text, so kept rows and a
+ * rebuild cannot disagree on a rule, and the same accounts table decides both.
  *
- * What can change after posting: which accounts are cash (an account's type or reconcilable flag,
- * a bank account record adopting an account) and an account's line by type. Journals, their lines
- * and dates never change; roles (system_key) are fixed when the chart is made. So an account edit
- * of type or reconcilable, and a bank account record put on an existing account, rebuild the
- * organisation's rows in the same unit (REBUILD_ORG_SQL): rare edits paying a full pass so every
- * report stays a sum of kept rows.
+ * What can change after posting: which accounts are cash, by an asset account's reconcilable flag
+ * (accountUpdate then rebuilds the organisation's rows before the batch commits: a rare edit
+ * paying one pass over the lines so every report stays a sum of kept rows). Nothing else the
+ * classification reads does: journals, lines and dates are fixed; roles (system_key) are set with
+ * the chart; an account's type cannot change once it has postings; a bank account record only
+ * adopts 1000 (cash already) or comes with a new account.
  */
 export type CashFlowSection = 'operating' | 'investing' | 'financing';
 
@@ -103,8 +102,9 @@ const LINE_OF_ACCOUNT = `CASE
   END`;
 
 /**
- * The cash of the journals `scope` selects (a condition on journals j), per organisation, date and
- * line of the statement. Cash is the lines on cash accounts (debit − credit); the journal's other
+ * The cash of the journals' lines `source` gives (org_id, journal_id, date, source_kind,
+ * account_code, debit_cents, credit_cents), per organisation, date and line of the statement.
+ * Cash is the lines on cash accounts (debit − credit); the journal's other
  * lines are summed per line of the statement as cash (credit − debit), GST folded into the others.
  * A journal whose cash nets to nothing (a transfer between cash accounts) is no flow; the
  * conversion journal (books.openingBalances) is carried in, not a flow.
@@ -120,19 +120,18 @@ const LINE_OF_ACCOUNT = `CASE
  * 1 on that line. Products cash × amount are NUMERIC so that PostgreSQL does not overflow BIGINT
  * on large amounts; share = (p − p mod sum) ÷ sum is whole on both engines.
  */
-function classifySql(scope: string): string {
+function classifySql(source: string): string {
   const same = `cat NOT IN ('${CASH}', '${GST}') AND ((amt > 0 AND cash > 0) OR (amt < 0 AND cash < 0))`;
   const journal = 'PARTITION BY org_id, journal_id';
   return `WITH jl AS (
-    SELECT l.org_id AS org_id, l.journal_id AS journal_id, j.date AS date,
+    SELECT l.org_id AS org_id, l.journal_id AS journal_id, l.date AS date,
       CASE WHEN ${IS_CASH} THEN '${CASH}' ELSE ${LINE_OF_ACCOUNT} END AS cat,
       SUM(l.credit_cents - l.debit_cents) AS amt
-    FROM journals j
-    JOIN journal_lines l ON l.org_id = j.org_id AND l.journal_id = j.id
+    FROM (${source}) l
     JOIN accounts a ON a.org_id = l.org_id AND a.code = l.account_code
     LEFT JOIN bank_accounts b ON b.org_id = l.org_id AND b.account_code = l.account_code
-    WHERE ${scope} AND j.source_kind <> '${OPENING_BALANCES_SOURCE}'
-    GROUP BY l.org_id, l.journal_id, j.date, cat
+    WHERE l.source_kind <> '${OPENING_BALANCES_SOURCE}'
+    GROUP BY l.org_id, l.journal_id, l.date, cat
   ), jw AS (
     SELECT org_id, journal_id, date, cat, amt,
       SUM(CASE WHEN cat = '${CASH}' THEN -amt ELSE 0 END) OVER (${journal}) AS cash
@@ -170,21 +169,31 @@ function classifySql(scope: string): string {
   )`;
 }
 
-const COLUMNS = 'cash_flow_day_totals (org_id, date, line, amount_cents)';
+/** The stored lines of the journals `scope` selects (a condition on journals j). */
+const storedLines = (scope: string) => `SELECT j.org_id AS org_id, j.id AS journal_id, j.date AS date, j.source_kind AS source_kind,
+    l.account_code AS account_code, l.debit_cents AS debit_cents, l.credit_cents AS credit_cents
+  FROM journals j JOIN journal_lines l ON l.org_id = j.org_id AND l.journal_id = j.id
+  WHERE ${scope}`;
 
-/** Insert the selected journals' flows, adding to rows already kept (WHERE 1 = 1: SQLite's upsert after a SELECT). */
-function addSql(scope: string): string {
-  return `${classifySql(scope)}
-  INSERT INTO ${COLUMNS}
+/**
+ * Lines given as parameters, seven a line, in storedLines' columns: a batch's journals before
+ * COMMIT. Reading no table the batch's write-out writes, the statement joins that write-out on
+ * PostgreSQL (one combined statement, storage/postgres.ts) instead of a round trip after it.
+ */
+const givenLines = (n: number) => `SELECT column1 AS org_id, column2 AS journal_id, column3 AS date, column4 AS source_kind,
+    column5 AS account_code, CAST(column6 AS BIGINT) AS debit_cents, CAST(column7 AS BIGINT) AS credit_cents
+  FROM (VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}) v`;
+
+/** Insert the flows of the lines `source` gives, adding to rows already kept (WHERE 1 = 1: SQLite's upsert after a SELECT). */
+function addSql(source: string): string {
+  return `INSERT INTO cash_flow_day_totals (org_id, date, line, amount_cents)
+  ${classifySql(source)}
   SELECT org_id, date, line, SUM(amount) FROM flows WHERE 1 = 1 GROUP BY org_id, date, line
   ON CONFLICT (org_id, date, line) DO UPDATE SET amount_cents = cash_flow_day_totals.amount_cents + excluded.amount_cents`;
 }
 
-/** Journal ids per statement when a batch's journals are added. */
-const IDS_PER_STATEMENT = 500;
-
 /** An organisation's rows from its lines; after DELETE_ORG_SQL. Parameters: org. */
-export const REBUILD_ORG_SQL = addSql('j.org_id = ?');
+export const REBUILD_ORG_SQL = addSql(storedLines('j.org_id = ?'));
 export const DELETE_ORG_SQL = 'DELETE FROM cash_flow_day_totals WHERE org_id = ?';
 
 export const migration: Migration = {
@@ -201,59 +210,85 @@ export const migration: Migration = {
     // A period's sums from the index alone.
     'CREATE INDEX cash_flow_day_totals_sums ON cash_flow_day_totals (org_id, date, line, amount_cents)',
     // Organisations already on the books: their rows from the lines, as the report read them.
-    addSql('1 = 1'),
+    addSql(storedLines('1 = 1')),
   ],
 };
 
+/** A posted journal's lines, as givenLines takes them. */
+export interface PostedLines {
+  readonly id: string;
+  readonly date: string;
+  readonly sourceKind: string;
+  readonly lines: readonly { readonly accountCode: string; readonly debitCents: number; readonly creditCents: number }[];
+}
+
 interface Pending {
-  readonly journals: Set<string>;
+  readonly journals: Map<string, PostedLines>;
   rebuild: boolean;
 }
+
+/** Lines per statement when a batch's journals are added (seven parameters each). */
+const LINES_PER_STATEMENT = 1_000;
 
 const memoKey = (orgId: string) => `cash-flow-days:${orgId}`;
 
 /**
- * The batch's share for an organisation: its hook runs before COMMIT, after the journals it names
- * were written. It takes the share out of the memo when it runs, so a journal written later (by
- * another hook) makes a new share and a new hook; a journal of a unit rolled back is simply not
- * found. One statement per batch, not per journal: on PostgreSQL a per-journal statement reading
- * the lines just queued would cut the batch's one combined write-out into two per journal.
+ * The batch's share for an organisation. write-path.ts writes it out (writeKeptCashFlow) in the
+ * organisation's own before-COMMIT work, ahead of the events and the head, so that on PostgreSQL
+ * its one statement joins the batch's combined write-out: it reads only accounts, not the lines
+ * queued beside it. Not a statement per journal: each would name the table the one before it
+ * wrote and cut the write-out into a statement per journal. A hook of its own writes out what a
+ * unit outside the write path posted (nothing, today).
  */
 function pending(tx: Tx, orgId: string): Pending {
   const key = memoKey(orgId);
   const known = tx.batch.memo.get(key) as Pending | undefined;
   if (known) return known;
-  const p: Pending = { journals: new Set(), rebuild: false };
+  const p: Pending = { journals: new Map(), rebuild: false };
   tx.batch.memo.set(key, p);
-  tx.batch.beforeCommit(async (q) => {
-    if (tx.batch.memo.get(key) !== p) return;
-    tx.batch.memo.delete(key);
-    if (p.rebuild) await rebuildCashFlowDays(q, orgId);
-    const ids = [...p.journals];
-    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-      const part = ids.slice(i, i + IDS_PER_STATEMENT);
-      const scope = `j.org_id = ? AND j.id IN (${placeholders(part.length)})`;
-      // The rebuild above read these journals already.
-      if (!p.rebuild) await q.run(addSql(scope), [orgId, ...part]);
-      // The GST summary's rows per day and tax code (gst-days.ts), from the same journals.
-      await q.run(addGstSql(scope), [orgId, ...part]);
-    }
-  });
+  tx.batch.beforeCommit((q) => writeKeptCashFlow(tx, q, orgId));
   return p;
 }
 
-/**
- * A posted journal's flows, and its GST per day and tax code, are added before the batch commits
- * (postJournal, after its lines are written).
- */
-export function addJournalCashFlow(tx: Tx, orgId: string, journalId: string): void {
-  pending(tx, orgId).journals.add(journalId);
+/** Queue the batch's cash flow rows for an organisation, once (the share leaves the memo). */
+export async function writeKeptCashFlow(tx: Tx, q: Writer, orgId: string): Promise<void> {
+  const key = memoKey(orgId);
+  const p = tx.batch.memo.get(key) as Pending | undefined;
+  if (p === undefined) return;
+  tx.batch.memo.delete(key);
+  // The rebuild reads every journal's stored lines, this batch's too.
+  if (p.rebuild) {
+    await rebuildCashFlowDays(q, orgId);
+    return;
+  }
+  let part: SqlValue[] = [];
+  const send = async () => {
+    if (part.length > 0) await q.later(addSql(givenLines(part.length / 7)), part);
+    part = [];
+  };
+  for (const j of p.journals.values()) {
+    // A journal's lines stay in one statement: it is classified as a whole.
+    if (part.length / 7 + j.lines.length > LINES_PER_STATEMENT) await send();
+    for (const l of j.lines) part.push(orgId, j.id, j.date, j.sourceKind, l.accountCode, l.debitCents, l.creditCents);
+  }
+  await send();
+}
+
+/** A posted journal's flows are added before the batch commits (postJournal, with its lines). */
+export function addJournalCashFlow(tx: Tx, orgId: string, journal: PostedLines): void {
+  pending(tx, orgId).journals.set(journal.id, journal);
+}
+
+/** A unit that failed after posting rolled its journals back: they are not added (write-path.ts). */
+export function forgetJournalCashFlow(tx: Tx, orgId: string, journalIds: readonly string[]): void {
+  const p = tx.batch.memo.get(memoKey(orgId)) as Pending | undefined;
+  if (p) for (const id of journalIds) p.journals.delete(id);
 }
 
 /**
- * What is cash, or an account's line, may have changed for journals already posted (an account's
- * type or reconcilable flag; a bank account record put on an existing account): the organisation's
- * rows are rebuilt before the batch commits, after everything else it wrote.
+ * What is cash may have changed for journals already posted (an account's reconcilable flag): the
+ * organisation's rows are rebuilt from the stored lines before the batch commits, after
+ * everything else it wrote.
  */
 export function rebuildCashFlowBeforeCommit(tx: Tx, orgId: string): void {
   pending(tx, orgId).rebuild = true;
@@ -278,7 +313,7 @@ const rowsOf = (rows: { date: string; line: string; amount: unknown }[]): CashFl
 export async function cashFlowDaysFromLines(q: Queryable, orgId: string): Promise<CashFlowDay[]> {
   return rowsOf(
     await q.all(
-      `${classifySql('j.org_id = ?')}
+      `${classifySql(storedLines('j.org_id = ?'))}
       SELECT date, line, SUM(amount) AS amount FROM flows GROUP BY date, line ORDER BY date, line`,
       [orgId],
     ),

@@ -1,6 +1,7 @@
 import { basDollars, gstOfInclusive, TAX_CODE_NAMES, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
+import { ORIGIN_SOURCES } from './gst-days.js';
 
 /**
  * The GST summary for a BAS period (docs/reference/gst-bas.md), from the tax tags on journal
@@ -54,15 +55,18 @@ interface TotalRow {
 
 /**
  * Sums per tax code, split into this period's supplies (adj 0) and reductions of documents first
- * posted before the period (adj 1): the kept days × codes of the period (gst-days.ts), from the
- * index alone.
+ * posted before the period (adj 1): the kept days × codes of the period (gst-days.ts), each
+ * reduction's rows with its document looked up, as many as the period has reductions.
  */
 async function sumsByCode(q: Queryable, orgId: string, from: string, to: string): Promise<TotalRow[]> {
   return q.all<TotalRow>(
     `SELECT x.tax_code AS tax_code, x.adj AS adj, SUM(x.base) AS base, SUM(x.gst) AS gst, SUM(x.n) AS n
      FROM (
-       SELECT t.tax_code AS tax_code, CASE WHEN t.origin_date < ? THEN 1 ELSE 0 END AS adj,
-         t.base_cents AS base, t.gst_cents AS gst, t.lines AS n
+       SELECT t.tax_code AS tax_code, t.base_cents AS base, t.gst_cents AS gst, t.lines AS n,
+         CASE WHEN t.reduces = '' THEN 0 WHEN t.reduces = '*' THEN 1 WHEN EXISTS (
+           SELECT 1 FROM journals o WHERE o.org_id = t.org_id AND o.source_id = t.reduces
+             AND o.source_kind IN ${ORIGIN_SOURCES} AND o.date < ?
+         ) THEN 1 ELSE 0 END AS adj
        FROM gst_day_totals t WHERE t.org_id = ? AND t.date >= ? AND t.date <= ?
      ) x
      GROUP BY x.tax_code, x.adj`,
