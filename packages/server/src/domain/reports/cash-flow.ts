@@ -106,15 +106,16 @@ async function cashAccounts(q: Queryable, orgId: string): Promise<CashAccount[]>
 
 /**
  * Cash the conversion journal (books.openingBalances) brought in when it is dated in from..to.
- * Found by its source (the organisation's own id, journals_source) and read from it outwards
- * (CROSS JOIN keeps SQLite from starting at every line of the cash accounts instead).
+ * Found by its source (the organisation's own id: journals_source), the period tested in the sum
+ * rather than the WHERE so that SQLite does not walk the period's journals by date instead.
  */
 async function carriedIn(q: Queryable, orgId: string, codes: readonly string[], from: string, to: string): Promise<number> {
   const row = await q.get<{ cents: unknown }>(
-    `SELECT SUM(l.debit_cents - l.credit_cents) AS cents FROM journals j CROSS JOIN journal_lines l
-     WHERE j.org_id = ? AND j.source_id = ? AND j.source_kind = '${OPENING_BALANCES_SOURCE}' AND j.date >= ? AND j.date <= ?
+    `SELECT SUM(CASE WHEN j.date >= ? AND j.date <= ? THEN l.debit_cents - l.credit_cents ELSE 0 END) AS cents
+     FROM journals j CROSS JOIN journal_lines l
+     WHERE j.org_id = ? AND j.source_id = ? AND j.source_kind = '${OPENING_BALANCES_SOURCE}'
        AND l.org_id = j.org_id AND l.journal_id = j.id AND l.account_code IN (${placeholders(codes.length)})`,
-    [orgId, orgId, from, to, ...codes],
+    [from, to, orgId, orgId, ...codes],
   );
   return cents(row?.cents);
 }
