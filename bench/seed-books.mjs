@@ -259,4 +259,12 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
   const words = new URL('../packages/server/dist/domain/reconciliation/document-words.js', import.meta.url);
   const { rebuildDocumentWords } = await import(words.href);
   await rebuildDocumentWords(tx, orgId);
+  // The statement of cash flows' and the GST summary's rows per day, also from the compiled
+  // server's own rebuilds: they classify each journal by the report's rules.
+  const cashFlowDays = new URL('../packages/server/dist/domain/reports/cash-flow-days.js', import.meta.url);
+  const { rebuildCashFlowDays } = await import(cashFlowDays.href);
+  await rebuildCashFlowDays(tx, orgId);
+  const gstDays = new URL('../packages/server/dist/domain/reports/gst-days.js', import.meta.url);
+  const { rebuildGstDays } = await import(gstDays.href);
+  await rebuildGstDays(tx, orgId);
 }

@@ -29,6 +29,8 @@ import { migration as hoursPerWeek } from './domain/people/migration-hours.js';
 import { migration as stpReported } from './domain/payroll/migration-stp-reported.js';
 import { migration as chartAccounts } from './domain/gl/migration-chart.js';
 import { migration as dayTotals } from './domain/gl/day-totals.js';
+import { migration as cashFlowDays } from './domain/reports/cash-flow-days.js';
+import { migration as gstDays } from './domain/reports/gst-days.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -168,4 +170,8 @@ export const migrations: readonly Migration[] = [
   documentWords,
   // Each account's totals per day, kept with every journal, so ledger reads do not sum every line, 62.
   dayTotals,
+  // The statement of cash flows per day and line, kept with every journal, 63.
+  cashFlowDays,
+  // The GST summary per day and tax code, kept with every journal, 64.
+  gstDays,
 ];

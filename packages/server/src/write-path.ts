@@ -1,3 +1,4 @@
+import { forgetJournalCashFlow, writeKeptCashFlow } from './domain/reports/cash-flow-days.js';
 import {
   canonicalJson,
   decimalsAsText,
@@ -384,6 +385,9 @@ function registerBatch(tx: Tx, caps: Capabilities, row: HeadRow, unit: object): 
   tx.batch.beforeCommit(async (q) => {
     // A batch whose locking unit failed dropped this share; a later unit made its own.
     if (tx.batch.memo.get(key) !== b) return;
+    // The statement of cash flows' rows for the batch's journals: ahead of the head's update,
+    // which is sent on its own, so they join the combined write-out (cash-flow-days.ts).
+    await writeKeptCashFlow(tx, q, orgId);
     await flushRows(q, caps, b);
     // Migration 35: a batch that changed a credential or an agent moves the credential epoch
     // with its commit, so every process's remembered principals of the organisation are checked
@@ -591,14 +595,14 @@ async function unitOfWork<R extends WriteResult, E>(
       const unit = {};
       const b = await orgBatch(tx, db.caps, orgId, unit);
       const m = mark(b);
+      // What the unit binds into its event (Uow.bindJournal, bindFile): known before it is chained.
+      const journals: JournalBinding[] = [];
       try {
         // First of all, before a replay or the handler can answer anything.
         if (remembered) await checkRemembered(tx, b, remembered.credentialId, remembered.check);
         const early = await before(tx, b);
         if (early !== undefined) return { early };
         let emitted = 0;
-        // What the unit binds into its event (Uow.bindJournal, bindFile): known before it is chained.
-        const journals: JournalBinding[] = [];
         const journalWrites: ((ledgerId: string) => Promise<void>)[] = [];
         const files: FileBinding[] = [];
         const now = clockOf(db)();
@@ -657,6 +661,12 @@ async function unitOfWork<R extends WriteResult, E>(
         return { result };
       } catch (error) {
         restore(tx, b, m, unit);
+        // Its journals roll back with it: the cash flow rows kept for the batch leave them out.
+        forgetJournalCashFlow(
+          tx,
+          orgId,
+          journals.map((j) => j.id),
+        );
         throw error;
       }
     },

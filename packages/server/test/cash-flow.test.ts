@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBankAccount, parseBankAccountCreate } from '../src/domain/banking/accounts.js';
 import { CHART } from '../src/domain/gl/chart.js';
-import { allocateJournal, CASH_FLOW_LINES, CASH_ROLES, cashFlow, GST_ROLES, shareProRata } from '../src/domain/reports/cash-flow.js';
+import { allocateJournal, CASH_FLOW_LINES, CASH_ROLES, GST_ROLES, shareProRata } from '../src/domain/reports/cash-flow.js';
+import { cashFlowDaysFromLines, migration as cashFlowMigration, keptCashFlowDays } from '../src/domain/reports/cash-flow-days.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { agentCalls, engines, refusal, startTestServer, type TestServer } from './harness.js';
 import { postEntry, purchaseLines, report, saleLines } from './reports-helpers.js';
@@ -214,10 +215,9 @@ describe.each(engines)('statement of cash flows (%s)', (engine) => {
     expect(cash.reduce((s: number, l: { amountCents: number }) => s + l.amountCents, 0)).toBe(r.closingCashCents);
   });
 
-  it('read a row at a time, a split journal gathered across pages gives the same statement', async () => {
-    // February 2026: the laptop journal's two lines come back on two pages of one row.
-    const paged = await cashFlow(t.db.reader, books.orgId, '2026-02-01', '2026-02-28', 1);
-    expect(paged).toEqual(await report(t, books, { type: 'cash_flow', from: '2026-02-01', to: '2026-02-28' }));
+  it('a journal split over several counter accounts is shared between their lines', async () => {
+    // February 2026: the laptop journal pays a supplier and buys plant in one cash movement.
+    const paged = await report(t, books, { type: 'cash_flow', from: '2026-02-01', to: '2026-02-28' });
     expect([paged.operating.lines, paged.investing.lines, paged.financing.lines]).toEqual([
       [{ line: 'suppliers', label: 'Payments to suppliers', amountCents: -50_000 }],
       [{ line: 'plant_and_equipment', label: 'Plant and equipment bought and sold', amountCents: -200_000 }],
@@ -259,6 +259,59 @@ describe.each(engines)('statement of cash flows (%s)', (engine) => {
     expect(r.investing.totalCents).toBe(-330_000);
     expect(r.financing.totalCents).toBe(1_000_000);
     expect(r).toMatchObject({ netChangeCents: 695_000, openingCashCents: 2_500_000, closingCashCents: 3_195_000, reconciles: true });
+  });
+
+  it('kept per day and line as a rebuild from the lines gives them; an upgraded database reads the same', async () => {
+    const kept = await keptCashFlowDays(t.db.reader, books.orgId);
+    expect(kept).toEqual(await cashFlowDaysFromLines(t.db.reader, books.orgId));
+    // The laptop journal, split pro rata to the cent, is kept as its two lines.
+    expect(kept.filter((r) => r.date === '2026-02-10')).toEqual([
+      { date: '2026-02-10', line: 'plant_and_equipment', amount: -200_000 },
+      { date: '2026-02-10', line: 'suppliers', amount: -50_000 },
+    ]);
+    // As migration 63 finds an organisation posted before it: no rows, then its backfill.
+    const year = await report(t, books, FY);
+    await t.db.write(async (tx) => {
+      await tx.run('DELETE FROM cash_flow_day_totals WHERE org_id = ?', [books.orgId]);
+      await tx.run(cashFlowMigration.statements.at(-1) as string);
+    });
+    expect(await keptCashFlowDays(t.db.reader, books.orgId)).toEqual(kept);
+    expect(await report(t, books, FY)).toEqual(year);
+  });
+
+  it('an account becoming cash (reconcilable) re-reads the journals already posted; reversals are kept too', async () => {
+    await ok(books, 'books.accountCreate', { code: '1600', name: 'Term deposit', type: 'asset' });
+    const { journalId: deposit } = await ok(books, 'books.journalPost', {
+      date: '2026-03-02',
+      memo: 'Term deposit placed',
+      lines: [
+        { accountCode: '1600', debitCents: 300_000 },
+        { accountCode: '1000', creditCents: 300_000 },
+      ],
+    });
+    const q1 = { type: 'cash_flow', from: '2026-01-01', to: '2026-03-31' };
+    const before = await report(t, books, q1);
+    expect(before.investing.lines).toEqual([
+      { line: 'plant_and_equipment', label: 'Plant and equipment bought and sold', amountCents: -200_000 },
+      { line: 'other_assets', label: 'Other assets bought and sold', amountCents: -300_000 },
+    ]);
+    // A term deposit held as cash: placing it moves cash between cash accounts, no flow.
+    await ok(books, 'books.accountUpdate', { code: '1600', reconcilable: true });
+    const asCash = await report(t, books, q1);
+    expect(asCash.investing.lines).toEqual([
+      { line: 'plant_and_equipment', label: 'Plant and equipment bought and sold', amountCents: -200_000 },
+    ]);
+    expect(asCash.cashAccounts.map((a: { code: string }) => a.code)).toEqual(['1000', '1010', '1300', '1600']);
+    expect(asCash.reconciles).toBe(true);
+    expect(await keptCashFlowDays(t.db.reader, books.orgId)).toEqual(await cashFlowDaysFromLines(t.db.reader, books.orgId));
+    await ok(books, 'books.accountUpdate', { code: '1600', reconcilable: false });
+    expect(await report(t, books, q1)).toEqual(before);
+    // Reversed on the same day: the day's kept sum for the line returns to nothing.
+    await ok(books, 'books.journalReverse', { journalId: deposit, reason: 'Posted in error', date: '2026-03-02' });
+    expect((await report(t, books, q1)).investing.lines).toEqual([
+      { line: 'plant_and_equipment', label: 'Plant and equipment bought and sold', amountCents: -200_000 },
+    ]);
+    expect(await keptCashFlowDays(t.db.reader, books.orgId)).toEqual(await cashFlowDaysFromLines(t.db.reader, books.orgId));
   });
 
   it.each([

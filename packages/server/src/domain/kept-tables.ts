@@ -2,6 +2,8 @@ import type { Queryable } from '../storage/types.js';
 import { dayTotalsFromLines, keptDayTotals } from './gl/day-totals.js';
 import { documentBalanceDrift } from './gl/document-balances.js';
 import { documentWordsCheck } from './reconciliation/document-words.js';
+import { cashFlowDaysFromLines, keptCashFlowDays } from './reports/cash-flow-days.js';
+import { gstDaysFromLines, keptGstDays } from './reports/gst-days.js';
 
 /**
  * The tables kept beside the ledger so that reads cost what they return, not what the books hold
@@ -33,10 +35,25 @@ export function listDrift(kept: readonly string[], rebuilt: readonly string[]): 
 const dayRow = (r: { account_code: string; date: string; dr: number; cr: number; n: number }) =>
   `${r.account_code} ${r.date} debits ${r.dr} credits ${r.cr} lines ${r.n}`;
 
+/** A row of plain fields in words: `name value` pairs in the row's own order. */
+const fieldsRow = (r: object) =>
+  Object.entries(r)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(' ');
+
 export const KEPT_TABLES: readonly KeptTable[] = [
   {
     table: 'account_day_totals',
     drift: async (q, orgId) => listDrift((await keptDayTotals(q, orgId)).map(dayRow), (await dayTotalsFromLines(q, orgId)).map(dayRow)),
+  },
+  {
+    table: 'cash_flow_day_totals',
+    drift: async (q, orgId) =>
+      listDrift((await keptCashFlowDays(q, orgId)).map(fieldsRow), (await cashFlowDaysFromLines(q, orgId)).map(fieldsRow)),
+  },
+  {
+    table: 'gst_day_totals',
+    drift: async (q, orgId) => listDrift((await keptGstDays(q, orgId)).map(fieldsRow), (await gstDaysFromLines(q, orgId)).map(fieldsRow)),
   },
   {
     table: 'document_balances',

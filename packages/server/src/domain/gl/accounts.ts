@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { conflict, notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
+import { rebuildCashFlowBeforeCommit } from '../reports/cash-flow-days.js';
 import { accountBalanceCents } from './post.js';
 
 /**
@@ -160,6 +161,12 @@ export async function accountUpdate(p: UpdateParams, uow: Uow) {
     uow.orgId,
     row.code,
   ]);
+  // Whether an asset account is reconcilable says whether its lines are cash: the statement of
+  // cash flows' kept rows are rebuilt (its type cannot change once it has postings, and a bank
+  // account record only ever adopts 1000, cash already).
+  if (changed.includes('reconcilable') && (await hasPostings(uow.tx, uow.orgId, row.code))) {
+    rebuildCashFlowBeforeCommit(uow.tx, uow.orgId);
+  }
   return toAccount({
     ...row,
     name: next.name,

@@ -4,6 +4,8 @@ import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { CHART } from './chart.js';
+import { addJournalCashFlow } from '../reports/cash-flow-days.js';
+import { ADD_GST_DAY_SQL, gstDayRows } from '../reports/gst-days.js';
 import { ADD_DAY_TOTAL_SQL } from './day-totals.js';
 import { placeholders, readInParts } from '../../storage/sql.js';
 import { checkPostable } from './periods.js';
@@ -170,6 +172,13 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
     }
     // What each document now owes, with its lines (document-balances.ts).
     await addMovements(uow.tx, uow.orgId, movementsOf(rows));
+    // Its cash per line of the statement of cash flows, with the batch's other journals before
+    // COMMIT (reports/cash-flow-days.ts).
+    addJournalCashFlow(uow.tx, uow.orgId, { id, date: input.date, sourceKind: input.source.kind, lines: rows });
+    // And its tagged lines' GST per day and tax code (reports/gst-days.ts).
+    for (const g of gstDayRows(input.source, rows)) {
+      await uow.tx.later(ADD_GST_DAY_SQL, [uow.orgId, input.date, g.taxCode, g.reduces, g.base, g.gst, g.lines]);
+    }
   });
   return Promise.resolve({ id, totalCents: total, lines: rows });
 }

@@ -1,6 +1,7 @@
 import { basDollars, gstOfInclusive, TAX_CODE_NAMES, TAX_CODES, type TaxCode } from '@finance-desk/protocol';
 import { invariant } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
+import { ORIGIN_SOURCES } from './gst-days.js';
 
 /**
  * The GST summary for a BAS period (docs/reference/gst-bas.md), from the tax tags on journal
@@ -44,14 +45,6 @@ export interface CodeTotal {
 
 const isTaxCode = (code: string): code is TaxCode => (TAX_CODE_NAMES as readonly string[]).includes(code);
 
-/**
- * Journals that reduce a document, and the kind of journal that first posted that document. A bad
- * debt written off (bad_debt) reduces GST on sales exactly as a credit note does; a supplier's
- * adjustment note (bill_credit_note) reduces GST on purchases exactly as a bill returned does.
- */
-const REDUCING_SOURCES = "('credit_note', 'invoice_void', 'bill_return', 'bad_debt', 'bill_credit_note')";
-const ORIGIN_SOURCES = "('invoice', 'bill')";
-
 interface TotalRow {
   tax_code: string;
   adj: unknown;
@@ -60,18 +53,21 @@ interface TotalRow {
   n: unknown;
 }
 
-/** Sums per tax code, split into this period's supplies (adj 0) and later reductions (adj 1). */
+/**
+ * Sums per tax code, split into this period's supplies (adj 0) and reductions of documents first
+ * posted before the period (adj 1): the kept days × codes of the period (gst-days.ts), each
+ * reduction's rows with its document looked up, as many as the period has reductions.
+ */
 async function sumsByCode(q: Queryable, orgId: string, from: string, to: string): Promise<TotalRow[]> {
   return q.all<TotalRow>(
-    `SELECT x.tax_code AS tax_code, x.adj AS adj, SUM(x.base) AS base, SUM(x.gst) AS gst, COUNT(*) AS n
+    `SELECT x.tax_code AS tax_code, x.adj AS adj, SUM(x.base) AS base, SUM(x.gst) AS gst, SUM(x.n) AS n
      FROM (
-       SELECT l.tax_code AS tax_code, l.tax_base_cents AS base, l.gst_cents AS gst,
-         CASE WHEN j.source_kind = 'bad_debt' THEN 1 WHEN j.source_kind IN ${REDUCING_SOURCES} AND EXISTS (
-           SELECT 1 FROM journals o WHERE o.org_id = j.org_id AND o.source_id = j.source_id
+       SELECT t.tax_code AS tax_code, t.base_cents AS base, t.gst_cents AS gst, t.lines AS n,
+         CASE WHEN t.reduces = '' THEN 0 WHEN t.reduces = '*' THEN 1 WHEN EXISTS (
+           SELECT 1 FROM journals o WHERE o.org_id = t.org_id AND o.source_id = t.reduces
              AND o.source_kind IN ${ORIGIN_SOURCES} AND o.date < ?
          ) THEN 1 ELSE 0 END AS adj
-       FROM journal_lines l JOIN journals j ON j.org_id = l.org_id AND j.id = l.journal_id
-       WHERE l.org_id = ? AND j.date >= ? AND j.date <= ? AND l.tax_code IS NOT NULL
+       FROM gst_day_totals t WHERE t.org_id = ? AND t.date >= ? AND t.date <= ?
      ) x
      GROUP BY x.tax_code, x.adj`,
     [from, orgId, from, to],
