@@ -269,14 +269,38 @@ export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{
   return { kept: kept.sort(), expected: [...new Set(expected)].sort() };
 }
 
-const NEAREST_AFTER = `SELECT kind, doc_id, on_day FROM document_words
-  WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day >= ? ORDER BY on_day LIMIT ?`;
-const NEAREST_BEFORE = `SELECT kind, doc_id, on_day FROM document_words
-  WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
-const AMOUNT_AFTER = `SELECT doc_id, on_day FROM document_balances
-  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day >= ? ORDER BY on_day LIMIT ?`;
-const AMOUNT_BEFORE = `SELECT doc_id, on_day FROM document_balances
-  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
+/**
+ * The two halves of a nearest-by-date read, each ordered and limited by the index, as one
+ * statement: the rows on or after the line's date (ascending) and those before it (descending),
+ * `src` naming which lookup a row answers. A line's lookups (its amount per kind of document, each
+ * of its known words) go out as one UNION ALL of these, one round trip per line instead of two per
+ * lookup. Each half is a derived table so that its ORDER BY and LIMIT apply to it alone.
+ */
+const WORD_HALVES = `SELECT * FROM (SELECT CAST(? AS TEXT) AS src, kind, doc_id, on_day FROM document_words
+    WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day >= ? ORDER BY on_day LIMIT ?) wa
+  UNION ALL SELECT * FROM (SELECT CAST(? AS TEXT) AS src, kind, doc_id, on_day FROM document_words
+    WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day < ? ORDER BY on_day DESC LIMIT ?) wb`;
+const AMOUNT_HALVES = `SELECT * FROM (SELECT CAST(? AS TEXT) AS src, CAST(? AS TEXT) AS kind, doc_id, on_day FROM document_balances
+    WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day >= ? ORDER BY on_day LIMIT ?) aa
+  UNION ALL SELECT * FROM (SELECT CAST(? AS TEXT) AS src, CAST(? AS TEXT) AS kind, doc_id, on_day FROM document_balances
+    WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?) ab`;
+
+/** One nearest-by-date lookup of a line: by amount (document_balances) or by word (document_words). */
+interface Lookup {
+  readonly src: string;
+  readonly sql: string;
+  readonly params: readonly (string | number)[];
+}
+
+const wordLookup = (src: string, orgId: string, word: string, dir: 'in' | 'out', date: string): Lookup => {
+  const half = [orgId, word, dir, date, DOCUMENTS_PER_WORD];
+  return { src, sql: WORD_HALVES, params: [src, ...half, src, ...half] };
+};
+
+const amountLookup = (src: string, orgId: string, kind: WordDocument['kind'], cents: number, date: string): Lookup => {
+  const half = [kind, orgId, WORD_ACCOUNTS[kind], SIGN[kind] * cents, date, DOCUMENTS_PER_AMOUNT];
+  return { src, sql: AMOUNT_HALVES, params: [src, ...half, src, ...half] };
+};
 
 /** Days since 1970 of an ISO date, remembered: the same few hundred dates recur across a request's lines. */
 const dayNumbers = new Map<string, number>();
@@ -340,60 +364,52 @@ export async function lookupTargets(
     }
   }
   // Of the lines' words, those any document has (most of a line's words are no document's: one
-  // probe of the primary key for all of them, instead of two nearest-by-date reads per line each).
+  // probe for all of them, instead of a nearest-by-date read per line each). EXISTS stops at a
+  // word's first row, where DISTINCT would walk all of a payee's documents.
   const asked = [...new Set(lines.flatMap(wordsOfLine))];
   const known = new Set<string>();
   for (let k = 0; k < asked.length; k += 500) {
     const chunk = asked.slice(k, k + 500);
     for (const r of await q.all<{ word: string }>(
-      `SELECT DISTINCT word FROM document_words WHERE org_id = ? AND word IN (${placeholders(chunk.length)})`,
-      [orgId, ...chunk],
+      `SELECT v.column1 AS word FROM (VALUES ${chunk.map(() => '(?)').join(', ')}) v
+       WHERE EXISTS (SELECT 1 FROM document_words d WHERE d.org_id = ? AND d.word = v.column1)`,
+      [...chunk, orgId],
     )) {
       known.add(r.word);
     }
   }
-  const amountCache = new Map<string, string[]>();
-  const wordCache = new Map<string, string[]>();
+  // Lines of one direction, date and amount share the amount lookup; of one direction, date and
+  // word the word lookup: each is read once per request.
+  const answered = new Map<string, string[]>();
   const perLine: string[][] = [];
   for (const line of lines) {
     const dir = line.amountCents > 0 ? 'in' : 'out';
     const found = new Set<string>(movedLater[dir]);
+    const wanted: { src: string; lookups: Lookup[]; bound: number }[] = [];
     if (line.remainingCents > 0) {
-      const ak = `${dir} ${line.date} ${line.remainingCents}`;
-      let docs = amountCache.get(ak);
-      if (!docs) {
-        const near: { k: string; on_day: string }[] = [];
-        for (const kind of KINDS_OF[dir]) {
-          const params = [orgId, WORD_ACCOUNTS[kind], SIGN[kind] * line.remainingCents, line.date, DOCUMENTS_PER_AMOUNT];
-          for (const sql of [AMOUNT_AFTER, AMOUNT_BEFORE]) {
-            for (const r of await q.all<{ doc_id: string; on_day: string }>(sql, params))
-              near.push({ k: key(kind, r.doc_id), on_day: r.on_day });
-          }
-        }
-        docs = nearest(near, line.date, DOCUMENTS_PER_AMOUNT);
-        amountCache.set(ak, docs);
-      }
-      for (const d of docs) found.add(d);
+      const src = `= ${dir} ${line.date} ${line.remainingCents}`;
+      const lookups = KINDS_OF[dir].map((kind) => amountLookup(src, orgId, kind, line.remainingCents, line.date));
+      wanted.push({ src, lookups, bound: DOCUMENTS_PER_AMOUNT });
     }
     for (const word of wordsOfLine(line)) {
       if (!known.has(word)) continue;
-      const wk = `${dir} ${line.date} ${word}`;
-      let docs = wordCache.get(wk);
-      if (!docs) {
-        const params = [orgId, word, dir, line.date, DOCUMENTS_PER_WORD];
-        const near = [
-          ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_AFTER, params)),
-          ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_BEFORE, params)),
-        ];
-        docs = nearest(
-          near.map((r) => ({ k: key(r.kind, r.doc_id), on_day: r.on_day })),
-          line.date,
-          DOCUMENTS_PER_WORD,
-        );
-        wordCache.set(wk, docs);
-      }
-      for (const d of docs) found.add(d);
+      const src = `w ${dir} ${line.date} ${word}`;
+      wanted.push({ src, lookups: [wordLookup(src, orgId, word, dir, line.date)], bound: DOCUMENTS_PER_WORD });
     }
+    // One statement per lookup, of a fixed text (prepared once, cached): a line's lookups joined
+    // into one statement would be a new text to prepare for nearly every line, which costs more
+    // than the round trips it saves on SQLite.
+    for (const w of wanted) {
+      if (answered.has(w.src)) continue;
+      const near: { k: string; on_day: string }[] = [];
+      const rows = await q.all<{ kind: string; doc_id: string; on_day: string }>(
+        w.lookups.map((l) => l.sql).join(' UNION ALL '),
+        w.lookups.flatMap((l) => l.params),
+      );
+      for (const r of rows) near.push({ k: key(r.kind, r.doc_id), on_day: r.on_day });
+      answered.set(w.src, nearest(near, line.date, w.bound));
+    }
+    for (const w of wanted) for (const d of answered.get(w.src) ?? []) found.add(d);
     perLine.push([...found]);
   }
   // The found documents' balances as at today, then their open items, once each.
