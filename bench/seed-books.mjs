@@ -259,4 +259,8 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
   const words = new URL('../packages/server/dist/domain/reconciliation/document-words.js', import.meta.url);
   const { rebuildDocumentWords } = await import(words.href);
   await rebuildDocumentWords(tx, orgId);
+  // Likewise the bank postings bank lines can be matched to (reconciliation/bank-journal-words.ts).
+  const journalWords = new URL('../packages/server/dist/domain/reconciliation/bank-journal-words.js', import.meta.url);
+  const { rebuildBankJournalWords } = await import(journalWords.href);
+  await rebuildBankJournalWords(tx, orgId);
 }

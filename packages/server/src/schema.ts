@@ -29,6 +29,7 @@ import { migration as hoursPerWeek } from './domain/people/migration-hours.js';
 import { migration as stpReported } from './domain/payroll/migration-stp-reported.js';
 import { migration as chartAccounts } from './domain/gl/migration-chart.js';
 import { migration as dayTotals } from './domain/gl/day-totals.js';
+import { migration as bankJournalWords } from './domain/reconciliation/bank-journal-words.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -168,4 +169,6 @@ export const migrations: readonly Migration[] = [
   documentWords,
   // Each account's totals per day, kept with every journal, so ledger reads do not sum every line, 62.
   dayTotals,
+  // The bank postings bank lines can be matched to, by amount and words, for match suggestions, 66.
+  bankJournalWords,
 ];

@@ -8,6 +8,7 @@ import { ADD_DAY_TOTAL_SQL } from './day-totals.js';
 import { placeholders } from '../../storage/sql.js';
 import { checkPostable } from './periods.js';
 import { addMovements, movementsOf } from './document-balances.js';
+import { indexBankJournal } from '../reconciliation/bank-journal-words.js';
 
 /**
  * Posting to the general ledger. Every act that moves money calls `postJournal` inside its unit
@@ -170,6 +171,8 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
     }
     // What each document now owes, with its lines (document-balances.ts).
     await addMovements(uow.tx, uow.orgId, movementsOf(rows));
+    // What of it bank lines can be matched to (reconciliation/bank-journal-words.ts).
+    await indexBankJournal(uow.tx, uow.orgId, { id, date: input.date, memo: input.memo }, rows);
   });
   return Promise.resolve({ id, totalCents: total, lines: rows });
 }

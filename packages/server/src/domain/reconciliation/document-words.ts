@@ -7,7 +7,8 @@ import { IS_OPEN } from '../gl/document-balances.js';
 import { DOCUMENT_MOVES_AFTER_SQL } from '../gl/post.js';
 import { openBillsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { openInvoicesOf, quotedOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
-import { unreconciledJournals, type Target } from './documents.js';
+import { amountKey, JOURNAL_HALVES, knownKeysSql, PART_MATCHED_SQL } from './bank-journal-words.js';
+import { unreconciledJournalsOf, type Target } from './documents.js';
 import { fromOpenItem, lookupWords, wordsOfLine, type Named, type SuggestLine } from './suggest.js';
 
 /**
@@ -339,13 +340,9 @@ export async function lookupTargets(
   bankAccount: string,
   today: string,
   lines: readonly SuggestLine[],
-): Promise<{ journals: Target[]; documents: Target[][] }> {
+): Promise<{ documents: Target[][] }> {
   const dates = lines.map((l) => l.date).sort();
   // One after another: inside a write `q` is the transaction's single connection.
-  const journals =
-    lines.length === 0
-      ? []
-      : await unreconciledJournals(q, orgId, bankAccount, addDays(dates[0] ?? today, -60), addDays(dates.at(-1) ?? today, 60));
   const key = (kind: string, id: string) => `${kind}:${id}`;
   // What moved after today per document (debit-positive), so balances are as at today.
   const later = new Map<string, number>();
@@ -440,5 +437,62 @@ export async function lookupTargets(
           : await openClaimsOf(q, orgId, balances);
     for (const o of items) targets.set(key(kind, o.id), fromOpenItem(o));
   }
-  return { journals, documents: perLine.map((ks) => ks.flatMap((k) => targets.get(k) ?? [])) };
+  const journals = await journalsNear(q, orgId, bankAccount, today, lines);
+  return { documents: perLine.map((ks, i) => ks.flatMap((k) => targets.get(k) ?? []).concat(journals[i] ?? [])) };
+}
+
+/**
+ * Per line, the bank postings within 60 days of the lines' dates that no line accounts for yet and
+ * that it can score against (bank-journal-words.ts): those of what is left of it (unsigned, its
+ * direction) and those with one of its words, at most DOCUMENTS_PER_AMOUNT and DOCUMENTS_PER_WORD
+ * nearest by date each, and the few postings lines account for part of (what is left of those is
+ * not their amount). Read through unreconciledJournalsOf, which applies what the kept rows do
+ * not say (a recode journal counts only on the other account).
+ */
+async function journalsNear(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  today: string,
+  lines: readonly SuggestLine[],
+): Promise<Target[][]> {
+  if (lines.length === 0) return [];
+  const dates = lines.map((l) => l.date).sort();
+  const from = addDays(dates[0] ?? today, -60);
+  const to = addDays(dates.at(-1) ?? today, 60);
+  const asked = [...new Set(lines.flatMap(wordsOfLine))];
+  const known = new Set<string>();
+  for (let k = 0; k < asked.length; k += 500) {
+    const chunk = asked.slice(k, k + 500);
+    for (const r of await q.all<{ word: string }>(knownKeysSql(chunk.length), [...chunk, orgId, bankAccount])) known.add(r.word);
+  }
+  const part = (await q.all<{ journal_id: string }>(PART_MATCHED_SQL, [orgId, bankAccount, from, to])).map((r) => r.journal_id);
+  const answered = new Map<string, string[]>();
+  const perLine: string[][] = [];
+  for (const line of lines) {
+    const dir = line.amountCents > 0 ? 'in' : 'out';
+    const keys = [...(line.remainingCents > 0 ? [amountKey(line.remainingCents)] : []), ...wordsOfLine(line).filter((w) => known.has(w))];
+    const found = new Set<string>(part);
+    for (const k of keys) {
+      const src = `${dir} ${line.date} ${k}`;
+      let ids = answered.get(src);
+      if (!ids) {
+        const bound = k.startsWith('=') ? DOCUMENTS_PER_AMOUNT : DOCUMENTS_PER_WORD;
+        const rows = await q.all<{ journal_id: string; on_day: string }>(JOURNAL_HALVES, [
+          ...[orgId, bankAccount, k, dir, line.date, to, bound],
+          ...[orgId, bankAccount, k, dir, line.date, from, bound],
+        ]);
+        ids = nearest(
+          rows.map((r) => ({ k: r.journal_id, on_day: r.on_day })),
+          line.date,
+          bound,
+        );
+        answered.set(src, ids);
+      }
+      for (const id of ids) found.add(id);
+    }
+    perLine.push([...found]);
+  }
+  const targets = await unreconciledJournalsOf(q, orgId, bankAccount, [...new Set(perLine.flat())]);
+  return perLine.map((ids) => ids.flatMap((id) => targets.get(id) ?? []));
 }

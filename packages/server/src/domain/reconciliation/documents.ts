@@ -245,3 +245,35 @@ export async function unreconciledJournals(q: Queryable, orgId: string, bankAcco
   );
   return live.map((r) => journalTarget(r, matched.get(r.id) ?? 0)).filter((t) => t.outstandingCents > 0);
 }
+
+/**
+ * unreconciledJournals for the journals `ids` alone (those the lookup found: bank-journal-words.ts),
+ * in chunks of a bounded IN list; the same conditions, read for the candidates only.
+ */
+export async function unreconciledJournalsOf(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  ids: readonly string[],
+): Promise<Map<string, Target>> {
+  const out = new Map<string, Target>();
+  for (let k = 0; k < ids.length; k += 500) {
+    const chunk = ids.slice(k, k + 500);
+    const rows = await q.all<JournalRow>(
+      `${JOURNAL_NET} AND j.id IN (${placeholders(chunk.length)}) AND (j.source_kind NOT IN (?, ?) OR ${RECODED_TO_HERE})
+       GROUP BY j.id, j.date, j.memo, j.source_kind`,
+      [orgId, bankAccount, ...chunk, ...RECODE_SOURCES, bankAccount],
+    );
+    const live = rows.filter((r) => Number(r.net) !== 0);
+    const matched = await matchedOnJournals(
+      q,
+      orgId,
+      live.map((r) => r.id),
+    );
+    for (const r of live) {
+      const t = journalTarget(r, matched.get(r.id) ?? 0);
+      if (t.outstandingCents > 0) out.set(r.id, t);
+    }
+  }
+  return out;
+}

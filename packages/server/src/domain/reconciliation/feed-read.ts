@@ -89,7 +89,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
   );
   const found =
     p.suggestions === false || open.length === 0
-      ? { journals: [], documents: [] }
+      ? { documents: [] }
       : await lookupTargets(ctx.db.reader, orgId, account, await orgToday(ctx.db, orgId), [...asked.values()]);
   const documentsOf = new Map([...asked.keys()].map((id, i) => [id, found.documents[i] ?? []]));
   // Likely transfers: the opposite line on another bank account.
@@ -119,7 +119,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
     };
     const ranked =
       UNRECONCILED.includes(r.status) && p.suggestions !== false
-        ? rankAmong(line, [found.journals, documentsOf.get(r.id) ?? []], exclude)
+        ? rankAmong(line, [documentsOf.get(r.id) ?? []], exclude)
         : [];
     const suggestions = mergeSuggestions(ranked, transfers.get(r.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return { ...toLine(r, own), suggestions };

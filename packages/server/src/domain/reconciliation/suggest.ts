@@ -7,6 +7,9 @@ import type { OpenItem } from '../gl/open-items.js';
 import { openBillsAsOf } from '../payables/ledger-api.js';
 import { openInvoicesAsOf } from '../receivables/ledger-api.js';
 import { unreconciledJournals, type Target } from './documents.js';
+import { keysOf, lookupWords, refsAndTokens, words, type Named } from './words.js';
+
+export { lookupWords, type Named };
 
 /**
  * Ranked match suggestions for a bank line. A score out of 100, so an agent can set its own bar:
@@ -41,36 +44,6 @@ export interface SuggestLine {
 /** What a line says: its description and its reference, as padded words. */
 const lineWords = (line: SuggestLine) => words(`${line.description} ${line.reference ?? ''}`);
 
-// Words of company names and of journal memos ("Payment of bill … to …") that say nothing about who.
-const STOP = new Set([
-  'PTY',
-  'LTD',
-  'LIMITED',
-  'THE',
-  'AND',
-  'INC',
-  'TRUST',
-  'TRUSTEE',
-  'FOR',
-  'PAYMENT',
-  'BILL',
-  'INVOICE',
-  'FROM',
-  'RUN',
-  'ABA',
-  'EXPENSE',
-  'CLAIM',
-  'PAY',
-  'INV',
-]);
-
-/** Upper case, anything but letters and digits a space, single spaces, padded for whole-word search. */
-const words = (s: string) =>
-  ` ${s
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, ' ')
-    .trim()} `;
-
 function amountScore(remaining: number, owed: number): { points: number; reason: Suggestion['reasons'][number] | null } {
   if (remaining === owed) return { points: 60, reason: 'amount' };
   return { points: remaining < owed ? 20 : 10, reason: 'partial_amount' };
@@ -97,19 +70,6 @@ const epochDay = (date: string) => daysBetween('1970-01-01', date);
  */
 const targetWords = new WeakMap<Target, TargetWords>();
 
-/** What a document is known by: the fields its words come from. */
-export type Named = Pick<Target, 'id' | 'party' | 'reference' | 'quoted'>;
-
-function refsAndTokens(t: Named): { refs: string[]; tokens: string[] } {
-  // Names are words; tokens with digits are ids and numbers (a journal memo names inv_…, pay_…).
-  const tokens = [...new Set(words(t.party).trim().split(' '))].filter((w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w));
-  // And what a payer quotes for it (INV-0042, its reference), as words, so INV-0042
-  // matches "inv 0042" but not INV-00421; and run together (INV0042), as payers often write it.
-  const compact = t.quoted.map((w) => w.replace(/[^A-Za-z0-9]+/g, ''));
-  const refs = [...new Set([t.id, t.reference, ...t.quoted, ...compact].map(words))].filter((r) => r.trim().length >= 3);
-  return { refs, tokens };
-}
-
 function wordsOf(t: Target): TargetWords {
   const cached = targetWords.get(t);
   if (cached) return cached;
@@ -118,31 +78,6 @@ function wordsOf(t: Target): TargetWords {
   const computed = { refs, tokens, keys: keysOf(refs, tokens), day: on === null ? null : epochDay(on) };
   targetWords.set(t, computed);
   return computed;
-}
-
-/**
- * The words a line must contain for score() to find a reference or payee in it: the payee's
- * words, and each reference's longest word (every line quoting the reference has that word, and
- * it is rarer than a first word such as INV, which every invoice number and id shares). The keys
- * of the in-memory index and of the stored one (document-words.ts).
- */
-export function lookupWords(t: Named): string[] {
-  const { refs, tokens } = refsAndTokens(t);
-  return keysOf(refs, tokens);
-}
-
-function keysOf(refs: readonly string[], tokens: readonly string[]): string[] {
-  return [
-    ...new Set([
-      ...tokens,
-      ...refs.map((r) =>
-        r
-          .trim()
-          .split(' ')
-          .reduce((a, b) => (b.length > a.length ? b : a), ''),
-      ),
-    ]),
-  ];
 }
 
 /** A line's words, as lookupWords keys are compared with them. */
