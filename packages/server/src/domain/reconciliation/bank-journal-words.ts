@@ -62,10 +62,9 @@ type Triple = readonly [string, number, string | null];
 
 function triplesOf(id: string, memo: string, nets: ReadonlyMap<string, number>): Triple[] {
   const words = journalWords(id, memo);
-  return [...nets].filter(([, net]) => net !== 0).flatMap(([account, net]): Triple[] => [
-    [account, net, amountKey(net)],
-    ...words.map((w): Triple => [account, net, w]),
-  ]);
+  return [...nets]
+    .filter(([, net]) => net !== 0)
+    .flatMap(([account, net]): Triple[] => [[account, net, amountKey(net)], ...words.map((w): Triple => [account, net, w])]);
 }
 
 function insertParams(orgId: string, id: string, date: string, triples: readonly Triple[]): (string | number | null)[] {
@@ -192,10 +191,10 @@ export async function bankJournalWordsCheck(q: Queryable, orgId: string): Promis
  * descending, as one statement. Parameters per half: orgId, account, key, direction, date, bound,
  * limit.
  */
-export const JOURNAL_HALVES = `SELECT * FROM (SELECT journal_id, on_day FROM bank_journal_words
+export const JOURNAL_HALVES = `SELECT * FROM (SELECT journal_id, on_day, net_cents FROM bank_journal_words
     WHERE org_id = ? AND account_code = ? AND word = ? AND direction = ? AND state = 1 AND on_day >= ? AND on_day <= ?
     ORDER BY on_day LIMIT ?) ja
-  UNION ALL SELECT * FROM (SELECT journal_id, on_day FROM bank_journal_words
+  UNION ALL SELECT * FROM (SELECT journal_id, on_day, net_cents FROM bank_journal_words
     WHERE org_id = ? AND account_code = ? AND word = ? AND direction = ? AND state = 1 AND on_day < ? AND on_day >= ?
     ORDER BY on_day DESC LIMIT ?) jb`;
 
@@ -204,5 +203,7 @@ export const PART_MATCHED_SQL = `SELECT DISTINCT journal_id FROM bank_journal_wo
   WHERE org_id = ? AND account_code = ? AND state = 2 AND on_day >= ? AND on_day <= ?`;
 
 /** Of `keys`, those the account has rows for. */
-export const knownKeysSql = (count: number) => `SELECT v.column1 AS word FROM (VALUES ${Array.from({ length: count }, () => '(?)').join(', ')}) v
+export const knownKeysSql = (
+  count: number,
+) => `SELECT v.column1 AS word FROM (VALUES ${Array.from({ length: count }, () => '(?)').join(', ')}) v
   WHERE EXISTS (SELECT 1 FROM bank_journal_words k WHERE k.org_id = ? AND k.account_code = ? AND k.word = v.column1)`;

@@ -8,7 +8,7 @@ import { DOCUMENT_MOVES_AFTER_SQL } from '../gl/post.js';
 import { openBillsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { openInvoicesOf, quotedOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { amountKey, JOURNAL_HALVES, knownKeysSql, PART_MATCHED_SQL } from './bank-journal-words.js';
-import { unreconciledJournalsOf, type Target } from './documents.js';
+import { openJournalsOf, unreconciledJournalsOf, type Target } from './documents.js';
 import { fromOpenItem, lookupWords, wordsOfLine, type Named, type SuggestLine } from './suggest.js';
 
 /**
@@ -327,12 +327,13 @@ const KINDS_OF: Record<'in' | 'out', readonly WordDocument['kind'][]> = { in: ['
 const SIGN: Record<WordDocument['kind'], number> = { invoice: 1, bill: -1, claim: -1 };
 
 /**
- * What lines dated between their first and last date could match, looked up per line: bank
- * postings within 60 days of those dates that no line accounts for yet (shared by the lines), and
- * for each line the documents open today that it can score against — those owing exactly what is
- * left of it (at most DOCUMENTS_PER_AMOUNT, nearest by due date), those with one of its words (at
- * most DOCUMENTS_PER_WORD per word, likewise), and those whose balance moved after today (their balance as at today is not the stored
- * one, so neither lookup sees it reliably; usually none). Feed to rankAmong(line, [journals, documents[i]]).
+ * What each line can match, looked up per line: the documents open today that it can score
+ * against — those owing exactly what is left of it (at most DOCUMENTS_PER_AMOUNT, nearest by due
+ * date), those with one of its words (at most DOCUMENTS_PER_WORD per word, likewise), and those
+ * whose balance moved after today (their balance as at today is not the stored one, so neither
+ * lookup sees it reliably; usually none) — and the bank postings within 60 days of the lines'
+ * dates that no line accounts for yet, looked up likewise (journalsNear). Feed to
+ * rankAmong(line, [documents[i]]).
  */
 export async function lookupTargets(
   q: Queryable,
@@ -341,7 +342,6 @@ export async function lookupTargets(
   today: string,
   lines: readonly SuggestLine[],
 ): Promise<{ documents: Target[][] }> {
-  const dates = lines.map((l) => l.date).sort();
   // One after another: inside a write `q` is the transaction's single connection.
   const key = (kind: string, id: string) => `${kind}:${id}`;
   // What moved after today per document (debit-positive), so balances are as at today.
@@ -468,6 +468,8 @@ async function journalsNear(
   }
   const part = (await q.all<{ journal_id: string }>(PART_MATCHED_SQL, [orgId, bankAccount, from, to])).map((r) => r.journal_id);
   const answered = new Map<string, string[]>();
+  // What the kept rows say of each open journal found: its date and net on the account.
+  const open = new Map<string, { date: string; net: number }>();
   const perLine: string[][] = [];
   for (const line of lines) {
     const dir = line.amountCents > 0 ? 'in' : 'out';
@@ -478,10 +480,11 @@ async function journalsNear(
       let ids = answered.get(src);
       if (!ids) {
         const bound = k.startsWith('=') ? DOCUMENTS_PER_AMOUNT : DOCUMENTS_PER_WORD;
-        const rows = await q.all<{ journal_id: string; on_day: string }>(JOURNAL_HALVES, [
+        const rows = await q.all<{ journal_id: string; on_day: string; net_cents: unknown }>(JOURNAL_HALVES, [
           ...[orgId, bankAccount, k, dir, line.date, to, bound],
           ...[orgId, bankAccount, k, dir, line.date, from, bound],
         ]);
+        for (const r of rows) open.set(r.journal_id, { date: r.on_day, net: Number(r.net_cents) });
         ids = nearest(
           rows.map((r) => ({ k: r.journal_id, on_day: r.on_day })),
           line.date,
@@ -493,6 +496,12 @@ async function journalsNear(
     }
     perLine.push([...found]);
   }
-  const targets = await unreconciledJournalsOf(q, orgId, bankAccount, [...new Set(perLine.flat())]);
+  // Those lines account for part of are read in full (what is left is not the net); the others
+  // by primary key, their net being what is left.
+  const wanted = new Set(perLine.flat());
+  const partly = new Set(part);
+  const targets = await unreconciledJournalsOf(q, orgId, bankAccount, part);
+  const whole = new Map([...open].filter(([id]) => wanted.has(id) && !partly.has(id)));
+  for (const [id, target] of await openJournalsOf(q, orgId, bankAccount, whole)) targets.set(id, target);
   return perLine.map((ids) => ids.flatMap((id) => targets.get(id) ?? []));
 }

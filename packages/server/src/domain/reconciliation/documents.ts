@@ -277,3 +277,33 @@ export async function unreconciledJournalsOf(
   }
   return out;
 }
+
+/**
+ * The journals `open` (id to date and net on the bank account) that the kept lookup holds as not
+ * matched by any line (bank-journal-words.ts state 1: what is left is the net), read by primary
+ * key for what scoring shows (memo); only a recode journal is checked further, as
+ * unreconciledJournals does.
+ */
+export async function openJournalsOf(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  open: ReadonlyMap<string, { date: string; net: number }>,
+): Promise<Map<string, Target>> {
+  const out = new Map<string, Target>();
+  const ids = [...open.keys()];
+  for (let k = 0; k < ids.length; k += 500) {
+    const chunk = ids.slice(k, k + 500);
+    const rows = await q.all<{ id: string; memo: string; source_kind: string }>(
+      `SELECT id, memo, source_kind FROM journals WHERE org_id = ? AND id IN (${placeholders(chunk.length)})`,
+      [orgId, ...chunk],
+    );
+    for (const r of rows) {
+      const kept = open.get(r.id);
+      if (!kept || kept.net === 0) continue;
+      if ((RECODE_SOURCES as readonly string[]).includes(r.source_kind) && !(await recodedToHere(q, orgId, r.id, bankAccount))) continue;
+      out.set(r.id, journalTarget({ id: r.id, date: kept.date, memo: r.memo, source_kind: r.source_kind, net: kept.net }, 0));
+    }
+  }
+  return out;
+}

@@ -118,9 +118,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
       reference: r.reference,
     };
     const ranked =
-      UNRECONCILED.includes(r.status) && p.suggestions !== false
-        ? rankAmong(line, [documentsOf.get(r.id) ?? []], exclude)
-        : [];
+      UNRECONCILED.includes(r.status) && p.suggestions !== false ? rankAmong(line, [documentsOf.get(r.id) ?? []], exclude) : [];
     const suggestions = mergeSuggestions(ranked, transfers.get(r.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return { ...toLine(r, own), suggestions };
   });

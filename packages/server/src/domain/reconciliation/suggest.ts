@@ -26,8 +26,9 @@ export { lookupWords, type Named };
  *
  * The import and feedLinesList do not score every open document: document-words.ts looks up, per
  * line, the documents of its amount and of its words, at most DOCUMENTS_PER_AMOUNT and
- * DOCUMENTS_PER_WORD (50) each, nearest by due date, and rankAmong scores those with the bank
- * journals. candidates() is every open document, for checking that lookup against scoring all.
+ * DOCUMENTS_PER_WORD (50) each, nearest by due date, and the bank journals of its amount and words
+ * nearest by date (bank-journal-words.ts), and rankAmong scores those. candidates() is every open
+ * document and bank journal in the window, for checking that lookup against scoring all.
  */
 export type Suggestion = z.infer<typeof spec.suggestion>;
 
@@ -168,7 +169,7 @@ export function rank(line: SuggestLine, targets: readonly Target[], exclude: Rea
 }
 
 /**
- * rank() over several lists of targets, each indexed once (the request's bank journals, shared by
+ * rank() over several lists of targets, each indexed once (a list shared by
  * every line, and the documents looked up for this line alone); a target in two lists counts once.
  */
 export function rankAmong(

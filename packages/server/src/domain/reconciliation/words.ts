@@ -74,4 +74,3 @@ export function keysOf(refs: readonly string[], tokens: readonly string[]): stri
     ]),
   ];
 }
-
