@@ -291,19 +291,45 @@ export async function openJournalsOf(
   open: ReadonlyMap<string, { date: string; net: number }>,
 ): Promise<Map<string, Target>> {
   const out = new Map<string, Target>();
-  const ids = [...open.keys()];
-  for (let k = 0; k < ids.length; k += 500) {
-    const chunk = ids.slice(k, k + 500);
-    const rows = await q.all<{ id: string; memo: string; source_kind: string }>(
+  const heads = new Map<string, JournalHead>();
+  const unread: string[] = [];
+  for (const id of open.keys()) {
+    const known = journalHeads.get(`${orgId} ${id}`);
+    if (known) heads.set(id, known);
+    else unread.push(id);
+  }
+  for (let k = 0; k < unread.length; k += 500) {
+    const chunk = unread.slice(k, k + 500);
+    const rows = await q.all<{ id: string } & JournalHead>(
       `SELECT id, memo, source_kind FROM journals WHERE org_id = ? AND id IN (${placeholders(chunk.length)})`,
       [orgId, ...chunk],
     );
     for (const r of rows) {
-      const kept = open.get(r.id);
-      if (!kept || kept.net === 0) continue;
-      if ((RECODE_SOURCES as readonly string[]).includes(r.source_kind) && !(await recodedToHere(q, orgId, r.id, bankAccount))) continue;
-      out.set(r.id, journalTarget({ id: r.id, date: kept.date, memo: r.memo, source_kind: r.source_kind, net: kept.net }, 0));
+      const head = { memo: r.memo, source_kind: r.source_kind };
+      heads.set(r.id, head);
+      if (journalHeads.size >= JOURNAL_HEADS_MAX) journalHeads.clear();
+      journalHeads.set(`${orgId} ${r.id}`, head);
     }
+  }
+  for (const [id, head] of heads) {
+    const kept = open.get(id);
+    if (!kept || kept.net === 0) continue;
+    if ((RECODE_SOURCES as readonly string[]).includes(head.source_kind) && !(await recodedToHere(q, orgId, id, bankAccount))) continue;
+    out.set(id, journalTarget({ id, date: kept.date, memo: head.memo, source_kind: head.source_kind, net: kept.net }, 0));
   }
   return out;
 }
+
+/** What a journal says of itself beside its lines: set when posted, never changed. */
+interface JournalHead {
+  readonly memo: string;
+  readonly source_kind: string;
+}
+
+/**
+ * Journal heads read by openJournalsOf, by organisation and id, across requests: a journal's memo
+ * and source never change, and the same postings are candidates for page after page of lines.
+ * Bounded: cleared when full.
+ */
+const journalHeads = new Map<string, JournalHead>();
+const JOURNAL_HEADS_MAX = 100_000;

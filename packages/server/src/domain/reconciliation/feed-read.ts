@@ -7,7 +7,7 @@ import { accountBalanceCents } from '../gl/post.js';
 import { DEFAULT_BANK_ACCOUNT } from './feed-import.js';
 import { LINE_COLUMNS, matchesOf, remainingOf, toLine, type LineRow } from './feed-lines.js';
 import { lookupTargets } from './document-words.js';
-import { rankAmong } from './suggest.js';
+import { rankFound } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
 import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
 
@@ -117,8 +117,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
       description: r.description,
       reference: r.reference,
     };
-    const ranked =
-      UNRECONCILED.includes(r.status) && p.suggestions !== false ? rankAmong(line, [documentsOf.get(r.id) ?? []], exclude) : [];
+    const ranked = UNRECONCILED.includes(r.status) && p.suggestions !== false ? rankFound(line, documentsOf.get(r.id) ?? [], exclude) : [];
     const suggestions = mergeSuggestions(ranked, transfers.get(r.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return { ...toLine(r, own), suggestions };
   });

@@ -71,12 +71,26 @@ const epochDay = (date: string) => daysBetween('1970-01-01', date);
  */
 const targetWords = new WeakMap<Target, TargetWords>();
 
+/**
+ * And across requests, by what they are computed from: each request reads its candidates afresh
+ * (new objects), but a posted document's or journal's name and references do not change, and the
+ * same few thousand recur from one page or import to the next. Bounded: cleared when full.
+ */
+const wordsByContent = new Map<string, TargetWords>();
+const WORDS_CACHED_MAX = 100_000;
+
 function wordsOf(t: Target): TargetWords {
   const cached = targetWords.get(t);
   if (cached) return cached;
   const on = t.dueOn ?? t.issuedOn;
-  const { refs, tokens } = refsAndTokens(t);
-  const computed = { refs, tokens, keys: keysOf(refs, tokens), day: on === null ? null : epochDay(on) };
+  const content = [t.id, t.party, t.reference, on ?? '', ...t.quoted].join('\u0000');
+  let computed = wordsByContent.get(content);
+  if (!computed) {
+    const { refs, tokens } = refsAndTokens(t);
+    computed = { refs, tokens, keys: keysOf(refs, tokens), day: on === null ? null : epochDay(on) };
+    if (wordsByContent.size >= WORDS_CACHED_MAX) wordsByContent.clear();
+    wordsByContent.set(content, computed);
+  }
   targetWords.set(t, computed);
   return computed;
 }
@@ -182,8 +196,29 @@ export function rankAmong(
   return possibleTargets(pools, line, desc)
     .filter((t) => !exclude.has(`${t.kind}:${t.id}`))
     .flatMap((t) => scoreWords(line, desc, lineDay, t) ?? [])
-    .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))
+    .sort(bestFirst)
     .slice(0, spec.feedLimits.suggestionsPerLineMax);
+}
+
+const bestFirst = (a: Suggestion, b: Suggestion) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id);
+
+/**
+ * rank() over targets looked up for this line alone (document-words.ts lookupTargets): each was
+ * found by the line's amount or one of its words, so each is scored as it is, without indexing
+ * them first (what the index would leave out, score() turns down anyway: it keeps only a target
+ * with the exact amount, a reference or a payee word, each of which puts a key of the target in
+ * the line).
+ */
+export function rankFound(line: SuggestLine, targets: readonly Target[], exclude: ReadonlySet<string> = new Set()): Suggestion[] {
+  const desc = lineWords(line);
+  const lineDay = epochDay(line.date);
+  const out: Suggestion[] = [];
+  for (const t of targets) {
+    if (exclude.has(`${t.kind}:${t.id}`)) continue;
+    const s = scoreWords(line, desc, lineDay, t);
+    if (s) out.push(s);
+  }
+  return out.sort(bestFirst).slice(0, spec.feedLimits.suggestionsPerLineMax);
 }
 
 export const fromOpenItem = (o: OpenItem): Target => ({
