@@ -46,6 +46,7 @@ import { gstOfInclusive, journalLinesSha256, ledgerId, type JournalLineForm } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayTotalsFromLines, keptDayTotals } from '../src/domain/gl/day-totals.js';
 import { documentBalanceDrift } from '../src/domain/gl/document-balances.js';
+import { bankJournalWordsCheck } from '../src/domain/reconciliation/bank-journal-words.js';
 import { documentWordsCheck } from '../src/domain/reconciliation/document-words.js';
 import { verifyStoredChain } from '../src/ledger/verify.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
@@ -1925,6 +1926,9 @@ class Run {
     // And bank lines look documents up by the words kept for them, open as those balances say.
     const words = await documentWordsCheck(this.t.db.reader, this.o.orgId);
     expect(words.kept, `document words ${where}`).toEqual(words.expected);
+    // And bank postings by the amount and words kept for them, open as their matches say.
+    const postings = await bankJournalWordsCheck(this.t.db.reader, this.o.orgId);
+    expect(postings.kept, `bank journal words ${where}`).toEqual(postings.expected);
     const cashCodes = ['1000', '1300', ...(m.superCode === null ? [] : [m.superCode])].sort();
 
     const invoices = await this.all<any>('books.invoices', 'invoices', {});
