@@ -378,15 +378,17 @@ export async function lookupTargets(
   // Lines of one direction, date and amount share the amount lookup; of one direction, date and
   // word the word lookup: each is read once per request.
   const answered = new Map<string, string[]>();
+  // The stored balance of each document found by its amount (debit-positive).
+  const stored = new Map<string, number>();
   const perLine: string[][] = [];
   for (const line of lines) {
     const dir = line.amountCents > 0 ? 'in' : 'out';
     const found = new Set<string>(movedLater[dir]);
-    const wanted: { src: string; lookups: Lookup[]; bound: number }[] = [];
+    const wanted: { src: string; lookups: Lookup[]; bound: number; amount?: boolean }[] = [];
     if (line.remainingCents > 0) {
       const src = `= ${dir} ${line.date} ${line.remainingCents}`;
       const lookups = KINDS_OF[dir].map((kind) => amountLookup(src, orgId, kind, line.remainingCents, line.date));
-      wanted.push({ src, lookups, bound: DOCUMENTS_PER_AMOUNT });
+      wanted.push({ src, lookups, bound: DOCUMENTS_PER_AMOUNT, amount: true });
     }
     for (const word of wordsOfLine(line)) {
       if (!known.has(word)) continue;
@@ -403,7 +405,11 @@ export async function lookupTargets(
         w.lookups.map((l) => l.sql).join(' UNION ALL '),
         w.lookups.flatMap((l) => l.params),
       );
-      for (const r of rows) near.push({ k: key(r.kind, r.doc_id), on_day: r.on_day });
+      for (const r of rows) {
+        near.push({ k: key(r.kind, r.doc_id), on_day: r.on_day });
+        // Found by its amount: its stored balance is that amount, so it is not read again below.
+        if (w.amount) stored.set(key(r.kind, r.doc_id), SIGN[r.kind as WordDocument['kind']] * line.remainingCents);
+      }
       answered.set(w.src, nearest(near, line.date, w.bound));
     }
     for (const w of wanted) for (const d of answered.get(w.src) ?? []) found.add(d);
@@ -416,8 +422,14 @@ export async function lookupTargets(
     const ids = [...wanted].filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
     if (ids.length === 0) continue;
     const balances = new Map<string, number>();
-    for (let k = 0; k < ids.length; k += 500) {
-      const chunk = ids.slice(k, k + 500);
+    const unread: string[] = [];
+    for (const id of ids) {
+      const known = stored.get(key(kind, id));
+      if (known === undefined) unread.push(id);
+      else balances.set(id, known);
+    }
+    for (let k = 0; k < unread.length; k += 500) {
+      const chunk = unread.slice(k, k + 500);
       const rows = await q.all<{ doc_id: string; balance_cents: unknown }>(
         `SELECT doc_id, balance_cents FROM document_balances WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(chunk.length)})`,
         [orgId, WORD_ACCOUNTS[kind], ...chunk],
