@@ -267,4 +267,8 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
   const gstDays = new URL('../packages/server/dist/domain/reports/gst-days.js', import.meta.url);
   const { rebuildGstDays } = await import(gstDays.href);
   await rebuildGstDays(tx, orgId);
+  // Likewise the bank postings bank lines can be matched to (reconciliation/bank-journal-words.ts).
+  const journalWords = new URL('../packages/server/dist/domain/reconciliation/bank-journal-words.js', import.meta.url);
+  const { rebuildBankJournalWords } = await import(journalWords.href);
+  await rebuildBankJournalWords(tx, orgId);
 }

@@ -31,6 +31,7 @@ import { migration as chartAccounts } from './domain/gl/migration-chart.js';
 import { migration as dayTotals } from './domain/gl/day-totals.js';
 import { migration as cashFlowDays } from './domain/reports/cash-flow-days.js';
 import { migration as gstDays } from './domain/reports/gst-days.js';
+import { migration as bankJournalWords } from './domain/reconciliation/bank-journal-words.js';
 import { migration as receivables } from './domain/receivables/migration.js';
 import { migration as reconciliation } from './domain/reconciliation/migration.js';
 import { migration as reports } from './domain/reports/migration.js';
@@ -174,4 +175,6 @@ export const migrations: readonly Migration[] = [
   cashFlowDays,
   // The GST summary per day and tax code, kept with every journal, 64.
   gstDays,
+  // The bank postings bank lines can be matched to, by amount and words, for match suggestions, 66.
+  bankJournalWords,
 ];

@@ -1,6 +1,7 @@
 import type { Queryable } from '../storage/types.js';
 import { dayTotalsFromLines, keptDayTotals } from './gl/day-totals.js';
 import { documentBalanceDrift } from './gl/document-balances.js';
+import { bankJournalWordsCheck } from './reconciliation/bank-journal-words.js';
 import { documentWordsCheck } from './reconciliation/document-words.js';
 import { cashFlowDaysFromLines, keptCashFlowDays } from './reports/cash-flow-days.js';
 import { gstDaysFromLines, keptGstDays } from './reports/gst-days.js';
@@ -66,6 +67,13 @@ export const KEPT_TABLES: readonly KeptTable[] = [
     table: 'document_words',
     drift: async (q, orgId) => {
       const { kept, expected } = await documentWordsCheck(q, orgId);
+      return listDrift(kept, expected);
+    },
+  },
+  {
+    table: 'bank_journal_words',
+    drift: async (q, orgId) => {
+      const { kept, expected } = await bankJournalWordsCheck(q, orgId);
       return listDrift(kept, expected);
     },
   },

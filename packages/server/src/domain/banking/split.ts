@@ -9,6 +9,7 @@ import { checkPostable } from '../gl/periods.js';
 import { newJournalId, postJournal, trackingFields, type LineTracking, type PostingLine } from '../gl/post.js';
 import { resolveLineTracking } from '../tracking/store.js';
 import { loadTarget, type Target } from '../reconciliation/documents.js';
+import { refreshBankJournal } from '../reconciliation/bank-journal-words.js';
 import { lineNow, lockLine, matchesOf, remainingOf, type LineRow, type MatchRow } from '../reconciliation/feed-lines.js';
 import { matchAmount, post } from '../reconciliation/match.js';
 import { accountTaxCode } from '../reconciliation/recode.js';
@@ -232,6 +233,7 @@ export async function lineSplit(p: Params, uow: Uow): Promise<ResultOf<typeof sp
       [uow.orgId, newId('mat'), line.id, x.kind, x.targetId, x.amountCents, x.journalId, uow.now, event.ledgerId],
     );
   }
+  for (const journalId of new Set(planned.map((x) => x.journalId))) await refreshBankJournal(uow.tx, uow.orgId, journalId);
   const moved = await uow.tx.run(
     `UPDATE bank_feed_lines SET status = 'matched', matched_cents = ?, ledger_id = ? WHERE org_id = ? AND id = ? AND matched_cents = ?`,
     [Math.abs(Number(line.amount_cents)), event.ledgerId, uow.orgId, line.id, Number(line.matched_cents)],

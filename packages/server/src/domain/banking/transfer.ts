@@ -10,6 +10,7 @@ import type { ResultOf, Uow } from '../../write-path.js';
 import { checkPostable } from '../gl/periods.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { lineNow, lockLine, matchesOf, type LineRow } from '../reconciliation/feed-lines.js';
+import { refreshBankJournal } from '../reconciliation/bank-journal-words.js';
 
 /**
  * books.transferMatch: money out of one of the organisation's bank accounts and
@@ -150,6 +151,7 @@ export async function transferMatch(p: Params, uow: Uow): Promise<ResultOf<typeo
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [uow.orgId, s.id, s.line.id, TRANSFER_KIND, s.other.id, amount, s.journalId, uow.now, event.ledgerId],
     );
+    await refreshBankJournal(uow.tx, uow.orgId, s.journalId);
     const moved = await uow.tx.run(
       `UPDATE bank_feed_lines SET status = 'matched', matched_cents = ?, ledger_id = ?
        WHERE org_id = ? AND id = ? AND status = 'unmatched' AND matched_cents = 0`,

@@ -4,6 +4,7 @@ import { conflict, invariant, notFound } from '../../errors.js';
 import type { Uow } from '../../write-path.js';
 import { newJournalId, postJournal } from '../gl/post.js';
 import { lineNow, lockLine, matchesOf, type LineRow, type MatchRow } from '../reconciliation/feed-lines.js';
+import { refreshBankJournal } from '../reconciliation/bank-journal-words.js';
 import { correctionDate, journalHead, mirrorOf, reopenBill, reopenClaim, reopenInvoice } from './common.js';
 
 /**
@@ -150,6 +151,8 @@ export async function lineUnmatch(p: Params, uow: Uow) {
       [uow.now, reversalJournalId, event.ledgerId, uow.orgId, m.id],
     );
     invariant(done.changes === 1, `match ${m.id} is undone once`);
+    // The journal is no longer (wholly) accounted for: back in the suggestion lookup.
+    await refreshBankJournal(uow.tx, uow.orgId, m.journal_id);
     reversed.push({
       matchId: m.id,
       kind: m.target_kind,

@@ -10,6 +10,7 @@ import { ADD_DAY_TOTAL_SQL } from './day-totals.js';
 import { placeholders, readInParts } from '../../storage/sql.js';
 import { checkPostable } from './periods.js';
 import { addMovements, movementsOf } from './document-balances.js';
+import { indexBankJournal } from '../reconciliation/bank-journal-words.js';
 
 /**
  * Posting to the general ledger. Every act that moves money calls `postJournal` inside its unit
@@ -179,6 +180,8 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
     for (const g of gstDayRows(input.source, rows)) {
       await uow.tx.later(ADD_GST_DAY_SQL, [uow.orgId, input.date, g.taxCode, g.reduces, g.base, g.gst, g.lines]);
     }
+    // What of it bank lines can be matched to (reconciliation/bank-journal-words.ts).
+    await indexBankJournal(uow.tx, uow.orgId, { id, date: input.date, memo: input.memo }, rows);
   });
   return Promise.resolve({ id, totalCents: total, lines: rows });
 }

@@ -7,7 +7,8 @@ import { IS_OPEN } from '../gl/document-balances.js';
 import { DOCUMENT_MOVES_AFTER_SQL } from '../gl/post.js';
 import { openBillsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { openInvoicesOf, quotedOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
-import { unreconciledJournals, type Target } from './documents.js';
+import { amountKey, JOURNAL_HALVES, knownKeysSql, PART_MATCHED_SQL } from './bank-journal-words.js';
+import { openJournalsOf, unreconciledJournalsOf, type Target } from './documents.js';
 import { fromOpenItem, lookupWords, wordsOfLine, type Named, type SuggestLine } from './suggest.js';
 
 /**
@@ -269,14 +270,38 @@ export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{
   return { kept: kept.sort(), expected: [...new Set(expected)].sort() };
 }
 
-const NEAREST_AFTER = `SELECT kind, doc_id, on_day FROM document_words
-  WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day >= ? ORDER BY on_day LIMIT ?`;
-const NEAREST_BEFORE = `SELECT kind, doc_id, on_day FROM document_words
-  WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
-const AMOUNT_AFTER = `SELECT doc_id, on_day FROM document_balances
-  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day >= ? ORDER BY on_day LIMIT ?`;
-const AMOUNT_BEFORE = `SELECT doc_id, on_day FROM document_balances
-  WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?`;
+/**
+ * The two halves of a nearest-by-date read, each ordered and limited by the index, as one
+ * statement: the rows on or after the line's date (ascending) and those before it (descending),
+ * `src` naming which lookup a row answers. A line's lookups (its amount per kind of document, each
+ * of its known words) go out as one UNION ALL of these, one round trip per line instead of two per
+ * lookup. Each half is a derived table so that its ORDER BY and LIMIT apply to it alone.
+ */
+const WORD_HALVES = `SELECT * FROM (SELECT CAST(? AS TEXT) AS src, kind, doc_id, on_day FROM document_words
+    WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day >= ? ORDER BY on_day LIMIT ?) wa
+  UNION ALL SELECT * FROM (SELECT CAST(? AS TEXT) AS src, kind, doc_id, on_day FROM document_words
+    WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day < ? ORDER BY on_day DESC LIMIT ?) wb`;
+const AMOUNT_HALVES = `SELECT * FROM (SELECT CAST(? AS TEXT) AS src, CAST(? AS TEXT) AS kind, doc_id, on_day FROM document_balances
+    WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day >= ? ORDER BY on_day LIMIT ?) aa
+  UNION ALL SELECT * FROM (SELECT CAST(? AS TEXT) AS src, CAST(? AS TEXT) AS kind, doc_id, on_day FROM document_balances
+    WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?) ab`;
+
+/** One nearest-by-date lookup of a line: by amount (document_balances) or by word (document_words). */
+interface Lookup {
+  readonly src: string;
+  readonly sql: string;
+  readonly params: readonly (string | number)[];
+}
+
+const wordLookup = (src: string, orgId: string, word: string, dir: 'in' | 'out', date: string): Lookup => {
+  const half = [orgId, word, dir, date, DOCUMENTS_PER_WORD];
+  return { src, sql: WORD_HALVES, params: [src, ...half, src, ...half] };
+};
+
+const amountLookup = (src: string, orgId: string, kind: WordDocument['kind'], cents: number, date: string): Lookup => {
+  const half = [kind, orgId, WORD_ACCOUNTS[kind], SIGN[kind] * cents, date, DOCUMENTS_PER_AMOUNT];
+  return { src, sql: AMOUNT_HALVES, params: [src, ...half, src, ...half] };
+};
 
 /** Days since 1970 of an ISO date, remembered: the same few hundred dates recur across a request's lines. */
 const dayNumbers = new Map<string, number>();
@@ -302,12 +327,13 @@ const KINDS_OF: Record<'in' | 'out', readonly WordDocument['kind'][]> = { in: ['
 const SIGN: Record<WordDocument['kind'], number> = { invoice: 1, bill: -1, claim: -1 };
 
 /**
- * What lines dated between their first and last date could match, looked up per line: bank
- * postings within 60 days of those dates that no line accounts for yet (shared by the lines), and
- * for each line the documents open today that it can score against — those owing exactly what is
- * left of it (at most DOCUMENTS_PER_AMOUNT, nearest by due date), those with one of its words (at
- * most DOCUMENTS_PER_WORD per word, likewise), and those whose balance moved after today (their balance as at today is not the stored
- * one, so neither lookup sees it reliably; usually none). Feed to rankAmong(line, [journals, documents[i]]).
+ * What each line can match, looked up per line: the documents open today that it can score
+ * against — those owing exactly what is left of it (at most DOCUMENTS_PER_AMOUNT, nearest by due
+ * date), those with one of its words (at most DOCUMENTS_PER_WORD per word, likewise), and those
+ * whose balance moved after today (their balance as at today is not the stored one, so neither
+ * lookup sees it reliably; usually none) — and the bank postings within 60 days of the lines'
+ * dates that no line accounts for yet, looked up likewise (journalsNear). Feed to
+ * rankAmong(line, [documents[i]]).
  */
 export async function lookupTargets(
   q: Queryable,
@@ -315,13 +341,8 @@ export async function lookupTargets(
   bankAccount: string,
   today: string,
   lines: readonly SuggestLine[],
-): Promise<{ journals: Target[]; documents: Target[][] }> {
-  const dates = lines.map((l) => l.date).sort();
+): Promise<{ documents: Target[][] }> {
   // One after another: inside a write `q` is the transaction's single connection.
-  const journals =
-    lines.length === 0
-      ? []
-      : await unreconciledJournals(q, orgId, bankAccount, addDays(dates[0] ?? today, -60), addDays(dates.at(-1) ?? today, 60));
   const key = (kind: string, id: string) => `${kind}:${id}`;
   // What moved after today per document (debit-positive), so balances are as at today.
   const later = new Map<string, number>();
@@ -340,60 +361,58 @@ export async function lookupTargets(
     }
   }
   // Of the lines' words, those any document has (most of a line's words are no document's: one
-  // probe of the primary key for all of them, instead of two nearest-by-date reads per line each).
+  // probe for all of them, instead of a nearest-by-date read per line each). EXISTS stops at a
+  // word's first row, where DISTINCT would walk all of a payee's documents.
   const asked = [...new Set(lines.flatMap(wordsOfLine))];
   const known = new Set<string>();
   for (let k = 0; k < asked.length; k += 500) {
     const chunk = asked.slice(k, k + 500);
     for (const r of await q.all<{ word: string }>(
-      `SELECT DISTINCT word FROM document_words WHERE org_id = ? AND word IN (${placeholders(chunk.length)})`,
-      [orgId, ...chunk],
+      `SELECT v.column1 AS word FROM (VALUES ${chunk.map(() => '(?)').join(', ')}) v
+       WHERE EXISTS (SELECT 1 FROM document_words d WHERE d.org_id = ? AND d.word = v.column1)`,
+      [...chunk, orgId],
     )) {
       known.add(r.word);
     }
   }
-  const amountCache = new Map<string, string[]>();
-  const wordCache = new Map<string, string[]>();
+  // Lines of one direction, date and amount share the amount lookup; of one direction, date and
+  // word the word lookup: each is read once per request.
+  const answered = new Map<string, string[]>();
+  // The stored balance of each document found by its amount (debit-positive).
+  const stored = new Map<string, number>();
   const perLine: string[][] = [];
   for (const line of lines) {
     const dir = line.amountCents > 0 ? 'in' : 'out';
     const found = new Set<string>(movedLater[dir]);
+    const wanted: { src: string; lookups: Lookup[]; bound: number; amount?: boolean }[] = [];
     if (line.remainingCents > 0) {
-      const ak = `${dir} ${line.date} ${line.remainingCents}`;
-      let docs = amountCache.get(ak);
-      if (!docs) {
-        const near: { k: string; on_day: string }[] = [];
-        for (const kind of KINDS_OF[dir]) {
-          const params = [orgId, WORD_ACCOUNTS[kind], SIGN[kind] * line.remainingCents, line.date, DOCUMENTS_PER_AMOUNT];
-          for (const sql of [AMOUNT_AFTER, AMOUNT_BEFORE]) {
-            for (const r of await q.all<{ doc_id: string; on_day: string }>(sql, params))
-              near.push({ k: key(kind, r.doc_id), on_day: r.on_day });
-          }
-        }
-        docs = nearest(near, line.date, DOCUMENTS_PER_AMOUNT);
-        amountCache.set(ak, docs);
-      }
-      for (const d of docs) found.add(d);
+      const src = `= ${dir} ${line.date} ${line.remainingCents}`;
+      const lookups = KINDS_OF[dir].map((kind) => amountLookup(src, orgId, kind, line.remainingCents, line.date));
+      wanted.push({ src, lookups, bound: DOCUMENTS_PER_AMOUNT, amount: true });
     }
     for (const word of wordsOfLine(line)) {
       if (!known.has(word)) continue;
-      const wk = `${dir} ${line.date} ${word}`;
-      let docs = wordCache.get(wk);
-      if (!docs) {
-        const params = [orgId, word, dir, line.date, DOCUMENTS_PER_WORD];
-        const near = [
-          ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_AFTER, params)),
-          ...(await q.all<{ kind: string; doc_id: string; on_day: string }>(NEAREST_BEFORE, params)),
-        ];
-        docs = nearest(
-          near.map((r) => ({ k: key(r.kind, r.doc_id), on_day: r.on_day })),
-          line.date,
-          DOCUMENTS_PER_WORD,
-        );
-        wordCache.set(wk, docs);
-      }
-      for (const d of docs) found.add(d);
+      const src = `w ${dir} ${line.date} ${word}`;
+      wanted.push({ src, lookups: [wordLookup(src, orgId, word, dir, line.date)], bound: DOCUMENTS_PER_WORD });
     }
+    // One statement per lookup, of a fixed text (prepared once, cached): a line's lookups joined
+    // into one statement would be a new text to prepare for nearly every line, which costs more
+    // than the round trips it saves on SQLite.
+    for (const w of wanted) {
+      if (answered.has(w.src)) continue;
+      const near: { k: string; on_day: string }[] = [];
+      const rows = await q.all<{ kind: string; doc_id: string; on_day: string }>(
+        w.lookups.map((l) => l.sql).join(' UNION ALL '),
+        w.lookups.flatMap((l) => l.params),
+      );
+      for (const r of rows) {
+        near.push({ k: key(r.kind, r.doc_id), on_day: r.on_day });
+        // Found by its amount: its stored balance is that amount, so it is not read again below.
+        if (w.amount) stored.set(key(r.kind, r.doc_id), SIGN[r.kind as WordDocument['kind']] * line.remainingCents);
+      }
+      answered.set(w.src, nearest(near, line.date, w.bound));
+    }
+    for (const w of wanted) for (const d of answered.get(w.src) ?? []) found.add(d);
     perLine.push([...found]);
   }
   // The found documents' balances as at today, then their open items, once each.
@@ -403,8 +422,14 @@ export async function lookupTargets(
     const ids = [...wanted].filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
     if (ids.length === 0) continue;
     const balances = new Map<string, number>();
-    for (let k = 0; k < ids.length; k += 500) {
-      const chunk = ids.slice(k, k + 500);
+    const unread: string[] = [];
+    for (const id of ids) {
+      const known = stored.get(key(kind, id));
+      if (known === undefined) unread.push(id);
+      else balances.set(id, known);
+    }
+    for (let k = 0; k < unread.length; k += 500) {
+      const chunk = unread.slice(k, k + 500);
       const rows = await q.all<{ doc_id: string; balance_cents: unknown }>(
         `SELECT doc_id, balance_cents FROM document_balances WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(chunk.length)})`,
         [orgId, WORD_ACCOUNTS[kind], ...chunk],
@@ -424,5 +449,71 @@ export async function lookupTargets(
           : await openClaimsOf(q, orgId, balances);
     for (const o of items) targets.set(key(kind, o.id), fromOpenItem(o));
   }
-  return { journals, documents: perLine.map((ks) => ks.flatMap((k) => targets.get(k) ?? [])) };
+  const journals = await journalsNear(q, orgId, bankAccount, today, lines);
+  return { documents: perLine.map((ks, i) => ks.flatMap((k) => targets.get(k) ?? []).concat(journals[i] ?? [])) };
+}
+
+/**
+ * Per line, the bank postings within 60 days of the lines' dates that no line accounts for yet and
+ * that it can score against (bank-journal-words.ts): those of what is left of it (unsigned, its
+ * direction) and those with one of its words, at most DOCUMENTS_PER_AMOUNT and DOCUMENTS_PER_WORD
+ * nearest by date each, and the few postings lines account for part of (what is left of those is
+ * not their amount). Read through unreconciledJournalsOf, which applies what the kept rows do
+ * not say (a recode journal counts only on the other account).
+ */
+async function journalsNear(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  today: string,
+  lines: readonly SuggestLine[],
+): Promise<Target[][]> {
+  if (lines.length === 0) return [];
+  const dates = lines.map((l) => l.date).sort();
+  const from = addDays(dates[0] ?? today, -60);
+  const to = addDays(dates.at(-1) ?? today, 60);
+  const asked = [...new Set(lines.flatMap(wordsOfLine))];
+  const known = new Set<string>();
+  for (let k = 0; k < asked.length; k += 500) {
+    const chunk = asked.slice(k, k + 500);
+    for (const r of await q.all<{ word: string }>(knownKeysSql(chunk.length), [...chunk, orgId, bankAccount])) known.add(r.word);
+  }
+  const part = (await q.all<{ journal_id: string }>(PART_MATCHED_SQL, [orgId, bankAccount, from, to])).map((r) => r.journal_id);
+  const answered = new Map<string, string[]>();
+  // What the kept rows say of each open journal found: its date and net on the account.
+  const open = new Map<string, { date: string; net: number }>();
+  const perLine: string[][] = [];
+  for (const line of lines) {
+    const dir = line.amountCents > 0 ? 'in' : 'out';
+    const keys = [...(line.remainingCents > 0 ? [amountKey(line.remainingCents)] : []), ...wordsOfLine(line).filter((w) => known.has(w))];
+    const found = new Set<string>(part);
+    for (const k of keys) {
+      const src = `${dir} ${line.date} ${k}`;
+      let ids = answered.get(src);
+      if (!ids) {
+        const bound = k.startsWith('=') ? DOCUMENTS_PER_AMOUNT : DOCUMENTS_PER_WORD;
+        const rows = await q.all<{ journal_id: string; on_day: string; net_cents: unknown }>(JOURNAL_HALVES, [
+          ...[orgId, bankAccount, k, dir, line.date, to, bound],
+          ...[orgId, bankAccount, k, dir, line.date, from, bound],
+        ]);
+        for (const r of rows) open.set(r.journal_id, { date: r.on_day, net: Number(r.net_cents) });
+        ids = nearest(
+          rows.map((r) => ({ k: r.journal_id, on_day: r.on_day })),
+          line.date,
+          bound,
+        );
+        answered.set(src, ids);
+      }
+      for (const id of ids) found.add(id);
+    }
+    perLine.push([...found]);
+  }
+  // Those lines account for part of are read in full (what is left is not the net); the others
+  // by primary key, their net being what is left.
+  const wanted = new Set(perLine.flat());
+  const partly = new Set(part);
+  const targets = await unreconciledJournalsOf(q, orgId, bankAccount, part);
+  const whole = new Map([...open].filter(([id]) => wanted.has(id) && !partly.has(id)));
+  for (const [id, target] of await openJournalsOf(q, orgId, bankAccount, whole)) targets.set(id, target);
+  return perLine.map((ids) => ids.flatMap((id) => targets.get(id) ?? []));
 }

@@ -245,3 +245,91 @@ export async function unreconciledJournals(q: Queryable, orgId: string, bankAcco
   );
   return live.map((r) => journalTarget(r, matched.get(r.id) ?? 0)).filter((t) => t.outstandingCents > 0);
 }
+
+/**
+ * unreconciledJournals for the journals `ids` alone (those the lookup found: bank-journal-words.ts),
+ * in chunks of a bounded IN list; the same conditions, read for the candidates only.
+ */
+export async function unreconciledJournalsOf(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  ids: readonly string[],
+): Promise<Map<string, Target>> {
+  const out = new Map<string, Target>();
+  for (let k = 0; k < ids.length; k += 500) {
+    const chunk = ids.slice(k, k + 500);
+    const rows = await q.all<JournalRow>(
+      `${JOURNAL_NET} AND j.id IN (${placeholders(chunk.length)}) AND (j.source_kind NOT IN (?, ?) OR ${RECODED_TO_HERE})
+       GROUP BY j.id, j.date, j.memo, j.source_kind`,
+      [orgId, bankAccount, ...chunk, ...RECODE_SOURCES, bankAccount],
+    );
+    const live = rows.filter((r) => Number(r.net) !== 0);
+    const matched = await matchedOnJournals(
+      q,
+      orgId,
+      live.map((r) => r.id),
+    );
+    for (const r of live) {
+      const t = journalTarget(r, matched.get(r.id) ?? 0);
+      if (t.outstandingCents > 0) out.set(r.id, t);
+    }
+  }
+  return out;
+}
+
+/**
+ * The journals `open` (id to date and net on the bank account) that the kept lookup holds as not
+ * matched by any line (bank-journal-words.ts state 1: what is left is the net), read by primary
+ * key for what scoring shows (memo); only a recode journal is checked further, as
+ * unreconciledJournals does.
+ */
+export async function openJournalsOf(
+  q: Queryable,
+  orgId: string,
+  bankAccount: string,
+  open: ReadonlyMap<string, { date: string; net: number }>,
+): Promise<Map<string, Target>> {
+  const out = new Map<string, Target>();
+  const heads = new Map<string, JournalHead>();
+  const unread: string[] = [];
+  for (const id of open.keys()) {
+    const known = journalHeads.get(`${orgId} ${id}`);
+    if (known) heads.set(id, known);
+    else unread.push(id);
+  }
+  for (let k = 0; k < unread.length; k += 500) {
+    const chunk = unread.slice(k, k + 500);
+    const rows = await q.all<{ id: string } & JournalHead>(
+      `SELECT id, memo, source_kind FROM journals WHERE org_id = ? AND id IN (${placeholders(chunk.length)})`,
+      [orgId, ...chunk],
+    );
+    for (const r of rows) {
+      const head = { memo: r.memo, source_kind: r.source_kind };
+      heads.set(r.id, head);
+      if (journalHeads.size >= JOURNAL_HEADS_MAX) journalHeads.clear();
+      journalHeads.set(`${orgId} ${r.id}`, head);
+    }
+  }
+  for (const [id, head] of heads) {
+    const kept = open.get(id);
+    if (!kept || kept.net === 0) continue;
+    if ((RECODE_SOURCES as readonly string[]).includes(head.source_kind) && !(await recodedToHere(q, orgId, id, bankAccount))) continue;
+    out.set(id, journalTarget({ id, date: kept.date, memo: head.memo, source_kind: head.source_kind, net: kept.net }, 0));
+  }
+  return out;
+}
+
+/** What a journal says of itself beside its lines: set when posted, never changed. */
+interface JournalHead {
+  readonly memo: string;
+  readonly source_kind: string;
+}
+
+/**
+ * Journal heads read by openJournalsOf, by organisation and id, across requests: a journal's memo
+ * and source never change, and the same postings are candidates for page after page of lines.
+ * Bounded: cleared when full.
+ */
+const journalHeads = new Map<string, JournalHead>();
+const JOURNAL_HEADS_MAX = 100_000;

@@ -7,7 +7,7 @@ import type { Uow } from '../../write-path.js';
 import { ParseError, parseBankFile, type ParsedLine } from './bank-parse.js';
 import { fingerprint, planImport, type ImportPlan, type PlannedLine } from './dedupe.js';
 import { lookupTargets } from './document-words.js';
-import { rankAmong } from './suggest.js';
+import { rankFound } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
 import { DEFAULT_BANK_ACCOUNT, checkBankAccount } from '../banking/accounts.js';
 import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
@@ -135,7 +135,7 @@ async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine
   const some = fresh.slice(0, spec.feedLimits.suggestedLinesMax);
   if (some.length === 0) return [];
   const asked = some.map((n) => ({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }));
-  const { journals, documents } = await lookupTargets(uow.tx, uow.orgId, account, uow.today, asked);
+  const { documents } = await lookupTargets(uow.tx, uow.orgId, account, uow.today, asked);
   // Likely transfers: an unmatched opposite line already on another bank account.
   const transfers = await transferSuggestions(
     uow.tx,
@@ -144,7 +144,7 @@ async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine
   );
   return some.flatMap((n, i) => {
     const line = asked[i];
-    const ranked = line ? rankAmong(line, [journals, documents[i] ?? []]) : [];
+    const ranked = line ? rankFound(line, documents[i] ?? []) : [];
     const found = mergeSuggestions(ranked, transfers.get(n.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return found.length > 0 ? [{ lineId: n.id, candidates: found }] : [];
   });

@@ -7,7 +7,7 @@ import { accountBalanceCents } from '../gl/post.js';
 import { DEFAULT_BANK_ACCOUNT } from './feed-import.js';
 import { LINE_COLUMNS, matchesOf, remainingOf, toLine, type LineRow } from './feed-lines.js';
 import { lookupTargets } from './document-words.js';
-import { rankAmong } from './suggest.js';
+import { rankFound } from './suggest.js';
 import { placeholders } from '../../storage/sql.js';
 import { mergeSuggestions, transferSuggestions } from '../banking/transfer.js';
 
@@ -89,7 +89,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
   );
   const found =
     p.suggestions === false || open.length === 0
-      ? { journals: [], documents: [] }
+      ? { documents: [] }
       : await lookupTargets(ctx.db.reader, orgId, account, await orgToday(ctx.db, orgId), [...asked.values()]);
   const documentsOf = new Map([...asked.keys()].map((id, i) => [id, found.documents[i] ?? []]));
   // Likely transfers: the opposite line on another bank account.
@@ -117,10 +117,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
       description: r.description,
       reference: r.reference,
     };
-    const ranked =
-      UNRECONCILED.includes(r.status) && p.suggestions !== false
-        ? rankAmong(line, [found.journals, documentsOf.get(r.id) ?? []], exclude)
-        : [];
+    const ranked = UNRECONCILED.includes(r.status) && p.suggestions !== false ? rankFound(line, documentsOf.get(r.id) ?? [], exclude) : [];
     const suggestions = mergeSuggestions(ranked, transfers.get(r.id) ?? [], spec.feedLimits.suggestionsPerLineMax);
     return { ...toLine(r, own), suggestions };
   });

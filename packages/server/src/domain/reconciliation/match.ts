@@ -12,6 +12,7 @@ import { newJournalId } from '../gl/post.js';
 import { applyBillPayment } from '../payables/ledger-api.js';
 import { applyInvoicePayment } from '../receivables/ledger-api.js';
 import { loadTarget, type Target } from './documents.js';
+import { refreshBankJournal } from './bank-journal-words.js';
 import { quoted } from '../../governance/quote.js';
 import { lineNow, lockLine, matchesOf, remainingOf, toLine, toMatch, type LineRow, type MatchRow } from './feed-lines.js';
 
@@ -202,6 +203,8 @@ async function execute(uow: Uow, c: MatchContext, amount: number, mode: Mode) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [uow.orgId, matchId, c.line.id, c.target.kind, c.target.id, amount, journalId, uow.now, event.ledgerId],
   );
+  // The journal is now (partly) accounted for: its rows leave or change in the suggestion lookup.
+  await refreshBankJournal(uow.tx, uow.orgId, journalId);
   const moved = await uow.tx.run(
     `UPDATE bank_feed_lines SET status = ?, matched_cents = ?, held_kind = NULL, held_target_id = NULL, held_amount_cents = NULL,
        ledger_id = ? WHERE org_id = ? AND id = ? AND matched_cents = ?`,

@@ -7,6 +7,9 @@ import type { OpenItem } from '../gl/open-items.js';
 import { openBillsAsOf } from '../payables/ledger-api.js';
 import { openInvoicesAsOf } from '../receivables/ledger-api.js';
 import { unreconciledJournals, type Target } from './documents.js';
+import { keysOf, lookupWords, refsAndTokens, words, type Named } from './words.js';
+
+export { lookupWords, type Named };
 
 /**
  * Ranked match suggestions for a bank line. A score out of 100, so an agent can set its own bar:
@@ -23,8 +26,9 @@ import { unreconciledJournals, type Target } from './documents.js';
  *
  * The import and feedLinesList do not score every open document: document-words.ts looks up, per
  * line, the documents of its amount and of its words, at most DOCUMENTS_PER_AMOUNT and
- * DOCUMENTS_PER_WORD (50) each, nearest by due date, and rankAmong scores those with the bank
- * journals. candidates() is every open document, for checking that lookup against scoring all.
+ * DOCUMENTS_PER_WORD (50) each, nearest by due date, and the bank journals of its amount and words
+ * nearest by date (bank-journal-words.ts), and rankAmong scores those. candidates() is every open
+ * document and bank journal in the window, for checking that lookup against scoring all.
  */
 export type Suggestion = z.infer<typeof spec.suggestion>;
 
@@ -40,36 +44,6 @@ export interface SuggestLine {
 
 /** What a line says: its description and its reference, as padded words. */
 const lineWords = (line: SuggestLine) => words(`${line.description} ${line.reference ?? ''}`);
-
-// Words of company names and of journal memos ("Payment of bill … to …") that say nothing about who.
-const STOP = new Set([
-  'PTY',
-  'LTD',
-  'LIMITED',
-  'THE',
-  'AND',
-  'INC',
-  'TRUST',
-  'TRUSTEE',
-  'FOR',
-  'PAYMENT',
-  'BILL',
-  'INVOICE',
-  'FROM',
-  'RUN',
-  'ABA',
-  'EXPENSE',
-  'CLAIM',
-  'PAY',
-  'INV',
-]);
-
-/** Upper case, anything but letters and digits a space, single spaces, padded for whole-word search. */
-const words = (s: string) =>
-  ` ${s
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, ' ')
-    .trim()} `;
 
 function amountScore(remaining: number, owed: number): { points: number; reason: Suggestion['reasons'][number] | null } {
   if (remaining === owed) return { points: 60, reason: 'amount' };
@@ -97,52 +71,28 @@ const epochDay = (date: string) => daysBetween('1970-01-01', date);
  */
 const targetWords = new WeakMap<Target, TargetWords>();
 
-/** What a document is known by: the fields its words come from. */
-export type Named = Pick<Target, 'id' | 'party' | 'reference' | 'quoted'>;
-
-function refsAndTokens(t: Named): { refs: string[]; tokens: string[] } {
-  // Names are words; tokens with digits are ids and numbers (a journal memo names inv_…, pay_…).
-  const tokens = [...new Set(words(t.party).trim().split(' '))].filter((w) => w.length >= 3 && !STOP.has(w) && !/\d/.test(w));
-  // And what a payer quotes for it (INV-0042, its reference), as words, so INV-0042
-  // matches "inv 0042" but not INV-00421; and run together (INV0042), as payers often write it.
-  const compact = t.quoted.map((w) => w.replace(/[^A-Za-z0-9]+/g, ''));
-  const refs = [...new Set([t.id, t.reference, ...t.quoted, ...compact].map(words))].filter((r) => r.trim().length >= 3);
-  return { refs, tokens };
-}
+/**
+ * And across requests, by what they are computed from: each request reads its candidates afresh
+ * (new objects), but a posted document's or journal's name and references do not change, and the
+ * same few thousand recur from one page or import to the next. Bounded: cleared when full.
+ */
+const wordsByContent = new Map<string, TargetWords>();
+const WORDS_CACHED_MAX = 100_000;
 
 function wordsOf(t: Target): TargetWords {
   const cached = targetWords.get(t);
   if (cached) return cached;
   const on = t.dueOn ?? t.issuedOn;
-  const { refs, tokens } = refsAndTokens(t);
-  const computed = { refs, tokens, keys: keysOf(refs, tokens), day: on === null ? null : epochDay(on) };
+  const content = [t.id, t.party, t.reference, on ?? '', ...t.quoted].join('\u0000');
+  let computed = wordsByContent.get(content);
+  if (!computed) {
+    const { refs, tokens } = refsAndTokens(t);
+    computed = { refs, tokens, keys: keysOf(refs, tokens), day: on === null ? null : epochDay(on) };
+    if (wordsByContent.size >= WORDS_CACHED_MAX) wordsByContent.clear();
+    wordsByContent.set(content, computed);
+  }
   targetWords.set(t, computed);
   return computed;
-}
-
-/**
- * The words a line must contain for score() to find a reference or payee in it: the payee's
- * words, and each reference's longest word (every line quoting the reference has that word, and
- * it is rarer than a first word such as INV, which every invoice number and id shares). The keys
- * of the in-memory index and of the stored one (document-words.ts).
- */
-export function lookupWords(t: Named): string[] {
-  const { refs, tokens } = refsAndTokens(t);
-  return keysOf(refs, tokens);
-}
-
-function keysOf(refs: readonly string[], tokens: readonly string[]): string[] {
-  return [
-    ...new Set([
-      ...tokens,
-      ...refs.map((r) =>
-        r
-          .trim()
-          .split(' ')
-          .reduce((a, b) => (b.length > a.length ? b : a), ''),
-      ),
-    ]),
-  ];
 }
 
 /** A line's words, as lookupWords keys are compared with them. */
@@ -233,7 +183,7 @@ export function rank(line: SuggestLine, targets: readonly Target[], exclude: Rea
 }
 
 /**
- * rank() over several lists of targets, each indexed once (the request's bank journals, shared by
+ * rank() over several lists of targets, each indexed once (a list shared by
  * every line, and the documents looked up for this line alone); a target in two lists counts once.
  */
 export function rankAmong(
@@ -246,8 +196,29 @@ export function rankAmong(
   return possibleTargets(pools, line, desc)
     .filter((t) => !exclude.has(`${t.kind}:${t.id}`))
     .flatMap((t) => scoreWords(line, desc, lineDay, t) ?? [])
-    .sort((a, b) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id))
+    .sort(bestFirst)
     .slice(0, spec.feedLimits.suggestionsPerLineMax);
+}
+
+const bestFirst = (a: Suggestion, b: Suggestion) => b.score - a.score || a.daysApart - b.daysApart || a.id.localeCompare(b.id);
+
+/**
+ * rank() over targets looked up for this line alone (document-words.ts lookupTargets): each was
+ * found by the line's amount or one of its words, so each is scored as it is, without indexing
+ * them first (what the index would leave out, score() turns down anyway: it keeps only a target
+ * with the exact amount, a reference or a payee word, each of which puts a key of the target in
+ * the line).
+ */
+export function rankFound(line: SuggestLine, targets: readonly Target[], exclude: ReadonlySet<string> = new Set()): Suggestion[] {
+  const desc = lineWords(line);
+  const lineDay = epochDay(line.date);
+  const out: Suggestion[] = [];
+  for (const t of targets) {
+    if (exclude.has(`${t.kind}:${t.id}`)) continue;
+    const s = scoreWords(line, desc, lineDay, t);
+    if (s) out.push(s);
+  }
+  return out.sort(bestFirst).slice(0, spec.feedLimits.suggestionsPerLineMax);
 }
 
 export const fromOpenItem = (o: OpenItem): Target => ({
