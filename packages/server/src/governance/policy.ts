@@ -35,10 +35,31 @@ const POLICY_BODY = batchCached('SELECT body FROM policies WHERE org_id = ?', ['
 /** loadPolicy's read, for Uow.readTogether. */
 export const policyRead = (orgId: string): Read => [POLICY_BODY, [orgId]];
 
+/**
+ * Parsed policies by their stored text: billCapture reads the policy on every bill, and most
+ * organisations' policy text never changes, so it is parsed once. Frozen, since one parse serves
+ * every caller; a changed policy is a new text. Bounded: past the cap it starts again.
+ */
+const parsedPolicies = new Map<string, Policy>();
+const PARSED_POLICIES_MAX = 1024;
+
+function parsedPolicy(body: string): Policy {
+  let policy = parsedPolicies.get(body);
+  if (policy === undefined) {
+    const parsed = JSON.parse(body) as Policy;
+    for (const list of Object.values(parsed.decisionRights)) Object.freeze(list);
+    Object.freeze(parsed.decisionRights);
+    policy = Object.freeze(parsed);
+    if (parsedPolicies.size >= PARSED_POLICIES_MAX) parsedPolicies.clear();
+    parsedPolicies.set(body, policy);
+  }
+  return policy;
+}
+
 export async function loadPolicy(q: Queryable, orgId: string): Promise<Policy> {
   const row = await q.get<{ body: string }>(POLICY_BODY, [orgId]);
   invariant(row, `organisation ${orgId} has a policy`);
-  return JSON.parse(row.body) as Policy;
+  return parsedPolicy(row.body);
 }
 
 export function serialisePolicy(policy: Policy): string {

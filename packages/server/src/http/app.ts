@@ -120,14 +120,8 @@ export async function takeRate(limiter: RateLimiter, principal: Principal, reply
  * unit to check the credential in). Only looks: the gate judges the name, in the order of checks,
  * after.
  */
-function rememberable(req: FastifyRequest): boolean {
-  if (req.method !== 'POST') return false;
-  let name: string;
-  try {
-    name = nameOf(req);
-  } catch {
-    return false;
-  }
+function rememberable(req: FastifyRequest, name: string | null): boolean {
+  if (req.method !== 'POST' || name === null) return false;
   const m = methodRegistry.get(name);
   return m !== undefined && m.write !== undefined && m.prepare === undefined;
 }
@@ -153,12 +147,19 @@ async function gate(
   metrics: Metrics,
   cache: PrincipalCache,
 ): Promise<void> {
-  const token = rememberable(req) ? bearerOf(req.headers.authorization) : null;
+  // The name once per request: both halves of the gate look at it.
+  let name: string | null;
+  try {
+    name = nameOf(req);
+  } catch {
+    name = null;
+  }
+  const token = rememberable(req, name) ? bearerOf(req.headers.authorization) : null;
   const hit = token === null ? null : cache.get(token);
   const principal = hit ? hit.principal : (await principalOf(db, req.headers.authorization, token === null ? undefined : cache)).principal;
   req.gate = { principal, method: null, read: null, remembered: hit && token !== null ? { token, epoch: hit.epoch } : null };
   try {
-    await gateAfterCredential(req, reply, principal, limiter, metrics);
+    await gateAfterCredential(req, reply, principal, name, limiter, metrics);
   } catch (error) {
     await confirmRemembered(db, cache, req);
     throw error;
@@ -169,18 +170,14 @@ async function gateAfterCredential(
   req: FastifyRequest,
   reply: FastifyReply,
   principal: Principal,
+  name: string | null,
   limiter: RateLimiter,
   metrics: Metrics,
 ): Promise<void> {
   const remembered = req.gate?.remembered ?? null;
   await takeRate(limiter, principal, reply, metrics);
 
-  let name: string;
-  try {
-    name = nameOf(req);
-  } catch {
-    fail('BAD_REQUEST', 'malformed path');
-  }
+  if (name === null) fail('BAD_REQUEST', 'malformed path');
   if (req.method === 'POST') {
     if (!METHOD_NAME.test(name)) {
       fail('BAD_REQUEST', `malformed method name "${name.slice(0, 100)}": expected family.method`);
