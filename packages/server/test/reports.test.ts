@@ -498,6 +498,45 @@ describe.each(engines)('ledger reads and reports (%s)', (engine) => {
       expect(r.totals.totalCents).toBe(0);
     });
 
+    it('as at an earlier date: an invoice paid since is listed as owed then, one part paid since with what was owed then', async () => {
+      const o = await t.org();
+      const draft = async (payeeName: string) => {
+        const d = await t.post(o.keys.agent, 'books.invoiceDraft', {
+          payeeName,
+          description: 'Catering',
+          totalCents: 40_000,
+          dueDays: 0,
+          issueDate: inDays(-10),
+        });
+        expect(d.status, JSON.stringify(d.body)).toBe(200);
+        expect((await t.post(o.keys.agent, 'books.invoiceSend', { id: d.body.result.id })).status).toBe(200);
+        return d.body.result.id as string;
+      };
+      const settled = await draft('Paid Later Pty');
+      const part = await draft('Part Later Pty');
+      for (const [id, amountCents] of [
+        [settled, 40_000],
+        [part, 15_000],
+      ] as const) {
+        const pay = await t.post(o.keys.agent, 'books.invoiceRecordPayment', { id, amountCents, date: inDays(-2) });
+        expect(pay.status, JSON.stringify(pay.body)).toBe(200);
+      }
+      const then = await report(t, o, { type: 'aged_receivables', asOf: inDays(-5) });
+      const owed = then.parties.flatMap((p: { items: { id: string; outstandingCents: number }[] }) =>
+        p.items.map((i) => [i.id, i.outstandingCents]),
+      );
+      expect(owed.sort()).toEqual(
+        [
+          [part, 40_000],
+          [settled, 40_000],
+        ].sort(),
+      );
+      expect(then.totals.days1to30Cents).toBe(80_000);
+      const now = await report(t, o, { type: 'aged_receivables' });
+      expect(now.parties.map((p: { party: string }) => p.party)).toEqual(['Part Later Pty']);
+      expect(now.totals.totalCents).toBe(25_000);
+    });
+
     it('a posting to the control account that belongs to no invoice is a broken invariant: INTERNAL', async () => {
       const o = await t.org();
       await postEntry(t, o, '2026-07-01', 'Stray receivable', [

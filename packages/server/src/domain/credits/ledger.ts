@@ -3,7 +3,7 @@ import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import { placeholders } from '../../storage/sql.js';
 import type { Uow } from '../../write-path.js';
-import { byThenId, documentBalances, owedOnDocuments, rowsOfDocuments, type PostingLine } from '../gl/post.js';
+import { byThenId, openDocumentRowsAsOf, owedOnDocuments, type PostingLine } from '../gl/post.js';
 
 /**
  * Contact credits in the ledger (migration 49). A credit lives in its side's control account
@@ -195,26 +195,24 @@ const SOURCE_WORDS: Readonly<Record<CreditSource, string>> = {
  * total the control account. Aged by the credit's date.
  */
 export async function openCreditsAsOf(q: Queryable, orgId: string, side: CreditSide, asOf: string): Promise<AgedCredit[]> {
-  const balances = await documentBalances(q, orgId, CREDIT_ACCOUNT[side], asOf);
-  if (balances.size === 0) return [];
-  const rows = await rowsOfDocuments<{
+  // From the open balances to the credits: the control account's open documents are mostly
+  // invoices or bills, never looked up here one by one.
+  const open = await openDocumentRowsAsOf<{
     id: string;
     source_kind: CreditSource;
     document_id: string | null;
     dated: string;
     amount_cents: number;
     name: string;
-  }>(
-    q,
-    (
-      list,
-    ) => `SELECT c.id AS id, c.source_kind AS source_kind, c.document_id AS document_id, c.dated AS dated, c.amount_cents AS amount_cents,
-       k.name AS name
-     FROM contact_credits c JOIN contacts k ON k.org_id = c.org_id AND k.id = c.contact_id
-     WHERE c.org_id = ? AND c.side = ? AND c.dated <= ? AND c.id IN (${list})`,
-    [orgId, side, asOf],
-    balances.keys(),
-  );
+  }>(q, orgId, CREDIT_ACCOUNT[side], asOf, {
+    from: 'contact_credits d JOIN contacts k ON k.org_id = d.org_id AND k.id = d.contact_id',
+    columns:
+      'd.id AS id, d.source_kind AS source_kind, d.document_id AS document_id, d.dated AS dated, d.amount_cents AS amount_cents, k.name AS name',
+    where: 'd.side = ? AND d.dated <= ?',
+    params: [side, asOf],
+  });
+  const balances = new Map(open.map((o) => [o.row.id, o.balance]));
+  const rows = open.map((o) => o.row);
   rows.sort(byThenId((r) => r.dated));
   const out: AgedCredit[] = [];
   for (const r of rows) {

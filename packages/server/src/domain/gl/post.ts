@@ -1,7 +1,7 @@
 import { journalLinesSha256, type JournalLineForm, type TaxCode } from '@finance-desk/protocol';
 import { invariant } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Queryable } from '../../storage/types.js';
+import type { Queryable, SqlValue } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
 import { CHART } from './chart.js';
 import { addJournalCashFlow } from '../reports/cash-flow-days.js';
@@ -290,6 +290,65 @@ export async function documentBalances(
     const balance = (out.get(r.doc_id) ?? 0) - (Number(r.dr) - Number(r.cr));
     if (balance === 0) out.delete(r.doc_id);
     else out.set(r.doc_id, balance);
+  }
+  return out;
+}
+
+/**
+ * A kind of document owed on a control account, for openDocumentRowsAsOf: its table as `d` in
+ * `from` (with any joins), the `columns` to read (one of them `d.id AS id`), and a `where` over
+ * them with its `params`.
+ */
+export interface DocumentTable {
+  readonly from: string;
+  readonly columns: string;
+  readonly where: string;
+  readonly params: readonly SqlValue[];
+}
+
+/**
+ * The documents of one kind open on a control account as at `asOf`, each row with its balance
+ * then (debit-positive), unordered: those open now in one statement (the open balances joined to
+ * their documents, balances first), less what lines dated after `asOf` moved; and, only when such
+ * lines named documents closed since, those documents' rows. The cost follows the open
+ * documents and the later lines, in one round trip when nothing is dated after `asOf`.
+ */
+export async function openDocumentRowsAsOf<T extends { id: string }>(
+  q: Queryable,
+  orgId: string,
+  accountCode: string,
+  asOf: string,
+  doc: DocumentTable,
+): Promise<{ row: T; balance: number }[]> {
+  const [now, laterLines] = await Promise.all([
+    q.all<T & { fd_balance: number | string }>(
+      `SELECT b.balance_cents AS fd_balance, ${doc.columns} FROM document_balances b CROSS JOIN ${doc.from}
+       WHERE b.org_id = ? AND b.account_code = ? AND b.balance_cents <> 0 AND d.org_id = b.org_id AND d.id = b.doc_id AND ${doc.where}`,
+      [orgId, accountCode, ...doc.params],
+    ),
+    q.all<{ doc_id: string | null; dr: number; cr: number }>(DOCUMENT_MOVES_AFTER_SQL, [orgId, orgId, asOf, accountCode]),
+  ]);
+  const later = new Map<string, number>();
+  for (const r of laterLines) if (r.doc_id !== null) later.set(r.doc_id, (later.get(r.doc_id) ?? 0) + Number(r.dr) - Number(r.cr));
+  const out: { row: T; balance: number }[] = [];
+  for (const row of now) {
+    const balance = Number(row.fd_balance) - (later.get(row.id) ?? 0);
+    later.delete(row.id);
+    if (balance !== 0) out.push({ row, balance });
+  }
+  // Settled since asOf: no open row now, so the later lines alone say what was owed then.
+  const closed = [...later].filter(([, moved]) => moved !== 0);
+  if (closed.length > 0) {
+    const rows = await readInParts(
+      closed.map(([id]) => id),
+      (part) =>
+        q.all<T>(`SELECT ${doc.columns} FROM ${doc.from} WHERE d.org_id = ? AND ${doc.where} AND d.id IN (${placeholders(part.length)})`, [
+          orgId,
+          ...doc.params,
+          ...part,
+        ]),
+    );
+    for (const row of rows) out.push({ row, balance: -(later.get(row.id) ?? 0) });
   }
   return out;
 }

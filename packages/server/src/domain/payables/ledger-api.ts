@@ -2,7 +2,7 @@ import { localDate, orgTimeZone } from '../../clock.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { byThenId, documentBalances, rowsOfDocuments } from '../gl/post.js';
+import { byThenId, openDocumentRowsAsOf, rowsOfDocuments } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
 import { postDocumentPayment } from './settle.js';
 import { refuseForeign } from '../receivables/foreign.js';
@@ -35,8 +35,18 @@ interface OpenBillRow {
  * ledger decides, not the bill's status, so a bill paid after `asOf` is still open as at `asOf`.
  */
 export async function openBillsAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  return openBillsOf(q, orgId, await documentBalances(q, orgId, PAYABLES_ACCOUNT, asOf));
+  return billItems(q, orgId, await openDocumentRowsAsOf<OpenBillRow>(q, orgId, PAYABLES_ACCOUNT, asOf, BILL_DOCUMENTS));
 }
+
+/** Posted bills (with their journal's date), for openDocumentRowsAsOf. */
+const BILL_DOCUMENTS = {
+  from: 'bills d JOIN journals j ON j.org_id = d.org_id AND j.id = d.journal_id',
+  columns: `d.id AS id, d.payee_name AS payee_name, d.payee_reference AS payee_reference, d.reference AS reference,
+       d.description AS description, d.created_at AS created_at, d.issued_on AS issued_on, d.due_on AS due_on,
+       d.total_cents AS total_cents, j.date AS posted_on`,
+  where: 'd.journal_id IS NOT NULL',
+  params: [],
+};
 
 /** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
 export async function openBillsOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
@@ -51,11 +61,20 @@ export async function openBillsOf(q: Queryable, orgId: string, balances: Readonl
     [orgId],
     balances.keys(),
   );
-  rows.sort(byThenId((r) => r.due_on));
+  return billItems(
+    q,
+    orgId,
+    rows.map((row) => ({ row, balance: balances.get(row.id) ?? 0 })),
+  );
+}
+
+/** Open items of bill rows with their balances (debit-positive: owed is the credit), oldest due first. */
+async function billItems(q: Queryable, orgId: string, rows: readonly { row: OpenBillRow; balance: number }[]): Promise<OpenItem[]> {
   const out: OpenItem[] = [];
-  const zone = await orgTimeZone(q, orgId);
-  for (const r of rows) {
-    const owed = -(balances.get(r.id) ?? 0);
+  // Only bills captured before bills had a date need the time zone.
+  const zone = rows.some((r) => r.row.issued_on === null) ? await orgTimeZone(q, orgId) : '';
+  for (const { row: r, balance } of [...rows].sort((a, b) => byDueThenId(a.row, b.row))) {
+    const owed = -balance;
     if (owed <= 0) continue;
     out.push({
       id: r.id,
@@ -73,6 +92,8 @@ export async function openBillsOf(q: Queryable, orgId: string, balances: Readonl
   }
   return out;
 }
+
+const byDueThenId = byThenId<OpenBillRow>((r) => r.due_on);
 
 /** Statuses a payment may be applied to: approved (posted, unpaid or partly paid). */
 export const PAYABLE_BILL_STATUSES: readonly string[] = ['approved'];

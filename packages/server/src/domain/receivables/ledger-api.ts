@@ -2,7 +2,7 @@ import { badRequest, conflict, invariant, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Queryable } from '../../storage/types.js';
 import type { Uow } from '../../write-path.js';
-import { accountExists, byThenId, documentBalances, owedOnDocuments, postJournal, rowsOfDocuments } from '../gl/post.js';
+import { accountExists, byThenId, openDocumentRowsAsOf, owedOnDocuments, postJournal, rowsOfDocuments } from '../gl/post.js';
 import type { OpenItem } from '../gl/open-items.js';
 import { refuseForeign } from './foreign.js';
 import { receivables } from '@finance-desk/protocol';
@@ -45,8 +45,17 @@ export function quotedOf(...words: readonly (string | null)[]): string[] {
  * `asOf` is still open as at `asOf`.
  */
 export async function openInvoicesAsOf(q: Queryable, orgId: string, asOf: string): Promise<OpenItem[]> {
-  return openInvoicesOf(q, orgId, await documentBalances(q, orgId, RECEIVABLES_ACCOUNT, asOf));
+  return invoiceItems(await openDocumentRowsAsOf<OpenInvoiceRow>(q, orgId, RECEIVABLES_ACCOUNT, asOf, INVOICE_DOCUMENTS));
 }
+
+/** Posted invoices, for openDocumentRowsAsOf. */
+const INVOICE_DOCUMENTS = {
+  from: 'invoices d',
+  columns:
+    'd.id AS id, d.number AS number, d.reference AS reference, d.payee_name AS payee_name, d.issued_on AS issued_on, d.due_on AS due_on, d.total_cents AS total_cents',
+  where: 'd.journal_id IS NOT NULL',
+  params: [],
+};
 
 /** The same items for documents whose balances (debit-positive, as documentBalances gives them) are known: match suggestions look up only some. */
 export async function openInvoicesOf(q: Queryable, orgId: string, balances: ReadonlyMap<string, number>): Promise<OpenItem[]> {
@@ -58,10 +67,13 @@ export async function openInvoicesOf(q: Queryable, orgId: string, balances: Read
     [orgId],
     balances.keys(),
   );
-  rows.sort(byThenId((r) => r.due_on));
+  return invoiceItems(rows.map((row) => ({ row, balance: balances.get(row.id) ?? 0 })));
+}
+
+/** Open items of invoice rows with their balances (debit-positive), oldest due first; nothing owed, none. */
+function invoiceItems(rows: readonly { row: OpenInvoiceRow; balance: number }[]): OpenItem[] {
   const out: OpenItem[] = [];
-  for (const r of rows) {
-    const owed = balances.get(r.id) ?? 0;
+  for (const { row: r, balance: owed } of [...rows].sort((a, b) => byDueThenId(a.row, b.row))) {
     if (owed <= 0) continue;
     out.push({
       id: r.id,
@@ -78,6 +90,8 @@ export async function openInvoicesOf(q: Queryable, orgId: string, balances: Read
   }
   return out;
 }
+
+const byDueThenId = byThenId<OpenInvoiceRow>((r) => r.due_on);
 
 export interface InvoicePayment {
   readonly invoiceId: string;

@@ -102,13 +102,18 @@ export async function agedReport(q: Queryable, orgId: string, type: Kind, asOf: 
     return { items: open, control: source.sign * balance, name: account?.name ?? source.code };
   });
   const totals = zero();
-  const parties = new Map<string, { party: string; amounts: Amounts; items: AgedItem[] }>();
+  const parties = new Map<string, { key: string; party: string; amounts: Amounts; items: AgedItem[] }>();
+  // Many documents share a due date and a party name: each worked out once per report.
+  const overdue = new Map<string, number>();
+  const keys = new Map<string, string>();
   for (const item of items) {
-    const daysOverdue = daysBetween(item.dueOn, asOf);
+    let daysOverdue = overdue.get(item.dueOn);
+    if (daysOverdue === undefined) overdue.set(item.dueOn, (daysOverdue = daysBetween(item.dueOn, asOf)));
     const bucket = bucketOf(daysOverdue);
-    const key = partyKey(item.party);
-    const party = parties.get(key) ?? { party: item.party, amounts: zero(), items: [] };
-    parties.set(key, party);
+    let key = keys.get(item.party);
+    if (key === undefined) keys.set(item.party, (key = partyKey(item.party)));
+    let party = parties.get(key);
+    if (party === undefined) parties.set(key, (party = { key, party: item.party, amounts: zero(), items: [] }));
     addTo(party.amounts, bucket, item.outstandingCents);
     addTo(totals, bucket, item.outstandingCents);
     party.items.push({
@@ -127,7 +132,7 @@ export async function agedReport(q: Queryable, orgId: string, type: Kind, asOf: 
     `${type} as at ${asOf}: open documents total ${totals.totalCents} but control account ${source.code} is ${control}`,
   );
   const rows = [...parties.values()]
-    .sort((a, b) => (partyKey(a.party) < partyKey(b.party) ? -1 : partyKey(a.party) > partyKey(b.party) ? 1 : 0))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((p) => ({ party: p.party, ...p.amounts, items: p.items }));
   return {
     type,
