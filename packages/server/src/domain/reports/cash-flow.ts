@@ -41,7 +41,6 @@ async function flowsByLine(q: Queryable, orgId: string, from: string, to: string
   return new Map(rows.map((r) => [r.line, cents(r.amount)]));
 }
 
-
 function cents(value: unknown): number {
   const n = Number(value ?? 0);
   invariant(Number.isSafeInteger(n), 'cash flow sums are safe integers');
