@@ -1,4 +1,3 @@
-import { forgetJournalCashFlow, writeKeptCashFlow } from './domain/reports/cash-flow-days.js';
 import {
   canonicalJson,
   decimalsAsText,
@@ -85,6 +84,12 @@ export interface Uow {
    * fails. Null on SQLite, where a read costs no round trip.
    */
   optimistic<T>(key: string, load: () => Promise<T>): Promise<T | null>;
+  /**
+   * Undo, if this unit fails, what it kept in the batch outside the database (rows it queued for
+   * the batch's write-out): its statements are rolled back, and `fn` takes back the rest. Run in
+   * reverse order of registration.
+   */
+  onUndo(fn: () => void): void;
   /**
    * Several reads in one round trip (on PostgreSQL each is one under the organisation's
    * lock, and with several organisations a batch is a unit or two, so its first reads were half
@@ -385,9 +390,6 @@ function registerBatch(tx: Tx, caps: Capabilities, row: HeadRow, unit: object): 
   tx.batch.beforeCommit(async (q) => {
     // A batch whose locking unit failed dropped this share; a later unit made its own.
     if (tx.batch.memo.get(key) !== b) return;
-    // The statement of cash flows' rows for the batch's journals: ahead of the head's update,
-    // which is sent on its own, so they join the combined write-out (cash-flow-days.ts).
-    await writeKeptCashFlow(tx, q, orgId);
     await flushRows(q, caps, b);
     // Migration 35: a batch that changed a credential or an agent moves the credential epoch
     // with its commit, so every process's remembered principals of the organisation are checked
@@ -611,6 +613,7 @@ async function unitOfWork<R extends WriteResult, E>(
       const m = mark(b);
       // What the unit binds into its event (Uow.bindJournal, bindFile): known before it is chained.
       const journals: JournalBinding[] = [];
+      const undo: (() => void)[] = [];
       try {
         // First of all, before a replay or the handler can answer anything.
         if (remembered) await checkRemembered(tx, b, remembered.credentialId, remembered.check);
@@ -665,6 +668,7 @@ async function unitOfWork<R extends WriteResult, E>(
             return b.kept.get(key) as T;
           },
           readTogether: view.together,
+          onUndo: (fn) => void undo.push(fn),
         };
         const result = await fn(uow, b);
         invariant(
@@ -675,12 +679,8 @@ async function unitOfWork<R extends WriteResult, E>(
         return { result };
       } catch (error) {
         restore(tx, b, m, unit);
-        // Its journals roll back with it: the cash flow rows kept for the batch leave them out.
-        forgetJournalCashFlow(
-          tx,
-          orgId,
-          journals.map((j) => j.id),
-        );
+        // What the unit kept in the batch outside the database goes with its rows.
+        for (const fn of undo.reverse()) fn();
         throw error;
       }
     },

@@ -379,8 +379,8 @@ class PgQueryable implements Tx {
     this.queued = [];
     const last = groups.pop();
     for (const group of groups) await this.sendGroup(group, null);
-    // The statement closes the last group of queued writes when it may see none of them (issue
-    // 14: one round trip instead of two); otherwise they go out first.
+    // The statement closes the last group of queued writes when it may see none of them (one
+    // round trip instead of two); otherwise they go out first.
     if (last && closes(last, sql, params)) return this.sendGroup(last, { sql, params }, rowMode);
     if (last) await this.sendGroup(last, null);
     return this.sendNow(sql, params, rowMode);

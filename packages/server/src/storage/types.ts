@@ -54,7 +54,12 @@ export interface BatchScope {
    * (nothing is run again), a PostgreSQL batch run again after a write was refused, a write alone.
    */
   readonly exact: boolean;
-  beforeCommit(fn: (q: Writer) => Promise<void>): void;
+  /**
+   * Run `fn` once before the batch commits, in registration order. An `early` hook runs before
+   * every other: rows that must go out with the batch's combined write-out, ahead of the
+   * organisation's head update.
+   */
+  beforeCommit(fn: (q: Writer) => Promise<void>, options?: { readonly early?: boolean }): void;
 }
 
 /** A transaction's statements and its queued writes (`Tx.later`), without the unit's scope. */
@@ -65,8 +70,7 @@ export interface Tx extends Queryable {
   notify(channel: string, payload: string): Promise<void>;
   readonly batch: BatchScope;
   /**
-   * A write whose row count nobody needs: an INSERT, UPDATE or DELETE without RETURNING (issue
-   * 14). It is part of the unit of work like any other statement; the engine may send it with the
+   * A write whose row count nobody needs: an INSERT, UPDATE or DELETE without RETURNING. It is part of the unit of work like any other statement; the engine may send it with the
    * transaction's next statement instead of on its own round trip (PostgreSQL combines the writes
    * queued so far into one statement; SQLite runs it at once). A failure surfaces there, and
    * fails the unit (or, across units, the batch runs again unit by unit).
@@ -76,17 +80,21 @@ export interface Tx extends Queryable {
 
 /** A fresh scope, and how an engine runs its `beforeCommit` work (in registration order). */
 export function newBatchScope(exact: boolean): BatchScope & { flush(q: Writer): Promise<void> } {
+  const early: ((q: Writer) => Promise<void>)[] = [];
   const hooks: ((q: Writer) => Promise<void>)[] = [];
   return {
     memo: new Map(),
     exact,
-    beforeCommit(fn) {
-      hooks.push(fn);
+    beforeCommit(fn, options) {
+      (options?.early === true ? early : hooks).push(fn);
     },
     async flush(q) {
       // A hook may register another (a late unit's); run until none is left.
-      for (const hook of hooks) await hook(q);
-      hooks.length = 0;
+      for (;;) {
+        const next = early.shift() ?? hooks.shift();
+        if (next === undefined) return;
+        await next(q);
+      }
     },
   };
 }

@@ -175,7 +175,7 @@ export function postJournal(uow: Uow, input: JournalInput): Promise<PostedJourna
     await addMovements(uow.tx, uow.orgId, movementsOf(rows));
     // Its cash per line of the statement of cash flows, with the batch's other journals before
     // COMMIT (reports/cash-flow-days.ts).
-    addJournalCashFlow(uow.tx, uow.orgId, { id, date: input.date, sourceKind: input.source.kind, lines: rows });
+    addJournalCashFlow(uow, { id, date: input.date, sourceKind: input.source.kind, lines: rows });
     // And its tagged lines' GST per day and tax code (reports/gst-days.ts).
     for (const g of gstDayRows(input.source, rows)) {
       await uow.tx.later(ADD_GST_DAY_SQL, [uow.orgId, input.date, g.taxCode, g.reduces, g.base, g.gst, g.lines]);

@@ -1,9 +1,7 @@
-import type { Target } from './documents.js';
-
 /**
  * The words bank lines are matched to documents and journals by (suggest.ts scores them; the
  * kept lookup tables of document-words.ts and bank-journal-words.ts store them). Apart, with no
- * imports but a type, so that posting a journal (gl/post.ts) can compute them without loading the
+ * imports, so that posting a journal (gl/post.ts) can compute them without loading the
  * matching code.
  */
 
@@ -38,7 +36,13 @@ export const words = (s: string) =>
     .trim()} `;
 
 /** What a document is known by: the fields its words come from. */
-export type Named = Pick<Target, 'id' | 'party' | 'reference' | 'quoted'>;
+export interface Named {
+  readonly id: string;
+  readonly party: string;
+  readonly reference: string;
+  /** Other words a line may quote for it (an invoice's number, a document's own reference). */
+  readonly quoted: readonly string[];
+}
 
 export function refsAndTokens(t: Named): { refs: string[]; tokens: string[] } {
   // Names are words; tokens with digits are ids and numbers (a journal memo names inv_…, pay_…).

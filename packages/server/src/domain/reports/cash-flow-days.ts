@@ -1,6 +1,7 @@
 import { invariant } from '../../errors.js';
 import type { Migration } from '../../storage/migration-types.js';
 import type { Queryable, SqlValue, Tx, Writer } from '../../storage/types.js';
+import type { Uow } from '../../write-path.js';
 
 /**
  * The statement of cash flows' movements per day and line (cash-flow.ts), kept with the journals
@@ -233,12 +234,11 @@ const LINES_PER_STATEMENT = 1_000;
 const memoKey = (orgId: string) => `cash-flow-days:${orgId}`;
 
 /**
- * The batch's share for an organisation. write-path.ts writes it out (writeKeptCashFlow) in the
- * organisation's own before-COMMIT work, ahead of the events and the head, so that on PostgreSQL
- * its one statement joins the batch's combined write-out: it reads only accounts, not the lines
- * queued beside it. Not a statement per journal: each would name the table the one before it
- * wrote and cut the write-out into a statement per journal. A hook of its own writes out what a
- * unit outside the write path posted (nothing, today).
+ * The batch's share for an organisation, written out by an early before-COMMIT hook: ahead of the
+ * events and the head, so that on PostgreSQL its one statement joins the batch's combined
+ * write-out (it reads only accounts, not the lines queued beside it). Not a statement per
+ * journal: each would name the table the one before it wrote and cut the write-out into a
+ * statement per journal.
  */
 function pending(tx: Tx, orgId: string): Pending {
   const key = memoKey(orgId);
@@ -246,12 +246,13 @@ function pending(tx: Tx, orgId: string): Pending {
   if (known) return known;
   const p: Pending = { journals: new Map(), rebuild: false };
   tx.batch.memo.set(key, p);
-  tx.batch.beforeCommit((q) => writeKeptCashFlow(tx, q, orgId));
+  // Early: the rows join the batch's combined write-out, ahead of the head's update (sent alone).
+  tx.batch.beforeCommit((q) => writeKeptCashFlow(tx, q, orgId), { early: true });
   return p;
 }
 
 /** Queue the batch's cash flow rows for an organisation, once (the share leaves the memo). */
-export async function writeKeptCashFlow(tx: Tx, q: Writer, orgId: string): Promise<void> {
+async function writeKeptCashFlow(tx: Tx, q: Writer, orgId: string): Promise<void> {
   const key = memoKey(orgId);
   const p = tx.batch.memo.get(key) as Pending | undefined;
   if (p === undefined) return;
@@ -274,15 +275,14 @@ export async function writeKeptCashFlow(tx: Tx, q: Writer, orgId: string): Promi
   await send();
 }
 
-/** A posted journal's flows are added before the batch commits (postJournal, with its lines). */
-export function addJournalCashFlow(tx: Tx, orgId: string, journal: PostedLines): void {
-  pending(tx, orgId).journals.set(journal.id, journal);
-}
-
-/** A unit that failed after posting rolled its journals back: they are not added (write-path.ts). */
-export function forgetJournalCashFlow(tx: Tx, orgId: string, journalIds: readonly string[]): void {
-  const p = tx.batch.memo.get(memoKey(orgId)) as Pending | undefined;
-  if (p) for (const id of journalIds) p.journals.delete(id);
+/**
+ * A posted journal's flows are added before the batch commits (postJournal, with its lines); if
+ * the unit fails, its journal is taken out again with its rows.
+ */
+export function addJournalCashFlow(uow: Pick<Uow, 'tx' | 'orgId' | 'onUndo'>, journal: PostedLines): void {
+  const journals = pending(uow.tx, uow.orgId).journals;
+  journals.set(journal.id, journal);
+  uow.onUndo(() => journals.delete(journal.id));
 }
 
 /**
