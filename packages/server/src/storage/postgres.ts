@@ -725,6 +725,9 @@ export class PostgresDatabase implements Database {
     lock: NonNullable<WriteOptions['preludeMany']>,
     room: number,
   ): Promise<{ key: string; jobs: Job[] }[]> {
+    // Only while batches wait for a connection: otherwise each has one, holds or is taking its
+    // own lock, and a statement trying theirs would find them all taken.
+    if (this.pool.waitingCount === 0) return [];
     const candidates: string[] = [];
     for (const [other, jobs] of this.queues) {
       if (candidates.length >= Math.min(room, JOIN_KEYS_MAX)) break;
