@@ -1,10 +1,10 @@
 import { addDays, daysBetween } from '../../clock.js';
-import { placeholders } from '../../storage/sql.js';
+import { readInParts } from '../../storage/sql.js';
 import type { Migration } from '../../storage/migration-types.js';
 import type { Queryable, Writer } from '../../storage/types.js';
 import { CLAIMS_ACCOUNT, openClaimsOf } from '../expenses/ledger-api.js';
 import { IS_OPEN } from '../gl/document-balances.js';
-import { DOCUMENT_MOVES_AFTER_SQL } from '../gl/post.js';
+import { DOCUMENT_MOVES_AFTER_SQL, owedOnDocuments } from '../gl/post.js';
 import { openBillsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { openInvoicesOf, quotedOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
 import { amountKey, JOURNAL_HALVES, knownKeysSql, PART_MATCHED_SQL } from './bank-journal-words.js';
@@ -364,17 +364,17 @@ export async function lookupTargets(
   // probe for all of them, instead of a nearest-by-date read per line each). EXISTS stops at a
   // word's first row, where DISTINCT would walk all of a payee's documents.
   const asked = [...new Set(lines.flatMap(wordsOfLine))];
-  const known = new Set<string>();
-  for (let k = 0; k < asked.length; k += 500) {
-    const chunk = asked.slice(k, k + 500);
-    for (const r of await q.all<{ word: string }>(
-      `SELECT v.column1 AS word FROM (VALUES ${chunk.map(() => '(?)').join(', ')}) v
-       WHERE EXISTS (SELECT 1 FROM document_words d WHERE d.org_id = ? AND d.word = v.column1)`,
-      [...chunk, orgId],
-    )) {
-      known.add(r.word);
-    }
-  }
+  const known = new Set(
+    (
+      await readInParts(asked, (part) =>
+        q.all<{ word: string }>(
+          `SELECT v.column1 AS word FROM (VALUES ${part.map(() => '(?)').join(', ')}) v
+           WHERE EXISTS (SELECT 1 FROM document_words d WHERE d.org_id = ? AND d.word = v.column1)`,
+          [...part, orgId],
+        ),
+      )
+    ).map((r) => r.word),
+  );
   // Lines of one direction, date and amount share the amount lookup; of one direction, date and
   // word the word lookup: each is read once per request.
   const answered = new Map<string, string[]>();
@@ -428,14 +428,8 @@ export async function lookupTargets(
       if (known === undefined) unread.push(id);
       else balances.set(id, known);
     }
-    for (let k = 0; k < unread.length; k += 500) {
-      const chunk = unread.slice(k, k + 500);
-      const rows = await q.all<{ doc_id: string; balance_cents: unknown }>(
-        `SELECT doc_id, balance_cents FROM document_balances WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(chunk.length)})`,
-        [orgId, WORD_ACCOUNTS[kind], ...chunk],
-      );
-      for (const r of rows) balances.set(r.doc_id, Number(r.balance_cents));
-    }
+    // Debit-positive, as the stored balance is.
+    for (const [id, balance] of await owedOnDocuments(q, orgId, WORD_ACCOUNTS[kind], 'debit', unread)) balances.set(id, balance);
     for (const id of ids) {
       const balance = (balances.get(id) ?? 0) - (later.get(key(kind, id)) ?? 0);
       if (balance === 0) balances.delete(id);

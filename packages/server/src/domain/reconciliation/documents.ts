@@ -6,7 +6,7 @@ import { PAYABLE_BILL_STATUSES, PAYABLES_ACCOUNT } from '../payables/ledger-api.
 import { owedOnDocument } from '../payables/settle.js';
 import { OPEN_STATUSES, outstandingOn, quotedOf } from '../receivables/ledger-api.js';
 import type { TargetKind } from './feed-lines.js';
-import { placeholders } from '../../storage/sql.js';
+import { placeholders, readInParts } from '../../storage/sql.js';
 
 /**
  * What a bank line can be matched to, as reconciliation sees it: an invoice (money in), a bill
@@ -149,13 +149,14 @@ async function claimTarget(q: Queryable, orgId: string, id: string): Promise<Tar
 /** What of a journal's bank postings bank lines already account for, per journal. */
 async function matchedOnJournals(q: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  if (ids.length === 0) return out;
-  const rows = await q.all<{ journal_id: string; matched: number }>(
-    // ABS: a split's account part going the other way inside its line is stored negative;
-    // a reversed match (lineUnmatch) no longer counts.
-    `SELECT journal_id, SUM(ABS(amount_cents)) AS matched FROM bank_feed_matches
-     WHERE org_id = ? AND journal_id IN (${placeholders(ids.length)}) AND reversed_at IS NULL GROUP BY journal_id`,
-    [orgId, ...ids],
+  const rows = await readInParts(ids, (part) =>
+    q.all<{ journal_id: string; matched: number }>(
+      // ABS: a split's account part going the other way inside its line is stored negative;
+      // a reversed match (lineUnmatch) no longer counts.
+      `SELECT journal_id, SUM(ABS(amount_cents)) AS matched FROM bank_feed_matches
+       WHERE org_id = ? AND journal_id IN (${placeholders(part.length)}) AND reversed_at IS NULL GROUP BY journal_id`,
+      [orgId, ...part],
+    ),
   );
   for (const r of rows) out.set(r.journal_id, Number(r.matched));
   return out;
@@ -257,23 +258,22 @@ export async function unreconciledJournalsOf(
   ids: readonly string[],
 ): Promise<Map<string, Target>> {
   const out = new Map<string, Target>();
-  for (let k = 0; k < ids.length; k += 500) {
-    const chunk = ids.slice(k, k + 500);
-    const rows = await q.all<JournalRow>(
-      `${JOURNAL_NET} AND j.id IN (${placeholders(chunk.length)}) AND (j.source_kind NOT IN (?, ?) OR ${RECODED_TO_HERE})
+  const rows = await readInParts(ids, (part) =>
+    q.all<JournalRow>(
+      `${JOURNAL_NET} AND j.id IN (${placeholders(part.length)}) AND (j.source_kind NOT IN (?, ?) OR ${RECODED_TO_HERE})
        GROUP BY j.id, j.date, j.memo, j.source_kind`,
-      [orgId, bankAccount, ...chunk, ...RECODE_SOURCES, bankAccount],
-    );
-    const live = rows.filter((r) => Number(r.net) !== 0);
-    const matched = await matchedOnJournals(
-      q,
-      orgId,
-      live.map((r) => r.id),
-    );
-    for (const r of live) {
-      const t = journalTarget(r, matched.get(r.id) ?? 0);
-      if (t.outstandingCents > 0) out.set(r.id, t);
-    }
+      [orgId, bankAccount, ...part, ...RECODE_SOURCES, bankAccount],
+    ),
+  );
+  const live = rows.filter((r) => Number(r.net) !== 0);
+  const matched = await matchedOnJournals(
+    q,
+    orgId,
+    live.map((r) => r.id),
+  );
+  for (const r of live) {
+    const t = journalTarget(r, matched.get(r.id) ?? 0);
+    if (t.outstandingCents > 0) out.set(r.id, t);
   }
   return out;
 }
@@ -298,18 +298,17 @@ export async function openJournalsOf(
     if (known) heads.set(id, known);
     else unread.push(id);
   }
-  for (let k = 0; k < unread.length; k += 500) {
-    const chunk = unread.slice(k, k + 500);
-    const rows = await q.all<{ id: string } & JournalHead>(
-      `SELECT id, memo, source_kind FROM journals WHERE org_id = ? AND id IN (${placeholders(chunk.length)})`,
-      [orgId, ...chunk],
-    );
-    for (const r of rows) {
-      const head = { memo: r.memo, source_kind: r.source_kind };
-      heads.set(r.id, head);
-      if (journalHeads.size >= JOURNAL_HEADS_MAX) journalHeads.clear();
-      journalHeads.set(`${orgId} ${r.id}`, head);
-    }
+  const rows = await readInParts(unread, (part) =>
+    q.all<{ id: string } & JournalHead>(
+      `SELECT id, memo, source_kind FROM journals WHERE org_id = ? AND id IN (${placeholders(part.length)})`,
+      [orgId, ...part],
+    ),
+  );
+  for (const r of rows) {
+    const head = { memo: r.memo, source_kind: r.source_kind };
+    heads.set(r.id, head);
+    if (journalHeads.size >= JOURNAL_HEADS_MAX) journalHeads.clear();
+    journalHeads.set(`${orgId} ${r.id}`, head);
   }
   for (const [id, head] of heads) {
     const kept = open.get(id);
