@@ -22,9 +22,7 @@ import { balanceSheet } from './statements.js';
  * are accruals inside it (a pay run paid from the bank credits PAYG and super payable), not cash.
  *
  * Bounded: each journal is classified once, when it is posted, into kept rows per day and line
- * (cash-flow-days.ts); the report sums the period's days × lines. shareProRata and
- * allocateJournal state the allocation rule in TypeScript, the reference the SQL there is
- * tested against.
+ * (cash-flow-days.ts); the report sums the period's days × lines.
  */
 export { CASH_FLOW_LINES, CASH_ROLES, GST_ROLES, type CashFlowSection } from './cash-flow-days.js';
 
@@ -45,47 +43,6 @@ function cents(value: unknown): number {
   const n = Number(value ?? 0);
   invariant(Number.isSafeInteger(n), 'cash flow sums are safe integers');
   return n;
-}
-
-/**
- * `total` shared over `weights` (positive) pro rata, in whole cents that add up to `total`
- * exactly: each share rounded down, then the cents left over one each to the largest remainders
- * (ties: the earlier share). BigInt, since total × weight can pass 2^53.
- */
-export function shareProRata(total: number, weights: readonly number[]): number[] {
-  invariant(weights.length > 0 && weights.every((w) => Number.isSafeInteger(w) && w > 0), 'pro rata weights are positive cents');
-  const sum = weights.reduce((s, w) => s + BigInt(w), 0n);
-  const magnitude = BigInt(Math.abs(total));
-  const parts = weights.map((w, i) => ({ i, share: (magnitude * BigInt(w)) / sum, rest: (magnitude * BigInt(w)) % sum }));
-  let left = magnitude - parts.reduce((s, p) => s + p.share, 0n);
-  for (const p of [...parts].sort((x, y) => (x.rest === y.rest ? x.i - y.i : x.rest > y.rest ? -1 : 1))) {
-    if (left === 0n) break;
-    p.share += 1n;
-    left -= 1n;
-  }
-  const sign = total < 0 ? -1 : 1;
-  return parts.map((p) => sign * Number(p.share));
-}
-
-/**
- * One split journal's cash over its lines: the lines moving the same way as the cash, pro rata;
- * when none does, all of it to the line moving most (the earliest of equals).
- */
-export function allocateJournal(cash: number, lines: readonly { cat: string; amt: number }[]): Map<string, number> {
-  const out = new Map<string, number>();
-  const same = lines.filter((l) => (l.amt > 0 && cash > 0) || (l.amt < 0 && cash < 0));
-  if (same.length > 0) {
-    const shares = shareProRata(
-      cash,
-      same.map((l) => Math.abs(l.amt)),
-    );
-    same.forEach((l, i) => out.set(l.cat, (out.get(l.cat) ?? 0) + (shares[i] ?? 0)));
-    return out;
-  }
-  const most = lines.reduce<{ cat: string; amt: number } | null>((m, l) => (m === null || Math.abs(l.amt) > Math.abs(m.amt) ? l : m), null);
-  invariant(most !== null, 'a split journal has a line besides its cash');
-  out.set(most.cat, cash);
-  return out;
 }
 
 interface CashAccount {
