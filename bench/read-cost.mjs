@@ -32,13 +32,13 @@ export const READS = [
   },
   {
     id: 'aged_receivables',
-    label: 'books.reports aged_receivables',
+    label: 'books.reports aged_receivables (first page, 50 items)',
     method: 'books.reports',
     params: (d) => ({ type: 'aged_receivables', asOf: d }),
   },
   {
     id: 'aged_payables',
-    label: 'books.reports aged_payables',
+    label: 'books.reports aged_payables (first page, 50 items)',
     method: 'books.reports',
     params: (d) => ({ type: 'aged_payables', asOf: d }),
   },

@@ -58,7 +58,7 @@ import { migration as actorNames } from './org/migration-names.js';
 import { migration as currencies } from './domain/currencies/migration.js';
 import { migration as billFxPayments } from './domain/payables/migration-fx.js';
 import { migration as documentBalances } from './domain/gl/migration-document-balances.js';
-import { migration as documentWords } from './domain/reconciliation/document-words.js';
+import { migration as documentWords, partyKeyMigration } from './domain/reconciliation/document-words.js';
 import { coreMigrations, loginAttemptsSweep, type Migration } from './storage/migrations.js';
 
 export type { Migration } from './storage/migrations.js';
@@ -177,4 +177,6 @@ export const migrations: readonly Migration[] = [
   gstDays,
   // The bank postings bank lines can be matched to, by amount and words, for match suggestions, 66.
   bankJournalWords,
+  // Each posted document's party key on its balance row, for the aged reports a page at a time, 67.
+  partyKeyMigration,
 ];

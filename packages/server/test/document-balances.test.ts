@@ -8,6 +8,7 @@ import {
   DOCUMENTS_PER_WORD,
   documentWordsCheck,
   migration as wordsMigration,
+  partyKeyMigration,
   rebuildDocumentWords,
 } from '../src/domain/reconciliation/document-words.js';
 import { backfillSteps } from '../src/storage/migration-types.js';
@@ -87,7 +88,7 @@ describe.each(engines)('document balances (%s)', (engine) => {
       await tx.run('DELETE FROM document_balances WHERE org_id = ?', [org.orgId]);
       const rebuild = balancesMigration.statements.at(-1) ?? '';
       await tx.run(rebuild.replace('WHERE doc_id IS NOT NULL', 'WHERE doc_id IS NOT NULL AND org_id = ?'), [org.orgId]);
-      for (const step of backfillSteps(wordsMigration)) {
+      for (const step of [...backfillSteps(wordsMigration), ...backfillSteps(partyKeyMigration)]) {
         for (const row of await tx.all<Record<string, unknown>>(step.select)) {
           if (row.org_id === org.orgId) await tx.run(step.update, [...step.params(row)]);
         }

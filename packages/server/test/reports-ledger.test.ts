@@ -248,7 +248,10 @@ describe.each(engines)('account transactions and comparatives (%s)', (engine) =>
       [{ ...july, cursor: 'jnl_x' }, 'cursor: must be a nextCursor of account_transactions'],
       [{ ...july, cursor: '1-jnl_nosuchjournal' }, 'cursor: no journal jnl_nosuchjournal in this organisation'],
       [{ type: 'trial_balance', accountCode: '1000' }, 'accountCode: is only used by account_transactions'],
-      [{ type: 'profit_and_loss', from: '2026-07-01', to: '2026-07-31', limit: 5 }, 'limit: is only used by account_transactions'],
+      [
+        { type: 'profit_and_loss', from: '2026-07-01', to: '2026-07-31', limit: 5 },
+        'limit: is only used by account_transactions, aged_receivables, aged_payables',
+      ],
       [
         { type: 'gst_summary', from: '2026-07-01', to: '2026-07-31', compare: 'previous_period' },
         'compare: is only used by profit_and_loss and balance_sheet',

@@ -425,6 +425,7 @@ describe.each(engines)('an accountant closes 2025-26 (%s)', (engine) => {
     expect(aged).toEqual({
       type: 'aged_receivables',
       asOf: '2026-06-30',
+      nextCursor: null,
       controlAccount: { code: '1100', name: 'Accounts receivable', balanceCents: 770_000 },
       parties: [
         {

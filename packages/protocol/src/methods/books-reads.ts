@@ -139,6 +139,9 @@ export const AS_OF_REPORTS: readonly ReportType[] = [
 /** Where 1A and 1B on the front of the BAS come from (ATO: accounts method or calculation worksheet). */
 export const GST_METHODS = ['accounts', 'worksheet'] as const;
 
+/** Reports that come a page at a time (cursor and limit). */
+export const PAGED_REPORTS: readonly ReportType[] = ['account_transactions', 'aged_receivables', 'aged_payables'];
+
 /**
  * The comparison a profit and loss or balance sheet can carry. previous_period: the same number
  * of days immediately before from..to (a balance sheet: as at the same day a month earlier, the
@@ -166,10 +169,10 @@ const reportParams = z
     accountCode: accountCode().optional().describe('account_transactions: the account'),
     cursor: z
       .string()
-      .regex(/^\d{1,6}-[A-Za-z0-9_-]{1,200}$/, { error: 'must be a nextCursor of account_transactions' })
+      .regex(/^(\d{1,6}-)?[A-Za-z0-9_-]{1,200}$/, { error: 'must be the nextCursor of a previous page' })
       .optional()
-      .describe('account_transactions: nextCursor'),
-    limit: pageLimit().optional().describe('account_transactions: 1-200 (50)'),
+      .describe('account_transactions, aged: nextCursor'),
+    limit: pageLimit().optional().describe('account_transactions, aged: 1-200 (50)'),
     compare: z
       .enum(COMPARE_KINDS, { error: `must be one of ${COMPARE_KINDS.join(', ')}` })
       .optional()
@@ -199,10 +202,14 @@ const reportParams = z
     if (p.gstMethod !== undefined && p.type !== 'gst_summary') issue('gstMethod', 'is only used by gst_summary');
     if (p.type === 'account_transactions') {
       if (p.accountCode === undefined) issue('accountCode', 'is required for account_transactions');
+      if (p.cursor !== undefined && !/^\d{1,6}-/.test(p.cursor)) issue('cursor', 'must be a nextCursor of account_transactions');
     } else {
-      for (const field of ['accountCode', 'cursor', 'limit'] as const) {
-        if (p[field] !== undefined) issue(field, 'is only used by account_transactions');
-      }
+      if (p.accountCode !== undefined) issue('accountCode', 'is only used by account_transactions');
+      if (!PAGED_REPORTS.includes(p.type)) {
+        for (const field of ['cursor', 'limit'] as const) {
+          if (p[field] !== undefined) issue(field, `is only used by ${PAGED_REPORTS.join(', ')}`);
+        }
+      } else if (p.cursor !== undefined && /^\d{1,6}-/.test(p.cursor)) issue('cursor', `must be a nextCursor of ${p.type}`);
     }
     if (p.compare !== undefined && !COMPARED_REPORTS.includes(p.type))
       issue('compare', 'is only used by profit_and_loss and balance_sheet');
@@ -312,6 +319,11 @@ export const agedReport = z.object({
   asOf: z.string(),
   /** The control account the documents are owed on (1100 or 2000) and its balance, equal to totals.totalCents. */
   controlAccount: z.object({ code: z.string(), name: z.string(), balanceCents: int() }),
+  /**
+   * The parties with items on this page, in party order: each with its amounts over all its open
+   * items (not only this page's), and this page's items of it, oldest due first. A party whose
+   * items run over a page boundary appears on both pages with the same amounts.
+   */
   parties: z.array(
     z.object({
       party: z.string(),
@@ -331,7 +343,10 @@ export const agedReport = z.object({
       ),
     }),
   ),
+  /** Over every party, whichever page this is. */
   totals: z.object(agedAmounts),
+  /** The last item's id, to pass as cursor for the next page; null on the last page. */
+  nextCursor: z.string().nullable(),
 });
 
 /** The statement of cash flows, direct method; every figure integer cents, money in positive. */
@@ -492,7 +507,7 @@ export const reports = method({
   scope: 'books.read',
   kind: 'read',
   summary:
-    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals equal the 1100 / 2000 control account), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs) and account_transactions (the general ledger of accountCode: opening balance before from, each posted line with its journal, source document, description, debit, credit and running balance in the account's normal direction, closing balance and period totals; paged by cursor (nextCursor) and limit (1–200, default 50)) and depreciation_schedule (extension; from 1 July to 30 June: each fixed asset's book depreciation and written-down value beside its tax deduction and tax written-down value by taxTreatment, and the small business pool) and budget_vs_actual (extension: whole months, at most 36; per revenue and expense account and month the books.budgetSet budget, the actual as in profit_and_loss and variance = actual − budget, with totals) and cash_flow (extension; direct method: receipts and payments of the cash accounts (1000, bank account records, reconcilable assets, 1300 clearing) in operating, investing and financing lines by each journal's other accounts, transfers between them left out; opening cash (before from) + netChange + carriedIn (the opening balances' cash) = closing cash, as the balance sheet shows it). tracking (extension; profit_and_loss, trial_balance, balance_sheet, account_transactions, budget_vs_actual's actuals): {category: option}, or null for lines with no option in it (unassigned); only those lines are counted, so a filtered trial balance or balance sheet need not balance. compare (profit_and_loss, balance_sheet): previous_period (the same number of days just before from; a balance sheet: a month earlier) or previous_year (the same dates a year earlier, 29 February as 28 February); every line, total and net profit then carries comparisonCents and differenceCents (amount − comparison).",
+    "A report from the general ledger, or from the signed pay runs and the leave ledger (the payroll reports). As at asOf (default today): trial_balance (every account with postings, balances in debit/credit columns, totals equal), balance_sheet (assets, liabilities, equity with current-year and earlier earnings; assets = liabilities + equity), aged_receivables and aged_payables (open invoices or bills, and contacts' unallocated credits as negative items, per party in buckets current (not yet due), 1-30, 31-60, 61-90 and 90+ days overdue; totals, over every party, equal the 1100 / 2000 control account; items in party order, then due date, paged by cursor (nextCursor, the last item's id) and limit (1–200 items, default 50); each party on a page carries its amounts over all its items, and appears again on the next page when its items run over), leave_balances (each active employee's annual and personal leave as at asOf from the leave ledger, accruals less leave taken, in milli-hours, valued at the hourly rate, or annual salary ÷ (hoursPerWeek × 52), in force on asOf, in cents half up; annual leave loading is not modelled). For the period from..to (both required, inclusive): profit_and_loss (revenue and expense accounts, net profit), gst_summary (the BAS labels G1–G20, 1A, 1B, W1, W2 and 4/8A/8B/9, in exact cents and whole dollars; credit notes and returns on documents of earlier periods are adjustments, G18 (so 1B) for sales and G7 (so 1A) for purchases; summary.net is signed, negative a refund; gstMethod accounts (default: 1A/1B from the GST on each document) or worksheet (G9/G20)) and payroll_activity (signed pay runs paid from..to by payment date, recalled runs excluded: per employee and in total the gross by earnings type (salaryWagesCents = gross − paid leave − unused leave on termination, paidLeaveCents, unusedLeaveOnTerminationCents when a final pay paid some; overtimeCents, bonusesCommissionsCents and allowancesCents from pay items, when paid, and are not salary and wages), salarySacrificeCents when sacrificed, PAYG withheld, super, net (gross − salary sacrifice − PAYG), leave taken in milli-hours by type and the number of runs; the figures Single Touch Payroll reports for those runs) and account_transactions (the general ledger of accountCode: opening balance before from, each posted line with its journal, source document, description, debit, credit and running balance in the account's normal direction, closing balance and period totals; paged by cursor (nextCursor) and limit (1–200, default 50)) and depreciation_schedule (extension; from 1 July to 30 June: each fixed asset's book depreciation and written-down value beside its tax deduction and tax written-down value by taxTreatment, and the small business pool) and budget_vs_actual (extension: whole months, at most 36; per revenue and expense account and month the books.budgetSet budget, the actual as in profit_and_loss and variance = actual − budget, with totals) and cash_flow (extension; direct method: receipts and payments of the cash accounts (1000, bank account records, reconcilable assets, 1300 clearing) in operating, investing and financing lines by each journal's other accounts, transfers between them left out; opening cash (before from) + netChange + carriedIn (the opening balances' cash) = closing cash, as the balance sheet shows it). tracking (extension; profit_and_loss, trial_balance, balance_sheet, account_transactions, budget_vs_actual's actuals): {category: option}, or null for lines with no option in it (unassigned); only those lines are counted, so a filtered trial balance or balance sheet need not balance. compare (profit_and_loss, balance_sheet): previous_period (the same number of days just before from; a balance sheet: a month earlier) or previous_year (the same dates a year earlier, 29 February as 28 February); every line, total and net profit then carries comparisonCents and differenceCents (amount − comparison).",
   brief:
     'Report; from..to for profit_and_loss, gst_summary, payroll_activity, account_transactions, budget_vs_actual, depreciation_schedule, cash_flow; asOf for the rest.',
   params: reportParams,

@@ -1,8 +1,8 @@
-import { booksReads, tax as taxM, type ActionClass } from '@finance-desk/protocol';
+import { tax as taxM, type ActionClass } from '@finance-desk/protocol';
 import type { ReadContext } from '../binding.js';
 import { addDays, clockOf, localDate, startOfLocalDay } from '../clock.js';
 import { accountBalanceCents } from '../domain/gl/post.js';
-import { runReport } from '../domain/reports/reports.js';
+import { agedReport } from '../domain/reports/aged.js';
 import { taxObligations } from '../domain/tax/obligations.js';
 import { actTitle } from '../governance/act-titles.js';
 import { approvalFacts } from '../governance/approval-facts.js';
@@ -179,8 +179,7 @@ export async function digestFigures(
   );
 
   const overdueOf = async (type: 'aged_receivables' | 'aged_payables') => {
-    const report = await runReport(booksReads.reports.params.parse({ type, asOf: today }), ctx);
-    if (report.type !== 'aged_receivables' && report.type !== 'aged_payables') return { count: 0, cents: 0 };
+    const report = await agedReport(q, org.id, type, today, { limit: 'all' });
     const items = report.parties.flatMap((p) => p.items).filter((i) => i.daysOverdue > 0 && i.outstandingCents > 0);
     return { count: items.length, cents: items.reduce((n, i) => n + i.outstandingCents, 0) };
   };

@@ -195,8 +195,8 @@ const SOURCE_WORDS: Readonly<Record<CreditSource, string>> = {
  * total the control account. Aged by the credit's date.
  */
 export async function openCreditsAsOf(q: Queryable, orgId: string, side: CreditSide, asOf: string): Promise<AgedCredit[]> {
-  // From the open balances to the credits: the control account's open documents are mostly
-  // invoices or bills, never looked up here one by one.
+  // From the open balances without a party key to the credits: the control account's open
+  // documents (mostly invoices or bills) are not read.
   const open = await openDocumentRowsAsOf<{
     id: string;
     source_kind: CreditSource;
@@ -209,6 +209,8 @@ export async function openCreditsAsOf(q: Queryable, orgId: string, side: CreditS
     columns:
       'd.id AS id, d.source_kind AS source_kind, d.document_id AS document_id, d.dated AS dated, d.amount_cents AS amount_cents, k.name AS name',
     where: 'd.side = ? AND d.dated <= ?',
+    // A credit's balance row has no party key (a posted document's has): one range of an index.
+    balances: 'b.party_key IS NULL',
     params: [side, asOf],
   });
   const balances = new Map(open.map((o) => [o.row.id, o.balance]));

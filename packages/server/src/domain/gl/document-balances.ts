@@ -22,8 +22,8 @@ export const REBUILD_ALL_SQL = `${INSERT_HEAD}
 
 /**
  * Replace one organisation's rows with those computed from its journal lines. Their `on_day`
- * (a match target's due date) is not the lines' to give: reconciliation/document-words.ts
- * rebuildDocumentWords sets it again.
+ * (a match target's due date) and `party_key` (the aged reports') are not the lines' to give:
+ * reconciliation/document-words.ts rebuildDocumentWords sets them again.
  */
 export async function rebuildDocumentBalances(q: Queryable, orgId: string): Promise<void> {
   await q.run('DELETE FROM document_balances WHERE org_id = ?', [orgId]);

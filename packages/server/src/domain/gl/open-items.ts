@@ -21,3 +21,6 @@ export interface OpenItem {
   readonly totalCents: number;
   readonly outstandingCents: number;
 }
+
+/** A party's key: names that differ only in case or spacing are the same party (aged reports group by it). */
+export const partyKey = (name: string): string => name.trim().replace(/\s+/g, ' ').toLowerCase();

@@ -304,6 +304,8 @@ export interface DocumentTable {
   readonly columns: string;
   readonly where: string;
   readonly params: readonly SqlValue[];
+  /** Over the open balance rows as `b`, to narrow the rows read before any is joined (credits: no party key). */
+  readonly balances?: string;
 }
 
 /**
@@ -323,7 +325,8 @@ export async function openDocumentRowsAsOf<T extends { id: string }>(
   const [now, laterLines] = await Promise.all([
     q.all<T & { fd_balance: number | string }>(
       `SELECT b.balance_cents AS fd_balance, ${doc.columns} FROM document_balances b CROSS JOIN ${doc.from}
-       WHERE b.org_id = ? AND b.account_code = ? AND b.balance_cents <> 0 AND d.org_id = b.org_id AND d.id = b.doc_id AND ${doc.where}`,
+       WHERE b.org_id = ? AND b.account_code = ? AND b.balance_cents <> 0 ${doc.balances ? `AND ${doc.balances}` : ''}
+         AND d.org_id = b.org_id AND d.id = b.doc_id AND ${doc.where}`,
       [orgId, accountCode, ...doc.params],
     ),
     q.all<{ doc_id: string | null; dr: number; cr: number }>(DOCUMENT_MOVES_AFTER_SQL, [orgId, orgId, asOf, accountCode]),

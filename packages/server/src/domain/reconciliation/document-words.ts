@@ -4,6 +4,7 @@ import type { Migration } from '../../storage/migration-types.js';
 import type { Queryable, Writer } from '../../storage/types.js';
 import { CLAIMS_ACCOUNT, openClaimsOf } from '../expenses/ledger-api.js';
 import { IS_OPEN } from '../gl/document-balances.js';
+import { partyKey } from '../gl/open-items.js';
 import { DOCUMENT_MOVES_AFTER_SQL, owedOnDocuments } from '../gl/post.js';
 import { openBillsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { openInvoicesOf, quotedOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
@@ -93,15 +94,21 @@ export async function indexDocumentWords(w: Pick<Writer, 'later'>, orgId: string
 }
 
 /**
- * The document's due date on its balance row (document_balances.on_day), for the amount lookup.
- * An upsert: the journal's own upsert may come before or after it in the unit (a row at zero until
- * the lines' amounts are added is what the journal's upsert then adds to).
+ * The document's due date and its party's key on its balance row (document_balances.on_day,
+ * party_key), for the amount lookup and the aged reports. An upsert: the journal's own upsert may
+ * come before or after it in the unit (a row at zero until the lines' amounts are added is what
+ * the journal's upsert then adds to).
  */
-const SET_DAY_SQL = `INSERT INTO document_balances (org_id, account_code, doc_id, debit_cents, credit_cents, balance_cents, on_day)
+const SET_DAY_SQL = `INSERT INTO document_balances (org_id, account_code, doc_id, debit_cents, credit_cents, balance_cents, on_day, party_key)
+  VALUES (?, ?, ?, 0, 0, 0, ?, ?)
+  ON CONFLICT (org_id, account_code, doc_id) DO UPDATE SET on_day = excluded.on_day, party_key = excluded.party_key`;
+
+const dayParams = (orgId: string, d: WordDocument) => [orgId, WORD_ACCOUNTS[d.kind], d.id, d.day, partyKey(d.party)];
+
+/** SET_DAY_SQL as migration 61 ran it, before balance rows had a party key (migration 67). */
+const SET_DAY_ONLY_SQL = `INSERT INTO document_balances (org_id, account_code, doc_id, debit_cents, credit_cents, balance_cents, on_day)
   VALUES (?, ?, ?, 0, 0, 0, ?)
   ON CONFLICT (org_id, account_code, doc_id) DO UPDATE SET on_day = excluded.on_day`;
-
-const dayParams = (orgId: string, d: WordDocument) => [orgId, WORD_ACCOUNTS[d.kind], d.id, d.day];
 
 export const invoiceWords = (r: {
   id: string;
@@ -184,6 +191,27 @@ const fixedWords = (d: WordDocument) => {
 };
 
 /**
+ * Migration 67: each posted document's party key on its balance row, and the index the aged
+ * reports read an account's open documents by, party by party, oldest due first (covering: the
+ * balance is in it). A credit's row has none (its party is its contact's name, which can change),
+ * so the open rows without a key are the open credits: one range of the same index.
+ */
+export const partyKeyMigration: Migration = {
+  id: 67,
+  name: 'party keys of documents for aged reports',
+  statements: [
+    'ALTER TABLE document_balances ADD COLUMN party_key TEXT',
+    `CREATE INDEX document_balances_party ON document_balances (org_id, account_code, party_key, on_day, doc_id, balance_cents)
+      WHERE balance_cents <> 0`,
+  ],
+  backfill: (['invoice', 'bill', 'claim'] as const).map((kind) => ({
+    select: POSTED('')[kind],
+    update: SET_DAY_SQL,
+    params: (row: Row) => dayParams(String(row.org_id), documentOf[kind](row)),
+  })),
+};
+
+/**
  * Migration 61: the table, its lookup index (open documents only, a word's documents of one
  * direction in due-date order, covering) and the index postJournal's `is_open` update finds a
  * document's words by; backfilled from every posted document after document_balances (60).
@@ -212,7 +240,11 @@ export const migration: Migration = {
       update: insertSql(WORDS_PER_DOCUMENT_MAX),
       params: (row: Row) => insertParams(String(row.org_id), documentOf[kind](row), fixedWords(documentOf[kind](row))),
     },
-    { select: POSTED('')[kind], update: SET_DAY_SQL, params: (row: Row) => dayParams(String(row.org_id), documentOf[kind](row)) },
+    {
+      select: POSTED('')[kind],
+      update: SET_DAY_ONLY_SQL,
+      params: (row: Row) => dayParams(String(row.org_id), documentOf[kind](row)).slice(0, 4),
+    },
   ]),
 };
 
@@ -253,12 +285,12 @@ export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{
       (w) => `${w} ${d.kind} ${d.id} ${direction(d.kind)} ${d.day} ${open.has(`${WORD_ACCOUNTS[d.kind]}:${d.id}`) ? 1 : 0}`,
     ),
   );
-  const days = await q.all<{ account_code: string; doc_id: string; on_day: string }>(
-    'SELECT account_code, doc_id, on_day FROM document_balances WHERE org_id = ? AND on_day IS NOT NULL',
+  const days = await q.all<{ account_code: string; doc_id: string; on_day: string; party_key: string | null }>(
+    'SELECT account_code, doc_id, on_day, party_key FROM document_balances WHERE org_id = ? AND on_day IS NOT NULL',
     [orgId],
   );
   const posted = await postedDocuments(q, orgId);
-  expected.push(...posted.map((d) => `@${WORD_ACCOUNTS[d.kind]} ${d.id} ${d.day}`));
+  expected.push(...posted.map((d) => `@${WORD_ACCOUNTS[d.kind]} ${d.id} ${d.day} ${partyKey(d.party)}`));
   const kept = (
     await q.all<{ word: string; kind: string; doc_id: string; direction: string; on_day: string; is_open: unknown }>(
       'SELECT word, kind, doc_id, direction, on_day, is_open FROM document_words WHERE org_id = ?',
@@ -266,7 +298,7 @@ export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{
     )
   )
     .map((r) => `${r.word} ${r.kind} ${r.doc_id} ${r.direction} ${r.on_day} ${Number(r.is_open)}`)
-    .concat(days.map((r) => `@${r.account_code} ${r.doc_id} ${r.on_day}`));
+    .concat(days.map((r) => `@${r.account_code} ${r.doc_id} ${r.on_day} ${r.party_key}`));
   return { kept: kept.sort(), expected: [...new Set(expected)].sort() };
 }
 

@@ -1,4 +1,4 @@
-import type { booksReads } from '@finance-desk/protocol';
+import { limits, type booksReads } from '@finance-desk/protocol';
 import type { z } from 'zod';
 import type { ReadContext } from '../../binding.js';
 import type { Queryable } from '../../storage/types.js';
@@ -87,7 +87,7 @@ export async function runReport(p: Params, ctx: ReadContext) {
       return comparedBalanceSheet(q, orgId, asOf, p.compare, filter);
     case 'aged_receivables':
     case 'aged_payables':
-      return agedReport(q, orgId, p.type, asOf);
+      return agedReport(q, orgId, p.type, asOf, { cursor: p.cursor, limit: p.limit ?? limits.pageRowsDefault });
     case 'profit_and_loss': {
       const { from, to } = period(p);
       return comparedProfitAndLoss(q, orgId, from, to, p.compare, filter);
