@@ -30,7 +30,8 @@ cleanupOnSignals(log);
  * and `postgres` with a URL, along: it is compared with them), `postgres-4p`, `naive` and `many-orgs` (all need a PostgreSQL URL); `ledger`
  * leaves out the read cost; `reads` alone runs the read cost (on PostgreSQL too when a URL is given). The read cost runs on SQLite, and on
  * PostgreSQL when a PostgreSQL write scenario runs; the events paging on SQLite, and on PostgreSQL
- * with `ledger` or a single-process PostgreSQL run. The verifier and the parsers always run.
+ * with `ledger` or a single-process PostgreSQL run. The verifier and the parsers run in a full run
+ * and with `ledger`: a run of named scenarios is for those alone.
  */
 function plan(settings) {
   const { only } = settings;
@@ -74,9 +75,9 @@ function plan(settings) {
       [naive.name]: naiveToo,
       [manyOrgs.name]: manyToo,
       [reads.name]: ledgerOnly ? [] : [SQLITE, ...(anyPostgres || (only.includes('reads') && hasPostgres) ? [POSTGRES] : [])],
-      [ledgerVerify.name]: true,
+      [ledgerVerify.name]: only.length === 0 || ledgerOnly,
       [eventsPaging.name]: settings.events > 0 ? [SQLITE, ...(hasPostgres && (ledgerOnly || singleOnPostgres) ? [POSTGRES] : [])] : [],
-      [parsers.name]: true,
+      [parsers.name]: only.length === 0 || ledgerOnly,
     },
   };
 }

@@ -113,6 +113,7 @@ const INVOICE = [
   'gst_cents',
   'journal_id',
   'contact_id',
+  'number',
 ];
 const INVOICE_LINE = ['org_id', 'invoice_id', 'line_no', 'description', 'amount_cents', 'tax_code', 'account_code', 'gst_cents'];
 const BILL = [
@@ -192,6 +193,8 @@ export async function seedBooks(tx, { orgId, ledgerId, documents, today, prefix 
         gst,
         jid,
         await contactOf(party),
+        // Every sent invoice has a number (the reads hold it to that); outside the organisation's INV- sequence.
+        `SEED-${i}`,
       ]);
       await ins.add('invoice_lines', INVOICE_LINE, [orgId, id, 1, 'Services', total, 'GST', '4000', gst]);
       await journal(jid, date, `Invoice ${id}`, 'invoice', id);

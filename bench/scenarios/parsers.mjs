@@ -5,7 +5,7 @@ import { log, table } from '../harness/report.mjs';
 
 export const name = 'parsers';
 
-/** Always runs (a second or so). */
+/** Runs in a full run and with BENCH_SCENARIOS=ledger (a second or so). */
 export async function run() {
   const parsers = await parserBench();
   log(`bank parsers: ${parsers.rows.map((r) => `${r.format} ${r.body} ${r.ms.toFixed(1)} ms`).join('; ')}`);
@@ -14,6 +14,7 @@ export async function run() {
 
 /** Its section of the document. */
 export function render(parsers) {
+  if (!parsers) return '## Bank statement parsers\n\n_Not run (BENCH_SCENARIOS)._';
   return `## Bank statement parsers
 
 ${parserTable(parsers, table)}
