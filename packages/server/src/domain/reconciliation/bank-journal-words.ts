@@ -1,5 +1,6 @@
 import type { Migration } from '../../storage/migration-types.js';
-import type { Queryable, Writer } from '../../storage/types.js';
+import { textList, type NearestRead } from '../../storage/sql.js';
+import type { Capabilities, Queryable, Writer } from '../../storage/types.js';
 import { lookupWords } from './words.js';
 
 /**
@@ -186,24 +187,29 @@ export async function bankJournalWordsCheck(q: Queryable, orgId: string): Promis
 }
 
 /**
- * Nearest-by-date reads of open postings (state 1) of a key, within a window: those on or after
- * the line's date up to the window's end, ascending, and those before it down to its start,
- * descending, as one statement. Parameters per half: orgId, account, key, direction, date, bound,
- * limit.
+ * Nearest-by-date reads of open postings (state 1) of a key, within a window, for many lookups
+ * at once (storage/sql.ts readNearest): those on or after the line's date up to the window's end,
+ * ascending, and those before it down to its start, descending, ties cut in index order
+ * (bank_journal_words_lookup). Parameters: orgId, account; after, the window's end; before, its start.
  */
-export const JOURNAL_HALVES = `SELECT * FROM (SELECT journal_id, on_day, net_cents FROM bank_journal_words
-    WHERE org_id = ? AND account_code = ? AND word = ? AND direction = ? AND state = 1 AND on_day >= ? AND on_day <= ?
-    ORDER BY on_day LIMIT ?) ja
-  UNION ALL SELECT * FROM (SELECT journal_id, on_day, net_cents FROM bank_journal_words
-    WHERE org_id = ? AND account_code = ? AND word = ? AND direction = ? AND state = 1 AND on_day < ? AND on_day >= ?
-    ORDER BY on_day DESC LIMIT ?) jb`;
+export const JOURNAL_READ: NearestRead = {
+  table: 'bank_journal_words',
+  row: `on_day || ' ' || net_cents || ' ' || journal_id`,
+  where: 'org_id = ? AND account_code = ? AND state = 1',
+  keys: [
+    ['word', 'text'],
+    ['direction', 'text'],
+  ],
+  day: 'on_day',
+  order: ['journal_id'],
+  after: 'on_day <= ?',
+  before: 'on_day >= ?',
+};
 
 /** Postings lines account for part of, within a window (few: every one is a candidate). */
 export const PART_MATCHED_SQL = `SELECT DISTINCT journal_id FROM bank_journal_words
   WHERE org_id = ? AND account_code = ? AND state = 2 AND on_day >= ? AND on_day <= ?`;
 
-/** Of `keys`, those the account has rows for. */
-export const knownKeysSql = (
-  count: number,
-) => `SELECT v.column1 AS word FROM (VALUES ${Array.from({ length: count }, () => '(?)').join(', ')}) v
-  WHERE EXISTS (SELECT 1 FROM bank_journal_words k WHERE k.org_id = ? AND k.account_code = ? AND k.word = v.column1)`;
+/** Of the keys (textList), those the account has rows for. Parameters: the keys, orgId, account. */
+export const knownKeysSql = (engine: Capabilities['engine']) => `SELECT k.value AS word FROM ${textList(engine)}
+  WHERE EXISTS (SELECT 1 FROM bank_journal_words w WHERE w.org_id = ? AND w.account_code = ? AND w.word = k.value)`;

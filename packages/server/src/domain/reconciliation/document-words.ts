@@ -1,16 +1,18 @@
 import { addDays, daysBetween } from '../../clock.js';
-import { readInParts } from '../../storage/sql.js';
+import { readNearest, textList, textListParam, type NearestRead } from '../../storage/sql.js';
 import type { Migration } from '../../storage/migration-types.js';
-import type { Queryable, Writer } from '../../storage/types.js';
+import type { Capabilities, Queryable, Writer } from '../../storage/types.js';
 import { CLAIMS_ACCOUNT, openClaimsOf } from '../expenses/ledger-api.js';
 import { IS_OPEN } from '../gl/document-balances.js';
 import { partyKey } from '../gl/open-items.js';
 import { DOCUMENT_MOVES_AFTER_SQL, owedOnDocuments } from '../gl/post.js';
 import { openBillsOf, PAYABLES_ACCOUNT } from '../payables/ledger-api.js';
 import { openInvoicesOf, quotedOf, RECEIVABLES_ACCOUNT } from '../receivables/ledger-api.js';
-import { amountKey, JOURNAL_HALVES, knownKeysSql, PART_MATCHED_SQL } from './bank-journal-words.js';
+import { amountKey, JOURNAL_READ, knownKeysSql, PART_MATCHED_SQL } from './bank-journal-words.js';
 import { openJournalsOf, unreconciledJournalsOf, type Target } from './documents.js';
 import { fromOpenItem, lookupWords, wordsOfLine, type Named, type SuggestLine } from './suggest.js';
+
+type Engine = Capabilities['engine'];
 
 /**
  * The words of posted invoices, bills and claims that a bank line can be matched by
@@ -303,37 +305,44 @@ export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{
 }
 
 /**
- * The two halves of a nearest-by-date read, each ordered and limited by the index, as one
- * statement: the rows on or after the line's date (ascending) and those before it (descending),
- * `src` naming which lookup a row answers. A line's lookups (its amount per kind of document, each
- * of its known words) go out as one UNION ALL of these, one round trip per line instead of two per
- * lookup. Each half is a derived table so that its ORDER BY and LIMIT apply to it alone.
+ * The nearest-by-date reads of a request's lookups, each one statement of a fixed text for all of
+ * them (storage/sql.ts readNearest): by word, a word's open documents of one direction by due date
+ * (document_words_lookup); by amount, a control account's open documents owing exactly that
+ * (document_balances_open). Ties on a day are cut in index order, as a read of one lookup's halves
+ * ordered by the day alone was.
  */
-const WORD_HALVES = `SELECT * FROM (SELECT CAST(? AS TEXT) AS src, kind, doc_id, on_day FROM document_words
-    WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day >= ? ORDER BY on_day LIMIT ?) wa
-  UNION ALL SELECT * FROM (SELECT CAST(? AS TEXT) AS src, kind, doc_id, on_day FROM document_words
-    WHERE org_id = ? AND word = ? AND direction = ? AND is_open = 1 AND on_day < ? ORDER BY on_day DESC LIMIT ?) wb`;
-const AMOUNT_HALVES = `SELECT * FROM (SELECT CAST(? AS TEXT) AS src, CAST(? AS TEXT) AS kind, doc_id, on_day FROM document_balances
-    WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day >= ? ORDER BY on_day LIMIT ?) aa
-  UNION ALL SELECT * FROM (SELECT CAST(? AS TEXT) AS src, CAST(? AS TEXT) AS kind, doc_id, on_day FROM document_balances
-    WHERE org_id = ? AND account_code = ? AND balance_cents <> 0 AND balance_cents = ? AND on_day < ? ORDER BY on_day DESC LIMIT ?) ab`;
+const WORD_READ: NearestRead = {
+  table: 'document_words',
+  row: `on_day || ' ' || kind || ':' || doc_id`,
+  where: 'org_id = ? AND is_open = 1',
+  keys: [
+    ['word', 'text'],
+    ['direction', 'text'],
+  ],
+  day: 'on_day',
+  order: ['kind', 'doc_id'],
+};
+const AMOUNT_READ: NearestRead = {
+  table: 'document_balances',
+  row: `on_day || ' ' || doc_id`,
+  where: 'org_id = ? AND balance_cents <> 0',
+  keys: [
+    ['account_code', 'text'],
+    ['balance_cents', 'bigint'],
+  ],
+  day: 'on_day',
+  order: ['doc_id'],
+};
 
-/** One nearest-by-date lookup of a line: by amount (document_balances) or by word (document_words). */
-interface Lookup {
-  readonly src: string;
-  readonly sql: string;
-  readonly params: readonly (string | number)[];
+/** Of the lines' words, those any document has: one statement of a fixed text. */
+async function knownWords(q: Queryable, engine: Engine, orgId: string, words: readonly string[]): Promise<Set<string>> {
+  if (words.length === 0) return new Set();
+  const rows = await q.all<{ value: string }>(
+    `SELECT k.value AS value FROM ${textList(engine)} WHERE EXISTS (SELECT 1 FROM document_words d WHERE d.org_id = ? AND d.word = k.value)`,
+    [textListParam(engine, words), orgId],
+  );
+  return new Set(rows.map((r) => r.value));
 }
-
-const wordLookup = (src: string, orgId: string, word: string, dir: 'in' | 'out', date: string): Lookup => {
-  const half = [orgId, word, dir, date, DOCUMENTS_PER_WORD];
-  return { src, sql: WORD_HALVES, params: [src, ...half, src, ...half] };
-};
-
-const amountLookup = (src: string, orgId: string, kind: WordDocument['kind'], cents: number, date: string): Lookup => {
-  const half = [kind, orgId, WORD_ACCOUNTS[kind], SIGN[kind] * cents, date, DOCUMENTS_PER_AMOUNT];
-  return { src, sql: AMOUNT_HALVES, params: [src, ...half, src, ...half] };
-};
 
 /** Days since 1970 of an ISO date, remembered: the same few hundred dates recur across a request's lines. */
 const dayNumbers = new Map<string, number>();
@@ -369,6 +378,7 @@ const SIGN: Record<WordDocument['kind'], number> = { invoice: 1, bill: -1, claim
  */
 export async function lookupTargets(
   q: Queryable,
+  engine: Engine,
   orgId: string,
   bankAccount: string,
   today: string,
@@ -395,58 +405,75 @@ export async function lookupTargets(
   // Of the lines' words, those any document has (most of a line's words are no document's: one
   // probe for all of them, instead of a nearest-by-date read per line each). EXISTS stops at a
   // word's first row, where DISTINCT would walk all of a payee's documents.
-  const asked = [...new Set(lines.flatMap(wordsOfLine))];
-  const known = new Set(
-    (
-      await readInParts(asked, (part) =>
-        q.all<{ word: string }>(
-          `SELECT v.column1 AS word FROM (VALUES ${part.map(() => '(?)').join(', ')}) v
-           WHERE EXISTS (SELECT 1 FROM document_words d WHERE d.org_id = ? AND d.word = v.column1)`,
-          [...part, orgId],
-        ),
-      )
-    ).map((r) => r.word),
-  );
+  const known = await knownWords(q, engine, orgId, [...new Set(lines.flatMap(wordsOfLine))]);
   // Lines of one direction, date and amount share the amount lookup; of one direction, date and
   // word the word lookup: each is read once per request.
-  const answered = new Map<string, string[]>();
-  // The stored balance of each document found by its amount (debit-positive).
-  const stored = new Map<string, number>();
-  const perLine: string[][] = [];
+  const wantedOf: string[][] = [];
+  const words: { src: string; date: string; row: [string, string, string] }[] = [];
+  const amounts: { src: string; date: string; cents: number; kinds: readonly WordDocument['kind'][] }[] = [];
+  const asked = new Set<string>();
   for (const line of lines) {
     const dir = line.amountCents > 0 ? 'in' : 'out';
-    const found = new Set<string>(movedLater[dir]);
-    const wanted: { src: string; lookups: Lookup[]; bound: number; amount?: boolean }[] = [];
+    const srcs: string[] = [];
     if (line.remainingCents > 0) {
       const src = `= ${dir} ${line.date} ${line.remainingCents}`;
-      const lookups = KINDS_OF[dir].map((kind) => amountLookup(src, orgId, kind, line.remainingCents, line.date));
-      wanted.push({ src, lookups, bound: DOCUMENTS_PER_AMOUNT, amount: true });
+      srcs.push(src);
+      if (!asked.has(src)) amounts.push({ src, date: line.date, cents: line.remainingCents, kinds: KINDS_OF[dir] });
+      asked.add(src);
     }
     for (const word of wordsOfLine(line)) {
       if (!known.has(word)) continue;
       const src = `w ${dir} ${line.date} ${word}`;
-      wanted.push({ src, lookups: [wordLookup(src, orgId, word, dir, line.date)], bound: DOCUMENTS_PER_WORD });
+      srcs.push(src);
+      if (!asked.has(src)) words.push({ src, date: line.date, row: [word, dir, line.date] });
+      asked.add(src);
     }
-    // One statement per lookup, of a fixed text (prepared once, cached): a line's lookups joined
-    // into one statement would be a new text to prepare for nearly every line, which costs more
-    // than the round trips it saves on SQLite.
-    for (const w of wanted) {
-      if (answered.has(w.src)) continue;
-      const near: { k: string; on_day: string }[] = [];
-      const rows = await q.all<{ kind: string; doc_id: string; on_day: string }>(
-        w.lookups.map((l) => l.sql).join(' UNION ALL '),
-        w.lookups.flatMap((l) => l.params),
-      );
-      for (const r of rows) {
-        near.push({ k: key(r.kind, r.doc_id), on_day: r.on_day });
-        // Found by its amount: its stored balance is that amount, so it is not read again below.
-        if (w.amount) stored.set(key(r.kind, r.doc_id), SIGN[r.kind as WordDocument['kind']] * line.remainingCents);
-      }
-      answered.set(w.src, nearest(near, line.date, w.bound));
-    }
-    for (const w of wanted) for (const d of answered.get(w.src) ?? []) found.add(d);
-    perLine.push([...found]);
+    wantedOf.push(srcs);
   }
+  // Every lookup of the request in two statements of fixed texts (prepared once), whatever the
+  // lines: a statement per lookup cost about a millisecond per line on SQLite, and a line's
+  // lookups joined into one statement were a new text to prepare for nearly every line.
+  const answered = new Map<string, string[]>();
+  // The stored balance of each document found by its amount (debit-positive).
+  const stored = new Map<string, number>();
+  const byWord = await readNearest(
+    q,
+    engine,
+    WORD_READ,
+    words.map((w) => w.row),
+    DOCUMENTS_PER_WORD,
+    { where: [orgId] },
+  );
+  words.forEach((w, i) => {
+    const near = (byWord[i] ?? []).map(([on_day, k]) => ({ k, on_day }));
+    answered.set(w.src, nearest(near, w.date, DOCUMENTS_PER_WORD));
+  });
+  // By amount, a lookup per kind of document of the line's direction (its control account).
+  const perKind = amounts.flatMap((a) => a.kinds.map((kind) => ({ a, kind, row: [WORD_ACCOUNTS[kind], SIGN[kind] * a.cents, a.date] })));
+  const byAmount = await readNearest(
+    q,
+    engine,
+    AMOUNT_READ,
+    perKind.map((l) => l.row),
+    DOCUMENTS_PER_AMOUNT,
+    { where: [orgId] },
+  );
+  const near = new Map<string, { k: string; on_day: string }[]>();
+  perKind.forEach(({ a, kind }, i) => {
+    const rows = near.get(a.src) ?? [];
+    near.set(a.src, rows);
+    for (const [on_day, id] of byAmount[i] ?? []) {
+      rows.push({ k: key(kind, id), on_day });
+      // Found by its amount: its stored balance is that amount, so it is not read again below.
+      stored.set(key(kind, id), SIGN[kind] * a.cents);
+    }
+  });
+  for (const a of amounts) answered.set(a.src, nearest(near.get(a.src) ?? [], a.date, DOCUMENTS_PER_AMOUNT));
+  const perLine: string[][] = lines.map((line, i) => {
+    const found = new Set<string>(movedLater[line.amountCents > 0 ? 'in' : 'out']);
+    for (const src of wantedOf[i] ?? []) for (const d of answered.get(src) ?? []) found.add(d);
+    return [...found];
+  });
   // The found documents' balances as at today, then their open items, once each.
   const wanted = new Set(perLine.flat());
   const targets = new Map<string, Target>();
@@ -475,7 +502,7 @@ export async function lookupTargets(
           : await openClaimsOf(q, orgId, balances);
     for (const o of items) targets.set(key(kind, o.id), fromOpenItem(o));
   }
-  const journals = await journalsNear(q, orgId, bankAccount, today, lines);
+  const journals = await journalsNear(q, engine, orgId, bankAccount, today, lines);
   return { documents: perLine.map((ks, i) => ks.flatMap((k) => targets.get(k) ?? []).concat(journals[i] ?? [])) };
 }
 
@@ -489,6 +516,7 @@ export async function lookupTargets(
  */
 async function journalsNear(
   q: Queryable,
+  engine: Engine,
   orgId: string,
   bankAccount: string,
   today: string,
@@ -499,41 +527,55 @@ async function journalsNear(
   const from = addDays(dates[0] ?? today, -60);
   const to = addDays(dates.at(-1) ?? today, 60);
   const asked = [...new Set(lines.flatMap(wordsOfLine))];
-  const known = new Set<string>();
-  for (let k = 0; k < asked.length; k += 500) {
-    const chunk = asked.slice(k, k + 500);
-    for (const r of await q.all<{ word: string }>(knownKeysSql(chunk.length), [...chunk, orgId, bankAccount])) known.add(r.word);
-  }
+  const known = new Set(
+    asked.length === 0
+      ? []
+      : (await q.all<{ word: string }>(knownKeysSql(engine), [textListParam(engine, asked), orgId, bankAccount])).map((r) => r.word),
+  );
   const part = (await q.all<{ journal_id: string }>(PART_MATCHED_SQL, [orgId, bankAccount, from, to])).map((r) => r.journal_id);
-  const answered = new Map<string, string[]>();
-  // What the kept rows say of each open journal found: its date and net on the account.
-  const open = new Map<string, { date: string; net: number }>();
-  const perLine: string[][] = [];
+  // Each line's lookups (what is left of it, its known words), each distinct one read once, all
+  // in one statement per bound (storage/sql.ts readNearest) instead of one per lookup.
+  const keysOf: string[][] = [];
+  const lookups = new Map<string, { date: string; row: [string, string, string]; amount: boolean }>();
   for (const line of lines) {
     const dir = line.amountCents > 0 ? 'in' : 'out';
     const keys = [...(line.remainingCents > 0 ? [amountKey(line.remainingCents)] : []), ...wordsOfLine(line).filter((w) => known.has(w))];
-    const found = new Set<string>(part);
-    for (const k of keys) {
-      const src = `${dir} ${line.date} ${k}`;
-      let ids = answered.get(src);
-      if (!ids) {
-        const bound = k.startsWith('=') ? DOCUMENTS_PER_AMOUNT : DOCUMENTS_PER_WORD;
-        const rows = await q.all<{ journal_id: string; on_day: string; net_cents: unknown }>(JOURNAL_HALVES, [
-          ...[orgId, bankAccount, k, dir, line.date, to, bound],
-          ...[orgId, bankAccount, k, dir, line.date, from, bound],
-        ]);
-        for (const r of rows) open.set(r.journal_id, { date: r.on_day, net: Number(r.net_cents) });
-        ids = nearest(
-          rows.map((r) => ({ k: r.journal_id, on_day: r.on_day })),
-          line.date,
-          bound,
-        );
-        answered.set(src, ids);
-      }
-      for (const id of ids) found.add(id);
-    }
-    perLine.push([...found]);
+    const srcs = keys.map((k) => `${dir} ${line.date} ${k}`);
+    keys.forEach((k, i) => {
+      const src = srcs[i] ?? '';
+      if (!lookups.has(src)) lookups.set(src, { date: line.date, row: [k, dir, line.date], amount: k.startsWith('=') });
+    });
+    keysOf.push(srcs);
   }
+  const answered = new Map<string, string[]>();
+  // What the kept rows say of each open journal found: its date and net on the account.
+  const open = new Map<string, { date: string; net: number }>();
+  for (const amount of [true, false]) {
+    const bound = amount ? DOCUMENTS_PER_AMOUNT : DOCUMENTS_PER_WORD;
+    const these = [...lookups].filter(([, l]) => l.amount === amount);
+    const read = await readNearest(
+      q,
+      engine,
+      JOURNAL_READ,
+      these.map(([, l]) => l.row),
+      bound,
+      { where: [orgId, bankAccount], after: [to], before: [from] },
+    );
+    const near = read.map((rows) =>
+      rows.map(([on_day, rest]) => {
+        const space = rest.indexOf(' ');
+        const id = rest.slice(space + 1);
+        open.set(id, { date: on_day, net: Number(rest.slice(0, space)) });
+        return { k: id, on_day };
+      }),
+    );
+    these.forEach(([src, l], i) => answered.set(src, nearest(near[i] ?? [], l.date, bound)));
+  }
+  const perLine = keysOf.map((srcs) => {
+    const found = new Set<string>(part);
+    for (const src of srcs) for (const id of answered.get(src) ?? []) found.add(id);
+    return [...found];
+  });
   // Those lines account for part of are read in full (what is left is not the net); the others
   // by primary key, their net being what is left.
   const wanted = new Set(perLine.flat());

@@ -135,7 +135,7 @@ async function suggestionsFor(uow: Uow, account: string, fresh: readonly NewLine
   const some = fresh.slice(0, spec.feedLimits.suggestedLinesMax);
   if (some.length === 0) return [];
   const asked = some.map((n) => ({ ...n.line, remainingCents: Math.abs(n.line.amountCents) }));
-  const { documents } = await lookupTargets(uow.tx, uow.orgId, account, uow.today, asked);
+  const { documents } = await lookupTargets(uow.tx, uow.caps.engine, uow.orgId, account, uow.today, asked);
   // Likely transfers: an unmatched opposite line already on another bank account.
   const transfers = await transferSuggestions(
     uow.tx,

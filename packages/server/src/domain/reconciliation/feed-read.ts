@@ -90,7 +90,7 @@ export async function feedLinesList(p: Params, ctx: ReadContext) {
   const found =
     p.suggestions === false || open.length === 0
       ? { documents: [] }
-      : await lookupTargets(ctx.db.reader, orgId, account, await orgToday(ctx.db, orgId), [...asked.values()]);
+      : await lookupTargets(ctx.db.reader, ctx.db.caps.engine, orgId, account, await orgToday(ctx.db, orgId), [...asked.values()]);
   const documentsOf = new Map([...asked.keys()].map((id, i) => [id, found.documents[i] ?? []]));
   // Likely transfers: the opposite line on another bank account.
   const transfers =
