@@ -475,7 +475,8 @@ export async function lookupTargets(
     return [...found];
   });
   // The found documents' balances as at today, then their open items, once each.
-  const wanted = new Set(perLine.flat());
+  const wanted = new Set<string>();
+  for (const ks of perLine) for (const k of ks) wanted.add(k);
   const targets = new Map<string, Target>();
   for (const kind of ['invoice', 'bill', 'claim'] as const) {
     const ids = [...wanted].filter((k) => k.startsWith(`${kind}:`)).map((k) => k.slice(kind.length + 1));
@@ -503,7 +504,17 @@ export async function lookupTargets(
     for (const o of items) targets.set(key(kind, o.id), fromOpenItem(o));
   }
   const journals = await journalsNear(q, engine, orgId, bankAccount, today, lines);
-  return { documents: perLine.map((ks, i) => ks.flatMap((k) => targets.get(k) ?? []).concat(journals[i] ?? [])) };
+  // Loops, not flatMap: a 200-line request has tens of thousands of (line, target) pairs.
+  const documents = perLine.map((ks, i) => {
+    const out: Target[] = [];
+    for (const k of ks) {
+      const target = targets.get(k);
+      if (target) out.push(target);
+    }
+    for (const target of journals[i] ?? []) out.push(target);
+    return out;
+  });
+  return { documents };
 }
 
 /**
@@ -578,10 +589,18 @@ async function journalsNear(
   });
   // Those lines account for part of are read in full (what is left is not the net); the others
   // by primary key, their net being what is left.
-  const wanted = new Set(perLine.flat());
+  const wanted = new Set<string>();
+  for (const ks of perLine) for (const k of ks) wanted.add(k);
   const partly = new Set(part);
   const targets = await unreconciledJournalsOf(q, orgId, bankAccount, part);
   const whole = new Map([...open].filter(([id]) => wanted.has(id) && !partly.has(id)));
   for (const [id, target] of await openJournalsOf(q, orgId, bankAccount, whole)) targets.set(id, target);
-  return perLine.map((ids) => ids.flatMap((id) => targets.get(id) ?? []));
+  return perLine.map((ids) => {
+    const out: Target[] = [];
+    for (const id of ids) {
+      const target = targets.get(id);
+      if (target) out.push(target);
+    }
+    return out;
+  });
 }
