@@ -368,13 +368,14 @@ const KINDS_OF: Record<'in' | 'out', readonly WordDocument['kind'][]> = { in: ['
 const SIGN: Record<WordDocument['kind'], number> = { invoice: 1, bill: -1, claim: -1 };
 
 /**
- * What each line can match, looked up per line: the documents open today that it can score
+ * What each line can match, each line answered as if asked alone (the request's lookups are read
+ * together, a statement per table, but bounded and kept per line): the documents open today that it can score
  * against — those owing exactly what is left of it (at most DOCUMENTS_PER_AMOUNT, nearest by due
  * date), those with one of its words (at most DOCUMENTS_PER_WORD per word, likewise), and those
  * whose balance moved after today (their balance as at today is not the stored one, so neither
  * lookup sees it reliably; usually none) — and the bank postings within 60 days of the lines'
  * dates that no line accounts for yet, looked up likewise (journalsNear). Feed to
- * rankAmong(line, [documents[i]]).
+ * rankAmong(line, [documents[i]]). `engine` picks the text of the batched reads (storage/sql.ts readNearest).
  */
 export async function lookupTargets(
   q: Queryable,
