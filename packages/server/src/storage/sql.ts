@@ -181,7 +181,7 @@ export async function readNearest(
   params: { readonly where: readonly SqlValue[]; readonly after?: readonly SqlValue[]; readonly before?: readonly SqlValue[] },
 ): Promise<[day: string, rest: string][][]> {
   let byEngine = nearestTexts.get(r);
-  if (!byEngine) nearestTexts.set(r, (byEngine = new Map()));
+  if (!byEngine) nearestTexts.set(r, (byEngine = new Map<string, string>()));
   let sql = byEngine.get(engine);
   if (sql === undefined) byEngine.set(engine, (sql = nearestSql(engine, r)));
   const out: [string, string][][] = lookups.map(() => []);
