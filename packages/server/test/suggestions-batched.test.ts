@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, DEFAULT_TIME_ZONE, localDate } from '../src/clock.js';
-import { DOCUMENTS_PER_AMOUNT, DOCUMENTS_PER_WORD, lookupTargets } from '../src/domain/reconciliation/document-words.js';
+import { JOURNAL_READ } from '../src/domain/reconciliation/bank-journal-words.js';
+import {
+  AMOUNT_READ,
+  DOCUMENTS_PER_AMOUNT,
+  DOCUMENTS_PER_WORD,
+  lookupTargets,
+  WORD_READ,
+} from '../src/domain/reconciliation/document-words.js';
 import type { SuggestLine } from '../src/domain/reconciliation/suggest.js';
-import { NEAREST_LOOKUPS_MAX } from '../src/storage/sql.js';
+import { NEAREST_LOOKUPS_MAX, readNearest, type NearestRead } from '../src/storage/sql.js';
+import type { Queryable, SqlValue } from '../src/storage/types.js';
 import type { CreatedOrg } from '../src/org/orgs.js';
 import { engines, startTestServer, type TestServer } from './harness.js';
 import { approvedBill } from './payables-helpers.js';
@@ -89,12 +97,20 @@ describe.each(engines)('batched suggestion lookups (%s)', (engine) => {
   });
 
   it('finds every target of every line as each line alone, over more lookups than one statement takes', async () => {
-    // Every line its own date and amounts, so that the distinct lookups pass the statement's cap.
-    const many: SuggestLine[] = Array.from({ length: NEAREST_LOOKUPS_MAX / 2 + 40 }, (_, i) => {
+    // First a statement's worth of lookups of amounts nobody owes, each its own; then lines that
+    // find documents, on many dates, whose lookups are in the next statement.
+    const filler: SuggestLine[] = Array.from({ length: NEAREST_LOOKUPS_MAX }, (_, i) => ({
+      date: today(),
+      amountCents: 1_000 + i,
+      remainingCents: 1_000 + i,
+      description: 'NOBODY',
+      reference: null,
+    }));
+    const finding: SuggestLine[] = Array.from({ length: 120 }, (_, i) => {
       const base = lines[i % lines.length] ?? { date: today(), amountCents: 1, description: '' };
-      const amountCents = i % 5 === 0 ? base.amountCents : Math.sign(base.amountCents) * (1_000 + i);
-      return { ...base, date: addDays(today(), -(i % 58)), amountCents, remainingCents: Math.abs(amountCents), reference: null };
+      return { ...base, date: addDays(today(), -((i * 5) % 58)), remainingCents: Math.abs(base.amountCents), reference: null };
     });
+    const many = [...filler, ...finding];
     // A line part matched: what is left of it is what it is looked up by.
     many.push({ date: today(), amountCents: 20_000, remainingCents: 10_001, description: 'KESTREL', reference: null });
     const batch = await lookupTargets(t.db.reader, t.db.caps.engine, org.orgId, '1000', today(), many);
@@ -104,9 +120,56 @@ describe.each(engines)('batched suggestion lookups (%s)', (engine) => {
       const [own] = (await lookupTargets(t.db.reader, t.db.caps.engine, org.orgId, '1000', today(), [line])).documents;
       expect(ids(batch.documents[i] ?? []), `line ${i} ${JSON.stringify(line)}`).toEqual(ids(own ?? []));
     }
+    expect(batch.documents.slice(NEAREST_LOOKUPS_MAX).filter((d) => d.length > 0).length).toBeGreaterThan(100);
     // The payee's word reads no more than its bound per side, then keeps the nearest bound.
     const payeeOnly = batch.documents.at(-1) ?? [];
     expect(payeeOnly.filter((x) => x.kind === 'invoice').length).toBeLessThanOrEqual(DOCUMENTS_PER_WORD + DOCUMENTS_PER_AMOUNT);
     expect(payeeOnly.filter((x) => x.kind === 'invoice').length).toBeGreaterThanOrEqual(DOCUMENTS_PER_WORD);
   });
+
+  it.runIf(engine === 'sqlite')(
+    'each half of each batched read is an index scan in order, stopped at its LIMIT (SQLite plans)',
+    async () => {
+      const plan = async (
+        r: NearestRead,
+        lookup: (string | number)[],
+        params: { where: SqlValue[]; after?: SqlValue[]; before?: SqlValue[] },
+      ) => {
+        let seen: { sql: string; params: readonly SqlValue[] } | null = null;
+        const capture = {
+          all: (sql: string, p: readonly SqlValue[] = []) => {
+            seen = { sql, params: p };
+            return Promise.resolve([]);
+          },
+        } as unknown as Queryable;
+        await readNearest(capture, 'sqlite', r, [lookup], 50, params);
+        const s = seen as { sql: string; params: readonly SqlValue[] } | null;
+        if (!s) throw new Error('no statement');
+        return (await t.db.reader.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${s.sql}`, s.params)).map((x) => x.detail);
+      };
+      const word = await plan(WORD_READ, ['kestrel', 'in', today()], { where: [org.orgId] });
+      const amount = await plan(AMOUNT_READ, ['1100', 10_000, today()], { where: [org.orgId] });
+      const journal = await plan(JOURNAL_READ, ['=4400', 'in', today()], {
+        where: [org.orgId, '1000'],
+        after: [today()],
+        before: [today()],
+      });
+      for (const [p, index] of [
+        [word, 'COVERING INDEX document_words_lookup'],
+        [amount, 'COVERING INDEX document_balances_open'],
+        [journal, 'INDEX bank_journal_words_lookup'],
+      ] as const) {
+        expect(
+          p.filter((d) => d.startsWith('SEARCH')).every((d) => d.includes(index)),
+          p.join('\n'),
+        ).toBe(true);
+        expect(p.filter((d) => d.startsWith('SEARCH'))).toHaveLength(2);
+        // No sort: the index's order is the ORDER BY, so each half stops at its LIMIT.
+        expect(
+          p.some((d) => d.includes('TEMP B-TREE')),
+          p.join('\n'),
+        ).toBe(false);
+      }
+    },
+  );
 });

@@ -311,7 +311,7 @@ export async function documentWordsCheck(q: Queryable, orgId: string): Promise<{
  * (document_balances_open). Ties on a day are cut in index order, as a read of one lookup's halves
  * ordered by the day alone was.
  */
-const WORD_READ: NearestRead = {
+export const WORD_READ: NearestRead = {
   table: 'document_words',
   row: `on_day || ' ' || kind || ':' || doc_id`,
   where: 'org_id = ? AND is_open = 1',
@@ -322,7 +322,7 @@ const WORD_READ: NearestRead = {
   day: 'on_day',
   order: ['kind', 'doc_id'],
 };
-const AMOUNT_READ: NearestRead = {
+export const AMOUNT_READ: NearestRead = {
   table: 'document_balances',
   row: `on_day || ' ' || doc_id`,
   where: 'org_id = ? AND balance_cents <> 0',
