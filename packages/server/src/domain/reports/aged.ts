@@ -1,6 +1,6 @@
 import { addDays, daysBetween } from '../../clock.js';
 import { badRequest, invariant } from '../../errors.js';
-import { readInParts } from '../../storage/sql.js';
+import { placeholders, readInParts } from '../../storage/sql.js';
 import type { Queryable } from '../../storage/types.js';
 import { openCreditsAsOf, type AgedCredit } from '../credits/ledger.js';
 import { partyKey, type OpenItem } from '../gl/open-items.js';
@@ -153,9 +153,13 @@ export interface AgedPageOptions {
 
 export async function agedReport(q: Queryable, orgId: string, type: Kind, asOf: string, page: AgedPageOptions = { limit: 'all' }) {
   const source = SOURCES[type];
-  const read = await readConsistently(q, orgId, (q) =>
-    page.limit === 'all' && page.cursor === undefined ? readWhole(q, orgId, type, asOf) : readPage(q, orgId, type, asOf, page),
-  );
+  const read = await readConsistently(q, orgId, async (q) => {
+    const items =
+      page.limit === 'all' && page.cursor === undefined
+        ? await readWhole(q, orgId, type, asOf)
+        : await readPage(q, orgId, type, asOf, page);
+    return { ...items, ...(await controlAccountOf(q, orgId, source, asOf)) };
+  });
   const totals = zero();
   for (const p of read.amounts) for (const b of BUCKETS) addTo(totals, b, p[FIELD[b]]);
   invariant(
@@ -174,8 +178,12 @@ export async function agedReport(q: Queryable, orgId: string, type: Kind, asOf: 
 
 type PartyRow = { party: string; items: AgedItem[] } & Amounts;
 
-/** The control account's balance in the report's direction (0, never −0, when nothing is owed). */
-const controlOf = (source: Source, balance: number) => (balance === 0 ? 0 : source.sign * balance);
+/** The control account's name and balance as at asOf in the report's direction (0, never −0, when nothing is owed). */
+async function controlAccountOf(q: Queryable, orgId: string, source: Source, asOf: string) {
+  const balance = await accountBalanceCents(q, orgId, source.code, asOf);
+  const account = await q.get<{ name: string }>('SELECT name FROM accounts WHERE org_id = ? AND code = ?', [orgId, source.code]);
+  return { control: balance === 0 ? 0 : source.sign * balance, name: account?.name ?? source.code };
+}
 
 /**
  * Every item in one read, for those who need them all (the owner's overview, the digest,
@@ -187,8 +195,6 @@ async function readWhole(q: Queryable, orgId: string, type: Kind, asOf: string) 
   const source = SOURCES[type];
   const open = type === 'aged_receivables' ? await openInvoicesAsOf(q, orgId, asOf) : await openBillsAsOf(q, orgId, asOf);
   const items: (OpenItem | AgedCredit)[] = [...open, ...(await openCreditsAsOf(q, orgId, source.side, asOf))];
-  const balance = await accountBalanceCents(q, orgId, source.code, asOf);
-  const account = await q.get<{ name: string }>('SELECT name FROM accounts WHERE org_id = ? AND code = ?', [orgId, source.code]);
   const parties = new Map<string, PartyRow & { key: string }>();
   // Many documents share a due date and a party name: each worked out once per report.
   const overdue = new Map<string, number>();
@@ -214,7 +220,7 @@ async function readWhole(q: Queryable, orgId: string, type: Kind, asOf: string) 
     });
   }
   const page = [...parties.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ key: _, ...row }) => row);
-  return { amounts: page, control: controlOf(source, balance), name: account?.name ?? source.code, page, nextCursor: null };
+  return { amounts: page, page, nextCursor: null };
 }
 
 async function readPage(q: Queryable, orgId: string, type: Kind, asOf: string, page: AgedPageOptions) {
@@ -248,14 +254,10 @@ async function readPage(q: Queryable, orgId: string, type: Kind, asOf: string, p
     p.extra.push({ id: c.id, dueOn: c.dueOn, owed: c.outstandingCents, credit: c });
   }
   for (const [key, p] of parties) if (p.count === 0) parties.delete(key);
-  const balance = await accountBalanceCents(q, orgId, source.code, asOf);
-  const account = await q.get<{ name: string }>('SELECT name FROM accounts WHERE org_id = ? AND code = ?', [orgId, source.code]);
   const from = page.cursor === undefined ? null : await placeOf(q, orgId, type, source, page.cursor, credits);
   const { taken, nextCursor } = await itemsFrom(q, orgId, source, parties, from, page.limit);
   return {
     amounts: [...parties.values()].map((p) => p.amounts),
-    control: controlOf(source, balance),
-    name: account?.name ?? source.code,
     page: await pageOf(q, orgId, source, asOf, taken),
     nextCursor,
   };
@@ -286,7 +288,7 @@ async function correctToAsOf(
   const rows = await readInParts([...later.keys()], (part) =>
     q.all<{ doc_id: string; party_key: string | null; on_day: string | null; balance_cents: unknown }>(
       `SELECT doc_id, party_key, on_day, balance_cents FROM document_balances
-       WHERE org_id = ? AND account_code = ? AND doc_id IN (${part.map(() => '?').join(', ')})`,
+       WHERE org_id = ? AND account_code = ? AND doc_id IN (${placeholders(part.length)})`,
       [orgId, source.code, ...part],
     ),
   );
